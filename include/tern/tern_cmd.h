@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * tern firmware commands: opcodes, completion statuses and every command's input and output.
+ *
+ * Transport (ring entries, completions, doorbells) is in tern_hw.h; Documentation/hw/commands.rst
+ * describes each command for people. Inputs of at most TERN_CMD_INLINE_MAX bytes travel inline
+ * in the ring entry, larger ones through a DMA buffer; outputs always go to a DMA buffer. The
+ * device checks in_len against the command's exact input size (BAD_LEN) and fails a command
+ * whose out_len is too small for its output (BAD_LEN); reserved fields must be zero (BAD_PARAM).
+ */
+#ifndef TERN_CMD_H
+#define TERN_CMD_H
+
+#include <linux/types.h>
+#include "tern_hw.h"
+
+#define TERN_CMD_MAX_IN			4096
+#define TERN_CMD_MAX_OUT		4096
+
+enum tern_cmd_opcode {
+	/* 0x0001..0x00ff: device, event queues, Ethernet. */
+	TERN_CMD_NOP			= 0x0001,
+	TERN_CMD_QUERY_DEVICE		= 0x0002,
+	TERN_CMD_SET_PORT		= 0x0003,
+	TERN_CMD_QUERY_PORT		= 0x0004,
+	TERN_CMD_QUERY_ETH_STATS	= 0x0005,
+	TERN_CMD_CREATE_EQ		= 0x0010,
+	TERN_CMD_DESTROY_EQ		= 0x0011,
+	TERN_CMD_CREATE_ETH_TXQ		= 0x0020,
+	TERN_CMD_DESTROY_ETH_TXQ	= 0x0021,
+	TERN_CMD_CREATE_ETH_RXQ		= 0x0022,
+	TERN_CMD_DESTROY_ETH_RXQ	= 0x0023,
+	/* 0x0100..0x01ff: RDMA objects (PD, MR, CQ, QP, SRQ, AH) and their contexts. */
+	/* 0x0200..0x02ff: DCB (PFC, ETS, DSCP map) and congestion control (ECN, CNP, DCQCN). */
+	/* 0x0300..0x03ff: counters and diagnostics. */
+};
+
+enum tern_cmd_status {
+	TERN_CMD_OK			= 0x00,
+	TERN_CMD_BAD_OPCODE		= 0x01,	/* unknown opcode */
+	TERN_CMD_BAD_LEN		= 0x02,	/* in_len or out_len wrong; syndrome: length needed */
+	TERN_CMD_BAD_PARAM		= 0x03,	/* syndrome: byte offset of the offending field */
+	TERN_CMD_NO_RESOURCES		= 0x04,	/* no free object of that kind */
+	TERN_CMD_BAD_RESOURCE		= 0x05,	/* object number does not exist */
+	TERN_CMD_BAD_STATE		= 0x06,	/* object busy or in the wrong state */
+	TERN_CMD_DMA_ERROR		= 0x07,	/* input, output or described memory unreachable */
+	TERN_CMD_INTERNAL		= 0x08,	/* firmware error */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * NOP: no effect; echoes the bytes that follow its header into the output buffer. Used to
+ * check the command path and, with the test hooks a device may have, its failure handling.
+ */
+#define TERN_NOP_F_DELAY		(1u << 0)	/* complete delay_us later (max 1 s) */
+#define TERN_NOP_F_FAIL			(1u << 1)	/* test hook: complete with fail_status */
+#define TERN_NOP_F_DROP			(1u << 2)	/* test hook: never complete */
+#define TERN_NOP_MAX_DELAY_US		1000000
+
+struct tern_cmd_nop_in {
+	__le32	flags;			/* TERN_NOP_F_* */
+	__le32	delay_us;
+	__u8	fail_status;		/* enum tern_cmd_status, with TERN_NOP_F_FAIL */
+	__u8	rsvd[3];
+	__le32	fail_syndrome;
+	/* followed by up to TERN_CMD_MAX_IN - 16 bytes echoed to the output */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * QUERY_DEVICE: identity, versions and limits. No input.
+ */
+#define TERN_DEV_CAP_ETH		(1u << 0)
+#define TERN_DEV_CAP_RDMA		(1u << 1)	/* RoCEv2 objects (0x01xx commands) */
+#define TERN_DEV_CAP_DCB		(1u << 2)	/* PFC/ETS (0x02xx commands) */
+
+struct tern_cmd_query_device_out {
+	__le32	fw_version;		/* as TERN_REG_FW_VERSION */
+	__le32	caps;			/* TERN_DEV_CAP_* */
+	char	serial[32];		/* NUL-terminated */
+	char	board_id[16];		/* NUL-terminated */
+	__u8	mac[6];			/* permanent MAC address */
+	__le16	max_mtu;
+	__le16	min_mtu;
+	__u8	max_eqs;		/* EQ numbers are 0..max_eqs-1 */
+	__u8	max_eth_txqs;
+	__u8	max_eth_rxqs;
+	__u8	num_msix;
+	__u8	max_eq_log;
+	__u8	max_eth_log;
+	__le16	num_db_pages;		/* doorbell pages in BAR2, including page 0 */
+	__le32	link_speed_mbps;	/* line rate of the port */
+	__le32	rsvd[8];
+};
+
+/* ---------------------------------------------------------------------------------------
+ * SET_PORT: receive filter and MTU. Until the first SET_PORT the port accepts frames for the
+ * permanent MAC address with the MTU at 1500.
+ */
+#define TERN_PORT_F_PROMISC		(1u << 0)	/* accept every destination MAC */
+#define TERN_PORT_F_ALLMULTI		(1u << 1)	/* accept every multicast MAC */
+
+struct tern_cmd_set_port_in {
+	__le32	flags;			/* TERN_PORT_F_* */
+	__le16	mtu;			/* min_mtu..max_mtu */
+	__u8	mac[6];			/* unicast address to accept */
+};
+
+/* QUERY_PORT: no input. */
+struct tern_cmd_query_port_out {
+	__le32	flags;			/* as set by SET_PORT */
+	__le32	link_up;		/* 1 when the carrier is up */
+	__le32	link_speed_mbps;
+	__le16	mtu;
+	__u8	mac[6];
+	__le32	rsvd[4];
+};
+
+/* QUERY_ETH_STATS: the MAC's counters since the last device reset. No input. */
+struct tern_cmd_eth_stats_out {
+	__le64	tx_frames;		/* frames put on the wire */
+	__le64	tx_bytes;
+	__le64	rx_frames;		/* frames delivered to an RX buffer */
+	__le64	rx_bytes;
+	__le64	rx_multicast;		/* delivered frames with a multicast destination */
+	__le64	rx_broadcast;
+	__le64	rx_filtered;		/* dropped: destination MAC not accepted */
+	__le64	rx_oversize;		/* dropped: longer than the MTU allows, or the buffer */
+	__le64	rx_runt;		/* dropped: shorter than an Ethernet header */
+	__le64	rx_no_queue;		/* dropped: no RX queue, or the link is down */
+	__le64	rx_dma_errors;		/* dropped: RX buffer unreachable */
+	__le64	tx_bad_len;		/* not sent: descriptor length out of range */
+	__le64	tx_dma_errors;		/* not sent: frame unreachable */
+	__le64	eq_overflows;		/* events lost because an EQ was full */
+	__le64	rsvd[2];
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Event queues.
+ */
+#define TERN_EQ_F_CMD			(1u << 0)	/* receives TERN_EQE_CMD_COMPLETION */
+#define TERN_EQ_F_ASYNC			(1u << 1)	/* receives LINK_CHANGE and FATAL */
+
+struct tern_cmd_create_eq_in {
+	struct tern_mem_desc mem;	/* the ring: 16 << log_depth bytes */
+	__u8	log_depth;		/* TERN_EQ_MIN_LOG..max_eq_log */
+	__u8	msix_vector;		/* < num_msix */
+	__le16	flags;			/* TERN_EQ_F_*; each at most on one EQ */
+	__le32	rsvd;
+};	/* result: EQ number */
+
+struct tern_cmd_destroy_eq_in {
+	__le32	eqn;			/* BAD_STATE while queues still report to it */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Ethernet queues.
+ */
+struct tern_cmd_create_eth_queue_in {
+	struct tern_mem_desc mem;	/* the ring: 16 << log_depth bytes */
+	__u8	log_depth;		/* TERN_ETH_MIN_LOG..max_eth_log */
+	__u8	rsvd0;
+	__le16	eqn;			/* EQ for this queue's completion events */
+	__le32	rsvd1;
+};	/* result: queue number */
+
+struct tern_cmd_destroy_eth_queue_in {
+	__le32	qid;
+};
+
+TERN_HW_ASSERT_SIZE(struct tern_cmd_nop_in, 16);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_device_out, 112);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_set_port_in, 12);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_port_out, 36);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_eth_stats_out, 128);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eq_in, 24);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_destroy_eq_in, 4);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eth_queue_in, 24);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_destroy_eth_queue_in, 4);
+
+#endif /* TERN_CMD_H */

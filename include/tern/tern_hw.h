@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * tern hardware interface: PCI identity, BARs, registers, doorbells, host memory
+ * descriptors, event queues and Ethernet rings.
+ *
+ * This header is the one definition of the device's layout. The kernel driver, the rdma-core
+ * provider and the device model all compile against it; Documentation/hw/ explains it for
+ * people. All multi-byte fields are little-endian. Every structure has a fixed size that is
+ * asserted at the end of the file.
+ */
+#ifndef TERN_HW_H
+#define TERN_HW_H
+
+#include <linux/types.h>
+
+/* Interface version reported by TERN_REG_VERSION: a driver must match the major. */
+#define TERN_IF_VERSION_MAJOR		1
+#define TERN_IF_VERSION_MINOR		0
+#define TERN_IF_VERSION			((TERN_IF_VERSION_MAJOR << 16) | TERN_IF_VERSION_MINOR)
+
+/*
+ * PCI identity. PROVISIONAL: vendor 0x1b36 is the vendor QEMU's emulated devices use; device
+ * 0x7e70 is not allocated to tern and no in-tree driver claims it. Both change when tern gets
+ * its own allocation.
+ */
+#define TERN_PCI_VENDOR_ID		0x1b36
+#define TERN_PCI_DEVICE_ID		0x7e70
+#define TERN_PCI_SUBSYS_VENDOR_ID	0x1b36
+#define TERN_PCI_SUBSYS_ID		0x0001
+#define TERN_PCI_REVISION		0x01
+#define TERN_PCI_CLASS			0x020000	/* Ethernet controller */
+
+/* BARs: all 64-bit memory BARs. */
+#define TERN_BAR_REGS			0		/* control/status registers */
+#define TERN_BAR_REGS_SIZE		0x4000
+#define TERN_BAR_DB			2		/* doorbell pages */
+#define TERN_BAR_DB_SIZE		0x100000	/* 256 pages of 4 KiB */
+#define TERN_BAR_MSIX			4		/* MSI-X table and PBA */
+#define TERN_MAX_MSIX			16
+
+/* ---------------------------------------------------------------------------------------
+ * BAR0 registers (32-bit accesses).
+ */
+#define TERN_REG_MAGIC			0x0000	/* RO: TERN_MAGIC */
+#define TERN_REG_VERSION		0x0004	/* RO: TERN_IF_VERSION */
+#define TERN_REG_FW_VERSION		0x0008	/* RO: major << 24 | minor << 16 | patch */
+#define TERN_REG_CTRL			0x000c	/* RW: TERN_CTRL_* */
+#define TERN_REG_STATUS			0x0010	/* RO: TERN_STATUS_* */
+#define TERN_REG_SCRATCH		0x0014	/* RW: no effect; for MMIO sanity checks */
+#define TERN_REG_CMDQ_SQ_LO		0x0020	/* RW: command ring DMA address, low 32 */
+#define TERN_REG_CMDQ_SQ_HI		0x0024	/* RW: command ring DMA address, high 32 */
+#define TERN_REG_CMDQ_CQ_LO		0x0028	/* RW: completion ring DMA address, low 32 */
+#define TERN_REG_CMDQ_CQ_HI		0x002c	/* RW: completion ring DMA address, high 32 */
+#define TERN_REG_CMDQ_CFG		0x0030	/* RW: TERN_CMDQ_CFG_* */
+#define TERN_REG_CMDQ_STATUS		0x0034	/* RO: TERN_CMDQ_STATUS_* */
+
+#define TERN_MAGIC			0x4e524554	/* "TERN" in little-endian bytes */
+
+/* Writing 1 starts a device reset; the bit reads 1 until the reset is done. */
+#define TERN_CTRL_RESET			(1u << 0)
+
+#define TERN_STATUS_READY		(1u << 0)	/* reset done, command queue may be set up */
+#define TERN_STATUS_FATAL		(1u << 1)	/* device error; only a reset recovers */
+#define TERN_STATUS_LINK_UP		(1u << 2)	/* carrier on the wire */
+#define TERN_STATUS_SYNDROME_SHIFT	16		/* bits 31:16: enum tern_fatal_syndrome */
+#define TERN_STATUS_SYNDROME_MASK	0xffff0000u
+
+/* Why TERN_STATUS_FATAL was raised (also carried by a TERN_EQE_FATAL event). */
+enum tern_fatal_syndrome {
+	TERN_FATAL_NONE			= 0,
+	TERN_FATAL_CMDQ_DMA		= 1,	/* command or completion ring unreachable */
+	TERN_FATAL_EQ_DMA		= 2,	/* an event queue unreachable */
+	TERN_FATAL_INTERNAL		= 3,
+};
+
+#define TERN_CMDQ_CFG_LOG_DEPTH_MASK	0x0000000fu	/* log2 ring entries, 1..TERN_CMDQ_MAX_LOG */
+#define TERN_CMDQ_CFG_ENABLE		(1u << 31)
+#define TERN_CMDQ_MAX_LOG		8
+
+#define TERN_CMDQ_STATUS_ENABLED	(1u << 0)
+#define TERN_CMDQ_STATUS_ERROR		(1u << 1)	/* ring DMA fault; see STATUS syndrome */
+
+/* Timeouts the driver uses, chosen with the device's worst case in mind (milliseconds). */
+#define TERN_RESET_TIMEOUT_MS		2000
+#define TERN_CMD_TIMEOUT_MS		5000
+
+/* ---------------------------------------------------------------------------------------
+ * BAR2: doorbells. 4 KiB pages; page 0 belongs to the kernel driver, pages 1..255 are user
+ * access regions (UARs) that RDMA contexts map into user space. All doorbells are 32-bit
+ * writes; reads return 0.
+ */
+#define TERN_DB_PAGE_SIZE		0x1000
+#define TERN_DB_NUM_PAGES		(TERN_BAR_DB_SIZE / TERN_DB_PAGE_SIZE)
+#define TERN_DB_FIRST_UAR		1
+
+/* Page 0. */
+#define TERN_DB_CMDQ			0x000	/* value: SQ producer index (free-running u16) */
+#define TERN_DB_EQ(eqn)			(0x100 + 4 * (eqn))	/* TERN_EQ_DB_* */
+#define TERN_DB_ETH_TXQ(qid)		(0x200 + 4 * (qid))	/* TERN_ETH_DB_* */
+#define TERN_DB_ETH_RXQ(qid)		(0x400 + 4 * (qid))	/* TERN_ETH_DB_* */
+
+/* EQ doorbell: the consumer index the driver has processed, and optionally re-arm. */
+#define TERN_EQ_DB_CI_MASK		0x00ffffffu	/* free-running, modulo 2^24 */
+#define TERN_EQ_DB_ARM			(1u << 31)
+
+/* Ethernet queue doorbell: new producer index, and optionally arm the completion event. */
+#define TERN_ETH_DB_PI_MASK		0x0000ffffu	/* free-running, modulo 2^16 */
+#define TERN_ETH_DB_ARM			(1u << 31)
+
+/* ---------------------------------------------------------------------------------------
+ * Host memory as the device sees it: a contiguous region, or a list of equal-sized pages.
+ */
+enum tern_mem_mode {
+	/* @addr is the memory itself: npages << page_shift contiguous bytes. */
+	TERN_MEM_DIRECT			= 0,
+	/* @addr points at a contiguous array of @npages __le64 page addresses. */
+	TERN_MEM_PAGE_LIST		= 1,
+};
+
+#define TERN_MEM_MIN_PAGE_SHIFT		12
+#define TERN_MEM_MAX_PAGE_SHIFT		30
+
+struct tern_mem_desc {
+	__le64	addr;
+	__le32	npages;
+	__u8	page_shift;		/* TERN_MEM_MIN_PAGE_SHIFT..TERN_MEM_MAX_PAGE_SHIFT */
+	__u8	mode;			/* enum tern_mem_mode */
+	__le16	rsvd;
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Command queue. The driver writes 64-byte entries into a ring of 2^n entries and rings
+ * TERN_DB_CMDQ with the new producer index. The device writes one 16-byte completion per
+ * command into the completion ring (same depth), matched to the command by @token; the
+ * phase bit of a completion is 1 on the first pass through the ring, 0 on the second, and
+ * so on. Command payloads and opcodes are in tern_cmd.h.
+ */
+#define TERN_CMD_INLINE_MAX		40
+
+struct tern_cmd_sqe {
+	__le16	opcode;			/* enum tern_cmd_opcode */
+	__le16	token;			/* chosen by the driver, echoed in the completion */
+	__le16	in_len;			/* bytes of input */
+	__le16	out_len;		/* capacity of the output buffer at @out_addr */
+	__le64	in_addr;		/* input DMA address when in_len > TERN_CMD_INLINE_MAX */
+	__le64	out_addr;		/* output DMA address; 0 when out_len is 0 */
+	__u8	inline_in[TERN_CMD_INLINE_MAX];	/* input when in_len <= TERN_CMD_INLINE_MAX */
+};
+
+#define TERN_CQE_PHASE			(1u << 0)
+
+struct tern_cmd_cqe {
+	__le16	token;
+	__u8	status;			/* enum tern_cmd_status */
+	__u8	flags;			/* TERN_CQE_PHASE */
+	__le32	syndrome;		/* detail when status != OK (see tern_cmd.h) */
+	__le32	result;			/* small result, e.g. the number of a created object */
+	__le16	out_len;		/* bytes written at out_addr */
+	__le16	sq_ci;			/* device's command ring consumer index after this one */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Event queues. An EQ is a ring of 2^n 16-byte entries in host memory, bound to one MSI-X
+ * vector. The device writes an entry (phase bit as for command completions) and, if the EQ
+ * is armed, raises its vector once and disarms it. The driver consumes entries, then writes
+ * its consumer index with TERN_EQ_DB_ARM to TERN_DB_EQ(eqn). The device never overwrites an
+ * unconsumed entry: an event that finds its EQ full is dropped and counted.
+ */
+#define TERN_EQE_PHASE			(1u << 0)
+
+enum tern_eqe_type {
+	TERN_EQE_CMD_COMPLETION		= 0x01,	/* data[0]: completion ring producer index */
+	TERN_EQE_LINK_CHANGE		= 0x02,	/* data[0]: 1 link up, 0 link down */
+	TERN_EQE_FATAL			= 0x03,	/* data[0]: enum tern_fatal_syndrome */
+	TERN_EQE_ETH_TXQ		= 0x04,	/* data[0]: TX queue number (descriptors done) */
+	TERN_EQE_ETH_RXQ		= 0x05,	/* data[0]: RX queue number (frames received) */
+	/* 0x10..0x1f: RDMA completion and affiliated events (CQ, QP, SRQ). */
+	/* 0x20..0x2f: congestion control and PFC events. */
+};
+
+struct tern_eqe {
+	__u8	type;			/* enum tern_eqe_type */
+	__u8	subtype;
+	__u8	rsvd;
+	__u8	flags;			/* TERN_EQE_PHASE */
+	__le32	data[3];
+};
+
+#define TERN_EQ_MIN_LOG			4
+#define TERN_EQ_MAX_LOG			16
+
+/* ---------------------------------------------------------------------------------------
+ * Ethernet rings. Each TX and RX queue is a ring of 2^n 16-byte descriptors with
+ * write-back: the device sets TERN_ETH_DESC_DONE in @status once a descriptor is finished,
+ * after everything else it writes. One frame per descriptor (no scatter-gather yet). When a
+ * queue is armed (doorbell with TERN_ETH_DB_ARM) and finishes a descriptor, the device posts
+ * one TERN_EQE_ETH_TXQ/RXQ event to the queue's EQ and disarms the queue.
+ */
+#define TERN_ETH_DESC_DONE		(1u << 0)	/* device has finished this descriptor */
+#define TERN_ETH_DESC_ERR		(1u << 1)	/* DMA fault: frame not sent / not received */
+
+struct tern_eth_txd {
+	__le64	addr;			/* frame, destination MAC first, no FCS */
+	__le16	len;			/* TERN_ETH_MIN_FRAME..TERN_ETH_MAX_FRAME */
+	__le16	flags;			/* driver: 0 (room for offloads) */
+	__le16	rsvd;
+	__le16	status;			/* device: TERN_ETH_DESC_* */
+};
+
+struct tern_eth_rxd {
+	__le64	addr;			/* receive buffer */
+	__le16	buf_len;		/* driver: buffer size */
+	__le16	pkt_len;		/* device: frame length written */
+	__le16	rsvd;
+	__le16	status;			/* device: TERN_ETH_DESC_* */
+};
+
+#define TERN_ETH_MIN_FRAME		14
+#define TERN_ETH_MIN_MTU		68
+#define TERN_ETH_MAX_MTU		9600
+#define TERN_ETH_MAX_FRAME		(TERN_ETH_MAX_MTU + 14 + 4)	/* + header + VLAN tag */
+#define TERN_ETH_MIN_LOG		6
+#define TERN_ETH_MAX_LOG		13
+
+/* ---------------------------------------------------------------------------------------
+ * Fixed sizes.
+ */
+#define TERN_HW_ASSERT_SIZE(type, size) \
+	_Static_assert(sizeof(type) == (size), #type " must be " #size " bytes")
+
+TERN_HW_ASSERT_SIZE(struct tern_mem_desc, 16);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_sqe, 64);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_cqe, 16);
+TERN_HW_ASSERT_SIZE(struct tern_eqe, 16);
+TERN_HW_ASSERT_SIZE(struct tern_eth_txd, 16);
+TERN_HW_ASSERT_SIZE(struct tern_eth_rxd, 16);
+
+#endif /* TERN_HW_H */
