@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install what building and testing tern needs on a Debian 12 machine (idempotent).
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+
+stamp=$TERN_CACHE/setup-host.stamp
+pkgs=(
+	# kernel module build and static checks
+	build-essential bc bison flex libelf-dev libssl-dev sparse dwarves kmod
+	linux-headers-amd64 linux-source-6.1 dpkg-dev
+	# QEMU 7.2 from Debian's source
+	ninja-build meson pkg-config python3 python3-venv libglib2.0-dev libpixman-1-dev
+	libslirp-dev libfdt-dev zlib1g-dev qemu-system-data seabios
+	# guests: initramfs contents and tools run inside them
+	busybox-static cpio gzip iproute2 ethtool iperf3 procps
+	# host tests
+	perl
+)
+want=$(printf '%s\n' "${pkgs[@]}" | sort | sha256sum | cut -c1-16)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+	log "host packages already installed"
+	exit 0
+fi
+"$TERN_TOP/scripts/lib/apt-sources.sh" trixie
+log "apt-get update"
+apt-get update -q >/dev/null
+log "installing ${#pkgs[@]} packages"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null
+echo "$want" > "$stamp"
+log "host packages installed"
