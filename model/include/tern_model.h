@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: the NIC (registers, firmware, queues, MAC) as a plain C library.
+ *
+ * The model knows nothing about QEMU. Whoever embeds it (the QEMU PCI adapter in
+ * model/qemu/, or a host unit test) provides a struct tern_model_host with callbacks for DMA,
+ * interrupts, the wire, deferred work and time, and calls the tern_model_*() entry points
+ * below. The hardware interface the model implements is specified in include/tern/ and
+ * Documentation/hw/.
+ *
+ * Threading: the model is not thread-safe. Every entry point must be called from one context
+ * at a time (in QEMU: with the BQL held). No entry point calls back into itself.
+ */
+#ifndef TERN_MODEL_H
+#define TERN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tern_model;
+
+/* Severity for tern_model_host.log (same values as syslog's LOG_ERR..LOG_DEBUG). */
+enum tern_model_log_level {
+	TERN_MODEL_LOG_ERR = 3,
+	TERN_MODEL_LOG_WARN = 4,
+	TERN_MODEL_LOG_INFO = 6,
+	TERN_MODEL_LOG_DEBUG = 7,
+};
+
+struct tern_model_host {
+	void *opaque;
+	/*
+	 * Bus-master DMA. Return 0 on success, negative on a fault (address not backed, or
+	 * bus mastering disabled). The model never crashes on a fault: it reports it through the
+	 * hardware interface (an error status, a counter, or a device error).
+	 */
+	int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
+	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, size_t len);
+	/* Raise MSI-X vector @vector (the embedding handles masking and the PBA). */
+	void (*msix_notify)(void *opaque, unsigned int vector);
+	/* Send one Ethernet frame (destination MAC first, no FCS) to the wire. */
+	void (*tx_frame)(void *opaque, const void *frame, size_t len);
+	/*
+	 * The model has work to do (a doorbell was rung, a timer expired): arrange for
+	 * tern_model_run() to be called soon from the model's context, not from inside this
+	 * callback (in QEMU: schedule a bottom half).
+	 */
+	void (*kick)(void *opaque);
+	/* RX buffers became available after tern_model_rx_frame() returned 0: retry queued frames. */
+	void (*rx_ready)(void *opaque);
+	/* Monotonic clock in nanoseconds (virtual time in QEMU or in a test). */
+	uint64_t (*now_ns)(void *opaque);
+	/*
+	 * One-shot timer: call tern_model_timer() once now_ns() >= @deadline_ns. A new call
+	 * replaces the previous deadline; UINT64_MAX cancels it.
+	 */
+	void (*timer_arm)(void *opaque, uint64_t deadline_ns);
+	/* Optional diagnostics (firmware log); may be NULL. @msg has no trailing newline. */
+	void (*log)(void *opaque, enum tern_model_log_level level, const char *msg);
+};
+
+struct tern_model_config {
+	uint8_t mac[6];			/* permanent MAC address reported by QUERY_DEVICE */
+	char serial[32];		/* board serial number (NUL-terminated) */
+	/*
+	 * Honour the test-only flags of the NOP command (fail with a chosen status, never
+	 * complete). Off on a production device: those flags are then rejected as BAD_PARAM.
+	 */
+	bool test_hooks;
+	unsigned int num_msix;		/* MSI-X vectors the embedding exposes (<= TERN_MAX_MSIX) */
+};
+
+/* Create a device in its power-on state (not READY until the driver resets it). NULL on ENOMEM. */
+struct tern_model *tern_model_create(const struct tern_model_host *host,
+				     const struct tern_model_config *cfg);
+void tern_model_destroy(struct tern_model *m);
+
+/* PCI-level reset (function-level reset, or the machine's reset): forget all state. */
+void tern_model_reset(struct tern_model *m);
+
+/* BAR accesses: @bar is 0 (registers) or 2 (doorbells); @size is 1, 2, 4 or 8 bytes. */
+uint64_t tern_model_mmio_read(struct tern_model *m, int bar, uint64_t offset, unsigned int size);
+void tern_model_mmio_write(struct tern_model *m, int bar, uint64_t offset, uint64_t value,
+			   unsigned int size);
+
+/* Do the pending work (commands, transmit, deferred completions). Call after host->kick. */
+void tern_model_run(struct tern_model *m);
+/* The deadline given to host->timer_arm has passed. */
+void tern_model_timer(struct tern_model *m);
+
+/*
+ * A frame arrived from the wire (destination MAC first, no FCS). Returns @len when the frame
+ * was consumed (delivered, or dropped and counted), or 0 when the device cannot take it now
+ * (no RX buffer posted): the embedding keeps it queued and retries after host->rx_ready.
+ */
+size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len);
+
+/* The wire's carrier changed (cable plugged/unplugged, QEMU set_link). */
+void tern_model_set_link(struct tern_model *m, bool up);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TERN_MODEL_H */
