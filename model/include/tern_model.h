@@ -9,7 +9,9 @@
  * Documentation/hw/.
  *
  * Threading: the model is not thread-safe. Every entry point must be called from one context
- * at a time (in QEMU: with the BQL held). No entry point calls back into itself.
+ * at a time (in QEMU: with the BQL held). The model calls host callbacks only from inside
+ * its entry points; host->rx_ready may call tern_model_rx_frame() directly (QEMU flushes its
+ * queued frames from there), every other callback must not re-enter the model.
  */
 #ifndef TERN_MODEL_H
 #define TERN_MODEL_H
@@ -75,7 +77,7 @@ struct tern_model_config {
 	unsigned int num_msix;		/* MSI-X vectors the embedding exposes (<= TERN_MAX_MSIX) */
 };
 
-/* Create a device in its power-on state (not READY until the driver resets it). NULL on ENOMEM. */
+/* Create a device in its power-on state (STATUS.READY set, nothing created). NULL on ENOMEM. */
 struct tern_model *tern_model_create(const struct tern_model_host *host,
 				     const struct tern_model_config *cfg);
 void tern_model_destroy(struct tern_model *m);
@@ -97,6 +99,7 @@ void tern_model_timer(struct tern_model *m);
  * A frame arrived from the wire (destination MAC first, no FCS). Returns @len when the frame
  * was consumed (delivered, or dropped and counted), or 0 when the device cannot take it now
  * (no RX buffer posted): the embedding keeps it queued and retries after host->rx_ready.
+ * A zero-length frame cannot be told apart from "retry later": embeddings never pass one.
  */
 size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len);
 

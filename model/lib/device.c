@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: creation, resets, registers (BAR0), doorbell decoding (BAR2), link,
+ * the single host timer, logging and the fatal state.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tern_model_int.h"
+
+/* ---- helpers used by the other files ------------------------------------------------------ */
+
+void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!m->host.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	m->host.log(m->host.opaque, level, msg);
+}
+
+uint64_t ternm_now(struct tern_model *m)
+{
+	return m->host.now_ns ? m->host.now_ns(m->host.opaque) : 0;
+}
+
+void ternm_kick(struct tern_model *m)
+{
+	if (m->host.kick)
+		m->host.kick(m->host.opaque);
+}
+
+int ternm_dma_read(struct tern_model *m, uint64_t addr, void *buf, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (!m->host.dma_read || addr + len < addr)
+		return -1;
+	return m->host.dma_read(m->host.opaque, addr, buf, len) ? -1 : 0;
+}
+
+int ternm_dma_write(struct tern_model *m, uint64_t addr, const void *buf, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (!m->host.dma_write || addr + len < addr)
+		return -1;
+	return m->host.dma_write(m->host.opaque, addr, buf, len) ? -1 : 0;
+}
+
+/* Recompute the earliest deadline and (re)arm or cancel the host timer if it changed. */
+void ternm_timer_update(struct tern_model *m)
+{
+	uint64_t next = UINT64_MAX;
+	uint64_t cmd = ternm_cmdq_next_deadline(m);
+
+	if (m->resetting)
+		next = m->reset_deadline_ns;
+	if (cmd < next)
+		next = cmd;
+	if (next == m->timer_armed_ns)
+		return;
+	m->timer_armed_ns = next;
+	if (m->host.timer_arm)
+		m->host.timer_arm(m->host.opaque, next);
+}
+
+/*
+ * A device error: raise STATUS.FATAL with @syndrome, report it on the ASYNC EQ if there is
+ * one, and stop all processing (commands, transmit, receive) until a reset.
+ */
+void ternm_fatal(struct tern_model *m, enum tern_fatal_syndrome syndrome)
+{
+	if (m->fatal)
+		return;
+	m->fatal = true;
+	m->fatal_syndrome = (uint16_t)syndrome;
+	if (syndrome == TERN_FATAL_CMDQ_DMA)
+		m->cmdq_error = true;
+	ternm_log(m, TERN_MODEL_LOG_ERR, "fatal device error, syndrome %u", (unsigned int)syndrome);
+	ternm_eq_post_flag(m, TERN_EQ_F_ASYNC, TERN_EQE_FATAL, (uint32_t)syndrome);
+	ternm_timer_update(m);
+	if (m->rx_blocked)
+		ternm_kick(m);
+}
+
+/* ---- state -------------------------------------------------------------------------------- */
+
+/* Forget everything a reset forgets: queues, EQs, counters, registers, port settings. */
+static void clear_state(struct tern_model *m)
+{
+	ternm_cmdq_clear(m);
+	ternm_eq_clear(m);
+	ternm_eth_clear(m);
+	memset(&m->stats, 0, sizeof(m->stats));
+	m->scratch = 0;
+	m->cmdq_sq_lo = m->cmdq_sq_hi = m->cmdq_cq_lo = m->cmdq_cq_hi = 0;
+	m->cmdq_cfg = 0;
+	m->cmdq_error = false;
+	m->fatal = false;
+	m->fatal_syndrome = TERN_FATAL_NONE;
+	m->resetting = false;
+	m->reset_deadline_ns = 0;
+	m->port_flags = 0;
+	m->mtu = TERNM_DEFAULT_MTU;
+	memcpy(m->mac, m->cfg.mac, sizeof(m->mac));
+}
+
+struct tern_model *tern_model_create(const struct tern_model_host *host,
+				     const struct tern_model_config *cfg)
+{
+	struct tern_model *m;
+
+	if (!host || !cfg)
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->host = *host;
+	m->cfg = *cfg;
+	m->cfg.serial[sizeof(m->cfg.serial) - 1] = '\0';
+	if (m->cfg.num_msix > TERN_MAX_MSIX)
+		m->cfg.num_msix = TERN_MAX_MSIX;
+	m->timer_armed_ns = UINT64_MAX;
+	m->link_up = true;
+	clear_state(m);
+	m->ready = true;
+	return m;
+}
+
+void tern_model_destroy(struct tern_model *m)
+{
+	if (!m)
+		return;
+	ternm_cmdq_clear(m);
+	free(m);
+}
+
+void tern_model_reset(struct tern_model *m)
+{
+	clear_state(m);
+	m->ready = true;
+	ternm_timer_update(m);
+	/* A frame the embedding holds back would otherwise wait for an rx_ready forever. */
+	if (m->rx_blocked)
+		ternm_kick(m);
+}
+
+/* CTRL.RESET: forget everything now, become READY again TERNM_RESET_NS later. */
+static void start_reset(struct tern_model *m)
+{
+	clear_state(m);
+	m->ready = false;
+	m->resetting = true;
+	m->reset_deadline_ns = ternm_now(m) + TERNM_RESET_NS;
+	ternm_log(m, TERN_MODEL_LOG_INFO, "device reset requested");
+	ternm_timer_update(m);
+	if (m->rx_blocked)
+		ternm_kick(m);
+}
+
+/* ---- BAR0 registers ------------------------------------------------------------------------ */
+
+static uint32_t reg_read(struct tern_model *m, uint64_t off)
+{
+	switch (off) {
+	case TERN_REG_MAGIC:
+		return TERN_MAGIC;
+	case TERN_REG_VERSION:
+		return TERN_IF_VERSION;
+	case TERN_REG_FW_VERSION:
+		return TERNM_FW_VERSION;
+	case TERN_REG_CTRL:
+		return m->resetting ? TERN_CTRL_RESET : 0;
+	case TERN_REG_STATUS:
+		return (m->ready ? TERN_STATUS_READY : 0) |
+		       (m->fatal ? TERN_STATUS_FATAL : 0) |
+		       (m->link_up ? TERN_STATUS_LINK_UP : 0) |
+		       ((uint32_t)m->fatal_syndrome << TERN_STATUS_SYNDROME_SHIFT);
+	case TERN_REG_SCRATCH:
+		return m->scratch;
+	case TERN_REG_CMDQ_SQ_LO:
+		return m->cmdq_sq_lo;
+	case TERN_REG_CMDQ_SQ_HI:
+		return m->cmdq_sq_hi;
+	case TERN_REG_CMDQ_CQ_LO:
+		return m->cmdq_cq_lo;
+	case TERN_REG_CMDQ_CQ_HI:
+		return m->cmdq_cq_hi;
+	case TERN_REG_CMDQ_CFG:
+		return m->cmdq_cfg;
+	case TERN_REG_CMDQ_STATUS:
+		return (m->cmdq.enabled ? TERN_CMDQ_STATUS_ENABLED : 0) |
+		       (m->cmdq_error ? TERN_CMDQ_STATUS_ERROR : 0);
+	default:
+		return 0;
+	}
+}
+
+static void reg_write(struct tern_model *m, uint64_t off, uint32_t val)
+{
+	if (off == TERN_REG_SCRATCH) {
+		m->scratch = val;
+		return;
+	}
+	if (off == TERN_REG_CTRL) {
+		if (val & TERN_CTRL_RESET)
+			start_reset(m);
+		return;
+	}
+	if (off < TERN_REG_CMDQ_SQ_LO || off > TERN_REG_CMDQ_CFG)
+		return;		/* read-only or unknown: ignored */
+	if (!m->ready) {
+		ternm_log(m, TERN_MODEL_LOG_WARN, "register 0x%04x written while not READY: ignored",
+		       (unsigned int)off);
+		return;
+	}
+	switch (off) {
+	case TERN_REG_CMDQ_SQ_LO:
+		m->cmdq_sq_lo = val;
+		break;
+	case TERN_REG_CMDQ_SQ_HI:
+		m->cmdq_sq_hi = val;
+		break;
+	case TERN_REG_CMDQ_CQ_LO:
+		m->cmdq_cq_lo = val;
+		break;
+	case TERN_REG_CMDQ_CQ_HI:
+		m->cmdq_cq_hi = val;
+		break;
+	case TERN_REG_CMDQ_CFG:
+		ternm_cmdq_cfg_write(m, val);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- BAR2 doorbells ------------------------------------------------------------------------ */
+
+static void doorbell_write(struct tern_model *m, uint64_t off, uint32_t val)
+{
+	/* Pages 1.. (user access regions) carry no doorbells until RDMA exists. */
+	if (off >= TERN_DB_PAGE_SIZE)
+		return;
+	if (!m->ready || m->fatal)
+		return;
+	if (off == TERN_DB_CMDQ) {
+		ternm_cmdq_doorbell(m, val);
+	} else if (off >= TERN_DB_EQ(0) && off < TERN_DB_ETH_TXQ(0)) {
+		unsigned int eqn = (unsigned int)(off - TERN_DB_EQ(0)) / 4;
+
+		ternm_eq_doorbell(m, eqn, val);
+	} else if (off >= TERN_DB_ETH_TXQ(0) && off < TERN_DB_ETH_RXQ(0)) {
+		ternm_eth_doorbell(m, false, (unsigned int)(off - TERN_DB_ETH_TXQ(0)) / 4, val);
+	} else if (off >= TERN_DB_ETH_RXQ(0) && off < TERN_DB_ETH_RXQ(0) + 0x200) {
+		ternm_eth_doorbell(m, true, (unsigned int)(off - TERN_DB_ETH_RXQ(0)) / 4, val);
+	}
+}
+
+/* ---- MMIO entry points --------------------------------------------------------------------- */
+
+uint64_t tern_model_mmio_read(struct tern_model *m, int bar, uint64_t offset, unsigned int size)
+{
+	uint64_t val = 0;
+	unsigned int i;
+
+	if (bar != TERN_BAR_REGS)
+		return 0;	/* doorbells read as 0 */
+	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
+	    offset >= TERN_BAR_REGS_SIZE || size > TERN_BAR_REGS_SIZE - offset)
+		return 0;
+	/* Registers have no read side effects: assemble any access from the 32-bit words. */
+	for (i = 0; i < size; i++) {
+		uint64_t a = offset + i;
+		uint32_t w = reg_read(m, a & ~3ull);
+
+		val |= (uint64_t)((w >> (8 * (a & 3))) & 0xff) << (8 * i);
+	}
+	return val;
+}
+
+void tern_model_mmio_write(struct tern_model *m, int bar, uint64_t offset, uint64_t value,
+			   unsigned int size)
+{
+	uint64_t bar_size;
+	unsigned int i, words;
+
+	if (bar == TERN_BAR_REGS)
+		bar_size = TERN_BAR_REGS_SIZE;
+	else if (bar == TERN_BAR_DB)
+		bar_size = TERN_BAR_DB_SIZE;
+	else
+		return;
+	if ((size != 4 && size != 8) || (offset & 3) || offset >= bar_size ||
+	    size > bar_size - offset) {
+		ternm_log(m, TERN_MODEL_LOG_WARN,
+		       "BAR%d write of %u bytes at 0x%llx ignored (32-bit registers)", bar, size,
+		       (unsigned long long)offset);
+		return;
+	}
+	/* A 64-bit write is two 32-bit writes, low address first. */
+	words = size / 4;
+	for (i = 0; i < words; i++) {
+		uint32_t w = (uint32_t)(value >> (32 * i));
+
+		if (bar == TERN_BAR_REGS)
+			reg_write(m, offset + 4 * i, w);
+		else
+			doorbell_write(m, offset + 4 * i, w);
+	}
+}
+
+/* ---- work, time, wire ---------------------------------------------------------------------- */
+
+void tern_model_run(struct tern_model *m)
+{
+	if (m->ready && !m->fatal) {
+		ternm_cmdq_run(m);
+		if (!m->fatal)
+			ternm_eth_run(m);
+	}
+	/*
+	 * Last, with the model's state consistent: the embedding may feed held-back frames
+	 * to tern_model_rx_frame() from inside rx_ready.
+	 */
+	if (m->rx_blocked && !ternm_eth_rx_would_block(m)) {
+		m->rx_blocked = false;
+		if (m->host.rx_ready)
+			m->host.rx_ready(m->host.opaque);
+	}
+}
+
+void tern_model_timer(struct tern_model *m)
+{
+	uint64_t now = ternm_now(m);
+
+	/* The host timer is one-shot: it is no longer armed. */
+	m->timer_armed_ns = UINT64_MAX;
+	if (m->resetting && now >= m->reset_deadline_ns) {
+		m->resetting = false;
+		m->ready = true;
+		ternm_log(m, TERN_MODEL_LOG_INFO, "device reset done");
+	}
+	if (m->ready && !m->fatal)
+		ternm_cmdq_timer(m, now);
+	ternm_timer_update(m);
+}
+
+size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len)
+{
+	if (!frame)
+		len = 0;
+	return ternm_eth_rx_frame(m, frame, len);
+}
+
+void tern_model_set_link(struct tern_model *m, bool up)
+{
+	if (m->link_up == up)
+		return;
+	m->link_up = up;
+	ternm_log(m, TERN_MODEL_LOG_INFO, "link %s", up ? "up" : "down");
+	if (m->ready && !m->fatal)
+		ternm_eq_post_flag(m, TERN_EQ_F_ASYNC, TERN_EQE_LINK_CHANGE, up ? 1 : 0);
+	if (m->rx_blocked)
+		ternm_kick(m);
+}

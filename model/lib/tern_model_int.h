@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: internal state shared by the files of the model library.
+ *
+ * Everything hangs off struct tern_model; there is no global state. Every value that comes
+ * from the guest (registers, doorbells, ring entries, command payloads) is untrusted and is
+ * validated before use. Hardware fields are little-endian and are only ever read and written
+ * through the get_le*() / put_le*() helpers below, at offsetof() positions of the structures
+ * in include/tern/, so the model works on a host of either endianness.
+ */
+#ifndef TERN_MODEL_INT_H
+#define TERN_MODEL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <tern/tern_hw.h>
+#include <tern/tern_cmd.h>
+
+#include "tern_model.h"
+
+/* ---- device identity and limits (reported by QUERY_DEVICE) ---------------------------- */
+#define TERNM_FW_MAJOR		1
+#define TERNM_FW_MINOR		0
+#define TERNM_FW_PATCH		0
+#define TERNM_FW_VERSION		((TERNM_FW_MAJOR << 24) | (TERNM_FW_MINOR << 16) | TERNM_FW_PATCH)
+#define TERNM_BOARD_ID		"TERN-EMU-1"
+#define TERNM_LINK_SPEED_MBPS	25000u
+#define TERNM_MAX_EQS		16
+#define TERNM_MAX_ETH_TXQS		16
+#define TERNM_MAX_ETH_RXQS		16
+#define TERNM_MAX_EQ_LOG		12
+#define TERNM_MAX_ETH_LOG		12
+#define TERNM_DEFAULT_MTU		1500
+#define TERNM_ETH_HDR_OVERHEAD	18	/* Ethernet header + one VLAN tag */
+
+/* Model time constants. */
+#define TERNM_RESET_NS		1000000ull	/* CTRL.RESET completes 1 ms later */
+/* Work done per tern_model_run() before yielding with another kick. */
+#define TERNM_CMD_BUDGET		64
+#define TERNM_ETH_BUDGET		256
+
+#define TERNM_NS_PER_US		1000ull
+
+/* ---- little-endian field access --------------------------------------------------------- */
+static inline uint16_t get_le16(const void *p)
+{
+	const uint8_t *b = p;
+
+	return (uint16_t)(b[0] | (b[1] << 8));
+}
+
+static inline uint32_t get_le32(const void *p)
+{
+	const uint8_t *b = p;
+
+	return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+	       ((uint32_t)b[3] << 24);
+}
+
+static inline uint64_t get_le64(const void *p)
+{
+	const uint8_t *b = p;
+
+	return (uint64_t)get_le32(b) | ((uint64_t)get_le32(b + 4) << 32);
+}
+
+static inline void put_le16(void *p, uint16_t v)
+{
+	uint8_t *b = p;
+
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+}
+
+static inline void put_le32(void *p, uint32_t v)
+{
+	uint8_t *b = p;
+
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)(v >> 16);
+	b[3] = (uint8_t)(v >> 24);
+}
+
+static inline void put_le64(void *p, uint64_t v)
+{
+	uint8_t *b = p;
+
+	put_le32(b, (uint32_t)v);
+	put_le32(b + 4, (uint32_t)(v >> 32));
+}
+
+/* Field accessors for a byte image of a hardware structure. */
+#define FLD(buf, type, field)	((uint8_t *)(buf) + offsetof(type, field))
+#define CFLD(buf, type, field)	((const uint8_t *)(buf) + offsetof(type, field))
+
+/* ---- host memory described by a struct tern_mem_desc --------------------------------- */
+/* Enough page addresses for the largest ring any object may have. */
+#define TERNM_MEM_MAX_PAGES	((16u << TERNM_MAX_ETH_LOG) >> TERN_MEM_MIN_PAGE_SHIFT)
+
+struct ternm_mem {
+	uint64_t size;		/* bytes the object uses; accesses beyond fault */
+	uint8_t mode;		/* enum tern_mem_mode */
+	uint8_t page_shift;
+	uint32_t npages;
+	uint64_t base;		/* TERN_MEM_DIRECT */
+	uint64_t pages[TERNM_MEM_MAX_PAGES];	/* TERN_MEM_PAGE_LIST */
+};
+
+/* ---- command processor -------------------------------------------------------------------- */
+/* A command that has been taken off the ring but not yet completed (delayed NOP). */
+struct ternm_pending_cmd {
+	struct ternm_pending_cmd *next;
+	uint64_t deadline_ns;
+	uint64_t seq;		/* tie-break: submission order */
+	uint16_t token;
+	uint8_t status;
+	uint32_t syndrome;
+	uint32_t result;
+	uint64_t out_addr;
+	uint16_t out_len;	/* bytes of @data to write at out_addr */
+	uint8_t data[];
+};
+
+struct ternm_cmdq {
+	bool enabled;
+	uint8_t log_depth;
+	uint64_t sq_addr, cq_addr;	/* latched when enabled */
+	uint16_t sq_pi;			/* last accepted doorbell value */
+	uint16_t sq_ci;			/* entries consumed */
+	uint16_t cq_pi;			/* completions written */
+	unsigned int npending;		/* delayed commands in flight */
+	struct ternm_pending_cmd *pending;	/* sorted by (deadline, seq) */
+	uint64_t seq;
+};
+
+/* ---- event queues -------------------------------------------------------------------------- */
+struct ternm_eq {
+	bool used;
+	bool armed;
+	uint8_t log_depth;
+	uint8_t vector;
+	uint16_t flags;		/* TERN_EQ_F_* */
+	uint32_t pi;		/* entries written, modulo 2^24 */
+	uint32_t ci;		/* driver's consumer index, modulo 2^24 */
+	struct ternm_mem mem;
+};
+
+#define TERNM_EQ_IDX_MASK		TERN_EQ_DB_CI_MASK
+
+/* ---- Ethernet ------------------------------------------------------------------------------ */
+struct ternm_ethq {
+	bool used;
+	bool armed;
+	bool broken;		/* ring unreachable: queue stopped until destroyed */
+	uint8_t log_depth;
+	uint16_t eqn;
+	uint16_t pi;		/* last accepted doorbell */
+	uint16_t ci;		/* descriptors finished */
+	struct ternm_mem mem;
+};
+
+struct ternm_eth_stats {
+	uint64_t tx_frames, tx_bytes;
+	uint64_t rx_frames, rx_bytes, rx_multicast, rx_broadcast;
+	uint64_t rx_filtered, rx_oversize, rx_runt, rx_no_queue, rx_dma_errors;
+	uint64_t tx_bad_len, tx_dma_errors;
+	uint64_t eq_overflows;
+};
+
+/* ---- the device ---------------------------------------------------------------------------- */
+struct tern_model {
+	struct tern_model_host host;
+	struct tern_model_config cfg;
+
+	/* registers */
+	uint32_t scratch;
+	uint32_t cmdq_sq_lo, cmdq_sq_hi, cmdq_cq_lo, cmdq_cq_hi;
+	uint32_t cmdq_cfg;
+	bool cmdq_error;
+	bool ready;
+	bool resetting;
+	uint64_t reset_deadline_ns;
+	bool fatal;
+	uint16_t fatal_syndrome;
+	bool link_up;
+
+	/* port, as set by SET_PORT */
+	uint32_t port_flags;
+	uint16_t mtu;
+	uint8_t mac[6];
+
+	struct ternm_cmdq cmdq;
+	struct ternm_eq eq[TERNM_MAX_EQS];
+	struct ternm_ethq txq[TERNM_MAX_ETH_TXQS];
+	struct ternm_ethq rxq[TERNM_MAX_ETH_RXQS];
+	struct ternm_eth_stats stats;
+
+	/* RX backpressure: rx_frame returned 0; call host->rx_ready once that may change. */
+	bool rx_blocked;
+
+	uint64_t timer_armed_ns;	/* deadline last given to host->timer_arm */
+
+	/* command scratch buffers */
+	uint8_t cmd_in[TERN_CMD_MAX_IN];
+	uint8_t cmd_out[TERN_CMD_MAX_OUT];
+	uint8_t frame[TERN_ETH_MAX_FRAME];
+};
+
+/* device.c */
+void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+uint64_t ternm_now(struct tern_model *m);
+void ternm_kick(struct tern_model *m);
+void ternm_fatal(struct tern_model *m, enum tern_fatal_syndrome syndrome);
+void ternm_timer_update(struct tern_model *m);
+int ternm_dma_read(struct tern_model *m, uint64_t addr, void *buf, size_t len);
+int ternm_dma_write(struct tern_model *m, uint64_t addr, const void *buf, size_t len);
+
+/* mem.c */
+int ternm_mem_init(struct tern_model *m, struct ternm_mem *mem, const uint8_t *desc, uint64_t size,
+		uint32_t *bad_off);
+int ternm_mem_read(struct tern_model *m, const struct ternm_mem *mem, uint64_t off, void *buf,
+		size_t len);
+int ternm_mem_write(struct tern_model *m, const struct ternm_mem *mem, uint64_t off, const void *buf,
+		 size_t len);
+
+/* cmd.c */
+void ternm_cmdq_cfg_write(struct tern_model *m, uint32_t val);
+void ternm_cmdq_doorbell(struct tern_model *m, uint32_t val);
+void ternm_cmdq_run(struct tern_model *m);
+void ternm_cmdq_timer(struct tern_model *m, uint64_t now);
+uint64_t ternm_cmdq_next_deadline(const struct tern_model *m);
+void ternm_cmdq_clear(struct tern_model *m);
+
+/* eq.c */
+void ternm_eq_post(struct tern_model *m, unsigned int eqn, uint8_t type, uint32_t d0);
+void ternm_eq_post_flag(struct tern_model *m, uint16_t flag, uint8_t type, uint32_t d0);
+void ternm_eq_doorbell(struct tern_model *m, unsigned int eqn, uint32_t val);
+int ternm_eq_create(struct tern_model *m, const uint8_t *in, uint32_t *result, uint32_t *syndrome);
+int ternm_eq_destroy(struct tern_model *m, const uint8_t *in, uint32_t *syndrome);
+void ternm_eq_clear(struct tern_model *m);
+
+/* eth.c */
+int ternm_ethq_create(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *result,
+		   uint32_t *syndrome);
+int ternm_ethq_destroy(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *syndrome);
+void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_t val);
+void ternm_eth_run(struct tern_model *m);
+bool ternm_eth_rx_would_block(const struct tern_model *m);
+void ternm_eth_clear(struct tern_model *m);
+size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len);
+
+#endif /* TERN_MODEL_INT_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Runs every test as one TAP test point; exits non-zero if any failed. */
+#include <stdlib.h>
+
+#include "tests.h"
+
+static const struct test *const suites[] = { device_tests, cmd_tests, eq_tests, eth_tests };
+
+int main(int argc, char **argv)
+{
+	const char *only = argc > 1 ? argv[1] : NULL;
+	unsigned int i, n = 0, failed = 0;
+	const struct test *t;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+		for (t = suites[i]; t->name; t++)
+			if (!only || strstr(t->name, only))
+				n++;
+	printf("1..%u\n", n);
+	n = 0;
+	for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
+		for (t = suites[i]; t->name; t++) {
+			if (only && !strstr(t->name, only))
+				continue;
+			t_failures = 0;
+			t->fn();
+			n++;
+			if (t_failures)
+				failed++;
+			printf("%sok %u - %s\n", t_failures ? "not " : "", n, t->name);
+		}
+	}
+	printf("# %u passed, %u failed\n", n - failed, failed);
+	return failed ? 1 : 0;
+}

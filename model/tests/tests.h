@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef TERN_TESTS_H
+#define TERN_TESTS_H
+
+#include "harness.h"
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+};
+
+extern const struct test device_tests[];
+extern const struct test cmd_tests[];
+extern const struct test eq_tests[];
+extern const struct test eth_tests[];
+
+#endif
