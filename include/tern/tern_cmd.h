@@ -38,7 +38,7 @@ enum tern_cmd_opcode {
 enum tern_cmd_status {
 	TERN_CMD_OK			= 0x00,
 	TERN_CMD_BAD_OPCODE		= 0x01,	/* unknown opcode */
-	TERN_CMD_BAD_LEN		= 0x02,	/* in_len or out_len wrong; syndrome: length needed */
+	TERN_CMD_BAD_LEN		= 0x02,	/* in_len/out_len wrong; syndrome: length needed */
 	TERN_CMD_BAD_PARAM		= 0x03,	/* syndrome: byte offset of the offending field */
 	TERN_CMD_NO_RESOURCES		= 0x04,	/* no free object of that kind */
 	TERN_CMD_BAD_RESOURCE		= 0x05,	/* object number does not exist */

@@ -59,7 +59,7 @@
 /* Writing 1 starts a device reset; the bit reads 1 until the reset is done. */
 #define TERN_CTRL_RESET			(1u << 0)
 
-#define TERN_STATUS_READY		(1u << 0)	/* reset done, command queue may be set up */
+#define TERN_STATUS_READY		(1u << 0)	/* reset done, cmdq may be set up */
 #define TERN_STATUS_FATAL		(1u << 1)	/* device error; only a reset recovers */
 #define TERN_STATUS_LINK_UP		(1u << 2)	/* carrier on the wire */
 #define TERN_STATUS_SYNDROME_SHIFT	16		/* bits 31:16: enum tern_fatal_syndrome */
@@ -73,7 +73,7 @@ enum tern_fatal_syndrome {
 	TERN_FATAL_INTERNAL		= 3,
 };
 
-#define TERN_CMDQ_CFG_LOG_DEPTH_MASK	0x0000000fu	/* log2 ring entries, 1..TERN_CMDQ_MAX_LOG */
+#define TERN_CMDQ_CFG_LOG_DEPTH_MASK	0x0000000fu	/* log2 entries, 1..TERN_CMDQ_MAX_LOG */
 #define TERN_CMDQ_CFG_ENABLE		(1u << 31)
 #define TERN_CMDQ_MAX_LOG		8
 
@@ -197,7 +197,7 @@ struct tern_eqe {
  * one TERN_EQE_ETH_TXQ/RXQ event to the queue's EQ and disarms the queue.
  */
 #define TERN_ETH_DESC_DONE		(1u << 0)	/* device has finished this descriptor */
-#define TERN_ETH_DESC_ERR		(1u << 1)	/* DMA fault: frame not sent / not received */
+#define TERN_ETH_DESC_ERR		(1u << 1)	/* DMA fault: frame not sent/received */
 
 struct tern_eth_txd {
 	__le64	addr;			/* frame, destination MAC first, no FCS */
