@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tern debugfs: /sys/kernel/debug/tern/<pci-name>/
+ *
+ *   cmdq       read: command queue depth, commands in flight, counters, mode
+ *   cmd_test   write: run a NOP command; the write returns the command's errno
+ *                nop [delay=<us>] [len=<bytes>]   (len: bytes echoed and checked)
+ *                fail <status> [<syndrome>]       (status: number or name, e.g. bad_param)
+ *                drop                             (never completes: -ETIMEDOUT)
+ *              fail and drop need a device with test hooks (QEMU test-hooks=on);
+ *              elsewhere the device rejects them with BAD_PARAM (-EINVAL).
+ */
+
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "tern_core.h"
+
+#define TERN_DBG_CMD_MAX	96
+#define TERN_DBG_NOP_MAX_TAIL	(TERN_CMD_MAX_IN - sizeof(struct tern_cmd_nop_in))
+
+static struct dentry *tern_debugfs_root;
+
+static int tern_dbg_cmdq_show(struct seq_file *s, void *unused)
+{
+	struct tern_dev *tdev = s->private;
+	struct tern_cmdq_stats st;
+
+	tern_cmdq_get_stats(tdev, &st);
+	seq_printf(s, "depth: %u\n", st.depth);
+	seq_printf(s, "in_flight: %u\n", st.in_flight);
+	seq_printf(s, "abandoned: %u\n", st.abandoned);
+	seq_printf(s, "timeouts: %u\n", st.timeouts);
+	seq_printf(s, "errors: %u\n", st.errors);
+	seq_printf(s, "stale_completions: %u\n", st.stale);
+	seq_printf(s, "late_completions: %u\n", st.late);
+	seq_printf(s, "event_mode: %u\n", st.event_mode);
+	seq_printf(s, "stopped: %u\n", st.stopped);
+	seq_printf(s, "dead: %u\n", test_bit(TERN_FLAG_DEAD, &tdev->flags));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tern_dbg_cmdq);
+
+static const char * const tern_dbg_status_names[] = {
+	[TERN_CMD_OK]		= "ok",
+	[TERN_CMD_BAD_OPCODE]	= "bad_opcode",
+	[TERN_CMD_BAD_LEN]	= "bad_len",
+	[TERN_CMD_BAD_PARAM]	= "bad_param",
+	[TERN_CMD_NO_RESOURCES]	= "no_resources",
+	[TERN_CMD_BAD_RESOURCE]	= "bad_resource",
+	[TERN_CMD_BAD_STATE]	= "bad_state",
+	[TERN_CMD_DMA_ERROR]	= "dma_error",
+	[TERN_CMD_INTERNAL]	= "internal",
+};
+
+static int tern_dbg_parse_status(const char *arg, u8 *status)
+{
+	unsigned int i;
+
+	if (!kstrtou8(arg, 0, status))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(tern_dbg_status_names); i++) {
+		if (tern_dbg_status_names[i] && !strcasecmp(arg, tern_dbg_status_names[i])) {
+			*status = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Parse a cmd_test line into a NOP input header and the length of its echoed tail. */
+static int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail)
+{
+	u32 flags = 0, delay = 0, syndrome = 0;
+	unsigned long len;
+	char *verb, *arg;
+	u8 status = 0;
+	int err;
+
+	*tail = 0;
+	verb = strsep(&line, " \t");
+	if (!verb || !*verb)
+		return -EINVAL;
+
+	if (!strcmp(verb, "nop")) {
+		while ((arg = strsep(&line, " \t"))) {
+			if (!*arg)
+				continue;
+			if (!strncmp(arg, "delay=", 6)) {
+				err = kstrtou32(arg + 6, 0, &delay);
+				if (err)
+					return err;
+				flags |= TERN_NOP_F_DELAY;
+			} else if (!strncmp(arg, "len=", 4)) {
+				err = kstrtoul(arg + 4, 0, &len);
+				if (err)
+					return err;
+				if (len > TERN_DBG_NOP_MAX_TAIL)
+					return -EINVAL;
+				*tail = len;
+			} else {
+				return -EINVAL;
+			}
+		}
+	} else if (!strcmp(verb, "fail")) {
+		arg = strsep(&line, " \t");
+		if (!arg || tern_dbg_parse_status(arg, &status))
+			return -EINVAL;
+		arg = strsep(&line, " \t");
+		if (arg && *arg) {
+			err = kstrtou32(arg, 0, &syndrome);
+			if (err)
+				return err;
+		}
+		if (line && *line)
+			return -EINVAL;
+		flags |= TERN_NOP_F_FAIL;
+	} else if (!strcmp(verb, "drop")) {
+		if (line && *line)
+			return -EINVAL;
+		flags |= TERN_NOP_F_DROP;
+	} else {
+		return -EINVAL;
+	}
+
+	memset(nop, 0, sizeof(*nop));
+	nop->flags = cpu_to_le32(flags);
+	nop->delay_us = cpu_to_le32(delay);
+	nop->fail_status = status;
+	nop->fail_syndrome = cpu_to_le32(syndrome);
+	return 0;
+}
+
+static int tern_dbg_run_nop(struct tern_dev *tdev, const struct tern_cmd_nop_in *nop,
+			    size_t tail)
+{
+	size_t in_len = sizeof(*nop) + tail;
+	u8 *in, *out = NULL;
+	size_t i;
+	int err;
+
+	in = kzalloc(in_len, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	if (tail) {
+		out = kzalloc(tail, GFP_KERNEL);
+		if (!out) {
+			kfree(in);
+			return -ENOMEM;
+		}
+	}
+	memcpy(in, nop, sizeof(*nop));
+	for (i = 0; i < tail; i++)
+		in[sizeof(*nop) + i] = (u8)(i * 7 + 1);
+
+	err = tern_cmd_exec(tdev, TERN_CMD_NOP, in, in_len, out, tail, NULL);
+	if (!err && tail && memcmp(out, in + sizeof(*nop), tail)) {
+		dev_err(&tdev->pdev->dev, "NOP echo of %zu bytes came back different\n", tail);
+		err = -EIO;
+	}
+	kfree(out);
+	kfree(in);
+	return err;
+}
+
+static ssize_t tern_dbg_cmd_test_write(struct file *file, const char __user *ubuf,
+				       size_t count, loff_t *ppos)
+{
+	struct tern_dev *tdev = file->private_data;
+	struct tern_cmd_nop_in nop;
+	char buf[TERN_DBG_CMD_MAX];
+	size_t tail;
+	int err;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
+	err = tern_dbg_parse(strim(buf), &nop, &tail);
+	if (err)
+		return err;
+	err = tern_dbg_run_nop(tdev, &nop, tail);
+	return err ? err : count;
+}
+
+static const struct file_operations tern_dbg_cmd_test_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = tern_dbg_cmd_test_write,
+	.llseek = no_llseek,
+};
+
+/**
+ * tern_debugfs_register() - create /sys/kernel/debug/tern (module init)
+ */
+void tern_debugfs_register(void)
+{
+	tern_debugfs_root = debugfs_create_dir("tern", NULL);
+}
+
+/**
+ * tern_debugfs_unregister() - remove /sys/kernel/debug/tern (module exit)
+ */
+void tern_debugfs_unregister(void)
+{
+	debugfs_remove_recursive(tern_debugfs_root);
+	tern_debugfs_root = NULL;
+}
+
+/**
+ * tern_debugfs_init() - create the device's debugfs directory
+ * @tdev: the device; its command queue must exist
+ *
+ * debugfs failures are not errors for the driver: the files are simply missing.
+ */
+void tern_debugfs_init(struct tern_dev *tdev)
+{
+	tdev->debugfs = debugfs_create_dir(pci_name(tdev->pdev), tern_debugfs_root);
+	debugfs_create_file("cmdq", 0400, tdev->debugfs, tdev, &tern_dbg_cmdq_fops);
+	debugfs_create_file("cmd_test", 0200, tdev->debugfs, tdev, &tern_dbg_cmd_test_fops);
+}
+
+/**
+ * tern_debugfs_cleanup() - remove the device's debugfs directory
+ * @tdev: the device
+ *
+ * Waits for readers and writers inside the files (a cmd_test write may wait for a
+ * command timeout).
+ */
+void tern_debugfs_cleanup(struct tern_dev *tdev)
+{
+	debugfs_remove_recursive(tdev->debugfs);
+	tdev->debugfs = NULL;
+}

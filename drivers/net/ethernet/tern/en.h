@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern Ethernet function: private definitions shared by en_main.c and ethtool.c.
+ *
+ * The netdev has one channel: one TX queue, one RX queue and one event queue (MSI-X vector
+ * TERN_EN_EQ_VECTOR) whose handler schedules the channel's NAPI context. Queues and the EQ
+ * exist on the device only while the channel is open (between ndo_open and ndo_stop, or
+ * around an internal reconfiguration).
+ */
+#ifndef TERN_EN_H
+#define TERN_EN_H
+
+#include <linux/bits.h>
+#include <linux/if_ether.h>
+#include <linux/if_vlan.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+
+#include "tern_core.h"
+
+struct page_pool;
+
+#define TERN_EN_EQ_VECTOR	1	/* MSI-X vector of the channel's EQ */
+#define TERN_EN_EQ_LOG		6	/* at most one event per armed queue is outstanding */
+#define TERN_EN_DEF_RING_LOG	8	/* 256 descriptors per ring by default */
+
+/* Room for a VLAN-tagged frame of the current MTU, as the device may deliver it. */
+#define TERN_EN_RX_FRAME_LEN(mtu)	((mtu) + ETH_HLEN + VLAN_HLEN)
+
+/**
+ * struct tern_en_tx_buf - software state of one TX descriptor
+ * @skb: the frame; NULL when the descriptor is free
+ * @dma: streaming DMA mapping of @skb's data
+ * @len: bytes mapped and given to the device
+ */
+struct tern_en_tx_buf {
+	struct sk_buff *skb;
+	dma_addr_t dma;
+	u32 len;
+};
+
+/**
+ * struct tern_en_rx_buf - software state of one RX descriptor
+ * @page: page_pool page holding the receive buffer; NULL when not posted
+ */
+struct tern_en_rx_buf {
+	struct page *page;
+};
+
+/**
+ * struct tern_en_tx_stats - TX counters updated by the completion path (NAPI)
+ * @syncp: sequence for 64-bit reads; the writer is the channel's NAPI poll, or the channel
+ *	close once NAPI is disabled
+ * @packets: frames the device reported as sent
+ * @bytes: bytes of those frames (as given to the device, padding included)
+ * @errors: descriptors completed with TERN_ETH_DESC_ERR
+ * @wakes: times the completion path restarted a stopped queue
+ */
+struct tern_en_tx_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t packets;
+	u64_stats_t bytes;
+	u64_stats_t errors;
+	u64_stats_t wakes;
+};
+
+/**
+ * struct tern_en_xmit_stats - TX counters updated by ndo_start_xmit
+ * @syncp: sequence for 64-bit reads; writers hold the queue's xmit lock, or close the
+ *	channel after the queue was disabled
+ * @dropped: frames dropped before reaching the ring (padding, mapping or length failure),
+ *	or still unsent on the ring when the channel closed
+ * @busy: frames returned with NETDEV_TX_BUSY (ring full despite flow control)
+ * @stops: times the queue was stopped because the ring was (nearly) full
+ * @carrier: frames dropped because the carrier was down
+ */
+struct tern_en_xmit_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t dropped;
+	u64_stats_t busy;
+	u64_stats_t stops;
+	u64_stats_t carrier;
+};
+
+/**
+ * struct tern_en_rx_stats - RX counters
+ * @syncp: sequence for 64-bit reads; the writer is the channel's NAPI poll, or the channel
+ *	open/close while NAPI is disabled
+ * @packets: frames handed to the stack
+ * @bytes: bytes of those frames (Ethernet header included, no FCS)
+ * @multicast: multicast or broadcast frames among @packets
+ * @errors: descriptors completed with TERN_ETH_DESC_ERR
+ * @length_errors: descriptors with an impossible frame length
+ * @dropped: good frames dropped because no skb could be built, or because the channel
+ *	closed before they were processed
+ * @alloc_fail: failures to allocate a receive buffer
+ */
+struct tern_en_rx_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t packets;
+	u64_stats_t bytes;
+	u64_stats_t multicast;
+	u64_stats_t errors;
+	u64_stats_t length_errors;
+	u64_stats_t dropped;
+	u64_stats_t alloc_fail;
+};
+
+/**
+ * struct tern_en_eq_stats - event counters of the channel's EQ handler
+ * @syncp: sequence for 64-bit reads; the EQ's interrupt handler is the only writer
+ * @events: TX/RX completion events for this channel's queues
+ * @unknown: events of an unexpected type or for a queue this channel does not own
+ */
+struct tern_en_eq_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t events;
+	u64_stats_t unknown;
+};
+
+/**
+ * struct tern_en_txq - the channel's TX queue
+ * @ring: descriptors (coherent DMA), @size entries
+ * @ring_dma: DMA address of @ring
+ * @ring_bytes: bytes allocated for @ring
+ * @bufs: software state, one per descriptor
+ * @size: number of descriptors (power of two)
+ * @pi: producer index (free-running); written by ndo_start_xmit and read by the NAPI poll
+ *	under the queue's xmit lock (the doorbell may only be written under it), read locklessly
+ *	(smp_load_acquire) by the completion path to bound its walk
+ * @ci: consumer index (free-running); written by the NAPI poll only, read locklessly by
+ *	ndo_start_xmit to compute free space (see the stop/wake barriers in en_main.c)
+ * @qid: queue number assigned by the device
+ * @nq: the netdev queue
+ * @stats: completion counters
+ * @xstats: transmit-path counters
+ */
+struct tern_en_txq {
+	struct tern_eth_txd *ring;
+	dma_addr_t ring_dma;
+	size_t ring_bytes;
+	struct tern_en_tx_buf *bufs;
+	u32 size;
+	u32 pi;
+	u32 ci;
+	u32 qid;
+	struct netdev_queue *nq;
+	struct tern_en_tx_stats stats;
+	struct tern_en_xmit_stats xstats;
+};
+
+/**
+ * struct tern_en_rxq - the channel's RX queue
+ * @ring: descriptors (coherent DMA), @size entries
+ * @ring_dma: DMA address of @ring
+ * @ring_bytes: bytes allocated for @ring
+ * @bufs: software state, one per descriptor
+ * @pool: page pool the receive buffers come from (DMA mapping, recycling)
+ * @size: number of descriptors (power of two)
+ * @pi: producer index (free-running): buffers posted
+ * @ci: consumer index (free-running): descriptors processed
+ * @buf_len: bytes the device may write into one buffer (frame of the current MTU)
+ * @truesize: memory behind one buffer (page_pool page of order @order)
+ * @order: page order of the buffers
+ * @db_pending: buffers were posted since the last doorbell
+ * @qid: queue number assigned by the device
+ * @stats: counters
+ *
+ * Everything but @stats readers is touched only by the NAPI poll while the channel is open,
+ * and under RTNL while it is opened or closed.
+ */
+struct tern_en_rxq {
+	struct tern_eth_rxd *ring;
+	dma_addr_t ring_dma;
+	size_t ring_bytes;
+	struct tern_en_rx_buf *bufs;
+	struct page_pool *pool;
+	u32 size;
+	u32 pi;
+	u32 ci;
+	u32 buf_len;
+	u32 truesize;
+	u32 order;
+	bool db_pending;
+	u32 qid;
+	struct tern_en_rx_stats stats;
+};
+
+/**
+ * struct tern_en_channel - one EQ with its TX and RX queue, serviced by one NAPI context
+ * @napi: NAPI context; scheduled by the EQ handler
+ * @eq: the channel's event queue
+ * @tx: TX queue
+ * @rx: RX queue
+ * @eq_stats: event counters
+ * @irq_name: name of the EQ's interrupt
+ */
+struct tern_en_channel {
+	struct napi_struct napi;
+	struct tern_eq eq;
+	struct tern_en_txq tx;
+	struct tern_en_rxq rx;
+	struct tern_en_eq_stats eq_stats;
+	char irq_name[32];
+};
+
+/**
+ * struct tern_en_port - port configuration last accepted by the device (SET_PORT)
+ * @flags: TERN_PORT_F_*
+ * @mtu: MTU
+ * @mac: unicast address
+ */
+struct tern_en_port {
+	u32 flags;
+	u16 mtu;
+	u8 mac[ETH_ALEN];
+};
+
+/**
+ * struct tern_en_sw_stats - flat snapshot of the software counters (ethtool, get_stats64)
+ * @tx_packets: &tern_en_tx_stats.packets
+ * @tx_bytes: &tern_en_tx_stats.bytes
+ * @tx_errors: &tern_en_tx_stats.errors
+ * @tx_dropped: &tern_en_xmit_stats.dropped
+ * @tx_carrier_errors: &tern_en_xmit_stats.carrier
+ * @tx_busy: &tern_en_xmit_stats.busy
+ * @tx_queue_stop: &tern_en_xmit_stats.stops
+ * @tx_queue_wake: &tern_en_tx_stats.wakes
+ * @tx_timeouts: &tern_en_priv.tx_timeouts
+ * @rx_packets: &tern_en_rx_stats.packets
+ * @rx_bytes: &tern_en_rx_stats.bytes
+ * @rx_multicast: &tern_en_rx_stats.multicast
+ * @rx_errors: &tern_en_rx_stats.errors
+ * @rx_length_errors: &tern_en_rx_stats.length_errors
+ * @rx_dropped: &tern_en_rx_stats.dropped
+ * @rx_alloc_fail: &tern_en_rx_stats.alloc_fail
+ * @eq_events: &tern_en_eq_stats.events
+ * @eq_unknown_events: &tern_en_eq_stats.unknown
+ *
+ * ethtool -S shows these under the member names, in this order.
+ */
+struct tern_en_sw_stats {
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 tx_errors;
+	u64 tx_dropped;
+	u64 tx_carrier_errors;
+	u64 tx_busy;
+	u64 tx_queue_stop;
+	u64 tx_queue_wake;
+	u64 tx_timeouts;
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 rx_multicast;
+	u64 rx_errors;
+	u64 rx_length_errors;
+	u64 rx_dropped;
+	u64 rx_alloc_fail;
+	u64 eq_events;
+	u64 eq_unknown_events;
+};
+
+/**
+ * struct tern_en_priv - netdev private data of the Ethernet function
+ * @tdev: the PCI function
+ * @netdev: the netdev
+ * @ch: the channel
+ * @ch_open: queues and EQ exist on the device; written under RTNL, read under @link_lock
+ * @tx_ring_size: TX descriptors used at the next open; RTNL
+ * @rx_ring_size: RX descriptors used at the next open; RTNL
+ * @max_ring_size: largest ring the device takes
+ * @link_lock: serialises carrier updates (link changes, open/close, probe); protects
+ *	@link_up
+ * @link_up: the port's link state, from link events and the STATUS register
+ * @port_lock: serialises SET_PORT and protects @port
+ * @port: configuration last accepted by the device
+ * @rx_mode_flags: TERN_PORT_F_* wanted by ndo_set_rx_mode; written under the netdev's
+ *	address lock, read by @rx_mode_work under @port_lock
+ * @rx_mode_work: pushes @rx_mode_flags to the device (ndo_set_rx_mode cannot sleep)
+ * @reset_work: recreates the channel after a TX timeout; takes RTNL
+ * @tx_timeouts: TX watchdog expiries; written by ndo_tx_timeout (netif_tx_lock held)
+ * @hw_stats_mutex: serialises QUERY_ETH_STATS so that @hw_stats never goes backwards
+ * @hw_stats_lock: protects @hw_stats and @hw_stats_stamp (taken from atomic context)
+ * @hw_stats: last hardware counters read from the device
+ * @hw_stats_stamp: jiffies of the last refresh of @hw_stats
+ * @stats_work: refreshes @hw_stats, periodically while @stats_periodic
+ * @stats_periodic: @stats_work re-arms itself; set while the channel is open (RTNL)
+ */
+struct tern_en_priv {
+	struct tern_dev *tdev;
+	struct net_device *netdev;
+	struct tern_en_channel ch;
+	bool ch_open;
+	u32 tx_ring_size;
+	u32 rx_ring_size;
+	u32 max_ring_size;
+
+	spinlock_t link_lock;		/* see above */
+	bool link_up;
+
+	struct mutex port_lock;		/* see above */
+	struct tern_en_port port;
+	u32 rx_mode_flags;
+	struct work_struct rx_mode_work;
+
+	struct work_struct reset_work;
+	unsigned long tx_timeouts;
+
+	struct mutex hw_stats_mutex;	/* see above */
+	spinlock_t hw_stats_lock;	/* see above */
+	struct tern_cmd_eth_stats_out hw_stats;
+	unsigned long hw_stats_stamp;
+	struct delayed_work stats_work;
+	bool stats_periodic;
+};
+
+#define TERN_EN_MIN_RING_SIZE	BIT(TERN_ETH_MIN_LOG)
+
+/* en_main.c */
+int tern_en_update_hw_stats(struct tern_en_priv *priv);
+void tern_en_read_hw_stats(struct tern_en_priv *priv, struct tern_cmd_eth_stats_out *out);
+void tern_en_read_sw_stats(struct tern_en_priv *priv, struct tern_en_sw_stats *s);
+int tern_en_set_ring_sizes(struct tern_en_priv *priv, u32 tx_size, u32 rx_size);
+
+#endif /* TERN_EN_H */

@@ -1,0 +1,1448 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tern Ethernet function: netdev, TX/RX rings, NAPI, receive mode, MTU and statistics.
+ *
+ * Data path
+ * ---------
+ * One channel: a TX queue, an RX queue and an EQ on MSI-X vector TERN_EN_EQ_VECTOR. The
+ * device writes back a descriptor's status (DONE last) when it is finished with it and, if
+ * the queue is armed, posts one event to the EQ and disarms the queue. The EQ handler only
+ * schedules NAPI (the EQ re-arms itself after each interrupt). The NAPI poll reaps TX
+ * completions, receives up to its budget, refills the RX ring and, once it completes,
+ * re-arms both queues and looks at the rings once more: a descriptor finished before its
+ * queue was armed raises no event, so it would otherwise be missed until the next one.
+ *
+ * Doorbells carry a producer index that must never go backwards. The RX doorbell is only
+ * written by the NAPI poll. The TX doorbell is written by ndo_start_xmit and by the NAPI poll
+ * (to arm the queue), both under the TX queue's xmit lock.
+ *
+ * tern_db() is iowrite32(), which orders earlier writes to coherent (descriptor) memory
+ * before the MMIO write; that is the only ordering a ring needs, as the device reads
+ * descriptors only up to the producer index of a doorbell.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <net/page_pool.h>
+
+#include "en.h"
+
+#define TERN_EN_QID_NONE	U32_MAX
+#define TERN_EN_TX_TIMEOUT	(5 * HZ)
+#define TERN_EN_STATS_PERIOD	HZ
+/* ndo_get_stats64 asks for a refresh of the hardware counters when they are older. */
+#define TERN_EN_STATS_MAX_AGE	(HZ / 10)
+
+/* One descriptor per frame: stop once the next frame would not fit. */
+#define TERN_EN_TX_STOP_THRESH	1
+#define TERN_EN_TX_WAKE_THRESH(tx)	((tx)->size / 4)
+
+/* Receive buffers: headroom for the stack, then the frame. */
+#define TERN_EN_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
+/* Frames up to this size are copied into a small skb and the buffer is reused at once. */
+#define TERN_EN_RX_COPYBREAK	256
+
+static struct device *tern_en_dma_dev(const struct tern_en_priv *priv)
+{
+	return &priv->tdev->pdev->dev;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Link
+ */
+
+static bool tern_en_hw_link_up(struct tern_en_priv *priv)
+{
+	u32 status = tern_rd(priv->tdev, TERN_REG_STATUS);
+
+	/* All ones: the function no longer answers (surprise removal, dead PCIe link). */
+	if (status == U32_MAX)
+		return false;
+	return status & TERN_STATUS_LINK_UP;
+}
+
+/*
+ * Carrier is on while the port's link is up and the channel can carry traffic: with the
+ * queues gone (interface down, or a failed reconfiguration) the TX watchdog must stay
+ * quiet. Called with priv->link_lock held.
+ */
+static void tern_en_update_carrier(struct tern_en_priv *priv)
+{
+	struct net_device *netdev = priv->netdev;
+	bool on = priv->link_up && READ_ONCE(priv->ch_open);
+
+	lockdep_assert_held(&priv->link_lock);
+
+	if (on == netif_carrier_ok(netdev))
+		return;
+	if (on)
+		netif_carrier_on(netdev);
+	else
+		netif_carrier_off(netdev);
+}
+
+/* The port's link is @up. Called with priv->link_lock held. */
+static void tern_en_set_link(struct tern_en_priv *priv, bool up)
+{
+	lockdep_assert_held(&priv->link_lock);
+
+	if (up != priv->link_up) {
+		priv->link_up = up;
+		if (up)
+			netdev_info(priv->netdev, "Link up, %u Mbps, full duplex\n",
+				    le32_to_cpu(priv->tdev->caps.link_speed_mbps));
+		else
+			netdev_info(priv->netdev, "Link down\n");
+	}
+	tern_en_update_carrier(priv);
+}
+
+/* Take the link state from the STATUS register and update the carrier. */
+static void tern_en_sync_link(struct tern_en_priv *priv)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->link_lock, flags);
+	tern_en_set_link(priv, tern_en_hw_link_up(priv));
+	spin_unlock_irqrestore(&priv->link_lock, flags);
+}
+
+/* The channel opened or closed: update the carrier. */
+static void tern_en_refresh_carrier(struct tern_en_priv *priv)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->link_lock, flags);
+	tern_en_update_carrier(priv);
+	spin_unlock_irqrestore(&priv->link_lock, flags);
+}
+
+/**
+ * tern_en_link_change() - the port's carrier changed
+ * @tdev: the device
+ * @up: new state, from the latest TERN_EQE_LINK_CHANGE event
+ *
+ * Context: any; the core calls it from a work item between tern_en_probe() and
+ * tern_en_remove().
+ */
+void tern_en_link_change(struct tern_dev *tdev, bool up)
+{
+	struct net_device *netdev = tdev->netdev;
+	struct tern_en_priv *priv;
+	unsigned long flags;
+
+	if (!netdev)
+		return;
+	priv = netdev_priv(netdev);
+	spin_lock_irqsave(&priv->link_lock, flags);
+	tern_en_set_link(priv, up);
+	spin_unlock_irqrestore(&priv->link_lock, flags);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Port configuration (SET_PORT)
+ */
+
+static int tern_en_port_apply(struct tern_en_priv *priv, u32 flags, unsigned int mtu,
+			      const u8 *mac)
+{
+	struct tern_cmd_set_port_in in = {};
+	int err;
+
+	lockdep_assert_held(&priv->port_lock);
+
+	in.flags = cpu_to_le32(flags);
+	in.mtu = cpu_to_le16(mtu);
+	memcpy(in.mac, mac, ETH_ALEN);
+	err = tern_cmd_exec(priv->tdev, TERN_CMD_SET_PORT, &in, sizeof(in), NULL, 0, NULL);
+	if (err) {
+		netdev_err(priv->netdev, "SET_PORT (flags %#x, MTU %u, %pM) failed: %d\n",
+			   flags, mtu, mac, err);
+		return err;
+	}
+	priv->port.flags = flags;
+	priv->port.mtu = mtu;
+	ether_addr_copy(priv->port.mac, mac);
+	return 0;
+}
+
+/* Push the netdev's whole configuration to the device (RTNL held). */
+static int tern_en_port_sync(struct tern_en_priv *priv)
+{
+	struct net_device *netdev = priv->netdev;
+	int err;
+
+	mutex_lock(&priv->port_lock);
+	err = tern_en_port_apply(priv, READ_ONCE(priv->rx_mode_flags), netdev->mtu,
+				 netdev->dev_addr);
+	mutex_unlock(&priv->port_lock);
+	return err;
+}
+
+static void tern_en_rx_mode_work(struct work_struct *work)
+{
+	struct tern_en_priv *priv = container_of(work, struct tern_en_priv, rx_mode_work);
+	u32 flags;
+
+	mutex_lock(&priv->port_lock);
+	flags = READ_ONCE(priv->rx_mode_flags);
+	if (flags != priv->port.flags)
+		tern_en_port_apply(priv, flags, priv->port.mtu, priv->port.mac);
+	mutex_unlock(&priv->port_lock);
+}
+
+/* Called under the netdev's address lock: atomic. */
+static void tern_en_set_rx_mode(struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	u32 flags = 0;
+
+	/*
+	 * Without IFF_UNICAST_FLT the core turns on IFF_PROMISC itself when secondary unicast
+	 * addresses are added. The device accepts every multicast frame anyway; ALLMULTI is
+	 * passed on so that the port reports what the user asked for.
+	 */
+	if (netdev->flags & IFF_PROMISC)
+		flags |= TERN_PORT_F_PROMISC;
+	if (netdev->flags & IFF_ALLMULTI)
+		flags |= TERN_PORT_F_ALLMULTI;
+	WRITE_ONCE(priv->rx_mode_flags, flags);
+	schedule_work(&priv->rx_mode_work);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Statistics
+ */
+
+/**
+ * tern_en_update_hw_stats() - read the MAC's counters from the device into the cache
+ * @priv: the Ethernet function
+ *
+ * Context: process context; sleeps (QUERY_ETH_STATS).
+ * Return: 0, or the command's negative errno (the cache is left as it was).
+ */
+int tern_en_update_hw_stats(struct tern_en_priv *priv)
+{
+	struct tern_cmd_eth_stats_out out;
+	unsigned long flags;
+	int err;
+
+	mutex_lock(&priv->hw_stats_mutex);
+	err = tern_cmd_exec(priv->tdev, TERN_CMD_QUERY_ETH_STATS, NULL, 0, &out, sizeof(out),
+			    NULL);
+	if (!err) {
+		spin_lock_irqsave(&priv->hw_stats_lock, flags);
+		priv->hw_stats = out;
+		priv->hw_stats_stamp = jiffies;
+		spin_unlock_irqrestore(&priv->hw_stats_lock, flags);
+	}
+	mutex_unlock(&priv->hw_stats_mutex);
+	return err;
+}
+
+/**
+ * tern_en_read_hw_stats() - copy the cached hardware counters
+ * @priv: the Ethernet function
+ * @out: where to copy them (little-endian, as the device reports them)
+ *
+ * Context: any.
+ */
+void tern_en_read_hw_stats(struct tern_en_priv *priv, struct tern_cmd_eth_stats_out *out)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->hw_stats_lock, flags);
+	*out = priv->hw_stats;
+	spin_unlock_irqrestore(&priv->hw_stats_lock, flags);
+}
+
+static void tern_en_stats_work(struct work_struct *work)
+{
+	struct tern_en_priv *priv = container_of(to_delayed_work(work), struct tern_en_priv,
+						 stats_work);
+
+	tern_en_update_hw_stats(priv);
+	if (READ_ONCE(priv->stats_periodic))
+		queue_delayed_work(system_wq, &priv->stats_work, TERN_EN_STATS_PERIOD);
+}
+
+/**
+ * tern_en_read_sw_stats() - snapshot of the software counters
+ * @priv: the Ethernet function
+ * @s: filled with the counters since the netdev was created
+ *
+ * Context: any.
+ */
+void tern_en_read_sw_stats(struct tern_en_priv *priv, struct tern_en_sw_stats *s)
+{
+	const struct tern_en_txq *tx = &priv->ch.tx;
+	const struct tern_en_rxq *rx = &priv->ch.rx;
+	const struct tern_en_eq_stats *eqs = &priv->ch.eq_stats;
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&tx->stats.syncp);
+		s->tx_packets = u64_stats_read(&tx->stats.packets);
+		s->tx_bytes = u64_stats_read(&tx->stats.bytes);
+		s->tx_errors = u64_stats_read(&tx->stats.errors);
+		s->tx_queue_wake = u64_stats_read(&tx->stats.wakes);
+	} while (u64_stats_fetch_retry(&tx->stats.syncp, start));
+
+	do {
+		start = u64_stats_fetch_begin(&tx->xstats.syncp);
+		s->tx_dropped = u64_stats_read(&tx->xstats.dropped);
+		s->tx_busy = u64_stats_read(&tx->xstats.busy);
+		s->tx_queue_stop = u64_stats_read(&tx->xstats.stops);
+		s->tx_carrier_errors = u64_stats_read(&tx->xstats.carrier);
+	} while (u64_stats_fetch_retry(&tx->xstats.syncp, start));
+
+	s->tx_timeouts = READ_ONCE(priv->tx_timeouts);
+
+	do {
+		start = u64_stats_fetch_begin(&rx->stats.syncp);
+		s->rx_packets = u64_stats_read(&rx->stats.packets);
+		s->rx_bytes = u64_stats_read(&rx->stats.bytes);
+		s->rx_multicast = u64_stats_read(&rx->stats.multicast);
+		s->rx_errors = u64_stats_read(&rx->stats.errors);
+		s->rx_length_errors = u64_stats_read(&rx->stats.length_errors);
+		s->rx_dropped = u64_stats_read(&rx->stats.dropped);
+		s->rx_alloc_fail = u64_stats_read(&rx->stats.alloc_fail);
+	} while (u64_stats_fetch_retry(&rx->stats.syncp, start));
+
+	do {
+		start = u64_stats_fetch_begin(&eqs->syncp);
+		s->eq_events = u64_stats_read(&eqs->events);
+		s->eq_unknown_events = u64_stats_read(&eqs->unknown);
+	} while (u64_stats_fetch_retry(&eqs->syncp, start));
+}
+
+/* Atomic context: hardware counters come from the cache, refreshed by stats_work. */
+static void tern_en_get_stats64(struct net_device *netdev, struct rtnl_link_stats64 *st)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	struct tern_cmd_eth_stats_out hw;
+	struct tern_en_sw_stats sw;
+	u64 hw_len_errors;
+
+	tern_en_read_sw_stats(priv, &sw);
+	tern_en_read_hw_stats(priv, &hw);
+	if (time_after(jiffies, READ_ONCE(priv->hw_stats_stamp) + TERN_EN_STATS_MAX_AGE))
+		mod_delayed_work(system_wq, &priv->stats_work, 0);
+
+	st->tx_packets = sw.tx_packets;
+	st->tx_bytes = sw.tx_bytes;
+	st->tx_carrier_errors = sw.tx_carrier_errors;
+	st->tx_errors = sw.tx_errors + sw.tx_carrier_errors;
+	st->tx_dropped = sw.tx_dropped;
+
+	/*
+	 * Frames the device completed with an error are counted by the driver (the hardware's
+	 * rx_dma_errors/tx_dma_errors/tx_bad_len count the same events); frames the device
+	 * dropped before they reached a descriptor come from the hardware counters.
+	 */
+	hw_len_errors = le64_to_cpu(hw.rx_oversize) + le64_to_cpu(hw.rx_runt);
+	st->rx_packets = sw.rx_packets;
+	st->rx_bytes = sw.rx_bytes;
+	st->multicast = sw.rx_multicast;
+	st->rx_length_errors = sw.rx_length_errors + hw_len_errors;
+	st->rx_errors = sw.rx_errors + st->rx_length_errors;
+	st->rx_dropped = sw.rx_dropped;
+	st->rx_missed_errors = le64_to_cpu(hw.rx_no_queue);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Rings
+ */
+
+static void tern_en_fill_mem(struct tern_mem_desc *mem, dma_addr_t dma, size_t bytes)
+{
+	mem->addr = cpu_to_le64(dma);
+	mem->npages = cpu_to_le32(DIV_ROUND_UP(bytes, 1u << TERN_MEM_MIN_PAGE_SHIFT));
+	mem->page_shift = TERN_MEM_MIN_PAGE_SHIFT;
+	mem->mode = TERN_MEM_DIRECT;
+	mem->rsvd = 0;
+}
+
+static int tern_en_create_queue(struct tern_en_priv *priv, u16 opcode, dma_addr_t ring_dma,
+				size_t ring_bytes, u32 size, u32 *qid)
+{
+	struct tern_cmd_create_eth_queue_in in = {};
+
+	tern_en_fill_mem(&in.mem, ring_dma, ring_bytes);
+	in.log_depth = ilog2(size);
+	in.eqn = cpu_to_le16(priv->ch.eq.eqn);
+	return tern_cmd_exec(priv->tdev, opcode, &in, sizeof(in), NULL, 0, qid);
+}
+
+/*
+ * Destroy a queue on the device. Returns true when the device no longer uses the queue's
+ * memory: it destroyed the queue, or it is dead (a dead device has stopped DMA).
+ */
+static bool tern_en_destroy_queue(struct tern_en_priv *priv, u16 opcode, u32 qid)
+{
+	struct tern_cmd_destroy_eth_queue_in in = { .qid = cpu_to_le32(qid) };
+	int err;
+
+	err = tern_cmd_exec(priv->tdev, opcode, &in, sizeof(in), NULL, 0, NULL);
+	if (!err || !tern_dev_alive(priv->tdev))
+		return true;
+	netdev_err(priv->netdev, "%s of queue %u failed: %d\n", tern_cmd_opcode_name(opcode),
+		   qid, err);
+	return false;
+}
+
+/* Free TX descriptors. Exact under the xmit lock; a lower bound in the NAPI poll. */
+static u32 tern_en_tx_free(const struct tern_en_txq *tx)
+{
+	/* Acquire: the completion path is done with a slot before it moves ci past it. */
+	return tx->size - (READ_ONCE(tx->pi) - smp_load_acquire(&tx->ci));
+}
+
+static int tern_en_txq_alloc(struct tern_en_priv *priv)
+{
+	struct tern_en_txq *tx = &priv->ch.tx;
+
+	tx->size = priv->tx_ring_size;
+	tx->pi = 0;
+	tx->ci = 0;
+	tx->qid = TERN_EN_QID_NONE;
+	tx->nq = netdev_get_tx_queue(priv->netdev, 0);
+	tx->bufs = kvcalloc(tx->size, sizeof(*tx->bufs), GFP_KERNEL);
+	if (!tx->bufs)
+		return -ENOMEM;
+	tx->ring_bytes = tx->size * sizeof(*tx->ring);
+	tx->ring = dma_alloc_coherent(tern_en_dma_dev(priv), tx->ring_bytes, &tx->ring_dma,
+				      GFP_KERNEL);
+	if (!tx->ring) {
+		kvfree(tx->bufs);
+		tx->bufs = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Account for and free the frames still on the ring, then free the ring; @hw_done: the
+ * device no longer reads the ring (otherwise it is leaked rather than reused under DMA).
+ * Frames the device finished count as if the NAPI poll had reaped them; the others are
+ * dropped. The data path is stopped: nothing else writes the counters.
+ */
+static void tern_en_txq_free(struct tern_en_priv *priv, bool hw_done)
+{
+	struct tern_en_txq *tx = &priv->ch.tx;
+	struct device *dev = tern_en_dma_dev(priv);
+	unsigned int sent = 0, sent_bytes = 0, errors = 0, dropped = 0;
+
+	for (; tx->ci != tx->pi; tx->ci++) {
+		u32 idx = tx->ci & (tx->size - 1);
+		struct tern_en_tx_buf *buf = &tx->bufs[idx];
+		u16 status = le16_to_cpu(READ_ONCE(tx->ring[idx].status));
+
+		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
+		if (hw_done && (status & TERN_ETH_DESC_DONE)) {
+			if (status & TERN_ETH_DESC_ERR) {
+				errors++;
+			} else {
+				sent++;
+				sent_bytes += buf->len;
+			}
+			dev_consume_skb_any(buf->skb);
+		} else {
+			dropped++;
+			dev_kfree_skb_any(buf->skb);
+		}
+		buf->skb = NULL;
+	}
+	u64_stats_update_begin(&tx->stats.syncp);
+	u64_stats_add(&tx->stats.packets, sent);
+	u64_stats_add(&tx->stats.bytes, sent_bytes);
+	u64_stats_add(&tx->stats.errors, errors);
+	u64_stats_update_end(&tx->stats.syncp);
+	u64_stats_update_begin(&tx->xstats.syncp);
+	u64_stats_add(&tx->xstats.dropped, dropped);
+	u64_stats_update_end(&tx->xstats.syncp);
+
+	netdev_tx_reset_queue(tx->nq);
+	if (hw_done)
+		dma_free_coherent(dev, tx->ring_bytes, tx->ring, tx->ring_dma);
+	else
+		netdev_err(priv->netdev, "leaking the TX ring the device may still read\n");
+	tx->ring = NULL;
+	kvfree(tx->bufs);
+	tx->bufs = NULL;
+}
+
+/*
+ * Post receive buffers until the ring is full or allocation fails. Returns false on an
+ * allocation failure. Called from the NAPI poll, or before NAPI is enabled.
+ */
+static bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp)
+{
+	u32 mask = rx->size - 1;
+	bool ok = true;
+
+	while (rx->pi - rx->ci < rx->size) {
+		struct tern_eth_rxd *rxd = &rx->ring[rx->pi & mask];
+		struct page *page;
+
+		page = page_pool_alloc_pages(rx->pool, gfp);
+		if (unlikely(!page)) {
+			u64_stats_update_begin(&rx->stats.syncp);
+			u64_stats_inc(&rx->stats.alloc_fail);
+			u64_stats_update_end(&rx->stats.syncp);
+			ok = false;
+			break;
+		}
+		rx->bufs[rx->pi & mask].page = page;
+		rxd->addr = cpu_to_le64(page_pool_get_dma_addr(page) + TERN_EN_RX_HEADROOM);
+		rxd->buf_len = cpu_to_le16(rx->buf_len);
+		rxd->pkt_len = 0;
+		rxd->rsvd = 0;
+		rxd->status = 0;
+		rx->pi++;
+		rx->db_pending = true;
+	}
+	return ok;
+}
+
+static int tern_en_rxq_alloc(struct tern_en_priv *priv)
+{
+	struct tern_en_rxq *rx = &priv->ch.rx;
+	struct device *dev = tern_en_dma_dev(priv);
+	struct page_pool_params pp = {};
+	unsigned int need;
+	int err;
+
+	rx->size = priv->rx_ring_size;
+	rx->pi = 0;
+	rx->ci = 0;
+	rx->db_pending = false;
+	rx->qid = TERN_EN_QID_NONE;
+	rx->buf_len = TERN_EN_RX_FRAME_LEN(priv->netdev->mtu);
+	/* The buffer becomes the skb's head: leave room for skb_shared_info behind it. */
+	need = SKB_DATA_ALIGN(TERN_EN_RX_HEADROOM + rx->buf_len) +
+	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	rx->order = get_order(need);
+	rx->truesize = PAGE_SIZE << rx->order;
+
+	pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
+	pp.order = rx->order;
+	pp.pool_size = rx->size;
+	pp.nid = dev_to_node(dev);
+	pp.dev = dev;
+	pp.dma_dir = DMA_FROM_DEVICE;
+	pp.offset = TERN_EN_RX_HEADROOM;
+	pp.max_len = rx->buf_len;
+	rx->pool = page_pool_create(&pp);
+	if (IS_ERR(rx->pool)) {
+		err = PTR_ERR(rx->pool);
+		rx->pool = NULL;
+		return err;
+	}
+
+	err = -ENOMEM;
+	rx->bufs = kvcalloc(rx->size, sizeof(*rx->bufs), GFP_KERNEL);
+	if (!rx->bufs)
+		goto err_pool;
+	rx->ring_bytes = rx->size * sizeof(*rx->ring);
+	rx->ring = dma_alloc_coherent(dev, rx->ring_bytes, &rx->ring_dma, GFP_KERNEL);
+	if (!rx->ring)
+		goto err_bufs;
+
+	/* A partly filled ring works; the NAPI poll tops it up. */
+	tern_en_rx_refill(rx, GFP_KERNEL);
+	if (!rx->pi)
+		goto err_ring;
+	return 0;
+
+err_ring:
+	dma_free_coherent(dev, rx->ring_bytes, rx->ring, rx->ring_dma);
+	rx->ring = NULL;
+err_bufs:
+	kvfree(rx->bufs);
+	rx->bufs = NULL;
+err_pool:
+	page_pool_destroy(rx->pool);
+	rx->pool = NULL;
+	return err;
+}
+
+/*
+ * Return the posted buffers and free the ring; @hw_done: the device no longer writes them.
+ * Otherwise the ring and the buffers are leaked (the buffers leave the pool unmapped) so
+ * that nothing the device may still write is ever reused.
+ */
+static void tern_en_rxq_free(struct tern_en_priv *priv, bool hw_done)
+{
+	struct tern_en_rxq *rx = &priv->ch.rx;
+	unsigned int errors = 0, dropped = 0;
+
+	if (!hw_done)
+		netdev_err(priv->netdev,
+			   "leaking the RX ring and %u buffers the device may still write\n",
+			   rx->pi - rx->ci);
+	for (; rx->ci != rx->pi; rx->ci++) {
+		u32 idx = rx->ci & (rx->size - 1);
+		struct tern_en_rx_buf *buf = &rx->bufs[idx];
+		u16 status = le16_to_cpu(READ_ONCE(rx->ring[idx].status));
+
+		/* Frames received but not processed before the close are dropped. */
+		if (status & TERN_ETH_DESC_DONE) {
+			if (status & TERN_ETH_DESC_ERR)
+				errors++;
+			else
+				dropped++;
+		}
+		if (hw_done)
+			page_pool_put_full_page(rx->pool, buf->page, false);
+		else
+			page_pool_release_page(rx->pool, buf->page);
+		buf->page = NULL;
+	}
+	/* The NAPI poll is disabled: nothing else writes the counters. */
+	u64_stats_update_begin(&rx->stats.syncp);
+	u64_stats_add(&rx->stats.errors, errors);
+	u64_stats_add(&rx->stats.dropped, dropped);
+	u64_stats_update_end(&rx->stats.syncp);
+	if (hw_done)
+		dma_free_coherent(tern_en_dma_dev(priv), rx->ring_bytes, rx->ring, rx->ring_dma);
+	rx->ring = NULL;
+	kvfree(rx->bufs);
+	rx->bufs = NULL;
+	/* Pages still held by the stack are released to the page allocator later. */
+	page_pool_destroy(rx->pool);
+	rx->pool = NULL;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Transmit
+ */
+
+static void tern_en_tx_db(struct tern_en_priv *priv, u32 flags)
+{
+	struct tern_en_txq *tx = &priv->ch.tx;
+
+	tern_db(priv->tdev, TERN_DB_ETH_TXQ(tx->qid), flags | (tx->pi & TERN_ETH_DB_PI_MASK));
+}
+
+static void tern_en_xmit_drop(struct tern_en_txq *tx)
+{
+	u64_stats_update_begin(&tx->xstats.syncp);
+	u64_stats_inc(&tx->xstats.dropped);
+	u64_stats_update_end(&tx->xstats.syncp);
+}
+
+/* Called with the queue's xmit lock held. */
+static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	struct device *dev = tern_en_dma_dev(priv);
+	struct tern_en_txq *tx = &priv->ch.tx;
+	struct tern_en_tx_buf *buf;
+	struct tern_eth_txd *txd;
+	dma_addr_t dma;
+	u32 idx, len;
+
+	/*
+	 * Without carrier the device would complete the frame without sending it; until
+	 * linkwatch stops the qdisc, drop here so that the counters tell the truth.
+	 */
+	if (unlikely(!netif_carrier_ok(netdev))) {
+		dev_kfree_skb_any(skb);
+		u64_stats_update_begin(&tx->xstats.syncp);
+		u64_stats_inc(&tx->xstats.carrier);
+		u64_stats_update_end(&tx->xstats.syncp);
+		goto ring;
+	}
+	/* Linear unless a bug hands us fragments: NETIF_F_SG is not advertised. */
+	if (unlikely(skb_linearize(skb)))
+		goto drop;
+	/* On failure skb_put_padto() has freed the skb. */
+	if (unlikely(skb_put_padto(skb, ETH_ZLEN)))
+		goto dropped;
+	len = skb->len;
+	if (unlikely(len > TERN_ETH_MAX_FRAME))
+		goto drop;
+
+	if (unlikely(!tern_en_tx_free(tx))) {
+		/* Flow control below should have prevented this. */
+		netif_tx_stop_queue(tx->nq);
+		u64_stats_update_begin(&tx->xstats.syncp);
+		u64_stats_inc(&tx->xstats.busy);
+		u64_stats_update_end(&tx->xstats.syncp);
+		tern_en_tx_db(priv, 0);
+		return NETDEV_TX_BUSY;
+	}
+
+	dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
+	if (unlikely(dma_mapping_error(dev, dma)))
+		goto drop;
+
+	idx = tx->pi & (tx->size - 1);
+	buf = &tx->bufs[idx];
+	buf->skb = skb;
+	buf->dma = dma;
+	buf->len = len;
+	txd = &tx->ring[idx];
+	txd->addr = cpu_to_le64(dma);
+	txd->len = cpu_to_le16(len);
+	txd->flags = 0;
+	txd->rsvd = 0;
+	txd->status = 0;
+	skb_tx_timestamp(skb);
+	/* Release: the completion path reads the slot only after it sees the new pi. */
+	smp_store_release(&tx->pi, tx->pi + 1);
+
+	if (unlikely(tern_en_tx_free(tx) < TERN_EN_TX_STOP_THRESH)) {
+		netif_tx_stop_queue(tx->nq);
+		u64_stats_update_begin(&tx->xstats.syncp);
+		u64_stats_inc(&tx->xstats.stops);
+		u64_stats_update_end(&tx->xstats.syncp);
+		/*
+		 * Pairs with smp_mb() in tern_en_tx_clean(): either it sees the stopped queue,
+		 * or we see the room it made.
+		 */
+		smp_mb();
+		if (tern_en_tx_free(tx) >= TERN_EN_TX_WAKE_THRESH(tx))
+			netif_tx_start_queue(tx->nq);
+	}
+
+	/* Rings the doorbell unless more frames follow and the queue is still running. */
+	if (__netdev_tx_sent_queue(tx->nq, len, netdev_xmit_more()))
+		tern_en_tx_db(priv, 0);
+	return NETDEV_TX_OK;
+
+drop:
+	dev_kfree_skb_any(skb);
+dropped:
+	tern_en_xmit_drop(tx);
+ring:
+	/* Frames queued earlier in this batch still need their doorbell. */
+	if (!netdev_xmit_more())
+		tern_en_tx_db(priv, 0);
+	return NETDEV_TX_OK;
+}
+
+/* Reap finished TX descriptors. Called from the NAPI poll. */
+static void tern_en_tx_clean(struct tern_en_priv *priv, int budget)
+{
+	struct device *dev = tern_en_dma_dev(priv);
+	struct tern_en_txq *tx = &priv->ch.tx;
+	unsigned int pkts = 0, bytes = 0, sent = 0, sent_bytes = 0, errors = 0;
+	u32 mask = tx->size - 1;
+	u32 ci = tx->ci;
+	u32 pi;
+
+	/* Acquire: descriptors and buffers up to pi are written. */
+	pi = smp_load_acquire(&tx->pi);
+	while (ci != pi) {
+		struct tern_en_tx_buf *buf = &tx->bufs[ci & mask];
+		u16 status = le16_to_cpu(READ_ONCE(tx->ring[ci & mask].status));
+
+		if (!(status & TERN_ETH_DESC_DONE))
+			break;
+		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
+		if (unlikely(status & TERN_ETH_DESC_ERR)) {
+			errors++;
+		} else {
+			sent++;
+			sent_bytes += buf->len;
+		}
+		pkts++;
+		bytes += buf->len;
+		napi_consume_skb(buf->skb, budget);
+		buf->skb = NULL;
+		ci++;
+	}
+	if (!pkts)
+		return;
+
+	/* Release: the slots are free for ndo_start_xmit once it sees the new ci. */
+	smp_store_release(&tx->ci, ci);
+	netdev_tx_completed_queue(tx->nq, pkts, bytes);
+
+	u64_stats_update_begin(&tx->stats.syncp);
+	u64_stats_add(&tx->stats.packets, sent);
+	u64_stats_add(&tx->stats.bytes, sent_bytes);
+	u64_stats_add(&tx->stats.errors, errors);
+	u64_stats_update_end(&tx->stats.syncp);
+
+	/* Pairs with smp_mb() in tern_en_start_xmit() after stopping the queue. */
+	smp_mb();
+	if (unlikely(netif_tx_queue_stopped(tx->nq)) &&
+	    tern_en_tx_free(tx) >= TERN_EN_TX_WAKE_THRESH(tx)) {
+		netif_tx_wake_queue(tx->nq);
+		u64_stats_update_begin(&tx->stats.syncp);
+		u64_stats_inc(&tx->stats.wakes);
+		u64_stats_update_end(&tx->stats.syncp);
+	}
+}
+
+static void tern_en_tx_timeout(struct net_device *netdev, unsigned int txqueue)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	struct tern_en_txq *tx = &priv->ch.tx;
+
+	/* The watchdog holds every xmit lock: pi and ci are stable. */
+	WRITE_ONCE(priv->tx_timeouts, priv->tx_timeouts + 1);
+	netdev_err(netdev, "TX timeout on queue %u (qid %u): pi %u ci %u, device status %#x\n",
+		   txqueue, tx->qid, tx->pi, tx->ci, tern_rd(priv->tdev, TERN_REG_STATUS));
+	schedule_work(&priv->reset_work);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Receive
+ */
+
+/* Turn one received buffer into an skb, or recycle it. Returns the skb or NULL. */
+static struct sk_buff *tern_en_rx_skb(struct tern_en_priv *priv, struct page *page, u32 len)
+{
+	struct tern_en_rxq *rx = &priv->ch.rx;
+	void *va = page_address(page);
+	struct sk_buff *skb;
+
+	dma_sync_single_range_for_cpu(tern_en_dma_dev(priv), page_pool_get_dma_addr(page),
+				      TERN_EN_RX_HEADROOM, len, DMA_FROM_DEVICE);
+	net_prefetch(va + TERN_EN_RX_HEADROOM);
+
+	if (len <= TERN_EN_RX_COPYBREAK) {
+		skb = napi_alloc_skb(&priv->ch.napi, len);
+		if (likely(skb))
+			skb_put_data(skb, va + TERN_EN_RX_HEADROOM, len);
+		/* Only @len bytes can be dirty in the cache: sync just those back. */
+		page_pool_put_page(rx->pool, page, len, true);
+		return skb;
+	}
+
+	skb = napi_build_skb(va, rx->truesize);
+	if (unlikely(!skb)) {
+		page_pool_recycle_direct(rx->pool, page);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, TERN_EN_RX_HEADROOM);
+	__skb_put(skb, len);
+	return skb;
+}
+
+static int tern_en_rx_poll(struct tern_en_priv *priv, int budget)
+{
+	struct net_device *netdev = priv->netdev;
+	struct tern_en_rxq *rx = &priv->ch.rx;
+	unsigned int packets = 0, bytes = 0, mcast = 0;
+	unsigned int errors = 0, len_errors = 0, dropped = 0;
+	u32 mask = rx->size - 1;
+	int done = 0;
+
+	while (done < budget && rx->ci != rx->pi) {
+		struct tern_eth_rxd *rxd = &rx->ring[rx->ci & mask];
+		struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
+		struct page *page = buf->page;
+		struct sk_buff *skb;
+		u16 status, len;
+
+		status = le16_to_cpu(READ_ONCE(rxd->status));
+		if (!(status & TERN_ETH_DESC_DONE))
+			break;
+		/* The rest of the descriptor is valid once DONE is seen. */
+		dma_rmb();
+		len = le16_to_cpu(rxd->pkt_len);
+		buf->page = NULL;
+		rx->ci++;
+		done++;
+
+		if (unlikely(status & TERN_ETH_DESC_ERR)) {
+			errors++;
+			page_pool_recycle_direct(rx->pool, page);
+			continue;
+		}
+		if (unlikely(len < ETH_HLEN || len > rx->buf_len)) {
+			len_errors++;
+			page_pool_recycle_direct(rx->pool, page);
+			continue;
+		}
+		skb = tern_en_rx_skb(priv, page, len);
+		if (unlikely(!skb)) {
+			dropped++;
+			continue;
+		}
+		skb->protocol = eth_type_trans(skb, netdev);
+		if (skb->pkt_type == PACKET_MULTICAST)
+			mcast++;
+		packets++;
+		bytes += len;
+		napi_gro_receive(&priv->ch.napi, skb);
+	}
+
+	if (done) {
+		u64_stats_update_begin(&rx->stats.syncp);
+		u64_stats_add(&rx->stats.packets, packets);
+		u64_stats_add(&rx->stats.bytes, bytes);
+		u64_stats_add(&rx->stats.multicast, mcast);
+		u64_stats_add(&rx->stats.errors, errors);
+		u64_stats_add(&rx->stats.length_errors, len_errors);
+		u64_stats_add(&rx->stats.dropped, dropped);
+		u64_stats_update_end(&rx->stats.syncp);
+	}
+	return done;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Events and NAPI
+ */
+
+/* The channel's EQ handler: hard-IRQ context. */
+static void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
+{
+	struct tern_en_priv *priv = ctx;
+	struct tern_en_channel *ch = &priv->ch;
+	u32 qid = le32_to_cpu(eqe->data[0]);
+	bool ours;
+
+	switch (eqe->type) {
+	case TERN_EQE_ETH_TXQ:
+		ours = qid == READ_ONCE(ch->tx.qid);
+		break;
+	case TERN_EQE_ETH_RXQ:
+		ours = qid == READ_ONCE(ch->rx.qid);
+		break;
+	default:
+		ours = false;
+		break;
+	}
+
+	u64_stats_update_begin(&ch->eq_stats.syncp);
+	u64_stats_inc(ours ? &ch->eq_stats.events : &ch->eq_stats.unknown);
+	u64_stats_update_end(&ch->eq_stats.syncp);
+
+	if (likely(ours))
+		napi_schedule(&ch->napi);
+	else if (net_ratelimit())
+		netdev_dbg(priv->netdev, "ignoring event type %#x for queue %u on EQ %u\n",
+			   eqe->type, qid, eq->eqn);
+}
+
+/*
+ * Ask each queue for one event when it next finishes a descriptor. The EQ needs nothing:
+ * its interrupt handler re-arms it after every interrupt. NAPI context.
+ */
+static void tern_en_arm(struct tern_en_priv *priv)
+{
+	struct tern_en_channel *ch = &priv->ch;
+	struct tern_en_rxq *rx = &ch->rx;
+
+	tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid),
+		TERN_ETH_DB_ARM | (rx->pi & TERN_ETH_DB_PI_MASK));
+	rx->db_pending = false;
+
+	/* ndo_start_xmit writes this doorbell too: its PI must not go backwards. */
+	__netif_tx_lock(ch->tx.nq, smp_processor_id());
+	tern_en_tx_db(priv, TERN_ETH_DB_ARM);
+	__netif_tx_unlock(ch->tx.nq);
+}
+
+/* Has the device finished a descriptor the poll has not seen yet? */
+static bool tern_en_work_pending(struct tern_en_priv *priv)
+{
+	struct tern_en_txq *tx = &priv->ch.tx;
+	struct tern_en_rxq *rx = &priv->ch.rx;
+	u32 pi;
+
+	if (rx->ci != rx->pi &&
+	    (le16_to_cpu(READ_ONCE(rx->ring[rx->ci & (rx->size - 1)].status)) &
+	     TERN_ETH_DESC_DONE))
+		return true;
+
+	/* Acquire: a slot below pi has its status cleared by ndo_start_xmit. */
+	pi = smp_load_acquire(&tx->pi);
+	return tx->ci != pi &&
+	       (le16_to_cpu(READ_ONCE(tx->ring[tx->ci & (tx->size - 1)].status)) &
+		TERN_ETH_DESC_DONE);
+}
+
+static int tern_en_poll(struct napi_struct *napi, int budget)
+{
+	struct tern_en_priv *priv = container_of(napi, struct tern_en_priv, ch.napi);
+	struct tern_en_rxq *rx = &priv->ch.rx;
+	bool refilled;
+	int work;
+
+	tern_en_tx_clean(priv, budget);
+	/* netpoll: TX only, and the poll must not complete. */
+	if (unlikely(!budget))
+		return 0;
+
+	work = tern_en_rx_poll(priv, budget);
+	refilled = tern_en_rx_refill(rx, GFP_ATOMIC | __GFP_NOWARN);
+
+	/*
+	 * Keep polling while there is more to receive, and while the ring is empty because
+	 * buffers could not be allocated: without buffers the device raises no RX event.
+	 */
+	if (work == budget || (!refilled && rx->pi == rx->ci)) {
+		if (rx->db_pending) {
+			tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid),
+				rx->pi & TERN_ETH_DB_PI_MASK);
+			rx->db_pending = false;
+		}
+		return budget;
+	}
+
+	if (napi_complete_done(napi, work)) {
+		tern_en_arm(priv);
+		/* The doorbells reach the device before the rings are looked at again. */
+		mb();
+		if (tern_en_work_pending(priv))
+			napi_schedule(napi);
+	} else if (rx->db_pending) {
+		tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), rx->pi & TERN_ETH_DB_PI_MASK);
+		rx->db_pending = false;
+	}
+	return work;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Channel open/close
+ */
+
+/*
+ * Allocate the rings, create the EQ and the queues on the device and start the data path.
+ * RTNL held. On failure everything is undone.
+ */
+static int tern_en_open_channel(struct tern_en_priv *priv)
+{
+	struct tern_en_channel *ch = &priv->ch;
+	struct tern_dev *tdev = priv->tdev;
+	bool tx_done = true, rx_done = true;
+	u8 eq_log;
+	u32 qid;
+	int err;
+
+	ASSERT_RTNL();
+
+	err = tern_en_txq_alloc(priv);
+	if (err)
+		return err;
+	err = tern_en_rxq_alloc(priv);
+	if (err)
+		goto err_free_tx;
+
+	eq_log = clamp_t(u8, tdev->caps.max_eq_log, TERN_EQ_MIN_LOG, TERN_EN_EQ_LOG);
+	snprintf(ch->irq_name, sizeof(ch->irq_name), "%s-txrx", priv->netdev->name);
+	err = tern_eq_create(tdev, &ch->eq, TERN_EN_EQ_VECTOR, eq_log, 0, tern_en_eq_event,
+			     priv, ch->irq_name);
+	if (err) {
+		netdev_err(priv->netdev, "cannot create the channel's EQ: %d\n", err);
+		goto err_free_rx;
+	}
+
+	err = tern_en_create_queue(priv, TERN_CMD_CREATE_ETH_RXQ, ch->rx.ring_dma,
+				   ch->rx.ring_bytes, ch->rx.size, &qid);
+	if (err) {
+		netdev_err(priv->netdev, "cannot create the RX queue: %d\n", err);
+		goto err_destroy_eq;
+	}
+	WRITE_ONCE(ch->rx.qid, qid);
+
+	err = tern_en_create_queue(priv, TERN_CMD_CREATE_ETH_TXQ, ch->tx.ring_dma,
+				   ch->tx.ring_bytes, ch->tx.size, &qid);
+	if (err) {
+		netdev_err(priv->netdev, "cannot create the TX queue: %d\n", err);
+		goto err_destroy_rxq;
+	}
+	WRITE_ONCE(ch->tx.qid, qid);
+
+	err = tern_en_port_sync(priv);
+	if (err)
+		goto err_destroy_txq;
+
+	netdev_tx_reset_queue(ch->tx.nq);
+	napi_enable(&ch->napi);
+	/*
+	 * The queues are created disarmed and the posted RX buffers are not rung yet: a first
+	 * poll does both, so that every doorbell is written from NAPI.
+	 */
+	local_bh_disable();
+	napi_schedule(&ch->napi);
+	local_bh_enable();
+
+	WRITE_ONCE(priv->ch_open, true);
+	WRITE_ONCE(priv->stats_periodic, true);
+	mod_delayed_work(system_wq, &priv->stats_work, 0);
+	netif_tx_wake_all_queues(priv->netdev);
+	return 0;
+
+err_destroy_txq:
+	tx_done = tern_en_destroy_queue(priv, TERN_CMD_DESTROY_ETH_TXQ, ch->tx.qid);
+	WRITE_ONCE(ch->tx.qid, TERN_EN_QID_NONE);
+err_destroy_rxq:
+	rx_done = tern_en_destroy_queue(priv, TERN_CMD_DESTROY_ETH_RXQ, ch->rx.qid);
+	WRITE_ONCE(ch->rx.qid, TERN_EN_QID_NONE);
+err_destroy_eq:
+	tern_eq_destroy(tdev, &ch->eq);
+err_free_rx:
+	tern_en_rxq_free(priv, rx_done);
+err_free_tx:
+	tern_en_txq_free(priv, tx_done);
+	return err;
+}
+
+/* Stop the data path and leave the device without queues or EQ of ours. RTNL held. */
+static void tern_en_close_channel(struct tern_en_priv *priv)
+{
+	struct tern_en_channel *ch = &priv->ch;
+	bool tx_done, rx_done;
+
+	ASSERT_RTNL();
+
+	if (!priv->ch_open)
+		return;
+	/* The carrier stays as it is: a reconfiguration reopens the channel at once. */
+	WRITE_ONCE(priv->ch_open, false);
+	WRITE_ONCE(priv->stats_periodic, false);
+
+	napi_disable(&ch->napi);
+	netif_tx_disable(priv->netdev);
+	/*
+	 * napi_disable() returns once the poll has called napi_complete_done(), but the poll
+	 * still rings the arming doorbells after that: wait for it to leave its softirq.
+	 */
+	synchronize_net();
+
+	/* Once destroyed, the queues no longer touch the rings or post events. */
+	tx_done = tern_en_destroy_queue(priv, TERN_CMD_DESTROY_ETH_TXQ, ch->tx.qid);
+	WRITE_ONCE(ch->tx.qid, TERN_EN_QID_NONE);
+	rx_done = tern_en_destroy_queue(priv, TERN_CMD_DESTROY_ETH_RXQ, ch->rx.qid);
+	WRITE_ONCE(ch->rx.qid, TERN_EN_QID_NONE);
+	tern_eq_destroy(priv->tdev, &ch->eq);
+
+	tern_en_rxq_free(priv, rx_done);
+	tern_en_txq_free(priv, tx_done);
+}
+
+/**
+ * struct tern_en_cfg - settings that need the channel recreated to change
+ * @mtu: netdev MTU (sizes the receive buffers)
+ * @tx_ring_size: TX descriptors
+ * @rx_ring_size: RX descriptors
+ */
+struct tern_en_cfg {
+	unsigned int mtu;
+	u32 tx_ring_size;
+	u32 rx_ring_size;
+};
+
+static void tern_en_cfg_get(struct tern_en_priv *priv, struct tern_en_cfg *cfg)
+{
+	cfg->mtu = priv->netdev->mtu;
+	cfg->tx_ring_size = priv->tx_ring_size;
+	cfg->rx_ring_size = priv->rx_ring_size;
+}
+
+static void tern_en_cfg_set(struct tern_en_priv *priv, const struct tern_en_cfg *cfg)
+{
+	WRITE_ONCE(priv->netdev->mtu, cfg->mtu);
+	priv->tx_ring_size = cfg->tx_ring_size;
+	priv->rx_ring_size = cfg->rx_ring_size;
+}
+
+/*
+ * Apply @cfg to a running interface by recreating the channel. On failure the previous
+ * settings are restored and the channel reopened with them. RTNL held.
+ */
+static int tern_en_reconfigure(struct tern_en_priv *priv, const struct tern_en_cfg *cfg)
+{
+	struct tern_en_cfg old;
+	int err;
+
+	tern_en_cfg_get(priv, &old);
+	tern_en_close_channel(priv);
+	tern_en_cfg_set(priv, cfg);
+	err = tern_en_open_channel(priv);
+	if (!err)
+		return 0;
+
+	tern_en_cfg_set(priv, &old);
+	if (tern_en_open_channel(priv)) {
+		netdev_err(priv->netdev,
+			   "queues are down; set the interface down and up to retry\n");
+		tern_en_refresh_carrier(priv);
+	}
+	return err;
+}
+
+/**
+ * tern_en_set_ring_sizes() - change the number of TX and RX descriptors
+ * @priv: the Ethernet function
+ * @tx_size: TX descriptors, a power of two in TERN_EN_MIN_RING_SIZE..max_ring_size
+ * @rx_size: RX descriptors, likewise
+ *
+ * Context: process context, RTNL held.
+ * Return: 0, or a negative errno with the previous sizes still in use.
+ */
+int tern_en_set_ring_sizes(struct tern_en_priv *priv, u32 tx_size, u32 rx_size)
+{
+	struct tern_en_cfg cfg;
+
+	ASSERT_RTNL();
+
+	tern_en_cfg_get(priv, &cfg);
+	if (tx_size == cfg.tx_ring_size && rx_size == cfg.rx_ring_size)
+		return 0;
+	cfg.tx_ring_size = tx_size;
+	cfg.rx_ring_size = rx_size;
+	if (!netif_running(priv->netdev)) {
+		tern_en_cfg_set(priv, &cfg);
+		return 0;
+	}
+	return tern_en_reconfigure(priv, &cfg);
+}
+
+static void tern_en_reset_work(struct work_struct *work)
+{
+	struct tern_en_priv *priv = container_of(work, struct tern_en_priv, reset_work);
+	int err;
+
+	rtnl_lock();
+	if (netif_running(priv->netdev) && priv->ch_open) {
+		netdev_info(priv->netdev, "recreating the queues\n");
+		tern_en_close_channel(priv);
+		err = tern_en_open_channel(priv);
+		if (err) {
+			netdev_err(priv->netdev,
+				   "cannot recreate the queues (%d); set the interface down and up to retry\n",
+				   err);
+			tern_en_refresh_carrier(priv);
+		}
+	}
+	rtnl_unlock();
+}
+
+/* ---------------------------------------------------------------------------------------
+ * netdev operations
+ */
+
+static int tern_en_open(struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	int err;
+
+	err = tern_en_open_channel(priv);
+	if (err)
+		return err;
+	tern_en_sync_link(priv);
+	return 0;
+}
+
+static int tern_en_stop(struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	tern_en_close_channel(priv);
+	tern_en_refresh_carrier(priv);
+	return 0;
+}
+
+static int tern_en_set_mac_address(struct net_device *netdev, void *p)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	struct sockaddr *sa = p;
+	int err;
+
+	err = eth_prepare_mac_addr_change(netdev, p);
+	if (err)
+		return err;
+
+	mutex_lock(&priv->port_lock);
+	err = tern_en_port_apply(priv, priv->port.flags, priv->port.mtu, sa->sa_data);
+	mutex_unlock(&priv->port_lock);
+	if (err)
+		return err;
+
+	eth_commit_mac_addr_change(netdev, p);
+	return 0;
+}
+
+static int tern_en_change_mtu(struct net_device *netdev, int new_mtu)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	struct tern_en_cfg cfg;
+	int err;
+
+	if (!netif_running(netdev)) {
+		mutex_lock(&priv->port_lock);
+		err = tern_en_port_apply(priv, priv->port.flags, new_mtu, priv->port.mac);
+		mutex_unlock(&priv->port_lock);
+		if (!err)
+			WRITE_ONCE(netdev->mtu, new_mtu);
+		return err;
+	}
+
+	/* The receive buffers are sized for the MTU: rebuild the channel. */
+	tern_en_cfg_get(priv, &cfg);
+	cfg.mtu = new_mtu;
+	return tern_en_reconfigure(priv, &cfg);
+}
+
+static const struct net_device_ops tern_en_netdev_ops = {
+	.ndo_open		= tern_en_open,
+	.ndo_stop		= tern_en_stop,
+	.ndo_start_xmit		= tern_en_start_xmit,
+	.ndo_get_stats64	= tern_en_get_stats64,
+	.ndo_set_rx_mode	= tern_en_set_rx_mode,
+	.ndo_set_mac_address	= tern_en_set_mac_address,
+	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_change_mtu		= tern_en_change_mtu,
+	.ndo_tx_timeout		= tern_en_tx_timeout,
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Probe and remove
+ */
+
+static void tern_en_init_mtu(struct tern_en_priv *priv)
+{
+	const struct tern_cmd_query_device_out *caps = &priv->tdev->caps;
+	struct net_device *netdev = priv->netdev;
+	unsigned int min_mtu = le16_to_cpu(caps->min_mtu);
+	unsigned int max_mtu = le16_to_cpu(caps->max_mtu);
+
+	min_mtu = max_t(unsigned int, min_mtu, ETH_MIN_MTU);
+	max_mtu = min_t(unsigned int, max_mtu, TERN_ETH_MAX_MTU);
+	if (max_mtu < min_mtu) {
+		netdev_warn(netdev, "device reports MTU range %u..%u; using %u..%u\n",
+			    le16_to_cpu(caps->min_mtu), le16_to_cpu(caps->max_mtu),
+			    ETH_MIN_MTU, ETH_DATA_LEN);
+		min_mtu = ETH_MIN_MTU;
+		max_mtu = ETH_DATA_LEN;
+	}
+	netdev->min_mtu = min_mtu;
+	netdev->max_mtu = max_mtu;
+	netdev->mtu = clamp_t(unsigned int, ETH_DATA_LEN, min_mtu, max_mtu);
+}
+
+/**
+ * tern_en_probe() - create and register the Ethernet netdev
+ * @tdev: the device; command queue, async EQ and MSI-X vectors are up
+ *
+ * Context: process context (PCI probe).
+ * Return: 0 (also when the device has no Ethernet function), or a negative errno.
+ */
+int tern_en_probe(struct tern_dev *tdev)
+{
+	const struct tern_cmd_query_device_out *caps = &tdev->caps;
+	struct device *dev = &tdev->pdev->dev;
+	struct tern_en_priv *priv;
+	struct net_device *netdev;
+	unsigned long flags;
+	u8 max_log;
+	int err;
+
+	if (!(le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH)) {
+		dev_info(dev, "no Ethernet function\n");
+		return 0;
+	}
+	if (!caps->max_eth_txqs || !caps->max_eth_rxqs || caps->max_eth_log < TERN_ETH_MIN_LOG) {
+		dev_err(dev, "device reports no usable Ethernet queues\n");
+		return -ENODEV;
+	}
+	if (tdev->num_vectors <= TERN_EN_EQ_VECTOR) {
+		dev_err(dev, "Ethernet needs MSI-X vector %d, %d vectors allocated\n",
+			TERN_EN_EQ_VECTOR, tdev->num_vectors);
+		return -ENOSPC;
+	}
+
+	netdev = alloc_etherdev(sizeof(*priv));
+	if (!netdev)
+		return -ENOMEM;
+	SET_NETDEV_DEV(netdev, dev);
+
+	priv = netdev_priv(netdev);
+	priv->tdev = tdev;
+	priv->netdev = netdev;
+	spin_lock_init(&priv->link_lock);
+	mutex_init(&priv->port_lock);
+	mutex_init(&priv->hw_stats_mutex);
+	spin_lock_init(&priv->hw_stats_lock);
+	INIT_WORK(&priv->rx_mode_work, tern_en_rx_mode_work);
+	INIT_WORK(&priv->reset_work, tern_en_reset_work);
+	INIT_DELAYED_WORK(&priv->stats_work, tern_en_stats_work);
+	/* Nothing cached yet: the first ndo_get_stats64 asks for a refresh. */
+	priv->hw_stats_stamp = jiffies - TERN_EN_STATS_MAX_AGE - 1;
+	u64_stats_init(&priv->ch.tx.stats.syncp);
+	u64_stats_init(&priv->ch.tx.xstats.syncp);
+	u64_stats_init(&priv->ch.rx.stats.syncp);
+	u64_stats_init(&priv->ch.eq_stats.syncp);
+	priv->ch.tx.qid = TERN_EN_QID_NONE;
+	priv->ch.rx.qid = TERN_EN_QID_NONE;
+
+	max_log = min_t(u8, caps->max_eth_log, TERN_ETH_MAX_LOG);
+	priv->max_ring_size = 1u << max_log;
+	priv->tx_ring_size = min_t(u32, 1u << TERN_EN_DEF_RING_LOG, priv->max_ring_size);
+	priv->rx_ring_size = priv->tx_ring_size;
+
+	netdev->netdev_ops = &tern_en_netdev_ops;
+	netdev->ethtool_ops = &tern_ethtool_ops;
+	netdev->watchdog_timeo = TERN_EN_TX_TIMEOUT;
+	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	tern_en_init_mtu(priv);
+
+	/* Until the first SET_PORT the device accepts its permanent address, MTU 1500. */
+	priv->port.flags = 0;
+	priv->port.mtu = ETH_DATA_LEN;
+	memcpy(priv->port.mac, caps->mac, ETH_ALEN);
+	if (is_valid_ether_addr(caps->mac)) {
+		eth_hw_addr_set(netdev, caps->mac);
+		memcpy(netdev->perm_addr, caps->mac, ETH_ALEN);
+	} else {
+		eth_hw_addr_random(netdev);
+		dev_warn(dev, "invalid permanent MAC address %pM, using random %pM\n",
+			 caps->mac, netdev->dev_addr);
+	}
+
+	netif_napi_add(netdev, &priv->ch.napi, tern_en_poll);
+	netif_carrier_off(netdev);
+
+	err = register_netdev(netdev);
+	if (err) {
+		dev_err(dev, "cannot register the netdev: %d\n", err);
+		goto err_free;
+	}
+
+	/* From here link changes reach the netdev; start from the current state. */
+	spin_lock_irqsave(&priv->link_lock, flags);
+	tdev->netdev = netdev;
+	tern_en_set_link(priv, tern_en_hw_link_up(priv));
+	spin_unlock_irqrestore(&priv->link_lock, flags);
+	return 0;
+
+err_free:
+	netif_napi_del(&priv->ch.napi);
+	free_netdev(netdev);
+	return err;
+}
+
+/**
+ * tern_en_remove() - unregister and free the Ethernet netdev
+ * @tdev: the device; the command queue must still work
+ *
+ * Context: process context (PCI remove), RTNL not held.
+ */
+void tern_en_remove(struct tern_dev *tdev)
+{
+	struct net_device *netdev = tdev->netdev;
+	struct tern_en_priv *priv;
+
+	if (!netdev)
+		return;
+	priv = netdev_priv(netdev);
+	tdev->netdev = NULL;
+
+	unregister_netdev(netdev);
+	cancel_work_sync(&priv->rx_mode_work);
+	cancel_work_sync(&priv->reset_work);
+	cancel_delayed_work_sync(&priv->stats_work);
+	netif_napi_del(&priv->ch.napi);
+	free_netdev(netdev);
+}

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tern PCI core driver: probe, bring-up order, asynchronous events, recovery and removal.
+ *
+ * Bring-up: PCI and BARs, reset handshake, MSI-X, command queue (polled), QUERY_DEVICE,
+ * asynchronous EQ 0 on vector 0 (command completions, link changes, fatal errors) and the
+ * command queue in event mode, devlink, debugfs, then the Ethernet function. Removal runs
+ * the same steps backwards; a dead device (FATAL, or reading all-ones) makes every command
+ * fail at once, so a removal never waits for command timeouts.
+ *
+ * Recovery (devlink health "fw" recover, automatic after a report): when the device is
+ * alive and a NOP goes through, an isolated command timeout needs nothing more. Otherwise
+ * the Ethernet function and the asynchronous EQ are torn down, the device is reset, and the
+ * command queue, the EQ and the Ethernet function are brought up again.
+ */
+
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include "tern_core.h"
+
+#define TERN_ASYNC_EQ_VECTOR	0
+#define TERN_ASYNC_EQ_LOG	7	/* command completions (32) and async events */
+#define TERN_MIN_VECTORS	2	/* async EQ + at least one for the Ethernet function */
+
+static const struct pci_device_id tern_pci_ids[] = {
+	{ PCI_DEVICE(TERN_PCI_VENDOR_ID, TERN_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, tern_pci_ids);
+
+/**
+ * tern_dev_mark_dead() - note that the device stopped working and fail commands fast
+ * @tdev: the device
+ * @syndrome: enum tern_fatal_syndrome, or ~0 when the device does not respond
+ *
+ * Commands being waited for fail with -EIO, new ones are refused until a reset, and the
+ * error goes to devlink health. Does not sleep: callable from the EQ's interrupt handler.
+ */
+void tern_dev_mark_dead(struct tern_dev *tdev, u32 syndrome)
+{
+	if (test_and_set_bit(TERN_FLAG_DEAD, &tdev->flags))
+		return;
+	if (syndrome == ~0u)
+		dev_err(&tdev->pdev->dev, "device not responding (status %#x); commands fail until a reset\n",
+			tern_rd(tdev, TERN_REG_STATUS));
+	else
+		dev_err(&tdev->pdev->dev,
+			"device fatal error, syndrome %#x; commands fail until a reset\n",
+			syndrome);
+	tern_cmdq_abort(tdev);
+	tern_devlink_report_fw_error(tdev, "fatal error", syndrome);
+}
+
+/**
+ * tern_dev_alive() - check that the device still responds and has not raised FATAL
+ * @tdev: the device
+ *
+ * Reads STATUS (one MMIO read) unless the device is already known dead, and marks it dead
+ * when it reads all-ones, shows FATAL or not READY, or the PCI channel is offline.
+ *
+ * Return: true while the device is usable.
+ */
+bool tern_dev_alive(struct tern_dev *tdev)
+{
+	u32 status;
+
+	if (test_bit(TERN_FLAG_DEAD, &tdev->flags))
+		return false;
+	if (pci_channel_offline(tdev->pdev)) {
+		tern_dev_mark_dead(tdev, ~0u);
+		return false;
+	}
+	/*
+	 * All-ones: gone from the bus. READY clear: the device reset itself or does not decode
+	 * its BARs any more (it is only clear during a reset, and commands do not run then).
+	 */
+	status = tern_rd(tdev, TERN_REG_STATUS);
+	if (status == ~0u || !(status & TERN_STATUS_READY)) {
+		tern_dev_mark_dead(tdev, ~0u);
+		return false;
+	}
+	if (status & TERN_STATUS_FATAL) {
+		tern_dev_mark_dead(tdev, (status & TERN_STATUS_SYNDROME_MASK) >>
+				   TERN_STATUS_SYNDROME_SHIFT);
+		return false;
+	}
+	return true;
+}
+
+/* Reset handshake: CTRL.RESET, then wait (sleeping) for READY with RESET cleared. */
+static int tern_reset(struct tern_dev *tdev)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(TERN_RESET_TIMEOUT_MS);
+	struct device *dev = &tdev->pdev->dev;
+	u32 ctrl, status;
+
+	tern_wr(tdev, TERN_REG_CTRL, TERN_CTRL_RESET);
+	for (;;) {
+		usleep_range(1000, 2000);
+		ctrl = tern_rd(tdev, TERN_REG_CTRL);
+		status = tern_rd(tdev, TERN_REG_STATUS);
+		if (ctrl == ~0u || status == ~0u) {
+			dev_err(dev, "device not responding during reset\n");
+			return -ENODEV;
+		}
+		if (!(ctrl & TERN_CTRL_RESET) && (status & TERN_STATUS_READY))
+			break;
+		if (time_after(jiffies, deadline)) {
+			dev_err(dev, "reset not done after %u ms (ctrl %#x, status %#x)\n",
+				TERN_RESET_TIMEOUT_MS, ctrl, status);
+			return -ETIMEDOUT;
+		}
+	}
+	if (status & TERN_STATUS_FATAL) {
+		dev_err(dev, "device still in fatal state after reset (status %#x)\n", status);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int tern_query_device(struct tern_dev *tdev, struct tern_cmd_query_device_out *caps)
+{
+	int err;
+
+	err = tern_cmd_exec(tdev, TERN_CMD_QUERY_DEVICE, NULL, 0, caps, sizeof(*caps), NULL);
+	if (err) {
+		dev_err(&tdev->pdev->dev, "QUERY_DEVICE failed: %d\n", err);
+		return err;
+	}
+	/* Strings are NUL-terminated by contract; do not trust it further than that. */
+	caps->serial[sizeof(caps->serial) - 1] = '\0';
+	caps->board_id[sizeof(caps->board_id) - 1] = '\0';
+	return 0;
+}
+
+static void tern_link_work(struct work_struct *work)
+{
+	struct tern_dev *tdev = container_of(work, struct tern_dev, link_work);
+
+	mutex_lock(&tdev->state_lock);
+	if (tdev->en_ready)
+		tern_en_link_change(tdev, READ_ONCE(tdev->link_up));
+	mutex_unlock(&tdev->state_lock);
+}
+
+/* Events of the asynchronous EQ; hard interrupt context. */
+static void tern_async_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
+{
+	struct tern_dev *tdev = ctx;
+
+	switch (eqe->type) {
+	case TERN_EQE_CMD_COMPLETION:
+		tern_cmdq_handle_completions(tdev);
+		break;
+	case TERN_EQE_LINK_CHANGE:
+		WRITE_ONCE(tdev->link_up, !!le32_to_cpu(eqe->data[0]));
+		schedule_work(&tdev->link_work);
+		break;
+	case TERN_EQE_FATAL:
+		tern_dev_mark_dead(tdev, le32_to_cpu(eqe->data[0]));
+		break;
+	default:
+		dev_warn_ratelimited(&tdev->pdev->dev,
+				     "unexpected event type %#x on the async EQ\n", eqe->type);
+		break;
+	}
+}
+
+static int tern_async_eq_start(struct tern_dev *tdev)
+{
+	char name[sizeof(tdev->async_eq.name)];
+	u8 log = TERN_ASYNC_EQ_LOG;
+	int err;
+
+	if (tdev->caps.max_eq_log)
+		log = clamp_t(u8, tdev->caps.max_eq_log, TERN_EQ_MIN_LOG, log);
+	snprintf(name, sizeof(name), "tern-async@%s", pci_name(tdev->pdev));
+	err = tern_eq_create(tdev, &tdev->async_eq, TERN_ASYNC_EQ_VECTOR, log,
+			     TERN_EQ_F_CMD | TERN_EQ_F_ASYNC, tern_async_event, tdev, name);
+	if (err)
+		return err;
+	tdev->eq_ready = true;
+	tern_cmdq_set_event_mode(tdev, true);
+	return 0;
+}
+
+static void tern_async_eq_stop(struct tern_dev *tdev)
+{
+	if (!tdev->eq_ready)
+		return;
+	/* DESTROY_EQ's own completion cannot be signalled by the EQ it destroys. */
+	tern_cmdq_set_event_mode(tdev, false);
+	tern_eq_destroy(tdev, &tdev->async_eq);
+	tdev->eq_ready = false;
+}
+
+/* A dead device must not DMA into memory that teardown is about to free. */
+static void tern_quiesce_if_dead(struct tern_dev *tdev)
+{
+	if (!tern_dev_alive(tdev))
+		pci_clear_master(tdev->pdev);
+}
+
+/* Tear the Ethernet function down; state_lock held. */
+static void tern_en_stop(struct tern_dev *tdev)
+{
+	lockdep_assert_held(&tdev->state_lock);
+	if (!tdev->en_ready)
+		return;
+	tdev->en_ready = false;
+	tern_en_remove(tdev);
+}
+
+/* A NOP through the command queue: is the command path still working? */
+static int tern_cmd_nop(struct tern_dev *tdev)
+{
+	struct tern_cmd_nop_in in = {};
+
+	return tern_cmd_exec(tdev, TERN_CMD_NOP, &in, sizeof(in), NULL, 0, NULL);
+}
+
+/**
+ * tern_dev_recover() - bring the device back after a firmware error or command timeouts
+ * @tdev: the device
+ *
+ * Called by the devlink health reporter (devlink instance lock held). If the device is
+ * alive, the command queue has most of its slots and a NOP completes, there is nothing to
+ * do. Otherwise: remove the Ethernet function, destroy the asynchronous EQ, stop the
+ * command queue, reset the device and bring everything up again. The Ethernet function is
+ * re-created, so its configuration (addresses, MTU) starts from the defaults.
+ *
+ * Return: 0 when the device is working again, a negative errno otherwise (what could be
+ * brought down stays down; another recovery, or removal, can follow).
+ */
+int tern_dev_recover(struct tern_dev *tdev)
+{
+	struct tern_cmd_query_device_out caps;
+	struct pci_dev *pdev = tdev->pdev;
+	int err;
+
+	mutex_lock(&tdev->state_lock);
+	if (!tdev->started) {
+		err = -ENODEV;
+		goto out_unlock;
+	}
+	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
+
+	if (tern_dev_alive(tdev) && tdev->eq_ready && tdev->en_ready &&
+	    tern_cmdq_healthy(tdev) && !tern_cmd_nop(tdev)) {
+		dev_info(&pdev->dev, "command path healthy: no reset needed\n");
+		err = 0;
+		goto out_clear;
+	}
+
+	dev_warn(&pdev->dev, "recovering: resetting the device\n");
+	tern_quiesce_if_dead(tdev);
+	tern_en_stop(tdev);
+	tern_async_eq_stop(tdev);
+	tern_cmdq_stop(tdev);
+
+	err = tern_reset(tdev);
+	if (err)
+		goto out_fail;
+	pci_set_master(pdev);
+	clear_bit(TERN_FLAG_DEAD, &tdev->flags);
+
+	err = tern_cmdq_restart(tdev);
+	if (err)
+		goto out_fail;
+	err = tern_query_device(tdev, &caps);
+	if (err)
+		goto out_fail;
+	if (caps.fw_version != tdev->caps.fw_version)
+		dev_warn(&pdev->dev, "firmware version changed across reset (%#x -> %#x)\n",
+			 le32_to_cpu(tdev->caps.fw_version), le32_to_cpu(caps.fw_version));
+	err = tern_async_eq_start(tdev);
+	if (err)
+		goto out_fail;
+	err = tern_en_probe(tdev);
+	if (err) {
+		dev_err(&pdev->dev, "Ethernet function failed to come back: %d\n", err);
+		goto out_fail;
+	}
+	tdev->en_ready = true;
+	/* A fatal error while reports were not taken must not look like a success. */
+	if (!tern_dev_alive(tdev)) {
+		err = -EIO;
+		goto out_fail;
+	}
+	dev_info(&pdev->dev, "recovered\n");
+	goto out_clear;
+
+out_fail:
+	dev_err(&pdev->dev, "recovery failed: %d\n", err);
+out_clear:
+	atomic_inc(&tdev->recoveries);
+	tern_devlink_clear_reports(tdev);
+	clear_bit(TERN_FLAG_RECOVERING, &tdev->flags);
+out_unlock:
+	mutex_unlock(&tdev->state_lock);
+	return err;
+}
+
+static int tern_map_bars(struct tern_dev *tdev)
+{
+	struct pci_dev *pdev = tdev->pdev;
+
+	if (!(pci_resource_flags(pdev, TERN_BAR_REGS) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, TERN_BAR_REGS) < TERN_BAR_REGS_SIZE ||
+	    !(pci_resource_flags(pdev, TERN_BAR_DB) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, TERN_BAR_DB) < TERN_BAR_DB_SIZE) {
+		dev_err(&pdev->dev, "unexpected BAR layout\n");
+		return -ENODEV;
+	}
+
+	tdev->regs = pci_iomap(pdev, TERN_BAR_REGS, TERN_BAR_REGS_SIZE);
+	if (!tdev->regs)
+		return -ENOMEM;
+	/* Only the kernel's doorbell page; user pages are mapped from db_bar_start. */
+	tdev->db = pci_iomap_range(pdev, TERN_BAR_DB, 0, TERN_DB_PAGE_SIZE);
+	if (!tdev->db) {
+		pci_iounmap(pdev, tdev->regs);
+		tdev->regs = NULL;
+		return -ENOMEM;
+	}
+	tdev->db_bar_start = pci_resource_start(pdev, TERN_BAR_DB);
+	return 0;
+}
+
+static void tern_unmap_bars(struct tern_dev *tdev)
+{
+	pci_iounmap(tdev->pdev, tdev->db);
+	pci_iounmap(tdev->pdev, tdev->regs);
+	tdev->db = NULL;
+	tdev->regs = NULL;
+}
+
+static int tern_check_identity(struct tern_dev *tdev)
+{
+	struct device *dev = &tdev->pdev->dev;
+	u32 magic, version;
+
+	magic = tern_rd(tdev, TERN_REG_MAGIC);
+	if (magic == ~0u) {
+		dev_err(dev, "device not responding (registers read all-ones)\n");
+		return -ENODEV;
+	}
+	if (magic != TERN_MAGIC) {
+		dev_err(dev, "bad magic %#x (expected %#x): not a tern device\n", magic,
+			TERN_MAGIC);
+		return -ENODEV;
+	}
+	version = tern_rd(tdev, TERN_REG_VERSION);
+	if ((version >> 16) != TERN_IF_VERSION_MAJOR) {
+		dev_err(dev, "interface version %u.%u not supported (driver speaks %u.x)\n",
+			version >> 16, version & 0xffff, TERN_IF_VERSION_MAJOR);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int tern_alloc_vectors(struct tern_dev *tdev)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	int nvec;
+
+	nvec = pci_msix_vec_count(pdev);
+	if (nvec < TERN_MIN_VECTORS) {
+		dev_err(&pdev->dev, "device has %d MSI-X vectors, %d needed\n", nvec,
+			TERN_MIN_VECTORS);
+		return nvec < 0 ? nvec : -ENODEV;
+	}
+	nvec = min3(nvec, TERN_MAX_MSIX, (int)num_online_cpus() + 1);
+	nvec = max(nvec, TERN_MIN_VECTORS);
+	nvec = pci_alloc_irq_vectors(pdev, TERN_MIN_VECTORS, nvec, PCI_IRQ_MSIX);
+	if (nvec < 0) {
+		dev_err(&pdev->dev, "cannot allocate MSI-X vectors: %d\n", nvec);
+		return nvec;
+	}
+	tdev->num_vectors = nvec;
+	return 0;
+}
+
+static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct device *dev = &pdev->dev;
+	struct tern_dev *tdev;
+	u32 fw;
+	int err;
+
+	tdev = tern_devlink_alloc(dev);
+	if (!tdev)
+		return -ENOMEM;
+	tdev->pdev = pdev;
+	mutex_init(&tdev->state_lock);
+	INIT_WORK(&tdev->link_work, tern_link_work);
+	pci_set_drvdata(pdev, tdev);
+
+	err = pci_enable_device_mem(pdev);
+	if (err) {
+		dev_err(dev, "cannot enable device: %d\n", err);
+		goto err_free;
+	}
+	pci_set_master(pdev);
+
+	err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (err)
+		err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32));
+	if (err) {
+		dev_err(dev, "no usable DMA mask\n");
+		goto err_disable;
+	}
+
+	err = pci_request_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB),
+					   TERN_DRV_NAME);
+	if (err) {
+		dev_err(dev, "cannot request BARs: %d\n", err);
+		goto err_disable;
+	}
+	err = tern_map_bars(tdev);
+	if (err)
+		goto err_release;
+
+	err = tern_check_identity(tdev);
+	if (err)
+		goto err_unmap;
+	err = tern_reset(tdev);
+	if (err)
+		goto err_unmap;
+
+	err = tern_alloc_vectors(tdev);
+	if (err)
+		goto err_unmap;
+
+	err = tern_cmdq_init(tdev);
+	if (err) {
+		dev_err(dev, "command queue init failed: %d\n", err);
+		goto err_vectors;
+	}
+	err = tern_query_device(tdev, &tdev->caps);
+	if (err)
+		goto err_cmdq;
+	err = tern_async_eq_start(tdev);
+	if (err) {
+		dev_err(dev, "cannot create the async EQ: %d\n", err);
+		goto err_cmdq;
+	}
+
+	err = tern_devlink_register(tdev);
+	if (err) {
+		dev_err(dev, "devlink registration failed: %d\n", err);
+		goto err_eq;
+	}
+	tern_debugfs_init(tdev);
+
+	mutex_lock(&tdev->state_lock);
+	err = tern_en_probe(tdev);
+	if (!err) {
+		tdev->en_ready = true;
+		tdev->started = true;
+	}
+	mutex_unlock(&tdev->state_lock);
+	if (err) {
+		dev_err(dev, "Ethernet function probe failed: %d\n", err);
+		goto err_debugfs;
+	}
+
+	fw = le32_to_cpu(tdev->caps.fw_version);
+	dev_info(dev, "tern NIC, firmware %u.%u.%u, serial %s, %d MSI-X vectors\n",
+		 fw >> 24, (fw >> 16) & 0xff, fw & 0xffff, tdev->caps.serial,
+		 tdev->num_vectors);
+	return 0;
+
+err_debugfs:
+	tern_debugfs_cleanup(tdev);
+	tern_devlink_unregister(tdev);
+err_eq:
+	tern_quiesce_if_dead(tdev);
+	tern_async_eq_stop(tdev);
+	cancel_work_sync(&tdev->link_work);
+err_cmdq:
+	tern_cmdq_stop(tdev);
+	if (tern_dev_alive(tdev))
+		tern_reset(tdev);
+	tern_cmdq_cleanup(tdev);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+err_unmap:
+	tern_unmap_bars(tdev);
+err_release:
+	pci_release_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB));
+err_disable:
+	pci_disable_device(pdev);
+err_free:
+	pci_set_drvdata(pdev, NULL);
+	mutex_destroy(&tdev->state_lock);
+	tern_devlink_free(tdev);
+	return err;
+}
+
+static void tern_remove(struct pci_dev *pdev)
+{
+	struct tern_dev *tdev = pci_get_drvdata(pdev);
+
+	if (!tdev)
+		return;
+
+	mutex_lock(&tdev->state_lock);
+	tdev->started = false;		/* no recovery from now on */
+	tern_quiesce_if_dead(tdev);
+	tern_en_stop(tdev);
+	mutex_unlock(&tdev->state_lock);
+
+	tern_debugfs_cleanup(tdev);
+	tern_devlink_unregister(tdev);
+
+	tern_quiesce_if_dead(tdev);
+	tern_async_eq_stop(tdev);
+	cancel_work_sync(&tdev->link_work);
+
+	/* Stop all DMA before the rings and mailboxes go: reset a live device once. */
+	tern_cmdq_stop(tdev);
+	if (tern_dev_alive(tdev))
+		tern_reset(tdev);
+	tern_cmdq_cleanup(tdev);
+
+	pci_free_irq_vectors(pdev);
+	tern_unmap_bars(tdev);
+	pci_release_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB));
+	pci_disable_device(pdev);
+	pci_set_drvdata(pdev, NULL);
+	mutex_destroy(&tdev->state_lock);
+	tern_devlink_free(tdev);
+}
+
+/* Reboot or kexec: leave the device reset and off the bus, as removal does. */
+static void tern_shutdown(struct pci_dev *pdev)
+{
+	tern_remove(pdev);
+}
+
+static struct pci_driver tern_pci_driver = {
+	.name = TERN_DRV_NAME,
+	.id_table = tern_pci_ids,
+	.probe = tern_probe,
+	.remove = tern_remove,
+	.shutdown = tern_shutdown,
+};
+
+static int __init tern_init(void)
+{
+	int err;
+
+	tern_debugfs_register();
+	err = pci_register_driver(&tern_pci_driver);
+	if (err)
+		tern_debugfs_unregister();
+	return err;
+}
+
+static void __exit tern_exit(void)
+{
+	pci_unregister_driver(&tern_pci_driver);
+	tern_debugfs_unregister();
+}
+
+module_init(tern_init);
+module_exit(tern_exit);
+
+MODULE_DESCRIPTION("tern RoCEv2 NIC core driver");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern PCI core driver: shared definitions between the files of tern_core.ko.
+ *
+ * Layout of the module:
+ *   main.c     PCI probe/remove, BAR mapping, reset handshake, MSI-X, bring-up order
+ *   cmdq.c     firmware command queue (polled, then event driven), timeouts
+ *   eq.c       event queues and their MSI-X vectors, event dispatch
+ *   en_main.c  Ethernet netdev: open/stop, TX/RX rings, NAPI, rx mode, MTU
+ *   ethtool.c  ethtool operations and statistics
+ *   devlink.c  devlink instance: info, health reporter for the firmware
+ *   debugfs.c  debugfs: command-queue state and command tests
+ */
+#ifndef TERN_CORE_H
+#define TERN_CORE_H
+
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <net/devlink.h>
+
+#include <tern/tern_hw.h>
+#include <tern/tern_cmd.h>
+
+#define TERN_DRV_NAME		"tern_core"
+
+struct tern_dev;
+struct tern_eq;
+
+/**
+ * struct tern_cmd_slot - one command in flight
+ * @done: completed by the event handler (or the poller) when the completion arrives
+ * @token: token of the command occupying the slot (slot index | generation << 8)
+ * @busy: the slot is reserved by a caller or by an abandoned command
+ * @completed: the completion (or an abort) arrived; @status and the rest are valid
+ * @abandoned: the caller timed out; the late completion, if any, frees the slot
+ * @status: completion status (enum tern_cmd_status)
+ * @syndrome: completion syndrome
+ * @result: completion result
+ * @out_len: bytes the device wrote to the output mailbox
+ * @in_buf: input mailbox (TERN_CMD_MAX_IN bytes, coherent DMA)
+ * @in_dma: DMA address of @in_buf
+ * @out_buf: output mailbox (TERN_CMD_MAX_OUT bytes, coherent DMA)
+ * @out_dma: DMA address of @out_buf
+ *
+ * Fields other than the mailboxes are protected by tern_cmdq.lock.
+ */
+struct tern_cmd_slot {
+	struct completion done;
+	u16 token;
+	bool busy;
+	bool completed;
+	bool abandoned;
+	u8 status;
+	u32 syndrome;
+	u32 result;
+	u16 out_len;
+	void *in_buf;
+	dma_addr_t in_dma;
+	void *out_buf;
+	dma_addr_t out_dma;
+};
+
+/**
+ * struct tern_cmdq - the firmware command queue
+ * @lock: protects the rings' indices, the slots' state, @event_mode, @stopped and @users;
+ *	taken from the EQ's hard interrupt handler, so always with interrupts disabled
+ * @slots_sem: counts free slots; a caller sleeps here when all are in flight
+ * @sq: command ring (coherent DMA), @depth entries
+ * @cq: completion ring (coherent DMA), @depth entries
+ * @sq_dma: DMA address of @sq
+ * @cq_dma: DMA address of @cq
+ * @depth: entries in each ring (power of two)
+ * @sq_pi: next command ring entry to write (free-running)
+ * @cq_ci: next completion ring entry to read (free-running)
+ * @log_depth: log2 of @depth
+ * @event_mode: completions are signalled through the command EQ; false while polling
+ * @stopped: no new command is accepted (device dead, being reset or removed)
+ * @users: callers inside tern_cmd_exec(); tern_cmdq_stop() waits for none
+ * @drain_wq: woken when @users drops to zero
+ * @slots: one per ring entry
+ * @generation: bumped per command to make tokens of reused slots differ
+ * @timeouts: commands that timed out since probe
+ * @errors: commands that completed with a status other than OK
+ * @stale: completions whose token matched no command waiting for one
+ * @late: completions of timed-out commands (they freed their slot)
+ */
+struct tern_cmdq {
+	spinlock_t lock;	/* see above; IRQ-safe */
+	struct semaphore slots_sem;
+	struct tern_cmd_sqe *sq;
+	struct tern_cmd_cqe *cq;
+	dma_addr_t sq_dma;
+	dma_addr_t cq_dma;
+	u32 depth;
+	u32 sq_pi;
+	u32 cq_ci;
+	u8 log_depth;
+	bool event_mode;
+	bool stopped;
+	unsigned int users;
+	wait_queue_head_t drain_wq;
+	struct tern_cmd_slot *slots;
+	u8 generation;
+	atomic_t timeouts;
+	atomic_t errors;
+	atomic_t stale;
+	atomic_t late;
+};
+
+/**
+ * struct tern_cmdq_stats - snapshot of the command queue's state (debugfs, devlink health)
+ * @depth: slots (ring entries)
+ * @in_flight: commands posted and being waited for
+ * @abandoned: slots held by commands that timed out and have not completed since
+ * @timeouts: commands that timed out (including waits for a free slot)
+ * @errors: completions with a status other than OK
+ * @stale: completions whose token matched no waiting command
+ * @late: completions of timed-out commands
+ * @event_mode: completions are signalled by the command EQ
+ * @stopped: new commands are refused
+ */
+struct tern_cmdq_stats {
+	u32 depth;
+	u32 in_flight;
+	u32 abandoned;
+	u32 timeouts;
+	u32 errors;
+	u32 stale;
+	u32 late;
+	bool event_mode;
+	bool stopped;
+};
+
+/**
+ * typedef tern_eq_handler_t - called from the EQ's interrupt for each event
+ * @eq: the event queue
+ * @eqe: the event (valid only during the call)
+ * @ctx: the context given to tern_eq_create()
+ *
+ * Runs in hard interrupt context: it must not sleep.
+ */
+typedef void (*tern_eq_handler_t)(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx);
+
+/**
+ * struct tern_eq - an event queue bound to one MSI-X vector
+ * @tdev: owning device
+ * @ring: entries (coherent DMA)
+ * @ring_dma: DMA address of @ring
+ * @log_depth: log2 of the number of entries
+ * @ci: consumer index (free-running); only touched by the interrupt handler
+ * @eqn: EQ number assigned by the firmware
+ * @vector: MSI-X vector index
+ * @irq: Linux IRQ number
+ * @handler: dispatch function
+ * @ctx: context for @handler
+ * @name: IRQ name
+ */
+struct tern_eq {
+	struct tern_dev *tdev;
+	struct tern_eqe *ring;
+	dma_addr_t ring_dma;
+	u8 log_depth;
+	u32 ci;
+	u32 eqn;
+	u16 vector;
+	int irq;
+	tern_eq_handler_t handler;
+	void *ctx;
+	char name[32];
+};
+
+/**
+ * struct tern_dev - one tern PCI function
+ * @pdev: PCI device
+ * @regs: BAR0 registers
+ * @db: BAR2 doorbell page 0 (the kernel's page)
+ * @db_bar_start: bus address of BAR2 (user doorbell pages are mapped from there)
+ * @fw_reporter: devlink health reporter for firmware errors and command timeouts
+ *	(struct tern_dev is the private data of its devlink instance: tern_to_devlink())
+ * @cmdq: the command queue
+ * @caps: QUERY_DEVICE output (immutable after probe)
+ * @num_vectors: MSI-X vectors allocated
+ * @async_eq: EQ 0: command completions, link changes, fatal errors (vector 0)
+ * @netdev: the Ethernet function
+ * @debugfs: debugfs directory of this device
+ * @state_lock: serialises device-wide reconfiguration (reset, recovery, removal) and
+ *	protects @started, @eq_ready and @en_ready. Taken outside RTNL: never take it with
+ *	RTNL held (recovery holds it while it unregisters and registers the netdev).
+ * @flags: TERN_FLAG_* bits (atomic bitops; set from any context)
+ * @started: probe has finished; recovery may run; cleared at removal
+ * @eq_ready: @async_eq exists
+ * @en_ready: tern_en_probe() succeeded and tern_en_remove() has not been called
+ * @link_up: latest link state from a LINK_CHANGE event (read by @link_work)
+ * @link_work: delivers link changes to tern_en_link_change() in process context
+ * @health_lock: protects @health_enabled, @health_what and @health_detail
+ * @health_enabled: reports are accepted (the reporter exists and devlink is registered)
+ * @health_what: pending report for @health_work, NULL when none
+ * @health_detail: opcode or fatal syndrome of the pending report
+ * @health_work: passes reports to devlink health (which may run recovery) from process
+ *	context
+ * @recoveries: bumped when a recovery ends; a command issued before that does not report
+ *	its timeout (the recovery dealt with that incident)
+ */
+struct tern_dev {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	void __iomem *db;
+	resource_size_t db_bar_start;
+	struct devlink_health_reporter *fw_reporter;
+	struct tern_cmdq cmdq;
+	struct tern_cmd_query_device_out caps;
+	int num_vectors;
+	struct tern_eq async_eq;
+	struct net_device *netdev;
+	struct dentry *debugfs;
+	struct mutex state_lock;	/* see above */
+	unsigned long flags;
+	bool started;
+	bool eq_ready;
+	bool en_ready;
+	bool link_up;
+	struct work_struct link_work;
+	spinlock_t health_lock;		/* see above; IRQ-safe */
+	bool health_enabled;
+	const char *health_what;
+	u32 health_detail;
+	struct work_struct health_work;
+	atomic_t recoveries;
+};
+
+/* Bits of tern_dev.flags. */
+enum tern_dev_flag {
+	TERN_FLAG_DEAD,		/* FATAL or gone: commands fail fast until a reset */
+	TERN_FLAG_RECOVERING,	/* recovery runs: health reports are not taken */
+};
+
+static inline struct devlink *tern_to_devlink(struct tern_dev *tdev)
+{
+	return priv_to_devlink(tdev);
+}
+
+static inline u32 tern_rd(struct tern_dev *tdev, u32 reg)
+{
+	return ioread32(tdev->regs + reg);
+}
+
+static inline void tern_wr(struct tern_dev *tdev, u32 reg, u32 val)
+{
+	iowrite32(val, tdev->regs + reg);
+}
+
+static inline void tern_db(struct tern_dev *tdev, u32 offset, u32 val)
+{
+	iowrite32(val, tdev->db + offset);
+}
+
+/* main.c */
+bool tern_dev_alive(struct tern_dev *tdev);
+void tern_dev_mark_dead(struct tern_dev *tdev, u32 syndrome);
+int tern_dev_recover(struct tern_dev *tdev);
+
+/* cmdq.c */
+int tern_cmdq_init(struct tern_dev *tdev);
+void tern_cmdq_cleanup(struct tern_dev *tdev);
+void tern_cmdq_stop(struct tern_dev *tdev);
+void tern_cmdq_abort(struct tern_dev *tdev);
+int tern_cmdq_restart(struct tern_dev *tdev);
+bool tern_cmdq_healthy(struct tern_dev *tdev);
+void tern_cmdq_get_stats(struct tern_dev *tdev, struct tern_cmdq_stats *st);
+void tern_cmdq_set_event_mode(struct tern_dev *tdev, bool on);
+void tern_cmdq_handle_completions(struct tern_dev *tdev);
+int tern_cmd_exec(struct tern_dev *tdev, u16 opcode, const void *in, size_t in_len,
+		  void *out, size_t out_len, u32 *result);
+int tern_cmd_status_to_errno(u8 status);
+const char *tern_cmd_opcode_name(u16 opcode);
+
+/* eq.c */
+int tern_eq_create(struct tern_dev *tdev, struct tern_eq *eq, u16 vector, u8 log_depth,
+		   u16 flags, tern_eq_handler_t handler, void *ctx, const char *name);
+void tern_eq_destroy(struct tern_dev *tdev, struct tern_eq *eq);
+void tern_eq_arm(struct tern_eq *eq);
+
+/*
+ * en_main.c. tern_en_link_change() is called in process context (a work item, state_lock
+ * held), only between a successful tern_en_probe() and tern_en_remove(). Recovery calls
+ * tern_en_remove() and then tern_en_probe() again on the same struct tern_dev.
+ */
+int tern_en_probe(struct tern_dev *tdev);
+void tern_en_remove(struct tern_dev *tdev);
+void tern_en_link_change(struct tern_dev *tdev, bool up);
+
+/* ethtool.c */
+extern const struct ethtool_ops tern_ethtool_ops;
+
+/* devlink.c */
+struct tern_dev *tern_devlink_alloc(struct device *dev);
+void tern_devlink_free(struct tern_dev *tdev);
+int tern_devlink_register(struct tern_dev *tdev);
+void tern_devlink_unregister(struct tern_dev *tdev);
+void tern_devlink_report_fw_error(struct tern_dev *tdev, const char *what, u32 detail);
+void tern_devlink_clear_reports(struct tern_dev *tdev);
+
+/* debugfs.c */
+void tern_debugfs_register(void);
+void tern_debugfs_unregister(void);
+void tern_debugfs_init(struct tern_dev *tdev);
+void tern_debugfs_cleanup(struct tern_dev *tdev);
+
+#endif /* TERN_CORE_H */
