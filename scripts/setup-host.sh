@@ -21,7 +21,7 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 	log "host packages already installed"
 	exit 0
 fi
-"$TERN_TOP/scripts/lib/apt-sources.sh" trixie
+"$TERN_TOP/scripts/lib/apt-sources.sh" >/dev/null
 log "apt-get update"
 apt-get update -q >/dev/null
 log "installing ${#pkgs[@]} packages"

@@ -1,0 +1,431 @@
+/*
+ * tern: QEMU PCIe adapter for the tern RoCEv2 NIC device model.
+ *
+ * This file only plugs the model library (model/include/tern_model.h) into
+ * QEMU: BAR accesses, bus-master DMA, MSI-X, the NIC backend, a bottom half,
+ * a virtual-clock timer and logging. Everything about registers and device
+ * behaviour lives in the model.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "net/net.h"
+
+#include "tern_model.h"
+#include <tern/tern_hw.h>
+
+#include "trace.h"
+
+#define TYPE_TERN "tern"
+OBJECT_DECLARE_SIMPLE_TYPE(TernState, TERN)
+
+/* PCI Express capability offset (MSI-X finds a free slot by itself). */
+#define TERN_QEMU_PCIE_CAP 0x80
+
+/* BAR0 and BAR2: 64-bit, non-prefetchable memory. */
+#define TERN_QEMU_BAR_TYPE \
+    (PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64)
+
+struct TernState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;              /* BAR TERN_BAR_REGS */
+    MemoryRegion db;                /* BAR TERN_BAR_DB */
+
+    NICState *nic;
+    NICConf conf;
+    char *serial;
+    bool test_hooks;
+
+    QEMUBH *bh;                     /* runs tern_model_run() after host.kick */
+    QEMUTimer *timer;               /* the model's one-shot timer */
+
+    struct tern_model_host host;
+    struct tern_model *model;
+};
+
+/* ---- BARs ------------------------------------------------------------ */
+
+static uint64_t tern_regs_read(void *opaque, hwaddr addr, unsigned size)
+{
+    TernState *s = opaque;
+
+    return tern_model_mmio_read(s->model, TERN_BAR_REGS, addr, size);
+}
+
+static void tern_regs_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    TernState *s = opaque;
+
+    tern_model_mmio_write(s->model, TERN_BAR_REGS, addr, val, size);
+}
+
+static uint64_t tern_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    TernState *s = opaque;
+
+    return tern_model_mmio_read(s->model, TERN_BAR_DB, addr, size);
+}
+
+static void tern_db_write(void *opaque, hwaddr addr, uint64_t val,
+                          unsigned size)
+{
+    TernState *s = opaque;
+
+    tern_model_mmio_write(s->model, TERN_BAR_DB, addr, val, size);
+}
+
+static const MemoryRegionOps tern_regs_ops = {
+    .read = tern_regs_read,
+    .write = tern_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+static const MemoryRegionOps tern_db_ops = {
+    .read = tern_db_read,
+    .write = tern_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+/* ---- host callbacks for the model ------------------------------------- */
+
+/*
+ * DMA through the device's bus-master address space: it is empty while the
+ * guest has bus mastering disabled, so such accesses fail like unbacked
+ * addresses do.
+ */
+static int tern_host_dma_read(void *opaque, uint64_t addr, void *buf,
+                              size_t len)
+{
+    TernState *s = opaque;
+
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ? 0 : -EIO;
+}
+
+static int tern_host_dma_write(void *opaque, uint64_t addr, const void *buf,
+                               size_t len)
+{
+    TernState *s = opaque;
+
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK ?
+           0 : -EIO;
+}
+
+static void tern_host_msix_notify(void *opaque, unsigned int vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    if (vector >= TERN_MAX_MSIX) {
+        qemu_log_mask(LOG_GUEST_ERROR, "tern: model raised MSI-X vector %u\n",
+                      vector);
+        return;
+    }
+    if (msix_enabled(pdev)) {
+        msix_notify(pdev, vector);
+    }
+}
+
+static void tern_host_tx_frame(void *opaque, const void *frame, size_t len)
+{
+    TernState *s = opaque;
+
+    if (s->nic && len <= INT_MAX) {
+        qemu_send_packet(qemu_get_queue(s->nic), frame, len);
+    }
+}
+
+static void tern_host_kick(void *opaque)
+{
+    TernState *s = opaque;
+
+    qemu_bh_schedule(s->bh);
+}
+
+static void tern_host_rx_ready(void *opaque)
+{
+    TernState *s = opaque;
+
+    if (s->nic) {
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
+}
+
+static uint64_t tern_host_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void tern_host_timer_arm(void *opaque, uint64_t deadline_ns)
+{
+    TernState *s = opaque;
+
+    if (deadline_ns == UINT64_MAX) {
+        timer_del(s->timer);
+    } else {
+        timer_mod(s->timer, MIN(deadline_ns, (uint64_t)INT64_MAX));
+    }
+}
+
+static void tern_host_log(void *opaque, enum tern_model_log_level level,
+                          const char *msg)
+{
+    TernState *s = opaque;
+
+    if (level <= TERN_MODEL_LOG_WARN) {
+        qemu_log_mask(LOG_GUEST_ERROR, "tern %s: %s\n",
+                      DEVICE(s)->id ? DEVICE(s)->id : "(no id)", msg);
+    } else {
+        trace_tern_model_log(level, msg);
+    }
+}
+
+static void tern_bh(void *opaque)
+{
+    TernState *s = opaque;
+
+    tern_model_run(s->model);
+}
+
+static void tern_timer(void *opaque)
+{
+    TernState *s = opaque;
+
+    tern_model_timer(s->model);
+}
+
+/* ---- the wire -------------------------------------------------------- */
+
+static ssize_t tern_net_receive(NetClientState *nc, const uint8_t *buf,
+                                size_t size)
+{
+    TernState *s = qemu_get_nic_opaque(nc);
+
+    /* 0 makes QEMU queue the frame until host.rx_ready flushes the queue. */
+    return tern_model_rx_frame(s->model, buf, size);
+}
+
+static void tern_net_link_status_changed(NetClientState *nc)
+{
+    TernState *s = qemu_get_nic_opaque(nc);
+
+    tern_model_set_link(s->model, !nc->link_down);
+}
+
+static NetClientInfo tern_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .receive = tern_net_receive,
+    .link_status_changed = tern_net_link_status_changed,
+};
+
+/* ---- PCI device ------------------------------------------------------ */
+
+static void tern_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+}
+
+static void tern_realize(PCIDevice *pdev, Error **errp)
+{
+    TernState *s = TERN(pdev);
+    DeviceState *dev = DEVICE(pdev);
+    struct tern_model_config cfg = {
+        .test_hooks = s->test_hooks,
+        .num_msix = TERN_MAX_MSIX,
+    };
+    const uint8_t *mac;
+    unsigned int i;
+
+    pdev->config_write = tern_write_config;
+    pdev->config[PCI_CLASS_PROG] = TERN_PCI_CLASS & 0xff;
+
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    mac = s->conf.macaddr.a;
+    memcpy(cfg.mac, mac, sizeof(cfg.mac));
+    if (!s->serial) {
+        s->serial = g_strdup_printf("TRN%02X%02X%02X", mac[3], mac[4], mac[5]);
+    }
+    if (strlen(s->serial) >= sizeof(cfg.serial)) {
+        error_setg(errp, "tern: serial '%s' is longer than %zu characters",
+                   s->serial, sizeof(cfg.serial) - 1);
+        return;
+    }
+    pstrcpy(cfg.serial, sizeof(cfg.serial), s->serial);
+
+    if (pcie_endpoint_cap_init(pdev, TERN_QEMU_PCIE_CAP) < 0) {
+        error_setg(errp, "tern: cannot add the PCI Express capability");
+        return;
+    }
+    pcie_cap_flr_init(pdev);
+
+    memory_region_init_io(&s->regs, OBJECT(s), &tern_regs_ops, s,
+                          "tern-regs", TERN_BAR_REGS_SIZE);
+    pci_register_bar(pdev, TERN_BAR_REGS, TERN_QEMU_BAR_TYPE, &s->regs);
+    memory_region_init_io(&s->db, OBJECT(s), &tern_db_ops, s,
+                          "tern-db", TERN_BAR_DB_SIZE);
+    pci_register_bar(pdev, TERN_BAR_DB, TERN_QEMU_BAR_TYPE, &s->db);
+
+    if (msix_init_exclusive_bar(pdev, TERN_MAX_MSIX, TERN_BAR_MSIX, errp) < 0) {
+        pcie_cap_exit(pdev);
+        return;
+    }
+    for (i = 0; i < TERN_MAX_MSIX; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    /* The model may kick or arm its timer at once: create those first. */
+    s->bh = qemu_bh_new_guarded(tern_bh, s, &dev->mem_reentrancy_guard);
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, tern_timer, s);
+
+    s->host = (struct tern_model_host) {
+        .opaque = s,
+        .dma_read = tern_host_dma_read,
+        .dma_write = tern_host_dma_write,
+        .msix_notify = tern_host_msix_notify,
+        .tx_frame = tern_host_tx_frame,
+        .kick = tern_host_kick,
+        .rx_ready = tern_host_rx_ready,
+        .now_ns = tern_host_now_ns,
+        .timer_arm = tern_host_timer_arm,
+        .log = tern_host_log,
+    };
+    s->model = tern_model_create(&s->host, &cfg);
+    if (!s->model) {
+        error_setg(errp, "tern: cannot create the device model");
+        timer_free(s->timer);
+        s->timer = NULL;
+        qemu_bh_delete(s->bh);
+        s->bh = NULL;
+        msix_unuse_all_vectors(pdev);
+        msix_uninit_exclusive_bar(pdev);
+        pcie_cap_exit(pdev);
+        return;
+    }
+
+    s->nic = qemu_new_nic(&tern_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), dev->id,
+                          &dev->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    tern_model_set_link(s->model, !qemu_get_queue(s->nic)->link_down);
+}
+
+static void tern_exit(PCIDevice *pdev)
+{
+    TernState *s = TERN(pdev);
+
+    /* The NIC first, so no frame arrives while the rest goes away. */
+    qemu_del_nic(s->nic);
+    s->nic = NULL;
+    timer_free(s->timer);
+    s->timer = NULL;
+    qemu_bh_delete(s->bh);
+    s->bh = NULL;
+    tern_model_destroy(s->model);
+    s->model = NULL;
+
+    msix_unuse_all_vectors(pdev);
+    msix_uninit_exclusive_bar(pdev);
+    pcie_cap_exit(pdev);
+}
+
+/* Machine reset and FLR (pci_device_reset() ends up here). */
+static void tern_reset(DeviceState *dev)
+{
+    TernState *s = TERN(dev);
+
+    /*
+     * The timer and a pending bottom half stay as they are: the model keeps
+     * track of its own deadline (it cancels it through host.timer_arm) and a
+     * spurious tern_model_run() has nothing to do.
+     */
+    tern_model_reset(s->model);
+    /* The carrier belongs to the wire, not to the state a reset forgets. */
+    tern_model_set_link(s->model, !qemu_get_queue(s->nic)->link_down);
+}
+
+/*
+ * Migration is not supported: the model library has no way to save and
+ * restore its state, so refuse to migrate (and to take snapshots) rather than
+ * lose that state silently.
+ */
+static const VMStateDescription tern_vmstate = {
+    .name = TYPE_TERN,
+    .unmigratable = 1,
+};
+
+static Property tern_properties[] = {
+    DEFINE_NIC_PROPERTIES(TernState, conf),
+    DEFINE_PROP_STRING("serial", TernState, serial),
+    DEFINE_PROP_BOOL("test-hooks", TernState, test_hooks, false),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void tern_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = tern_realize;
+    k->exit = tern_exit;
+    k->vendor_id = TERN_PCI_VENDOR_ID;
+    k->device_id = TERN_PCI_DEVICE_ID;
+    k->revision = TERN_PCI_REVISION;
+    k->class_id = TERN_PCI_CLASS >> 8;
+    k->subsystem_vendor_id = TERN_PCI_SUBSYS_VENDOR_ID;
+    k->subsystem_id = TERN_PCI_SUBSYS_ID;
+
+    dc->desc = "tern RoCEv2 RDMA NIC";
+    dc->reset = tern_reset;
+    dc->vmsd = &tern_vmstate;
+    device_class_set_props(dc, tern_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo tern_info = {
+    .name = TYPE_TERN,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(TernState),
+    .class_init = tern_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void tern_register_types(void)
+{
+    type_register_static(&tern_info);
+}
+
+type_init(tern_register_types)
