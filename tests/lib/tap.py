@@ -1,0 +1,110 @@
+"""A tiny TAP (Test Anything Protocol) producer for Python test scripts run by ``prove``.
+
+    t = Tap()                      # or Tap(plan=5)
+    t.ok(x == 1, "x is one")
+    t.eq(got, want, "same value")  # prints both on failure
+    with t.step("boots"):          # ok unless the block raises (traceback as diagnostics)
+        ...
+    t.diag("a note")               # "# a note"
+    t.skip("needs tern", "no device")
+    t.exit()                       # prints the plan if none was given; status = failures
+"""
+
+import sys
+import traceback
+from contextlib import contextmanager
+
+
+class Tap:
+    """Counts tests and prints TAP version 12 lines on stdout."""
+
+    def __init__(self, plan=None, out=None):
+        self.out = out or sys.stdout
+        self.count = 0
+        self.failed = 0
+        self.planned = plan
+        if plan is not None:
+            self._print("1..%d" % plan)
+
+    def _print(self, line):
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def plan(self, n):
+        """Declare the number of tests (once, before or after running them)."""
+        if self.planned is not None:
+            raise RuntimeError("plan already declared")
+        self.planned = n
+        self._print("1..%d" % n)
+
+    def ok(self, cond, desc="", *diag):
+        """Report one test; ``diag`` lines are printed as diagnostics when it fails.
+        Returns ``bool(cond)``."""
+        self.count += 1
+        desc = str(desc).replace("\n", " ").replace("#", "\\#")
+        self._print("%s %d%s" % ("ok" if cond else "not ok", self.count,
+                                 " - " + desc if desc else ""))
+        if not cond:
+            self.failed += 1
+            for d in diag:
+                self.diag(d)
+        return bool(cond)
+
+    def eq(self, got, want, desc=""):
+        """ok(got == want), printing both values when they differ."""
+        return self.ok(got == want, desc, "     got: %r" % (got,), "expected: %r" % (want,))
+
+    def diag(self, *msgs):
+        """Print diagnostics: every line prefixed with '# '."""
+        for msg in msgs:
+            for line in str(msg).splitlines() or [""]:
+                self._print("# " + line)
+
+    def skip(self, desc, reason="", count=1):
+        """Report ``count`` skipped tests."""
+        for _ in range(count):
+            self.count += 1
+            self._print("ok %d - %s # SKIP %s" % (self.count, desc, reason))
+
+    def todo(self, cond, desc, reason=""):
+        """A test expected to fail (does not count as a failure)."""
+        self.count += 1
+        self._print("%s %d - %s # TODO %s" % ("ok" if cond else "not ok", self.count, desc,
+                                              reason))
+        return bool(cond)
+
+    def skip_all(self, reason):
+        """Skip the whole script (only before any test ran) and exit 0."""
+        self._print("1..0 # SKIP %s" % reason)
+        sys.exit(0)
+
+    def bail_out(self, reason):
+        """Stop the whole test run (prove aborts) and exit 255."""
+        self._print("Bail out! %s" % str(reason).replace("\n", " "))
+        sys.exit(255)
+
+    @contextmanager
+    def step(self, desc):
+        """A test that passes unless the with-block raises; the traceback becomes
+        diagnostics. The exception is swallowed so the script goes on."""
+        try:
+            yield
+        except Exception:
+            self.ok(False, desc, traceback.format_exc())
+        else:
+            self.ok(True, desc)
+
+    def done(self):
+        """Print the plan if it was not declared; return the exit status (failures, or 255
+        when the count does not match the plan)."""
+        if self.planned is None:
+            self._print("1..%d" % self.count)
+            self.planned = self.count
+        elif self.planned != self.count:
+            self.diag("planned %d tests but ran %d" % (self.planned, self.count))
+            return 255
+        return min(self.failed, 254)
+
+    def exit(self):
+        """done(), then exit with its status."""
+        sys.exit(self.done())
