@@ -49,7 +49,7 @@ if [ ! -x "$agent" ] || [ "$agent_src" -nt "$agent" ]; then
 fi
 
 # --- resolve everything into a manifest: "DST SRC" lines ---------------------------------
-bins=(bash dash ip ethtool devlink rdma tc dcb iperf3)
+bins=(bash dash ip ethtool devlink rdma tc dcb iperf3 ping)
 # Debian's static busybox prefers its own applets when an applet runs another program
 # ("timeout 5 ip ..." would run busybox's ip): use the real versions of the applets that exec.
 bins+=(timeout env nice nohup chroot xargs setsid taskset nsenter unshare flock ionice chrt)

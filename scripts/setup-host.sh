@@ -12,7 +12,7 @@ pkgs=(
 	ninja-build meson pkg-config python3 python3-venv libglib2.0-dev libpixman-1-dev
 	libslirp-dev libfdt-dev zlib1g-dev qemu-system-data seabios
 	# guests: initramfs contents and tools run inside them
-	busybox-static cpio gzip iproute2 ethtool iperf3 procps
+	busybox-static cpio gzip iproute2 ethtool iperf3 iputils-ping procps
 	# host tests
 	perl
 )

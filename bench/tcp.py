@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Benchmark (not a test): TCP throughput between two guests over tern and over QEMU's
+virtio-net in the same run, the same guests and the same iperf3 settings, with the ratio.
+
+    bench/tcp.py [--seconds N] [--runs N]
+
+Both NICs are emulated: the numbers measure the device model and driver under QEMU's software
+emulation (no KVM), where the guest CPU is the bottleneck. virtio-net has checksum offload and
+TSO; tern's hardware revision 1 has neither.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+
+from harness import Cluster, Wire  # noqa: E402
+
+
+def iperf(client, server, addr, seconds, extra=""):
+    """One iperf3 run client -> server; returns Mbit/s received."""
+    job = server.spawn("exec iperf3 -s -1 -J", timeout=seconds + 60)
+    client.run("sleep 0.5", timeout=10)
+    r = client.run("iperf3 -c %s -t %d -J %s" % (addr, seconds, extra), timeout=seconds + 60,
+                   check=True)
+    job.wait(timeout=30)
+    res = json.loads(r.stdout)
+    return res["end"]["sum_received"]["bits_per_second"] / 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+
+    with Cluster(nodes=2, wires=[Wire("tern"), Wire("virtio")], name="bench-tcp") as c:
+        for n in c:
+            n.run("modprobe tern_core", check=True, timeout=60)
+        c.configure_ip(0)
+        c.configure_ip(1)
+        for n in c:
+            n.run("for i in $(seq 50); do [ $(cat /sys/class/net/%s/carrier) = 1 ] && break;"
+                  " sleep 0.2; done" % n.iface(0), timeout=30)
+        rows = []
+        for label, wire in (("tern", 0), ("virtio-net", 1)):
+            vals = [iperf(c[0], c[1], c[1].ip(wire), args.seconds) for _ in range(args.runs)]
+            rows.append((label, vals))
+        print("\nTCP throughput, guest to guest, %d x %d s iperf3, QEMU TCG, 1 vCPU each" % (
+            args.runs, args.seconds))
+        print("%-12s %12s %12s %12s" % ("NIC", "median Mb/s", "min", "max"))
+        for label, vals in rows:
+            print("%-12s %12.1f %12.1f %12.1f" % (label, statistics.median(vals), min(vals),
+                                                  max(vals)))
+        ratio = statistics.median(rows[0][1]) / max(statistics.median(rows[1][1]), 1e-9)
+        print("tern / virtio-net: %.2f" % ratio)
+
+
+if __name__ == "__main__":
+    main()
