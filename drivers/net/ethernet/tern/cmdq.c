@@ -39,9 +39,6 @@
 /* Slot state given to waiters when the queue is stopped under them (not a device status). */
 #define TERN_CMD_ABORTED		0xff
 
-#define TERN_CMD_TOKEN(idx, gen)	((u16)((idx) | ((u16)(gen) << 8)))
-#define TERN_CMD_TOKEN_SLOT(token)	((token) & 0xff)
-
 static_assert(TERN_CMDQ_LOG_DEPTH >= 1 && TERN_CMDQ_LOG_DEPTH <= TERN_CMDQ_MAX_LOG);
 
 /**
@@ -79,8 +76,15 @@ const char *tern_cmd_opcode_name(u16 opcode)
 		return "UNKNOWN";
 	}
 }
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_cmd_opcode_name);
 
-static const char *tern_cmd_status_name(u8 status)
+/**
+ * tern_cmd_status_name() - printable name of a command completion status
+ * @status: enum tern_cmd_status
+ *
+ * Return: a static string, "UNKNOWN" for a status this driver does not know.
+ */
+TERN_VISIBLE_IF_KUNIT const char *tern_cmd_status_name(u8 status)
 {
 	switch (status) {
 	case TERN_CMD_OK:
@@ -105,6 +109,7 @@ static const char *tern_cmd_status_name(u8 status)
 		return "UNKNOWN";
 	}
 }
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_cmd_status_name);
 
 /**
  * tern_cmd_status_to_errno() - errno for a command completion status
@@ -135,6 +140,36 @@ int tern_cmd_status_to_errno(u8 status)
 		return -EIO;
 	}
 }
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_cmd_status_to_errno);
+
+/**
+ * tern_cmd_fill_sqe() - encode a command ring entry
+ * @sqe: the entry; every byte is written
+ * @opcode: enum tern_cmd_opcode
+ * @token: the command's token (tern_cmd_token())
+ * @in: input; copied inline when @in_len is at most TERN_CMD_INLINE_MAX (may be NULL when
+ *	@in_len is 0, and is not read otherwise: larger inputs are already in the mailbox)
+ * @in_len: input size
+ * @out_len: output buffer size
+ * @in_dma: input mailbox, used when @in_len is above TERN_CMD_INLINE_MAX
+ * @out_dma: output mailbox, used when @out_len is not 0
+ */
+void tern_cmd_fill_sqe(struct tern_cmd_sqe *sqe, u16 opcode, u16 token, const void *in,
+		       size_t in_len, size_t out_len, dma_addr_t in_dma, dma_addr_t out_dma)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = cpu_to_le16(opcode);
+	sqe->token = cpu_to_le16(token);
+	sqe->in_len = cpu_to_le16(in_len);
+	sqe->out_len = cpu_to_le16(out_len);
+	if (in_len > TERN_CMD_INLINE_MAX)
+		sqe->in_addr = cpu_to_le64(in_dma);
+	else if (in_len)
+		memcpy(sqe->inline_in, in, in_len);
+	if (out_len)
+		sqe->out_addr = cpu_to_le64(out_dma);
+}
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_cmd_fill_sqe);
 
 /* Program the rings into the device and wait for it to accept them. */
 static int tern_cmdq_hw_enable(struct tern_dev *tdev)
@@ -452,7 +487,7 @@ void tern_cmdq_handle_completions(struct tern_dev *tdev)
 	/* At most depth commands are outstanding: more entries mean a confused device. */
 	for (budget = cmdq->depth; budget; budget--) {
 		struct tern_cmd_cqe *cqe = &cmdq->cq[cmdq->cq_ci & (cmdq->depth - 1)];
-		u8 phase = ((cmdq->cq_ci >> cmdq->log_depth) & 1) ? 0 : TERN_CQE_PHASE;
+		u8 phase = tern_ring_phase(cmdq->cq_ci, cmdq->log_depth);
 		struct tern_cmd_slot *slot;
 		u16 token, idx;
 
@@ -463,7 +498,7 @@ void tern_cmdq_handle_completions(struct tern_dev *tdev)
 		cmdq->cq_ci++;
 
 		token = le16_to_cpu(cqe->token);
-		idx = TERN_CMD_TOKEN_SLOT(token);
+		idx = tern_cmd_token_slot(token);
 		slot = idx < cmdq->depth ? &cmdq->slots[idx] : NULL;
 		if (!slot || !slot->busy || slot->completed || slot->token != token) {
 			atomic_inc(&cmdq->stale);
@@ -489,6 +524,7 @@ void tern_cmdq_handle_completions(struct tern_dev *tdev)
 	}
 	spin_unlock_irqrestore(&cmdq->lock, flags);
 }
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_cmdq_handle_completions);
 
 /* Register as a caller unless the queue is stopped. */
 static bool tern_cmdq_enter(struct tern_cmdq *cmdq)
@@ -548,7 +584,7 @@ static struct tern_cmd_slot *tern_cmd_get_slot(struct tern_dev *tdev, u16 opcode
 		slot->busy = true;
 		slot->completed = false;
 		slot->abandoned = false;
-		slot->token = TERN_CMD_TOKEN(i, cmdq->generation++);
+		slot->token = tern_cmd_token(i, cmdq->generation++);
 		reinit_completion(&slot->done);
 	}
 	spin_unlock_irq(&cmdq->lock);
@@ -583,17 +619,8 @@ static int tern_cmd_post(struct tern_dev *tdev, struct tern_cmd_slot *slot, u16 
 		return -EIO;
 	}
 	sqe = &cmdq->sq[cmdq->sq_pi & (cmdq->depth - 1)];
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = cpu_to_le16(opcode);
-	sqe->token = cpu_to_le16(slot->token);
-	sqe->in_len = cpu_to_le16(in_len);
-	sqe->out_len = cpu_to_le16(out_len);
-	if (in_len > TERN_CMD_INLINE_MAX)
-		sqe->in_addr = cpu_to_le64(slot->in_dma);
-	else if (in_len)
-		memcpy(sqe->inline_in, in, in_len);
-	if (out_len)
-		sqe->out_addr = cpu_to_le64(slot->out_dma);
+	tern_cmd_fill_sqe(sqe, opcode, slot->token, in, in_len, out_len, slot->in_dma,
+			  slot->out_dma);
 	cmdq->sq_pi++;
 	/*
 	 * The entry and the input mailbox must be visible to the device before it sees the new

@@ -72,8 +72,16 @@ static int tern_dbg_parse_status(const char *arg, u8 *status)
 	return -EINVAL;
 }
 
-/* Parse a cmd_test line into a NOP input header and the length of its echoed tail. */
-static int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail)
+/**
+ * tern_dbg_parse() - parse a cmd_test line
+ * @line: the line, trimmed (modified: split into words)
+ * @nop: NOP input header, filled in on success only
+ * @tail: length of the echoed tail after the header (meaningful on success only)
+ *
+ * Return: 0, or -EINVAL (or a kstrto*() error) for a line that is not one of the forms
+ * described at the top of this file.
+ */
+TERN_VISIBLE_IF_KUNIT int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail)
 {
 	u32 flags = 0, delay = 0, syndrome = 0;
 	unsigned long len;
@@ -134,6 +142,7 @@ static int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail)
 	nop->fail_syndrome = cpu_to_le32(syndrome);
 	return 0;
 }
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_parse);
 
 static int tern_dbg_run_nop(struct tern_dev *tdev, const struct tern_cmd_nop_in *nop,
 			    size_t tail)

@@ -33,7 +33,7 @@ static int tern_devlink_info_get(struct devlink *devlink, struct devlink_info_re
 					     tdev->caps.board_id);
 	if (err)
 		return err;
-	snprintf(buf, sizeof(buf), "%u.%u.%u", fw >> 24, (fw >> 16) & 0xff, fw & 0xffff);
+	tern_fw_version_format(buf, sizeof(buf), fw);
 	return devlink_info_version_running_put(req, DEVLINK_INFO_VERSION_GENERIC_FW, buf);
 }
 

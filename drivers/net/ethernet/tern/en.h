@@ -29,6 +29,101 @@ struct page_pool;
 
 /* Room for a VLAN-tagged frame of the current MTU, as the device may deliver it. */
 #define TERN_EN_RX_FRAME_LEN(mtu)	((mtu) + ETH_HLEN + VLAN_HLEN)
+/* Receive buffers: headroom for the stack, then the frame. */
+#define TERN_EN_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
+
+/* One descriptor per frame: stop once the next frame would not fit. */
+#define TERN_EN_TX_STOP_THRESH	1
+
+/**
+ * tern_en_ring_room() - free descriptors of a ring with free-running indices
+ * @size: descriptors in the ring
+ * @pi: producer index (free-running u32)
+ * @ci: consumer index, at most @size behind @pi (modulo 2^32)
+ *
+ * Return: descriptors that can be posted before the ring is full.
+ */
+static inline u32 tern_en_ring_room(u32 size, u32 pi, u32 ci)
+{
+	return size - (pi - ci);
+}
+
+/**
+ * tern_en_tx_should_stop() - whether ndo_start_xmit stops the queue after a frame
+ * @room: free TX descriptors left (tern_en_ring_room())
+ *
+ * Return: true when the next frame might not fit.
+ */
+static inline bool tern_en_tx_should_stop(u32 room)
+{
+	return room < TERN_EN_TX_STOP_THRESH;
+}
+
+/**
+ * tern_en_tx_can_wake() - whether a stopped TX queue has room enough to restart
+ * @size: descriptors in the ring
+ * @room: free TX descriptors (tern_en_ring_room())
+ *
+ * A quarter of the ring must be free, so that a stopped queue is not woken for one frame.
+ *
+ * Return: true when the queue may be woken.
+ */
+static inline bool tern_en_tx_can_wake(u32 size, u32 room)
+{
+	return room >= size / 4;
+}
+
+/**
+ * tern_en_db_value() - value of an Ethernet queue doorbell
+ * @pi: free-running producer index (the doorbell carries it modulo 2^16)
+ * @flags: 0 or TERN_ETH_DB_ARM
+ *
+ * Return: the 32-bit value to write to TERN_DB_ETH_TXQ(qid) or TERN_DB_ETH_RXQ(qid).
+ */
+static inline u32 tern_en_db_value(u32 pi, u32 flags)
+{
+	return flags | (pi & TERN_ETH_DB_PI_MASK);
+}
+
+/**
+ * tern_en_rx_buf_order() - page order of a receive buffer
+ * @buf_len: bytes the device may write (TERN_EN_RX_FRAME_LEN() of the MTU)
+ *
+ * The buffer becomes the skb's head: it holds TERN_EN_RX_HEADROOM, the frame, and
+ * skb_shared_info behind it.
+ *
+ * Return: the smallest page order that holds it.
+ */
+static inline u32 tern_en_rx_buf_order(u32 buf_len)
+{
+	unsigned int need = SKB_DATA_ALIGN(TERN_EN_RX_HEADROOM + buf_len) +
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+
+	return get_order(need);
+}
+
+/**
+ * tern_en_mtu_range() - MTU range the netdev offers for the device's limits
+ * @dev_min: smallest MTU the device takes (QUERY_DEVICE min_mtu)
+ * @dev_max: largest MTU the device takes (QUERY_DEVICE max_mtu)
+ * @min: set to the smallest MTU offered: at least ETH_MIN_MTU
+ * @max: set to the largest MTU offered: at most TERN_ETH_MAX_MTU
+ *
+ * Return: true; false when the device's range leaves nothing, and ETH_MIN_MTU..ETH_DATA_LEN
+ * is used instead.
+ */
+static inline bool tern_en_mtu_range(unsigned int dev_min, unsigned int dev_max,
+				     unsigned int *min, unsigned int *max)
+{
+	*min = max_t(unsigned int, dev_min, ETH_MIN_MTU);
+	*max = min_t(unsigned int, dev_max, TERN_ETH_MAX_MTU);
+	if (*max < *min) {
+		*min = ETH_MIN_MTU;
+		*max = ETH_DATA_LEN;
+		return false;
+	}
+	return true;
+}
 
 /**
  * struct tern_en_tx_buf - software state of one TX descriptor

@@ -34,12 +34,6 @@
 /* ndo_get_stats64 asks for a refresh of the hardware counters when they are older. */
 #define TERN_EN_STATS_MAX_AGE	(HZ / 10)
 
-/* One descriptor per frame: stop once the next frame would not fit. */
-#define TERN_EN_TX_STOP_THRESH	1
-#define TERN_EN_TX_WAKE_THRESH(tx)	((tx)->size / 4)
-
-/* Receive buffers: headroom for the stack, then the frame. */
-#define TERN_EN_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
 /* Frames up to this size are copied into a small skb and the buffer is reused at once. */
 #define TERN_EN_RX_COPYBREAK	256
 
@@ -396,7 +390,7 @@ static bool tern_en_destroy_queue(struct tern_en_priv *priv, u16 opcode, u32 qid
 static u32 tern_en_tx_free(const struct tern_en_txq *tx)
 {
 	/* Acquire: the completion path is done with a slot before it moves ci past it. */
-	return tx->size - (READ_ONCE(tx->pi) - smp_load_acquire(&tx->ci));
+	return tern_en_ring_room(tx->size, READ_ONCE(tx->pi), smp_load_acquire(&tx->ci));
 }
 
 static int tern_en_txq_alloc(struct tern_en_priv *priv)
@@ -482,7 +476,7 @@ static bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp)
 	u32 mask = rx->size - 1;
 	bool ok = true;
 
-	while (rx->pi - rx->ci < rx->size) {
+	while (tern_en_ring_room(rx->size, rx->pi, rx->ci)) {
 		struct tern_eth_rxd *rxd = &rx->ring[rx->pi & mask];
 		struct page *page;
 
@@ -511,7 +505,6 @@ static int tern_en_rxq_alloc(struct tern_en_priv *priv)
 	struct tern_en_rxq *rx = &priv->ch.rx;
 	struct device *dev = tern_en_dma_dev(priv);
 	struct page_pool_params pp = {};
-	unsigned int need;
 	int err;
 
 	rx->size = priv->rx_ring_size;
@@ -520,10 +513,7 @@ static int tern_en_rxq_alloc(struct tern_en_priv *priv)
 	rx->db_pending = false;
 	rx->qid = TERN_EN_QID_NONE;
 	rx->buf_len = TERN_EN_RX_FRAME_LEN(priv->netdev->mtu);
-	/* The buffer becomes the skb's head: leave room for skb_shared_info behind it. */
-	need = SKB_DATA_ALIGN(TERN_EN_RX_HEADROOM + rx->buf_len) +
-	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
-	rx->order = get_order(need);
+	rx->order = tern_en_rx_buf_order(rx->buf_len);
 	rx->truesize = PAGE_SIZE << rx->order;
 
 	pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
@@ -623,7 +613,7 @@ static void tern_en_tx_db(struct tern_en_priv *priv, u32 flags)
 {
 	struct tern_en_txq *tx = &priv->ch.tx;
 
-	tern_db(priv->tdev, TERN_DB_ETH_TXQ(tx->qid), flags | (tx->pi & TERN_ETH_DB_PI_MASK));
+	tern_db(priv->tdev, TERN_DB_ETH_TXQ(tx->qid), tern_en_db_value(tx->pi, flags));
 }
 
 static void tern_en_xmit_drop(struct tern_en_txq *tx)
@@ -694,7 +684,7 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 	/* Release: the completion path reads the slot only after it sees the new pi. */
 	smp_store_release(&tx->pi, tx->pi + 1);
 
-	if (unlikely(tern_en_tx_free(tx) < TERN_EN_TX_STOP_THRESH)) {
+	if (unlikely(tern_en_tx_should_stop(tern_en_tx_free(tx)))) {
 		netif_tx_stop_queue(tx->nq);
 		u64_stats_update_begin(&tx->xstats.syncp);
 		u64_stats_inc(&tx->xstats.stops);
@@ -704,7 +694,7 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 		 * or we see the room it made.
 		 */
 		smp_mb();
-		if (tern_en_tx_free(tx) >= TERN_EN_TX_WAKE_THRESH(tx))
+		if (tern_en_tx_can_wake(tx->size, tern_en_tx_free(tx)))
 			netif_tx_start_queue(tx->nq);
 	}
 
@@ -771,7 +761,7 @@ static void tern_en_tx_clean(struct tern_en_priv *priv, int budget)
 	/* Pairs with smp_mb() in tern_en_start_xmit() after stopping the queue. */
 	smp_mb();
 	if (unlikely(netif_tx_queue_stopped(tx->nq)) &&
-	    tern_en_tx_free(tx) >= TERN_EN_TX_WAKE_THRESH(tx)) {
+	    tern_en_tx_can_wake(tx->size, tern_en_tx_free(tx))) {
 		netif_tx_wake_queue(tx->nq);
 		u64_stats_update_begin(&tx->stats.syncp);
 		u64_stats_inc(&tx->stats.wakes);
@@ -932,8 +922,7 @@ static void tern_en_arm(struct tern_en_priv *priv)
 	struct tern_en_channel *ch = &priv->ch;
 	struct tern_en_rxq *rx = &ch->rx;
 
-	tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid),
-		TERN_ETH_DB_ARM | (rx->pi & TERN_ETH_DB_PI_MASK));
+	tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, TERN_ETH_DB_ARM));
 	rx->db_pending = false;
 
 	/* ndo_start_xmit writes this doorbell too: its PI must not go backwards. */
@@ -982,8 +971,7 @@ static int tern_en_poll(struct napi_struct *napi, int budget)
 	 */
 	if (work == budget || (!refilled && rx->pi == rx->ci)) {
 		if (rx->db_pending) {
-			tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid),
-				rx->pi & TERN_ETH_DB_PI_MASK);
+			tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, 0));
 			rx->db_pending = false;
 		}
 		return budget;
@@ -996,7 +984,7 @@ static int tern_en_poll(struct napi_struct *napi, int budget)
 		if (tern_en_work_pending(priv))
 			napi_schedule(napi);
 	} else if (rx->db_pending) {
-		tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), rx->pi & TERN_ETH_DB_PI_MASK);
+		tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, 0));
 		rx->db_pending = false;
 	}
 	return work;
@@ -1305,18 +1293,13 @@ static void tern_en_init_mtu(struct tern_en_priv *priv)
 {
 	const struct tern_cmd_query_device_out *caps = &priv->tdev->caps;
 	struct net_device *netdev = priv->netdev;
-	unsigned int min_mtu = le16_to_cpu(caps->min_mtu);
-	unsigned int max_mtu = le16_to_cpu(caps->max_mtu);
+	unsigned int min_mtu, max_mtu;
 
-	min_mtu = max_t(unsigned int, min_mtu, ETH_MIN_MTU);
-	max_mtu = min_t(unsigned int, max_mtu, TERN_ETH_MAX_MTU);
-	if (max_mtu < min_mtu) {
+	if (!tern_en_mtu_range(le16_to_cpu(caps->min_mtu), le16_to_cpu(caps->max_mtu),
+			       &min_mtu, &max_mtu))
 		netdev_warn(netdev, "device reports MTU range %u..%u; using %u..%u\n",
 			    le16_to_cpu(caps->min_mtu), le16_to_cpu(caps->max_mtu),
-			    ETH_MIN_MTU, ETH_DATA_LEN);
-		min_mtu = ETH_MIN_MTU;
-		max_mtu = ETH_DATA_LEN;
-	}
+			    min_mtu, max_mtu);
 	netdev->min_mtu = min_mtu;
 	netdev->max_mtu = max_mtu;
 	netdev->mtu = clamp_t(unsigned int, ETH_DATA_LEN, min_mtu, max_mtu);

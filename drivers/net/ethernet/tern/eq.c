@@ -33,9 +33,7 @@ static size_t tern_eq_alloc_size(u8 log_depth)
  */
 void tern_eq_arm(struct tern_eq *eq)
 {
-	u32 ci = READ_ONCE(eq->ci) & TERN_EQ_DB_CI_MASK;
-
-	tern_db(eq->tdev, TERN_DB_EQ(eq->eqn), ci | TERN_EQ_DB_ARM);
+	tern_db(eq->tdev, TERN_DB_EQ(eq->eqn), tern_eq_db_value(READ_ONCE(eq->ci), true));
 }
 
 static irqreturn_t tern_eq_irq(int irq, void *data)
@@ -51,7 +49,7 @@ static irqreturn_t tern_eq_irq(int irq, void *data)
 	 */
 	for (budget = depth; budget; budget--) {
 		const struct tern_eqe *eqe = &eq->ring[ci & (depth - 1)];
-		u8 phase = ((ci >> eq->log_depth) & 1) ? 0 : TERN_EQE_PHASE;
+		u8 phase = tern_ring_phase(ci, eq->log_depth);
 		struct tern_eqe ev;
 
 		if ((READ_ONCE(eqe->flags) & TERN_EQE_PHASE) != phase)

@@ -71,8 +71,7 @@ static void tern_get_drvinfo(struct net_device *netdev, struct ethtool_drvinfo *
 	u32 fw = le32_to_cpu(tdev->caps.fw_version);
 
 	strscpy(info->driver, TERN_DRV_NAME, sizeof(info->driver));
-	snprintf(info->fw_version, sizeof(info->fw_version), "%u.%u.%u", fw >> 24,
-		 (fw >> 16) & 0xff, fw & 0xffff);
+	tern_fw_version_format(info->fw_version, sizeof(info->fw_version), fw);
 	strscpy(info->bus_info, pci_name(tdev->pdev), sizeof(info->bus_info));
 }
 
@@ -196,3 +195,4 @@ const struct ethtool_ops tern_ethtool_ops = {
 	.get_ethtool_stats	= tern_get_ethtool_stats,
 	.get_ts_info		= ethtool_op_get_ts_info,
 };
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_ethtool_ops);

@@ -10,11 +10,17 @@
  *   ethtool.c  ethtool operations and statistics
  *   devlink.c  devlink instance: info, health reporter for the firmware
  *   debugfs.c  debugfs: command-queue state and command tests
+ *
+ * tern_core_test.c is a separate module, tern_core_test.ko, built only for kernels with
+ * KUnit: suites for the logic above that needs no device (the static inlines below and in
+ * en.h, command encoding and completion decoding, ethtool tables, the cmd_test parser).
  */
 #ifndef TERN_CORE_H
 #define TERN_CORE_H
 
 #include <linux/completion.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
@@ -29,6 +35,20 @@
 #include <tern/tern_cmd.h>
 
 #define TERN_DRV_NAME		"tern_core"
+
+/*
+ * KUnit (tern_core_test.ko) reaches a few internal functions and objects of tern_core.ko:
+ * TERN_VISIBLE_IF_KUNIT keeps them static unless the kernel has KUnit, and
+ * EXPORT_SYMBOL_IF_TERN_KUNIT() exports them, in the TERN_KUNIT namespace, only then
+ * (6.1 has neither VISIBLE_IF_KUNIT nor EXPORT_SYMBOL_IF_KUNIT).
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+#define EXPORT_SYMBOL_IF_TERN_KUNIT(sym)	EXPORT_SYMBOL_NS_GPL(sym, TERN_KUNIT)
+#define TERN_VISIBLE_IF_KUNIT
+#else
+#define EXPORT_SYMBOL_IF_TERN_KUNIT(sym)
+#define TERN_VISIBLE_IF_KUNIT			static
+#endif
 
 struct tern_dev;
 struct tern_eq;
@@ -241,6 +261,69 @@ enum tern_dev_flag {
 	TERN_FLAG_RECOVERING,	/* recovery runs: health reports are not taken */
 };
 
+/**
+ * tern_cmd_token() - token of a command: slot index and generation
+ * @idx: slot index, below 256
+ * @gen: generation counter of the command queue
+ *
+ * Return: @idx in the low byte, @gen in the high byte.
+ */
+static inline u16 tern_cmd_token(u32 idx, u8 gen)
+{
+	return (u16)((idx & 0xff) | ((u16)gen << 8));
+}
+
+/**
+ * tern_cmd_token_slot() - slot index a token names
+ * @token: token echoed by a completion (any value the device wrote)
+ *
+ * Return: the low byte of @token; the caller checks it against the queue depth.
+ */
+static inline u32 tern_cmd_token_slot(u16 token)
+{
+	return token & 0xff;
+}
+
+/**
+ * tern_ring_phase() - phase bit a new entry at a consumer index carries
+ * @ci: free-running consumer index of a completion or event ring
+ * @log_depth: log2 of the ring's entries
+ *
+ * The device writes phase 1 on its first pass through the ring, 0 on the second, and so
+ * on. 2^32 is a multiple of twice any ring depth, so @ci may wrap around.
+ *
+ * Return: TERN_CQE_PHASE (== TERN_EQE_PHASE) or 0.
+ */
+static inline u8 tern_ring_phase(u32 ci, u8 log_depth)
+{
+	return ((ci >> log_depth) & 1) ? 0 : TERN_CQE_PHASE;
+}
+
+/**
+ * tern_eq_db_value() - value of an EQ doorbell
+ * @ci: free-running consumer index (the doorbell carries it modulo 2^24)
+ * @arm: ask for an interrupt at the next event
+ *
+ * Return: the 32-bit value to write to TERN_DB_EQ(eqn).
+ */
+static inline u32 tern_eq_db_value(u32 ci, bool arm)
+{
+	return (ci & TERN_EQ_DB_CI_MASK) | (arm ? TERN_EQ_DB_ARM : 0);
+}
+
+/**
+ * tern_fw_version_format() - print a firmware version as devlink and ethtool show it
+ * @buf: output
+ * @len: size of @buf
+ * @fw: version as TERN_REG_FW_VERSION encodes it: major << 24 | minor << 16 | patch
+ *
+ * Return: the snprintf() result: "major.minor.patch" (always NUL-terminated if @len > 0).
+ */
+static inline int tern_fw_version_format(char *buf, size_t len, u32 fw)
+{
+	return snprintf(buf, len, "%u.%u.%u", fw >> 24, (fw >> 16) & 0xff, fw & 0xffff);
+}
+
 static inline struct devlink *tern_to_devlink(struct tern_dev *tdev)
 {
 	return priv_to_devlink(tdev);
@@ -280,6 +363,11 @@ int tern_cmd_exec(struct tern_dev *tdev, u16 opcode, const void *in, size_t in_l
 		  void *out, size_t out_len, u32 *result);
 int tern_cmd_status_to_errno(u8 status);
 const char *tern_cmd_opcode_name(u16 opcode);
+void tern_cmd_fill_sqe(struct tern_cmd_sqe *sqe, u16 opcode, u16 token, const void *in,
+		       size_t in_len, size_t out_len, dma_addr_t in_dma, dma_addr_t out_dma);
+#if IS_ENABLED(CONFIG_KUNIT)
+const char *tern_cmd_status_name(u8 status);
+#endif
 
 /* eq.c */
 int tern_eq_create(struct tern_dev *tdev, struct tern_eq *eq, u16 vector, u8 log_depth,
@@ -312,5 +400,8 @@ void tern_debugfs_register(void);
 void tern_debugfs_unregister(void);
 void tern_debugfs_init(struct tern_dev *tdev);
 void tern_debugfs_cleanup(struct tern_dev *tdev);
+#if IS_ENABLED(CONFIG_KUNIT)
+int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail);
+#endif
 
 #endif /* TERN_CORE_H */
