@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Build the guests' self-contained initramfs: $TERN_OUT/initramfs.cpio.gz (path printed).
+# --debug (or TERN_KERNEL=debug): for the debug kernel (scripts/build-debug-kernel.sh), from
+# its module tree and $TERN_OUT/debug/modules/*.ko, into $TERN_OUT/debug/initramfs.cpio.gz.
 #
 # Contents: static busybox (all applets), /init and the control agent (scripts/guest/),
 # the guest kernel's modules for virtio and the RDMA stack plus their dependencies, tern's
@@ -15,11 +17,14 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
 force=0
+flavour=stock
+[ "${TERN_KERNEL:-}" = debug ] && flavour=debug
 lists=("$TERN_TOP/scripts/guest/extra-files.txt")
 for arg in "$@"; do
 	case "$arg" in
 	-f|--force) force=1 ;;
-	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+	--debug) flavour=debug ;;
+	-h|--help) sed -n '2,15p' "$0"; exit 0 ;;
 	*) [ -r "$arg" ] || die "no such list file: $arg"; lists+=("$arg") ;;
 	esac
 done
@@ -30,13 +35,22 @@ if [ -n "${TERN_INITRAMFS_EXTRA:-}" ]; then
 	lists+=("${more[@]}")
 fi
 
-kroot=$("$TERN_TOP/scripts/guest-kernel.sh")
+if [ $flavour = debug ]; then
+	kdir=$("$TERN_TOP/scripts/build-debug-kernel.sh")
+	kroot=$kdir/modules
+	kver=$(cat "$kdir/kernelrelease")
+	fout=$TERN_OUT/debug
+else
+	kroot=$("$TERN_TOP/scripts/guest-kernel.sh")
+	kver=${kroot##*/}
+	fout=$TERN_OUT
+fi
+mkdir -p "$fout"
 # One build at a time per output dir (tests running in parallel all call this).
-exec 9> "$TERN_OUT/initramfs.lock"
-flock 9
-kver=${kroot##*/}
-out=$TERN_OUT/initramfs.cpio.gz
-stamp=$TERN_OUT/initramfs.stamp
+exec 9> "$fout/initramfs.lock"
+timeout 600 flock 9 || die "timed out waiting for $fout/initramfs.lock"
+out=$fout/initramfs.cpio.gz
+stamp=$fout/initramfs.stamp
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # --- the guest agent: a small static binary ------------------------------------------------
@@ -46,6 +60,14 @@ if [ ! -x "$agent" ] || [ "$agent_src" -nt "$agent" ]; then
 	mkdir -p "$TERN_OUT/guest"
 	gcc -static -O2 -Wall -Wextra -Werror -o "$agent.tmp" "$agent_src"
 	mv "$agent.tmp" "$agent"
+fi
+# fault injection helper for tests/guest/faults.t
+failnth_src=$TERN_TOP/scripts/guest/failnth.c
+failnth=$TERN_OUT/guest/tern-failnth
+if [ ! -x "$failnth" ] || [ "$failnth_src" -nt "$failnth" ]; then
+	mkdir -p "$TERN_OUT/guest"
+	gcc -static -O2 -Wall -Wextra -Werror -o "$failnth.tmp" "$failnth_src"
+	mv "$failnth.tmp" "$failnth"
 fi
 
 # --- resolve everything into a manifest: "DST SRC" lines ---------------------------------
@@ -87,6 +109,7 @@ done
 add /bin/busybox "$(command -v busybox)"
 add /init "$TERN_TOP/scripts/guest/init"
 add /sbin/tern-agent "$agent"
+add /sbin/tern-failnth "$failnth"
 
 for list in "${lists[@]}"; do
 	[ -r "$list" ] || die "cannot read list file $list"
@@ -134,12 +157,12 @@ done
 
 # Kernel modules: ours first (their dependencies join the list), then the stock ones.
 kmods=$kroot/lib/modules/$kver
-extra_kos=("$TERN_OUT"/modules/*.ko)
+extra_kos=("$fout"/modules/*.ko)
 for ko in "${extra_kos[@]}"; do
 	add "/lib/modules/$kver/extra/${ko##*/}" "$ko"
 	read -r -a kdeps <<< "$(modinfo -F depends "$ko" 2>/dev/null | tr ',' ' ')"
 	for d in "${kdeps[@]}"; do
-		[ -f "$TERN_OUT/modules/$d.ko" ] || modules+=("$d")
+		[ -f "$fout/modules/$d.ko" ] || modules+=("$d")
 	done
 done
 for f in modules.order modules.builtin modules.builtin.modinfo; do
@@ -167,7 +190,7 @@ fi
 
 # --- stage and pack -----------------------------------------------------------------------
 log "building $out"
-stage=$(mktemp -d "$TERN_OUT/initramfs.stage.XXXXXX")
+stage=$(mktemp -d "$fout/initramfs.stage.XXXXXX")
 mkdir -p "$stage"/{usr/bin,usr/sbin,usr/lib,usr/lib64,etc/tern/init.d,dev,proc,sys,run,tmp,root}
 mkdir -p "$stage"/var/{log,run} "$stage/sys/kernel/debug" "$stage/mnt"
 for d in bin sbin lib lib64; do ln -s "usr/$d" "$stage/$d"; done
@@ -177,7 +200,7 @@ while read -r dst src; do
 	[ -n "${made[d$dir]:-}" ] || { mkdir -p "$stage$dir"; made[d$dir]=1; }
 	cp -L --preserve=mode "$src" "$stage$dst"
 done < "$manifest"
-chmod 0755 "$stage/init" "$stage/sbin/tern-agent"
+chmod 0755 "$stage/init" "$stage/sbin/tern-agent" "$stage/sbin/tern-failnth"
 
 depmod -b "$stage" "$kver"
 

@@ -15,6 +15,8 @@ pkgs=(
 	busybox-static cpio gzip iproute2 ethtool iperf3 iputils-ping procps
 	# host tests
 	perl
+	# debug guest kernel (scripts/build-debug-kernel.sh)
+	ccache
 )
 want=$(printf '%s\n' "${pkgs[@]}" | sort | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then

@@ -1,18 +1,49 @@
 #!/usr/bin/env bash
 # The whole test suite (README's second command; .ci/run calls it). Builds what it needs, then
-# runs every test through one TAP runner (prove). Exits non-zero on any failure.
-#   scripts/test.sh              everything
-#   scripts/test.sh tests/host   only some test directories or files
+# runs every test through one TAP runner (prove), on two kernel flavours:
+#   stock  Debian's kernel: tests/static tests/host tests/harness tests/guest
+#   debug  KASAN, lockdep, kmemleak, fault injection (scripts/build-debug-kernel.sh):
+#          tests/guest and tests/kunit again, with TERN_KERNEL=debug
+# Exits non-zero on any failure.
+#   scripts/test.sh                          everything, both flavours
+#   scripts/test.sh tests/host               only some test directories or files (stock)
+#   TERN_KERNEL=debug scripts/test.sh tests/guest/faults.t    ... on the debug kernel
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$TERN_TOP"
 
 t0=$SECONDS
-"$TERN_TOP/scripts/build.sh"
+if [ $# -gt 0 ]; then
+	"$TERN_TOP/scripts/build.sh"
+else
+	"$TERN_TOP/scripts/build.sh" --all
+fi
 log "builds took $((SECONDS - t0)) s"
 
-if [ $# -eq 0 ]; then
-	set -- tests/static tests/host tests/harness tests/guest
+limit=${TERN_PROVE_TIMEOUT:-3600}	# seconds per prove run
+summary=() failed=0
+run() {	# run FLAVOUR DIR...: one prove run; guest tests keep their logs under build/runs/
+	local flavour=$1 t1=$SECONDS rc=0
+	shift
+	log "tests on the $flavour kernel: $*"
+	TERN_KERNEL=$flavour timeout -k 30 "$limit" prove --timer --recurse --verbose "$@" || rc=$?
+	summary+=("$(printf '%-6s %-5s %5d s  %s' "$flavour" "$([ $rc = 0 ] && echo PASS ||
+		echo "FAIL($rc)")" $((SECONDS - t1)) "$*")")
+	[ $rc = 0 ] || failed=1
+}
+
+if [ $# -gt 0 ]; then
+	flavour=stock
+	[ "${TERN_KERNEL:-}" = debug ] && flavour=debug
+	run "$flavour" "$@"
+else
+	run stock tests/static tests/host tests/harness tests/guest
+	debug_tests=(tests/guest)
+	[ -d tests/kunit ] && debug_tests+=(tests/kunit)
+	run debug "${debug_tests[@]}"
 fi
-# Guest tests keep their logs (console, agent, pcap) under build/runs/ for inspection.
-prove --timer --recurse --verbose "$@"
+
+echo "=== summary (logs of guest tests: $TERN_OUT/runs/) ==="
+printf '%s\n' "${summary[@]}"
+echo "total $((SECONDS - t0)) s: $([ $failed = 0 ] && echo PASS || echo FAIL)"
+exit $failed

@@ -13,10 +13,10 @@ klog.py (kernel_problems). Standard library only; runs with Debian's /usr/bin/py
 from .agent import Job, Result
 from .cluster import Cluster, Node, Wire, close_all, ipv6_link_local, mac_address
 from .errors import AgentLost, BootError, CommandFailed, CommandTimeout, HarnessError
-from .klog import kernel_problems
+from .klog import kernel_problems, problem_reports
 
 __all__ = [
     "Cluster", "Node", "Wire", "Job", "Result", "close_all", "mac_address", "ipv6_link_local",
-    "kernel_problems", "HarnessError", "BootError", "AgentLost", "CommandTimeout",
+    "kernel_problems", "problem_reports", "HarnessError", "BootError", "AgentLost", "CommandTimeout",
     "CommandFailed",
 ]

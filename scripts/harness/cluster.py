@@ -28,6 +28,11 @@ from .klog import kernel_problems
 # Nodes on wire k get 192.168.(100+k).(node+1)/24.
 IP_PREFIX = "192.168.%d.%d"
 PUT_CHUNK = 4 * 1024 * 1024
+# Guest RAM (MiB) per kernel flavour: KASAN's shadow takes 1/8, kmemleak and lockdep more.
+MEMORY = {"stock": 1024, "debug": 2048}
+KMEMLEAK = "/sys/kernel/debug/kmemleak"
+# Written to the kernel log once boot-time kmemleak suspects are cleared (debug flavour).
+KMEMLEAK_BASELINE = "tern-harness: kmemleak baseline"
 
 _live = set()
 _live_lock = threading.Lock()
@@ -267,14 +272,18 @@ class Cluster:
     called as ``switch(wire, ports, result_dir)`` with ``ports`` mapping node index to the
     unix socket path it must listen on for that guest (every QEMU connects as a client); it
     returns an object with ``close()``, and the cluster waits for the sockets to exist.
+    ``kernel_flavour``: ``"stock"`` (Debian's kernel) or ``"debug"`` (KASAN, lockdep,
+    kmemleak, fault injection: scripts/build-debug-kernel.sh); default $TERN_KERNEL, else
+    stock. ``memory`` defaults to the flavour's (:data:`MEMORY`).
     """
 
-    def __init__(self, nodes=2, wires=("virtio",), name=None, memory=1024, append="",
+    def __init__(self, nodes=2, wires=("virtio",), name=None, memory=None, append="",
                  qemu=None, kernel=None, initrd=None, qemu_args=(), boot_timeout=120,
-                 switch=None):
+                 switch=None, kernel_flavour=None):
         self.name = name or _default_name()
         self.n = nodes
-        self.memory = memory
+        self.flavour = paths.flavour(kernel_flavour)
+        self.memory = memory or MEMORY[self.flavour]
         self.append = append
         self.qemu = qemu
         self.kernel = kernel
@@ -328,8 +337,8 @@ class Cluster:
             raise HarnessError("cluster already booted")
         self._started = True
         qemu = self.qemu or paths.qemu_binary()
-        kernel = self.kernel or paths.guest_kernel()
-        initrd = self.initrd or paths.guest_initrd()
+        kernel = self.kernel or paths.guest_kernel(self.flavour)
+        initrd = self.initrd or paths.guest_initrd(self.flavour)
         t0 = time.monotonic()
         deadline = t0 + self.boot_timeout
         runs = os.environ.get("TERN_RUNS") or os.path.join(paths.OUT, "runs")
@@ -365,12 +374,23 @@ class Cluster:
                         raise BootError("%s: agent did not answer within %d s\n%s" % (
                             node.name, self.boot_timeout, self._tails(node)))
                 node.boot_seconds = time.monotonic() - t0
+            self._kmemleak_baseline()
             self.boot_seconds = time.monotonic() - t0
             self._write_summary()
         except BaseException:
             self.close()
             raise
         return self
+
+    def _kmemleak_baseline(self):
+        """Debug kernel: report what boot left unreferenced once, then forget it, so that
+        later scans only show leaks of the test (see ternlib.check_kernel_clean)."""
+        if self.flavour != "debug":
+            return
+        script = ("[ -w {k} ] || exit 0; echo scan > {k} && echo clear > {k} && "
+                  "echo '{m}' > /dev/kmsg").format(k=KMEMLEAK, m=KMEMLEAK_BASELINE)
+        for job in [n.spawn(script, timeout=300) for n in self.nodes]:
+            job.wait(check=True)
 
     def _check_exited(self, node):
         if node.proc.poll() is not None:
@@ -563,6 +583,7 @@ class Cluster:
     def _write_summary(self):
         info = {
             "name": self.name,
+            "kernel_flavour": self.flavour,
             "boot_seconds": self.boot_seconds,
             "closed": self._closed,
             "nodes": [{"name": n.name, "pid": n.pid, "argv": n.argv,

@@ -17,10 +17,12 @@ PATTERNS = [
     r"KASAN",
     r"UBSAN",
     r"KFENCE",
-    r"kmemleak|unreferenced object 0x",
+    r"kmemleak: .*suspected memory leak|unreferenced object 0x",
     r"possible circular locking dependency",
     r"possible recursive locking",
     r"inconsistent lock state",
+    r"possible irq lock inversion|bad unlock balance|held lock freed|lock held when returning",
+    r"Possible unsafe locking scenario|DEBUG_LOCKS_WARN_ON|INFO: lockdep is turned off",
     r"suspicious RCU usage",
     r"INFO: task .* blocked for more than",
     r"hung task|hung_task",
@@ -57,3 +59,20 @@ def kernel_problems(text, ignore=(), extra=()):
         if pat.search(line) and not any(s.search(line) for s in skip):
             found.append(line.rstrip("\r"))
     return found
+
+
+def problem_reports(text, ignore=(), extra=(), context=40, limit=4):
+    """Excerpts of ``text`` around its kernel problems: each offending line with up to
+    ``context`` following lines (the rest of a KASAN/lockdep/WARN report: stack, allocation
+    and free traces), overlapping excerpts merged, at most ``limit`` excerpts. Returns a
+    list of strings (empty when the log is clean)."""
+    lines = [ln.rstrip("\r") for ln in text.splitlines()]
+    bad = set(kernel_problems(text, ignore, extra))
+    spans = []
+    for i, line in enumerate(lines):
+        if line in bad:
+            if spans and i <= spans[-1][1]:
+                spans[-1][1] = min(len(lines), i + 1 + context)
+            else:
+                spans.append([i, min(len(lines), i + 1 + context)])
+    return ["\n".join(lines[a:b]) for a, b in spans[:limit]]

@@ -19,25 +19,49 @@ def qemu_binary():
     return path
 
 
-def _script(name):
+FLAVOURS = ("stock", "debug")
+
+
+def flavour(requested=None):
+    """The kernel flavour to boot: ``requested``, else $TERN_KERNEL when it is ``stock`` or
+    ``debug``, else ``stock``. (Any other $TERN_KERNEL value is a kernel image path.)"""
+    value = requested or os.environ.get("TERN_KERNEL") or "stock"
+    if value not in FLAVOURS:
+        if requested:
+            raise HarnessError("unknown kernel flavour %r (stock or debug)" % requested)
+        return "stock"
+    return value
+
+
+def flavour_out(flav):
+    """Build outputs of a flavour: $TERN_OUT for stock, $TERN_OUT/debug for debug."""
+    return OUT if flav == "stock" else os.path.join(OUT, flav)
+
+
+def _script(name, *args):
     try:
-        out = subprocess.run([os.path.join(TOP, "scripts", name)], check=True,
+        out = subprocess.run([os.path.join(TOP, "scripts", name)] + list(args), check=True,
                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         raise HarnessError("scripts/%s failed: %s" % (name, e)) from None
     return out.strip().splitlines()[-1]
 
 
-def guest_kernel():
-    """The guest kernel image: $TERN_KERNEL, else Debian's (scripts/guest-kernel.sh)."""
-    if os.environ.get("TERN_KERNEL"):
-        return os.environ["TERN_KERNEL"]
+def guest_kernel(flav=None):
+    """The guest kernel image: a path in $TERN_KERNEL, else the flavour's: Debian's
+    (scripts/guest-kernel.sh) or the debug build (scripts/build-debug-kernel.sh)."""
+    env = os.environ.get("TERN_KERNEL")
+    if env and env not in FLAVOURS:
+        return env
+    if flavour(flav) == "debug":
+        return os.path.join(_script("build-debug-kernel.sh"), "bzImage")
     root = _script("guest-kernel.sh")
     return os.path.join(root, "boot", "vmlinuz-" + os.path.basename(root))
 
 
-def guest_initrd():
-    """The guest initramfs: $TERN_INITRD, else scripts/mkinitramfs.sh (rebuilt if stale)."""
+def guest_initrd(flav=None):
+    """The guest initramfs: $TERN_INITRD, else scripts/mkinitramfs.sh [--debug] (rebuilt if
+    stale)."""
     if os.environ.get("TERN_INITRD"):
         return os.environ["TERN_INITRD"]
-    return _script("mkinitramfs.sh")
+    return _script("mkinitramfs.sh", *(["--debug"] if flavour(flav) == "debug" else []))

@@ -14,8 +14,8 @@ sys.path[:0] = [os.path.join(TOP, "tests", "lib"), os.path.join(TOP, "scripts")]
 
 from tap import Tap  # noqa: E402
 from harness import Cluster, HarnessError, Wire  # noqa: E402
-from ternlib import (carrier, ethtool_stats, link_stats, model_fw_version,  # noqa: E402
-                     wait_for)
+from ternlib import (carrier, check_kernel_clean, ethtool_stats, link_stats,  # noqa: E402
+                     model_fw_version, wait_for)
 
 DATA_MIB = 64
 
@@ -174,9 +174,7 @@ try:
     t.ok(r.rc == 0, "ping works after reload", r.stdout, r.stderr)
 
     # --- the kernel never complained --------------------------------------------------------
-    for n in c:
-        problems = n.kernel_problems(source="dmesg")
-        t.ok(not problems, "%s: no kernel warning, oops or BUG in dmesg" % n.name, *problems)
+    check_kernel_clean(t, c)
 except HarnessError as e:
     t.ok(False, "harness error", str(e))
 finally:

@@ -55,3 +55,60 @@ def carrier(node, dev):
     """1 when ``dev`` has carrier, 0 when not, None when it cannot be read (interface down)."""
     r = node.run("cat /sys/class/net/%s/carrier 2>/dev/null" % dev)
     return int(r.stdout.strip()) if r.rc == 0 and r.stdout.strip() else None
+
+
+# Debug kernel: scan twice (kmemleak only reports objects older than 5 s, and a scan can miss
+# a pointer that was being moved), then print the suspects.
+_KMEMLEAK_SCAN = """k=/sys/kernel/debug/kmemleak
+[ -w $k ] || exit 0
+echo scan > $k && sleep 6 && echo scan > $k && cat $k
+"""
+
+
+def kernel_report(node, ignore=()):
+    """Everything wrong with ``node``'s kernel, as a list of report excerpts (empty: clean).
+
+    Reads dmesg (warnings, BUG/Oops, KASAN, UBSAN, lockdep, sleeping in atomic context, hung
+    tasks...) and, on a kernel with kmemleak (the debug flavour), triggers a leak scan and adds
+    the suspects. Boot-time kmemleak suspects (before the harness's baseline) do not count.
+    """
+    from harness import problem_reports
+    from harness.cluster import KMEMLEAK_BASELINE
+    leaks = node.run(_KMEMLEAK_SCAN, timeout=300).stdout.strip()
+    text = node.dmesg()
+    before, mark, after = text.partition(KMEMLEAK_BASELINE)
+    if mark:
+        before = "\n".join(ln for ln in before.splitlines() if "suspected memory leak" not in ln)
+        text = before + "\n" + after
+    reports = problem_reports(text, ignore)
+    if leaks:
+        lines = leaks.splitlines()
+        reports.append("kmemleak (%d lines):\n%s" % (len(lines), "\n".join(lines[:60])))
+    return reports
+
+
+def check_kernel_clean(t, cluster, ignore=()):
+    """One TAP line per node: the kernel reported no problem during the test (see
+    :func:`kernel_report`; on the debug kernel this includes a kmemleak scan). Call it at the
+    end of a guest test, while the cluster is up. ``ignore``: regexes of lines to accept."""
+    import threading
+    reports = {}
+
+    def one(n):
+        try:
+            reports[n.name] = kernel_report(n, ignore)
+        except Exception as e:  # reported as a failure below
+            reports[n.name] = ["could not read the kernel log: %s" % e]
+    threads = [threading.Thread(target=one, args=(n,)) for n in cluster]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    ok = True
+    for n in cluster:
+        ok &= t.ok(not reports[n.name], "%s: no kernel problems (%s kernel: warnings, oopses,"
+                   " sanitizer/lockdep reports%s)" % (
+                       n.name, cluster.flavour,
+                       ", kmemleak" if cluster.flavour == "debug" else ""),
+                   *reports[n.name])
+    return ok

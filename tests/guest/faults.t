@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""Fault injection on the debug kernel: make the N-th fault-injectable allocation (slab or page,
+any GFP) of one operation fail, for N = 1, 2, ... until the operation completes with no
+injection left, for (a) probe (binding the PCI function), (b) ip link set up (ndo_open) and
+(c) an MTU change while up. After each attempt: the operation failed cleanly or tolerated the
+failure, and the kernel reported nothing (no WARN, KASAN, lockdep...). At the end: no leaks
+(kmemleak), the module unloads and reloads, and the device passes traffic.
+
+Debug kernel only (TERN_KERNEL=debug). TERN_FAULTS_MAX_N (default 300) and
+TERN_FAULTS_BUDGET (seconds per operation, default 180) bound each loop.
+
+Probe is injected through the driver's sysfs bind file rather than modprobe: finit_module
+first copies the module image page by page, which would use up hundreds of injection points
+before the driver's own code runs."""
+
+import os
+import re
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(TOP, "tests", "lib"), os.path.join(TOP, "scripts")]
+
+from tap import Tap  # noqa: E402
+from harness import Cluster, HarnessError, Wire, paths, problem_reports  # noqa: E402
+from ternlib import carrier, check_kernel_clean, wait_for  # noqa: E402
+
+MAX_N = int(os.environ.get("TERN_FAULTS_MAX_N", "300"))
+BUDGET = float(os.environ.get("TERN_FAULTS_BUDGET", "180"))
+DRV = "/sys/bus/pci/drivers/tern_core"
+# Make every allocation count (by default GFP_KERNEL and order-0 pages are exempt) and keep
+# the injections quiet (verbose=2 dumps a stack per injection).
+SETUP = """set -e
+for a in failslab fail_page_alloc; do
+	echo N > /sys/kernel/debug/$a/ignore-gfp-wait
+	echo 0 > /sys/kernel/debug/$a/verbose
+done
+echo N > /sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
+echo 0 > /sys/kernel/debug/fail_page_alloc/min-order
+"""
+# A failed allocation may legitimately print a "page allocation failure" with a stack dump.
+# Core kernel, not the driver: register_irq_proc() ignores a failed proc_create() of
+# /proc/irq/N/{affinity_hint,smp_affinity_list,...}, and freeing the IRQ later WARNs in
+# remove_proc_entry() about the missing entry.
+IGNORE = (r"Call Trace:", r"page allocation failure", r"vmalloc error",
+          r"WARNING: CPU: \d+ PID: \d+ at fs/proc/generic.c:\d+ remove_proc_entry")
+
+t = Tap()
+if paths.flavour() != "debug":
+    t.skip_all("fault injection needs the debug kernel (TERN_KERNEL=debug)")
+
+c = Cluster(nodes=2, wires=[Wire("tern")], name="faults", kernel_flavour="debug")
+try:
+    c.boot()
+except HarnessError as e:
+    t.bail_out("cluster did not boot: %s" % e)
+n0, n1 = c[0], c[1]
+
+
+def inject(n, op, after=""):
+    """One attempt: tern-failnth N OP..., then ``after`` (a state probe), then the kernel log
+    since the previous attempt (dmesg -c). Returns (injected, rc, state, problems)."""
+    r = n0.run("tern-failnth %d %s; echo '--state'; %s; echo '--dmesg'; dmesg -c" % (
+        n, op, after), timeout=120)
+    out, _, log = r.stdout.partition("--dmesg\n")
+    res, _, state = out.partition("--state\n")
+    m = re.search(r"injected=(\d) rc=(-?\d+)", res)
+    if not m:
+        raise HarnessError("tern-failnth %d %s: %s %s" % (n, op, r.stdout, r.stderr))
+    return m.group(1) == "1", int(m.group(2)), state.strip(), problem_reports(log, IGNORE)
+
+
+def loop(name, op, after, check, reset):
+    """Run ``op`` with N = 1, 2, ... injected. ``check(injected, rc, state)`` returns an
+    error string or None; ``reset(rc)`` undoes a successful operation (shell, or None).
+    Returns the number of injection points exercised."""
+    t0 = time.monotonic()
+    bad, complete = [], False
+    n = 0
+    for n in range(1, MAX_N + 1):
+        injected, rc, state, problems = inject(n, op, after)
+        err = check(injected, rc, state)
+        if err:
+            bad.append("N=%d (injected=%d rc=%d): %s; state: %s" % (n, injected, rc, err, state))
+        if problems:
+            bad.append("N=%d (injected=%d rc=%d): kernel problems:\n%s" % (
+                n, injected, rc, "\n".join(problems)))
+        if rc == 0 and reset:
+            n0.run(reset(rc), timeout=120, check=True)
+        if not injected and rc == 0:
+            complete = True
+            break
+        if bad or time.monotonic() - t0 > BUDGET:
+            break
+    secs = time.monotonic() - t0
+    t.diag("%s: %d injection points exercised in %.0f s%s" % (
+        name, n - complete, secs, "" if complete else " (stopped before the operation "
+        "completed without injection: N limit %d or budget %.0f s)" % (MAX_N, BUDGET)))
+    t.ok(not bad, "%s: every injected allocation failure is handled cleanly" % name, *bad[:3])
+    if not complete and not bad:
+        t.skip("%s: completes once no injection is left" % name, "budget exhausted")
+    elif not bad:
+        t.ok(complete, "%s: completes once no injection is left" % name)
+    return n - complete
+
+
+try:
+    for n in c:
+        n.run(SETUP, timeout=30, check=True)
+        r = n.run("modprobe tern_core", timeout=120)
+        t.ok(r.rc == 0, "%s: modprobe tern_core" % n.name, r.stderr)
+    r = n0.run("ls %s | grep '^0000:'" % DRV, check=True)
+    bdf = r.stdout.split()[0]
+    dev = n0.iface(0)
+    n1.configure_ip(0)
+    n0.run("dmesg -c >/dev/null")
+
+    # --- (a) probe ---------------------------------------------------------------------
+    n0.run("echo %s > %s/unbind" % (bdf, DRV), timeout=120, check=True)
+
+    def probe_ok(injected, rc, state):
+        if rc == 0 and state != "bound" and not injected:
+            return "bind succeeded without injection but the device is not bound"
+        if rc != 0 and state == "bound":
+            return "bind failed but the device is bound"
+        return None
+    total = loop("probe", "write %s/bind %s" % (DRV, bdf),
+                 "[ -e %s/%s ] && echo bound || echo unbound" % (DRV, bdf), probe_ok,
+                 lambda rc: "echo %s > %s/unbind" % (bdf, DRV))
+    n0.run("echo %s > %s/bind" % (bdf, DRV), timeout=120, check=True)
+    n0._ifaces.clear()
+    dev = n0.configure_ip(0)
+    n0.run("ip link set %s down" % dev, timeout=60, check=True)
+
+    # --- (b) ip link set up --------------------------------------------------------------
+    link = "ip -o link show dev %s | grep -o 'state [A-Z]*\\|mtu [0-9]*' | tr '\\n' ' '" % dev
+
+    def up_ok(injected, rc, state):
+        if rc != 0 and "<UP" in n0.run("ip -o link show dev %s" % dev).stdout:
+            return "ip link set up failed but the interface is up"
+        return None
+    total += loop("ndo_open", "up %s" % dev, link, up_ok,
+                  lambda rc: "ip link set %s down" % dev)
+
+    # --- (c) MTU change while up -----------------------------------------------------------
+    n0.run("ip link set %s up" % dev, timeout=60, check=True)
+
+    def mtu_ok(injected, rc, state):
+        if rc != 0 and "mtu 1500" not in state:
+            return "MTU change failed but the MTU changed"
+        if rc == 0 and "mtu 9000" not in state:
+            return "MTU change succeeded but the MTU is not 9000"
+        return None
+    total += loop("change_mtu", "mtu %s 9000" % dev, link, mtu_ok,
+                  lambda rc: "ip link set %s mtu 1500" % dev)
+    t.diag("%d injection points exercised in total" % total)
+
+    # --- afterwards: traffic, no leaks, unload and reload ------------------------------------
+    wait_for(lambda: carrier(n0, dev) == 1, timeout=15)
+    r = n0.run("ping -c 3 -W 5 %s" % n1.ip(0), timeout=60)
+    t.ok(r.rc == 0, "the device passes traffic after the injections", r.stdout, r.stderr)
+    check_kernel_clean(t, c, ignore=IGNORE)
+    r = n0.run("rmmod tern_core && modprobe tern_core", timeout=120)
+    t.ok(r.rc == 0, "tern_core unloads and reloads", r.stderr)
+    n0._ifaces.clear()
+    n0.configure_ip(0)
+    wait_for(lambda: carrier(n0, n0.iface(0)) == 1, timeout=15)
+    r = n0.run("ping -c 3 -W 5 %s" % n1.ip(0), timeout=60)
+    t.ok(r.rc == 0, "ping works after the reload", r.stdout, r.stderr)
+    check_kernel_clean(t, c, ignore=IGNORE)
+except HarnessError as e:
+    t.ok(False, "harness error", str(e))
+finally:
+    c.close()
+    t.diag("logs: %s" % c.result_dir)
+t.exit()
