@@ -205,6 +205,11 @@ class Node:
             self._ifaces[w.index] = res.stdout.strip()
         return self._ifaces[w.index]
 
+    def forget_ifaces(self):
+        """Forget the interface names :meth:`iface` found: call it after a driver reload,
+        which may give the interfaces new names."""
+        self._ifaces.clear()
+
     def configure_ip(self, wire=0, timeout=20):
         """Bring this node's interface on ``wire`` up with its IPv4 address (/24); IPv6
         link-local comes up by itself. Returns the interface name."""

@@ -164,7 +164,7 @@ try:
          n0.run("ls /sys/bus/pci/drivers/; ls /sys/kernel/debug; cat /proc/interrupts;"
                 " devlink dev").stdout)
     for n in c:
-        n._ifaces.clear()
+        n.forget_ifaces()
         r = n.run("modprobe tern_core", timeout=60)
         t.ok(r.rc == 0, "%s: second modprobe tern_core" % n.name, r.stderr)
     devs = [n.configure_ip(0) for n in c]

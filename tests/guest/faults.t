@@ -128,7 +128,7 @@ try:
                  "[ -e %s/%s ] && echo bound || echo unbound" % (DRV, bdf), probe_ok,
                  lambda rc: "echo %s > %s/unbind" % (bdf, DRV))
     n0.run("echo %s > %s/bind" % (bdf, DRV), timeout=120, check=True)
-    n0._ifaces.clear()
+    n0.forget_ifaces()
     dev = n0.configure_ip(0)
     n0.run("ip link set %s down" % dev, timeout=60, check=True)
 
@@ -162,7 +162,7 @@ try:
     check_kernel_clean(t, c, ignore=IGNORE)
     r = n0.run("rmmod tern_core && modprobe tern_core", timeout=120)
     t.ok(r.rc == 0, "tern_core unloads and reloads", r.stderr)
-    n0._ifaces.clear()
+    n0.forget_ifaces()
     n0.configure_ip(0)
     wait_for(lambda: carrier(n0, n0.iface(0)) == 1, timeout=15)
     r = n0.run("ping -c 3 -W 5 %s" % n1.ip(0), timeout=60)
