@@ -86,8 +86,8 @@ enum tern_fatal_syndrome {
 
 /* ---------------------------------------------------------------------------------------
  * BAR2: doorbells. 4 KiB pages; page 0 belongs to the kernel driver, pages 1..255 are user
- * access regions (UARs) that RDMA contexts map into user space. All doorbells are 32-bit
- * writes; reads return 0.
+ * access regions (UARs) that RDMA contexts map into user space. Page 0's doorbells are 32-bit
+ * writes; UAR doorbells are 64-bit writes (tern_rdma.h); reads return 0.
  */
 #define TERN_DB_PAGE_SIZE		0x1000
 #define TERN_DB_NUM_PAGES		(TERN_BAR_DB_SIZE / TERN_DB_PAGE_SIZE)

@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * tern RDMA (RoCEv2) hardware interface: user doorbells, work queue entries, completion
+ * entries, RDMA events, and the firmware commands that create and change RDMA objects.
+ *
+ * Part of the one definition of the device (with tern_hw.h and tern_cmd.h): the kernel
+ * driver, the rdma-core provider and the device model compile against it, and
+ * Documentation/hw/rdma.rst explains it for people. All multi-byte fields are little-endian
+ * except those typed __be32, which hold bytes exactly as the verbs API and the wire carry
+ * them (immediate data).
+ *
+ * Objects. Protection domains (PDN), memory regions (key), completion queues (CQN) and queue
+ * pairs (QPN) are numbered by the firmware; numbers are below the limits QUERY_RDMA reports.
+ * QPNs 0 and 1 are reserved (QP0/QP1) and never returned by CREATE_QP. An MR's lkey and rkey
+ * are the same value: the MR index << 8 | the key byte the driver chose at CREATE_MR.
+ *
+ * Queues live in host memory described by struct tern_mem_desc (usually a page list pinned
+ * from the user's address space). The device copies every page list it is given while it
+ * runs the command; the driver may free the list as soon as the command completes.
+ */
+#ifndef TERN_RDMA_H
+#define TERN_RDMA_H
+
+#include <linux/types.h>
+#include "tern_hw.h"
+
+/* ---------------------------------------------------------------------------------------
+ * User doorbells. Each RDMA user context owns one UAR page of BAR2 (pages
+ * TERN_DB_FIRST_UAR..num_db_pages-1, chosen by the driver). A QP or CQ is bound to one UAR at
+ * creation; the device ignores, and counts in db_misdirected, a
+ * doorbell for an object that is not bound to the page it was written to. Doorbells are
+ * single 64-bit writes; a 32-bit write to these offsets is ignored.
+ */
+#define TERN_UDB_SQ			0x000	/* TERN_UDB_QPN | PI << TERN_UDB_PI_SHIFT */
+#define TERN_UDB_RQ			0x008	/* TERN_UDB_QPN | PI << TERN_UDB_PI_SHIFT */
+#define TERN_UDB_CQ			0x010	/* CQN | CI << 32 | TERN_UDB_CQ_ARM_* */
+
+#define TERN_UDB_OBJ_MASK		0x00ffffffull	/* bits 23:0: QPN or CQN */
+#define TERN_UDB_PI_SHIFT		32
+/* SQ/RQ: bits 47:32 are the queue's new producer index (WQEs posted, free-running u16). */
+#define TERN_UDB_PI_MASK		0xffffull
+/* CQ: bits 55:32 are the consumer index (CQEs consumed, modulo 2^24), then the arm type. */
+#define TERN_UDB_CI_MASK		0xffffffull
+#define TERN_UDB_CQ_ARM_SOLICITED	(1ull << 62)	/* event on the next solicited/error CQE */
+#define TERN_UDB_CQ_ARM_NEXT		(1ull << 63)	/* event on the next CQE */
+
+/* ---------------------------------------------------------------------------------------
+ * Scatter/gather entry: a range of a local MR, named by its lkey.
+ */
+struct tern_sge {
+	__le64	addr;			/* virtual address in the MR's iova space */
+	__le32	length;			/* bytes; 0 is allowed and moves nothing */
+	__le32	lkey;
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Send queue. A ring of 2^log_sq_depth slots of 2^log_sq_stride bytes. A WQE is a header
+ * followed by num_sge struct tern_sge, or (TERN_WQE_F_INLINE) by inline_len bytes of data;
+ * it must fit its slot. The producer index (doorbell) counts WQEs; the device reads WQEs
+ * between its consumer index and the producer index, in order.
+ */
+enum tern_wqe_opcode {
+	TERN_WQE_SEND			= 0x00,
+	TERN_WQE_SEND_IMM		= 0x01,
+	TERN_WQE_RDMA_WRITE		= 0x02,
+	TERN_WQE_RDMA_WRITE_IMM		= 0x03,
+	TERN_WQE_RDMA_READ		= 0x04,
+	/* 0x05..0x0f reserved: atomics, send with invalidate, local invalidate. */
+};
+
+#define TERN_WQE_F_SIGNALED		(1u << 0)	/* write a CQE when done (or SQ_SIG_ALL) */
+#define TERN_WQE_F_SOLICITED		(1u << 1)	/* set the BTH solicited-event bit */
+#define TERN_WQE_F_INLINE		(1u << 2)	/* data follows the header */
+#define TERN_WQE_F_FENCE		(1u << 3)	/* wait for earlier READs to complete */
+
+struct tern_sq_wqe {
+	__u8	opcode;			/* enum tern_wqe_opcode */
+	__u8	flags;			/* TERN_WQE_F_* */
+	__u8	num_sge;		/* 0..max_send_sge; 0 with INLINE */
+	__u8	rsvd0;
+	__le32	inline_len;		/* bytes of inline data (INLINE only) */
+	__be32	imm_data;		/* *_IMM: as the verbs and the wire carry it */
+	__le32	rkey;			/* RDMA_*: remote MR */
+	__le64	remote_addr;		/* RDMA_*: remote virtual address */
+	__le64	wr_id;			/* echoed in the CQE */
+	/* followed by struct tern_sge[num_sge] or inline data */
+};
+
+#define TERN_SQ_MIN_LOG_STRIDE		6	/* 64 bytes: header + 2 SGEs */
+#define TERN_SQ_MAX_LOG_STRIDE		10	/* 1 KiB */
+
+/* ---------------------------------------------------------------------------------------
+ * Receive queue: 2^log_rq_depth slots of 2^log_rq_stride bytes; a WQE is a header followed
+ * by num_sge SGEs. A SEND is scattered over the SGEs in order.
+ */
+struct tern_rq_wqe {
+	__le64	wr_id;			/* echoed in the CQE */
+	__u8	num_sge;		/* 0..max_recv_sge */
+	__u8	rsvd[7];
+	/* followed by struct tern_sge[num_sge] */
+};
+
+#define TERN_RQ_MIN_LOG_STRIDE		5	/* 32 bytes: header + 1 SGE */
+#define TERN_RQ_MAX_LOG_STRIDE		9	/* 512 bytes */
+
+/* ---------------------------------------------------------------------------------------
+ * Completion queue: 2^log_depth 32-byte CQEs, then (in the same memory, right after the ring)
+ * a struct tern_cq_ci_rec where software stores how many CQEs it has consumed. The device
+ * never overwrites an unconsumed CQE: before it would, it re-reads the record; if the ring
+ * is really full the CQ goes to error (TERN_EQE_CQ_ERROR) and its QPs to ERR.
+ *
+ * The device writes bytes 0..30 of a CQE, then byte 31 (flags, with the phase bit) last, so
+ * software that sees the new phase sees the whole entry. The phase bit is 1 on the first
+ * pass through the ring, 0 on the second, and so on (as for command completions).
+ */
+enum tern_cqe_opcode {
+	/* requester completions carry the WQE's enum tern_wqe_opcode (0x00..0x7f) */
+	TERN_CQE_RECV			= 0x80,	/* a SEND arrived */
+	TERN_CQE_RECV_IMM		= 0x81,	/* a SEND with immediate arrived */
+	TERN_CQE_RECV_RDMA_WRITE_IMM	= 0x82,	/* an RDMA WRITE with immediate arrived */
+};
+
+/* Completion statuses: numbered as the verbs' work-completion statuses (IB_WC_*). */
+enum tern_cqe_status {
+	TERN_CQE_OK			= 0,
+	TERN_CQE_LOC_LEN_ERR		= 1,	/* receive buffer too small, or bad SGE length */
+	TERN_CQE_LOC_QP_OP_ERR		= 2,	/* malformed WQE (opcode, num_sge, inline) */
+	TERN_CQE_LOC_PROT_ERR		= 4,	/* lkey invalid, wrong PD, out of bounds, access */
+	TERN_CQE_WR_FLUSH_ERR		= 5,	/* QP in error: the WQE was not executed */
+	TERN_CQE_BAD_RESP_ERR		= 7,	/* unexpected response opcode or length */
+	TERN_CQE_LOC_ACCESS_ERR		= 8,	/* responder: local access error */
+	TERN_CQE_REM_INV_REQ_ERR	= 9,	/* peer NAKed: invalid request */
+	TERN_CQE_REM_ACCESS_ERR		= 10,	/* peer NAKed: remote access error */
+	TERN_CQE_REM_OP_ERR		= 11,	/* peer NAKed: remote operational error */
+	TERN_CQE_RETRY_EXC_ERR		= 12,	/* transport retries (retry_cnt) exhausted */
+	TERN_CQE_RNR_RETRY_EXC_ERR	= 13,	/* RNR retries (rnr_retry) exhausted */
+	TERN_CQE_GENERAL_ERR		= 21,
+};
+
+#define TERN_CQE_F_IMM			(1u << 0)	/* imm_data is valid */
+#define TERN_CQE_F_SOLICITED		(1u << 1)	/* received with the solicited-event bit */
+#define TERN_CQE_F_PHASE		(1u << 7)
+
+struct tern_cqe {
+	__le64	wr_id;
+	__le32	byte_len;		/* receive: bytes placed; READ: bytes read */
+	__be32	imm_data;		/* with TERN_CQE_F_IMM */
+	__le32	qpn;			/* local QP */
+	__le32	src_qpn;		/* remote QP (UD); 0 for RC */
+	__le16	wqe_idx;		/* slot of the WQE in its queue */
+	__u8	opcode;			/* enum tern_wqe_opcode or enum tern_cqe_opcode */
+	__u8	status;			/* enum tern_cqe_status */
+	__u8	vendor_err;		/* enum tern_cqe_syndrome when status != OK */
+	__u8	rsvd[2];
+	__u8	flags;			/* TERN_CQE_F_*; written last */
+};
+
+/* Why a CQE has an error status (vendor_err), for people debugging a failure. */
+enum tern_cqe_syndrome {
+	TERN_SYND_NONE			= 0,
+	TERN_SYND_BAD_OPCODE		= 1,	/* WQE opcode unknown */
+	TERN_SYND_BAD_SGE_COUNT		= 2,	/* num_sge above the QP's limit */
+	TERN_SYND_BAD_INLINE		= 3,	/* inline data longer than the slot */
+	TERN_SYND_LKEY			= 4,	/* no such MR, or key byte stale */
+	TERN_SYND_PD			= 5,	/* MR of another PD */
+	TERN_SYND_BOUNDS		= 6,	/* range outside the MR */
+	TERN_SYND_ACCESS		= 7,	/* MR lacks the access right */
+	TERN_SYND_DMA			= 8,	/* host memory unreachable */
+	TERN_SYND_MSG_TOO_LONG		= 9,	/* above max_msg_size, or receive buffer */
+	TERN_SYND_NAK_INV_REQ		= 10,	/* peer NAK: invalid request */
+	TERN_SYND_NAK_ACCESS		= 11,	/* peer NAK: remote access error */
+	TERN_SYND_NAK_OP		= 12,	/* peer NAK: remote operational error */
+	TERN_SYND_RETRY			= 13,	/* ack timeout, retries exhausted */
+	TERN_SYND_RNR_RETRY		= 14,	/* RNR NAKs, retries exhausted */
+	TERN_SYND_FLUSH			= 15,	/* flushed: QP in error */
+	TERN_SYND_BAD_RESP		= 16,	/* malformed or unexpected response */
+};
+
+struct tern_cq_ci_rec {
+	__le32	ci;			/* CQEs consumed, free-running (modulo 2^32) */
+	__le32	rsvd;
+};
+
+/* ---------------------------------------------------------------------------------------
+ * RDMA events (struct tern_eqe types 0x10..0x1f). A CQ's completion events go to the EQ
+ * named at CREATE_CQ, once per arming (TERN_UDB_CQ_ARM_*). Affiliated QP and CQ events go
+ * to the EQ created with TERN_EQ_F_ASYNC.
+ */
+#define TERN_EQE_CQ_COMPLETION		0x10	/* data[0]: CQN */
+#define TERN_EQE_QP_EVENT		0x11	/* subtype: enum tern_qp_event; data[0]: QPN */
+#define TERN_EQE_CQ_ERROR		0x12	/* subtype: enum tern_cq_error; data[0]: CQN */
+
+enum tern_qp_event {
+	TERN_QP_EV_FATAL		= 1,	/* QP went to ERR on a local error */
+	TERN_QP_EV_REQ_ERR		= 2,	/* responder saw an invalid request (NAKed) */
+	TERN_QP_EV_ACCESS_ERR		= 3,	/* responder saw a remote access error (NAKed) */
+	TERN_QP_EV_SQ_DRAINED		= 4,	/* SQD reached: no WQE outstanding */
+	TERN_QP_EV_COMM_EST		= 5,	/* first packet received in RTR */
+};
+
+enum tern_cq_error {
+	TERN_CQ_ERR_OVERFLOW		= 1,
+	TERN_CQ_ERR_DMA			= 2,	/* ring or CI record unreachable */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Firmware commands 0x0100..0x01ff (see tern_cmd.h for the transport and statuses).
+ */
+enum tern_rdma_cmd_opcode {
+	TERN_CMD_QUERY_RDMA		= 0x0100,
+	TERN_CMD_CREATE_PD		= 0x0101,
+	TERN_CMD_DESTROY_PD		= 0x0102,
+	TERN_CMD_CREATE_MR		= 0x0103,
+	TERN_CMD_DESTROY_MR		= 0x0104,
+	TERN_CMD_CREATE_CQ		= 0x0105,
+	TERN_CMD_DESTROY_CQ		= 0x0106,
+	TERN_CMD_CREATE_QP		= 0x0107,
+	TERN_CMD_MODIFY_QP		= 0x0108,
+	TERN_CMD_QUERY_QP		= 0x0109,
+	TERN_CMD_DESTROY_QP		= 0x010a,
+	TERN_CMD_QUERY_RDMA_STATS	= 0x010b,
+};
+
+/* QUERY_RDMA: limits the device enforces. No input. */
+struct tern_cmd_query_rdma_out {
+	__le32	max_qp;			/* QPNs 2..max_qp-1 */
+	__le32	max_cq;			/* CQNs 0..max_cq-1 */
+	__le32	max_mr;			/* MR indexes 0..max_mr-1 */
+	__le32	max_pd;			/* PDNs 0..max_pd-1 */
+	__le64	max_mr_size;		/* bytes in one MR */
+	__le64	page_size_cap;		/* MR page sizes the device takes (bit n: 2^n bytes) */
+	__le32	max_msg_size;		/* bytes in one message */
+	__le32	max_mr_pages;		/* entries in one MR page list */
+	__u8	max_sq_log_depth;
+	__u8	max_rq_log_depth;
+	__u8	max_cq_log_depth;
+	__u8	max_send_sge;
+	__u8	max_recv_sge;
+	__u8	max_rd_atomic;		/* outstanding RDMA READs a QP may issue */
+	__u8	max_dest_rd_atomic;	/* outstanding RDMA READs a QP may serve */
+	__u8	local_ca_ack_delay;	/* IB encoding: 4.096 us * 2^n */
+	__le16	max_inline;		/* bytes of inline data in one WQE */
+	__le16	rsvd0;
+	__le32	rsvd[9];
+};
+
+/* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR or QP uses it. */
+struct tern_cmd_destroy_pd_in {
+	__le32	pdn;
+};
+
+/* Access rights, of an MR (CREATE_MR) and of a QP's responder (MODIFY_QP). */
+#define TERN_ACCESS_LOCAL_WRITE		(1u << 0)
+#define TERN_ACCESS_REMOTE_WRITE	(1u << 1)
+#define TERN_ACCESS_REMOTE_READ		(1u << 2)
+#define TERN_ACCESS_REMOTE_ATOMIC	(1u << 3)
+
+/* The MR covers bus addresses, not a page list: iova is the DMA address (kernel DMA MR). */
+#define TERN_MR_F_PHYSICAL		(1u << 0)
+
+/*
+ * CREATE_MR. The MR maps [iova, iova + length) onto pages of 2^page_shift bytes: byte
+ * iova + n lives at pages[k] + o, where (iova & (2^page_shift - 1)) + n = k << page_shift | o.
+ * @pbl describes the array of npages __le64 page addresses (each aligned to the page size).
+ * Result: the MR index (key = index << 8 | @key).
+ */
+struct tern_cmd_create_mr_in {
+	__le32	pdn;
+	__le32	access;			/* TERN_ACCESS_* */
+	__le64	iova;
+	__le64	length;			/* 1..max_mr_size (0 with PHYSICAL: all memory) */
+	__u8	key;			/* low byte of the lkey/rkey */
+	__u8	flags;			/* TERN_MR_F_* */
+	__u8	page_shift;		/* a size in page_size_cap */
+	__u8	rsvd0;
+	__le32	npages;			/* 1..max_mr_pages; 0 with PHYSICAL */
+	struct tern_mem_desc pbl;	/* the page address array; zero with PHYSICAL */
+};
+
+struct tern_cmd_destroy_mr_in {
+	__le32	key;			/* the full lkey/rkey */
+};
+
+/*
+ * CREATE_CQ. @mem covers the ring (32 << log_depth bytes) and the CI record after it.
+ * Result: CQN.
+ */
+struct tern_cmd_create_cq_in {
+	struct tern_mem_desc mem;
+	__u8	log_depth;		/* 1..max_cq_log_depth */
+	__u8	rsvd0;
+	__le16	eqn;			/* EQ for completion events */
+	__le16	uar;			/* doorbell page of the CQ's doorbells */
+	__le16	rsvd1;
+};
+
+/* DESTROY_CQ: BAD_STATE while a QP uses the CQ. */
+struct tern_cmd_destroy_cq_in {
+	__le32	cqn;
+};
+
+enum tern_qp_type {
+	TERN_QPT_RC			= 0,
+	/* 1 reserved: UD */
+};
+
+#define TERN_QP_F_SQ_SIG_ALL		(1u << 0)	/* every WQE is signaled */
+
+/* CREATE_QP: the QP starts in RESET. Result: QPN. */
+struct tern_cmd_create_qp_in {
+	__le32	pdn;
+	__le32	send_cqn;
+	__le32	recv_cqn;
+	__u8	type;			/* enum tern_qp_type */
+	__u8	flags;			/* TERN_QP_F_* */
+	__le16	uar;			/* doorbell page of the QP's doorbells */
+	__u8	log_sq_depth;		/* 1..max_sq_log_depth */
+	__u8	log_sq_stride;		/* TERN_SQ_MIN_LOG_STRIDE..TERN_SQ_MAX_LOG_STRIDE */
+	__u8	log_rq_depth;		/* 1..max_rq_log_depth */
+	__u8	log_rq_stride;		/* TERN_RQ_MIN_LOG_STRIDE..TERN_RQ_MAX_LOG_STRIDE */
+	__le32	rsvd0;
+	struct tern_mem_desc sq_mem;	/* 1 << (log_sq_depth + log_sq_stride) bytes */
+	struct tern_mem_desc rq_mem;	/* 1 << (log_rq_depth + log_rq_stride) bytes */
+};
+
+/* QP states, numbered as the verbs' (IB_QPS_*). */
+enum tern_qp_state {
+	TERN_QPS_RESET			= 0,
+	TERN_QPS_INIT			= 1,
+	TERN_QPS_RTR			= 2,
+	TERN_QPS_RTS			= 3,
+	TERN_QPS_SQD			= 4,
+	TERN_QPS_SQE			= 5,
+	TERN_QPS_ERR			= 6,
+};
+
+/* The RoCEv2 path of a QP: everything the device needs to build its packets' headers. */
+struct tern_qp_path {
+	__u8	dmac[6];
+	__u8	smac[6];
+	__le16	vlan_id;		/* 802.1Q VID, or TERN_VLAN_NONE */
+	__u8	ip_version;		/* 4 or 6 */
+	__u8	hop_limit;		/* IPv4 TTL / IPv6 hop limit */
+	__u8	traffic_class;		/* IPv4 TOS / IPv6 traffic class (DSCP << 2 | ECN) */
+	__u8	sl;			/* 802.1p priority when tagged */
+	__le32	flow_label;		/* IPv6 only, 20 bits */
+	__le16	udp_sport;		/* UDP source port (destination is 4791) */
+	__le16	rsvd0;
+	__u8	sgid[16];		/* source IPv6, or IPv4-mapped ::ffff:a.b.c.d */
+	__u8	dgid[16];		/* destination, same encoding */
+	__le32	rsvd1;
+};
+
+#define TERN_VLAN_NONE			0xffff
+#define TERN_ROCE_UDP_DPORT		4791
+
+/* Which attributes of a MODIFY_QP apply (the rest must be zero). */
+#define TERN_QP_ATTR_STATE		(1u << 0)
+#define TERN_QP_ATTR_ACCESS		(1u << 1)
+#define TERN_QP_ATTR_PATH		(1u << 2)
+#define TERN_QP_ATTR_PATH_MTU		(1u << 3)
+#define TERN_QP_ATTR_TIMEOUT		(1u << 4)
+#define TERN_QP_ATTR_RETRY_CNT		(1u << 5)
+#define TERN_QP_ATTR_RNR_RETRY		(1u << 6)
+#define TERN_QP_ATTR_MIN_RNR_TIMER	(1u << 7)
+#define TERN_QP_ATTR_MAX_RD_ATOMIC	(1u << 8)
+#define TERN_QP_ATTR_MAX_DEST_RD_ATOMIC	(1u << 9)
+#define TERN_QP_ATTR_DEST_QPN		(1u << 10)
+#define TERN_QP_ATTR_RQ_PSN		(1u << 11)
+#define TERN_QP_ATTR_SQ_PSN		(1u << 12)
+#define TERN_QP_ATTR_SQD_NOTIFY		(1u << 13)	/* with RTS->SQD: event when drained */
+
+/*
+ * A QP's attributes, as MODIFY_QP sets them and QUERY_QP reports them. Transitions follow
+ * the IB spec (any->RESET, any->ERR, RESET->INIT, INIT->INIT, INIT->RTR, RTR->RTS,
+ * RTS->RTS, RTS->SQD, SQD->SQD, SQD->RTS, SQE->RTS); RTR needs PATH, PATH_MTU, DEST_QPN,
+ * RQ_PSN, MAX_DEST_RD_ATOMIC and MIN_RNR_TIMER, RTS needs SQ_PSN, TIMEOUT, RETRY_CNT,
+ * RNR_RETRY and MAX_RD_ATOMIC; anything else is BAD_STATE (transition) or BAD_PARAM (value).
+ * RESET empties both queues (indices back to 0); ERR flushes every outstanding and every
+ * later WQE with TERN_CQE_WR_FLUSH_ERR.
+ */
+struct tern_qp_attrs {
+	__u8	state;			/* enum tern_qp_state */
+	__u8	path_mtu;		/* 1..5: 256 << (n - 1) bytes, as IB_MTU_* */
+	__u8	timeout;		/* ack timeout 4.096 us * 2^n; 0: wait forever */
+	__u8	retry_cnt;		/* 0..7 */
+	__u8	rnr_retry;		/* 0..6, 7: retry forever */
+	__u8	min_rnr_timer;		/* IB encoding 0..31, sent in RNR NAKs */
+	__u8	max_rd_atomic;		/* 0..max_rd_atomic of QUERY_RDMA */
+	__u8	max_dest_rd_atomic;	/* 0..max_dest_rd_atomic of QUERY_RDMA */
+	__le32	access;			/* TERN_ACCESS_REMOTE_* the responder allows */
+	__le32	dest_qpn;
+	__le32	rq_psn;			/* next PSN expected (24 bits) */
+	__le32	sq_psn;			/* next PSN to send (24 bits) */
+	__le32	rsvd0;
+	struct tern_qp_path path;
+};
+
+struct tern_cmd_modify_qp_in {
+	__le32	qpn;
+	__le32	attr_mask;		/* TERN_QP_ATTR_* */
+	struct tern_qp_attrs attrs;
+};
+
+struct tern_cmd_query_qp_in {
+	__le32	qpn;
+};
+
+#define TERN_QP_STATUS_SQ_DRAINING	(1u << 0)	/* SQD: WQEs still outstanding */
+
+struct tern_cmd_query_qp_out {
+	struct tern_qp_attrs attrs;	/* state: the current one (the device may have moved it) */
+	__le32	status;			/* TERN_QP_STATUS_* */
+	__le16	sq_ci;			/* WQEs the device has completed or flushed */
+	__le16	rq_ci;
+	__le32	rsvd[2];
+};
+
+struct tern_cmd_destroy_qp_in {
+	__le32	qpn;
+};
+
+/* QUERY_RDMA_STATS: the RoCE engine's counters since the last device reset. No input. */
+struct tern_cmd_rdma_stats_out {
+	__le64	tx_roce_packets;
+	__le64	tx_roce_bytes;
+	__le64	rx_roce_packets;	/* accepted by a QP */
+	__le64	rx_roce_bytes;
+	__le64	rx_roce_discards;	/* dropped: malformed, unknown QP, QP not ready */
+	__le64	rx_icrc_errors;		/* dropped: ICRC mismatch */
+	__le64	out_of_sequence;	/* responder: PSN ahead of the expected (NAK sent) */
+	__le64	duplicate_request;	/* responder: PSN behind the expected */
+	__le64	packet_seq_err;		/* requester: sequence-error NAKs received */
+	__le64	implied_nak_seq_err;	/* requester: response PSN gap (go back) */
+	__le64	local_ack_timeout_err;	/* requester: retransmit timer expired */
+	__le64	rnr_nak_retry_err;	/* requester: RNR NAKs received */
+	__le64	out_of_buffer;		/* responder: RNR NAKs sent (no receive WQE) */
+	__le64	req_transport_retries_exceeded;
+	__le64	req_rnr_retries_exceeded;
+	__le64	req_remote_access_errors;	/* requester: remote access NAKs received */
+	__le64	req_remote_invalid_request;	/* requester: invalid request NAKs received */
+	__le64	resp_remote_access_errors;	/* responder: access NAKs sent */
+	__le64	resp_local_length_error;	/* responder: SEND longer than the receive WQE */
+	__le64	rx_write_requests;
+	__le64	rx_read_requests;
+	__le64	rx_send_requests;
+	__le64	db_misdirected;		/* doorbells for an object not bound to that UAR */
+	__le64	cq_overflows;
+	__le64	rsvd[8];
+};
+
+TERN_HW_ASSERT_SIZE(struct tern_sge, 16);
+TERN_HW_ASSERT_SIZE(struct tern_sq_wqe, 32);
+TERN_HW_ASSERT_SIZE(struct tern_rq_wqe, 16);
+TERN_HW_ASSERT_SIZE(struct tern_cqe, 32);
+TERN_HW_ASSERT_SIZE(struct tern_cq_ci_rec, 8);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_rdma_out, 88);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_create_mr_in, 48);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_create_cq_in, 24);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_create_qp_in, 56);
+TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
+TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 100);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 108);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 256);
+
+#endif /* TERN_RDMA_H */
