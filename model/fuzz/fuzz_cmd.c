@@ -184,7 +184,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			take(&data, &size, b, 2);
 			len = (b[0] | b[1] << 8) % sizeof(frame);
 			memset(frame, 0xff, len < 6 ? len : 6);
-			take(&data, &size, frame + (len >= 6 ? 6 : len), len >= 14 ? 8 : 0);
+			/* headers from the input (RoCEv2 needs ~58 bytes), the rest stays as is */
+			take(&data, &size, frame + (len >= 6 ? 6 : len), len >= 72 ? 66 : len >= 14 ? 8 : 0);
 			tern_model_rx_frame(f.m, frame, len);
 			break;
 		}
@@ -192,8 +193,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tern_model_set_link(f.m, op & 0x80);
 			break;
 		case 6:
-			if ((op & 0xf0) == 0x60)
+			if ((op & 0xf0) == 0x60) {
 				tern_model_reset(f.m);
+			} else {
+				/* a 64-bit user doorbell (SQ/RQ/CQ) on a UAR page */
+				take(&data, &size, b, 10);
+				tern_model_mmio_write(f.m, 2, (uint64_t)(1 + b[0] % 4) * 0x1000 +
+						      8 * (b[1] % 3), le32(b + 2) |
+						      (uint64_t)le32(b + 6) << 32, 8);
+				fz_run(&f);
+			}
 			break;
 		case 7:		/* odd-sized MMIO */
 			take(&data, &size, b, 3);

@@ -287,7 +287,7 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 		return;
 	memset(o, 0, sizeof(T));
 	put_le32(FLD(o, T, fw_version), TERNM_FW_VERSION);
-	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH);
+	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA);
 	put_str((char *)FLD(o, T, serial), sizeof(((T *)0)->serial), m->cfg.serial);
 	put_str((char *)FLD(o, T, board_id), sizeof(((T *)0)->board_id), TERNM_BOARD_ID);
 	memcpy(FLD(o, T, mac), m->cfg.mac, 6);
@@ -385,7 +385,7 @@ static int cmd_in_len(uint16_t opcode)
 	case TERN_CMD_DESTROY_ETH_RXQ:
 		return sizeof(struct tern_cmd_destroy_eth_queue_in);
 	default:
-		return -2;
+		return ternm_rdma_cmd_in_len(opcode);
 	}
 }
 
@@ -454,6 +454,17 @@ static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
 		c->status = (uint8_t)ternm_ethq_destroy(m, c->opcode == TERN_CMD_DESTROY_ETH_RXQ, in,
 						     &c->syndrome);
 		break;
+	default: {
+		struct ternm_cmd_result r;
+
+		memset(&r, 0, sizeof(r));
+		ternm_rdma_cmd(m, c->opcode, in, c->out_len, &r);
+		c->status = r.status;
+		c->syndrome = r.syndrome;
+		c->result = r.result;
+		c->out_size = r.out_size;
+		break;
+	}
 	}
 }
 

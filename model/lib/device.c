@@ -58,11 +58,14 @@ void ternm_timer_update(struct tern_model *m)
 {
 	uint64_t next = UINT64_MAX;
 	uint64_t cmd = ternm_cmdq_next_deadline(m);
+	uint64_t rdma = ternm_rdma_next_deadline(m);
 
 	if (m->resetting)
 		next = m->reset_deadline_ns;
 	if (cmd < next)
 		next = cmd;
+	if (rdma < next)
+		next = rdma;
 	if (next == m->timer_armed_ns)
 		return;
 	m->timer_armed_ns = next;
@@ -97,6 +100,7 @@ static void clear_state(struct tern_model *m)
 	ternm_cmdq_clear(m);
 	ternm_eq_clear(m);
 	ternm_eth_clear(m);
+	ternm_rdma_clear(m);
 	memset(&m->stats, 0, sizeof(m->stats));
 	m->scratch = 0;
 	m->cmdq_sq_lo = m->cmdq_sq_hi = m->cmdq_cq_lo = m->cmdq_cq_hi = 0;
@@ -128,6 +132,10 @@ struct tern_model *tern_model_create(const struct tern_model_host *host,
 		m->cfg.num_msix = TERN_MAX_MSIX;
 	m->timer_armed_ns = UINT64_MAX;
 	m->link_up = true;
+	if (ternm_rdma_init(m)) {
+		free(m);
+		return NULL;
+	}
 	clear_state(m);
 	m->ready = true;
 	return m;
@@ -138,6 +146,9 @@ void tern_model_destroy(struct tern_model *m)
 	if (!m)
 		return;
 	ternm_cmdq_clear(m);
+	ternm_eq_clear(m);
+	ternm_eth_clear(m);
+	ternm_rdma_fini(m);
 	free(m);
 }
 
@@ -245,9 +256,6 @@ static void reg_write(struct tern_model *m, uint64_t off, uint32_t val)
 
 static void doorbell_write(struct tern_model *m, uint64_t off, uint32_t val)
 {
-	/* Pages 1.. (user access regions) carry no doorbells until RDMA exists. */
-	if (off >= TERN_DB_PAGE_SIZE)
-		return;
 	if (!m->ready || m->fatal)
 		return;
 	if (off == TERN_DB_CMDQ) {
@@ -304,6 +312,11 @@ void tern_model_mmio_write(struct tern_model *m, int bar, uint64_t offset, uint6
 		       (unsigned long long)offset);
 		return;
 	}
+	/* UAR pages: RDMA doorbells, single 64-bit writes (others are ignored there). */
+	if (bar == TERN_BAR_DB && offset >= TERN_DB_PAGE_SIZE) {
+		ternm_rdma_doorbell(m, offset, value, size);
+		return;
+	}
 	/* A 64-bit write is two 32-bit writes, low address first. */
 	words = size / 4;
 	for (i = 0; i < words; i++) {
@@ -324,6 +337,8 @@ void tern_model_run(struct tern_model *m)
 		ternm_cmdq_run(m);
 		if (!m->fatal)
 			ternm_eth_run(m);
+		if (!m->fatal)
+			ternm_rdma_run(m);
 	}
 	/*
 	 * Last, with the model's state consistent: the embedding may feed held-back frames
@@ -347,8 +362,10 @@ void tern_model_timer(struct tern_model *m)
 		m->ready = true;
 		ternm_log(m, TERN_MODEL_LOG_INFO, "device reset done");
 	}
-	if (m->ready && !m->fatal)
+	if (m->ready && !m->fatal) {
 		ternm_cmdq_timer(m, now);
+		ternm_rdma_timer(m, now);
+	}
 	ternm_timer_update(m);
 }
 

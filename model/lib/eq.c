@@ -23,6 +23,12 @@ static void eq_notify(struct tern_model *m, struct ternm_eq *eq)
 
 void ternm_eq_post(struct tern_model *m, unsigned int eqn, uint8_t type, uint32_t d0)
 {
+	ternm_eq_post_sub(m, eqn, type, 0, d0);
+}
+
+void ternm_eq_post_sub(struct tern_model *m, unsigned int eqn, uint8_t type, uint8_t subtype,
+		       uint32_t d0)
+{
 	struct ternm_eq *eq;
 	uint8_t eqe[sizeof(struct tern_eqe)];
 	uint32_t slot;
@@ -42,6 +48,7 @@ void ternm_eq_post(struct tern_model *m, unsigned int eqn, uint8_t type, uint32_
 	off = (uint64_t)slot * sizeof(eqe);
 	memset(eqe, 0, sizeof(eqe));
 	eqe[offsetof(struct tern_eqe, type)] = type;
+	eqe[offsetof(struct tern_eqe, subtype)] = subtype;
 	eqe[offsetof(struct tern_eqe, flags)] =
 		(uint8_t)(((eq->pi >> eq->log_depth) & 1) ? 0 : TERN_EQE_PHASE);
 	put_le32(FLD(eqe, struct tern_eqe, data), d0);
@@ -60,16 +67,22 @@ void ternm_eq_post(struct tern_model *m, unsigned int eqn, uint8_t type, uint32_
 		eq_notify(m, eq);
 }
 
-void ternm_eq_post_flag(struct tern_model *m, uint16_t flag, uint8_t type, uint32_t d0)
+void ternm_eq_post_flag_sub(struct tern_model *m, uint16_t flag, uint8_t type, uint8_t subtype,
+			    uint32_t d0)
 {
 	unsigned int i;
 
 	for (i = 0; i < TERNM_MAX_EQS; i++) {
 		if (m->eq[i].used && (m->eq[i].flags & flag)) {
-			ternm_eq_post(m, i, type, d0);
+			ternm_eq_post_sub(m, i, type, subtype, d0);
 			return;
 		}
 	}
+}
+
+void ternm_eq_post_flag(struct tern_model *m, uint16_t flag, uint8_t type, uint32_t d0)
+{
+	ternm_eq_post_flag_sub(m, flag, type, 0, d0);
 }
 
 void ternm_eq_doorbell(struct tern_model *m, unsigned int eqn, uint32_t val)
@@ -172,11 +185,18 @@ int ternm_eq_destroy(struct tern_model *m, const uint8_t *in, uint32_t *syndrome
 		if (m->rxq[i].used && m->rxq[i].eqn == eqn)
 			return TERN_CMD_BAD_STATE;
 	}
+	if (ternm_rdma_eq_in_use(m, eqn))
+		return TERN_CMD_BAD_STATE;
+	ternm_mem_free(&m->eq[eqn].mem);
 	memset(&m->eq[eqn], 0, sizeof(m->eq[eqn]));
 	return TERN_CMD_OK;
 }
 
 void ternm_eq_clear(struct tern_model *m)
 {
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_EQS; i++)
+		ternm_mem_free(&m->eq[i].mem);
 	memset(m->eq, 0, sizeof(m->eq));
 }

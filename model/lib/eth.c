@@ -93,6 +93,7 @@ int ternm_ethq_destroy(struct tern_model *m, bool rx, const uint8_t *in, uint32_
 		*syndrome = offsetof(struct tern_cmd_destroy_eth_queue_in, qid);
 		return TERN_CMD_BAD_RESOURCE;
 	}
+	ternm_mem_free(&q->mem);
 	memset(q, 0, sizeof(*q));
 	/* The frame held back for this queue may now go elsewhere (or be dropped). */
 	if (rx && m->rx_blocked)
@@ -102,6 +103,12 @@ int ternm_ethq_destroy(struct tern_model *m, bool rx, const uint8_t *in, uint32_
 
 void ternm_eth_clear(struct tern_model *m)
 {
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_ETH_TXQS; i++)
+		ternm_mem_free(&m->txq[i].mem);
+	for (i = 0; i < TERNM_MAX_ETH_RXQS; i++)
+		ternm_mem_free(&m->rxq[i].mem);
 	memset(m->txq, 0, sizeof(m->txq));
 	memset(m->rxq, 0, sizeof(m->rxq));
 }
@@ -258,6 +265,11 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	if (!is_bcast && !is_mcast && !(m->port_flags & TERN_PORT_F_PROMISC) &&
 	    memcmp(frame, m->mac, 6)) {
 		m->stats.rx_filtered++;
+		return len;
+	}
+	/* RoCEv2 goes to the RDMA engine, which never holds a frame back. */
+	if (ternm_rdma_is_roce(frame, len)) {
+		ternm_rdma_rx(m, frame, len);
 		return len;
 	}
 	if (len > (size_t)m->mtu + TERNM_ETH_HDR_OVERHEAD) {

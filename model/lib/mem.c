@@ -6,29 +6,44 @@
  * Rules (decided here, see Documentation/hw/):
  *  - rsvd must be 0, mode DIRECT or PAGE_LIST, page_shift 12..30;
  *  - npages must be exactly the number of pages the object needs (size rounded up to pages);
+ *    RDMA queues (CQ, SQ, RQ) may name more (up to 2^20), only the first ones are used;
  *  - DIRECT: addr non-zero, 64-byte aligned, addr + size does not wrap;
  *  - PAGE_LIST: addr (the list) non-zero and 8-byte aligned; every page address non-zero,
- *    aligned to the page size and not wrapping. The list is read once, at creation; a fault
- *    reading it is DMA_ERROR.
+ *    aligned to the page size and not wrapping. The list is read once, at creation, into an
+ *    array the model allocates (freed by ternm_mem_free); a fault reading it is DMA_ERROR.
+ *  - an object is at most TERNM_MEM_MAX_SIZE bytes (rings: 16 MiB).
  * A BAD_PARAM reports the byte offset of the offending field inside the descriptor.
  */
 #include "tern_model_int.h"
 
-_Static_assert(TERNM_MEM_MAX_PAGES * (1u << TERN_MEM_MIN_PAGE_SHIFT) >= (16u << TERNM_MAX_EQ_LOG),
-	       "page list too short for the largest EQ");
-_Static_assert(TERNM_MEM_MAX_PAGES * (1u << TERN_MEM_MIN_PAGE_SHIFT) >= (16u << TERNM_MAX_ETH_LOG),
-	       "page list too short for the largest Ethernet ring");
+#include <stdlib.h>
+
+_Static_assert(TERNM_MEM_MAX_SIZE >= (16u << TERNM_MAX_EQ_LOG), "largest EQ");
+_Static_assert(TERNM_MEM_MAX_SIZE >= (16u << TERNM_MAX_ETH_LOG), "largest Ethernet ring");
+
+void ternm_mem_free(struct ternm_mem *mem)
+{
+	free(mem->pages);
+	memset(mem, 0, sizeof(*mem));
+}
 
 int ternm_mem_init(struct tern_model *m, struct ternm_mem *mem, const uint8_t *desc, uint64_t size,
 		uint32_t *bad_off)
+{
+	return ternm_mem_init_ex(m, mem, desc, size, false, bad_off);
+}
+
+/* With @at_least, the descriptor may name more pages than needed (the rest are ignored). */
+int ternm_mem_init_ex(struct tern_model *m, struct ternm_mem *mem, const uint8_t *desc,
+		      uint64_t size, bool at_least, uint32_t *bad_off)
 {
 	uint64_t addr = get_le64(CFLD(desc, struct tern_mem_desc, addr));
 	uint32_t npages = get_le32(CFLD(desc, struct tern_mem_desc, npages));
 	uint8_t shift = desc[offsetof(struct tern_mem_desc, page_shift)];
 	uint8_t mode = desc[offsetof(struct tern_mem_desc, mode)];
 	uint16_t rsvd = get_le16(CFLD(desc, struct tern_mem_desc, rsvd));
-	uint8_t list[TERNM_MEM_MAX_PAGES * 8];
 	uint64_t page_size, needed;
+	uint8_t *list;
 	uint32_t i;
 
 	memset(mem, 0, sizeof(*mem));
@@ -46,10 +61,12 @@ int ternm_mem_init(struct tern_model *m, struct ternm_mem *mem, const uint8_t *d
 	}
 	page_size = 1ull << shift;
 	needed = (size + page_size - 1) >> shift;
-	if (size == 0 || npages != needed || needed > TERNM_MEM_MAX_PAGES) {
+	if (size == 0 || size > TERNM_MEM_MAX_SIZE || npages < needed ||
+	    (!at_least && npages != needed) || npages > (1u << 20)) {
 		*bad_off = offsetof(struct tern_mem_desc, npages);
 		return TERN_CMD_BAD_PARAM;
 	}
+	npages = (uint32_t)needed;
 	*bad_off = offsetof(struct tern_mem_desc, addr);
 	if (mode == TERN_MEM_DIRECT) {
 		if (addr == 0 || (addr & 63) || addr + size < addr)
@@ -57,15 +74,29 @@ int ternm_mem_init(struct tern_model *m, struct ternm_mem *mem, const uint8_t *d
 	} else {
 		if (addr == 0 || (addr & 7))
 			return TERN_CMD_BAD_PARAM;
-		if (ternm_dma_read(m, addr, list, (size_t)npages * 8))
+		list = malloc((size_t)npages * 8);
+		mem->pages = malloc((size_t)npages * sizeof(uint64_t));
+		if (!list || !mem->pages) {
+			free(list);
+			ternm_mem_free(mem);
+			return TERN_CMD_NO_RESOURCES;
+		}
+		if (ternm_dma_read(m, addr, list, (size_t)npages * 8)) {
+			free(list);
+			ternm_mem_free(mem);
 			return TERN_CMD_DMA_ERROR;
+		}
 		for (i = 0; i < npages; i++) {
 			uint64_t pa = get_le64(list + 8 * i);
 
-			if (pa == 0 || (pa & (page_size - 1)) || pa + page_size - 1 < pa)
+			if (pa == 0 || (pa & (page_size - 1)) || pa + page_size - 1 < pa) {
+				free(list);
+				ternm_mem_free(mem);
 				return TERN_CMD_BAD_PARAM;
+			}
 			mem->pages[i] = pa;
 		}
+		free(list);
 	}
 	mem->size = size;
 	mem->mode = mode;

@@ -98,8 +98,8 @@ static inline void put_le64(void *p, uint64_t v)
 #define CFLD(buf, type, field)	((const uint8_t *)(buf) + offsetof(type, field))
 
 /* ---- host memory described by a struct tern_mem_desc --------------------------------- */
-/* Enough page addresses for the largest ring any object may have. */
-#define TERNM_MEM_MAX_PAGES	((16u << TERNM_MAX_ETH_LOG) >> TERN_MEM_MIN_PAGE_SHIFT)
+/* The largest ring any object may have (an SQ of 2^14 slots of 1 KiB). */
+#define TERNM_MEM_MAX_SIZE	(16ull << 20)
 
 struct ternm_mem {
 	uint64_t size;		/* bytes the object uses; accesses beyond fault */
@@ -107,7 +107,7 @@ struct ternm_mem {
 	uint8_t page_shift;
 	uint32_t npages;
 	uint64_t base;		/* TERN_MEM_DIRECT */
-	uint64_t pages[TERNM_MEM_MAX_PAGES];	/* TERN_MEM_PAGE_LIST */
+	uint64_t *pages;	/* TERN_MEM_PAGE_LIST: npages entries, owned (ternm_mem_free) */
 };
 
 /* ---- command processor -------------------------------------------------------------------- */
@@ -171,6 +171,17 @@ struct ternm_eth_stats {
 	uint64_t eq_overflows;
 };
 
+/* ---- RDMA (rdma*.c, state in rdma.h) ---------------------------------------------------- */
+struct ternm_rdma;
+
+/* Outcome of a firmware command handled outside cmd.c; output goes to m->cmd_out. */
+struct ternm_cmd_result {
+	uint8_t status;
+	uint32_t syndrome;
+	uint32_t result;
+	size_t out_size;
+};
+
 /* ---- the device ---------------------------------------------------------------------------- */
 struct tern_model {
 	struct tern_model_host host;
@@ -204,6 +215,8 @@ struct tern_model {
 
 	uint64_t timer_armed_ns;	/* deadline last given to host->timer_arm */
 
+	struct ternm_rdma *rdma;	/* RDMA engine and objects (allocated at create) */
+
 	/* command scratch buffers */
 	uint8_t cmd_in[TERN_CMD_MAX_IN];
 	uint8_t cmd_out[TERN_CMD_MAX_OUT];
@@ -223,10 +236,13 @@ int ternm_dma_write(struct tern_model *m, uint64_t addr, const void *buf, size_t
 /* mem.c */
 int ternm_mem_init(struct tern_model *m, struct ternm_mem *mem, const uint8_t *desc, uint64_t size,
 		uint32_t *bad_off);
+int ternm_mem_init_ex(struct tern_model *m, struct ternm_mem *mem, const uint8_t *desc,
+		      uint64_t size, bool at_least, uint32_t *bad_off);
 int ternm_mem_read(struct tern_model *m, const struct ternm_mem *mem, uint64_t off, void *buf,
 		size_t len);
 int ternm_mem_write(struct tern_model *m, const struct ternm_mem *mem, uint64_t off, const void *buf,
 		 size_t len);
+void ternm_mem_free(struct ternm_mem *mem);
 
 /* cmd.c */
 void ternm_cmdq_cfg_write(struct tern_model *m, uint32_t val);
@@ -239,6 +255,10 @@ void ternm_cmdq_clear(struct tern_model *m);
 /* eq.c */
 void ternm_eq_post(struct tern_model *m, unsigned int eqn, uint8_t type, uint32_t d0);
 void ternm_eq_post_flag(struct tern_model *m, uint16_t flag, uint8_t type, uint32_t d0);
+void ternm_eq_post_sub(struct tern_model *m, unsigned int eqn, uint8_t type, uint8_t subtype,
+		       uint32_t d0);
+void ternm_eq_post_flag_sub(struct tern_model *m, uint16_t flag, uint8_t type, uint8_t subtype,
+			    uint32_t d0);
 void ternm_eq_doorbell(struct tern_model *m, unsigned int eqn, uint32_t val);
 int ternm_eq_create(struct tern_model *m, const uint8_t *in, uint32_t *result, uint32_t *syndrome);
 int ternm_eq_destroy(struct tern_model *m, const uint8_t *in, uint32_t *syndrome);
@@ -253,5 +273,20 @@ void ternm_eth_run(struct tern_model *m);
 bool ternm_eth_rx_would_block(const struct tern_model *m);
 void ternm_eth_clear(struct tern_model *m);
 size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len);
+
+/* rdma_obj.c, rdma_wire.c */
+int ternm_rdma_init(struct tern_model *m);
+void ternm_rdma_clear(struct tern_model *m);
+void ternm_rdma_fini(struct tern_model *m);
+int ternm_rdma_cmd_in_len(uint16_t opcode);
+void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
+		    struct ternm_cmd_result *r);
+void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsigned int size);
+void ternm_rdma_run(struct tern_model *m);
+void ternm_rdma_timer(struct tern_model *m, uint64_t now);
+uint64_t ternm_rdma_next_deadline(const struct tern_model *m);
+bool ternm_rdma_eq_in_use(struct tern_model *m, unsigned int eqn);
+bool ternm_rdma_is_roce(const uint8_t *frame, size_t len);
+void ternm_rdma_rx(struct tern_model *m, const uint8_t *frame, size_t len);
 
 #endif /* TERN_MODEL_INT_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Fake host and mini driver for the model's host unit tests. */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "harness.h"
 
@@ -30,10 +31,15 @@ uint8_t *fk_ptr(struct fake *f, uint64_t addr, size_t len)
 	return r ? r->buf + (addr - r->base) : NULL;
 }
 
+static bool fk_faulty(const struct fake *f, uint64_t addr, size_t len)
+{
+	return f->fault_hi > f->fault_lo && addr < f->fault_hi && addr + len > f->fault_lo;
+}
+
 static int fk_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
 	struct fake *f = opaque;
-	uint8_t *p = fk_ptr(f, addr, len);
+	uint8_t *p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
 
 	if (!p) {
 		f->dma_faults++;
@@ -46,13 +52,15 @@ static int fk_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 static int fk_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
 {
 	struct fake *f = opaque;
-	uint8_t *p = fk_ptr(f, addr, len);
+	uint8_t *p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
 
 	if (!p) {
 		f->dma_faults++;
 		return -1;
 	}
 	memcpy(p, buf, len);
+	if (f->dma_watch)
+		f->dma_watch(f, addr, len);
 	return 0;
 }
 
@@ -71,9 +79,19 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 	struct fake *f = opaque;
 	struct fk_frame *fr;
 
-	if (f->nframes >= FK_MAX_FRAMES) {
-		f->frames_lost++;
-		return;
+	if (f->nframes >= f->frames_cap) {
+		unsigned int cap = f->frames_cap ? f->frames_cap * 2 : 256;
+		struct fk_frame *n;
+
+		if (cap > FK_MAX_FRAMES)
+			cap = FK_MAX_FRAMES;
+		n = cap > f->frames_cap ? realloc(f->frames, cap * sizeof(*n)) : NULL;
+		if (!n) {
+			f->frames_lost++;
+			return;
+		}
+		f->frames = n;
+		f->frames_cap = cap;
 	}
 	fr = &f->frames[f->nframes++];
 	fr->len = len;
@@ -141,6 +159,11 @@ static void fk_add_region(struct fake *f, uint64_t base, size_t size)
 
 void fk_init(struct fake *f, bool test_hooks)
 {
+	fk_init_mac(f, test_hooks, test_mac);
+}
+
+void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6])
+{
 	memset(f, 0, sizeof(*f));
 	fk_add_region(f, FK_LOW_BASE, FK_LOW_SIZE);
 	fk_add_region(f, FK_HIGH_BASE, FK_HIGH_SIZE);
@@ -161,7 +184,7 @@ void fk_init(struct fake *f, bool test_hooks)
 		.timer_arm = fk_timer_arm,
 		.log = fk_log,
 	};
-	memcpy(f->cfg.mac, test_mac, 6);
+	memcpy(f->cfg.mac, mac, 6);
 	snprintf(f->cfg.serial, sizeof(f->cfg.serial), "SN-TEST-0001");
 	f->cfg.test_hooks = test_hooks;
 	f->cfg.num_msix = 8;
@@ -190,8 +213,15 @@ void fk_fini(struct fake *f)
 	tern_model_destroy(f->m);
 	f->m = NULL;
 	fk_clear_frames(f);
-	for (i = 0; i < f->nregions; i++)
-		free(f->regions[i].buf);
+	free(f->frames);
+	f->frames = NULL;
+	f->frames_cap = 0;
+	for (i = 0; i < f->nregions; i++) {
+		if (f->regions[i].base == FK_DATA_BASE)
+			munmap(f->regions[i].buf, f->regions[i].size);
+		else
+			free(f->regions[i].buf);
+	}
 	f->nregions = 0;
 }
 
@@ -215,6 +245,26 @@ uint64_t fk_alloc(struct fake *f, size_t size, size_t align)
 uint64_t fk_alloc_high(struct fake *f, size_t size, size_t align)
 {
 	return bump(&f->high_next, FK_HIGH_BASE + FK_HIGH_SIZE, size, align);
+}
+
+uint64_t fk_alloc_data(struct fake *f, size_t size, size_t align)
+{
+	if (!f->data_next) {
+		/* mmap: zero pages on first touch, nothing to clear for the untouched bulk */
+		void *p = mmap(NULL, FK_DATA_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		struct fk_region *r = &f->regions[f->nregions++];
+
+		if (p == MAP_FAILED) {
+			printf("Bail out! mmap of the data region failed\n");
+			exit(2);
+		}
+		r->base = FK_DATA_BASE;
+		r->size = FK_DATA_SIZE;
+		r->buf = p;
+		f->data_next = FK_DATA_BASE;
+	}
+	return bump(&f->data_next, FK_DATA_BASE + FK_DATA_SIZE, size, align);
 }
 
 void fk_run(struct fake *f)
@@ -467,4 +517,195 @@ bool drv_eth_stats(struct fake *f, uint8_t out[sizeof(struct tern_cmd_eth_stats_
 {
 	return drv_cmd(f, TERN_CMD_QUERY_ETH_STATS, NULL, 0, out,
 		       sizeof(struct tern_cmd_eth_stats_out), NULL) == TERN_CMD_OK;
+}
+
+/* ---- wire ---------------------------------------------------------------------------------- */
+
+void wire_init(struct wire *w, struct fake *a, struct fake *b)
+{
+	memset(w, 0, sizeof(*w));
+	w->end[0] = a;
+	w->end[1] = b;
+	b->now = a->now;
+}
+
+void wire_clear_log(struct wire *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nlog; i++)
+		free(w->log[i].data);
+	w->nlog = 0;
+}
+
+void wire_fini(struct wire *w)
+{
+	unsigned int d;
+
+	wire_clear_log(w);
+	free(w->log);
+	w->log = NULL;
+	w->log_cap = 0;
+	for (d = 0; d < 2; d++) {
+		free(w->held[d]);
+		w->held[d] = NULL;
+	}
+}
+
+uint64_t wire_now(const struct wire *w)
+{
+	return w->end[0]->now;
+}
+
+static void wire_log(struct wire *w, unsigned int dir, unsigned int idx, enum wire_action a,
+		     const uint8_t *data, size_t len)
+{
+	struct wire_rec *r;
+
+	if (w->nlog == w->log_cap) {
+		unsigned int cap = w->log_cap ? 2 * w->log_cap : 1024;
+		struct wire_rec *n = realloc(w->log, cap * sizeof(*n));
+
+		if (!n) {
+			printf("Bail out! out of memory\n");
+			exit(2);
+		}
+		w->log = n;
+		w->log_cap = cap;
+	}
+	r = &w->log[w->nlog++];
+	r->dir = (uint8_t)dir;
+	r->action = (uint8_t)a;
+	r->idx = idx;
+	r->t = wire_now(w);
+	r->len = len;
+	r->data = malloc(len ? len : 1);
+	if (!r->data) {
+		printf("Bail out! out of memory\n");
+		exit(2);
+	}
+	memcpy(r->data, data, len);
+}
+
+static void wire_deliver(struct wire *w, unsigned int dir, const uint8_t *data, size_t len)
+{
+	if (!len)
+		return;
+	if (!tern_model_rx_frame(w->end[!dir]->m, data, len))
+		w->refused++;
+}
+
+/* Hand one frame sent in @dir to the filter and on to the other end; takes @data. */
+static void wire_one(struct wire *w, unsigned int dir, uint8_t *data, size_t len)
+{
+	unsigned int idx = w->sent[dir]++;
+	enum wire_action a = W_DELIVER;
+
+	if (w->filter)
+		a = w->filter(w, dir, idx, data, &len);
+	wire_log(w, dir, idx, a, data, len);
+	switch (a) {
+	case W_DROP:
+		break;
+	case W_DUP:
+		wire_deliver(w, dir, data, len);
+		wire_deliver(w, dir, data, len);
+		break;
+	case W_HOLD:
+		if (!w->held[dir]) {
+			w->held[dir] = data;
+			w->held_len[dir] = len;
+			return;
+		}
+		/* fall through: only one frame is held back at a time */
+	case W_DELIVER:
+	default:
+		wire_deliver(w, dir, data, len);
+		break;
+	}
+	if (w->held[dir] && a != W_HOLD) {
+		uint8_t *h = w->held[dir];
+
+		w->held[dir] = NULL;
+		wire_deliver(w, dir, h, w->held_len[dir]);
+		free(h);
+	}
+	free(data);
+}
+
+void wire_pump(struct wire *w)
+{
+	unsigned int i, d, n;
+	bool moved;
+	int iter;
+
+	for (iter = 0; iter < 1000000; iter++) {
+		moved = false;
+		for (d = 0; d < 2; d++) {
+			if (w->end[d]->kicks) {
+				fk_run(w->end[d]);
+				moved = true;
+			}
+		}
+		for (d = 0; d < 2; d++) {
+			struct fake *src = w->end[d];
+			struct fk_frame *fr;
+
+			n = src->nframes;
+			if (!n)
+				continue;
+			/* take the batch: delivering may make the other end transmit */
+			fr = src->frames;
+			src->frames = NULL;
+			src->frames_cap = 0;
+			src->nframes = 0;
+			for (i = 0; i < n; i++)
+				wire_one(w, d, fr[i].data, fr[i].len);
+			free(fr);
+			moved = true;
+		}
+		if (moved)
+			continue;
+		/* quiet: a frame held back for reordering arrives late after all */
+		for (d = 0; d < 2; d++) {
+			if (w->held[d]) {
+				uint8_t *h = w->held[d];
+
+				w->held[d] = NULL;
+				wire_deliver(w, d, h, w->held_len[d]);
+				free(h);
+				moved = true;
+			}
+		}
+		if (!moved)
+			return;
+	}
+	printf("# wire_pump: still busy after 1000000 rounds\n");
+}
+
+void wire_advance(struct wire *w, uint64_t ns)
+{
+	uint64_t target = wire_now(w) + ns;
+	unsigned int d;
+	int iter;
+
+	wire_pump(w);
+	for (iter = 0; iter < 1000000; iter++) {
+		uint64_t dl = w->end[0]->deadline < w->end[1]->deadline ? w->end[0]->deadline
+									: w->end[1]->deadline;
+
+		if (dl > target)
+			break;
+		if (dl > wire_now(w))
+			w->end[0]->now = w->end[1]->now = dl;
+		for (d = 0; d < 2; d++) {
+			if (w->end[d]->deadline <= wire_now(w)) {
+				w->end[d]->deadline = UINT64_MAX;
+				tern_model_timer(w->end[d]->m);
+			}
+		}
+		wire_pump(w);
+	}
+	w->end[0]->now = w->end[1]->now = target;
+	wire_pump(w);
 }

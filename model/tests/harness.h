@@ -85,7 +85,7 @@ static inline void wr64(void *p, uint64_t v)
 
 /* ---- fake host ----------------------------------------------------------------------- */
 #define FK_MAX_REGIONS	8
-#define FK_MAX_FRAMES	4096
+#define FK_MAX_FRAMES	(1u << 20)	/* captured TX frames kept before fk_clear_frames */
 
 /* Bus addresses of the arena regions; anything else faults. */
 #define FK_LOW_BASE	0x10000000ull		/* 4 MiB, below 4 GiB */
@@ -93,6 +93,8 @@ static inline void wr64(void *p, uint64_t v)
 #define FK_HIGH_BASE	0x7f00000000ull		/* 1 MiB, above 4 GiB */
 #define FK_HIGH_SIZE	(1u << 20)
 #define FK_BAD_ADDR	0xdead000000ull		/* never mapped, nicely aligned */
+#define FK_DATA_BASE	0x100000000000ull	/* 64 MiB for big buffers, mapped on first use */
+#define FK_DATA_SIZE	(64u << 20)
 
 struct fk_region {
 	uint64_t base;
@@ -113,6 +115,7 @@ struct fake {
 	struct fk_region regions[FK_MAX_REGIONS];
 	int nregions;
 	uint64_t low_next, high_next;	/* bump allocators */
+	uint64_t data_next;		/* 0 until the data region is mapped */
 	unsigned long dma_faults;
 
 	uint64_t now;
@@ -123,7 +126,8 @@ struct fake {
 	unsigned long msix[TERN_MAX_MSIX];
 	unsigned long msix_bad;		/* vector out of range */
 
-	struct fk_frame frames[FK_MAX_FRAMES];
+	struct fk_frame *frames;	/* grows as needed, up to FK_MAX_FRAMES */
+	unsigned int frames_cap;
 	unsigned int nframes;
 	unsigned long frames_lost;
 
@@ -136,6 +140,13 @@ struct fake {
 	unsigned long logs;
 	char last_log[256];
 
+	/* DMA touching [fault_lo, fault_hi) fails, as if unmapped (both 0: off) */
+	uint64_t fault_lo, fault_hi;
+
+	/* optional: sees every successful DMA write (address, length), in order */
+	void (*dma_watch)(struct fake *f, uint64_t addr, size_t len);
+	void *watch_ctx;
+
 	/* mini driver state */
 	uint64_t in_mb, out_mb;		/* command mailboxes, TERN_CMD_MAX_IN/OUT bytes */
 	uint16_t token;
@@ -146,9 +157,13 @@ struct fake {
 };
 
 void fk_init(struct fake *f, bool test_hooks);
+/* As fk_init, with another permanent MAC address (two devices on one wire). */
+void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6]);
 void fk_fini(struct fake *f);
 uint64_t fk_alloc(struct fake *f, size_t size, size_t align);
 uint64_t fk_alloc_high(struct fake *f, size_t size, size_t align);
+/* From the 64 MiB data region (FK_DATA_BASE), mapped on first use. */
+uint64_t fk_alloc_data(struct fake *f, size_t size, size_t align);
 uint8_t *fk_ptr(struct fake *f, uint64_t addr, size_t len);	/* NULL if not mapped */
 void fk_run(struct fake *f);					/* run while kicked */
 void fk_advance(struct fake *f, uint64_t ns);			/* move the clock, fire timer */
@@ -214,5 +229,52 @@ bool drv_eth_stats(struct fake *f, uint8_t out[sizeof(struct tern_cmd_eth_stats_
 #define STAT(buf, field) rd64((buf) + OFF(struct tern_cmd_eth_stats_out, field))
 
 extern const uint8_t test_mac[6];
+
+/* ---- a wire between two fake hosts -------------------------------------------------------
+ * Frames each device transmits are taken from its capture, passed to an optional filter
+ * (which may change them), logged, and given to the other device in the order they were
+ * sent. Both devices share one virtual clock, moved by wire_advance().
+ */
+enum wire_action {
+	W_DELIVER = 0,
+	W_DROP,		/* lost on the wire */
+	W_DUP,		/* delivered twice */
+	W_HOLD,		/* delivered after the next frame in the same direction (reorder) */
+};
+
+struct wire;
+/* dir 0: end[0] -> end[1]; idx counts frames sent in that direction from 0. */
+typedef enum wire_action (*wire_filter_fn)(struct wire *w, unsigned int dir, unsigned int idx,
+					    uint8_t *frame, size_t *len);
+
+struct wire_rec {
+	uint8_t dir;
+	uint8_t action;
+	uint32_t idx;		/* per direction */
+	uint64_t t;		/* virtual time it was sent */
+	size_t len;		/* after the filter */
+	uint8_t *data;		/* copy, after the filter */
+};
+
+struct wire {
+	struct fake *end[2];
+	wire_filter_fn filter;
+	void *ctx;
+	unsigned int sent[2];
+	unsigned long refused;		/* rx_frame returned 0 (dropped by the wire) */
+	struct wire_rec *log;
+	unsigned int nlog, log_cap;
+	uint8_t *held[2];
+	size_t held_len[2];
+};
+
+void wire_init(struct wire *w, struct fake *a, struct fake *b);
+void wire_fini(struct wire *w);
+/* Move frames and run both devices until nothing moves (no virtual time passes). */
+void wire_pump(struct wire *w);
+/* Pump, firing the devices' timers in deadline order, until @ns of virtual time passed. */
+void wire_advance(struct wire *w, uint64_t ns);
+uint64_t wire_now(const struct wire *w);
+void wire_clear_log(struct wire *w);
 
 #endif /* TERN_TEST_HARNESS_H */

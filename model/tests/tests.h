@@ -13,5 +13,11 @@ extern const struct test device_tests[];
 extern const struct test cmd_tests[];
 extern const struct test eq_tests[];
 extern const struct test eth_tests[];
+extern const struct test rdma_cmd_tests[];
+extern const struct test rdma_data_tests[];
+extern const struct test rdma_wire_tests[];
+extern const struct test rdma_rel_tests[];
+extern const struct test rdma_err_tests[];
+extern const struct test rdma_qp_tests[];
 
 #endif

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: the RDMA engine (RoCEv2 RC transport) and its objects.
+ *
+ * Files: rdma_obj.c (objects, firmware commands, doorbells, the work and timer lists),
+ * rdma_wire.c (RoCEv2 headers, ICRC, parsing), rdma_req.c (requester and completer),
+ * rdma_resp.c (responder), rdma_cq.c (CQEs and completion events). Documentation/hw/rdma.rst
+ * describes the behaviour for firmware and driver engineers.
+ *
+ * Work model: doorbells and received frames only update state and put the QP on the work
+ * list (m->rdma->work_*); tern_model_run() sends at most TERNM_RDMA_BUDGET packets per call,
+ * TERNM_QP_BURST per QP turn, and kicks again while work remains. Received frames are
+ * handled at once (data placed, CQEs written); the ACKs and READ responses they call for are
+ * queued on the QP and go out at the next run, so ACKs are coalesced per burst. QPs with a
+ * deadline (retransmit, RNR wait) are on the timer list, the only list ternm_timer_update
+ * walks.
+ */
+#ifndef TERN_MODEL_RDMA_H
+#define TERN_MODEL_RDMA_H
+
+#include <tern/tern_rdma.h>
+
+#include "tern_model_int.h"
+
+/* ---- limits reported by QUERY_RDMA (and enforced) ---------------------------------------- */
+#define TERNM_MAX_QP		1024u
+#define TERNM_MAX_CQ		2048u
+#define TERNM_MAX_MR		8192u
+#define TERNM_MAX_PD		1024u
+#define TERNM_MAX_MR_SIZE	(4ull << 30)
+#define TERNM_PAGE_SIZE_CAP	(((1ull << (TERN_MEM_MAX_PAGE_SHIFT + 1)) - 1) & \
+				 ~((1ull << TERN_MEM_MIN_PAGE_SHIFT) - 1))
+#define TERNM_MAX_MSG		(1u << 31)
+#define TERNM_MAX_MR_PAGES	(1u << 20)
+#define TERNM_TOTAL_MR_PAGES	(1u << 24)	/* page entries of all MRs together (128 MiB) */
+#define TERNM_MAX_SQ_LOG	14
+#define TERNM_MAX_RQ_LOG	14
+#define TERNM_MAX_CQ_LOG	16
+#define TERNM_MAX_SEND_SGE	16
+#define TERNM_MAX_RECV_SGE	16
+#define TERNM_MAX_RD_ATOMIC	16
+#define TERNM_MAX_DEST_RD	16
+#define TERNM_ACK_DELAY		10	/* 4.096 us * 2^10 = 4.2 ms */
+#define TERNM_MAX_INLINE	((1u << TERN_SQ_MAX_LOG_STRIDE) - sizeof(struct tern_sq_wqe))
+
+/* ---- transport tuning ----------------------------------------------------------------------- */
+#define TERNM_RDMA_BUDGET	256	/* packets sent per tern_model_run() */
+#define TERNM_QP_BURST		32	/* packets per QP turn */
+#define TERNM_MAX_UNACKED	256	/* PSNs in flight per QP */
+#define TERNM_ACK_EVERY		32	/* AckReq on every 32nd packet (and each message's last) */
+#define TERNM_RESP_FIFO		64	/* queued responder outputs (ACK/NAK/READ) per QP */
+
+#define TERNM_PSN_MASK		0xffffffu
+#define TERNM_MAX_MSG_PKTS	(1u << 22)	/* packets in one message (2^31 B at MTU 512) */
+#define TERNM_NO_DEADLINE	UINT64_MAX
+
+/* Signed distance a - b of two 24-bit PSNs. */
+static inline int32_t psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+static inline uint32_t psn_add(uint32_t a, uint32_t n)
+{
+	return (a + n) & TERNM_PSN_MASK;
+}
+
+/* ---- RoCEv2 ---------------------------------------------------------------------------------- */
+enum {
+	IBOP_SEND_FIRST = 0x00, IBOP_SEND_MIDDLE = 0x01, IBOP_SEND_LAST = 0x02,
+	IBOP_SEND_LAST_IMM = 0x03, IBOP_SEND_ONLY = 0x04, IBOP_SEND_ONLY_IMM = 0x05,
+	IBOP_WRITE_FIRST = 0x06, IBOP_WRITE_MIDDLE = 0x07, IBOP_WRITE_LAST = 0x08,
+	IBOP_WRITE_LAST_IMM = 0x09, IBOP_WRITE_ONLY = 0x0a, IBOP_WRITE_ONLY_IMM = 0x0b,
+	IBOP_READ_REQ = 0x0c, IBOP_READ_RESP_FIRST = 0x0d, IBOP_READ_RESP_MIDDLE = 0x0e,
+	IBOP_READ_RESP_LAST = 0x0f, IBOP_READ_RESP_ONLY = 0x10, IBOP_ACK = 0x11,
+};
+
+#define BTH_LEN		12
+#define RETH_LEN	16
+#define AETH_LEN	4
+#define IMM_LEN		4
+#define ICRC_LEN	4
+
+#define AETH_ACK		0x1f	/* ACK, credits not used */
+#define AETH_RNR_NAK		0x20	/* | timer code */
+#define AETH_NAK_SEQ		0x60
+#define AETH_NAK_INV_REQ	0x61
+#define AETH_NAK_ACCESS		0x62
+#define AETH_NAK_OP		0x63
+
+/* Maximum Ethernet + VLAN + IPv6 + UDP header. */
+#define TERNM_MAX_L2L4		(14 + 4 + 40 + 8)
+
+/* A parsed received RoCEv2 packet. */
+struct ternm_pkt {
+	const uint8_t *bth;	/* BTH; extension headers follow */
+	const uint8_t *payload;
+	uint32_t paylen;	/* payload bytes, pad excluded */
+	uint32_t qpn;
+	uint32_t psn;
+	uint8_t opcode;
+	bool se, ackreq;
+	/* extension headers, as present for the opcode */
+	uint64_t va;
+	uint32_t rkey, dmalen;
+	uint8_t imm[4];
+	uint8_t syndrome;	/* AETH */
+	uint32_t msn;
+};
+
+/* ---- objects ------------------------------------------------------------------------------- */
+struct ternm_pd {
+	bool used;
+	uint32_t refs;		/* MRs and QPs */
+};
+
+struct ternm_mr {
+	bool used;
+	uint8_t key;
+	uint8_t flags;		/* TERN_MR_F_* */
+	uint8_t page_shift;
+	uint32_t pdn;
+	uint32_t access;
+	uint64_t iova;
+	uint64_t length;	/* 0 with PHYSICAL: all memory */
+	uint32_t npages;
+	uint64_t *pages;	/* owned */
+};
+
+struct ternm_cq {
+	bool used;
+	bool err;		/* overflow or DMA fault: CQEs no longer written */
+	uint8_t log_depth;
+	uint8_t arm;		/* 0, or TERN_UDB_CQ_ARM_* >> 62 */
+	uint16_t eqn;
+	uint16_t uar;
+	uint32_t pi;		/* CQEs written, free-running */
+	uint32_t ci;		/* consumed, as last read from the CI record */
+	uint32_t db_ci;		/* consumed, as last rung (24 bits) */
+	uint32_t refs;		/* QPs */
+	struct ternm_mem mem;
+};
+
+/* Device-side state of one SQ slot, set when its WQE is first started. */
+struct ternm_swqe {
+	uint64_t wr_id;
+	uint32_t first_psn;
+	uint32_t npkts;
+	uint32_t len;
+	uint8_t opcode;
+	uint8_t flags;
+	bool read;
+};
+
+struct ternm_sge {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t key;
+};
+
+/* The SQ WQE the requester is sending (or re-sending), parsed and checked. */
+struct ternm_wqe_cache {
+	bool valid;
+	uint16_t idx;
+	uint8_t opcode, flags, num_sge;
+	uint8_t imm[4];
+	uint32_t rkey;
+	uint64_t raddr;
+	uint64_t wr_id;
+	uint32_t len;		/* message bytes */
+	struct ternm_sge sge[TERNM_MAX_SEND_SGE];
+	uint8_t inl[TERNM_MAX_INLINE];
+};
+
+/* A responder READ resource: a request being served, kept afterwards for duplicates. */
+struct ternm_rd_res {
+	bool valid;
+	bool busy;		/* queued in the output FIFO */
+	uint32_t first_psn;
+	uint32_t npkts;
+	uint32_t next;		/* next packet index to send */
+	uint32_t rkey;
+	uint64_t va;
+	uint32_t len;
+	uint32_t msn;		/* MSN including this READ */
+};
+
+enum { RESP_ACK = 1, RESP_NAK, RESP_READ };
+
+struct ternm_resp_item {
+	uint8_t type;
+	uint8_t syndrome;	/* AETH, for ACK/NAK */
+	uint8_t res;		/* READ resource index */
+	uint32_t psn;
+	uint32_t msn;		/* MSN when queued: the AETH carries it */
+};
+
+enum { RQ_MSG_NONE = 0, RQ_MSG_SEND, RQ_MSG_WRITE };
+
+struct ternm_qp {
+	uint32_t qpn;
+	uint8_t state;		/* enum tern_qp_state */
+	uint8_t flags;		/* TERN_QP_F_* */
+	uint16_t uar;
+	uint32_t pdn, scqn, rcqn;
+	uint8_t log_sq_depth, log_sq_stride, log_rq_depth, log_rq_stride;
+	struct ternm_mem sq_mem, rq_mem;
+
+	/* attributes (MODIFY_QP) */
+	uint8_t path_mtu, timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	uint32_t access;
+	uint32_t dest_qpn;
+	uint8_t path[sizeof(struct tern_qp_path)];	/* as given */
+	uint32_t mtu;		/* bytes */
+	bool sqd_notify;
+
+	/* packet header template: Ethernet [+ VLAN] + IP + UDP */
+	uint8_t hdr[TERNM_MAX_L2L4];
+	uint8_t hdr_len, l3_off;
+	bool ipv6;
+
+	/* requester */
+	uint16_t sq_pi;		/* doorbell */
+	uint16_t sq_ci;		/* WQEs completed or flushed */
+	uint16_t req_idx;	/* WQE being sent */
+	uint16_t req_max;	/* WQEs started at least once */
+	uint32_t req_pkt;	/* next packet of req_idx's WQE */
+	uint32_t req_psn;	/* PSN of that packet */
+	uint32_t next_psn;	/* PSN the next new WQE starts at */
+	uint32_t una_psn;	/* oldest PSN not acknowledged */
+	uint32_t pkts_since_ack;
+	unsigned int rd_inflight;	/* READs started and not completed */
+	uint8_t retry_left, rnr_left;
+	bool rnr_wait;		/* RNR NAK: sending paused until rnr_deadline */
+	bool gbn_wait;		/* went back for a lost READ response: ignore later ones */
+	uint64_t retx_deadline, rnr_deadline;
+	struct ternm_swqe *swq;	/* 1 << log_sq_depth */
+	struct ternm_wqe_cache wc;	/* the WQE being sent */
+	struct ternm_wqe_cache rwc;	/* the READ whose responses are arriving */
+
+	/* responder */
+	uint16_t rq_pi, rq_ci;
+	uint32_t epsn;		/* next PSN expected */
+	uint32_t msn;
+	bool nak_sent;		/* sequence NAK sent, no repeat until epsn arrives */
+	bool comm_est;
+	uint8_t msg;		/* RQ_MSG_*: message in progress */
+	uint32_t msg_off;	/* bytes placed */
+	/* SEND in progress: its receive WQE */
+	bool rqe_valid;
+	uint64_t rqe_wr_id;
+	uint8_t rqe_nsge;
+	struct ternm_sge rqe_sge[TERNM_MAX_RECV_SGE];
+	/* WRITE in progress */
+	uint32_t wr_rkey;
+	uint64_t wr_va;
+	uint32_t wr_len;
+	struct ternm_rd_res rd[TERNM_MAX_DEST_RD];
+	uint8_t rd_next;	/* slot for the next READ */
+	struct ternm_resp_item fifo[TERNM_RESP_FIFO];
+	uint8_t fifo_head, fifo_count;
+
+	/* lists */
+	bool on_work, on_timer;
+	struct ternm_qp *work_next, *work_prev;
+	struct ternm_qp *timer_next, *timer_prev;
+};
+
+#define TERNM_RDMA_STATS(X) \
+	X(tx_roce_packets) X(tx_roce_bytes) X(rx_roce_packets) X(rx_roce_bytes) \
+	X(rx_roce_discards) X(rx_icrc_errors) X(out_of_sequence) X(duplicate_request) \
+	X(packet_seq_err) X(implied_nak_seq_err) X(local_ack_timeout_err) X(rnr_nak_retry_err) \
+	X(out_of_buffer) X(req_transport_retries_exceeded) X(req_rnr_retries_exceeded) \
+	X(req_remote_access_errors) X(req_remote_invalid_request) X(resp_remote_access_errors) \
+	X(resp_local_length_error) X(rx_write_requests) X(rx_read_requests) X(rx_send_requests) \
+	X(db_misdirected) X(cq_overflows)
+
+struct ternm_rdma_stats {
+#define X(n) uint64_t n;
+	TERNM_RDMA_STATS(X)
+#undef X
+};
+
+struct ternm_rdma {
+	struct ternm_pd pd[TERNM_MAX_PD];
+	struct ternm_mr mr[TERNM_MAX_MR];
+	struct ternm_cq cq[TERNM_MAX_CQ];
+	struct ternm_qp *qp[TERNM_MAX_QP];
+	uint32_t next_qpn;	/* allocation cursor: QPNs are not reused at once */
+	uint32_t next_mr;
+	uint32_t mr_pages;	/* page entries held by all MRs */
+	struct ternm_qp *work_head, *work_tail;
+	struct ternm_qp *timer_head;
+	struct ternm_rdma_stats stats;
+	uint8_t tx[TERN_ETH_MAX_FRAME];
+};
+
+/* rdma_obj.c */
+struct ternm_qp *ternm_qp_get(struct tern_model *m, uint32_t qpn);
+void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp);
+void ternm_qp_timer_sync(struct tern_model *m, struct ternm_qp *qp);
+void ternm_qp_to_err(struct tern_model *m, struct ternm_qp *qp);
+void ternm_qp_event(struct tern_model *m, struct ternm_qp *qp, uint8_t ev);
+int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t access,
+		   uint64_t va, uint64_t len);
+int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, uint32_t len,
+		  bool write, bool last_byte_last);
+
+/* rdma_wire.c */
+void ternm_qp_build_hdr(struct ternm_qp *qp);
+uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, bool se,
+			 bool ackreq, uint32_t psn);
+void ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end);
+
+/* rdma_req.c */
+unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
+bool ternm_req_has_work(const struct ternm_qp *qp);
+void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
+void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now);
+unsigned int ternm_qp_flush(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
+void ternm_req_reset(struct ternm_qp *qp);
+void ternm_req_check_drained(struct tern_model *m, struct ternm_qp *qp);
+
+/* rdma_resp.c */
+void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
+unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
+void ternm_resp_flush_acks(struct tern_model *m, struct ternm_qp *qp);
+void ternm_resp_reset(struct ternm_qp *qp);
+
+/* rdma_cq.c */
+struct ternm_cqe_info {
+	uint64_t wr_id;
+	uint32_t byte_len;
+	uint8_t imm[4];
+	uint16_t wqe_idx;
+	uint8_t opcode, status, vendor_err, flags;
+};
+void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
+		    const struct ternm_cqe_info *ci);
+void ternm_cq_doorbell(struct tern_model *m, struct ternm_cq *cq, uint64_t val);
+
+#endif /* TERN_MODEL_RDMA_H */

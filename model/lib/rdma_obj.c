@@ -1,0 +1,1177 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: RDMA objects (PD, MR, CQ, QP), their firmware commands, user doorbells,
+ * and the engine's work and timer lists.
+ *
+ * Numbering: PDNs, MR indexes and CQNs are the lowest free; QPNs are allocated round-robin
+ * from 2 so that a destroyed QP's number is not reused at once (late packets for it are
+ * dropped rather than delivered to a new QP). Every page list is copied while the command
+ * runs. Destroying a PD that an MR or QP uses, or a CQ that a QP uses, is BAD_STATE.
+ */
+#include <stdlib.h>
+
+#include "rdma.h"
+
+/* ---- lookups --------------------------------------------------------------------------- */
+
+struct ternm_qp *ternm_qp_get(struct tern_model *m, uint32_t qpn)
+{
+	if (!m->rdma || qpn >= TERNM_MAX_QP)
+		return NULL;
+	return m->rdma->qp[qpn];
+}
+
+static struct ternm_cq *cq_get(struct tern_model *m, uint32_t cqn)
+{
+	if (cqn >= TERNM_MAX_CQ || !m->rdma->cq[cqn].used)
+		return NULL;
+	return &m->rdma->cq[cqn];
+}
+
+static struct ternm_mr *mr_get(struct tern_model *m, uint32_t key)
+{
+	uint32_t idx = key >> 8;
+	struct ternm_mr *mr;
+
+	if (idx >= TERNM_MAX_MR)
+		return NULL;
+	mr = &m->rdma->mr[idx];
+	if (!mr->used || mr->key != (uint8_t)key)
+		return NULL;
+	return mr;
+}
+
+/*
+ * Check that [va, va + len) of the MR named by @key may be used by a QP of @pdn with
+ * @access (TERN_ACCESS_*). Returns 0 or the enum tern_cqe_syndrome that explains why not.
+ */
+int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t access,
+		   uint64_t va, uint64_t len)
+{
+	struct ternm_mr *mr = mr_get(m, key);
+
+	if (!mr)
+		return TERN_SYND_LKEY;
+	if (mr->pdn != pdn)
+		return TERN_SYND_PD;
+	if ((mr->access & access) != access)
+		return TERN_SYND_ACCESS;
+	if (va + len < va)
+		return TERN_SYND_BOUNDS;
+	if (mr->flags & TERN_MR_F_PHYSICAL) {
+		if (mr->length && (va < mr->iova || va + len > mr->iova + mr->length))
+			return TERN_SYND_BOUNDS;
+		return 0;
+	}
+	if (va < mr->iova || va + len > mr->iova + mr->length)
+		return TERN_SYND_BOUNDS;
+	return 0;
+}
+
+/*
+ * Copy between @buf and an MR range already checked with ternm_mr_check(). With
+ * @last_byte_last (writes), the final byte is written after everything else, behind a
+ * release fence, for software that polls it. Returns 0, or -1 on a DMA fault or a vanished MR.
+ */
+int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, uint32_t len,
+		  bool write, bool last_byte_last)
+{
+	struct ternm_mr *mr = mr_get(m, key);
+	uint8_t *b = buf;
+	uint32_t body = len;
+
+	if (!mr)
+		return -1;
+	if (len == 0)
+		return 0;
+	if (write && last_byte_last)
+		body = len - 1;
+	if (mr->flags & TERN_MR_F_PHYSICAL) {
+		if (write) {
+			if (ternm_dma_write(m, va, b, body))
+				return -1;
+			if (body != len) {
+				__atomic_thread_fence(__ATOMIC_RELEASE);
+				return ternm_dma_write(m, va + body, b + body, 1);
+			}
+			return 0;
+		}
+		return ternm_dma_read(m, va, b, len);
+	}
+	{
+		uint64_t psize = 1ull << mr->page_shift;
+		uint64_t off = (mr->iova & (psize - 1)) + (va - mr->iova);
+		uint32_t done = 0;
+
+		while (done < len) {
+			uint64_t idx = off >> mr->page_shift;
+			uint64_t in_page = off & (psize - 1);
+			uint32_t chunk = len - done;
+			int rc;
+
+			if (idx >= mr->npages)
+				return -1;
+			if (chunk > psize - in_page)
+				chunk = (uint32_t)(psize - in_page);
+			if (write) {
+				uint32_t c = chunk;
+
+				if (done + c > body)
+					c = body - done;	/* stop before the last byte */
+				rc = ternm_dma_write(m, mr->pages[idx] + in_page, b + done, c);
+				if (!rc && c != chunk) {
+					__atomic_thread_fence(__ATOMIC_RELEASE);
+					rc = ternm_dma_write(m, mr->pages[idx] + in_page + c,
+							     b + done + c, 1);
+				}
+			} else {
+				rc = ternm_dma_read(m, mr->pages[idx] + in_page, b + done, chunk);
+			}
+			if (rc)
+				return -1;
+			done += chunk;
+			off += chunk;
+		}
+	}
+	return 0;
+}
+
+/* ---- work and timer lists --------------------------------------------------------------- */
+
+/* Put @qp on the work list (if not there) and make sure tern_model_run() comes. */
+void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_rdma *r = m->rdma;
+
+	if (!qp->on_work) {
+		qp->on_work = true;
+		qp->work_next = NULL;
+		qp->work_prev = r->work_tail;
+		if (r->work_tail)
+			r->work_tail->work_next = qp;
+		else
+			r->work_head = qp;
+		r->work_tail = qp;
+	}
+	ternm_kick(m);
+}
+
+static void work_remove(struct ternm_rdma *r, struct ternm_qp *qp)
+{
+	if (!qp->on_work)
+		return;
+	if (qp->work_prev)
+		qp->work_prev->work_next = qp->work_next;
+	else
+		r->work_head = qp->work_next;
+	if (qp->work_next)
+		qp->work_next->work_prev = qp->work_prev;
+	else
+		r->work_tail = qp->work_prev;
+	qp->on_work = false;
+	qp->work_next = qp->work_prev = NULL;
+}
+
+static uint64_t qp_deadline(const struct ternm_qp *qp)
+{
+	return qp->retx_deadline < qp->rnr_deadline ? qp->retx_deadline : qp->rnr_deadline;
+}
+
+static void timer_remove(struct ternm_rdma *r, struct ternm_qp *qp)
+{
+	if (!qp->on_timer)
+		return;
+	if (qp->timer_prev)
+		qp->timer_prev->timer_next = qp->timer_next;
+	else
+		r->timer_head = qp->timer_next;
+	if (qp->timer_next)
+		qp->timer_next->timer_prev = qp->timer_prev;
+	qp->on_timer = false;
+	qp->timer_next = qp->timer_prev = NULL;
+}
+
+/*
+ * The QP's deadlines changed: keep it on the timer list while it has one. The host timer is
+ * re-armed only when this deadline is earlier than the armed one; a later or cancelled
+ * deadline leaves the timer as it is (it fires, finds nothing due, and re-arms).
+ */
+void ternm_qp_timer_sync(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint64_t d = qp_deadline(qp);
+
+	if (d == TERNM_NO_DEADLINE) {
+		timer_remove(r, qp);
+		return;
+	}
+	if (!qp->on_timer) {
+		qp->on_timer = true;
+		qp->timer_prev = NULL;
+		qp->timer_next = r->timer_head;
+		if (r->timer_head)
+			r->timer_head->timer_prev = qp;
+		r->timer_head = qp;
+	}
+	if (d < m->timer_armed_ns)
+		ternm_timer_update(m);
+}
+
+uint64_t ternm_rdma_next_deadline(const struct tern_model *m)
+{
+	const struct ternm_qp *qp;
+	uint64_t next = TERNM_NO_DEADLINE;
+
+	if (!m->rdma || !m->ready || m->fatal)
+		return next;
+	for (qp = m->rdma->timer_head; qp; qp = qp->timer_next) {
+		uint64_t d = qp_deadline(qp);
+
+		if (d < next)
+			next = d;
+	}
+	return next;
+}
+
+void ternm_rdma_timer(struct tern_model *m, uint64_t now)
+{
+	struct ternm_qp *qp;
+	bool again = true;
+
+	/* Handling a QP may take others off the list: restart after each one that was due. */
+	while (again) {
+		again = false;
+		for (qp = m->rdma->timer_head; qp; qp = qp->timer_next) {
+			if (qp_deadline(qp) <= now) {
+				ternm_req_timer(m, qp, now);
+				if (qp_deadline(qp) <= now) {
+					/* never loop on a deadline that did not move */
+					qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+					timer_remove(m->rdma, qp);
+				}
+				again = true;
+				break;
+			}
+		}
+	}
+}
+
+/* ---- events and errors ------------------------------------------------------------------- */
+
+void ternm_qp_event(struct tern_model *m, struct ternm_qp *qp, uint8_t ev)
+{
+	ternm_eq_post_flag_sub(m, TERN_EQ_F_ASYNC, TERN_EQE_QP_EVENT, ev, qp->qpn);
+}
+
+/* Move @qp to ERR: nothing more is sent; every outstanding and later WQE is flushed. */
+void ternm_qp_to_err(struct tern_model *m, struct ternm_qp *qp)
+{
+	if (qp->state == TERN_QPS_ERR)
+		return;
+	qp->state = TERN_QPS_ERR;
+	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+	qp->rnr_wait = false;
+	ternm_qp_timer_sync(m, qp);
+	ternm_qp_work(m, qp);
+}
+
+/* ---- the engine ------------------------------------------------------------------------ */
+
+void ternm_rdma_run(struct tern_model *m)
+{
+	struct ternm_rdma *r = m->rdma;
+	unsigned int budget = TERNM_RDMA_BUDGET;
+
+	while (budget && r->work_head && m->ready && !m->fatal) {
+		struct ternm_qp *qp = r->work_head;
+		unsigned int allow = budget < TERNM_QP_BURST ? budget : TERNM_QP_BURST;
+		unsigned int sent, req = 0;
+		bool more;
+
+		work_remove(r, qp);
+		sent = ternm_resp_send(m, qp, allow);
+		if (qp->state == TERN_QPS_ERR) {
+			sent += ternm_qp_flush(m, qp, sent < allow ? allow - sent : 1);
+			more = qp->fifo_count || qp->sq_ci != qp->sq_pi || qp->rq_ci != qp->rq_pi;
+		} else {
+			if (sent < allow)
+				req = ternm_req_send(m, qp, allow - sent);
+			sent += req;
+			more = qp->fifo_count || (sent >= allow && ternm_req_has_work(qp));
+		}
+		if (more)
+			ternm_qp_work(m, qp);
+		budget = sent >= budget ? 0 : budget - (sent ? sent : 1);
+	}
+	if (r->work_head)
+		ternm_kick(m);
+}
+
+/* ---- doorbells --------------------------------------------------------------------------- */
+
+/* A write to a UAR page (@off is the BAR2 offset, page >= TERN_DB_FIRST_UAR). */
+void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsigned int size)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint16_t page = (uint16_t)(off / TERN_DB_PAGE_SIZE);
+	uint64_t reg = off % TERN_DB_PAGE_SIZE;
+	uint32_t obj = (uint32_t)(val & TERN_UDB_OBJ_MASK);
+	struct ternm_qp *qp;
+	struct ternm_cq *cq;
+
+	if (size != 8 || !m->ready || m->fatal)
+		return;
+	if (reg == TERN_UDB_SQ || reg == TERN_UDB_RQ) {
+		uint16_t pi = (uint16_t)((val >> TERN_UDB_PI_SHIFT) & TERN_UDB_PI_MASK);
+		bool sq = reg == TERN_UDB_SQ;
+
+		qp = ternm_qp_get(m, obj);
+		if (!qp || qp->uar != page) {
+			r->stats.db_misdirected++;
+			return;
+		}
+		if ((uint16_t)(pi - (sq ? qp->sq_ci : qp->rq_ci)) >
+		    (1u << (sq ? qp->log_sq_depth : qp->log_rq_depth))) {
+			ternm_log(m, TERN_MODEL_LOG_WARN, "QP %u %s doorbell PI %u beyond depth: ignored",
+				  obj, sq ? "SQ" : "RQ", pi);
+			return;
+		}
+		if (sq) {
+			qp->sq_pi = pi;
+			if (qp->state == TERN_QPS_RTS || qp->state == TERN_QPS_ERR)
+				ternm_qp_work(m, qp);
+		} else {
+			qp->rq_pi = pi;
+			if (qp->state == TERN_QPS_ERR)
+				ternm_qp_work(m, qp);
+		}
+	} else if (reg == TERN_UDB_CQ) {
+		cq = cq_get(m, obj);
+		if (!cq || cq->uar != page) {
+			r->stats.db_misdirected++;
+			return;
+		}
+		ternm_cq_doorbell(m, cq, val);
+	}
+}
+
+/* ---- commands ------------------------------------------------------------------------------ */
+
+static void put_stats(struct tern_model *m, uint8_t *o)
+{
+	typedef struct tern_cmd_rdma_stats_out T;
+	const struct ternm_rdma_stats *s = &m->rdma->stats;
+
+	memset(o, 0, sizeof(T));
+#define X(n) put_le64(FLD(o, T, n), s->n);
+	TERNM_RDMA_STATS(X)
+#undef X
+}
+
+static void put_query(uint8_t *o)
+{
+	typedef struct tern_cmd_query_rdma_out T;
+
+	memset(o, 0, sizeof(T));
+	put_le32(FLD(o, T, max_qp), TERNM_MAX_QP);
+	put_le32(FLD(o, T, max_cq), TERNM_MAX_CQ);
+	put_le32(FLD(o, T, max_mr), TERNM_MAX_MR);
+	put_le32(FLD(o, T, max_pd), TERNM_MAX_PD);
+	put_le64(FLD(o, T, max_mr_size), TERNM_MAX_MR_SIZE);
+	put_le64(FLD(o, T, page_size_cap), TERNM_PAGE_SIZE_CAP);
+	put_le32(FLD(o, T, max_msg_size), TERNM_MAX_MSG);
+	put_le32(FLD(o, T, max_mr_pages), TERNM_MAX_MR_PAGES);
+	o[offsetof(T, max_sq_log_depth)] = TERNM_MAX_SQ_LOG;
+	o[offsetof(T, max_rq_log_depth)] = TERNM_MAX_RQ_LOG;
+	o[offsetof(T, max_cq_log_depth)] = TERNM_MAX_CQ_LOG;
+	o[offsetof(T, max_send_sge)] = TERNM_MAX_SEND_SGE;
+	o[offsetof(T, max_recv_sge)] = TERNM_MAX_RECV_SGE;
+	o[offsetof(T, max_rd_atomic)] = TERNM_MAX_RD_ATOMIC;
+	o[offsetof(T, max_dest_rd_atomic)] = TERNM_MAX_DEST_RD;
+	o[offsetof(T, local_ca_ack_delay)] = TERNM_ACK_DELAY;
+	put_le16(FLD(o, T, max_inline), TERNM_MAX_INLINE);
+}
+
+#define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
+
+static int create_pd(struct tern_model *m, struct ternm_cmd_result *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_PD; i++) {
+		if (!m->rdma->pd[i].used) {
+			m->rdma->pd[i].used = true;
+			m->rdma->pd[i].refs = 0;
+			r->result = i;
+			return TERN_CMD_OK;
+		}
+	}
+	return TERN_CMD_NO_RESOURCES;
+}
+
+static int destroy_pd(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	uint32_t pdn = get_le32(CFLD(in, struct tern_cmd_destroy_pd_in, pdn));
+
+	if (pdn >= TERNM_MAX_PD || !m->rdma->pd[pdn].used)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_pd_in, pdn));
+	if (m->rdma->pd[pdn].refs)
+		FAIL(TERN_CMD_BAD_STATE, offsetof(struct tern_cmd_destroy_pd_in, pdn));
+	m->rdma->pd[pdn].used = false;
+	return TERN_CMD_OK;
+}
+
+static int create_mr(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_mr_in T;
+	const uint32_t known = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
+			       TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
+	uint32_t pdn = get_le32(CFLD(in, T, pdn));
+	uint32_t access = get_le32(CFLD(in, T, access));
+	uint64_t iova = get_le64(CFLD(in, T, iova));
+	uint64_t length = get_le64(CFLD(in, T, length));
+	uint8_t flags = in[offsetof(T, flags)];
+	uint8_t shift = in[offsetof(T, page_shift)];
+	uint32_t npages = get_le32(CFLD(in, T, npages));
+	const uint8_t *pbl = CFLD(in, T, pbl);
+	struct ternm_mr *mr = NULL;
+	struct ternm_mem mem;
+	uint32_t bad_off, i, idx = 0;
+	uint64_t *pages = NULL;
+	uint8_t *raw;
+	int rc;
+
+	if (pdn >= TERNM_MAX_PD || !m->rdma->pd[pdn].used)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
+	if (access & ~known)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
+	if (flags & ~(uint8_t)TERN_MR_F_PHYSICAL)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
+	if (in[offsetof(T, rsvd0)])
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
+	if (flags & TERN_MR_F_PHYSICAL) {
+		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
+			if (pbl[i])
+				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
+		if (npages)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+		if (shift && (shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift))))
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+		if (length && iova + length < iova)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+	} else {
+		uint64_t psize, need;
+
+		if (shift < 12 || shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift)))
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+		if (length == 0 || length > TERNM_MAX_MR_SIZE)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+		if (iova + length < iova)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, iova));
+		psize = 1ull << shift;
+		need = ((iova & (psize - 1)) + length + psize - 1) >> shift;
+		if (npages == 0 || npages > TERNM_MAX_MR_PAGES || npages != need)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+	}
+	for (i = 0; i < TERNM_MAX_MR; i++) {
+		uint32_t k = (m->rdma->next_mr + i) % TERNM_MAX_MR;
+
+		if (!m->rdma->mr[k].used) {
+			mr = &m->rdma->mr[k];
+			idx = k;
+			break;
+		}
+	}
+	if (!mr || npages > TERNM_TOTAL_MR_PAGES - m->rdma->mr_pages)
+		return TERN_CMD_NO_RESOURCES;
+	if (!(flags & TERN_MR_F_PHYSICAL)) {
+		rc = ternm_mem_init(m, &mem, pbl, (uint64_t)npages * 8, &bad_off);
+		if (rc != TERN_CMD_OK)
+			FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
+		pages = malloc((size_t)npages * sizeof(*pages));
+		raw = malloc((size_t)npages * 8);
+		if (!pages || !raw) {
+			free(pages);
+			free(raw);
+			ternm_mem_free(&mem);
+			return TERN_CMD_NO_RESOURCES;
+		}
+		if (ternm_mem_read(m, &mem, 0, raw, (size_t)npages * 8)) {
+			free(pages);
+			free(raw);
+			ternm_mem_free(&mem);
+			return TERN_CMD_DMA_ERROR;
+		}
+		ternm_mem_free(&mem);
+		for (i = 0; i < npages; i++) {
+			uint64_t pa = get_le64(raw + 8 * (size_t)i);
+
+			if (pa == 0 || (pa & ((1ull << shift) - 1)) || pa + (1ull << shift) - 1 < pa) {
+				free(pages);
+				free(raw);
+				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl));
+			}
+			pages[i] = pa;
+		}
+		free(raw);
+	}
+	memset(mr, 0, sizeof(*mr));
+	mr->used = true;
+	mr->key = in[offsetof(T, key)];
+	mr->flags = flags;
+	mr->page_shift = shift;
+	mr->pdn = pdn;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->npages = npages;
+	mr->pages = pages;
+	m->rdma->pd[pdn].refs++;
+	m->rdma->mr_pages += npages;
+	m->rdma->next_mr = (idx + 1) % TERNM_MAX_MR;
+	r->result = idx;
+	return TERN_CMD_OK;
+}
+
+static void mr_free(struct tern_model *m, struct ternm_mr *mr)
+{
+	m->rdma->pd[mr->pdn].refs--;
+	m->rdma->mr_pages -= mr->npages;
+	free(mr->pages);
+	memset(mr, 0, sizeof(*mr));
+}
+
+static int destroy_mr(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	uint32_t key = get_le32(CFLD(in, struct tern_cmd_destroy_mr_in, key));
+	struct ternm_mr *mr = mr_get(m, key);
+
+	if (!mr)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_mr_in, key));
+	mr_free(m, mr);
+	return TERN_CMD_OK;
+}
+
+static bool uar_ok(uint16_t uar)
+{
+	return uar >= TERN_DB_FIRST_UAR && uar < TERN_DB_NUM_PAGES;
+}
+
+static int create_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_cq_in T;
+	uint8_t log = in[offsetof(T, log_depth)];
+	uint16_t eqn = get_le16(CFLD(in, T, eqn));
+	uint16_t uar = get_le16(CFLD(in, T, uar));
+	struct ternm_cq *cq = NULL;
+	struct ternm_mem mem;
+	uint32_t bad_off, i;
+	int rc;
+
+	if (log < 1 || log > TERNM_MAX_CQ_LOG)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
+	if (in[offsetof(T, rsvd0)])
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
+	if (get_le16(CFLD(in, T, rsvd1)))
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd1));
+	if (!uar_ok(uar))
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, uar));
+	if (eqn >= TERNM_MAX_EQS || !m->eq[eqn].used)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, eqn));
+	for (i = 0; i < TERNM_MAX_CQ; i++) {
+		if (!m->rdma->cq[i].used) {
+			cq = &m->rdma->cq[i];
+			break;
+		}
+	}
+	if (!cq)
+		return TERN_CMD_NO_RESOURCES;
+	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem),
+			       ((uint64_t)sizeof(struct tern_cqe) << log) + sizeof(struct tern_cq_ci_rec),
+			       true, &bad_off);
+	if (rc != TERN_CMD_OK)
+		FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
+	memset(cq, 0, sizeof(*cq));
+	cq->used = true;
+	cq->log_depth = log;
+	cq->eqn = eqn;
+	cq->uar = uar;
+	cq->mem = mem;
+	r->result = i;
+	return TERN_CMD_OK;
+}
+
+static int destroy_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	uint32_t cqn = get_le32(CFLD(in, struct tern_cmd_destroy_cq_in, cqn));
+	struct ternm_cq *cq = cq_get(m, cqn);
+
+	if (!cq)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_cq_in, cqn));
+	if (cq->refs)
+		FAIL(TERN_CMD_BAD_STATE, offsetof(struct tern_cmd_destroy_cq_in, cqn));
+	ternm_mem_free(&cq->mem);
+	memset(cq, 0, sizeof(*cq));
+	return TERN_CMD_OK;
+}
+
+static void qp_free(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_rdma *r = m->rdma;
+
+	work_remove(r, qp);
+	timer_remove(r, qp);
+	r->pd[qp->pdn].refs--;
+	r->cq[qp->scqn].refs--;
+	r->cq[qp->rcqn].refs--;
+	r->qp[qp->qpn] = NULL;
+	ternm_mem_free(&qp->sq_mem);
+	ternm_mem_free(&qp->rq_mem);
+	free(qp->swq);
+	free(qp);
+}
+
+static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_qp_in T;
+	struct ternm_rdma *rd = m->rdma;
+	uint32_t pdn = get_le32(CFLD(in, T, pdn));
+	uint32_t scqn = get_le32(CFLD(in, T, send_cqn));
+	uint32_t rcqn = get_le32(CFLD(in, T, recv_cqn));
+	uint16_t uar = get_le16(CFLD(in, T, uar));
+	uint8_t lsd = in[offsetof(T, log_sq_depth)], lss = in[offsetof(T, log_sq_stride)];
+	uint8_t lrd = in[offsetof(T, log_rq_depth)], lrs = in[offsetof(T, log_rq_stride)];
+	uint8_t flags = in[offsetof(T, flags)];
+	struct ternm_qp *qp;
+	uint32_t bad_off, i, qpn = 0;
+	int rc;
+
+	if (pdn >= TERNM_MAX_PD || !rd->pd[pdn].used)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
+	if (!cq_get(m, scqn))
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, send_cqn));
+	if (!cq_get(m, rcqn))
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, recv_cqn));
+	if (in[offsetof(T, type)] != TERN_QPT_RC)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, type));
+	if (flags & ~(uint8_t)TERN_QP_F_SQ_SIG_ALL)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
+	if (!uar_ok(uar))
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, uar));
+	if (lsd < 1 || lsd > TERNM_MAX_SQ_LOG)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_sq_depth));
+	if (lss < TERN_SQ_MIN_LOG_STRIDE || lss > TERN_SQ_MAX_LOG_STRIDE)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_sq_stride));
+	if (lrd < 1 || lrd > TERNM_MAX_RQ_LOG)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
+	if (lrs < TERN_RQ_MIN_LOG_STRIDE || lrs > TERN_RQ_MAX_LOG_STRIDE)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
+	if (get_le32(CFLD(in, T, rsvd0)))
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
+	for (i = 0; i < TERNM_MAX_QP - 2; i++) {
+		uint32_t n = 2 + (rd->next_qpn - 2 + i) % (TERNM_MAX_QP - 2);
+
+		if (!rd->qp[n]) {
+			qpn = n;
+			break;
+		}
+	}
+	if (!qpn)
+		return TERN_CMD_NO_RESOURCES;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return TERN_CMD_NO_RESOURCES;
+	qp->swq = calloc(1u << lsd, sizeof(*qp->swq));
+	if (!qp->swq) {
+		free(qp);
+		return TERN_CMD_NO_RESOURCES;
+	}
+	rc = ternm_mem_init_ex(m, &qp->sq_mem, CFLD(in, T, sq_mem), 1ull << (lsd + lss), true,
+			       &bad_off);
+	if (rc != TERN_CMD_OK) {
+		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, sq_mem) + bad_off : 0;
+		goto fail;
+	}
+	rc = ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem), 1ull << (lrd + lrs), true,
+			       &bad_off);
+	if (rc != TERN_CMD_OK) {
+		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, rq_mem) + bad_off : 0;
+		goto fail;
+	}
+	qp->qpn = qpn;
+	qp->state = TERN_QPS_RESET;
+	qp->flags = flags;
+	qp->uar = uar;
+	qp->pdn = pdn;
+	qp->scqn = scqn;
+	qp->rcqn = rcqn;
+	qp->log_sq_depth = lsd;
+	qp->log_sq_stride = lss;
+	qp->log_rq_depth = lrd;
+	qp->log_rq_stride = lrs;
+	qp->path_mtu = 1;
+	qp->mtu = 256;
+	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+	put_le16(qp->path + offsetof(struct tern_qp_path, vlan_id), TERN_VLAN_NONE);
+	rd->qp[qpn] = qp;
+	rd->pd[pdn].refs++;
+	rd->cq[scqn].refs++;
+	rd->cq[rcqn].refs++;
+	rd->next_qpn = qpn + 1;
+	r->result = qpn;
+	return TERN_CMD_OK;
+fail:
+	ternm_mem_free(&qp->sq_mem);
+	ternm_mem_free(&qp->rq_mem);
+	free(qp->swq);
+	free(qp);
+	return rc;
+}
+
+/* Back to RESET: queues empty, indices 0, no transport state. */
+static void qp_reset(struct tern_model *m, struct ternm_qp *qp)
+{
+	work_remove(m->rdma, qp);
+	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+	timer_remove(m->rdma, qp);
+	qp->sq_pi = qp->sq_ci = 0;
+	qp->rq_pi = qp->rq_ci = 0;
+	ternm_req_reset(qp);
+	ternm_resp_reset(qp);
+	qp->sqd_notify = false;
+	qp->comm_est = false;
+}
+
+static bool transition_ok(uint8_t cur, uint8_t next)
+{
+	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)
+		return true;
+	switch (cur) {
+	case TERN_QPS_RESET:
+		return next == TERN_QPS_INIT;
+	case TERN_QPS_INIT:
+		return next == TERN_QPS_INIT || next == TERN_QPS_RTR;
+	case TERN_QPS_RTR:
+		return next == TERN_QPS_RTS;
+	case TERN_QPS_RTS:
+		return next == TERN_QPS_RTS || next == TERN_QPS_SQD;
+	case TERN_QPS_SQD:
+		return next == TERN_QPS_SQD || next == TERN_QPS_RTS;
+	case TERN_QPS_SQE:
+		return next == TERN_QPS_RTS;
+	default:
+		return false;
+	}
+}
+
+#define ATTR_RTR_NEED	(TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU | TERN_QP_ATTR_DEST_QPN | \
+			 TERN_QP_ATTR_RQ_PSN | TERN_QP_ATTR_MAX_DEST_RD_ATOMIC | \
+			 TERN_QP_ATTR_MIN_RNR_TIMER)
+#define ATTR_RTS_NEED	(TERN_QP_ATTR_SQ_PSN | TERN_QP_ATTR_TIMEOUT | TERN_QP_ATTR_RETRY_CNT | \
+			 TERN_QP_ATTR_RNR_RETRY | TERN_QP_ATTR_MAX_RD_ATOMIC)
+#define ATTR_ALL	((TERN_QP_ATTR_SQD_NOTIFY << 1) - 1)
+
+/* Attributes a transition may carry besides STATE. */
+static uint32_t transition_attrs(uint8_t cur, uint8_t next)
+{
+	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)
+		return 0;
+	if (next == TERN_QPS_INIT)
+		return TERN_QP_ATTR_ACCESS;
+	if (cur == TERN_QPS_INIT && next == TERN_QPS_RTR)
+		return ATTR_RTR_NEED | TERN_QP_ATTR_ACCESS;
+	if (cur == TERN_QPS_RTR && next == TERN_QPS_RTS)
+		return ATTR_RTS_NEED | TERN_QP_ATTR_ACCESS | TERN_QP_ATTR_MIN_RNR_TIMER;
+	if (cur == TERN_QPS_RTS && next == TERN_QPS_SQD)
+		return TERN_QP_ATTR_SQD_NOTIFY;
+	if (cur == TERN_QPS_SQD && next == TERN_QPS_SQD)
+		return ATTR_ALL & ~(TERN_QP_ATTR_SQD_NOTIFY | TERN_QP_ATTR_STATE);
+	/* RTS->RTS, SQD->RTS, SQE->RTS */
+	return TERN_QP_ATTR_ACCESS | TERN_QP_ATTR_MIN_RNR_TIMER | TERN_QP_ATTR_TIMEOUT |
+	       TERN_QP_ATTR_RETRY_CNT | TERN_QP_ATTR_RNR_RETRY | TERN_QP_ATTR_MAX_RD_ATOMIC;
+}
+
+static bool v4_mapped(const uint8_t *gid)
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return !memcmp(gid, pfx, sizeof(pfx));
+}
+
+/* Check a struct tern_qp_path; returns -1 or the offset of the bad field inside it. */
+static int path_check(const uint8_t *p)
+{
+	typedef struct tern_qp_path P;
+	uint16_t vlan = get_le16(CFLD(p, P, vlan_id));
+	uint8_t ipv = p[offsetof(P, ip_version)];
+
+	if ((p[offsetof(P, dmac)] & 1))
+		return offsetof(P, dmac);
+	if ((p[offsetof(P, smac)] & 1))
+		return offsetof(P, smac);
+	if (vlan != TERN_VLAN_NONE && vlan > 4095)
+		return offsetof(P, vlan_id);
+	if (ipv != 4 && ipv != 6)
+		return offsetof(P, ip_version);
+	if (p[offsetof(P, sl)] > 7)
+		return offsetof(P, sl);
+	if (get_le32(CFLD(p, P, flow_label)) > 0xfffff)
+		return offsetof(P, flow_label);
+	if (get_le16(CFLD(p, P, rsvd0)))
+		return offsetof(P, rsvd0);
+	if (ipv == 4 && !v4_mapped(CFLD(p, P, sgid)))
+		return offsetof(P, sgid);
+	if (ipv == 4 && !v4_mapped(CFLD(p, P, dgid)))
+		return offsetof(P, dgid);
+	if (get_le32(CFLD(p, P, rsvd1)))
+		return offsetof(P, rsvd1);
+	return -1;
+}
+
+/* The attributes a MODIFY_QP does not select must be zero: offset of the first that is not. */
+static int unmasked_nonzero(const uint8_t *a, uint32_t mask)
+{
+	typedef struct tern_qp_attrs A;
+	static const struct {
+		uint32_t bit;
+		uint8_t off, len;
+	} f[] = {
+		{ TERN_QP_ATTR_STATE, offsetof(A, state), 1 },
+		{ TERN_QP_ATTR_PATH_MTU, offsetof(A, path_mtu), 1 },
+		{ TERN_QP_ATTR_TIMEOUT, offsetof(A, timeout), 1 },
+		{ TERN_QP_ATTR_RETRY_CNT, offsetof(A, retry_cnt), 1 },
+		{ TERN_QP_ATTR_RNR_RETRY, offsetof(A, rnr_retry), 1 },
+		{ TERN_QP_ATTR_MIN_RNR_TIMER, offsetof(A, min_rnr_timer), 1 },
+		{ TERN_QP_ATTR_MAX_RD_ATOMIC, offsetof(A, max_rd_atomic), 1 },
+		{ TERN_QP_ATTR_MAX_DEST_RD_ATOMIC, offsetof(A, max_dest_rd_atomic), 1 },
+		{ TERN_QP_ATTR_ACCESS, offsetof(A, access), 4 },
+		{ TERN_QP_ATTR_DEST_QPN, offsetof(A, dest_qpn), 4 },
+		{ TERN_QP_ATTR_RQ_PSN, offsetof(A, rq_psn), 4 },
+		{ TERN_QP_ATTR_SQ_PSN, offsetof(A, sq_psn), 4 },
+		{ TERN_QP_ATTR_PATH, offsetof(A, path), sizeof(struct tern_qp_path) },
+	};
+	unsigned int i, k;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (mask & f[i].bit)
+			continue;
+		for (k = 0; k < f[i].len; k++)
+			if (a[f[i].off + k])
+				return f[i].off + k;
+	}
+	return -1;
+}
+
+static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_modify_qp_in T;
+	typedef struct tern_qp_attrs A;
+	const size_t ao = offsetof(T, attrs);
+	const uint8_t *a = in + ao;
+	uint32_t qpn = get_le32(CFLD(in, T, qpn));
+	uint32_t mask = get_le32(CFLD(in, T, attr_mask));
+	struct ternm_qp *qp = ternm_qp_get(m, qpn);
+	uint8_t cur, next;
+	uint32_t v;
+	int off;
+
+	if (!qp)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, qpn));
+	if (mask & ~(uint32_t)ATTR_ALL)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	cur = qp->state;
+	next = (mask & TERN_QP_ATTR_STATE) ? a[offsetof(A, state)] : cur;
+	if (next > TERN_QPS_ERR)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, state));
+	if (!transition_ok(cur, next) ||
+	    (!(mask & TERN_QP_ATTR_STATE) && cur != TERN_QPS_INIT && cur != TERN_QPS_RTS &&
+	     cur != TERN_QPS_SQD))
+		FAIL(TERN_CMD_BAD_STATE, ao + offsetof(A, state));
+	if (mask & ~(transition_attrs(cur, next) | TERN_QP_ATTR_STATE))
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	if (cur == TERN_QPS_INIT && next == TERN_QPS_RTR && (mask & ATTR_RTR_NEED) != ATTR_RTR_NEED)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	if (cur == TERN_QPS_RTR && next == TERN_QPS_RTS && (mask & ATTR_RTS_NEED) != ATTR_RTS_NEED)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	if (get_le32(CFLD(a, A, rsvd0)))
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, rsvd0));
+	off = unmasked_nonzero(a, mask);
+	if (off >= 0)
+		FAIL(TERN_CMD_BAD_PARAM, ao + (uint32_t)off);
+	/* values */
+	v = a[offsetof(A, path_mtu)];
+	if ((mask & TERN_QP_ATTR_PATH_MTU) && (v < 1 || v > 5))
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, path_mtu));
+	if ((mask & TERN_QP_ATTR_TIMEOUT) && a[offsetof(A, timeout)] > 31)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, timeout));
+	if ((mask & TERN_QP_ATTR_RETRY_CNT) && a[offsetof(A, retry_cnt)] > 7)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, retry_cnt));
+	if ((mask & TERN_QP_ATTR_RNR_RETRY) && a[offsetof(A, rnr_retry)] > 7)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, rnr_retry));
+	if ((mask & TERN_QP_ATTR_MIN_RNR_TIMER) && a[offsetof(A, min_rnr_timer)] > 31)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, min_rnr_timer));
+	if ((mask & TERN_QP_ATTR_MAX_RD_ATOMIC) && a[offsetof(A, max_rd_atomic)] > TERNM_MAX_RD_ATOMIC)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, max_rd_atomic));
+	if ((mask & TERN_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
+	    a[offsetof(A, max_dest_rd_atomic)] > TERNM_MAX_DEST_RD)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, max_dest_rd_atomic));
+	if ((mask & TERN_QP_ATTR_ACCESS) &&
+	    (get_le32(CFLD(a, A, access)) & ~(uint32_t)(TERN_ACCESS_LOCAL_WRITE |
+			TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC)))
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, access));
+	if ((mask & TERN_QP_ATTR_DEST_QPN) && get_le32(CFLD(a, A, dest_qpn)) > TERNM_PSN_MASK)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, dest_qpn));
+	if ((mask & TERN_QP_ATTR_RQ_PSN) && get_le32(CFLD(a, A, rq_psn)) > TERNM_PSN_MASK)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, rq_psn));
+	if ((mask & TERN_QP_ATTR_SQ_PSN) && get_le32(CFLD(a, A, sq_psn)) > TERNM_PSN_MASK)
+		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, sq_psn));
+	if (mask & TERN_QP_ATTR_PATH) {
+		off = path_check(CFLD(a, A, path));
+		if (off >= 0)
+			FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, path) + (uint32_t)off);
+	}
+
+	/* apply */
+	if (mask & TERN_QP_ATTR_ACCESS)
+		qp->access = get_le32(CFLD(a, A, access));
+	if (mask & TERN_QP_ATTR_PATH) {
+		memcpy(qp->path, CFLD(a, A, path), sizeof(qp->path));
+		ternm_qp_build_hdr(qp);
+	}
+	if (mask & TERN_QP_ATTR_PATH_MTU) {
+		qp->path_mtu = a[offsetof(A, path_mtu)];
+		qp->mtu = 256u << (qp->path_mtu - 1);
+	}
+	if (mask & TERN_QP_ATTR_TIMEOUT)
+		qp->timeout = a[offsetof(A, timeout)];
+	if (mask & TERN_QP_ATTR_RETRY_CNT)
+		qp->retry_cnt = qp->retry_left = a[offsetof(A, retry_cnt)];
+	if (mask & TERN_QP_ATTR_RNR_RETRY)
+		qp->rnr_retry = qp->rnr_left = a[offsetof(A, rnr_retry)];
+	if (mask & TERN_QP_ATTR_MIN_RNR_TIMER)
+		qp->min_rnr_timer = a[offsetof(A, min_rnr_timer)];
+	if (mask & TERN_QP_ATTR_MAX_RD_ATOMIC)
+		qp->max_rd_atomic = a[offsetof(A, max_rd_atomic)];
+	if (mask & TERN_QP_ATTR_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = a[offsetof(A, max_dest_rd_atomic)];
+	if (mask & TERN_QP_ATTR_DEST_QPN)
+		qp->dest_qpn = get_le32(CFLD(a, A, dest_qpn));
+	if (mask & TERN_QP_ATTR_RQ_PSN)
+		qp->epsn = get_le32(CFLD(a, A, rq_psn));
+	if (mask & TERN_QP_ATTR_SQ_PSN) {
+		v = get_le32(CFLD(a, A, sq_psn));
+		qp->next_psn = qp->una_psn = qp->req_psn = v;
+	}
+
+	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)
+		ternm_resp_flush_acks(m, qp);
+	if (next == TERN_QPS_RESET) {
+		qp->state = next;
+		qp_reset(m, qp);
+		return TERN_CMD_OK;
+	}
+	if (next == TERN_QPS_ERR) {
+		ternm_qp_to_err(m, qp);
+		return TERN_CMD_OK;
+	}
+	qp->state = next;
+	if (next == TERN_QPS_SQD && cur == TERN_QPS_RTS) {
+		qp->sqd_notify = !!(mask & TERN_QP_ATTR_SQD_NOTIFY);
+		ternm_req_check_drained(m, qp);
+	}
+	if (next == TERN_QPS_RTS && qp->sq_pi != qp->req_idx)
+		ternm_qp_work(m, qp);
+	return TERN_CMD_OK;
+}
+
+static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
+		    struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_query_qp_out T;
+	typedef struct tern_qp_attrs A;
+	struct ternm_qp *qp = ternm_qp_get(m, get_le32(CFLD(in, struct tern_cmd_query_qp_in, qpn)));
+	uint8_t *o = m->cmd_out, *a = m->cmd_out + offsetof(T, attrs);
+
+	if (!qp)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_query_qp_in, qpn));
+	if (out_len < sizeof(T))
+		FAIL(TERN_CMD_BAD_LEN, sizeof(T));
+	memset(o, 0, sizeof(T));
+	a[offsetof(A, state)] = qp->state;
+	a[offsetof(A, path_mtu)] = qp->path_mtu;
+	a[offsetof(A, timeout)] = qp->timeout;
+	a[offsetof(A, retry_cnt)] = qp->retry_cnt;
+	a[offsetof(A, rnr_retry)] = qp->rnr_retry;
+	a[offsetof(A, min_rnr_timer)] = qp->min_rnr_timer;
+	a[offsetof(A, max_rd_atomic)] = qp->max_rd_atomic;
+	a[offsetof(A, max_dest_rd_atomic)] = qp->max_dest_rd_atomic;
+	put_le32(FLD(a, A, access), qp->access);
+	put_le32(FLD(a, A, dest_qpn), qp->dest_qpn);
+	put_le32(FLD(a, A, rq_psn), qp->epsn);
+	put_le32(FLD(a, A, sq_psn), qp->next_psn);
+	memcpy(FLD(a, A, path), qp->path, sizeof(qp->path));
+	if (qp->state == TERN_QPS_SQD && qp->sq_ci != qp->req_max)
+		put_le32(FLD(o, T, status), TERN_QP_STATUS_SQ_DRAINING);
+	put_le16(FLD(o, T, sq_ci), qp->sq_ci);
+	put_le16(FLD(o, T, rq_ci), qp->rq_ci);
+	r->out_size = sizeof(T);
+	return TERN_CMD_OK;
+}
+
+static int destroy_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	struct ternm_qp *qp = ternm_qp_get(m, get_le32(CFLD(in, struct tern_cmd_destroy_qp_in, qpn)));
+
+	if (!qp)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_qp_in, qpn));
+	ternm_resp_flush_acks(m, qp);
+	qp_free(m, qp);
+	return TERN_CMD_OK;
+}
+
+int ternm_rdma_cmd_in_len(uint16_t opcode)
+{
+	switch (opcode) {
+	case TERN_CMD_QUERY_RDMA:
+	case TERN_CMD_CREATE_PD:
+	case TERN_CMD_QUERY_RDMA_STATS:
+		return 0;
+	case TERN_CMD_DESTROY_PD:
+		return sizeof(struct tern_cmd_destroy_pd_in);
+	case TERN_CMD_CREATE_MR:
+		return sizeof(struct tern_cmd_create_mr_in);
+	case TERN_CMD_DESTROY_MR:
+		return sizeof(struct tern_cmd_destroy_mr_in);
+	case TERN_CMD_CREATE_CQ:
+		return sizeof(struct tern_cmd_create_cq_in);
+	case TERN_CMD_DESTROY_CQ:
+		return sizeof(struct tern_cmd_destroy_cq_in);
+	case TERN_CMD_CREATE_QP:
+		return sizeof(struct tern_cmd_create_qp_in);
+	case TERN_CMD_MODIFY_QP:
+		return sizeof(struct tern_cmd_modify_qp_in);
+	case TERN_CMD_QUERY_QP:
+		return sizeof(struct tern_cmd_query_qp_in);
+	case TERN_CMD_DESTROY_QP:
+		return sizeof(struct tern_cmd_destroy_qp_in);
+	default:
+		return -2;
+	}
+}
+
+void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
+		    struct ternm_cmd_result *r)
+{
+	int st = TERN_CMD_OK;
+
+	switch (opcode) {
+	case TERN_CMD_QUERY_RDMA:
+		if (out_len < sizeof(struct tern_cmd_query_rdma_out)) {
+			st = TERN_CMD_BAD_LEN;
+			r->syndrome = sizeof(struct tern_cmd_query_rdma_out);
+			break;
+		}
+		put_query(m->cmd_out);
+		r->out_size = sizeof(struct tern_cmd_query_rdma_out);
+		break;
+	case TERN_CMD_QUERY_RDMA_STATS:
+		if (out_len < sizeof(struct tern_cmd_rdma_stats_out)) {
+			st = TERN_CMD_BAD_LEN;
+			r->syndrome = sizeof(struct tern_cmd_rdma_stats_out);
+			break;
+		}
+		put_stats(m, m->cmd_out);
+		r->out_size = sizeof(struct tern_cmd_rdma_stats_out);
+		break;
+	case TERN_CMD_CREATE_PD:
+		st = create_pd(m, r);
+		break;
+	case TERN_CMD_DESTROY_PD:
+		st = destroy_pd(m, in, r);
+		break;
+	case TERN_CMD_CREATE_MR:
+		st = create_mr(m, in, r);
+		break;
+	case TERN_CMD_DESTROY_MR:
+		st = destroy_mr(m, in, r);
+		break;
+	case TERN_CMD_CREATE_CQ:
+		st = create_cq(m, in, r);
+		break;
+	case TERN_CMD_DESTROY_CQ:
+		st = destroy_cq(m, in, r);
+		break;
+	case TERN_CMD_CREATE_QP:
+		st = create_qp(m, in, r);
+		break;
+	case TERN_CMD_MODIFY_QP:
+		st = modify_qp(m, in, r);
+		break;
+	case TERN_CMD_QUERY_QP:
+		st = query_qp(m, in, out_len, r);
+		break;
+	case TERN_CMD_DESTROY_QP:
+		st = destroy_qp(m, in, r);
+		break;
+	default:
+		st = TERN_CMD_BAD_OPCODE;
+		break;
+	}
+	r->status = (uint8_t)st;
+}
+
+bool ternm_rdma_eq_in_use(struct tern_model *m, unsigned int eqn)
+{
+	unsigned int i;
+
+	if (!m->rdma)
+		return false;
+	for (i = 0; i < TERNM_MAX_CQ; i++)
+		if (m->rdma->cq[i].used && m->rdma->cq[i].eqn == eqn)
+			return true;
+	return false;
+}
+
+/* ---- life cycle ------------------------------------------------------------------------- */
+
+int ternm_rdma_init(struct tern_model *m)
+{
+	m->rdma = calloc(1, sizeof(*m->rdma));
+	if (!m->rdma)
+		return -1;
+	m->rdma->next_qpn = 2;
+	return 0;
+}
+
+/* Device reset: every object goes, counters restart. */
+void ternm_rdma_clear(struct tern_model *m)
+{
+	struct ternm_rdma *r = m->rdma;
+	unsigned int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < TERNM_MAX_QP; i++)
+		if (r->qp[i])
+			qp_free(m, r->qp[i]);
+	for (i = 0; i < TERNM_MAX_MR; i++)
+		if (r->mr[i].used)
+			mr_free(m, &r->mr[i]);
+	for (i = 0; i < TERNM_MAX_CQ; i++)
+		ternm_mem_free(&r->cq[i].mem);
+	memset(r->cq, 0, sizeof(r->cq));
+	memset(r->pd, 0, sizeof(r->pd));
+	memset(&r->stats, 0, sizeof(r->stats));
+	r->work_head = r->work_tail = NULL;
+	r->timer_head = NULL;
+	r->next_qpn = 2;
+	r->next_mr = 0;
+	r->mr_pages = 0;
+}
+
+void ternm_rdma_fini(struct tern_model *m)
+{
+	ternm_rdma_clear(m);
+	free(m->rdma);
+	m->rdma = NULL;
+}

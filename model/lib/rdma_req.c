@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: the RC requester (SQ WQEs to packets) and completer (ACKs, NAKs and
+ * READ responses to CQEs), with go-back-N retransmission.
+ *
+ * PSNs: a WQE gets its PSNs when it is first started: one per packet (a READ request takes
+ * as many as its responses). una_psn is the oldest PSN not acknowledged; a READ's PSNs are
+ * acknowledged by its responses, everything else by ACKs (coalesced: an ACK for n covers
+ * every PSN up to n). At most TERNM_MAX_UNACKED PSNs are in flight. AckReq is set on the
+ * last packet of each message and on every TERNM_ACK_EVERY-th packet.
+ *
+ * Going back (sequence NAK, implied NAK on a READ response gap or an ACK beyond an
+ * unfinished READ, retransmit timeout, end of an RNR wait) restarts sending at una_psn,
+ * in the middle of a WQE if need be (a READ is re-requested for its remaining part).
+ * Timeouts count against retry_cnt, RNR NAKs against rnr_retry (7: forever); both counters
+ * are reloaded whenever an ACK makes progress.
+ *
+ * A WQE starts only when: the QP is RTS (SQD: only WQEs already started), no RNR wait, the
+ * window has room, FENCE WQEs find no READ outstanding, READs find fewer than max_rd_atomic
+ * outstanding. A malformed WQE or a bad lkey completes with an error once every WQE before
+ * it has completed, and the QP goes to ERR; error CQEs are written even for unsignaled WQEs.
+ */
+#include "rdma.h"
+
+static inline uint32_t sq_mask(const struct ternm_qp *qp)
+{
+	return (1u << qp->log_sq_depth) - 1;
+}
+
+static uint64_t retx_ns(const struct ternm_qp *qp)
+{
+	return 4096ull << qp->timeout;
+}
+
+/* IB RNR timer encoding (min_rnr_timer / AETH timer field) in nanoseconds. */
+static uint64_t rnr_ns(unsigned int code)
+{
+	static const uint32_t us[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+		2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920,
+		122880, 163840, 245760, 327680, 491520,
+	};
+
+	return (uint64_t)us[code & 31] * TERNM_NS_PER_US;
+}
+
+void ternm_req_reset(struct ternm_qp *qp)
+{
+	qp->req_idx = qp->req_max = 0;
+	qp->req_pkt = 0;
+	qp->req_psn = qp->next_psn = qp->una_psn = 0;
+	qp->pkts_since_ack = 0;
+	qp->rd_inflight = 0;
+	qp->rnr_wait = qp->gbn_wait = false;
+	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+	qp->wc.valid = false;
+	qp->rwc.valid = false;
+}
+
+/* ---- WQEs ---------------------------------------------------------------------------------- */
+
+/*
+ * Read and check the WQE in slot @idx into @wc. Returns 0, or a CQE status with the
+ * syndrome in *synd.
+ */
+static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
+		    struct ternm_wqe_cache *wc, uint8_t *synd)
+{
+	typedef struct tern_sq_wqe W;
+	uint32_t slot = 1u << qp->log_sq_stride;
+	uint64_t off = (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride;
+	uint8_t h[sizeof(W)], s[TERNM_MAX_SEND_SGE * sizeof(struct tern_sge)];
+	uint64_t total = 0;
+	unsigned int i;
+
+	wc->valid = false;
+	*synd = TERN_SYND_DMA;
+	if (ternm_mem_read(m, &qp->sq_mem, off, h, sizeof(h)))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	wc->idx = idx;
+	wc->opcode = h[offsetof(W, opcode)];
+	wc->flags = h[offsetof(W, flags)];
+	wc->num_sge = h[offsetof(W, num_sge)];
+	memcpy(wc->imm, CFLD(h, W, imm_data), 4);
+	wc->rkey = get_le32(CFLD(h, W, rkey));
+	wc->raddr = get_le64(CFLD(h, W, remote_addr));
+	wc->wr_id = get_le64(CFLD(h, W, wr_id));
+	wc->len = 0;
+	*synd = TERN_SYND_BAD_OPCODE;
+	if (wc->opcode > TERN_WQE_RDMA_READ)
+		return TERN_CQE_LOC_QP_OP_ERR;
+	if (wc->opcode == TERN_WQE_RDMA_READ && qp->max_rd_atomic == 0)
+		return TERN_CQE_LOC_QP_OP_ERR;
+	if (wc->flags & TERN_WQE_F_INLINE) {
+		uint32_t il = get_le32(CFLD(h, W, inline_len));
+
+		*synd = TERN_SYND_BAD_INLINE;
+		if (wc->num_sge || wc->opcode == TERN_WQE_RDMA_READ || il > TERNM_MAX_INLINE ||
+		    il > slot - sizeof(W))
+			return TERN_CQE_LOC_QP_OP_ERR;
+		*synd = TERN_SYND_DMA;
+		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), wc->inl, il))
+			return TERN_CQE_LOC_QP_OP_ERR;
+		wc->len = il;
+	} else {
+		*synd = TERN_SYND_BAD_SGE_COUNT;
+		if (wc->num_sge > TERNM_MAX_SEND_SGE ||
+		    wc->num_sge * sizeof(struct tern_sge) > slot - sizeof(W))
+			return TERN_CQE_LOC_QP_OP_ERR;
+		*synd = TERN_SYND_DMA;
+		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), s,
+				   wc->num_sge * sizeof(struct tern_sge)))
+			return TERN_CQE_LOC_QP_OP_ERR;
+		for (i = 0; i < wc->num_sge; i++) {
+			const uint8_t *e = s + i * sizeof(struct tern_sge);
+			struct ternm_sge *g = &wc->sge[i];
+			int bad;
+
+			g->addr = get_le64(CFLD(e, struct tern_sge, addr));
+			g->len = get_le32(CFLD(e, struct tern_sge, length));
+			g->key = get_le32(CFLD(e, struct tern_sge, lkey));
+			total += g->len;
+			if (!g->len)
+				continue;
+			bad = ternm_mr_check(m, g->key, qp->pdn,
+					     wc->opcode == TERN_WQE_RDMA_READ ?
+					     TERN_ACCESS_LOCAL_WRITE : 0, g->addr, g->len);
+			if (bad) {
+				*synd = (uint8_t)bad;
+				return TERN_CQE_LOC_PROT_ERR;
+			}
+		}
+		*synd = TERN_SYND_MSG_TOO_LONG;
+		if (total > TERNM_MAX_MSG)
+			return TERN_CQE_LOC_LEN_ERR;
+		wc->len = (uint32_t)total;
+	}
+	*synd = 0;
+	wc->valid = true;
+	return 0;
+}
+
+/* Copy message bytes [off, off + n) between @buf and the WQE's SGEs (or inline data). */
+static int wqe_data(struct tern_model *m, const struct ternm_wqe_cache *wc, uint32_t off,
+		    uint8_t *buf, uint32_t n, bool write)
+{
+	unsigned int i;
+
+	if (wc->flags & TERN_WQE_F_INLINE) {
+		memcpy(buf, wc->inl + off, n);
+		return 0;
+	}
+	for (i = 0; i < wc->num_sge && n; i++) {
+		const struct ternm_sge *g = &wc->sge[i];
+		uint32_t c;
+
+		if (off >= g->len) {
+			off -= g->len;
+			continue;
+		}
+		c = g->len - off < n ? g->len - off : n;
+		if (ternm_mr_copy(m, g->key, g->addr + off, buf, c, write, false))
+			return -1;
+		buf += c;
+		n -= c;
+		off = 0;
+	}
+	return n ? -1 : 0;
+}
+
+static uint32_t npkts(const struct ternm_qp *qp, uint32_t len)
+{
+	return len ? (uint32_t)(((uint64_t)len + qp->mtu - 1) / qp->mtu) : 1;
+}
+
+/* ---- completions ----------------------------------------------------------------------------- */
+
+void ternm_req_check_drained(struct tern_model *m, struct ternm_qp *qp)
+{
+	if (qp->state == TERN_QPS_SQD && qp->sqd_notify && qp->sq_ci == qp->req_max) {
+		qp->sqd_notify = false;
+		ternm_qp_event(m, qp, TERN_QP_EV_SQ_DRAINED);
+	}
+}
+
+/*
+ * Complete the WQE at sq_ci with @status. A started WQE is described by its swq entry; one
+ * that failed before starting by @wc (or, failing that, by its slot's header).
+ */
+static void req_complete(struct tern_model *m, struct ternm_qp *qp, uint8_t status, uint8_t synd,
+			 const struct ternm_wqe_cache *wc)
+{
+	uint16_t idx = qp->sq_ci;
+	struct ternm_swqe *s = &qp->swq[idx & sq_mask(qp)];
+	bool started = idx != qp->req_max;
+	struct ternm_cqe_info ci;
+	uint64_t wr_id = 0;
+	uint32_t len = 0;
+	uint8_t opcode = 0, flags = 0;
+
+	if (started) {
+		wr_id = s->wr_id;
+		opcode = s->opcode;
+		flags = s->flags;
+		len = s->len;
+	} else if (wc && wc->idx == idx) {
+		wr_id = wc->wr_id;
+		opcode = wc->opcode;
+		flags = wc->flags;
+	} else {
+		uint8_t h[sizeof(struct tern_sq_wqe)];
+
+		if (!ternm_mem_read(m, &qp->sq_mem, (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride,
+				    h, sizeof(h))) {
+			wr_id = get_le64(CFLD(h, struct tern_sq_wqe, wr_id));
+			opcode = h[offsetof(struct tern_sq_wqe, opcode)];
+			flags = h[offsetof(struct tern_sq_wqe, flags)];
+		}
+	}
+	if (status != TERN_CQE_OK || (flags & TERN_WQE_F_SIGNALED) ||
+	    (qp->flags & TERN_QP_F_SQ_SIG_ALL)) {
+		memset(&ci, 0, sizeof(ci));
+		ci.wr_id = wr_id;
+		ci.byte_len = opcode == TERN_WQE_RDMA_READ ? len : 0;
+		ci.wqe_idx = (uint16_t)(idx & sq_mask(qp));
+		ci.opcode = opcode;
+		ci.status = status;
+		ci.vendor_err = status != TERN_CQE_OK ? synd : 0;
+		ternm_cq_write(m, qp, qp->scqn, &ci);
+	}
+	if (started && s->read && qp->rd_inflight)
+		qp->rd_inflight--;
+	if (!started)
+		qp->req_max++;
+	if (qp->req_idx == idx) {
+		/* it was being (re)sent: carry on with the next one, at its own PSN */
+		qp->req_idx++;
+		qp->req_pkt = 0;
+		qp->req_psn = qp->req_idx != qp->req_max ?
+			      qp->swq[qp->req_idx & sq_mask(qp)].first_psn : qp->next_psn;
+	}
+	/* indices are 16 bits: never let a cache match a later WQE of the same index */
+	if (qp->wc.idx == idx)
+		qp->wc.valid = false;
+	if (qp->rwc.idx == idx)
+		qp->rwc.valid = false;
+	qp->sq_ci++;
+}
+
+/* Complete the WQE at sq_ci with an error and move the QP to ERR. */
+static void req_fail(struct tern_model *m, struct ternm_qp *qp, uint8_t status, uint8_t synd,
+		     const struct ternm_wqe_cache *wc)
+{
+	req_complete(m, qp, status, synd, wc);
+	ternm_qp_to_err(m, qp);
+}
+
+/* The SQ ring cannot be read: no CQE can describe the WQE; the QP goes to ERR (FATAL). */
+static void req_ring_fault(struct tern_model *m, struct ternm_qp *qp)
+{
+	ternm_log(m, TERN_MODEL_LOG_WARN, "QP %u: SQ ring unreachable", qp->qpn);
+	ternm_qp_to_err(m, qp);
+	ternm_qp_event(m, qp, TERN_QP_EV_FATAL);
+}
+
+static bool outstanding(const struct ternm_qp *qp)
+{
+	return qp->sq_ci != qp->req_max;
+}
+
+static void retx_arm(struct tern_model *m, struct ternm_qp *qp)
+{
+	qp->retx_deadline = outstanding(qp) && qp->timeout && !qp->rnr_wait ?
+			    ternm_now(m) + retx_ns(qp) : TERNM_NO_DEADLINE;
+	ternm_qp_timer_sync(m, qp);
+}
+
+/* Restart sending at @psn (which lies in a started WQE, or is next_psn). */
+static void req_goback(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
+{
+	uint16_t idx;
+
+	for (idx = qp->sq_ci; idx != qp->req_max; idx++) {
+		const struct ternm_swqe *s = &qp->swq[idx & sq_mask(qp)];
+		int32_t d = psn_diff(psn, s->first_psn);
+
+		if (d >= 0 && (uint32_t)d < s->npkts) {
+			qp->req_idx = idx;
+			qp->req_pkt = (uint32_t)d;
+			qp->req_psn = psn;
+			qp->pkts_since_ack = 0;
+			ternm_qp_work(m, qp);
+			return;
+		}
+	}
+	qp->req_idx = qp->req_max;
+	qp->req_pkt = 0;
+	qp->req_psn = qp->next_psn;
+	ternm_qp_work(m, qp);
+}
+
+/*
+ * Every PSN up to and including @psn is acknowledged: complete the WQEs that ends. A READ
+ * not fully answered by then lost responses: go back to it (implied NAK).
+ */
+static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
+{
+	struct ternm_rdma *r = m->rdma;
+	bool progress = false;
+
+	if (psn_diff(psn, qp->una_psn) < 0)
+		return;			/* old */
+	if (psn_diff(psn, qp->next_psn) >= 0)
+		return;			/* never sent: ignore */
+	while (outstanding(qp) && qp->state != TERN_QPS_ERR) {
+		const struct ternm_swqe *s = &qp->swq[qp->sq_ci & sq_mask(qp)];
+		uint32_t last = psn_add(s->first_psn, s->npkts - 1);
+
+		if (s->read) {
+			if (psn_diff(psn, qp->una_psn) >= 0 && psn_diff(qp->una_psn, s->first_psn) >= 0) {
+				/* acknowledged beyond a READ whose responses have not all come */
+				r->stats.implied_nak_seq_err++;
+				req_goback(m, qp, qp->una_psn);
+			}
+			break;
+		}
+		if (psn_diff(last, psn) > 0)
+			break;
+		qp->una_psn = psn_add(last, 1);
+		req_complete(m, qp, TERN_CQE_OK, 0, &qp->wc);
+		progress = true;
+	}
+	if (qp->state == TERN_QPS_ERR)
+		return;
+	if (psn_diff(psn, qp->una_psn) >= 0 &&
+	    (!outstanding(qp) || !qp->swq[qp->sq_ci & sq_mask(qp)].read)) {
+		qp->una_psn = psn_add(psn, 1);
+		progress = true;
+	}
+	/* never resend what is acknowledged */
+	if (psn_diff(qp->req_psn, qp->una_psn) < 0 && outstanding(qp))
+		req_goback(m, qp, qp->una_psn);
+	if (progress) {
+		qp->retry_left = qp->retry_cnt;
+		qp->rnr_left = qp->rnr_retry;
+		retx_arm(m, qp);
+		ternm_req_check_drained(m, qp);
+		ternm_qp_work(m, qp);
+	}
+}
+
+static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	struct ternm_wqe_cache *wc = &qp->rwc;
+	struct ternm_swqe *s;
+	uint32_t pos, off, want;
+	uint8_t exp, synd;
+	int32_t d = psn_diff(p->psn, qp->una_psn);
+
+	if (d < 0)
+		return;			/* duplicate */
+	if (d > 0) {
+		if (!qp->gbn_wait && psn_diff(p->psn, qp->next_psn) < 0) {
+			r->stats.implied_nak_seq_err++;
+			qp->gbn_wait = true;
+			req_goback(m, qp, qp->una_psn);
+		}
+		return;
+	}
+	qp->gbn_wait = false;
+	if (!outstanding(qp))
+		return;
+	s = &qp->swq[qp->sq_ci & sq_mask(qp)];
+	if (!s->read || psn_diff(p->psn, s->first_psn) < 0) {
+		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, NULL);
+		return;
+	}
+	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
+	if (!wc->valid || wc->idx != qp->sq_ci) {
+		int st = wqe_load(m, qp, qp->sq_ci, wc, &synd);
+
+		if (st && synd == TERN_SYND_DMA) {
+			req_ring_fault(m, qp);
+			return;
+		}
+		if (st) {
+			req_fail(m, qp, (uint8_t)st, synd, NULL);
+			return;
+		}
+	}
+	if (s->npkts == 1)
+		exp = IBOP_READ_RESP_ONLY;
+	else if (pos == 0)
+		exp = IBOP_READ_RESP_FIRST;
+	else if (pos == s->npkts - 1)
+		exp = IBOP_READ_RESP_LAST;
+	else
+		exp = IBOP_READ_RESP_MIDDLE;
+	off = pos * qp->mtu;
+	want = pos == s->npkts - 1 ? wc->len - off : qp->mtu;
+	if (p->opcode != exp || p->paylen != want ||
+	    (exp != IBOP_READ_RESP_MIDDLE && (p->syndrome & 0x60))) {
+		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
+		return;
+	}
+	if (wqe_data(m, wc, off, (uint8_t *)(uintptr_t)p->payload, want, true)) {
+		req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
+		return;
+	}
+	qp->una_psn = psn_add(p->psn, 1);
+	qp->retry_left = qp->retry_cnt;
+	qp->rnr_left = qp->rnr_retry;
+	if (pos == s->npkts - 1) {
+		req_complete(m, qp, TERN_CQE_OK, 0, wc);
+		ternm_req_check_drained(m, qp);
+		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
+	}
+	retx_arm(m, qp);
+}
+
+void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint8_t syn = p->syndrome;
+	uint8_t st = 0, vsynd = 0;
+
+	if (qp->state == TERN_QPS_ERR)
+		return;
+	if (p->opcode != IBOP_ACK) {
+		/* a READ response with a NAK-free AETH also acknowledges what precedes it */
+		req_read_resp(m, qp, p);
+		return;
+	}
+	if (psn_diff(p->psn, qp->next_psn) >= 0)
+		return;			/* for nothing we sent */
+	switch (syn & 0x60) {
+	case 0x00:			/* ACK */
+		req_ack_upto(m, qp, p->psn);
+		return;
+	case 0x20:			/* RNR NAK */
+		r->stats.rnr_nak_retry_err++;
+		if (psn_diff(p->psn, qp->una_psn) < 0)
+			return;
+		req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));	/* everything before */
+		if (qp->state == TERN_QPS_ERR || !outstanding(qp))
+			return;
+		if (qp->rnr_retry != 7) {
+			if (qp->rnr_left == 0) {
+				r->stats.req_rnr_retries_exceeded++;
+				req_fail(m, qp, TERN_CQE_RNR_RETRY_EXC_ERR, TERN_SYND_RNR_RETRY,
+					 &qp->wc);
+				return;
+			}
+			qp->rnr_left--;
+		}
+		qp->rnr_wait = true;
+		qp->rnr_deadline = ternm_now(m) + rnr_ns(syn & 0x1f);
+		qp->retx_deadline = TERNM_NO_DEADLINE;
+		ternm_qp_timer_sync(m, qp);
+		req_goback(m, qp, p->psn);
+		return;
+	case 0x60:			/* NAK */
+		break;
+	default:
+		return;
+	}
+	if (psn_diff(p->psn, qp->una_psn) < 0)
+		return;
+	switch (syn) {
+	case AETH_NAK_SEQ:
+		r->stats.packet_seq_err++;
+		req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));
+		if (qp->state != TERN_QPS_ERR && outstanding(qp))
+			req_goback(m, qp, qp->una_psn);
+		return;
+	case AETH_NAK_INV_REQ:
+		r->stats.req_remote_invalid_request++;
+		st = TERN_CQE_REM_INV_REQ_ERR;
+		vsynd = TERN_SYND_NAK_INV_REQ;
+		break;
+	case AETH_NAK_ACCESS:
+		r->stats.req_remote_access_errors++;
+		st = TERN_CQE_REM_ACCESS_ERR;
+		vsynd = TERN_SYND_NAK_ACCESS;
+		break;
+	case AETH_NAK_OP:
+		st = TERN_CQE_REM_OP_ERR;
+		vsynd = TERN_SYND_NAK_OP;
+		break;
+	default:
+		return;
+	}
+	req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));
+	if (qp->state != TERN_QPS_ERR && outstanding(qp))
+		req_fail(m, qp, st, vsynd, &qp->wc);
+}
+
+void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
+{
+	struct ternm_rdma *r = m->rdma;
+
+	if (qp->rnr_wait && qp->rnr_deadline <= now) {
+		qp->rnr_wait = false;
+		qp->rnr_deadline = TERNM_NO_DEADLINE;
+		req_goback(m, qp, qp->una_psn);
+		retx_arm(m, qp);
+	}
+	if (qp->retx_deadline <= now) {
+		qp->retx_deadline = TERNM_NO_DEADLINE;
+		if (qp->state == TERN_QPS_RTS || qp->state == TERN_QPS_SQD) {
+			if (outstanding(qp)) {
+				r->stats.local_ack_timeout_err++;
+				if (qp->retry_left == 0) {
+					r->stats.req_transport_retries_exceeded++;
+					req_fail(m, qp, TERN_CQE_RETRY_EXC_ERR, TERN_SYND_RETRY,
+						 &qp->wc);
+					ternm_qp_timer_sync(m, qp);
+					return;
+				}
+				qp->retry_left--;
+				qp->gbn_wait = false;
+				req_goback(m, qp, qp->una_psn);
+			}
+			retx_arm(m, qp);
+		}
+	}
+	ternm_qp_timer_sync(m, qp);
+}
+
+/* ---- sending ------------------------------------------------------------------------------ */
+
+bool ternm_req_has_work(const struct ternm_qp *qp)
+{
+	if (qp->state != TERN_QPS_RTS && qp->state != TERN_QPS_SQD)
+		return false;
+	if (qp->rnr_wait || qp->req_idx == qp->sq_pi)
+		return false;
+	if (qp->state == TERN_QPS_SQD && qp->req_idx == qp->req_max)
+		return false;
+	return true;
+}
+
+unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+{
+	struct ternm_wqe_cache *wc = &qp->wc;
+	unsigned int sent = 0;
+
+	while (sent < budget && ternm_req_has_work(qp)) {
+		uint16_t idx = qp->req_idx;
+		struct ternm_swqe *s = &qp->swq[idx & sq_mask(qp)];
+		bool first_time = idx == qp->req_max;
+		uint8_t synd, op, *x;
+		uint32_t off, n;
+		bool last, ackreq;
+		int st;
+
+		if (psn_diff(qp->req_psn, qp->una_psn) >= TERNM_MAX_UNACKED)
+			break;
+		if (!wc->valid || wc->idx != idx) {
+			st = wqe_load(m, qp, idx, wc, &synd);
+			if (st && synd == TERN_SYND_DMA) {
+				req_ring_fault(m, qp);
+				break;
+			}
+			if (st) {
+				if (qp->sq_ci != idx)
+					break;	/* report it in order, once the earlier ones are done */
+				req_fail(m, qp, (uint8_t)st, synd, NULL);
+				break;
+			}
+		}
+		if (first_time) {
+			bool rd = wc->opcode == TERN_WQE_RDMA_READ;
+
+			if ((wc->flags & TERN_WQE_F_FENCE) && qp->rd_inflight)
+				break;
+			/* PSN arithmetic needs a message to stay well inside half the PSN space */
+			if (npkts(qp, wc->len) > TERNM_MAX_MSG_PKTS) {
+				if (qp->sq_ci != idx)
+					break;
+				req_fail(m, qp, TERN_CQE_LOC_LEN_ERR, TERN_SYND_MSG_TOO_LONG, wc);
+				break;
+			}
+			if (rd && qp->rd_inflight >= qp->max_rd_atomic)
+				break;
+			s->first_psn = qp->next_psn;
+			s->npkts = npkts(qp, wc->len);
+			s->opcode = wc->opcode;
+			s->read = rd;
+			s->wr_id = wc->wr_id;
+			s->len = wc->len;
+			s->flags = wc->flags;
+			qp->next_psn = psn_add(qp->next_psn, s->npkts);
+			qp->req_max++;
+			qp->req_pkt = 0;
+			qp->req_psn = s->first_psn;
+			if (rd)
+				qp->rd_inflight++;
+		}
+		if (wc->opcode == TERN_WQE_RDMA_READ) {
+			off = qp->req_pkt * qp->mtu;
+			x = ternm_pkt_start(m, qp, IBOP_READ_REQ, false, true, qp->req_psn);
+			put_le64(x, 0);
+			x[0] = (uint8_t)((wc->raddr + off) >> 56);
+			x[1] = (uint8_t)((wc->raddr + off) >> 48);
+			x[2] = (uint8_t)((wc->raddr + off) >> 40);
+			x[3] = (uint8_t)((wc->raddr + off) >> 32);
+			x[4] = (uint8_t)((wc->raddr + off) >> 24);
+			x[5] = (uint8_t)((wc->raddr + off) >> 16);
+			x[6] = (uint8_t)((wc->raddr + off) >> 8);
+			x[7] = (uint8_t)(wc->raddr + off);
+			x[8] = (uint8_t)(wc->rkey >> 24);
+			x[9] = (uint8_t)(wc->rkey >> 16);
+			x[10] = (uint8_t)(wc->rkey >> 8);
+			x[11] = (uint8_t)wc->rkey;
+			n = wc->len - off;
+			x[12] = (uint8_t)(n >> 24);
+			x[13] = (uint8_t)(n >> 16);
+			x[14] = (uint8_t)(n >> 8);
+			x[15] = (uint8_t)n;
+			qp->req_idx++;
+			qp->req_pkt = 0;
+			qp->req_psn = psn_add(s->first_psn, s->npkts);
+			qp->pkts_since_ack = 0;
+			ternm_pkt_send(m, qp, x + RETH_LEN);
+		} else {
+			bool is_send = wc->opcode <= TERN_WQE_SEND_IMM;
+			bool imm = wc->opcode == TERN_WQE_SEND_IMM ||
+				   wc->opcode == TERN_WQE_RDMA_WRITE_IMM;
+			bool firstp = qp->req_pkt == 0;
+
+			off = qp->req_pkt * qp->mtu;
+			last = qp->req_pkt == s->npkts - 1;
+			n = last ? wc->len - off : qp->mtu;
+			if (firstp && last)
+				op = is_send ? (imm ? IBOP_SEND_ONLY_IMM : IBOP_SEND_ONLY)
+					     : (imm ? IBOP_WRITE_ONLY_IMM : IBOP_WRITE_ONLY);
+			else if (firstp)
+				op = is_send ? IBOP_SEND_FIRST : IBOP_WRITE_FIRST;
+			else if (last)
+				op = is_send ? (imm ? IBOP_SEND_LAST_IMM : IBOP_SEND_LAST)
+					     : (imm ? IBOP_WRITE_LAST_IMM : IBOP_WRITE_LAST);
+			else
+				op = is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
+			qp->pkts_since_ack++;
+			ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
+				 psn_diff(qp->req_psn, qp->una_psn) + 1 >= TERNM_MAX_UNACKED;
+			if (ackreq)
+				qp->pkts_since_ack = 0;
+			x = ternm_pkt_start(m, qp, op, last && (wc->flags & TERN_WQE_F_SOLICITED),
+					    ackreq, qp->req_psn);
+			if (!is_send && firstp) {
+				uint64_t va = wc->raddr;
+
+				x[0] = (uint8_t)(va >> 56);
+				x[1] = (uint8_t)(va >> 48);
+				x[2] = (uint8_t)(va >> 40);
+				x[3] = (uint8_t)(va >> 32);
+				x[4] = (uint8_t)(va >> 24);
+				x[5] = (uint8_t)(va >> 16);
+				x[6] = (uint8_t)(va >> 8);
+				x[7] = (uint8_t)va;
+				x[8] = (uint8_t)(wc->rkey >> 24);
+				x[9] = (uint8_t)(wc->rkey >> 16);
+				x[10] = (uint8_t)(wc->rkey >> 8);
+				x[11] = (uint8_t)wc->rkey;
+				x[12] = (uint8_t)(wc->len >> 24);
+				x[13] = (uint8_t)(wc->len >> 16);
+				x[14] = (uint8_t)(wc->len >> 8);
+				x[15] = (uint8_t)wc->len;
+				x += RETH_LEN;
+			}
+			if (imm && last) {
+				memcpy(x, wc->imm, 4);
+				x += IMM_LEN;
+			}
+			if (wqe_data(m, wc, off, x, n, false)) {
+				if (qp->sq_ci != idx)
+					break;
+				req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
+				break;
+			}
+			qp->req_psn = psn_add(qp->req_psn, 1);
+			if (last) {
+				qp->req_idx++;
+				qp->req_pkt = 0;
+			} else {
+				qp->req_pkt++;
+			}
+			ternm_pkt_send(m, qp, x + n);
+		}
+		sent++;
+		if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
+			qp->retx_deadline = ternm_now(m) + retx_ns(qp);
+			ternm_qp_timer_sync(m, qp);
+		}
+		if (qp->req_idx != qp->req_max && qp->req_idx != idx) {
+			/* resuming an already started WQE after going back */
+			const struct ternm_swqe *ns = &qp->swq[qp->req_idx & sq_mask(qp)];
+
+			qp->req_psn = ns->first_psn;
+		}
+	}
+	return sent;
+}
+
+/* ---- flushing (QP in ERR) ----------------------------------------------------------------- */
+
+unsigned int ternm_qp_flush(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+{
+	unsigned int done = 0;
+
+	while (done < budget && qp->sq_ci != qp->sq_pi && qp->state == TERN_QPS_ERR) {
+		uint8_t h[sizeof(struct tern_sq_wqe)];
+		struct ternm_cqe_info ci;
+		uint16_t idx = qp->sq_ci;
+
+		memset(&ci, 0, sizeof(ci));
+		qp->sq_ci++;
+		done++;
+		/* an unreadable slot has no wr_id to report: no CQE */
+		if (ternm_mem_read(m, &qp->sq_mem, (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride,
+				   h, sizeof(h)))
+			continue;
+		ci.wr_id = get_le64(CFLD(h, struct tern_sq_wqe, wr_id));
+		ci.opcode = h[offsetof(struct tern_sq_wqe, opcode)];
+		ci.wqe_idx = (uint16_t)(idx & sq_mask(qp));
+		ci.status = TERN_CQE_WR_FLUSH_ERR;
+		ci.vendor_err = TERN_SYND_FLUSH;
+		ternm_cq_write(m, qp, qp->scqn, &ci);
+	}
+	qp->req_idx = qp->req_max = qp->sq_ci;
+	qp->rd_inflight = 0;
+	qp->wc.valid = false;
+	qp->rwc.valid = false;
+	while (done < budget && qp->rq_ci != qp->rq_pi && qp->state == TERN_QPS_ERR) {
+		uint8_t h[sizeof(struct tern_rq_wqe)];
+		struct ternm_cqe_info ci;
+		uint16_t idx = qp->rq_ci;
+		uint32_t mask = (1u << qp->log_rq_depth) - 1;
+
+		memset(&ci, 0, sizeof(ci));
+		qp->rq_ci++;
+		qp->rqe_valid = false;
+		done++;
+		if (ternm_mem_read(m, &qp->rq_mem, (uint64_t)(idx & mask) << qp->log_rq_stride, h,
+				   sizeof(h)))
+			continue;
+		ci.wr_id = get_le64(CFLD(h, struct tern_rq_wqe, wr_id));
+		ci.opcode = TERN_CQE_RECV;
+		ci.wqe_idx = (uint16_t)(idx & mask);
+		ci.status = TERN_CQE_WR_FLUSH_ERR;
+		ci.vendor_err = TERN_SYND_FLUSH;
+		ternm_cq_write(m, qp, qp->rcqn, &ci);
+	}
+	return done;
+}

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: the RC responder.
+ *
+ * A request with the expected PSN is executed at once (data placed, receive CQE written);
+ * what it calls for (ACK when AckReq is set, NAK, READ response) is queued in the QP's
+ * output FIFO and sent by the next tern_model_run(), in order, consecutive ACKs merged into
+ * one. A PSN ahead of the expected one gets one sequence NAK (until the expected PSN
+ * arrives); one behind is a duplicate: SEND/WRITE are re-ACKed with the last PSN done, a
+ * READ is served again from its resource. No receive WQE for a SEND (or WRITE with
+ * immediate): RNR NAK with min_rnr_timer, nothing consumed. Remote access errors (rkey,
+ * PD, bounds, MR or QP rights) are NAKed and move the QP to ERR with TERN_QP_EV_ACCESS_ERR;
+ * invalid requests (opcode sequence, lengths, a SEND longer than the receive WQE, too many
+ * READs) are NAKed and move it to ERR with TERN_QP_EV_REQ_ERR; in ERR the RQ is flushed.
+ * On the last packet of a message the final payload byte is written last.
+ */
+#include "rdma.h"
+
+void ternm_resp_reset(struct ternm_qp *qp)
+{
+	qp->epsn = 0;
+	qp->msn = 0;
+	qp->nak_sent = false;
+	qp->msg = RQ_MSG_NONE;
+	qp->msg_off = 0;
+	qp->rqe_valid = false;
+	memset(qp->rd, 0, sizeof(qp->rd));
+	qp->rd_next = 0;
+	qp->fifo_head = qp->fifo_count = 0;
+}
+
+/* ---- output FIFO -------------------------------------------------------------------------- */
+
+static void fifo_push(struct tern_model *m, struct ternm_qp *qp, uint8_t type, uint8_t syn,
+		      uint32_t psn, uint8_t res)
+{
+	struct ternm_resp_item *it;
+
+	if (type == RESP_ACK && qp->fifo_count) {
+		it = &qp->fifo[(qp->fifo_head + qp->fifo_count - 1) % TERNM_RESP_FIFO];
+		if (it->type == RESP_ACK) {
+			it->psn = psn;
+			it->msn = qp->msn;
+			return;
+		}
+	}
+	if (qp->fifo_count == TERNM_RESP_FIFO) {
+		/* full: dropped; the requester's timer recovers */
+		if (type == RESP_READ)
+			qp->rd[res].busy = false;
+		return;
+	}
+	it = &qp->fifo[(qp->fifo_head + qp->fifo_count) % TERNM_RESP_FIFO];
+	it->type = type;
+	it->syndrome = syn;
+	it->psn = psn;
+	it->res = res;
+	it->msn = qp->msn;
+	qp->fifo_count++;
+	ternm_qp_work(m, qp);
+}
+
+static void fifo_pop(struct ternm_qp *qp)
+{
+	qp->fifo_head = (uint8_t)((qp->fifo_head + 1) % TERNM_RESP_FIFO);
+	qp->fifo_count--;
+}
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+static void recv_cqe(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, uint8_t status,
+		     uint8_t synd, uint32_t len, const uint8_t *imm, bool se)
+{
+	struct ternm_cqe_info ci;
+
+	memset(&ci, 0, sizeof(ci));
+	ci.wr_id = qp->rqe_wr_id;
+	ci.byte_len = len;
+	ci.wqe_idx = (uint16_t)(qp->rq_ci & ((1u << qp->log_rq_depth) - 1));
+	ci.opcode = opcode;
+	ci.status = status;
+	ci.vendor_err = status ? synd : 0;
+	if (imm) {
+		memcpy(ci.imm, imm, 4);
+		ci.flags |= TERN_CQE_F_IMM;
+	}
+	if (se)
+		ci.flags |= TERN_CQE_F_SOLICITED;
+	ternm_cq_write(m, qp, qp->rcqn, &ci);
+	qp->rq_ci++;
+	qp->rqe_valid = false;
+}
+
+/* NAK the request at @psn with @syn and move the QP to ERR with @ev. */
+static void resp_fatal(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint8_t syn,
+		       uint8_t ev)
+{
+	fifo_push(m, qp, RESP_NAK, syn, psn, 0);
+	ternm_qp_to_err(m, qp);
+	ternm_qp_event(m, qp, ev);
+}
+
+static void inv_req(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, const char *why)
+{
+	ternm_log(m, TERN_MODEL_LOG_INFO, "QP %u: invalid request at PSN 0x%06x (%s): NAK, QP to ERR",
+		  qp->qpn, psn, why);
+	resp_fatal(m, qp, psn, AETH_NAK_INV_REQ, TERN_QP_EV_REQ_ERR);
+}
+
+static void access_err(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
+{
+	m->rdma->stats.resp_remote_access_errors++;
+	resp_fatal(m, qp, psn, AETH_NAK_ACCESS, TERN_QP_EV_ACCESS_ERR);
+}
+
+/* ---- receive WQEs ---------------------------------------------------------------------------- */
+
+/*
+ * Fetch the receive WQE at rq_ci. Returns 0, 1 if none is posted, -1 if it is malformed,
+ * -2 if the RQ ring cannot be read (rqe_valid tells whether its header could).
+ */
+static int rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
+{
+	typedef struct tern_rq_wqe W;
+	uint32_t slot = 1u << qp->log_rq_stride;
+	uint64_t off = (uint64_t)(qp->rq_ci & ((1u << qp->log_rq_depth) - 1)) << qp->log_rq_stride;
+	uint8_t b[sizeof(W) + TERNM_MAX_RECV_SGE * sizeof(struct tern_sge)];
+	unsigned int i, n;
+
+	if (qp->rqe_valid)
+		return 0;
+	if (qp->rq_ci == qp->rq_pi)
+		return 1;
+	if (ternm_mem_read(m, &qp->rq_mem, off, b, sizeof(W)))
+		return -2;
+	qp->rqe_wr_id = get_le64(CFLD(b, W, wr_id));
+	n = b[offsetof(W, num_sge)];
+	qp->rqe_valid = true;		/* from here, a CQE reports on it */
+	qp->rqe_nsge = 0;
+	if (n > TERNM_MAX_RECV_SGE || sizeof(W) + n * sizeof(struct tern_sge) > slot)
+		return -1;
+	if (ternm_mem_read(m, &qp->rq_mem, off + sizeof(W), b + sizeof(W),
+			   n * sizeof(struct tern_sge)))
+		return -2;
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = b + sizeof(W) + i * sizeof(struct tern_sge);
+
+		qp->rqe_sge[i].addr = get_le64(CFLD(e, struct tern_sge, addr));
+		qp->rqe_sge[i].len = get_le32(CFLD(e, struct tern_sge, length));
+		qp->rqe_sge[i].key = get_le32(CFLD(e, struct tern_sge, lkey));
+	}
+	qp->rqe_nsge = (uint8_t)n;
+	return 0;
+}
+
+/*
+ * Scatter @n bytes at message offset @off into the receive WQE. Returns 0, or the CQE
+ * status (LOC_LEN_ERR when the WQE is too small) with *synd set.
+ */
+static int rqe_place(struct tern_model *m, struct ternm_qp *qp, uint32_t off, const uint8_t *buf,
+		     uint32_t n, bool last, uint8_t *synd)
+{
+	uint64_t room = 0;
+	unsigned int i;
+
+	for (i = 0; i < qp->rqe_nsge; i++)
+		room += qp->rqe_sge[i].len;
+	if ((uint64_t)off + n > room) {
+		*synd = TERN_SYND_MSG_TOO_LONG;
+		return TERN_CQE_LOC_LEN_ERR;
+	}
+	for (i = 0; i < qp->rqe_nsge && n; i++) {
+		const struct ternm_sge *g = &qp->rqe_sge[i];
+		uint32_t c;
+		int bad;
+
+		if (off >= g->len) {
+			off -= g->len;
+			continue;
+		}
+		c = g->len - off < n ? g->len - off : n;
+		bad = ternm_mr_check(m, g->key, qp->pdn, TERN_ACCESS_LOCAL_WRITE, g->addr + off, c);
+		if (bad) {
+			*synd = (uint8_t)bad;
+			return TERN_CQE_LOC_PROT_ERR;
+		}
+		if (ternm_mr_copy(m, g->key, g->addr + off, (void *)(uintptr_t)buf, c, true,
+				  last && c == n)) {
+			*synd = TERN_SYND_DMA;
+			return TERN_CQE_LOC_PROT_ERR;
+		}
+		buf += c;
+		n -= c;
+		off = 0;
+	}
+	return 0;
+}
+
+/* The receive WQE could not be used (@st from rqe_fetch): report it, NAK, QP to ERR. */
+static void rqe_bad(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, int st, uint8_t op)
+{
+	if (qp->rqe_valid)
+		recv_cqe(m, qp, op, TERN_CQE_LOC_QP_OP_ERR,
+			 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT, 0, NULL, false);
+	resp_fatal(m, qp, psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
+}
+
+/* ---- requests --------------------------------------------------------------------------------- */
+
+static bool is_first_or_only(uint8_t op)
+{
+	return op == IBOP_SEND_FIRST || op == IBOP_SEND_ONLY || op == IBOP_SEND_ONLY_IMM ||
+	       op == IBOP_WRITE_FIRST || op == IBOP_WRITE_ONLY || op == IBOP_WRITE_ONLY_IMM ||
+	       op == IBOP_READ_REQ;
+}
+
+static bool is_last_or_only(uint8_t op)
+{
+	return op == IBOP_SEND_LAST || op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY ||
+	       op == IBOP_SEND_ONLY_IMM || op == IBOP_WRITE_LAST || op == IBOP_WRITE_LAST_IMM ||
+	       op == IBOP_WRITE_ONLY || op == IBOP_WRITE_ONLY_IMM;
+}
+
+static uint32_t rd_npkts(const struct ternm_qp *qp, uint32_t len)
+{
+	return len ? (uint32_t)(((uint64_t)len + qp->mtu - 1) / qp->mtu) : 1;
+}
+
+static void resp_dup(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	unsigned int i;
+
+	m->rdma->stats.duplicate_request++;
+	if (p->opcode != IBOP_READ_REQ) {
+		fifo_push(m, qp, RESP_ACK, AETH_ACK, psn_add(qp->epsn, TERNM_PSN_MASK), 0);
+		return;
+	}
+	for (i = 0; i < TERNM_MAX_DEST_RD; i++) {
+		struct ternm_rd_res *res = &qp->rd[i];
+		int32_t d = psn_diff(p->psn, res->first_psn);
+
+		if (!res->valid || d < 0 || (uint32_t)d >= res->npkts || res->rkey != p->rkey)
+			continue;
+		res->next = (uint32_t)d;
+		if (!res->busy) {
+			res->busy = true;
+			fifo_push(m, qp, RESP_READ, 0, res->first_psn, (uint8_t)i);
+		}
+		return;
+	}
+	/* no such READ any more: dropped */
+}
+
+static void resp_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rd_res *res;
+	unsigned int slots = qp->max_dest_rd_atomic;
+
+	m->rdma->stats.rx_read_requests++;
+	if (p->dmalen > TERNM_MAX_MSG || rd_npkts(qp, p->dmalen) > TERNM_MAX_MSG_PKTS ||
+	    slots == 0) {
+		inv_req(m, qp, p->psn, "READ length, or no READ resources");
+		return;
+	}
+	if (p->dmalen && (!(qp->access & TERN_ACCESS_REMOTE_READ) ||
+			  ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_READ, p->va,
+					 p->dmalen))) {
+		access_err(m, qp, p->psn);
+		return;
+	}
+	/*
+	 * The resources hold the last max_dest_rd_atomic READs, oldest overwritten first: a
+	 * requester within its max_rd_atomic can only re-request one of those. A response
+	 * still queued for the overwritten READ (a replay for a duplicate) is dropped.
+	 */
+	if (qp->rd_next >= slots)
+		qp->rd_next = 0;
+	res = &qp->rd[qp->rd_next];
+	qp->rd_next = (uint8_t)((qp->rd_next + 1) % slots);
+	res->valid = true;
+	res->busy = true;
+	res->first_psn = p->psn;
+	res->npkts = rd_npkts(qp, p->dmalen);
+	res->next = 0;
+	res->rkey = p->rkey;
+	res->va = p->va;
+	res->len = p->dmalen;
+	qp->epsn = psn_add(p->psn, res->npkts);
+	qp->msn = psn_add(qp->msn, 1);
+	res->msn = qp->msn;
+	fifo_push(m, qp, RESP_READ, 0, p->psn, (uint8_t)(res - qp->rd));
+}
+
+void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint8_t op = p->opcode;
+	int32_t d = psn_diff(p->psn, qp->epsn);
+	bool first = is_first_or_only(op), last = is_last_or_only(op);
+	bool is_send = op <= IBOP_SEND_ONLY_IMM;
+	const uint8_t *imm = (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
+			      op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
+	uint8_t synd;
+	int st;
+
+	if (qp->state == TERN_QPS_ERR)
+		return;
+	if (qp->state == TERN_QPS_RTR && !qp->comm_est) {
+		qp->comm_est = true;
+		ternm_qp_event(m, qp, TERN_QP_EV_COMM_EST);
+	}
+	if (d > 0) {
+		r->stats.out_of_sequence++;
+		if (!qp->nak_sent) {
+			qp->nak_sent = true;
+			fifo_push(m, qp, RESP_NAK, AETH_NAK_SEQ, qp->epsn, 0);
+		}
+		return;
+	}
+	if (d < 0) {
+		resp_dup(m, qp, p);
+		return;
+	}
+	qp->nak_sent = false;
+
+	/* opcode sequence and lengths */
+	if (qp->msg == RQ_MSG_SEND ? (!is_send || first) :
+	    qp->msg == RQ_MSG_WRITE ? (is_send || first || op == IBOP_READ_REQ) : !first) {
+		inv_req(m, qp, p->psn, "opcode out of sequence");
+		return;
+	}
+	if (op != IBOP_READ_REQ &&
+	    (last ? p->paylen > qp->mtu || (!first && p->paylen == 0) : p->paylen != qp->mtu)) {
+		inv_req(m, qp, p->psn, "payload length");
+		return;
+	}
+	if (op == IBOP_READ_REQ) {
+		resp_read(m, qp, p);
+		return;
+	}
+
+	if (is_send) {
+		if (first)
+			r->stats.rx_send_requests++;
+		st = rqe_fetch(m, qp);
+		if (st > 0) {
+			r->stats.out_of_buffer++;
+			fifo_push(m, qp, RESP_NAK, AETH_RNR_NAK | qp->min_rnr_timer, p->psn, 0);
+			return;
+		}
+		if (first)
+			qp->msg_off = 0;
+		if (st < 0) {
+			rqe_bad(m, qp, p->psn, st, TERN_CQE_RECV);
+			return;
+		}
+		st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
+		if (st) {
+			recv_cqe(m, qp, TERN_CQE_RECV, (uint8_t)st, synd, 0, NULL, false);
+			if (st == TERN_CQE_LOC_LEN_ERR) {
+				r->stats.resp_local_length_error++;
+				inv_req(m, qp, p->psn, "SEND longer than the receive WQE");
+			} else {
+				resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
+			}
+			return;
+		}
+		qp->msg_off += p->paylen;
+		qp->msg = RQ_MSG_SEND;
+		if (last) {
+			recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
+				 qp->msg_off, imm, p->se);
+			qp->msg = RQ_MSG_NONE;
+			qp->msn = psn_add(qp->msn, 1);
+		}
+	} else {
+		if (first) {
+			r->stats.rx_write_requests++;
+			if (p->dmalen > TERNM_MAX_MSG) {
+				inv_req(m, qp, p->psn, "WRITE length above max_msg_size");
+				return;
+			}
+			if (p->dmalen && (!(qp->access & TERN_ACCESS_REMOTE_WRITE) ||
+					  ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
+							 p->va, p->dmalen))) {
+				access_err(m, qp, p->psn);
+				return;
+			}
+			qp->wr_rkey = p->rkey;
+			qp->wr_va = p->va;
+			qp->wr_len = p->dmalen;
+			qp->msg_off = 0;
+		}
+		if ((uint64_t)qp->msg_off + p->paylen > qp->wr_len ||
+		    (last && qp->msg_off + p->paylen != qp->wr_len)) {
+			inv_req(m, qp, p->psn, "WRITE payload beyond its RETH length");
+			return;
+		}
+		if (imm) {
+			st = rqe_fetch(m, qp);
+			if (st > 0) {
+				r->stats.out_of_buffer++;
+				fifo_push(m, qp, RESP_NAK, AETH_RNR_NAK | qp->min_rnr_timer, p->psn, 0);
+				return;
+			}
+			if (st < 0) {
+				rqe_bad(m, qp, p->psn, st, TERN_CQE_RECV_RDMA_WRITE_IMM);
+				return;
+			}
+		}
+		if (p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
+					       (void *)(uintptr_t)p->payload, p->paylen, true, last)) {
+			/* the MR was fine when checked: its memory failed (or it went away) */
+			resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
+			return;
+		}
+		qp->msg_off += p->paylen;
+		qp->msg = RQ_MSG_WRITE;
+		if (last) {
+			if (imm)
+				recv_cqe(m, qp, TERN_CQE_RECV_RDMA_WRITE_IMM, TERN_CQE_OK, 0,
+					 qp->wr_len, imm, p->se);
+			qp->msg = RQ_MSG_NONE;
+			qp->msn = psn_add(qp->msn, 1);
+		}
+	}
+	qp->epsn = psn_add(qp->epsn, 1);
+	if (p->ackreq)
+		fifo_push(m, qp, RESP_ACK, AETH_ACK, p->psn, 0);
+}
+
+/* ---- sending responses ------------------------------------------------------------------------- */
+
+static void send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn, uint32_t psn,
+		      uint32_t msn)
+{
+	uint8_t *x = ternm_pkt_start(m, qp, IBOP_ACK, false, false, psn);
+
+	x[0] = syn;
+	x[1] = (uint8_t)(msn >> 16);
+	x[2] = (uint8_t)(msn >> 8);
+	x[3] = (uint8_t)msn;
+	ternm_pkt_send(m, qp, x + AETH_LEN);
+}
+
+/*
+ * Send the ACKs and NAKs at the head of the responder's queue now, before the QP is destroyed,
+ * reset or moved to error: the peer must learn that the messages it already completed here
+ * arrived (software may have seen their receive completions and torn the QP down since), or it
+ * retransmits into a QP that no longer answers. READ responses queued behind are not sent.
+ */
+void ternm_resp_flush_acks(struct tern_model *m, struct ternm_qp *qp)
+{
+	if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQD)
+		return;
+	while (qp->fifo_count && qp->fifo[qp->fifo_head].type != RESP_READ)
+		if (!ternm_resp_send(m, qp, 1))
+			break;
+}
+
+unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+{
+	unsigned int sent = 0;
+
+	while (sent < budget && qp->fifo_count) {
+		struct ternm_resp_item *it = &qp->fifo[qp->fifo_head];
+		struct ternm_rd_res *res;
+		uint32_t off, n;
+		uint8_t op, *x;
+
+		if (qp->state == TERN_QPS_RESET) {
+			qp->fifo_count = 0;
+			break;
+		}
+		if (it->type != RESP_READ) {
+			send_aeth(m, qp, it->syndrome, it->psn, it->msn);
+			fifo_pop(qp);
+			sent++;
+			continue;
+		}
+		res = &qp->rd[it->res];
+		if (!res->valid || res->first_psn != it->psn) {
+			fifo_pop(qp);	/* its READ was overwritten by a newer one */
+			continue;
+		}
+		if (qp->state == TERN_QPS_ERR || !res->busy) {
+			res->busy = false;
+			fifo_pop(qp);
+			continue;
+		}
+		if (res->npkts == 1)
+			op = IBOP_READ_RESP_ONLY;
+		else if (res->next == 0)
+			op = IBOP_READ_RESP_FIRST;
+		else if (res->next == res->npkts - 1)
+			op = IBOP_READ_RESP_LAST;
+		else
+			op = IBOP_READ_RESP_MIDDLE;
+		off = res->next * qp->mtu;
+		n = res->next == res->npkts - 1 ? res->len - off : qp->mtu;
+		x = ternm_pkt_start(m, qp, op, false, false, psn_add(res->first_psn, res->next));
+		if (op != IBOP_READ_RESP_MIDDLE) {
+			x[0] = AETH_ACK;
+			x[1] = (uint8_t)(res->msn >> 16);
+			x[2] = (uint8_t)(res->msn >> 8);
+			x[3] = (uint8_t)res->msn;
+			x += AETH_LEN;
+		}
+		if (n && ternm_mr_copy(m, res->rkey, res->va + off, x, n, false, false)) {
+			/* the MR went away or its memory faults */
+			uint32_t psn = psn_add(res->first_psn, res->next);
+
+			res->busy = false;
+			fifo_pop(qp);
+			send_aeth(m, qp, AETH_NAK_OP, psn, res->msn);
+			sent++;
+			ternm_qp_to_err(m, qp);
+			ternm_qp_event(m, qp, TERN_QP_EV_FATAL);
+			continue;
+		}
+		res->next++;
+		if (res->next == res->npkts) {
+			res->busy = false;
+			fifo_pop(qp);
+		}
+		ternm_pkt_send(m, qp, x + n);
+		sent++;
+	}
+	return sent;
+}

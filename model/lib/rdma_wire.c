@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: RoCEv2 on the wire. Builds Ethernet [802.1Q] / IPv4 or IPv6 / UDP /
+ * BTH / extension headers / payload / pad / ICRC frames from a QP's header template, and
+ * parses and checks received ones before handing them to the requester or responder.
+ *
+ * Sent frames: IPv4 with DF, ID 0, TTL = hop_limit, TOS = traffic_class, header checksum,
+ * UDP checksum 0; IPv6 with traffic class, flow label, hop limit and the UDP checksum. BTH
+ * with MigReq set, P_Key 0xffff, TVer 0, as Soft-RoCE sends. The ICRC is CRC-32 over eight
+ * 0xff bytes, then IP header, UDP header and BTH with the variant fields set to ones (IPv4
+ * TOS, TTL, checksum; IPv6 traffic class, flow label, hop limit; UDP checksum; BTH byte 4),
+ * then the rest of the packet; it goes on the wire least significant byte first.
+ *
+ * Received frames are dropped and counted (rx_roce_discards) when malformed (lengths, IPv4
+ * header checksum or fragments, TVer, unknown or non-RC opcode, headers longer than the
+ * packet), for an unknown QP, or for a QP whose state does not accept them; a bad ICRC
+ * counts rx_icrc_errors. Frames addressed to the port's own MAC are looped back without
+ * reaching the wire.
+ */
+#include <zlib.h>
+
+#include "rdma.h"
+
+#define ETH_P_IP	0x0800
+#define ETH_P_IPV6	0x86dd
+#define ETH_P_8021Q	0x8100
+
+static inline uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t get_be24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | get_be24(p + 1);
+}
+
+static inline void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void put_be24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+static inline void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	put_be24(p + 1, v);
+}
+
+/* ---- ICRC ------------------------------------------------------------------------------------ */
+
+/*
+ * CRC-32 (IEEE 802.3, reflected 0xedb88320) from zlib, which every embedding links (QEMU
+ * needs it too) and which is several times faster than a table loop. zlib's crc32() inverts
+ * on the way in and out, so chained calls continue one CRC.
+ */
+#define ICRC_INIT	0x2144df1cu	/* zlib crc32() of eight 0xff bytes */
+
+/*
+ * ICRC of a RoCEv2 packet: @l3 is the IP header, @bth the BTH, @end the ICRC position.
+ * The variant fields are masked in a copy of the headers up to and including the BTH.
+ */
+static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8_t *end)
+{
+	uint8_t h[60 + 8 + BTH_LEN];
+	size_t hl = (size_t)(bth + BTH_LEN - l3);
+	size_t udp;
+	uLong c;
+
+	memcpy(h, l3, hl);
+	if (v6) {
+		h[0] |= 0x0f;
+		h[1] = h[2] = h[3] = 0xff;	/* traffic class, flow label */
+		h[7] = 0xff;			/* hop limit */
+		udp = 40;
+	} else {
+		udp = (size_t)(h[0] & 0x0f) * 4;
+		h[1] = 0xff;			/* TOS */
+		h[8] = 0xff;			/* TTL */
+		h[10] = h[11] = 0xff;		/* header checksum */
+	}
+	h[udp + 6] = h[udp + 7] = 0xff;		/* UDP checksum */
+	h[udp + 8 + 4] = 0xff;			/* BTH FECN, BECN, reserved */
+	c = crc32(ICRC_INIT, h, (uInt)hl);
+	c = crc32(c, bth + BTH_LEN, (uInt)(end - bth - BTH_LEN));
+	return (uint32_t)c;
+}
+
+static uint16_t csum_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+static uint32_t csum_add(uint32_t s, const uint8_t *p, size_t n)
+{
+	while (n >= 2) {
+		s += get_be16(p);
+		p += 2;
+		n -= 2;
+		if (s & 0x80000000u)
+			s = (s & 0xffff) + (s >> 16);
+	}
+	if (n)
+		s += (uint32_t)p[0] << 8;
+	return s;
+}
+
+/* ---- transmit ------------------------------------------------------------------------------ */
+
+/* Build the QP's Ethernet/IP/UDP header template from its path. */
+void ternm_qp_build_hdr(struct ternm_qp *qp)
+{
+	typedef struct tern_qp_path P;
+	const uint8_t *p = qp->path;
+	uint16_t vlan = get_le16(CFLD(p, P, vlan_id));
+	uint8_t *h = qp->hdr;
+	size_t o = 12;
+
+	memcpy(h, CFLD(p, P, dmac), 6);
+	memcpy(h + 6, CFLD(p, P, smac), 6);
+	if (vlan != TERN_VLAN_NONE) {
+		put_be16(h + o, ETH_P_8021Q);
+		put_be16(h + o + 2, (uint16_t)((p[offsetof(P, sl)] & 7) << 13 | (vlan & 0xfff)));
+		o += 4;
+	}
+	qp->ipv6 = p[offsetof(P, ip_version)] == 6;
+	put_be16(h + o, qp->ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+	o += 2;
+	qp->l3_off = (uint8_t)o;
+	if (qp->ipv6) {
+		uint8_t tc = p[offsetof(P, traffic_class)];
+		uint32_t fl = get_le32(CFLD(p, P, flow_label)) & 0xfffff;
+
+		put_be32(h + o, 6u << 28 | (uint32_t)tc << 20 | fl);
+		put_be16(h + o + 4, 0);			/* payload length: per packet */
+		h[o + 6] = 17;
+		h[o + 7] = p[offsetof(P, hop_limit)];
+		memcpy(h + o + 8, CFLD(p, P, sgid), 16);
+		memcpy(h + o + 24, CFLD(p, P, dgid), 16);
+		o += 40;
+	} else {
+		h[o] = 0x45;
+		h[o + 1] = p[offsetof(P, traffic_class)];
+		put_be16(h + o + 2, 0);			/* total length: per packet */
+		put_be16(h + o + 4, 0);			/* ID */
+		put_be16(h + o + 6, 0x4000);		/* DF */
+		h[o + 8] = p[offsetof(P, hop_limit)];
+		h[o + 9] = 17;
+		put_be16(h + o + 10, 0);
+		memcpy(h + o + 12, CFLD(p, P, sgid) + 12, 4);
+		memcpy(h + o + 16, CFLD(p, P, dgid) + 12, 4);
+		o += 20;
+	}
+	put_be16(h + o, get_le16(CFLD(p, P, udp_sport)));
+	put_be16(h + o + 2, TERN_ROCE_UDP_DPORT);
+	put_be16(h + o + 4, 0);
+	put_be16(h + o + 6, 0);
+	o += 8;
+	qp->hdr_len = (uint8_t)o;
+}
+
+/*
+ * Start a packet for @qp in the device's transmit buffer: headers from the template and the
+ * BTH. Returns where the extension headers go; finish with ternm_pkt_send().
+ */
+uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, bool se,
+			 bool ackreq, uint32_t psn)
+{
+	uint8_t *f = m->rdma->tx;
+	uint8_t *bth = f + qp->hdr_len;
+
+	memcpy(f, qp->hdr, qp->hdr_len);
+	bth[0] = opcode;
+	bth[1] = (uint8_t)((se ? 0x80 : 0) | 0x40);	/* SE, MigReq; pad set at send */
+	bth[2] = bth[3] = 0xff;				/* P_Key */
+	bth[4] = 0;
+	put_be24(bth + 5, qp->dest_qpn);
+	bth[8] = ackreq ? 0x80 : 0;
+	put_be24(bth + 9, psn);
+	return bth + BTH_LEN;
+}
+
+/* Pad, fill in lengths, checksums and the ICRC, and send the packet ending at @end. */
+void ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint8_t *f = r->tx;
+	uint8_t *l3 = f + qp->l3_off;
+	uint8_t *bth = f + qp->hdr_len;
+	uint8_t *udp = bth - 8;
+	unsigned int pad = (unsigned int)(-(end - bth)) & 3;
+	size_t len, udp_len;
+
+	memset(end, 0, pad);
+	end += pad;
+	bth[1] |= (uint8_t)(pad << 4);
+	udp_len = (size_t)(end - udp) + ICRC_LEN;
+	put_be16(udp + 4, (uint16_t)udp_len);
+	if (qp->ipv6) {
+		put_be16(l3 + 4, (uint16_t)udp_len);
+	} else {
+		put_be16(l3 + 2, (uint16_t)(20 + udp_len));
+		put_be16(l3 + 10, 0);
+		put_be16(l3 + 10, (uint16_t)~csum_fold(csum_add(0, l3, 20)));
+	}
+	put_le32(end, icrc(l3, qp->ipv6, bth, end));
+	end += ICRC_LEN;
+	if (qp->ipv6) {
+		uint32_t s = csum_add(0, l3 + 8, 32);
+		uint16_t c;
+
+		s += (uint32_t)udp_len + 17;
+		s = csum_add(s, udp, udp_len);
+		c = (uint16_t)~csum_fold(s);
+		put_be16(udp + 6, c ? c : 0xffff);
+	}
+	len = (size_t)(end - f);
+	if (!m->link_up)
+		return;
+	r->stats.tx_roce_packets++;
+	r->stats.tx_roce_bytes += len;
+	if (!memcmp(f, m->mac, 6)) {
+		ternm_rdma_rx(m, f, len);	/* loopback: to this port */
+		return;
+	}
+	if (m->host.tx_frame)
+		m->host.tx_frame(m->host.opaque, f, len);
+}
+
+/* ---- receive ------------------------------------------------------------------------------- */
+
+/* Where a frame's UDP header is if it is RoCEv2 (IP, UDP, port 4791); 0 if it is not. */
+static size_t roce_udp(const uint8_t *f, size_t len, size_t *l3, bool *v6)
+{
+	size_t o = 14, u;
+	uint16_t et;
+
+	if (len < 14)
+		return 0;
+	et = get_be16(f + 12);
+	if (et == ETH_P_8021Q) {
+		if (len < 18)
+			return 0;
+		et = get_be16(f + 16);
+		o = 18;
+	}
+	*l3 = o;
+	if (et == ETH_P_IP) {
+		if (len < o + 20 || (f[o] >> 4) != 4 || f[o + 9] != 17)
+			return 0;
+		u = o + (size_t)(f[o] & 0x0f) * 4;
+		*v6 = false;
+	} else if (et == ETH_P_IPV6) {
+		if (len < o + 40 || (f[o] >> 4) != 6 || f[o + 6] != 17)
+			return 0;
+		u = o + 40;
+		*v6 = true;
+	} else {
+		return 0;
+	}
+	if (len < u + 8 || get_be16(f + u + 2) != TERN_ROCE_UDP_DPORT)
+		return 0;
+	return u;
+}
+
+bool ternm_rdma_is_roce(const uint8_t *frame, size_t len)
+{
+	size_t l3;
+	bool v6;
+
+	return roce_udp(frame, len, &l3, &v6) != 0;
+}
+
+static bool has_reth(uint8_t op)
+{
+	return op == IBOP_WRITE_FIRST || op == IBOP_WRITE_ONLY || op == IBOP_WRITE_ONLY_IMM ||
+	       op == IBOP_READ_REQ;
+}
+
+static bool has_imm(uint8_t op)
+{
+	return op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
+	       op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM;
+}
+
+static bool has_aeth(uint8_t op)
+{
+	return op == IBOP_READ_RESP_FIRST || op == IBOP_READ_RESP_LAST ||
+	       op == IBOP_READ_RESP_ONLY || op == IBOP_ACK;
+}
+
+void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
+{
+	struct ternm_rdma *r = m->rdma;
+	struct ternm_pkt p;
+	struct ternm_qp *qp;
+	size_t l3, u, ip_end, ulen, ext;
+	const uint8_t *bth, *end, *x;
+	unsigned int pad;
+	bool v6;
+
+	u = roce_udp(f, len, &l3, &v6);
+	if (!u || !m->ready || m->fatal)
+		goto discard;
+	if (v6) {
+		ip_end = l3 + 40 + get_be16(f + l3 + 4);
+	} else {
+		size_t ihl = (size_t)(f[l3] & 0x0f) * 4;
+
+		if (ihl < 20 || (get_be16(f + l3 + 6) & 0x3fff) ||
+		    csum_fold(csum_add(0, f + l3, ihl)) != 0xffff)
+			goto discard;
+		ip_end = l3 + get_be16(f + l3 + 2);
+		if (ip_end < u + 8)
+			goto discard;
+	}
+	if (ip_end > len)
+		goto discard;
+	ulen = get_be16(f + u + 4);
+	if (ulen < 8 + BTH_LEN + ICRC_LEN || u + ulen > ip_end)
+		goto discard;
+	bth = f + u + 8;
+	end = f + u + ulen - ICRC_LEN;
+	if (get_le32(end) != icrc(f + l3, v6, bth, end)) {
+		r->stats.rx_icrc_errors++;
+		return;
+	}
+	memset(&p, 0, sizeof(p));
+	p.opcode = bth[0];
+	p.se = bth[1] & 0x80;
+	pad = (bth[1] >> 4) & 3;
+	if ((bth[1] & 0x0f) || p.opcode > IBOP_ACK)
+		goto discard;
+	p.qpn = get_be24(bth + 5);
+	p.ackreq = bth[8] & 0x80;
+	p.psn = get_be24(bth + 9);
+	ext = (has_reth(p.opcode) ? RETH_LEN : 0) + (has_imm(p.opcode) ? IMM_LEN : 0) +
+	      (has_aeth(p.opcode) ? AETH_LEN : 0);
+	if ((size_t)(end - bth) < BTH_LEN + ext + pad)
+		goto discard;
+	x = bth + BTH_LEN;
+	if (has_aeth(p.opcode)) {
+		p.syndrome = x[0];
+		p.msn = get_be24(x + 1);
+		x += AETH_LEN;
+	}
+	if (has_reth(p.opcode)) {
+		p.va = (uint64_t)get_be32(x) << 32 | get_be32(x + 4);
+		p.rkey = get_be32(x + 8);
+		p.dmalen = get_be32(x + 12);
+		x += RETH_LEN;
+	}
+	if (has_imm(p.opcode)) {
+		memcpy(p.imm, x, 4);
+		x += IMM_LEN;
+	}
+	p.bth = bth;
+	p.payload = x;
+	p.paylen = (uint32_t)(end - x) - pad;
+	if ((p.opcode == IBOP_READ_REQ || p.opcode == IBOP_ACK) && (p.paylen || pad))
+		goto discard;
+	qp = ternm_qp_get(m, p.qpn);
+	if (!qp)
+		goto discard;
+	if (p.opcode <= IBOP_READ_REQ) {
+		/* a request: the responder works from RTR on */
+		if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)
+			goto discard;
+	} else if (qp->state < TERN_QPS_RTS || qp->state > TERN_QPS_SQE) {
+		goto discard;
+	}
+	r->stats.rx_roce_packets++;
+	r->stats.rx_roce_bytes += len;
+	if (p.opcode <= IBOP_READ_REQ)
+		ternm_resp_rx(m, qp, &p);
+	else
+		ternm_req_rx(m, qp, &p);
+	return;
+discard:
+	r->stats.rx_roce_discards++;
+}
