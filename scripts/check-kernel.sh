@@ -3,7 +3,10 @@
 #   1  the modules build with W=1: no compiler, kernel-doc or modpost warning
 #   2  sparse (C=2 CHECK=sparse) reports nothing
 #   3  checkpatch.pl --no-tree --strict is clean on every kernel source and header we own
-#      (drivers/**/*.[ch], include/tern/*.h)
+#      (drivers/**/*.[ch]: tern_core and tern_ib; include/tern/*.h; the uverbs ABI header
+#      include/uapi/rdma/tern-abi.h)
+# Gates 1 and 2 build every module the top-level Kbuild lists (drivers/net/ethernet/tern and
+# drivers/infiniband/hw/tern), which compile the shared headers.
 # The build runs on a scratch copy of the sources under $TERN_OUT/check-kernel, so every run
 # compiles everything (W=1 only warns while compiling), in-place build outputs or concurrent
 # builds in the checkout do not interfere, and nothing lands in the checkout.
@@ -28,10 +31,14 @@ diag() { sed 's/^/# /' "$@"; }
 owned_sources() {
 	if git -C "$TERN_TOP" rev-parse --git-dir >/dev/null 2>&1; then
 		git -C "$TERN_TOP" ls-files --cached --others --exclude-standard -- \
-			'drivers/*.c' 'drivers/*.h' 'include/tern/*.h' |
+			'drivers/*.c' 'drivers/*.h' 'include/tern/*.h' \
+			'include/uapi/rdma/tern-abi.h' |
 			while read -r f; do [ -f "$TERN_TOP/$f" ] && echo "$f"; done
 	else
-		(cd "$TERN_TOP" && find drivers include/tern -name '*.[ch]' ! -name '*.mod.c' | sort)
+		(cd "$TERN_TOP" && {
+			find drivers include/tern -name '*.[ch]' ! -name '*.mod.c'
+			ls include/uapi/rdma/tern-abi.h
+		} | sort)
 	fi
 }
 

@@ -28,6 +28,8 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
+#include <tern/tern_rdma.h>
+
 #include "tern_core.h"
 
 #define TERN_CMDQ_LOG_DEPTH		5	/* 32 commands in flight */
@@ -72,6 +74,30 @@ const char *tern_cmd_opcode_name(u16 opcode)
 		return "CREATE_ETH_RXQ";
 	case TERN_CMD_DESTROY_ETH_RXQ:
 		return "DESTROY_ETH_RXQ";
+	case TERN_CMD_QUERY_RDMA:
+		return "QUERY_RDMA";
+	case TERN_CMD_CREATE_PD:
+		return "CREATE_PD";
+	case TERN_CMD_DESTROY_PD:
+		return "DESTROY_PD";
+	case TERN_CMD_CREATE_MR:
+		return "CREATE_MR";
+	case TERN_CMD_DESTROY_MR:
+		return "DESTROY_MR";
+	case TERN_CMD_CREATE_CQ:
+		return "CREATE_CQ";
+	case TERN_CMD_DESTROY_CQ:
+		return "DESTROY_CQ";
+	case TERN_CMD_CREATE_QP:
+		return "CREATE_QP";
+	case TERN_CMD_MODIFY_QP:
+		return "MODIFY_QP";
+	case TERN_CMD_QUERY_QP:
+		return "QUERY_QP";
+	case TERN_CMD_DESTROY_QP:
+		return "DESTROY_QP";
+	case TERN_CMD_QUERY_RDMA_STATS:
+		return "QUERY_RDMA_STATS";
 	default:
 		return "UNKNOWN";
 	}

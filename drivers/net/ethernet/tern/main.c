@@ -4,14 +4,17 @@
  *
  * Bring-up: PCI and BARs, reset handshake, MSI-X, command queue (polled), QUERY_DEVICE,
  * asynchronous EQ 0 on vector 0 (command completions, link changes, fatal errors) and the
- * command queue in event mode, devlink, debugfs, then the Ethernet function. Removal runs
+ * command queue in event mode, devlink, debugfs, the Ethernet function, then (with
+ * TERN_DEV_CAP_RDMA) the auxiliary device "tern_core.rdma.<n>" (aux.c). Removal runs
  * the same steps backwards; a dead device (FATAL, or reading all-ones) makes every command
  * fail at once, so a removal never waits for command timeouts.
  *
  * Recovery (devlink health "fw" recover, automatic after a report): when the device is
  * alive and a NOP goes through, an isolated command timeout needs nothing more. Otherwise
- * the Ethernet function and the asynchronous EQ are torn down, the device is reset, and the
- * command queue, the EQ and the Ethernet function are brought up again.
+ * DMA is stopped and commands fail at once, the RDMA auxiliary device is deleted, the
+ * Ethernet function and the asynchronous EQ are torn down, the device is reset, and the
+ * command queue, the EQ, the Ethernet function and the auxiliary device are brought up
+ * again.
  */
 
 #include <linux/delay.h>
@@ -24,6 +27,7 @@
 #define TERN_ASYNC_EQ_VECTOR	0
 #define TERN_ASYNC_EQ_LOG	7	/* command completions (32) and async events */
 #define TERN_MIN_VECTORS	2	/* async EQ + at least one for the Ethernet function */
+/* Beyond those, one completion-EQ vector per CPU for the RDMA driver (aux.c). */
 
 static const struct pci_device_id tern_pci_ids[] = {
 	{ PCI_DEVICE(TERN_PCI_VENDOR_ID, TERN_PCI_DEVICE_ID) },
@@ -162,6 +166,10 @@ static void tern_async_event(struct tern_eq *eq, const struct tern_eqe *eqe, voi
 	case TERN_EQE_FATAL:
 		tern_dev_mark_dead(tdev, le32_to_cpu(eqe->data[0]));
 		break;
+	case 0x10 ... 0x2f:
+		/* RDMA and congestion events: the auxiliary driver's, if one is bound. */
+		tern_aux_async_event(tdev, eqe);
+		break;
 	default:
 		dev_warn_ratelimited(&tdev->pdev->dev,
 				     "unexpected event type %#x on the async EQ\n", eqe->type);
@@ -256,7 +264,16 @@ int tern_dev_recover(struct tern_dev *tdev)
 	}
 
 	dev_warn(&pdev->dev, "recovering: resetting the device\n");
-	tern_quiesce_if_dead(tdev);
+	/*
+	 * The reset discards every object of the device: stop its DMA and fail commands at once
+	 * (as for a dead device) rather than wait for a timeout per object while the RDMA
+	 * driver and the Ethernet function tear down. Memory is freed, not leaked: the device
+	 * cannot reach it any more. Both are undone after the reset.
+	 */
+	pci_clear_master(pdev);
+	set_bit(TERN_FLAG_DEAD, &tdev->flags);
+	tern_cmdq_abort(tdev);
+	tern_aux_del(tdev);
 	tern_en_stop(tdev);
 	tern_async_eq_stop(tdev);
 	tern_cmdq_stop(tdev);
@@ -290,6 +307,8 @@ int tern_dev_recover(struct tern_dev *tdev)
 		err = -EIO;
 		goto out_fail;
 	}
+	/* Without RDMA the function still works: tern_aux_add() logs its own failure. */
+	tern_aux_add(tdev);
 	dev_info(&pdev->dev, "recovered\n");
 	goto out_clear;
 
@@ -373,7 +392,7 @@ static int tern_alloc_vectors(struct tern_dev *tdev)
 			TERN_MIN_VECTORS);
 		return nvec < 0 ? nvec : -ENODEV;
 	}
-	nvec = min3(nvec, TERN_MAX_MSIX, (int)num_online_cpus() + 1);
+	nvec = min3(nvec, TERN_MAX_MSIX, (int)num_online_cpus() + TERN_FIRST_COMP_VECTOR);
 	nvec = max(nvec, TERN_MIN_VECTORS);
 	nvec = pci_alloc_irq_vectors(pdev, TERN_MIN_VECTORS, nvec, PCI_IRQ_MSIX);
 	if (nvec < 0) {
@@ -396,6 +415,7 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	tdev->pdev = pdev;
 	mutex_init(&tdev->state_lock);
+	spin_lock_init(&tdev->async_lock);
 	INIT_WORK(&tdev->link_work, tern_link_work);
 	pci_set_drvdata(pdev, tdev);
 
@@ -461,6 +481,7 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!err) {
 		tdev->en_ready = true;
 		tdev->started = true;
+		tern_aux_add(tdev);
 	}
 	mutex_unlock(&tdev->state_lock);
 	if (err) {
@@ -511,6 +532,7 @@ static void tern_remove(struct pci_dev *pdev)
 	mutex_lock(&tdev->state_lock);
 	tdev->started = false;		/* no recovery from now on */
 	tern_quiesce_if_dead(tdev);
+	tern_aux_del(tdev);
 	tern_en_stop(tdev);
 	mutex_unlock(&tdev->state_lock);
 
@@ -565,6 +587,7 @@ static void __exit tern_exit(void)
 {
 	pci_unregister_driver(&tern_pci_driver);
 	tern_debugfs_unregister();
+	tern_aux_ida_destroy();
 }
 
 module_init(tern_init);

@@ -10,6 +10,7 @@
  *   ethtool.c  ethtool operations and statistics
  *   devlink.c  devlink instance: info, health reporter for the firmware
  *   debugfs.c  debugfs: command-queue state and command tests
+ *   aux.c      auxiliary device "tern_core.rdma.<n>" and the API of tern_aux.h
  *
  * tern_core_test.c is a separate module, tern_core_test.ko, built only for kernels with
  * KUnit: suites for the logic above that needs no device (the static inlines below and in
@@ -33,6 +34,8 @@
 
 #include <tern/tern_hw.h>
 #include <tern/tern_cmd.h>
+
+#include "tern_aux.h"
 
 #define TERN_DRV_NAME		"tern_core"
 
@@ -227,6 +230,13 @@ struct tern_eq {
  *	context
  * @recoveries: bumped when a recovery ends; a command issued before that does not report
  *	its timeout (the recovery dealt with that incident)
+ * @rdma_adev: auxiliary device of the RDMA function, NULL when it does not exist; protected
+ *	by @state_lock (added after the Ethernet function is up, deleted before it goes down)
+ * @async_lock: protects @async_handler and @async_ctx. The async EQ's interrupt handler
+ *	holds it while it calls @async_handler, so once tern_core_clear_async_handler() has
+ *	taken and released it the handler is not running and will not run again
+ * @async_handler: receives async EQ events of types 0x10..0x2f (RDMA, congestion), or NULL
+ * @async_ctx: argument of @async_handler
  */
 struct tern_dev {
 	struct pci_dev *pdev;
@@ -253,6 +263,10 @@ struct tern_dev {
 	u32 health_detail;
 	struct work_struct health_work;
 	atomic_t recoveries;
+	struct tern_aux_dev *rdma_adev;
+	spinlock_t async_lock;		/* see above; IRQ-safe */
+	tern_event_handler_t async_handler;
+	void *async_ctx;
 };
 
 /* Bits of tern_dev.flags. */
@@ -394,6 +408,16 @@ int tern_devlink_register(struct tern_dev *tdev);
 void tern_devlink_unregister(struct tern_dev *tdev);
 void tern_devlink_report_fw_error(struct tern_dev *tdev, const char *what, u32 detail);
 void tern_devlink_clear_reports(struct tern_dev *tdev);
+
+/*
+ * aux.c. tern_aux_add() and tern_aux_del() are called with state_lock held: add after the
+ * Ethernet function is up, delete before anything of the function is torn down.
+ */
+#define TERN_FIRST_COMP_VECTOR	2	/* vectors 0 (async EQ) and 1 (Ethernet) come first */
+int tern_aux_add(struct tern_dev *tdev);
+void tern_aux_del(struct tern_dev *tdev);
+void tern_aux_async_event(struct tern_dev *tdev, const struct tern_eqe *eqe);
+void tern_aux_ida_destroy(void);
 
 /* debugfs.c */
 void tern_debugfs_register(void);

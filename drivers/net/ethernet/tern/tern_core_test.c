@@ -19,6 +19,8 @@
 #include <linux/string.h>
 #include <linux/string_helpers.h>
 
+#include <tern/tern_rdma.h>
+
 #include "en.h"
 
 MODULE_IMPORT_NS(TERN_KUNIT);
@@ -328,8 +330,12 @@ static void tern_cmd_opcode_names(struct kunit *test)
 		{ TERN_CMD_DESTROY_ETH_TXQ, "DESTROY_ETH_TXQ" },
 		{ TERN_CMD_CREATE_ETH_RXQ, "CREATE_ETH_RXQ" },
 		{ TERN_CMD_DESTROY_ETH_RXQ, "DESTROY_ETH_RXQ" },
+		{ TERN_CMD_QUERY_RDMA, "QUERY_RDMA" },
+		{ TERN_CMD_CREATE_MR, "CREATE_MR" },
+		{ TERN_CMD_MODIFY_QP, "MODIFY_QP" },
+		{ TERN_CMD_QUERY_RDMA_STATS, "QUERY_RDMA_STATS" },
 		{ 0x0000, "UNKNOWN" },
-		{ 0x0100, "UNKNOWN" },
+		{ 0x010c, "UNKNOWN" },
 		{ 0xffff, "UNKNOWN" },
 	};
 	unsigned int i;

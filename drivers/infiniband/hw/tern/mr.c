@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tern_ib: memory regions, and the pinned user memory of rings.
+ *
+ * A user MR is pinned with ib_umem_get() and cut into the largest pages the device takes
+ * (page_size_cap) that fit the mapping. The page addresses go to CREATE_MR in a DMA buffer:
+ * one contiguous buffer (TERN_MEM_DIRECT) while the list fits in TERN_IB_PBL_DIRECT_MAX
+ * bytes, otherwise 4 KiB chunk pages whose addresses are listed in a contiguous buffer
+ * (TERN_MEM_PAGE_LIST). The device copies the list while it runs the command, so the list
+ * is freed right after it.
+ *
+ * Ring memory (CQs, QPs) is described in 4 KiB pages: TERN_MEM_DIRECT when the pages are
+ * contiguous, otherwise a TERN_MEM_PAGE_LIST of their addresses.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/log2.h>
+#include <rdma/iter.h>
+
+#include "tern_ib.h"
+
+#define TERN_IB_PBL_DIRECT_MAX	SZ_4K	/* bytes of page list kept in one buffer */
+#define TERN_IB_PBL_PER_CHUNK	(SZ_4K / sizeof(__le64))
+
+#define TERN_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ)
+
+static int tern_ib_dma_buf_alloc(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf,
+				 size_t size)
+{
+	buf->size = PAGE_ALIGN(size);
+	buf->va = dma_alloc_coherent(tern_ib_dma_dev(dev), buf->size, &buf->dma, GFP_KERNEL);
+	return buf->va ? 0 : -ENOMEM;
+}
+
+static void tern_ib_dma_buf_free(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf)
+{
+	if (buf->va)
+		dma_free_coherent(tern_ib_dma_dev(dev), buf->size, buf->va, buf->dma);
+	buf->va = NULL;
+}
+
+static void tern_ib_pbl_free(struct tern_ib_dev *dev, struct tern_ib_pbl *pbl)
+{
+	u32 i;
+
+	for (i = 0; i < pbl->nchunks; i++)
+		tern_ib_dma_buf_free(dev, &pbl->chunks[i]);
+	kfree(pbl->chunks);
+	pbl->chunks = NULL;
+	pbl->nchunks = 0;
+	tern_ib_dma_buf_free(dev, &pbl->list);
+}
+
+/* Build the page list of @npages blocks of @pgsz bytes of @umem. */
+static int tern_ib_pbl_build(struct tern_ib_dev *dev, struct tern_ib_pbl *pbl,
+			     struct ib_umem *umem, unsigned long pgsz, u32 npages)
+{
+	size_t bytes = (size_t)npages * sizeof(__le64);
+	struct ib_block_iter biter;
+	__le64 *list;
+	u32 i, k = 0;
+	int err;
+
+	memset(pbl, 0, sizeof(*pbl));
+	if (bytes <= TERN_IB_PBL_DIRECT_MAX) {
+		err = tern_ib_dma_buf_alloc(dev, &pbl->list, bytes);
+		if (err)
+			return err;
+		list = pbl->list.va;
+		rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+			if (k == npages)
+				break;
+			list[k++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		}
+		pbl->desc.addr = cpu_to_le64(pbl->list.dma);
+		pbl->desc.npages = cpu_to_le32(pbl->list.size >> TERN_MEM_MIN_PAGE_SHIFT);
+		pbl->desc.page_shift = TERN_MEM_MIN_PAGE_SHIFT;
+		pbl->desc.mode = TERN_MEM_DIRECT;
+		return 0;
+	}
+
+	pbl->nchunks = DIV_ROUND_UP(npages, TERN_IB_PBL_PER_CHUNK);
+	pbl->chunks = kcalloc(pbl->nchunks, sizeof(*pbl->chunks), GFP_KERNEL);
+	if (!pbl->chunks) {
+		pbl->nchunks = 0;
+		return -ENOMEM;
+	}
+	err = tern_ib_dma_buf_alloc(dev, &pbl->list, pbl->nchunks * sizeof(__le64));
+	if (err)
+		goto err_free;
+	list = pbl->list.va;
+	for (i = 0; i < pbl->nchunks; i++) {
+		err = tern_ib_dma_buf_alloc(dev, &pbl->chunks[i], SZ_4K);
+		if (err)
+			goto err_free;
+		list[i] = cpu_to_le64(pbl->chunks[i].dma);
+	}
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		__le64 *chunk;
+
+		if (k == npages)
+			break;
+		chunk = pbl->chunks[k / TERN_IB_PBL_PER_CHUNK].va;
+		chunk[k % TERN_IB_PBL_PER_CHUNK] =
+			cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		k++;
+	}
+	pbl->desc.addr = cpu_to_le64(pbl->list.dma);
+	pbl->desc.npages = cpu_to_le32(pbl->nchunks);
+	pbl->desc.page_shift = TERN_MEM_MIN_PAGE_SHIFT;
+	pbl->desc.mode = TERN_MEM_PAGE_LIST;
+	return 0;
+
+err_free:
+	tern_ib_pbl_free(dev, pbl);
+	return err;
+}
+
+/**
+ * tern_ib_queue_mem_get() - pin a ring in user memory and describe it for the device
+ * @dev: the device
+ * @qm: output; on error nothing is held
+ * @va: start of the ring in the caller's address space; page aligned
+ * @len: bytes the caller says it allocated
+ * @need: bytes the device will access (@len must cover them)
+ *
+ * Return: 0, -EINVAL for a bad address or length, or another negative errno.
+ */
+int tern_ib_queue_mem_get(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm, u64 va,
+			  u64 len, size_t need)
+{
+	struct ib_block_iter biter;
+	dma_addr_t first = 0, next = 0;
+	bool contiguous = true;
+	size_t npages;
+	__le64 *list;
+	u32 k = 0;
+	int err;
+
+	memset(qm, 0, sizeof(*qm));
+	if (!va || !PAGE_ALIGNED(va) || len < need || !need) {
+		ibdev_dbg(&dev->ibdev, "bad ring buffer %#llx, %llu bytes (%zu needed)\n", va,
+			  len, need);
+		return -EINVAL;
+	}
+	qm->umem = ib_umem_get(&dev->ibdev, va, need, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(qm->umem)) {
+		err = PTR_ERR(qm->umem);
+		qm->umem = NULL;
+		return err;
+	}
+	npages = ib_umem_num_dma_blocks(qm->umem, SZ_4K);
+	if (npages > U32_MAX / sizeof(__le64)) {
+		err = -EINVAL;
+		goto err_release;
+	}
+	rdma_umem_for_each_dma_block(qm->umem, &biter, SZ_4K) {
+		dma_addr_t a = rdma_block_iter_dma_address(&biter);
+
+		if (!k)
+			first = a;
+		else if (a != next)
+			contiguous = false;
+		next = a + SZ_4K;
+		k++;
+	}
+	qm->desc.npages = cpu_to_le32(npages);
+	qm->desc.page_shift = TERN_MEM_MIN_PAGE_SHIFT;
+	if (contiguous) {
+		qm->desc.addr = cpu_to_le64(first);
+		qm->desc.mode = TERN_MEM_DIRECT;
+		return 0;
+	}
+
+	err = tern_ib_dma_buf_alloc(dev, &qm->pbl, npages * sizeof(__le64));
+	if (err)
+		goto err_release;
+	list = qm->pbl.va;
+	k = 0;
+	rdma_umem_for_each_dma_block(qm->umem, &biter, SZ_4K) {
+		if (k == npages)
+			break;
+		list[k++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	}
+	qm->desc.addr = cpu_to_le64(qm->pbl.dma);
+	qm->desc.mode = TERN_MEM_PAGE_LIST;
+	return 0;
+
+err_release:
+	ib_umem_release(qm->umem);
+	qm->umem = NULL;
+	return err;
+}
+
+/**
+ * tern_ib_queue_mem_done() - free the page list once the create command has run
+ * @dev: the device
+ * @qm: the ring memory (the pages stay pinned)
+ */
+void tern_ib_queue_mem_done(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm)
+{
+	tern_ib_dma_buf_free(dev, &qm->pbl);
+}
+
+/**
+ * tern_ib_queue_mem_put() - release a ring's memory
+ * @dev: the device
+ * @qm: the ring memory
+ * @hold: the device may still access it: keep the pages pinned until removal
+ */
+void tern_ib_queue_mem_put(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm, bool hold)
+{
+	tern_ib_dma_buf_free(dev, &qm->pbl);
+	if (hold)
+		tern_ib_zombie_add(dev, qm->umem);
+	else
+		ib_umem_release(qm->umem);
+	qm->umem = NULL;
+}
+
+static u8 tern_ib_next_key(struct tern_ib_dev *dev)
+{
+	return (u8)atomic_inc_return(&dev->mr_key);
+}
+
+static int tern_ib_create_mr_cmd(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
+				 struct tern_cmd_create_mr_in *in)
+{
+	u32 idx;
+	int err;
+
+	in->key = tern_ib_next_key(dev);
+	err = tern_ib_cmd(dev, TERN_CMD_CREATE_MR, in, sizeof(*in), NULL, 0, &idx);
+	if (err)
+		return err;
+	mr->ibmr.lkey = idx << 8 | in->key;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	if (idx >= le32_to_cpu(dev->caps.max_mr) || idx > (U32_MAX >> 8)) {
+		struct tern_cmd_destroy_mr_in din = { .key = cpu_to_le32(mr->ibmr.lkey) };
+
+		ibdev_err(&dev->ibdev, "CREATE_MR returned index %u (limit %u)\n", idx,
+			  le32_to_cpu(dev->caps.max_mr));
+		tern_ib_cmd(dev, TERN_CMD_DESTROY_MR, &din, sizeof(din), NULL, 0, NULL);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * tern_ib_reg_user_mr() - register user memory
+ * @ibpd: the PD
+ * @start: start of the range in the caller's address space
+ * @length: bytes, 1..max_mr_size
+ * @iova: address the range has in work requests
+ * @access: IB_ACCESS_* (atomics are not supported)
+ * @udata: no driver data
+ *
+ * Return: the MR or an ERR_PTR(): -EOPNOTSUPP for unsupported access flags, -EINVAL for a
+ * bad length or a range the device cannot map, -ENOSPC when the device has no MR left.
+ */
+struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
+				  int access, struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_cmd_create_mr_in in = {};
+	unsigned long pgsz, pgsz_bitmap;
+	struct tern_ib_pbl pbl;
+	struct tern_ib_mr *mr;
+	size_t npages;
+	int err;
+
+	if (access & ~(TERN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: unsupported access %#x\n", access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+
+	pgsz_bitmap = le64_to_cpu(dev->caps.page_size_cap) &
+		      GENMASK_ULL(min(TERN_MEM_MAX_PAGE_SHIFT, BITS_PER_LONG - 1), PAGE_SHIFT);
+	pgsz = ib_umem_find_best_pgsz(mr->umem, pgsz_bitmap, iova);
+	if (!pgsz) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: no page size of %#lx fits\n", pgsz_bitmap);
+		err = -EINVAL;
+		goto err_release;
+	}
+	npages = ib_umem_num_dma_blocks(mr->umem, pgsz);
+	if (npages > le32_to_cpu(dev->caps.max_mr_pages)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, limit %u\n", npages,
+			  pgsz, le32_to_cpu(dev->caps.max_mr_pages));
+		err = -EINVAL;
+		goto err_release;
+	}
+	err = tern_ib_pbl_build(dev, &pbl, mr->umem, pgsz, npages);
+	if (err)
+		goto err_release;
+
+	in.pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
+	in.access = cpu_to_le32(tern_ib_access_to_hw(access));
+	in.iova = cpu_to_le64(iova);
+	in.length = cpu_to_le64(length);
+	in.page_shift = order_base_2(pgsz);
+	in.npages = cpu_to_le32(npages);
+	in.pbl = pbl.desc;
+	err = tern_ib_create_mr_cmd(dev, mr, &in);
+	tern_ib_pbl_free(dev, &pbl);
+	if (err)
+		goto err_release;
+	return &mr->ibmr;
+
+err_release:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * tern_ib_get_dma_mr() - an MR over bus addresses, for kernel PDs
+ * @ibpd: the PD
+ * @access: IB_ACCESS_*
+ *
+ * Return: the MR or an ERR_PTR().
+ */
+struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_cmd_create_mr_in in = {};
+	struct tern_ib_mr *mr;
+	int err;
+
+	if (access & ~(TERN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL))
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	in.pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
+	in.access = cpu_to_le32(tern_ib_access_to_hw(access));
+	in.flags = TERN_MR_F_PHYSICAL;
+	in.page_shift = TERN_MEM_MIN_PAGE_SHIFT;
+	err = tern_ib_create_mr_cmd(dev, mr, &in);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/**
+ * tern_ib_dereg_mr() - destroy an MR
+ * @ibmr: the MR
+ * @udata: unused
+ *
+ * Return: 0. When the device is alive but refuses to destroy the MR, the pages stay pinned
+ * until the device is removed.
+ */
+int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibmr->device);
+	struct tern_ib_mr *mr = to_tmr(ibmr);
+	struct tern_cmd_destroy_mr_in in = { .key = cpu_to_le32(ibmr->lkey) };
+	int err;
+
+	err = tern_ib_cmd(dev, TERN_CMD_DESTROY_MR, &in, sizeof(in), NULL, 0, NULL);
+	if (tern_ib_destroy_failed(dev, "MR", ibmr->lkey, err))
+		tern_ib_zombie_add(dev, mr->umem);
+	else
+		ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}

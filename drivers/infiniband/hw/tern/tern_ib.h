@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern_ib: RDMA (RoCEv2) verbs for tern NICs, an auxiliary driver bound to the
+ * "tern_core.rdma.<n>" devices of tern_core.ko.
+ *
+ * Layout of the module:
+ *   main.c      auxiliary driver, ib_device registration, device and port attributes,
+ *               port events from the netdev, RDMA event dispatch, completion EQs
+ *   verbs.c     user contexts (doorbell page, mmap), protection domains, address handles,
+ *               the data-path verbs refused for kernel consumers
+ *   mr.c        memory regions and the page lists given to the device
+ *   cq.c        completion queues
+ *   qp.c        queue pairs: create, modify (RoCEv2 path), query, destroy
+ *   counters.c  port hardware counters (rdma statistic)
+ *
+ * Only user-space consumers are served: the provider (rdma-core providers/tern) owns the
+ * rings and doorbells and drives the data path; this driver creates the objects through
+ * firmware commands. Kernel CQs and QPs are refused with -EOPNOTSUPP.
+ *
+ * Locking and lifetime:
+ *  - Verbs on one object are serialised by the RDMA core against its destruction; modify_qp
+ *    and query_qp of one QP are serialised by tern_ib_qp.lock.
+ *  - Events arrive in hard interrupt context (async EQ: QP and CQ events; completion EQs:
+ *    CQ completions). The handler looks the object up in tern_ib_dev.qp_xa / cq_xa under the
+ *    xarray's lock (IRQ-safe) and takes a reference (refcount_inc_not_zero) before it drops
+ *    the lock. Destroy erases the object from its xarray, drops the initial reference and
+ *    waits for the completion the last reference signals, so no event handler uses an
+ *    object after its destroy verb returns.
+ *  - Port state is derived from the netdev at each query; the netdevice notifier (RTNL
+ *    held) keeps tern_ib_dev.port_active to report each change once.
+ *  - Destroy verbs always release what the kernel holds and return 0: a failed destroy
+ *    command on a dead device is expected. On a device that is alive, pinned user pages the
+ *    device may still access go to tern_ib_dev.zombies instead (zombie_lock), released
+ *    when the device is removed.
+ */
+#ifndef TERN_IB_H
+#define TERN_IB_H
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+
+#include <tern/tern_hw.h>
+#include <tern/tern_cmd.h>
+#include <tern/tern_rdma.h>
+#include <uapi/rdma/tern-abi.h>
+
+#include "../../../net/ethernet/tern/tern_aux.h"
+
+#define TERN_IB_PORT		1
+#define TERN_IB_GID_TBL_LEN	128	/* RoCEv2 GIDs: one per IP address of the netdev */
+#define TERN_IB_MAX_AH		4096	/* address handles are software objects */
+#define TERN_IB_MAX_COMP_EQS	16
+
+/**
+ * struct tern_ib_dma_buf - a coherent DMA buffer
+ * @va: kernel address, NULL when not allocated
+ * @dma: bus address
+ * @size: bytes
+ */
+struct tern_ib_dma_buf {
+	void *va;
+	dma_addr_t dma;
+	size_t size;
+};
+
+/**
+ * struct tern_ib_pbl - a page address list for a command (CREATE_MR)
+ * @desc: how the device finds it: DIRECT (one contiguous buffer of entries) or PAGE_LIST
+ *	(a contiguous list of the addresses of 4 KiB chunk pages holding the entries)
+ * @list: the entries (DIRECT) or the chunk addresses (PAGE_LIST)
+ * @chunks: PAGE_LIST only: the chunk pages, @nchunks of them
+ * @nchunks: number of @chunks
+ *
+ * The device copies a page list while it runs the command: the list is freed right after.
+ */
+struct tern_ib_pbl {
+	struct tern_mem_desc desc;
+	struct tern_ib_dma_buf list;
+	struct tern_ib_dma_buf *chunks;
+	u32 nchunks;
+};
+
+/**
+ * struct tern_ib_queue_mem - user memory of a ring, pinned and described to the device
+ * @umem: the pinned pages
+ * @desc: the memory as CREATE_CQ/CREATE_QP take it (4 KiB pages)
+ * @pbl: page address list when @desc is a PAGE_LIST (freed once the create command ran)
+ */
+struct tern_ib_queue_mem {
+	struct ib_umem *umem;
+	struct tern_mem_desc desc;
+	struct tern_ib_dma_buf pbl;
+};
+
+/**
+ * struct tern_ib_zombie - pinned memory a device that is alive may still use after a
+ *	failed destroy command
+ * @node: in tern_ib_dev.zombies
+ * @umem: the pinned user pages
+ */
+struct tern_ib_zombie {
+	struct list_head node;
+	struct ib_umem *umem;
+};
+
+/**
+ * struct tern_ib_ceq - a completion EQ
+ * @dev: owning device
+ * @eq: tern_core's EQ
+ * @eqn: its number for CREATE_CQ
+ */
+struct tern_ib_ceq {
+	struct tern_ib_dev *dev;
+	struct tern_eq *eq;
+	u32 eqn;
+};
+
+/**
+ * struct tern_ib_dev - one tern RDMA device
+ * @ibdev: the RDMA core's device (first: ib_alloc_device() requires it)
+ * @tadev: the auxiliary device
+ * @tdev: tern_core's device, for tern_core_*()
+ * @netdev: the Ethernet function of port 1 (lives as long as the auxiliary device)
+ * @caps: QUERY_RDMA answer, constant after probe
+ * @num_uars: doorbell pages: UARs are TERN_DB_FIRST_UAR..@num_uars-1
+ * @uar_ida: allocated UARs (one per user context)
+ * @mr_key: rotates the key byte of new MRs (atomic)
+ * @num_ah: address handles in existence (atomic), at most TERN_IB_MAX_AH
+ * @qp_xa: QPN -> struct tern_ib_qp, for events; IRQ-safe lock
+ * @cq_xa: CQN -> struct tern_ib_cq, for events; IRQ-safe lock
+ * @ceqs: completion EQs, @num_ceqs of them (= ibdev.num_comp_vectors)
+ * @num_ceqs: number of @ceqs
+ * @nb: netdevice notifier (port events)
+ * @port_active: last port state reported through an event; RTNL protects it
+ * @zombie_lock: protects @zombies
+ * @zombies: memory held back after failed destroys, freed at removal
+ */
+struct tern_ib_dev {
+	struct ib_device ibdev;
+	struct tern_aux_dev *tadev;
+	struct tern_dev *tdev;
+	struct net_device *netdev;
+	struct tern_cmd_query_rdma_out caps;
+	u32 num_uars;
+	struct ida uar_ida;
+	atomic_t mr_key;
+	atomic_t num_ah;
+	struct xarray qp_xa;
+	struct xarray cq_xa;
+	struct tern_ib_ceq ceqs[TERN_IB_MAX_COMP_EQS];
+	int num_ceqs;
+	struct notifier_block nb;
+	bool port_active;
+	spinlock_t zombie_lock;		/* see above */
+	struct list_head zombies;
+};
+
+/**
+ * struct tern_ib_mmap_entry - the doorbell page of a user context, as mmap() finds it
+ * @rdma: the RDMA core's entry
+ * @dev: owning device
+ * @address: bus address of the page
+ * @uar: the UAR index; freed when the last mapping is gone (tern_ib_mmap_free())
+ */
+struct tern_ib_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	struct tern_ib_dev *dev;
+	u64 address;
+	u32 uar;
+};
+
+/**
+ * struct tern_ib_ucontext - a user context
+ * @ibuc: the RDMA core's context
+ * @uar: doorbell page of the context's QPs and CQs
+ * @db_entry: mmap entry of that page
+ */
+struct tern_ib_ucontext {
+	struct ib_ucontext ibuc;
+	u32 uar;
+	struct tern_ib_mmap_entry *db_entry;
+};
+
+/**
+ * struct tern_ib_pd - a protection domain
+ * @ibpd: the RDMA core's PD
+ * @pdn: the device's number
+ */
+struct tern_ib_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+/**
+ * struct tern_ib_ah - an address handle (software only: the device has no UD QPs yet)
+ * @ibah: the RDMA core's AH
+ * @attr: the attributes it was created with, for query_ah
+ */
+struct tern_ib_ah {
+	struct ib_ah ibah;
+	struct rdma_ah_attr attr;
+};
+
+/**
+ * struct tern_ib_mr - a memory region
+ * @ibmr: the RDMA core's MR
+ * @umem: pinned user pages, NULL for a DMA MR
+ */
+struct tern_ib_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+};
+
+/**
+ * struct tern_ib_cq - a completion queue (user space only)
+ * @ibcq: the RDMA core's CQ
+ * @cqn: the device's number
+ * @mem: the ring and consumer-index record in user memory
+ * @refcount: 1 while in @cq_xa plus one per event handler using the CQ
+ * @free: completed when @refcount drops to zero
+ */
+struct tern_ib_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	struct tern_ib_queue_mem mem;
+	refcount_t refcount;
+	struct completion free;
+};
+
+/**
+ * struct tern_ib_qp - a queue pair (RC, user space only)
+ * @ibqp: the RDMA core's QP
+ * @qpn: the device's number
+ * @sq: send ring in user memory
+ * @rq: receive ring in user memory
+ * @cap: the capabilities the QP really has
+ * @sig_all: every send WQE is signalled
+ * @lock: serialises modify_qp and query_qp; protects the fields below
+ * @state: last state set by modify_qp or reported by the device (WRITE_ONCE from events)
+ * @dest_qpn: destination QP number from the last modify_qp that set it
+ * @sgid_index: GID index of the path, for query_qp
+ * @refcount: 1 while in @qp_xa plus one per event handler using the QP
+ * @free: completed when @refcount drops to zero
+ */
+struct tern_ib_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	struct tern_ib_queue_mem sq;
+	struct tern_ib_queue_mem rq;
+	struct ib_qp_cap cap;
+	bool sig_all;
+	struct mutex lock;	/* see above */
+	enum ib_qp_state state;
+	u32 dest_qpn;
+	u8 sgid_index;
+	refcount_t refcount;
+	struct completion free;
+};
+
+static inline struct tern_ib_dev *to_tdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct tern_ib_dev, ibdev);
+}
+
+static inline struct tern_ib_ucontext *to_tuc(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct tern_ib_ucontext, ibuc);
+}
+
+static inline struct tern_ib_pd *to_tpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct tern_ib_pd, ibpd);
+}
+
+static inline struct tern_ib_ah *to_tah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct tern_ib_ah, ibah);
+}
+
+static inline struct tern_ib_mr *to_tmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct tern_ib_mr, ibmr);
+}
+
+static inline struct tern_ib_cq *to_tcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct tern_ib_cq, ibcq);
+}
+
+static inline struct tern_ib_qp *to_tqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct tern_ib_qp, ibqp);
+}
+
+static inline struct device *tern_ib_dma_dev(struct tern_ib_dev *dev)
+{
+	return tern_core_dma_dev(dev->tdev);
+}
+
+/* main.c */
+int tern_ib_cmd(struct tern_ib_dev *dev, u16 opcode, const void *in, size_t in_len,
+		void *out, size_t out_len, u32 *result);
+void tern_ib_zombie_add(struct tern_ib_dev *dev, struct ib_umem *umem);
+bool tern_ib_destroy_failed(struct tern_ib_dev *dev, const char *what, u32 num, int err);
+
+/* verbs.c */
+int tern_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void tern_ib_dealloc_ucontext(struct ib_ucontext *ibuc);
+int tern_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void tern_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+void tern_ib_disassociate_ucontext(struct ib_ucontext *ibuc);
+int tern_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int tern_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int tern_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		      struct ib_udata *udata);
+int tern_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
+int tern_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
+int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* mr.c */
+int tern_ib_queue_mem_get(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm, u64 va,
+			  u64 len, size_t need);
+void tern_ib_queue_mem_done(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm);
+void tern_ib_queue_mem_put(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm,
+			   bool hold);
+struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
+				  int access, struct ib_udata *udata);
+struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access);
+int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* cq.c */
+int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata);
+int tern_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+void tern_ib_cq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
+void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe);
+
+/* qp.c */
+int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		      struct ib_udata *udata);
+int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
+		      struct ib_udata *udata);
+int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
+		     struct ib_qp_init_attr *init_attr);
+int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
+u32 tern_ib_access_to_hw(int ib_access);
+
+/* counters.c */
+struct rdma_hw_stats *tern_ib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num);
+int tern_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats, u32 port,
+			 int index);
+
+#endif /* TERN_IB_H */

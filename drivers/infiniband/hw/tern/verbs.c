@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tern_ib: user contexts and their doorbell page, protection domains, address handles, and
+ * the data-path verbs, which only kernel consumers call and which tern_ib does not offer.
+ */
+
+#include <linux/mm.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "tern_ib.h"
+
+/**
+ * tern_ib_alloc_ucontext() - create a user context with its own doorbell page (UAR)
+ * @ibuc: the context
+ * @udata: response: struct tern_alloc_ucontext_resp
+ *
+ * Return: 0, -ENOSPC when every UAR is taken, or another negative errno.
+ */
+int tern_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibuc->device);
+	struct tern_ib_ucontext *uc = to_tuc(ibuc);
+	struct tern_alloc_ucontext_resp resp = {};
+	struct tern_ib_mmap_entry *entry;
+	int uar, err;
+
+	if (udata->outlen < offsetofend(struct tern_alloc_ucontext_resp, max_cq_log_depth)) {
+		ibdev_dbg(&dev->ibdev, "alloc_ucontext: response buffer too small (%zu)\n",
+			  udata->outlen);
+		return -EINVAL;
+	}
+
+	uar = ida_alloc_range(&dev->uar_ida, TERN_DB_FIRST_UAR, dev->num_uars - 1, GFP_KERNEL);
+	if (uar < 0)
+		return uar == -ENOSPC ? -ENOSPC : uar;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		ida_free(&dev->uar_ida, uar);
+		return -ENOMEM;
+	}
+	entry->dev = dev;
+	entry->uar = uar;
+	entry->address = tern_core_db_page_addr(dev->tdev, uar);
+	if (!entry->address) {
+		kfree(entry);
+		ida_free(&dev->uar_ida, uar);
+		return -EINVAL;
+	}
+	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma, PAGE_SIZE);
+	if (err) {
+		kfree(entry);
+		ida_free(&dev->uar_ida, uar);
+		return err;
+	}
+	/* From here on the entry owns the UAR: tern_ib_mmap_free() releases both. */
+	uc->uar = uar;
+	uc->db_entry = entry;
+
+	resp.uar = uar;
+	resp.db_mmap_key = rdma_user_mmap_get_offset(&entry->rdma);
+	resp.max_inline = le16_to_cpu(dev->caps.max_inline);
+	resp.sq_min_log_stride = TERN_SQ_MIN_LOG_STRIDE;
+	resp.sq_max_log_stride = TERN_SQ_MAX_LOG_STRIDE;
+	resp.rq_min_log_stride = TERN_RQ_MIN_LOG_STRIDE;
+	resp.rq_max_log_stride = TERN_RQ_MAX_LOG_STRIDE;
+	resp.max_sq_log_depth = dev->caps.max_sq_log_depth;
+	resp.max_rq_log_depth = dev->caps.max_rq_log_depth;
+	resp.max_cq_log_depth = dev->caps.max_cq_log_depth;
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err) {
+		rdma_user_mmap_entry_remove(&entry->rdma);
+		uc->db_entry = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/**
+ * tern_ib_dealloc_ucontext() - destroy a user context
+ * @ibuc: the context; its QPs and CQs are gone
+ *
+ * The UAR is reused only once no mapping of the page is left (tern_ib_mmap_free()).
+ */
+void tern_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct tern_ib_ucontext *uc = to_tuc(ibuc);
+
+	if (uc->db_entry)
+		rdma_user_mmap_entry_remove(&uc->db_entry->rdma);
+	uc->db_entry = NULL;
+}
+
+/**
+ * tern_ib_mmap() - map a context's doorbell page, uncached
+ * @ibuc: the context
+ * @vma: the mapping: one page at the offset alloc_ucontext returned
+ *
+ * Return: 0 or a negative errno (-EINVAL for an unknown offset or size).
+ */
+int tern_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct tern_ib_mmap_entry *entry;
+	int err;
+
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	rdma_entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = container_of(rdma_entry, struct tern_ib_mmap_entry, rdma);
+	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address), PAGE_SIZE,
+				pgprot_noncached(vma->vm_page_prot), rdma_entry);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+/**
+ * tern_ib_mmap_free() - the last reference to a doorbell page entry is gone
+ * @rdma_entry: the entry
+ */
+void tern_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct tern_ib_mmap_entry *entry =
+		container_of(rdma_entry, struct tern_ib_mmap_entry, rdma);
+
+	ida_free(&entry->dev->uar_ida, entry->uar);
+	kfree(entry);
+}
+
+/**
+ * tern_ib_disassociate_ucontext() - the device goes away under a live context
+ * @ibuc: the context
+ *
+ * Nothing to do: the RDMA core zaps the doorbell mappings (made by rdma_user_mmap_io()) and
+ * destroys the context's objects through the destroy verbs.
+ */
+void tern_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/**
+ * tern_ib_alloc_pd() - create a protection domain
+ * @ibpd: the PD
+ * @udata: unused (no driver data); NULL for kernel PDs
+ *
+ * Return: 0 or a negative errno (-ENOSPC when the device has no PD left).
+ */
+int tern_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_ib_pd *pd = to_tpd(ibpd);
+	u32 pdn;
+	int err;
+
+	err = tern_ib_cmd(dev, TERN_CMD_CREATE_PD, NULL, 0, NULL, 0, &pdn);
+	if (err)
+		return err;
+	if (pdn >= le32_to_cpu(dev->caps.max_pd)) {
+		struct tern_cmd_destroy_pd_in in = { .pdn = cpu_to_le32(pdn) };
+
+		ibdev_err(&dev->ibdev, "CREATE_PD returned PDN %u (limit %u)\n", pdn,
+			  le32_to_cpu(dev->caps.max_pd));
+		tern_ib_cmd(dev, TERN_CMD_DESTROY_PD, &in, sizeof(in), NULL, 0, NULL);
+		return -EIO;
+	}
+	pd->pdn = pdn;
+	return 0;
+}
+
+/**
+ * tern_ib_dealloc_pd() - destroy a protection domain
+ * @ibpd: the PD; its MRs and QPs are gone
+ * @udata: unused
+ *
+ * Return: 0 (the PD is gone from the kernel's view even if the command failed).
+ */
+int tern_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_ib_pd *pd = to_tpd(ibpd);
+	struct tern_cmd_destroy_pd_in in = { .pdn = cpu_to_le32(pd->pdn) };
+	int err;
+
+	err = tern_ib_cmd(dev, TERN_CMD_DESTROY_PD, &in, sizeof(in), NULL, 0, NULL);
+	/* A PD owns no memory the device could write. */
+	if (err && tern_core_alive(dev->tdev))
+		ibdev_err(&dev->ibdev, "DESTROY_PD %u failed: %d\n", pd->pdn, err);
+	return 0;
+}
+
+/**
+ * tern_ib_create_ah() - create an address handle (RoCEv2, GRH required)
+ * @ibah: the AH
+ * @init_attr: attributes; the RDMA core resolved the destination MAC
+ * @udata: unused
+ *
+ * AHs are software objects: the device has no UD QPs yet, so nothing is sent with them.
+ *
+ * Return: 0 or a negative errno.
+ */
+int tern_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		      struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibah->device);
+	struct rdma_ah_attr *attr = init_attr->ah_attr;
+	struct tern_ib_ah *ah = to_tah(ibah);
+	const struct ib_global_route *grh;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(attr);
+	if (!grh->sgid_attr || grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+	if (atomic_inc_return(&dev->num_ah) > TERN_IB_MAX_AH) {
+		atomic_dec(&dev->num_ah);
+		return -ENOMEM;
+	}
+	ah->attr = *attr;
+	/* The copy holds no reference: the RDMA core keeps ibah->sgid_attr. */
+	ah->attr.grh.sgid_attr = NULL;
+	return 0;
+}
+
+/**
+ * tern_ib_query_ah() - the attributes an address handle was created with
+ * @ibah: the AH
+ * @ah_attr: output
+ *
+ * Return: 0.
+ */
+int tern_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)
+{
+	*ah_attr = to_tah(ibah)->attr;
+	return 0;
+}
+
+/**
+ * tern_ib_destroy_ah() - destroy an address handle
+ * @ibah: the AH
+ * @flags: RDMA_DESTROY_AH_* (nothing sleeps here)
+ *
+ * Return: 0.
+ */
+int tern_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	atomic_dec(&to_tdev(ibah->device)->num_ah);
+	return 0;
+}
+
+/*
+ * The data path belongs to user space (the provider writes WQEs and rings doorbells
+ * itself). Kernel CQs and QPs cannot be created, so these are never called for objects of
+ * this driver; they exist because the RDMA core requires them.
+ */
+
+/**
+ * tern_ib_post_send() - not supported: no kernel QPs
+ * @ibqp: the QP
+ * @wr: the first work request
+ * @bad_wr: set to @wr
+ *
+ * Return: -EOPNOTSUPP.
+ */
+int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+/**
+ * tern_ib_post_recv() - not supported: no kernel QPs
+ * @ibqp: the QP
+ * @wr: the first work request
+ * @bad_wr: set to @wr
+ *
+ * Return: -EOPNOTSUPP.
+ */
+int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+/**
+ * tern_ib_poll_cq() - not supported: no kernel CQs
+ * @ibcq: the CQ
+ * @num_entries: unused
+ * @wc: unused
+ *
+ * Return: -EOPNOTSUPP.
+ */
+int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	return -EOPNOTSUPP;
+}
+
+/**
+ * tern_ib_req_notify_cq() - not supported: no kernel CQs
+ * @ibcq: the CQ
+ * @flags: unused
+ *
+ * Return: -EOPNOTSUPP.
+ */
+int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	return -EOPNOTSUPP;
+}
