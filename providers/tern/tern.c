@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
+/*
+ * tern libibverbs provider: device matching, context, PD, MR, AH, and the helpers the CQ
+ * and QP code share (ring buffers, the QPN table).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <util/util.h>
+
+#include "tern.h"
+
+/* ----------------------------------------------------------------------------------- */
+/* Ring memory                                                                          */
+
+/*
+ * Anonymous mappings are page aligned and zeroed, which the CQ needs (a zeroed CQE has
+ * phase 0, so nothing is valid before the device's first pass writes phase 1).
+ * ibv_dontfork_range keeps a fork()ed child from taking the pages copy-on-write under
+ * the device.
+ */
+int tern_buf_alloc(struct tern_buf *buf, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *addr;
+
+	if (page <= 0)
+		page = 4096;
+	len = align(len, page);
+	addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (addr == MAP_FAILED)
+		return errno;
+	if (ibv_dontfork_range(addr, len)) {
+		munmap(addr, len);
+		return ENOMEM;
+	}
+	buf->addr = addr;
+	buf->len = len;
+	return 0;
+}
+
+void tern_buf_free(struct tern_buf *buf)
+{
+	if (!buf->addr)
+		return;
+	ibv_dofork_range(buf->addr, buf->len);
+	munmap(buf->addr, buf->len);
+	buf->addr = NULL;
+	buf->len = 0;
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* QPN table                                                                            */
+
+/* Caller holds a lock of one of the QP's CQs (see struct tern_context). */
+struct tern_qp *tern_find_qp(struct tern_context *ctx, uint32_t qpn)
+{
+	uint32_t top = (qpn >> TERN_QP_TABLE_SHIFT) & TERN_QP_TABLE_MASK;
+	struct tern_qp **qps = __atomic_load_n(&ctx->qp_table[top].qps, __ATOMIC_ACQUIRE);
+
+	if (qpn >> (2 * TERN_QP_TABLE_SHIFT) || !qps)
+		return NULL;
+	return qps[qpn & TERN_QP_TABLE_MASK];
+}
+
+/* Caller holds the locks of the QP's CQs. */
+int tern_store_qp(struct tern_context *ctx, struct tern_qp *qp)
+{
+	uint32_t top = qp->qpn >> TERN_QP_TABLE_SHIFT;
+	int ret = 0;
+
+	if (top >= TERN_QP_TABLE_SIZE)
+		return EINVAL;
+	pthread_mutex_lock(&ctx->qp_table_lock);
+	if (!ctx->qp_table[top].refcnt) {
+		struct tern_qp **qps = calloc(TERN_QP_TABLE_SIZE, sizeof(*qps));
+
+		if (!qps) {
+			ret = ENOMEM;
+			goto out;
+		}
+		__atomic_store_n(&ctx->qp_table[top].qps, qps, __ATOMIC_RELEASE);
+	}
+	if (ctx->qp_table[top].qps[qp->qpn & TERN_QP_TABLE_MASK]) {
+		ret = EEXIST;
+		goto out;
+	}
+	ctx->qp_table[top].refcnt++;
+	ctx->qp_table[top].qps[qp->qpn & TERN_QP_TABLE_MASK] = qp;
+out:
+	if (ret && !ctx->qp_table[top].refcnt) {
+		free(ctx->qp_table[top].qps);
+		ctx->qp_table[top].qps = NULL;
+	}
+	pthread_mutex_unlock(&ctx->qp_table_lock);
+	return ret;
+}
+
+/* Caller holds the locks of the QP's CQs. */
+void tern_clear_qp(struct tern_context *ctx, uint32_t qpn)
+{
+	uint32_t top = qpn >> TERN_QP_TABLE_SHIFT;
+
+	pthread_mutex_lock(&ctx->qp_table_lock);
+	if (top < TERN_QP_TABLE_SIZE && ctx->qp_table[top].qps &&
+	    ctx->qp_table[top].qps[qpn & TERN_QP_TABLE_MASK]) {
+		ctx->qp_table[top].qps[qpn & TERN_QP_TABLE_MASK] = NULL;
+		if (!--ctx->qp_table[top].refcnt) {
+			free(ctx->qp_table[top].qps);
+			ctx->qp_table[top].qps = NULL;
+		}
+	}
+	pthread_mutex_unlock(&ctx->qp_table_lock);
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Device, port, PD, MR, AH                                                             */
+
+static int tern_query_device_ex(struct ibv_context *ibctx,
+				const struct ibv_query_device_ex_input *input,
+				struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp, &resp_size);
+	if (ret)
+		return ret;
+	/* the kernel passes the firmware version raw: major << 24 | minor << 16 | patch */
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver), "%u.%u.%u",
+		 (unsigned int)(fw >> 24) & 0xff, (unsigned int)(fw >> 16) & 0xff,
+		 (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int tern_query_port(struct ibv_context *ibctx, uint8_t port,
+			   struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *tern_alloc_pd(struct ibv_context *ibctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct tern_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return &pd->ibv_pd;
+}
+
+static int tern_dealloc_pd(struct ibv_pd *ibpd)
+{
+	int ret = ibv_cmd_dealloc_pd(ibpd);
+
+	if (ret)
+		return ret;
+	free(container_of(ibpd, struct tern_pd, ibv_pd));
+	return 0;
+}
+
+static struct ibv_mr *tern_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+				  uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd, sizeof(cmd),
+			     &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int tern_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret = ibv_cmd_dereg_mr(vmr);
+
+	if (ret)
+		return ret;
+	free(vmr);
+	return 0;
+}
+
+static struct ibv_ah *tern_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct ib_uverbs_create_ah_resp resp;
+	struct tern_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp, sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	return &ah->ibv_ah;
+}
+
+static int tern_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret = ibv_cmd_destroy_ah(ibah);
+
+	if (ret)
+		return ret;
+	free(container_of(ibah, struct tern_ah, ibv_ah));
+	return 0;
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Context                                                                              */
+
+static void tern_free_context(struct ibv_context *ibctx)
+{
+	struct tern_context *ctx = to_tctx(ibctx);
+	unsigned int i;
+
+	munmap(ctx->uar, TERN_DB_PAGE_SIZE);
+	for (i = 0; i < TERN_QP_TABLE_SIZE; i++)
+		free(ctx->qp_table[i].qps);
+	pthread_mutex_destroy(&ctx->qp_table_lock);
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+/*
+ * create_cq_ex is not set: libibverbs answers ibv_create_cq_ex with EOPNOTSUPP. SRQ, MW,
+ * XRC, flows, DM, counters: likewise not supported.
+ */
+static const struct verbs_context_ops tern_ctx_ops = {
+	.alloc_pd = tern_alloc_pd,
+	.create_ah = tern_create_ah,
+	.create_cq = tern_create_cq,
+	.create_qp = tern_create_qp,
+	.create_qp_ex = tern_create_qp_ex,
+	.cq_event = tern_cq_event,
+	.dealloc_pd = tern_dealloc_pd,
+	.dereg_mr = tern_dereg_mr,
+	.destroy_ah = tern_destroy_ah,
+	.destroy_cq = tern_destroy_cq,
+	.destroy_qp = tern_destroy_qp,
+	.free_context = tern_free_context,
+	.modify_qp = tern_modify_qp,
+	.poll_cq = tern_poll_cq,
+	.post_recv = tern_post_recv,
+	.post_send = tern_post_send,
+	.query_device_ex = tern_query_device_ex,
+	.query_port = tern_query_port,
+	.query_qp = tern_query_qp,
+	.reg_mr = tern_reg_mr,
+	.req_notify_cq = tern_req_notify_cq,
+};
+
+/* The limits tern_ib.ko reported must be ones this provider's WQE layouts can use. */
+static int tern_check_limits(struct tern_context *ctx)
+{
+	if (ctx->sq_min_log_stride < TERN_SQ_MIN_LOG_STRIDE ||
+	    ctx->sq_max_log_stride > TERN_SQ_MAX_LOG_STRIDE ||
+	    ctx->sq_min_log_stride > ctx->sq_max_log_stride)
+		return EPROTO;
+	if (ctx->rq_min_log_stride < TERN_RQ_MIN_LOG_STRIDE ||
+	    ctx->rq_max_log_stride > TERN_RQ_MAX_LOG_STRIDE ||
+	    ctx->rq_min_log_stride > ctx->rq_max_log_stride)
+		return EPROTO;
+	if (!ctx->max_sq_log_depth || ctx->max_sq_log_depth > 16 ||
+	    !ctx->max_rq_log_depth || ctx->max_rq_log_depth > 16 ||
+	    !ctx->max_cq_log_depth || ctx->max_cq_log_depth > 24)
+		return EPROTO;
+	return 0;
+}
+
+static struct verbs_context *tern_alloc_context(struct ibv_device *ibdev, int cmd_fd,
+						void *private_data)
+{
+	struct tern_ucmd_alloc_context_resp resp = {};
+	struct ibv_get_context cmd = {};
+	struct tern_context *ctx;
+	int ret;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx, RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	pthread_mutex_init(&ctx->qp_table_lock, NULL);
+
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp.ibv_resp,
+				  sizeof(resp));
+	if (ret)
+		goto err;
+
+	ctx->uar_index = resp.uar;
+	ctx->max_inline = resp.max_inline;
+	ctx->sq_min_log_stride = resp.sq_min_log_stride;
+	ctx->sq_max_log_stride = resp.sq_max_log_stride;
+	ctx->rq_min_log_stride = resp.rq_min_log_stride;
+	ctx->rq_max_log_stride = resp.rq_max_log_stride;
+	ctx->max_sq_log_depth = resp.max_sq_log_depth;
+	ctx->max_rq_log_depth = resp.max_rq_log_depth;
+	ctx->max_cq_log_depth = resp.max_cq_log_depth;
+	ret = tern_check_limits(ctx);
+	if (ret) {
+		verbs_err(&ctx->ibv_ctx, "kernel reported unusable queue limits\n");
+		goto err;
+	}
+
+	ctx->uar = mmap(NULL, TERN_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED, cmd_fd,
+			resp.db_mmap_key);
+	if (ctx->uar == MAP_FAILED) {
+		ret = errno;
+		verbs_err(&ctx->ibv_ctx, "cannot map the doorbell page: %s\n",
+			  strerror(ret));
+		goto err;
+	}
+
+	verbs_set_ops(&ctx->ibv_ctx, &tern_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err:
+	pthread_mutex_destroy(&ctx->qp_table_lock);
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static struct verbs_device *tern_device_alloc(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct tern_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->ibv_dev;
+}
+
+static void tern_device_free(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct tern_device, ibv_dev));
+}
+
+/*
+ * Linux 6.1's uapi has no RDMA_DRIVER_ id for tern (tern_ib.ko reports
+ * RDMA_DRIVER_UNKNOWN), so the device is matched by its name: tern_ib.ko names its
+ * devices tern%d (tern0, tern1...).
+ */
+static const struct verbs_match_ent tern_match_table[] = {
+	VERBS_NAME_MATCH("tern", NULL),
+	{},
+};
+
+static const struct verbs_device_ops tern_dev_ops = {
+	.name = "tern",
+	.match_min_abi_version = TERN_UVERBS_ABI_VERSION,
+	.match_max_abi_version = TERN_UVERBS_ABI_VERSION,
+	.match_table = tern_match_table,
+	.alloc_device = tern_device_alloc,
+	.uninit_device = tern_device_free,
+	.alloc_context = tern_alloc_context,
+};
+
+PROVIDER_DRIVER(tern, tern_dev_ops);

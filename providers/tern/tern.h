@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file */
+/*
+ * tern libibverbs provider: private objects.
+ *
+ * Kernel bypass: the provider allocates the send, receive and completion rings in its own
+ * page-aligned memory (tern_ib.ko pins them at create time), writes WQEs and reads CQEs in
+ * those rings, and rings the device's doorbells with single 64-bit stores to the doorbell
+ * (UAR) page of BAR2 that alloc_context mmaps. post_send, post_recv, poll_cq and
+ * req_notify_cq make no system call. Layouts: <tern/tern_rdma.h>; the udata exchanged with
+ * tern_ib.ko: <rdma/tern-abi.h>.
+ */
+#ifndef TERN_PROVIDER_H
+#define TERN_PROVIDER_H
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <infiniband/driver.h>
+#include <infiniband/kern-abi.h>
+#include <rdma/tern-abi.h>
+#include <kernel-abi/tern-abi.h>
+
+#include <tern/tern_rdma.h>
+
+DECLARE_DRV_CMD(tern_ucmd_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
+		tern_alloc_ucontext_resp);
+DECLARE_DRV_CMD(tern_ucmd_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, tern_create_cq_cmd,
+		tern_create_cq_resp);
+DECLARE_DRV_CMD(tern_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
+		tern_create_qp_resp);
+
+#define TERN_SQ_WQE_HDR		sizeof(struct tern_sq_wqe)
+#define TERN_RQ_WQE_HDR		sizeof(struct tern_rq_wqe)
+
+struct tern_device {
+	struct verbs_device ibv_dev;
+};
+
+/*
+ * QPN -> QP lookup for poll_cq, in two levels of TERN_QP_TABLE_SIZE entries (QPNs are 24
+ * bits). Writers hold qp_table_lock and, for the QP they add or remove, the locks of its CQs
+ * (tern_lock_cqs), so a poller holding one of those CQ locks sees a stable entry for every
+ * QP that can have CQEs in its CQ. A second-level array lives as long as it has users.
+ */
+#define TERN_QP_TABLE_SHIFT	12
+#define TERN_QP_TABLE_SIZE	(1u << TERN_QP_TABLE_SHIFT)
+#define TERN_QP_TABLE_MASK	(TERN_QP_TABLE_SIZE - 1)
+
+struct tern_context {
+	struct verbs_context ibv_ctx;
+	void *uar;			/* the doorbell page, TERN_DB_PAGE_SIZE bytes, mmapped */
+	/* limits from tern_alloc_ucontext_resp; constant after alloc_context */
+	uint32_t uar_index;
+	uint32_t max_inline;
+	uint8_t sq_min_log_stride;
+	uint8_t sq_max_log_stride;
+	uint8_t rq_min_log_stride;
+	uint8_t rq_max_log_stride;
+	uint8_t max_sq_log_depth;
+	uint8_t max_rq_log_depth;
+	uint8_t max_cq_log_depth;
+
+	pthread_mutex_t qp_table_lock;	/* protects qp_table's arrays and refcnts */
+	struct {
+		struct tern_qp **qps;
+		unsigned int refcnt;
+	} qp_table[TERN_QP_TABLE_SIZE];
+};
+
+struct tern_pd {
+	struct ibv_pd ibv_pd;
+};
+
+/* A page-aligned, zeroed buffer the device reads or writes (excluded from fork()). */
+struct tern_buf {
+	void *addr;
+	size_t len;
+};
+
+struct tern_cq {
+	struct verbs_cq vcq;
+	/*
+	 * lock protects ci, the ring and ci_rec against other threads polling, arming,
+	 * cleaning (destroy_qp, modify_qp to RESET) the same CQ.
+	 */
+	pthread_spinlock_t lock;
+	uint32_t cqn;
+	uint8_t log_depth;
+	uint32_t ci;			/* CQEs consumed, free-running */
+	struct tern_cqe *ring;		/* 1 << log_depth entries */
+	struct tern_cq_ci_rec *ci_rec;	/* right after the ring */
+	struct tern_buf buf;
+	uint64_t events;		/* completion events acknowledged (cq_event) */
+};
+
+/* One work queue (SQ or RQ) of a QP. */
+struct tern_wq {
+	/* lock serialises posting: pi, the slots between ci and pi, the doorbell */
+	pthread_spinlock_t lock;
+	struct tern_buf buf;
+	uint8_t log_depth;
+	uint8_t log_stride;
+	uint16_t pi;			/* WQEs posted, free-running (the doorbell value) */
+	/*
+	 * WQEs the device is done with, free-running. Written by poll_cq under the CQ's lock
+	 * (atomic store, release) and read by posters under @lock (atomic load, acquire):
+	 * a stale value only makes the queue look fuller than it is. modify_qp to RESET
+	 * sets it with both locks held.
+	 */
+	uint16_t ci;
+	uint32_t max_wqe;		/* WQEs that may be outstanding */
+	uint32_t max_sge;
+	uint32_t max_inline;		/* SQ only */
+};
+
+struct tern_qp {
+	struct verbs_qp vqp;
+	struct tern_wq sq;
+	struct tern_wq rq;
+	uint32_t qpn;
+	bool sq_sig_all;
+	/* last state set through modify_qp (the device may have moved to ERR since) */
+	enum ibv_qp_state state;
+};
+
+struct tern_ah {
+	struct ibv_ah ibv_ah;
+};
+
+static inline struct tern_context *to_tctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct tern_context, ibv_ctx.context);
+}
+
+static inline struct tern_cq *to_tcq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct tern_cq, vcq.cq);
+}
+
+static inline struct tern_qp *to_tqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct tern_qp, vqp.qp);
+}
+
+static inline void *tern_wq_slot(struct tern_wq *wq, uint32_t idx)
+{
+	return (char *)wq->buf.addr +
+	       ((size_t)(idx & ((1u << wq->log_depth) - 1)) << wq->log_stride);
+}
+
+/* Smallest n with 1 << n >= v (v >= 1). */
+static inline unsigned int tern_order(uint64_t v)
+{
+	return v <= 1 ? 0 : 64 - __builtin_clzll(v - 1);
+}
+
+/* tern.c */
+int tern_buf_alloc(struct tern_buf *buf, size_t len);
+void tern_buf_free(struct tern_buf *buf);
+struct tern_qp *tern_find_qp(struct tern_context *ctx, uint32_t qpn);
+int tern_store_qp(struct tern_context *ctx, struct tern_qp *qp);
+void tern_clear_qp(struct tern_context *ctx, uint32_t qpn);
+
+/* tern_cq.c */
+struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector);
+int tern_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void tern_cq_event(struct ibv_cq *ibcq);
+int tern_destroy_cq(struct ibv_cq *ibcq);
+void tern_cq_clean(struct tern_cq *cq, uint32_t qpn);
+void tern_lock_cqs(struct tern_cq *a, struct tern_cq *b);
+void tern_unlock_cqs(struct tern_cq *a, struct tern_cq *b);
+
+/* tern_qp.c */
+struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr);
+int tern_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask);
+int tern_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr);
+int tern_destroy_qp(struct ibv_qp *ibqp);
+int tern_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int tern_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+
+#endif /* TERN_PROVIDER_H */

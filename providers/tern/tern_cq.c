@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
+/*
+ * tern libibverbs provider: completion queues. poll_cq and req_notify_cq run in userspace
+ * on the ring the provider allocated and the doorbell page; no system call.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
+#include <util/util.h>
+
+#include "tern.h"
+
+static inline uint32_t tern_cq_mask(struct tern_cq *cq)
+{
+	return (1u << cq->log_depth) - 1;
+}
+
+/* The phase bit a valid CQE at free-running index @idx has: 1 on pass 0, 0 on pass 1... */
+static inline uint8_t tern_cq_phase(struct tern_cq *cq, uint32_t idx)
+{
+	return (idx >> cq->log_depth) & 1 ? 0 : TERN_CQE_F_PHASE;
+}
+
+/* The CQE at free-running index @idx if the device has written it, else NULL. */
+static inline struct tern_cqe *tern_cqe_valid(struct tern_cq *cq, uint32_t idx)
+{
+	struct tern_cqe *cqe = &cq->ring[idx & tern_cq_mask(cq)];
+	uint8_t flags = __atomic_load_n(&cqe->flags, __ATOMIC_RELAXED);
+
+	if ((flags & TERN_CQE_F_PHASE) != tern_cq_phase(cq, idx))
+		return NULL;
+	/* the rest of the CQE was written before its flags byte: read it after */
+	udma_from_device_barrier();
+	return cqe;
+}
+
+/* Tell the device how far software has consumed, so it may reuse those entries. */
+static inline void tern_cq_update_ci(struct tern_cq *cq)
+{
+	/* every read of the consumed CQEs happens before the device may overwrite them */
+	udma_to_device_barrier();
+	__atomic_store_n(&cq->ci_rec->ci, htole32(cq->ci), __ATOMIC_RELAXED);
+}
+
+struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct tern_context *ctx = to_tctx(ibctx);
+	struct tern_ucmd_create_cq_resp resp = {};
+	struct tern_ucmd_create_cq cmd = {};
+	unsigned int log_depth;
+	size_t ring_len;
+	struct tern_cq *cq;
+	int ret;
+
+	if (cqe < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	log_depth = tern_order(cqe);
+	if (log_depth < 1)
+		log_depth = 1;
+	if (log_depth > ctx->max_cq_log_depth) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	cq->log_depth = log_depth;
+	ring_len = sizeof(struct tern_cqe) << log_depth;
+	ret = tern_buf_alloc(&cq->buf, ring_len + sizeof(struct tern_cq_ci_rec));
+	if (ret)
+		goto err_free;
+	cq->ring = cq->buf.addr;
+	cq->ci_rec = (struct tern_cq_ci_rec *)((char *)cq->buf.addr + ring_len);
+
+	cmd.buf_va = (uintptr_t)cq->buf.addr;
+	cmd.buf_len = cq->buf.len;
+	cmd.log_depth = log_depth;
+	ret = ibv_cmd_create_cq(ibctx, 1 << log_depth, channel, comp_vector, &cq->vcq.cq,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_buf;
+	cq->cqn = resp.cqn;
+	/* the device never overwrites an unconsumed CQE: all 2^n entries are usable */
+	cq->vcq.cq.cqe = 1 << log_depth;
+	return &cq->vcq.cq;
+
+err_buf:
+	tern_buf_free(&cq->buf);
+err_free:
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+int tern_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct tern_cq *cq = to_tcq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	tern_buf_free(&cq->buf);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+static enum ibv_wc_status tern_wc_status(uint8_t status)
+{
+	switch (status) {
+	case TERN_CQE_OK:			return IBV_WC_SUCCESS;
+	case TERN_CQE_LOC_LEN_ERR:		return IBV_WC_LOC_LEN_ERR;
+	case TERN_CQE_LOC_QP_OP_ERR:		return IBV_WC_LOC_QP_OP_ERR;
+	case TERN_CQE_LOC_PROT_ERR:		return IBV_WC_LOC_PROT_ERR;
+	case TERN_CQE_WR_FLUSH_ERR:		return IBV_WC_WR_FLUSH_ERR;
+	case TERN_CQE_BAD_RESP_ERR:		return IBV_WC_BAD_RESP_ERR;
+	case TERN_CQE_LOC_ACCESS_ERR:		return IBV_WC_LOC_ACCESS_ERR;
+	case TERN_CQE_REM_INV_REQ_ERR:		return IBV_WC_REM_INV_REQ_ERR;
+	case TERN_CQE_REM_ACCESS_ERR:		return IBV_WC_REM_ACCESS_ERR;
+	case TERN_CQE_REM_OP_ERR:		return IBV_WC_REM_OP_ERR;
+	case TERN_CQE_RETRY_EXC_ERR:		return IBV_WC_RETRY_EXC_ERR;
+	case TERN_CQE_RNR_RETRY_EXC_ERR:	return IBV_WC_RNR_RETRY_EXC_ERR;
+	default:				return IBV_WC_GENERAL_ERR;
+	}
+}
+
+/*
+ * The WQE at slot @wqe_idx (of @wq) is done: so is every earlier one, signaled or not,
+ * since the device completes a queue's WQEs in order. @wqe_idx is taken modulo the depth.
+ */
+static void tern_wq_complete(struct tern_wq *wq, uint16_t wqe_idx)
+{
+	uint16_t ci = __atomic_load_n(&wq->ci, __ATOMIC_RELAXED);
+	uint16_t delta = (uint16_t)(wqe_idx - ci) & ((1u << wq->log_depth) - 1);
+
+	__atomic_store_n(&wq->ci, (uint16_t)(ci + delta + 1), __ATOMIC_RELEASE);
+}
+
+/* Caller holds cq->lock. Returns 1 with *wc filled, 0 when the CQ is empty. */
+static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ibv_wc *wc)
+{
+	struct tern_cqe *cqe;
+	struct tern_qp *qp;
+	uint8_t opcode;
+
+	for (;;) {
+		cqe = tern_cqe_valid(cq, cq->ci);
+		if (!cqe)
+			return 0;
+		cq->ci++;
+		qp = tern_find_qp(ctx, le32toh(cqe->qpn));
+		if (qp)
+			break;
+		/* no such QP any more (cleaned on destroy, so not expected): drop it */
+		verbs_warn_datapath(&ctx->ibv_ctx, "CQE for unknown QP %u\n",
+				    le32toh(cqe->qpn));
+	}
+
+	opcode = cqe->opcode;
+	wc->wr_id = le64toh(cqe->wr_id);
+	wc->status = tern_wc_status(cqe->status);
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = le32toh(cqe->byte_len);
+	wc->qp_num = qp->qpn;
+	wc->src_qp = le32toh(cqe->src_qpn);
+	wc->wc_flags = 0;
+	wc->imm_data = 0;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+
+	if (opcode & 0x80) {
+		tern_wq_complete(&qp->rq, le16toh(cqe->wqe_idx));
+		switch (opcode) {
+		case TERN_CQE_RECV_RDMA_WRITE_IMM:
+			wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+			break;
+		default:
+			wc->opcode = IBV_WC_RECV;
+			break;
+		}
+		if (cqe->flags & TERN_CQE_F_IMM) {
+			wc->imm_data = cqe->imm_data;
+			wc->wc_flags |= IBV_WC_WITH_IMM;
+		}
+	} else {
+		tern_wq_complete(&qp->sq, le16toh(cqe->wqe_idx));
+		switch (opcode) {
+		case TERN_WQE_RDMA_WRITE:
+		case TERN_WQE_RDMA_WRITE_IMM:
+			wc->opcode = IBV_WC_RDMA_WRITE;
+			break;
+		case TERN_WQE_RDMA_READ:
+			wc->opcode = IBV_WC_RDMA_READ;
+			break;
+		default:
+			wc->opcode = IBV_WC_SEND;
+			break;
+		}
+	}
+	return 1;
+}
+
+int tern_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct tern_context *ctx = to_tctx(ibcq->context);
+	struct tern_cq *cq = to_tcq(ibcq);
+	uint32_t ci0;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	ci0 = cq->ci;
+	while (n < ne && tern_poll_one(ctx, cq, wc + n))
+		n++;
+	if (cq->ci != ci0)
+		tern_cq_update_ci(cq);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct tern_context *ctx = to_tctx(ibcq->context);
+	struct tern_cq *cq = to_tcq(ibcq);
+	uint64_t db;
+
+	pthread_spin_lock(&cq->lock);
+	db = (cq->cqn & TERN_UDB_OBJ_MASK) |
+	     ((uint64_t)(cq->ci & TERN_UDB_CI_MASK) << TERN_UDB_PI_SHIFT) |
+	     (solicited_only ? TERN_UDB_CQ_ARM_SOLICITED : TERN_UDB_CQ_ARM_NEXT);
+	/* the CI record the doorbell refers to is written before it */
+	udma_to_device_barrier();
+	mmio_write64_le((char *)ctx->uar + TERN_UDB_CQ, htole64(db));
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
+/*
+ * ibv_get_cq_event got an event for this CQ. Each arming yields at most one event and
+ * the device keeps no per-arming state to acknowledge, so this only counts.
+ */
+void tern_cq_event(struct ibv_cq *ibcq)
+{
+	struct tern_cq *cq = to_tcq(ibcq);
+
+	pthread_spin_lock(&cq->lock);
+	cq->events++;
+	pthread_spin_unlock(&cq->lock);
+}
+
+/*
+ * Remove every CQE of QP @qpn from @cq (destroy_qp, modify_qp to RESET), so that a gone
+ * or reset QP's completions are not returned. Caller holds cq->lock. The entries that
+ * stay are moved towards the producer end, over the removed ones, and the consumer index
+ * advances by the number removed. The device only writes past the last valid entry, which
+ * this never touches.
+ */
+void tern_cq_clean(struct tern_cq *cq, uint32_t qpn)
+{
+	uint32_t end, idx, nfreed = 0;
+	struct tern_cqe *src, *dst;
+
+	for (end = cq->ci; end - cq->ci <= tern_cq_mask(cq); end++)
+		if (!tern_cqe_valid(cq, end))
+			break;
+
+	for (idx = end; idx-- != cq->ci;) {
+		src = &cq->ring[idx & tern_cq_mask(cq)];
+		if (le32toh(src->qpn) == qpn) {
+			nfreed++;
+			continue;
+		}
+		if (!nfreed)
+			continue;
+		dst = &cq->ring[(idx + nfreed) & tern_cq_mask(cq)];
+		/* copy all but the flags byte, then flags with the destination's phase */
+		memcpy(dst, src, offsetof(struct tern_cqe, flags));
+		udma_to_device_barrier();
+		dst->flags = (src->flags & ~TERN_CQE_F_PHASE) | tern_cq_phase(cq, idx + nfreed);
+	}
+	if (nfreed) {
+		cq->ci += nfreed;
+		tern_cq_update_ci(cq);
+	}
+}
+
+/* Lock two CQs (possibly the same one) in a fixed order. */
+void tern_lock_cqs(struct tern_cq *a, struct tern_cq *b)
+{
+	if (a == b) {
+		pthread_spin_lock(&a->lock);
+	} else if (a < b) {
+		pthread_spin_lock(&a->lock);
+		pthread_spin_lock(&b->lock);
+	} else {
+		pthread_spin_lock(&b->lock);
+		pthread_spin_lock(&a->lock);
+	}
+}
+
+void tern_unlock_cqs(struct tern_cq *a, struct tern_cq *b)
+{
+	if (a != b)
+		pthread_spin_unlock(&b->lock);
+	pthread_spin_unlock(&a->lock);
+}

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
+/*
+ * tern libibverbs provider: queue pairs (RC only). post_send and post_recv write WQEs into
+ * the rings the provider allocated and ring the doorbell page; no system call.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
+#include <util/util.h>
+
+#include "tern.h"
+
+/* A free-running u16 producer index tells at most 0xffff outstanding WQEs apart. */
+#define TERN_WQ_MAX_WQE		0xffffu
+#define TERN_SEND_FLAGS		(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
+				 IBV_SEND_INLINE)
+
+/*
+ * Size one queue: the smallest power-of-two stride that holds @hdr + @data bytes (at
+ * least 2^min_log), and the smallest power-of-two depth that holds @wr WQEs (at least 2).
+ * EINVAL when that exceeds the limits tern_ib.ko reported.
+ */
+static int tern_size_wq(struct tern_wq *wq, uint32_t wr, size_t hdr, size_t data,
+			unsigned int min_log, unsigned int max_log, unsigned int max_log_depth)
+{
+	unsigned int log_stride = tern_order(hdr + data);
+	unsigned int log_depth;
+
+	if (log_stride < min_log)
+		log_stride = min_log;
+	if (log_stride > max_log)
+		return EINVAL;
+	if (wr > TERN_WQ_MAX_WQE)
+		return EINVAL;
+	log_depth = tern_order(wr ? wr : 1);
+	if (log_depth < 1)
+		log_depth = 1;
+	if (log_depth > max_log_depth)
+		return EINVAL;
+	wq->log_stride = log_stride;
+	wq->log_depth = log_depth;
+	wq->max_wqe = (1u << log_depth) < TERN_WQ_MAX_WQE ? 1u << log_depth : TERN_WQ_MAX_WQE;
+	return 0;
+}
+
+/* @reported, but no less than @asked and no more than @room (room >= asked). */
+static uint32_t tern_cap(uint32_t reported, uint32_t asked, uint32_t room)
+{
+	if (reported > room)
+		reported = room;
+	return reported > asked ? reported : asked;
+}
+
+static void tern_report_caps(struct tern_qp *qp, struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.max_wqe;
+	cap->max_recv_wr = qp->rq.max_wqe;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_recv_sge = qp->rq.max_sge;
+	cap->max_inline_data = qp->sq.max_inline;
+}
+
+static void tern_free_qp(struct tern_qp *qp)
+{
+	tern_buf_free(&qp->sq.buf);
+	tern_buf_free(&qp->rq.buf);
+	pthread_spin_destroy(&qp->sq.lock);
+	pthread_spin_destroy(&qp->rq.lock);
+	free(qp);
+}
+
+struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct tern_context *ctx = to_tctx(pd->context);
+	struct tern_ucmd_create_qp_resp resp = {};
+	struct tern_ucmd_create_qp cmd = {};
+	struct ibv_qp_cap *cap = &attr->cap;
+	struct ibv_qp_init_attr kattr;
+	struct tern_cq *send_cq, *recv_cq;
+	struct tern_qp *qp;
+	size_t data;
+	int ret;
+
+	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr->send_cq || !attr->recv_cq) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (cap->max_inline_data > ctx->max_inline || cap->max_send_sge > UINT8_MAX ||
+	    cap->max_recv_sge > UINT8_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+
+	data = (size_t)cap->max_send_sge * sizeof(struct tern_sge);
+	if (data < cap->max_inline_data)
+		data = cap->max_inline_data;
+	ret = tern_size_wq(&qp->sq, cap->max_send_wr, TERN_SQ_WQE_HDR, data,
+			   ctx->sq_min_log_stride, ctx->sq_max_log_stride, ctx->max_sq_log_depth);
+	if (ret)
+		goto err_free;
+	qp->sq.max_sge = cap->max_send_sge;
+	qp->sq.max_inline = (1u << qp->sq.log_stride) - TERN_SQ_WQE_HDR;
+	if (qp->sq.max_inline > ctx->max_inline)
+		qp->sq.max_inline = ctx->max_inline;
+
+	ret = tern_size_wq(&qp->rq, cap->max_recv_wr, TERN_RQ_WQE_HDR,
+			   (size_t)cap->max_recv_sge * sizeof(struct tern_sge),
+			   ctx->rq_min_log_stride, ctx->rq_max_log_stride, ctx->max_rq_log_depth);
+	if (ret)
+		goto err_free;
+	qp->rq.max_sge = cap->max_recv_sge;
+
+	ret = tern_buf_alloc(&qp->sq.buf, (size_t)1 << (qp->sq.log_depth + qp->sq.log_stride));
+	if (ret)
+		goto err_free;
+	ret = tern_buf_alloc(&qp->rq.buf, (size_t)1 << (qp->rq.log_depth + qp->rq.log_stride));
+	if (ret)
+		goto err_free;
+
+	cmd.sq_va = (uintptr_t)qp->sq.buf.addr;
+	cmd.sq_len = qp->sq.buf.len;
+	cmd.rq_va = (uintptr_t)qp->rq.buf.addr;
+	cmd.rq_len = qp->rq.buf.len;
+	cmd.log_sq_depth = qp->sq.log_depth;
+	cmd.log_sq_stride = qp->sq.log_stride;
+	cmd.log_rq_depth = qp->rq.log_depth;
+	cmd.log_rq_stride = qp->rq.log_stride;
+
+	/* tern_ib.ko checks the capabilities we will really provide */
+	kattr = *attr;
+	tern_report_caps(qp, &kattr.cap);
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, &kattr, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	qp->qpn = qp->vqp.qp.qp_num;
+	if (resp.qpn != qp->qpn) {
+		verbs_err(&ctx->ibv_ctx, "QPN %u from uverbs but %u from tern_ib\n",
+			  qp->qpn, resp.qpn);
+		ret = EPROTO;
+		goto err_destroy;
+	}
+	/*
+	 * tern_ib.ko answers with what the device and the slots allow (at least what was
+	 * asked): take that, never beyond what our slots hold.
+	 */
+	qp->sq.max_sge = tern_cap(kattr.cap.max_send_sge, cap->max_send_sge,
+				  ((1u << qp->sq.log_stride) - TERN_SQ_WQE_HDR) /
+				  sizeof(struct tern_sge));
+	qp->rq.max_sge = tern_cap(kattr.cap.max_recv_sge, cap->max_recv_sge,
+				  ((1u << qp->rq.log_stride) - TERN_RQ_WQE_HDR) /
+				  sizeof(struct tern_sge));
+	qp->sq.max_inline = tern_cap(kattr.cap.max_inline_data, cap->max_inline_data,
+				     qp->sq.max_inline);
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->state = IBV_QPS_RESET;
+
+	send_cq = to_tcq(attr->send_cq);
+	recv_cq = to_tcq(attr->recv_cq);
+	tern_lock_cqs(send_cq, recv_cq);
+	ret = tern_store_qp(ctx, qp);
+	tern_unlock_cqs(send_cq, recv_cq);
+	if (ret)
+		goto err_destroy;
+
+	tern_report_caps(qp, cap);
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	tern_free_qp(qp);
+	errno = ret;
+	return NULL;
+}
+
+/* Only what ibv_create_qp could ask for: the extended features are not supported. */
+struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp_init_attr init = {};
+	struct ibv_qp *qp;
+
+	if (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ibctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	init.qp_context = attr->qp_context;
+	init.send_cq = attr->send_cq;
+	init.recv_cq = attr->recv_cq;
+	init.srq = attr->srq;
+	init.cap = attr->cap;
+	init.qp_type = attr->qp_type;
+	init.sq_sig_all = attr->sq_sig_all;
+	qp = tern_create_qp(attr->pd, &init);
+	if (qp)
+		attr->cap = init.cap;
+	return qp;
+}
+
+int tern_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct tern_qp *qp = to_tqp(ibqp);
+	struct tern_cq *send_cq = to_tcq(ibqp->send_cq);
+	struct tern_cq *recv_cq = to_tcq(ibqp->recv_cq);
+	struct ibv_modify_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (!(attr_mask & IBV_QP_STATE))
+		return 0;
+
+	if (attr->qp_state == IBV_QPS_RESET) {
+		/* the device emptied both queues: drop their completions, restart at 0 */
+		tern_lock_cqs(send_cq, recv_cq);
+		tern_cq_clean(recv_cq, qp->qpn);
+		if (send_cq != recv_cq)
+			tern_cq_clean(send_cq, qp->qpn);
+		pthread_spin_lock(&qp->sq.lock);
+		pthread_spin_lock(&qp->rq.lock);
+		qp->sq.pi = 0;
+		__atomic_store_n(&qp->sq.ci, 0, __ATOMIC_RELEASE);
+		qp->rq.pi = 0;
+		__atomic_store_n(&qp->rq.ci, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELEASE);
+		pthread_spin_unlock(&qp->rq.lock);
+		pthread_spin_unlock(&qp->sq.lock);
+		tern_unlock_cqs(send_cq, recv_cq);
+	} else {
+		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+int tern_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct tern_qp *qp = to_tqp(ibqp);
+	struct ibv_query_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	tern_report_caps(qp, &attr->cap);
+	tern_report_caps(qp, &init_attr->cap);
+	return 0;
+}
+
+int tern_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct tern_context *ctx = to_tctx(ibqp->context);
+	struct tern_qp *qp = to_tqp(ibqp);
+	struct tern_cq *send_cq = to_tcq(ibqp->send_cq);
+	struct tern_cq *recv_cq = to_tcq(ibqp->recv_cq);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	/* the device writes no more CQEs for it: drop those not yet polled */
+	tern_lock_cqs(send_cq, recv_cq);
+	tern_cq_clean(recv_cq, qp->qpn);
+	if (send_cq != recv_cq)
+		tern_cq_clean(send_cq, qp->qpn);
+	tern_clear_qp(ctx, qp->qpn);
+	tern_unlock_cqs(send_cq, recv_cq);
+
+	tern_free_qp(qp);
+	return 0;
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Data path                                                                             */
+
+static inline bool tern_wq_full(struct tern_wq *wq)
+{
+	uint16_t ci = __atomic_load_n(&wq->ci, __ATOMIC_ACQUIRE);
+
+	return (uint16_t)(wq->pi - ci) >= wq->max_wqe;
+}
+
+static inline void tern_ring_db(struct tern_context *ctx, unsigned int offset,
+				uint32_t qpn, uint16_t pi)
+{
+	uint64_t db = (qpn & TERN_UDB_OBJ_MASK) | (uint64_t)pi << TERN_UDB_PI_SHIFT;
+
+	/* the WQEs are in memory before the device hears of them */
+	udma_to_device_barrier();
+	mmio_write64_le((char *)ctx->uar + offset, htole64(db));
+}
+
+static int tern_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+		*opcode = TERN_WQE_SEND;
+		return 0;
+	case IBV_WR_SEND_WITH_IMM:
+		*opcode = TERN_WQE_SEND_IMM;
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+		*opcode = TERN_WQE_RDMA_WRITE;
+		return 0;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*opcode = TERN_WQE_RDMA_WRITE_IMM;
+		return 0;
+	case IBV_WR_RDMA_READ:
+		*opcode = TERN_WQE_RDMA_READ;
+		return 0;
+	default:
+		/* atomics, invalidate, bind MW, TSO: not supported */
+		return EINVAL;
+	}
+}
+
+/* Build one send WQE in its slot. Caller holds qp->sq.lock and checked for room. */
+static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
+{
+	struct tern_sq_wqe *wqe = tern_wq_slot(&qp->sq, qp->sq.pi);
+	uint8_t opcode, flags = 0;
+	int i, ret;
+
+	ret = tern_wqe_opcode(wr->opcode, &opcode);
+	if (ret)
+		return ret;
+	if (wr->send_flags & ~TERN_SEND_FLAGS)
+		return EINVAL;
+	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		flags |= TERN_WQE_F_SIGNALED;
+	if ((wr->send_flags & IBV_SEND_SOLICITED) && opcode != TERN_WQE_RDMA_READ &&
+	    opcode != TERN_WQE_RDMA_WRITE)
+		flags |= TERN_WQE_F_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		flags |= TERN_WQE_F_FENCE;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = htole64(wr->wr_id);
+	if (opcode == TERN_WQE_SEND_IMM || opcode == TERN_WQE_RDMA_WRITE_IMM)
+		wqe->imm_data = wr->imm_data;
+	if (opcode == TERN_WQE_RDMA_WRITE || opcode == TERN_WQE_RDMA_WRITE_IMM ||
+	    opcode == TERN_WQE_RDMA_READ) {
+		wqe->rkey = htole32(wr->wr.rdma.rkey);
+		wqe->remote_addr = htole64(wr->wr.rdma.remote_addr);
+	}
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		uint8_t *dst = (uint8_t *)(wqe + 1);
+		size_t len = 0;
+
+		if (opcode == TERN_WQE_RDMA_READ || wr->num_sge < 0)
+			return EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->sq.max_inline - len)
+				return EINVAL;
+			memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		flags |= TERN_WQE_F_INLINE;
+		wqe->inline_len = htole32(len);
+	} else {
+		struct tern_sge *sge = (struct tern_sge *)(wqe + 1);
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge)
+			return EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = htole64(wr->sg_list[i].addr);
+			sge[i].length = htole32(wr->sg_list[i].length);
+			sge[i].lkey = htole32(wr->sg_list[i].lkey);
+		}
+		wqe->num_sge = wr->num_sge;
+	}
+	wqe->flags = flags;
+	wqe->opcode = opcode;
+	return 0;
+}
+
+int tern_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct tern_context *ctx = to_tctx(ibqp->context);
+	struct tern_qp *qp = to_tqp(ibqp);
+	enum ibv_qp_state state;
+	uint16_t pi0;
+	int ret = 0;
+
+	pthread_spin_lock(&qp->sq.lock);
+	pi0 = qp->sq.pi;
+	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR) {
+		ret = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		if (tern_wq_full(&qp->sq)) {
+			ret = ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		ret = tern_build_send_wqe(qp, wr);
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+		qp->sq.pi++;
+	}
+	if (qp->sq.pi != pi0)
+		tern_ring_db(ctx, TERN_UDB_SQ, qp->qpn, qp->sq.pi);
+out:
+	pthread_spin_unlock(&qp->sq.lock);
+	return ret;
+}
+
+int tern_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct tern_context *ctx = to_tctx(ibqp->context);
+	struct tern_qp *qp = to_tqp(ibqp);
+	struct tern_rq_wqe *wqe;
+	struct tern_sge *sge;
+	uint16_t pi0;
+	int i, ret = 0;
+
+	pthread_spin_lock(&qp->rq.lock);
+	pi0 = qp->rq.pi;
+	if (__atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET) {
+		ret = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		if (tern_wq_full(&qp->rq)) {
+			ret = ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge) {
+			ret = EINVAL;
+			*bad_wr = wr;
+			break;
+		}
+		wqe = tern_wq_slot(&qp->rq, qp->rq.pi);
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = htole64(wr->wr_id);
+		wqe->num_sge = wr->num_sge;
+		sge = (struct tern_sge *)(wqe + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = htole64(wr->sg_list[i].addr);
+			sge[i].length = htole32(wr->sg_list[i].length);
+			sge[i].lkey = htole32(wr->sg_list[i].lkey);
+		}
+		qp->rq.pi++;
+	}
+	if (qp->rq.pi != pi0)
+		tern_ring_db(ctx, TERN_UDB_RQ, qp->qpn, qp->rq.pi);
+out:
+	pthread_spin_unlock(&qp->rq.lock);
+	return ret;
+}

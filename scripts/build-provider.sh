@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Build tern's libibverbs provider (providers/tern) inside rdma-core's source tree.
+#
+# Usage: scripts/build-provider.sh        (no arguments; prints the provider's path)
+#
+# Debian 12 ships libibverbs 44, but bookworm's rdma-core 44 orig tarball is gone from the
+# archive; trixie's rdma-core (56.1 today, resolved at build time) has the same provider ABI
+# (IBVERBS_PRIVATE_34, -rdmav34.so), so the provider is built in that tree and loads into
+# Debian 12's libibverbs as long as it only uses interfaces both have (see
+# Documentation/admin/provider.rst and tests/static/provider.t).
+#
+# The tree is unpacked and patched once into $TERN_CACHE/rdma-core-<version>-<hash>/, where
+# <hash> covers the way it is patched (patch_tree below); it is configured once; every run
+# copies providers/tern and the uverbs ABI header in and runs `ninja tern-rdmav34`.
+#
+# Output ($TERN_OUT, build/ by default):
+#   provider/libtern-rdmav34.so   the provider
+#   provider/tern.driver          "driver tern", for /etc/libibverbs.d/
+#   initramfs.d/tern-provider.list  puts both where Debian's libibverbs looks in the guests
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+
+SUITE=trixie
+PABI=34
+LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
+CONFDIR=/etc/libibverbs.d
+
+# The source version of rdma-core in $SUITE, from apt's deb-src index (never hard-coded).
+resolve_version() {
+	apt-cache madison rdma-core 2>/dev/null |
+		awk -F'|' -v s="$SUITE" '$3 ~ ("[[:space:]]" s "/") && $3 ~ /Sources/ \
+			{ gsub(/[[:space:]]/, "", $2); print $2; exit }'
+}
+
+# Changes made to a pristine rdma-core tree ($1). Its text is hashed into the cache
+# directory's name: edit it and the next run starts from a fresh tree.
+patch_tree() {
+	local tree=$1 series
+	# Debian's own patches, so that the tree is rdma-core as Debian ships it.
+	series=$tree/debian/patches/series
+	if [ -f "$series" ]; then
+		grep -v '^[[:space:]]*\(#\|$\)' "$series" | while read -r p _; do
+			patch -d "$tree" -p1 -s -N < "$tree/debian/patches/$p" ||
+				die "Debian patch $p does not apply"
+		done
+	fi
+	grep -q '^add_subdirectory(providers/erdma)' "$tree/CMakeLists.txt" ||
+		die "rdma-core's CMakeLists.txt has no providers/erdma line to anchor on"
+	sed -i 's|^add_subdirectory(providers/erdma)$|&\nadd_subdirectory(providers/tern)|' \
+		"$tree/CMakeLists.txt"
+	grep -q '^  rdma/erdma-abi.h$' "$tree/kernel-headers/CMakeLists.txt" ||
+		die "kernel-headers/CMakeLists.txt has no rdma/erdma-abi.h line to anchor on"
+	sed -i 's|^  rdma/erdma-abi.h$|&\n  rdma/tern-abi.h|' "$tree/kernel-headers/CMakeLists.txt"
+	mkdir -p "$tree/providers/tern"
+}
+
+# Copy $1 to $2 only when it differs, so that ninja rebuilds only what changed.
+sync_file() {
+	cmp -s "$1" "$2" 2>/dev/null && return 0
+	mkdir -p "$(dirname "$2")"
+	cp -f "$1" "$2"
+}
+
+ver=$(resolve_version)
+[ -n "$ver" ] || die "no rdma-core source in $SUITE (run scripts/setup-host.sh: deb-src entries)"
+upver=${ver#*:}
+upver=${upver%-*}
+hash=$(declare -f patch_tree | sha256sum | cut -c1-12)
+tree=$TERN_CACHE/rdma-core-$upver-$hash
+bdir=$tree/build
+
+exec 9> "$TERN_CACHE/rdma-core.lock"
+flock 9
+
+if [ ! -f "$tree/.patched" ]; then
+	log "provider: fetching rdma-core $ver source ($SUITE)"
+	dl=$(mktemp -d "$TERN_CACHE/rdma-core-dl.XXXXXX")
+	trap 'rm -rf "$dl"' EXIT
+	# The .dsc may 404 while the tarballs are there: download, then check what arrived.
+	(cd "$dl" && apt-get source -q --download-only "rdma-core=$ver" >/dev/null 2>&1) || true
+	orig=$dl/rdma-core_$upver.orig.tar.gz
+	[ -s "$orig" ] || die "rdma-core_$upver.orig.tar.gz did not download (apt-get update?)"
+	rm -rf "$tree" "$tree.tmp"
+	mkdir -p "$tree.tmp"
+	tar -xzf "$orig" -C "$tree.tmp" --strip-components=1
+	debs=("$dl"/rdma-core_"${ver#*:}".debian.tar.*)
+	if [ -f "${debs[0]}" ]; then
+		tar -xf "${debs[0]}" -C "$tree.tmp"
+	else
+		log "provider: no Debian tarball for $ver; building the upstream tree unpatched"
+	fi
+	patch_tree "$tree.tmp"
+	touch "$tree.tmp/.patched"
+	mv "$tree.tmp" "$tree"
+	rm -rf "$dl"
+	trap - EXIT
+fi
+
+# Our sources, every run.
+for f in "$TERN_TOP"/providers/tern/*; do
+	[ -f "$f" ] && sync_file "$f" "$tree/providers/tern/$(basename "$f")"
+done
+sync_file "$TERN_TOP/include/uapi/rdma/tern-abi.h" "$tree/kernel-headers/rdma/tern-abi.h"
+
+inc=$TERN_TOP/include
+if [ ! -f "$bdir/build.ninja" ] ||
+   ! grep -qx "TERN_INCLUDE_DIR:PATH=$inc" "$bdir/CMakeCache.txt" 2>/dev/null; then
+	log "provider: configuring rdma-core $upver"
+	mkdir -p "$bdir"
+	(cd "$bdir" && nice cmake -GNinja -DNO_MAN_PAGES=1 -DNO_PYVERBS=1 \
+		-DENABLE_RESOLVE_NEIGH=0 -DENABLE_VALGRIND=0 -DENABLE_STATIC=0 \
+		-DCMAKE_SKIP_RPATH=ON "-DTERN_INCLUDE_DIR:PATH=$inc" .. >cmake.log 2>&1) ||
+		{ tail -n 30 "$bdir/cmake.log" >&2; die "rdma-core configure failed ($bdir/cmake.log)"; }
+fi
+
+log "provider: ninja tern-rdmav$PABI"
+nice ninja -C "$bdir" -j 2 "tern-rdmav$PABI" >&2 || die "provider build failed"
+
+so=$(find "$bdir/lib" -name "libtern-rdmav$PABI.so" | head -n 1)
+[ -n "$so" ] || die "ninja built no libtern-rdmav$PABI.so"
+out=$TERN_OUT/provider
+mkdir -p "$out" "$TERN_OUT/initramfs.d"
+sync_file "$so" "$out/libtern-rdmav$PABI.so"
+echo "driver tern" > "$out/tern.driver.tmp"
+sync_file "$out/tern.driver.tmp" "$out/tern.driver"
+rm -f "$out/tern.driver.tmp"
+{
+	echo "# Written by scripts/build-provider.sh: tern's libibverbs provider in the guests."
+	echo "file $out/libtern-rdmav$PABI.so $LIBDIR/libtern-rdmav$PABI.so"
+	echo "file $out/tern.driver $CONFDIR/tern.driver"
+} > "$out/tern-provider.list.tmp"
+sync_file "$out/tern-provider.list.tmp" "$TERN_OUT/initramfs.d/tern-provider.list"
+rm -f "$out/tern-provider.list.tmp"
+# The rdma-core tree, for tests that compile against its headers.
+echo "$tree" > "$out/rdma-core-tree"
+echo "$out/libtern-rdmav$PABI.so"
