@@ -36,6 +36,15 @@ debug_modules() {
 	find "$src/drivers" -name '*.ko' -exec cp -f {} "$TERN_OUT/debug/modules/" \;
 }
 
+# tests/rdma's programs (built against the host's libibverbs, run in the guests) and the list
+# that puts them into the initramfs of both flavours.
+rdma_tests() {
+	make -s -C "$TERN_TOP/tests/rdma" O="$TERN_OUT/rdma" >&2
+	mkdir -p "$TERN_OUT/initramfs.d"
+	printf 'file %s /usr/bin/rdma-check\nlib %s\n' "$TERN_OUT/rdma/rdma-check" \
+		"$TERN_OUT/rdma/rdma-check" > "$TERN_OUT/initramfs.d/rdma-tests.list"
+}
+
 flavours=stock
 [ "${TERN_KERNEL:-}" = debug ] && flavours=debug
 for arg in "$@"; do
@@ -49,14 +58,17 @@ done
 
 step "host packages" "$TERN_TOP/scripts/setup-host.sh"
 step "qemu" "$TERN_TOP/scripts/build-qemu.sh" >/dev/null
+step "rdma test programs" rdma_tests
 for f in $flavours; do
 	if [ "$f" = stock ]; then
 		step "kernel modules" modules
 		step "guest kernel" "$TERN_TOP/scripts/guest-kernel.sh" >/dev/null
+		step "provider" "$TERN_TOP/scripts/build-provider.sh" >/dev/null
 		step "initramfs" "$TERN_TOP/scripts/mkinitramfs.sh" >/dev/null
 	else
 		step "debug kernel" "$TERN_TOP/scripts/build-debug-kernel.sh" >/dev/null
 		step "kernel modules (debug)" debug_modules
+		step "provider" "$TERN_TOP/scripts/build-provider.sh" >/dev/null
 		step "initramfs (debug)" "$TERN_TOP/scripts/mkinitramfs.sh" --debug >/dev/null
 	fi
 done

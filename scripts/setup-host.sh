@@ -15,6 +15,10 @@ pkgs=(
 	busybox-static cpio gzip iproute2 ethtool iperf3 iputils-ping procps
 	# host tests
 	perl
+	# RDMA: the provider is built in rdma-core's source (scripts/build-provider.sh); guests
+	# run Debian's libibverbs, its utilities, perftest and Soft-RoCE's provider
+	cmake libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	rdma-core
 	# debug guest kernel (scripts/build-debug-kernel.sh)
 	ccache
 )

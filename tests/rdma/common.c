@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shared pieces of tern's RDMA test programs (see common.h). */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+int checks_run, checks_failed;
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "rdma-check: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+int check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	checks_run++;
+	if (!cond)
+		checks_failed++;
+	printf("%s - ", cond ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return cond;
+}
+
+long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* --- out-of-band channel ---------------------------------------------------------------- */
+
+static void sock_opts(int fd)
+{
+	struct timeval tv = { .tv_sec = 120 };	/* no exchange may hang forever */
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int oob_listen(int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	if (fd < 0)
+		die("socket: %m");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1))
+		die("listen on TCP port %d: %m", port);
+	return fd;
+}
+
+int oob_accept(int lfd, int timeout_s)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+	int fd;
+
+	if (poll(&p, 1, timeout_s * 1000) != 1)
+		die("no client connected within %d s", timeout_s);
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		die("accept: %m");
+	sock_opts(fd);
+	return fd;
+}
+
+int oob_connect(const char *host, int port, int timeout_s)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai;
+	char service[16];
+	long end = now_ms() + timeout_s * 1000L;
+	int fd, rc;
+
+	snprintf(service, sizeof(service), "%d", port);
+	rc = getaddrinfo(host, service, &hints, &ai);
+	if (rc)
+		die("%s: %s", host, gai_strerror(rc));
+	for (;;) {	/* the server may not listen yet */
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			die("socket: %m");
+		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		close(fd);
+		if (now_ms() > end)
+			die("cannot connect to %s:%d within %d s: %m", host, port, timeout_s);
+		usleep(100000);
+	}
+	freeaddrinfo(ai);
+	sock_opts(fd);
+	return fd;
+}
+
+void oob_send(int fd, const char *fmt, ...)
+{
+	char buf[MSG_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(buf) - 1)
+		die("message too long");
+	buf[n++] = '\n';
+	if (write(fd, buf, n) != n)
+		die("out-of-band send: %m");
+}
+
+int oob_recv(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n + 1 < len) {
+		ssize_t r = read(fd, buf + n, 1);
+
+		if (r <= 0)
+			return -1;
+		if (buf[n] == '\n') {
+			buf[n] = 0;
+			return 0;
+		}
+		n++;
+	}
+	return -1;
+}
+
+void oob_expect(int fd, char *buf, size_t len, const char *expect)
+{
+	if (oob_recv(fd, buf, len))
+		die("peer went away (or said nothing for 120 s) while waiting for '%s'", expect);
+	if (strncmp(buf, expect, strlen(expect)))
+		die("expected '%s' from the peer, got '%s'", expect, buf);
+}
+
+/* --- verbs ---------------------------------------------------------------------------- */
+
+void dev_open(struct dev *d, const char *name, int port, int gid_index)
+{
+	struct ibv_device **list;
+	int i, n;
+
+	memset(d, 0, sizeof(*d));
+	list = ibv_get_device_list(&n);
+	if (!list || !n)
+		die("no RDMA device (ibv_get_device_list: %m)");
+	for (i = 0; i < n; i++)
+		if (!name || !strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (i == n)
+		die("RDMA device %s not found", name);
+	d->ctx = ibv_open_device(list[i]);
+	if (!d->ctx)
+		die("ibv_open_device(%s): %m", ibv_get_device_name(list[i]));
+	ibv_free_device_list(list);
+	if (ibv_query_device(d->ctx, &d->attr))
+		die("ibv_query_device: %m");
+	d->port = port;
+	if (ibv_query_port(d->ctx, port, &d->port_attr))
+		die("ibv_query_port: %m");
+	if (d->port_attr.state != IBV_PORT_ACTIVE)
+		die("port %d is %s, not ACTIVE", port, ibv_port_state_str(d->port_attr.state));
+	d->gid_index = gid_index;
+	if (ibv_query_gid(d->ctx, port, gid_index, &d->gid))
+		die("ibv_query_gid(%d): %m", gid_index);
+}
+
+struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
+			 const struct qp_opts *o)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = o->max_send_wr, .max_recv_wr = o->max_recv_wr,
+			.max_send_sge = o->max_send_sge, .max_recv_sge = o->max_recv_sge,
+		},
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+	(void)d;
+	if (!qp)
+		die("ibv_create_qp (wr %d/%d, sge %d/%d): %m", o->max_send_wr, o->max_recv_wr,
+		    o->max_send_sge, o->max_recv_sge);
+	return qp;
+}
+
+int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
+	       const struct qp_dest *local, const struct qp_dest *remote)
+{
+	struct ibv_qp_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = d->port;
+	a.pkey_index = 0;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			   IBV_QP_ACCESS_FLAGS);
+	if (rc) {
+		fprintf(stderr, "modify_qp to INIT: %s\n", strerror(rc));
+		return rc;
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = d->port_attr.active_mtu;
+	a.dest_qp_num = remote->qpn;
+	a.rq_psn = remote->psn;
+	a.max_dest_rd_atomic = d->attr.max_qp_rd_atom < 16 ? d->attr.max_qp_rd_atom : 16;
+	a.min_rnr_timer = o->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = remote->gid;
+	a.ah_attr.grh.sgid_index = d->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = d->port;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	if (rc) {
+		fprintf(stderr, "modify_qp to RTR: %s\n", strerror(rc));
+		return rc;
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = local->psn;
+	a.timeout = o->timeout;
+	a.retry_cnt = 7;
+	a.rnr_retry = o->rnr_retry;
+	a.max_rd_atomic = d->attr.max_qp_init_rd_atom < 16 ? d->attr.max_qp_init_rd_atom : 16;
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	if (rc)
+		fprintf(stderr, "modify_qp to RTS: %s\n", strerror(rc));
+	return rc;
+}
+
+void dest_format(const struct qp_dest *q, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%u %u ", q->qpn, q->psn);
+
+	for (int i = 0; i < 16 && n + 2 < (int)len; i++)
+		n += snprintf(buf + n, len - n, "%02x", q->gid.raw[i]);
+}
+
+int dest_parse(const char *s, struct qp_dest *q)
+{
+	char hex[33];
+	unsigned int b;
+
+	if (sscanf(s, "%u %u %32s", &q->qpn, &q->psn, hex) != 3 || strlen(hex) != 32)
+		return -1;
+	for (int i = 0; i < 16; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+			return -1;
+		q->gid.raw[i] = b;
+	}
+	return 0;
+}
+
+int qp_exchange_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o, int fd,
+			int is_server)
+{
+	struct qp_dest local = { .qpn = qp->qp_num, .gid = d->gid }, remote;
+	char line[MSG_MAX], mine[128];
+
+	local.psn = (uint32_t)(rand() & 0xffffff);
+	dest_format(&local, mine, sizeof(mine));
+	if (is_server) {
+		oob_expect(fd, line, sizeof(line), "QP ");
+		oob_send(fd, "QP %s", mine);
+	} else {
+		oob_send(fd, "QP %s", mine);
+		oob_expect(fd, line, sizeof(line), "QP ");
+	}
+	if (dest_parse(line + 3, &remote))
+		die("bad QP line from the peer: %s", line);
+	return qp_connect(d, qp, o, &local, &remote);
+}
+
+enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return (enum ibv_qp_state)-1;
+	return a.qp_state;
+}
+
+const char *qp_state_str(int state)
+{
+	static const char *const names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
+
+	if (state >= 0 && state < (int)(sizeof(names) / sizeof(names[0])))
+		return names[state];
+	return "(ibv_query_qp failed)";
+}
+
+int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
+{
+	long end = now_ms() + timeout_ms;
+	int spins = 0;
+
+	for (;;) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n)
+			return n < 0 ? -1 : 1;
+		if (now_ms() > end)
+			return 0;
+		if (++spins > 1000) {	/* 1 vCPU: let the peer side of the guest run */
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* --- the byte pattern ------------------------------------------------------------------- */
+
+void pattern_fill(uint8_t *p, size_t len, uint32_t seed, uint64_t stream_off)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = pattern_byte(seed, stream_off + i);
+}
+
+long pattern_check(const uint8_t *p, size_t len, uint32_t seed, uint64_t stream_off)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != pattern_byte(seed, stream_off + i))
+			return (long)i;
+	return -1;
+}
+
+long guard_check(const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != GUARD_BYTE)
+			return (long)i;
+	return -1;
+}
+
+uint32_t rnd32(uint64_t *state)
+{
+	/* xorshift64*: deterministic per case, so both sides derive the same layouts */
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+const char *event_tag(enum ibv_event_type t)
+{
+	static char other[32];
+
+	switch (t) {
+#define E(x) case x: return #x
+	E(IBV_EVENT_CQ_ERR);
+	E(IBV_EVENT_QP_FATAL);
+	E(IBV_EVENT_QP_REQ_ERR);
+	E(IBV_EVENT_QP_ACCESS_ERR);
+	E(IBV_EVENT_COMM_EST);
+	E(IBV_EVENT_SQ_DRAINED);
+	E(IBV_EVENT_PATH_MIG);
+	E(IBV_EVENT_PATH_MIG_ERR);
+	E(IBV_EVENT_DEVICE_FATAL);
+	E(IBV_EVENT_PORT_ACTIVE);
+	E(IBV_EVENT_PORT_ERR);
+	E(IBV_EVENT_LID_CHANGE);
+	E(IBV_EVENT_PKEY_CHANGE);
+	E(IBV_EVENT_SM_CHANGE);
+	E(IBV_EVENT_SRQ_ERR);
+	E(IBV_EVENT_SRQ_LIMIT_REACHED);
+	E(IBV_EVENT_QP_LAST_WQE_REACHED);
+	E(IBV_EVENT_CLIENT_REREGISTER);
+	E(IBV_EVENT_GID_CHANGE);
+	E(IBV_EVENT_WQ_FATAL);
+#undef E
+	}
+	snprintf(other, sizeof(other), "EVENT_%d", (int)t);
+	return other;
+}

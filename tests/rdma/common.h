@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared pieces of tern's RDMA test programs: the out-of-band TCP channel, RC queue pair
+ * set-up over RoCEv2, bounded completion polling and the byte pattern every check uses.
+ */
+#ifndef TERN_RDMA_TEST_COMMON_H
+#define TERN_RDMA_TEST_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#define MSG_MAX		512
+
+/* Failures of the program itself (not of the device): print and exit 2. */
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* One check's verdict, as a TAP-like line on stdout ("ok - ..." / "not ok - ..."). */
+int check(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+extern int checks_run, checks_failed;
+
+/* --- out-of-band channel: text lines over TCP, every read bounded ------------------------ */
+int oob_listen(int port);
+int oob_accept(int lfd, int timeout_s);
+int oob_connect(const char *host, int port, int timeout_s);
+void oob_send(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reads one line (without '\n') into buf; returns 0, or -1 on EOF/timeout. */
+int oob_recv(int fd, char *buf, size_t len);
+/* oob_recv() that dies on EOF or timeout, and on a line not starting with expect. */
+void oob_expect(int fd, char *buf, size_t len, const char *expect);
+
+/* --- verbs ---------------------------------------------------------------------------- */
+struct dev {
+	struct ibv_context *ctx;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port_attr;
+	union ibv_gid gid;
+	int port;
+	int gid_index;
+};
+
+void dev_open(struct dev *d, const char *name, int port, int gid_index);
+
+/* What a peer needs to reach one of our QPs. */
+struct qp_dest {
+	uint32_t qpn;
+	uint32_t psn;
+	union ibv_gid gid;
+};
+
+struct qp_opts {
+	int max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+	int rnr_retry;		/* 0..7 (7: forever) */
+	int min_rnr_timer;	/* IB encoding */
+	int timeout;		/* local ACK timeout, IB encoding */
+};
+
+struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
+			 const struct qp_opts *o);
+/* RESET -> INIT -> RTR -> RTS towards dest. Returns 0 or an errno (printed). */
+int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
+	       const struct qp_dest *local, const struct qp_dest *remote);
+void dest_format(const struct qp_dest *q, char *buf, size_t len);
+int dest_parse(const char *s, struct qp_dest *q);
+/* Exchanges dests over fd (the server receives first) and connects. */
+int qp_exchange_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o, int fd,
+			int is_server);
+enum ibv_qp_state qp_state(struct ibv_qp *qp);
+const char *qp_state_str(int state);
+
+/* Polls cq for one completion within timeout_ms; 1: got one, 0: none, -1: poll error. */
+int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms);
+
+/* --- the byte pattern ------------------------------------------------------------------- */
+#define GUARD_BYTE	0xa5
+static inline uint8_t pattern_byte(uint32_t seed, uint64_t i)
+{
+	uint32_t w = (uint32_t)((i >> 2) + 1) * 0x9e3779b1u ^ seed;
+
+	return (uint8_t)(w >> ((i & 3) * 8));
+}
+void pattern_fill(uint8_t *p, size_t len, uint32_t seed, uint64_t stream_off);
+/* Index of the first byte that differs from the pattern, or -1. */
+long pattern_check(const uint8_t *p, size_t len, uint32_t seed, uint64_t stream_off);
+/* Index of the first byte that is not GUARD_BYTE, or -1. */
+long guard_check(const uint8_t *p, size_t len);
+
+uint32_t rnd32(uint64_t *state);
+long now_ms(void);
+/* The enum name of an async event type, e.g. "IBV_EVENT_QP_ACCESS_ERR". */
+const char *event_tag(enum ibv_event_type t);
+
+#endif

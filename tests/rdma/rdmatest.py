@@ -1,0 +1,309 @@
+"""RDMA between two guests, the same code for tern and for Soft-RoCE (rxe).
+
+Used by tests/guest/rdma.t, bench/rdma.py and scripts/demo.py. A :class:`Target` is one RDMA
+device per guest: ``Target(cluster, "tern", wire=0)`` is tern_ib's ``tern0`` on the tern
+NIC, ``Target(cluster, "rxe", wire=1)`` is Soft-RoCE's ``rxe0`` over the virtio-net NIC of the
+same guests. Everything else (perftest, ibv_rc_pingpong, rdma-check) only sees the device
+name, the GID index and the IP address the target reports.
+"""
+
+import json
+import re
+import time
+
+# perftest's out-of-band TCP ports: one per run, so that a killed run's socket cannot
+# collide with the next one.
+_next_port = [18600]
+
+
+def next_port():
+    _next_port[0] += 1
+    if _next_port[0] > 19500:
+        _next_port[0] = 18601
+    return _next_port[0]
+
+
+class RdmaError(Exception):
+    """The target could not be set up (message says what was missing or failed)."""
+
+
+class Target:
+    """The RDMA device ``kind`` ("tern" or "rxe") on every node of ``cluster``, over
+    ``wire``."""
+
+    def __init__(self, cluster, kind, wire):
+        if kind not in ("tern", "rxe"):
+            raise ValueError("unknown RDMA target %r" % kind)
+        self.cluster = cluster
+        self.kind = kind
+        self.wire = wire
+        self.ibdev = "tern0" if kind == "tern" else "rxe0"
+        self.module = "tern_ib" if kind == "tern" else "rdma_rxe"
+        self.netdev = {}        # node index -> interface name
+        self.gid_index = {}     # node index -> index of the RoCEv2 IPv4 GID
+
+    def __repr__(self):
+        return "<Target %s %s on wire %d>" % (self.kind, self.ibdev, self.wire)
+
+    @property
+    def label(self):
+        return "tern" if self.kind == "tern" else "rxe"
+
+    def ip(self, node):
+        return node.ip(self.wire)
+
+    # --- bring-up ---------------------------------------------------------------------------
+
+    def available(self, node):
+        """None if the target's module exists in ``node``'s initramfs, else why not."""
+        r = node.run("modinfo -F filename %s" % self.module, timeout=30)
+        if r.rc != 0:
+            return "%s.ko is not in the guest image (%s)" % (self.module, r.stderr.strip())
+        if self.kind == "tern":
+            r = node.run("ls /etc/libibverbs.d/ | grep -qx tern.driver", timeout=30)
+            if r.rc != 0:
+                return ("the tern provider is not in the guest image "
+                        "(no /etc/libibverbs.d/tern.driver; run scripts/build-provider.sh)")
+        return None
+
+    def load(self, node, timeout=120):
+        """Load the driver on ``node`` and create the device; returns the Result of the
+        last command (rc 0 on success)."""
+        if self.kind == "tern":
+            return node.run("modprobe tern_core && modprobe tern_ib", timeout=timeout)
+        dev = self.netdev[node.index]
+        return node.run("modprobe -q crc32_generic; modprobe rdma_rxe && "
+                        "{ rdma link show %s/1 >/dev/null 2>&1 || "
+                        "rdma link add %s type rxe netdev %s; }" % (self.ibdev, self.ibdev, dev),
+                        timeout=timeout)
+
+    def unload(self, node, timeout=120):
+        """Remove the RDMA device and its module (the netdev stays)."""
+        if self.kind == "tern":
+            return node.run("rmmod tern_ib", timeout=timeout)
+        return node.run("rdma link delete %s && rmmod rdma_rxe" % self.ibdev, timeout=timeout)
+
+    def setup(self, timeout=60):
+        """On every node: the netdev up with its address, the RDMA device created, its port
+        ACTIVE and its IPv4 RoCEv2 GID found. Raises RdmaError when something is missing."""
+        c = self.cluster
+        if self.kind == "tern":
+            for n in c:
+                r = n.run("modprobe tern_core", timeout=timeout)
+                if r.rc != 0:
+                    raise RdmaError("%s: modprobe tern_core: %s" % (n.name, r.stderr))
+        for n in c:
+            self.netdev[n.index] = n.configure_ip(self.wire)
+        for n in c:
+            r = self.load(n)
+            if r.rc != 0:
+                raise RdmaError("%s: loading %s: %s%s" % (n.name, self.module, r.stdout,
+                                                          r.stderr))
+        for n in c:
+            self.wait_ready(n, timeout)
+
+    def wait_ready(self, node, timeout=60):
+        """Wait until ``node``'s device is ACTIVE with an IPv4 RoCEv2 GID; records the GID
+        index."""
+        deadline = time.monotonic() + timeout
+        last = ""
+        while time.monotonic() < deadline:
+            idx, last = self.find_gid(node)
+            if idx is not None:
+                self.gid_index[node.index] = idx
+                return idx
+            time.sleep(0.5)
+        raise RdmaError("%s: %s has no ACTIVE port with an IPv4 RoCEv2 GID within %d s:\n%s" % (
+            node.name, self.ibdev, timeout, last))
+
+    def find_gid(self, node):
+        """(index of the RoCE v2 GID holding ``node``'s IPv4 address, or None; the state and
+        GID table as text)."""
+        octets = [int(x) for x in self.ip(node).split(".")]
+        want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(octets)
+        d = "/sys/class/infiniband/%s/ports/1" % self.ibdev
+        r = node.run("cat %s/state 2>&1; for i in $(seq 0 15); do g=$(cat %s/gids/$i 2>/dev/null)"
+                     " || continue; t=$(cat %s/gid_attrs/types/$i 2>/dev/null); "
+                     "echo \"$i $g $t\"; done" % (d, d, d), timeout=30)
+        text = r.stdout
+        first = text.splitlines()[0] if text else ""
+        if "ACTIVE" not in first:
+            return None, text
+        for line in text.splitlines()[1:]:
+            parts = line.split(None, 2)
+            if len(parts) == 3 and parts[1] == want and parts[2].strip() == "RoCE v2":
+                return int(parts[0]), text
+        return None, text
+
+    def gid(self, node):
+        return self.gid_index[node.index]
+
+    def common(self, node):
+        """Options every perftest run on ``node`` takes: device, port, GID, no CPU frequency
+        check (emulated CPU)."""
+        return "-d %s -i 1 -x %d -F" % (self.ibdev, self.gid(node))
+
+
+# --- running a client/server pair ------------------------------------------------------------
+
+def tcp_listening(node, port):
+    """True when something on ``node`` listens on TCP ``port`` (any address)."""
+    r = node.run("grep -qi ':%04X 00000000:0000 0A' /proc/net/tcp" % port, timeout=20)
+    return r.rc == 0
+
+
+class PairResult:
+    """The outcome of a client/server pair: ``ok`` (both exited 0), ``server`` and
+    ``client`` (harness Results, or None), ``attempts``, ``seconds`` (the client's run),
+    ``why`` (a one-line reason when not ok)."""
+
+    def __init__(self):
+        self.ok = False
+        self.server = None
+        self.client = None
+        self.attempts = 0
+        self.seconds = 0.0
+        self.why = ""
+
+    def diag(self):
+        out = [self.why] if self.why else []
+        for label, r in (("client", self.client), ("server", self.server)):
+            if r is not None:
+                out.append("--- %s (rc %s, %.1f s): %s" % (label, r.rc, r.duration, r.cmd))
+                out.append(r.stdout[-3000:])
+                if r.stderr.strip():
+                    out.append("stderr: " + r.stderr[-2000:])
+        return "\n".join(out)
+
+
+# Client messages that mean the server was not ready yet: retry both sides together.
+STARTUP_RACE = re.compile(r"Couldn't connect|Unable to (init|open) the socket|"
+                          r"Failed to exchange data between server and clients|"
+                          r"Connection refused|Couldn't read remote address", re.I)
+
+
+def run_pair(server, client, server_cmd, client_cmd, port, timeout, retries=3, before=None,
+             after=None):
+    """Start ``server_cmd`` on ``server`` (it must listen on TCP ``port``), wait until it
+    listens, run ``client_cmd`` on ``client``; both bounded by ``timeout`` seconds (guest
+    side ``timeout -s KILL`` as well as the harness's). A client that could not reach the
+    server restarts both sides, up to ``retries`` times. ``before()`` and ``after()``, when
+    given, are called right before the client starts and right after it exits."""
+    res = PairResult()
+    for attempt in range(1, retries + 1):
+        res.attempts = attempt
+        job = server.spawn("exec timeout -s KILL %d %s" % (timeout + 20, server_cmd),
+                           timeout=timeout + 40)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not job.done():
+            if tcp_listening(server, port):
+                break
+            time.sleep(0.2)
+        if job.done() or time.monotonic() >= deadline:
+            job.kill(9)
+            res.server = job.wait(timeout=60, raise_timeout=False)
+            res.why = "the server did not start listening on TCP port %d" % port
+            if job.done() and attempt < retries:
+                time.sleep(1)
+                continue
+            return res
+        if before:
+            before()
+        t0 = time.monotonic()
+        res.client = client.run("timeout -s KILL %d %s" % (timeout, client_cmd),
+                                timeout=timeout + 30)
+        res.seconds = time.monotonic() - t0
+        if after:
+            after()
+        try:
+            res.server = job.wait(timeout=60 if res.client.rc == 0 else 10,
+                                  raise_timeout=False)
+        except Exception:  # noqa: BLE001 - the harness's CommandTimeout: stop the server
+            job.kill(9)
+            res.server = job.wait(timeout=60, raise_timeout=False)
+        if res.client.rc == 0 and res.server.rc == 0:
+            res.ok = True
+            res.why = ""
+            return res
+        if not job.done():
+            job.kill(9)
+            res.server = job.wait(timeout=60, raise_timeout=False)
+        res.why = "client rc %s, server rc %s%s" % (
+            res.client.rc, res.server.rc,
+            " (killed at the %d s limit)" % timeout if res.client.rc in (124, 137) else "")
+        if attempt < retries and STARTUP_RACE.search(res.client.stdout + res.client.stderr):
+            time.sleep(1)
+            continue
+        return res
+    return res
+
+
+# --- perftest -------------------------------------------------------------------------------
+
+BW_COLS = ("bytes", "iterations", "bw_peak", "bw_avg", "msg_rate")
+LAT_COLS = ("bytes", "iterations", "t_min", "t_max", "t_typical", "t_avg", "t_stdev",
+            "p99", "p999")
+
+
+def parse_perftest(text, kind):
+    """The result rows of perftest output: a list of dicts (``BW_COLS`` in MB/s and Mpps for
+    ``kind`` "bw", ``LAT_COLS`` in microseconds for "lat")."""
+    cols = BW_COLS if kind == "bw" else LAT_COLS
+    rows = []
+    header = False
+    for line in text.splitlines():
+        if "#bytes" in line:
+            header = True
+            continue
+        if not header:
+            continue
+        f = line.split()
+        if len(f) >= len(cols) - 1 and f[0].isdigit() and f[1].isdigit():
+            try:
+                vals = [int(f[0]), int(f[1])] + [float(x) for x in f[2:len(cols)]]
+            except ValueError:
+                continue
+            rows.append(dict(zip(cols, vals)))
+    return rows
+
+
+def perftest(target, prog, opts="", server=None, client=None, timeout=300, retries=3,
+             before=None, after=None):
+    """Run perftest ``prog`` (e.g. "ib_write_bw") with ``opts`` between ``server`` (default
+    node 1) and ``client`` (node 0) of ``target``'s cluster. Returns (PairResult, rows parsed
+    from the client's output)."""
+    c = target.cluster
+    server = server or c[1]
+    client = client or c[0]
+    port = next_port()
+    scmd = "%s %s -p %d %s" % (prog, target.common(server), port, opts)
+    ccmd = "%s %s -p %d %s %s" % (prog, target.common(client), port, opts, target.ip(server))
+    res = run_pair(server, client, scmd, ccmd, port, timeout, retries, before, after)
+    rows = []
+    if res.client is not None:
+        rows = parse_perftest(res.client.stdout, "bw" if prog.endswith("_bw") else "lat")
+    if res.ok and not rows:
+        res.ok = False
+        res.why = "no result line in the client's output"
+    return res, rows
+
+
+def rdma_res(node, kind):
+    """``rdma -j res show <kind>`` as a list of dicts (kind: qp, cq, mr, pd)."""
+    r = node.run("rdma -j res show %s" % kind, timeout=30)
+    if r.rc != 0:
+        raise RdmaError("%s: rdma res show %s: %s" % (node.name, kind, r.stderr))
+    try:
+        data = json.loads(r.stdout or "[]")
+    except ValueError:
+        raise RdmaError("%s: rdma res show %s: not JSON: %r" % (node.name, kind, r.stdout))
+    return data
+
+
+def cpu_jiffies(node):
+    """The first line of ``node``'s /proc/stat as a dict of jiffies (user, nice, system,
+    idle, iowait, irq, softirq, steal)."""
+    r = node.run("head -1 /proc/stat", timeout=30, check=True)
+    f = r.stdout.split()
+    names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+    return dict(zip(names, (int(x) for x in f[1:1 + len(names)])))
