@@ -33,6 +33,8 @@ enum tern_cmd_opcode {
 	/* 0x0100..0x01ff: RDMA objects (PD, MR, CQ, QP, SRQ, AH) and their contexts. */
 	/* 0x0200..0x02ff: DCB (PFC, ETS, DSCP map) and congestion control (ECN, CNP, DCQCN). */
 	/* 0x0300..0x03ff: counters and diagnostics. */
+	TERN_CMD_SET_WIRE_FAULTS	= 0x0300,
+	TERN_CMD_QUERY_WIRE_FAULTS	= 0x0301,
 };
 
 enum tern_cmd_status {
@@ -134,6 +136,48 @@ struct tern_cmd_eth_stats_out {
 };
 
 /* ---------------------------------------------------------------------------------------
+ * Wire fault injection: the port's transmitter damages frames on purpose, so that tests and
+ * admins can exercise loss recovery. Each frame the port puts on the wire (Ethernet and RoCE
+ * alike, or only RoCEv2 frames with TERN_WIRE_FAULT_F_ROCE_ONLY; never frames the port loops
+ * back to itself) is, with the given probabilities in parts per million, independently:
+ *   dropped     not sent (nothing else applies);
+ *   corrupted   one bit after the Ethernet header (and 802.1Q tag) flipped, as a switch that
+ *               damages a frame and recomputes its FCS would deliver it;
+ *   duplicated  sent twice in a row;
+ *   reordered   held back and sent right after the next frame; a frame still held when the
+ *               transmitter goes idle (the end of a burst) is sent then.
+ * The decisions come from a pseudo-random generator restarted from @seed by every
+ * SET_WIRE_FAULTS, so a given seed and frame sequence damage the same frames. All
+ * probabilities zero (the reset state) turn injection off. A device reset clears the setting
+ * and the counters.
+ */
+#define TERN_WIRE_FAULT_PPM_MAX		1000000u
+#define TERN_WIRE_FAULT_F_ROCE_ONLY	(1u << 0)	/* damage only UDP/4791 frames */
+
+struct tern_wire_faults {
+	__le32	drop_ppm;		/* 0..TERN_WIRE_FAULT_PPM_MAX each */
+	__le32	corrupt_ppm;
+	__le32	duplicate_ppm;
+	__le32	reorder_ppm;
+	__le32	flags;			/* TERN_WIRE_FAULT_F_* */
+	__le32	rsvd;
+	__le64	seed;
+};
+
+/* SET_WIRE_FAULTS: input struct tern_wire_faults (BAD_PARAM for a ppm above the maximum). */
+
+/* QUERY_WIRE_FAULTS: no input. Counters are frames since the last device reset. */
+struct tern_cmd_query_wire_faults_out {
+	struct tern_wire_faults cfg;	/* as last set */
+	__le64	frames;			/* frames offered to the wire (before injection) */
+	__le64	dropped;
+	__le64	corrupted;
+	__le64	duplicated;
+	__le64	reordered;
+	__le64	rsvd[3];
+};
+
+/* ---------------------------------------------------------------------------------------
  * Event queues.
  */
 #define TERN_EQ_F_CMD			(1u << 0)	/* receives TERN_EQE_CMD_COMPLETION */
@@ -171,6 +215,8 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_query_device_out, 112);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_set_port_in, 12);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_port_out, 36);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_eth_stats_out, 128);
+TERN_HW_ASSERT_SIZE(struct tern_wire_faults, 32);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_wire_faults_out, 96);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eq_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_destroy_eq_in, 4);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eth_queue_in, 24);

@@ -446,7 +446,15 @@ struct tern_cmd_rdma_stats_out {
 	__le64	rx_send_requests;
 	__le64	db_misdirected;		/* doorbells for an object not bound to that UAR */
 	__le64	cq_overflows;
-	__le64	rsvd[8];
+	/* the transport's recovery */
+	__le64	retrans_pkts;		/* requester: request packets sent again (go-back-N) */
+	__le64	retrans_bytes;		/* requester: frame bytes of those packets */
+	__le64	seq_err_naks_sent;	/* responder: sequence-error NAKs sent */
+	__le64	rnr_naks_sent;		/* responder: RNR NAKs sent */
+	__le64	duplicate_response;	/* requester: ACKs/READ responses for PSNs already done */
+	__le64	rx_pkey_mismatch;	/* dropped: BTH P_Key does not match the port's */
+	__le64	rx_opcode_seq_err;	/* responder: opcode out of sequence (invalid request) */
+	__le64	rsvd[1];
 };
 
 TERN_HW_ASSERT_SIZE(struct tern_sge, 16);

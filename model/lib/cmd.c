@@ -371,7 +371,10 @@ static int cmd_in_len(uint16_t opcode)
 	case TERN_CMD_QUERY_DEVICE:
 	case TERN_CMD_QUERY_PORT:
 	case TERN_CMD_QUERY_ETH_STATS:
+	case TERN_CMD_QUERY_WIRE_FAULTS:
 		return 0;
+	case TERN_CMD_SET_WIRE_FAULTS:
+		return sizeof(struct tern_wire_faults);
 	case TERN_CMD_SET_PORT:
 		return sizeof(struct tern_cmd_set_port_in);
 	case TERN_CMD_CREATE_EQ:
@@ -437,6 +440,13 @@ static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
 		break;
 	case TERN_CMD_QUERY_ETH_STATS:
 		cmd_query_eth_stats(m, c);
+		break;
+	case TERN_CMD_SET_WIRE_FAULTS:
+		c->status = (uint8_t)ternm_wire_set(m, in, &c->syndrome);
+		break;
+	case TERN_CMD_QUERY_WIRE_FAULTS:
+		if (need_out(c, sizeof(struct tern_cmd_query_wire_faults_out)))
+			ternm_wire_query(m, m->cmd_out);
 		break;
 	case TERN_CMD_CREATE_EQ:
 		c->status = (uint8_t)ternm_eq_create(m, in, &c->result, &c->syndrome);

@@ -97,6 +97,8 @@ void ternm_fatal(struct tern_model *m, enum tern_fatal_syndrome syndrome)
 /* Forget everything a reset forgets: queues, EQs, counters, registers, port settings. */
 static void clear_state(struct tern_model *m)
 {
+	ternm_wire_clear(m);	/* first: a frame held back goes out before the reset */
+	m->ip_id = 0;
 	ternm_cmdq_clear(m);
 	ternm_eq_clear(m);
 	ternm_eth_clear(m);
@@ -340,6 +342,8 @@ void tern_model_run(struct tern_model *m)
 		if (!m->fatal)
 			ternm_rdma_run(m);
 	}
+	/* The transmitter goes idle: a frame held back for reordering goes out now. */
+	ternm_wire_idle(m);
 	/*
 	 * Last, with the model's state consistent: the embedding may feed held-back frames
 	 * to tern_model_rx_frame() from inside rx_ready.
@@ -366,6 +370,7 @@ void tern_model_timer(struct tern_model *m)
 		ternm_cmdq_timer(m, now);
 		ternm_rdma_timer(m, now);
 	}
+	ternm_wire_idle(m);
 	ternm_timer_update(m);
 }
 
@@ -380,6 +385,8 @@ void tern_model_set_link(struct tern_model *m, bool up)
 {
 	if (m->link_up == up)
 		return;
+	if (!up)
+		ternm_wire_idle(m);	/* the frame held back makes it out before the carrier goes */
 	m->link_up = up;
 	ternm_log(m, TERN_MODEL_LOG_INFO, "link %s", up ? "up" : "down");
 	if (m->ready && !m->fatal)

@@ -7,7 +7,9 @@
  *    the device's CI (or behind it) is ignored and logged.
  *  - TX: frames of TERN_ETH_MIN_FRAME..mtu+18 bytes are sent; others complete DONE|ERR and
  *    count tx_bad_len. descriptor flags and rsvd are ignored for now. While the link is down
- *    descriptors complete DONE without sending (not counted as sent).
+ *    descriptors complete DONE without sending (not counted as sent). Frames go to the wire
+ *    through the fault injector (wire.c); tx_frames/tx_bytes count what the port sent,
+ *    before injection (a frame the injector drops still counts, a duplicate counts once).
  *  - RX filter: the port's unicast MAC, broadcast, every multicast (there is no multicast
  *    filter table, so ALLMULTI changes nothing), everything with PROMISC. Frames go to the
  *    lowest-numbered RX queue. Broadcast frames count in rx_broadcast only, other group
@@ -182,8 +184,7 @@ static bool tx_one(struct tern_model *m, struct ternm_ethq *q, unsigned int qid)
 		status |= TERN_ETH_DESC_ERR;
 		m->stats.tx_dma_errors++;
 	} else if (m->link_up) {
-		if (m->host.tx_frame)
-			m->host.tx_frame(m->host.opaque, m->frame, len);
+		ternm_wire_tx(m, m->frame, len);
 		m->stats.tx_frames++;
 		m->stats.tx_bytes += len;
 	}

@@ -229,6 +229,7 @@ struct ternm_qp {
 	uint32_t req_psn;	/* PSN of that packet */
 	uint32_t next_psn;	/* PSN the next new WQE starts at */
 	uint32_t una_psn;	/* oldest PSN not acknowledged */
+	uint32_t sent_psn;	/* one past the highest PSN sent: below it, a packet is resent */
 	uint32_t pkts_since_ack;
 	unsigned int rd_inflight;	/* READs started and not completed */
 	uint8_t retry_left, rnr_left;
@@ -274,7 +275,8 @@ struct ternm_qp {
 	X(out_of_buffer) X(req_transport_retries_exceeded) X(req_rnr_retries_exceeded) \
 	X(req_remote_access_errors) X(req_remote_invalid_request) X(resp_remote_access_errors) \
 	X(resp_local_length_error) X(rx_write_requests) X(rx_read_requests) X(rx_send_requests) \
-	X(db_misdirected) X(cq_overflows)
+	X(db_misdirected) X(cq_overflows) X(retrans_pkts) X(retrans_bytes) X(seq_err_naks_sent) \
+	X(rnr_naks_sent) X(duplicate_response) X(rx_pkey_mismatch) X(rx_opcode_seq_err)
 
 struct ternm_rdma_stats {
 #define X(n) uint64_t n;
@@ -311,7 +313,7 @@ int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, ui
 void ternm_qp_build_hdr(struct ternm_qp *qp);
 uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, bool se,
 			 bool ackreq, uint32_t psn);
-void ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end);
+size_t ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end);
 
 /* rdma_req.c */
 unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);

@@ -960,7 +960,7 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		qp->epsn = get_le32(CFLD(a, A, rq_psn));
 	if (mask & TERN_QP_ATTR_SQ_PSN) {
 		v = get_le32(CFLD(a, A, sq_psn));
-		qp->next_psn = qp->una_psn = qp->req_psn = v;
+		qp->next_psn = qp->una_psn = qp->req_psn = qp->sent_psn = v;
 	}
 
 	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)

@@ -48,7 +48,7 @@ void ternm_req_reset(struct ternm_qp *qp)
 {
 	qp->req_idx = qp->req_max = 0;
 	qp->req_pkt = 0;
-	qp->req_psn = qp->next_psn = qp->una_psn = 0;
+	qp->req_psn = qp->next_psn = qp->una_psn = qp->sent_psn = 0;
 	qp->pkts_since_ack = 0;
 	qp->rd_inflight = 0;
 	qp->rnr_wait = qp->gbn_wait = false;
@@ -358,14 +358,27 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 	uint8_t exp, synd;
 	int32_t d = psn_diff(p->psn, qp->una_psn);
 
-	if (d < 0)
-		return;			/* duplicate */
+	/*
+	 * A response out of sequence is not progress, but it shows that the responder is still
+	 * working through what was asked before: after a lost response it first sends the rest
+	 * of every READ already queued (megabytes from a slow responder such as Soft-RoCE)
+	 * before the re-request's turn comes. The retransmit timer restarts so that this
+	 * draining does not use up retry_cnt (Soft-RoCE's requester does the same).
+	 */
+	if (d < 0) {
+		r->stats.duplicate_response++;	/* already placed: ignored */
+		retx_arm(m, qp);
+		return;
+	}
 	if (d > 0) {
-		if (!qp->gbn_wait && psn_diff(p->psn, qp->next_psn) < 0) {
+		if (psn_diff(p->psn, qp->next_psn) >= 0)
+			return;			/* never asked for */
+		if (!qp->gbn_wait) {
 			r->stats.implied_nak_seq_err++;
 			qp->gbn_wait = true;
 			req_goback(m, qp, qp->una_psn);
 		}
+		retx_arm(m, qp);
 		return;
 	}
 	qp->gbn_wait = false;
@@ -436,6 +449,8 @@ void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_
 		return;			/* for nothing we sent */
 	switch (syn & 0x60) {
 	case 0x00:			/* ACK */
+		if (psn_diff(p->psn, qp->una_psn) < 0)
+			r->stats.duplicate_response++;	/* acknowledged before */
 		req_ack_upto(m, qp, p->psn);
 		return;
 	case 0x20:			/* RNR NAK */
@@ -530,6 +545,21 @@ void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
 
 /* ---- sending ------------------------------------------------------------------------------ */
 
+/*
+ * A request for PSNs [psn, psn + n) went out as @len bytes (0: not sent): one starting below
+ * sent_psn is a retransmission (go-back-N after a NAK, timeout or implied NAK, RNR retry).
+ */
+static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n,
+		     size_t len)
+{
+	if (len && psn_diff(psn, qp->sent_psn) < 0) {
+		m->rdma->stats.retrans_pkts++;
+		m->rdma->stats.retrans_bytes += len;
+	}
+	if (psn_diff(psn_add(psn, n), qp->sent_psn) > 0)
+		qp->sent_psn = psn_add(psn, n);
+}
+
 bool ternm_req_has_work(const struct ternm_qp *qp)
 {
 	if (qp->state != TERN_QPS_RTS && qp->state != TERN_QPS_SQD)
@@ -599,6 +629,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 				qp->rd_inflight++;
 		}
 		if (wc->opcode == TERN_WQE_RDMA_READ) {
+			uint32_t psn = qp->req_psn, left = s->npkts - qp->req_pkt;
+
 			off = qp->req_pkt * qp->mtu;
 			x = ternm_pkt_start(m, qp, IBOP_READ_REQ, false, true, qp->req_psn);
 			put_le64(x, 0);
@@ -623,7 +655,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			qp->req_pkt = 0;
 			qp->req_psn = psn_add(s->first_psn, s->npkts);
 			qp->pkts_since_ack = 0;
-			ternm_pkt_send(m, qp, x + RETH_LEN);
+			req_sent(m, qp, psn, left, ternm_pkt_send(m, qp, x + RETH_LEN));
 		} else {
 			bool is_send = wc->opcode <= TERN_WQE_SEND_IMM;
 			bool imm = wc->opcode == TERN_WQE_SEND_IMM ||
@@ -688,7 +720,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			} else {
 				qp->req_pkt++;
 			}
-			ternm_pkt_send(m, qp, x + n);
+			req_sent(m, qp, psn_add(qp->req_psn, TERNM_PSN_MASK), 1,
+				 ternm_pkt_send(m, qp, x + n));
 		}
 		sent++;
 		if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {

@@ -326,6 +326,7 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 	/* opcode sequence and lengths */
 	if (qp->msg == RQ_MSG_SEND ? (!is_send || first) :
 	    qp->msg == RQ_MSG_WRITE ? (is_send || first || op == IBOP_READ_REQ) : !first) {
+		r->stats.rx_opcode_seq_err++;
 		inv_req(m, qp, p->psn, "opcode out of sequence");
 		return;
 	}
@@ -473,6 +474,10 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			break;
 		}
 		if (it->type != RESP_READ) {
+			if (it->syndrome == AETH_NAK_SEQ)
+				m->rdma->stats.seq_err_naks_sent++;
+			else if ((it->syndrome & 0xe0) == AETH_RNR_NAK)
+				m->rdma->stats.rnr_naks_sent++;
 			send_aeth(m, qp, it->syndrome, it->psn, it->msn);
 			fifo_pop(qp);
 			sent++;

@@ -4,8 +4,10 @@
  * BTH / extension headers / payload / pad / ICRC frames from a QP's header template, and
  * parses and checks received ones before handing them to the requester or responder.
  *
- * Sent frames: IPv4 with DF, ID 0, TTL = hop_limit, TOS = traffic_class, header checksum,
- * UDP checksum 0; IPv6 with traffic class, flow label, hop limit and the UDP checksum. BTH
+ * Sent frames: IPv4 with DF, TTL = hop_limit, TOS = traffic_class, an identification from a
+ * per-port counter (0 after a reset, +1 for each IPv4 RoCE frame the port builds, loopback
+ * included, wrapping at 2^16) and the header checksum over the final header, UDP checksum 0;
+ * IPv6 with traffic class, flow label and hop limit from the path and the UDP checksum. BTH
  * with MigReq set, P_Key 0xffff, TVer 0, as Soft-RoCE sends. The ICRC is CRC-32 over eight
  * 0xff bytes, then IP header, UDP header and BTH with the variant fields set to ones (IPv4
  * TOS, TTL, checksum; IPv6 traffic class, flow label, hop limit; UDP checksum; BTH byte 4),
@@ -14,8 +16,12 @@
  * Received frames are dropped and counted (rx_roce_discards) when malformed (lengths, IPv4
  * header checksum or fragments, TVer, unknown or non-RC opcode, headers longer than the
  * packet), for an unknown QP, or for a QP whose state does not accept them; a bad ICRC
- * counts rx_icrc_errors. Frames addressed to the port's own MAC are looped back without
- * reaching the wire.
+ * counts rx_icrc_errors, a BTH P_Key whose low 15 bits are not the default partition's
+ * (0x7fff) counts rx_pkey_mismatch (the membership bit is not checked). Frames addressed to
+ * the port's own MAC are looped back without reaching the wire (nor the fault injector);
+ * everything else goes out through ternm_wire_tx() (wire.c), which may drop, corrupt,
+ * duplicate or reorder it when SET_WIRE_FAULTS asks for it. tx_roce_packets/tx_roce_bytes
+ * count frames as the port sent them, before the injector.
  */
 #include <zlib.h>
 
@@ -194,8 +200,11 @@ uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opco
 	return bth + BTH_LEN;
 }
 
-/* Pad, fill in lengths, checksums and the ICRC, and send the packet ending at @end. */
-void ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end)
+/*
+ * Pad, fill in lengths, the IPv4 ID, checksums and the ICRC, and send the packet ending at
+ * @end. Returns the frame's length, 0 if it was not sent (link down).
+ */
+size_t ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end)
 {
 	struct ternm_rdma *r = m->rdma;
 	uint8_t *f = r->tx;
@@ -214,6 +223,7 @@ void ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end)
 		put_be16(l3 + 4, (uint16_t)udp_len);
 	} else {
 		put_be16(l3 + 2, (uint16_t)(20 + udp_len));
+		put_be16(l3 + 4, m->ip_id++);
 		put_be16(l3 + 10, 0);
 		put_be16(l3 + 10, (uint16_t)~csum_fold(csum_add(0, l3, 20)));
 	}
@@ -230,15 +240,15 @@ void ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end)
 	}
 	len = (size_t)(end - f);
 	if (!m->link_up)
-		return;
+		return 0;
 	r->stats.tx_roce_packets++;
 	r->stats.tx_roce_bytes += len;
 	if (!memcmp(f, m->mac, 6)) {
 		ternm_rdma_rx(m, f, len);	/* loopback: to this port */
-		return;
+		return len;
 	}
-	if (m->host.tx_frame)
-		m->host.tx_frame(m->host.opaque, f, len);
+	ternm_wire_tx(m, f, len);
+	return len;
 }
 
 /* ---- receive ------------------------------------------------------------------------------- */
@@ -345,6 +355,10 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	pad = (bth[1] >> 4) & 3;
 	if ((bth[1] & 0x0f) || p.opcode > IBOP_ACK)
 		goto discard;
+	if ((get_be16(bth + 2) & 0x7fff) != 0x7fff) {
+		r->stats.rx_pkey_mismatch++;
+		return;
+	}
 	p.qpn = get_be24(bth + 5);
 	p.ackreq = bth[8] & 0x80;
 	p.psn = get_be24(bth + 9);

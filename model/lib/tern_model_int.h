@@ -171,6 +171,23 @@ struct ternm_eth_stats {
 	uint64_t eq_overflows;
 };
 
+/* ---- the wire side of the port (wire.c) ----------------------------------------------- */
+/* Fault injection (SET_WIRE_FAULTS) and the frame held back for reordering. */
+struct ternm_wire {
+	/* as set */
+	uint32_t drop_ppm, corrupt_ppm, duplicate_ppm, reorder_ppm;
+	uint32_t flags;			/* TERN_WIRE_FAULT_F_* */
+	uint64_t seed;
+	uint64_t rng;			/* generator state, restarted from seed by every SET */
+	/* counters since the last device reset */
+	uint64_t frames, dropped, corrupted, duplicated, reordered;
+	/* a frame held back (reorder): sent after the next frame or when the port goes idle */
+	unsigned int held;		/* copies to send: 0 (none), 1, or 2 (also duplicated) */
+	size_t held_len;
+	uint8_t held_buf[TERN_ETH_MAX_FRAME];
+	uint8_t buf[TERN_ETH_MAX_FRAME];	/* a frame being damaged */
+};
+
 /* ---- RDMA (rdma*.c, state in rdma.h) ---------------------------------------------------- */
 struct ternm_rdma;
 
@@ -209,6 +226,8 @@ struct tern_model {
 	struct ternm_ethq txq[TERNM_MAX_ETH_TXQS];
 	struct ternm_ethq rxq[TERNM_MAX_ETH_RXQS];
 	struct ternm_eth_stats stats;
+	struct ternm_wire wire;
+	uint16_t ip_id;		/* IPv4 identification of the next RoCE frame */
 
 	/* RX backpressure: rx_frame returned 0; call host->rx_ready once that may change. */
 	bool rx_blocked;
@@ -273,6 +292,13 @@ void ternm_eth_run(struct tern_model *m);
 bool ternm_eth_rx_would_block(const struct tern_model *m);
 void ternm_eth_clear(struct tern_model *m);
 size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len);
+
+/* wire.c: the only way frames reach host->tx_frame */
+void ternm_wire_tx(struct tern_model *m, const uint8_t *frame, size_t len);
+void ternm_wire_idle(struct tern_model *m);
+void ternm_wire_clear(struct tern_model *m);
+int ternm_wire_set(struct tern_model *m, const uint8_t *in, uint32_t *syndrome);
+void ternm_wire_query(struct tern_model *m, uint8_t *out);
 
 /* rdma_obj.c, rdma_wire.c */
 int ternm_rdma_init(struct tern_model *m);

@@ -19,5 +19,8 @@ extern const struct test rdma_wire_tests[];
 extern const struct test rdma_rel_tests[];
 extern const struct test rdma_err_tests[];
 extern const struct test rdma_qp_tests[];
+extern const struct test wire_tests[];
+extern const struct test rdma_loss_tests[];
+extern const struct test rdma_interop_tests[];
 
 #endif
