@@ -35,6 +35,13 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(rx_send_requests),
 	TERN_IB_STAT(db_misdirected),
 	TERN_IB_STAT(cq_overflows),
+	TERN_IB_STAT(retrans_pkts),
+	TERN_IB_STAT(retrans_bytes),
+	TERN_IB_STAT(seq_err_naks_sent),
+	TERN_IB_STAT(rnr_naks_sent),
+	TERN_IB_STAT(duplicate_response),
+	TERN_IB_STAT(rx_pkey_mismatch),
+	TERN_IB_STAT(rx_opcode_seq_err),
 };
 
 /* Every counter is named, in the order of the structure, up to its reserved tail. */

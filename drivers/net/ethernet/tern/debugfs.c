@@ -9,8 +9,16 @@
  *                drop                             (never completes: -ETIMEDOUT)
  *              fail and drop need a device with test hooks (QEMU test-hooks=on);
  *              elsewhere the device rejects them with BAD_PARAM (-EINVAL).
+ *   wire_faults  TX fault injection, for testing recovery (SET/QUERY_WIRE_FAULTS)
+ *              write: [drop=<p>] [corrupt=<p>] [duplicate=<p>] [reorder=<p>] [seed=<n>]
+ *                     [roce_only], or "off". <p> is a percentage with up to 4 decimals
+ *                     (0..100); keys left out become 0. Bad input: -EINVAL, no change.
+ *              read:  "key: value" lines: drop, corrupt, duplicate, reorder (percent),
+ *                     seed, roce_only, then the counters frames, dropped, corrupted,
+ *                     duplicated, reordered (since the last device reset)
  */
 
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
@@ -21,6 +29,8 @@
 #include "tern_core.h"
 
 #define TERN_DBG_CMD_MAX	96
+#define TERN_DBG_WF_MAX		160
+#define TERN_DBG_PPM_PER_PCT	10000u
 #define TERN_DBG_NOP_MAX_TAIL	(TERN_CMD_MAX_IN - sizeof(struct tern_cmd_nop_in))
 
 static struct dentry *tern_debugfs_root;
@@ -205,6 +215,167 @@ static const struct file_operations tern_dbg_cmd_test_fops = {
 	.llseek = no_llseek,
 };
 
+/*
+ * A percentage with up to 4 decimals, 0..100, in parts per million (TERN_WIRE_FAULT_PPM_MAX is
+ * 100 %): "0.1" is 1000 ppm, "1" is 10000, "100" is 1000000.
+ */
+static int tern_dbg_parse_pct(const char *s, u32 *ppm)
+{
+	u32 whole = 0, frac = 0, scale = TERN_DBG_PPM_PER_PCT;
+	unsigned int digits = 0;
+
+	if (!isdigit(*s))
+		return -EINVAL;
+	while (isdigit(*s)) {
+		whole = whole * 10 + (*s++ - '0');
+		if (whole > 100)
+			return -EINVAL;
+	}
+	if (*s == '.') {
+		s++;
+		if (!isdigit(*s))
+			return -EINVAL;
+		while (isdigit(*s)) {
+			if (++digits > 4)
+				return -EINVAL;
+			scale /= 10;
+			frac += (*s++ - '0') * scale;
+		}
+	}
+	if (*s)
+		return -EINVAL;
+	*ppm = whole * TERN_DBG_PPM_PER_PCT + frac;
+	return *ppm > TERN_WIRE_FAULT_PPM_MAX ? -EINVAL : 0;
+}
+
+/**
+ * tern_dbg_parse_wire_faults() - parse a wire_faults line
+ * @line: the line, trimmed (modified: split into words)
+ * @wf: SET_WIRE_FAULTS input, filled in on success only
+ *
+ * Return: 0, or -EINVAL for a line that is not "off" or a set of distinct known keys with
+ * valid values (see the top of this file).
+ */
+TERN_VISIBLE_IF_KUNIT int tern_dbg_parse_wire_faults(char *line, struct tern_wire_faults *wf)
+{
+	/* the four probabilities first, in the order of struct tern_wire_faults */
+	static const char * const keys[] = {
+		"drop", "corrupt", "duplicate", "reorder", "seed", "roce_only"
+	};
+	u32 ppm[4] = {}, flags = 0, seen = 0;
+	unsigned int i, nwords = 0;
+	char *word, *val;
+	u64 seed = 0;
+
+	if (!strcmp(line, "off"))
+		goto out;
+	while ((word = strsep(&line, " \t"))) {
+		if (!*word)
+			continue;
+		nwords++;
+		val = strchr(word, '=');
+		if (val)
+			*val++ = '\0';
+		for (i = 0; i < ARRAY_SIZE(keys); i++)
+			if (!strcmp(word, keys[i]))
+				break;
+		if (i == ARRAY_SIZE(keys) || (seen & BIT(i)))
+			return -EINVAL;
+		seen |= BIT(i);
+		if (i < ARRAY_SIZE(ppm)) {
+			if (!val || tern_dbg_parse_pct(val, &ppm[i]))
+				return -EINVAL;
+		} else if (!strcmp(word, "seed")) {
+			if (!val || kstrtou64(val, 0, &seed))
+				return -EINVAL;
+		} else {
+			if (val)
+				return -EINVAL;
+			flags |= TERN_WIRE_FAULT_F_ROCE_ONLY;
+		}
+	}
+	if (!nwords)
+		return -EINVAL;
+out:
+	memset(wf, 0, sizeof(*wf));
+	wf->drop_ppm = cpu_to_le32(ppm[0]);
+	wf->corrupt_ppm = cpu_to_le32(ppm[1]);
+	wf->duplicate_ppm = cpu_to_le32(ppm[2]);
+	wf->reorder_ppm = cpu_to_le32(ppm[3]);
+	wf->flags = cpu_to_le32(flags);
+	wf->seed = cpu_to_le64(seed);
+	return 0;
+}
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_parse_wire_faults);
+
+static ssize_t tern_dbg_wire_faults_write(struct file *file, const char __user *ubuf,
+					  size_t count, loff_t *ppos)
+{
+	struct seq_file *sf = file->private_data;
+	struct tern_dev *tdev = sf->private;
+	struct tern_wire_faults wf;
+	char buf[TERN_DBG_WF_MAX];
+	int err;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+
+	err = tern_dbg_parse_wire_faults(strim(buf), &wf);
+	if (err)
+		return err;
+	err = tern_cmd_exec(tdev, TERN_CMD_SET_WIRE_FAULTS, &wf, sizeof(wf), NULL, 0, NULL);
+	return err ? err : count;
+}
+
+static void tern_dbg_show_pct(struct seq_file *s, const char *key, __le32 ppm)
+{
+	u32 v = le32_to_cpu(ppm);
+
+	seq_printf(s, "%s: %u.%04u\n", key, v / TERN_DBG_PPM_PER_PCT, v % TERN_DBG_PPM_PER_PCT);
+}
+
+static int tern_dbg_wire_faults_show(struct seq_file *s, void *unused)
+{
+	struct tern_cmd_query_wire_faults_out out;
+	struct tern_dev *tdev = s->private;
+	int err;
+
+	err = tern_cmd_exec(tdev, TERN_CMD_QUERY_WIRE_FAULTS, NULL, 0, &out, sizeof(out), NULL);
+	if (err)
+		return err;
+	tern_dbg_show_pct(s, "drop", out.cfg.drop_ppm);
+	tern_dbg_show_pct(s, "corrupt", out.cfg.corrupt_ppm);
+	tern_dbg_show_pct(s, "duplicate", out.cfg.duplicate_ppm);
+	tern_dbg_show_pct(s, "reorder", out.cfg.reorder_ppm);
+	seq_printf(s, "seed: %llu\n", le64_to_cpu(out.cfg.seed));
+	seq_printf(s, "roce_only: %u\n",
+		   !!(le32_to_cpu(out.cfg.flags) & TERN_WIRE_FAULT_F_ROCE_ONLY));
+	seq_printf(s, "frames: %llu\n", le64_to_cpu(out.frames));
+	seq_printf(s, "dropped: %llu\n", le64_to_cpu(out.dropped));
+	seq_printf(s, "corrupted: %llu\n", le64_to_cpu(out.corrupted));
+	seq_printf(s, "duplicated: %llu\n", le64_to_cpu(out.duplicated));
+	seq_printf(s, "reordered: %llu\n", le64_to_cpu(out.reordered));
+	return 0;
+}
+
+/* Also opened write-only: the seq_file then only carries the device to the write. */
+static int tern_dbg_wire_faults_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tern_dbg_wire_faults_show, inode->i_private);
+}
+
+static const struct file_operations tern_dbg_wire_faults_fops = {
+	.owner = THIS_MODULE,
+	.open = tern_dbg_wire_faults_open,
+	.read = seq_read,
+	.write = tern_dbg_wire_faults_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /**
  * tern_debugfs_register() - create /sys/kernel/debug/tern (module init)
  */
@@ -233,6 +404,7 @@ void tern_debugfs_init(struct tern_dev *tdev)
 	tdev->debugfs = debugfs_create_dir(pci_name(tdev->pdev), tern_debugfs_root);
 	debugfs_create_file("cmdq", 0400, tdev->debugfs, tdev, &tern_dbg_cmdq_fops);
 	debugfs_create_file("cmd_test", 0200, tdev->debugfs, tdev, &tern_dbg_cmd_test_fops);
+	debugfs_create_file("wire_faults", 0600, tdev->debugfs, tdev, &tern_dbg_wire_faults_fops);
 }
 
 /**

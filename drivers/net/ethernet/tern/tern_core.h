@@ -426,6 +426,7 @@ void tern_debugfs_init(struct tern_dev *tdev);
 void tern_debugfs_cleanup(struct tern_dev *tdev);
 #if IS_ENABLED(CONFIG_KUNIT)
 int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail);
+int tern_dbg_parse_wire_faults(char *line, struct tern_wire_faults *wf);
 #endif
 
 #endif /* TERN_CORE_H */

@@ -1068,9 +1068,91 @@ static void tern_dbg_parse_status_names(struct kunit *test)
 	}
 }
 
+static const struct {
+	const char *line;
+	int err;
+	u32 drop, corrupt, duplicate, reorder, flags;
+	u64 seed;
+} tern_test_wf_lines[] = {
+	{ "off", 0 },
+	{ "drop=0", 0 },
+	{ "drop=0.1", 0, 1000 },
+	{ "drop=1", 0, 10000 },
+	{ "drop=100", 0, 1000000 },
+	{ "drop=100.0000", 0, 1000000 },
+	{ "drop=0.0001", 0, 1 },
+	{ "drop=12.3456", 0, 123456 },
+	{ "drop=1 corrupt=0.1 duplicate=0.5 reorder=1 seed=42 roce_only", 0,
+	  10000, 1000, 5000, 10000, TERN_WIRE_FAULT_F_ROCE_ONLY, 42 },
+	{ "  reorder=2.5\tseed=0x10  ", 0, 0, 0, 0, 25000, 0, 16 },
+	{ "roce_only", 0, 0, 0, 0, 0, TERN_WIRE_FAULT_F_ROCE_ONLY },
+	{ "", -EINVAL },
+	{ "on", -EINVAL },
+	{ "off drop=1", -EINVAL },
+	{ "drop", -EINVAL },
+	{ "drop=", -EINVAL },
+	{ "drop=100.0001", -EINVAL },
+	{ "drop=101", -EINVAL },
+	{ "drop=1000000", -EINVAL },
+	{ "drop=-1", -EINVAL },
+	{ "drop=+1", -EINVAL },
+	{ "drop=1.", -EINVAL },
+	{ "drop=.5", -EINVAL },
+	{ "drop=0.00001", -EINVAL },
+	{ "drop=1x", -EINVAL },
+	{ "drop=1%", -EINVAL },
+	{ "drop=1 drop=2", -EINVAL },
+	{ "roce_only roce_only", -EINVAL },
+	{ "roce_only=1", -EINVAL },
+	{ "seed", -EINVAL },
+	{ "seed=-1", -EINVAL },
+	{ "seed=18446744073709551616", -EINVAL },
+	{ "loss=1", -EINVAL },
+	{ "DROP=1", -EINVAL },
+};
+
+static void tern_dbg_parse_wire_faults_lines(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tern_test_wf_lines); i++) {
+		const char *line = tern_test_wf_lines[i].line;
+		struct tern_wire_faults wf;
+		char buf[160];
+		int err;
+
+		strscpy(buf, line, sizeof(buf));
+		memset(&wf, 0xa5, sizeof(wf));
+		err = tern_dbg_parse_wire_faults(strim(buf), &wf);
+		KUNIT_EXPECT_EQ_MSG(test, err, tern_test_wf_lines[i].err, "\"%s\"", line);
+		if (err) {
+			/* nothing written on failure */
+			KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.drop_ppm), 0xa5a5a5a5,
+					    "\"%s\" touched the output", line);
+			continue;
+		}
+		if (tern_test_wf_lines[i].err)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.drop_ppm), tern_test_wf_lines[i].drop,
+				    "drop of \"%s\"", line);
+		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.corrupt_ppm),
+				    tern_test_wf_lines[i].corrupt, "corrupt of \"%s\"", line);
+		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.duplicate_ppm),
+				    tern_test_wf_lines[i].duplicate, "duplicate of \"%s\"", line);
+		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.reorder_ppm),
+				    tern_test_wf_lines[i].reorder, "reorder of \"%s\"", line);
+		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.flags), tern_test_wf_lines[i].flags,
+				    "flags of \"%s\"", line);
+		KUNIT_EXPECT_EQ_MSG(test, le64_to_cpu(wf.seed), tern_test_wf_lines[i].seed,
+				    "seed of \"%s\"", line);
+		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.rsvd), 0, "rsvd of \"%s\"", line);
+	}
+}
+
 static struct kunit_case tern_debugfs_cases[] = {
 	KUNIT_CASE(tern_dbg_parse_lines),
 	KUNIT_CASE(tern_dbg_parse_status_names),
+	KUNIT_CASE(tern_dbg_parse_wire_faults_lines),
 	{}
 };
 
