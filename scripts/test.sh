@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (README's second command; .ci/run calls it). Builds what it needs, then
 # runs every test through one TAP runner (prove), on two kernel flavours:
-#   stock  Debian's kernel: tests/static tests/host tests/harness tests/guest
+#   stock  Debian's kernel: tests/static tests/host tests/harness tests/guest tests/interop
 #   debug  KASAN, lockdep, kmemleak, fault injection (scripts/build-debug-kernel.sh):
 #          tests/guest and tests/kunit again, with TERN_KERNEL=debug
 # Exits non-zero on any failure.
@@ -37,7 +37,7 @@ if [ $# -gt 0 ]; then
 	[ "${TERN_KERNEL:-}" = debug ] && flavour=debug
 	run "$flavour" "$@"
 else
-	run stock tests/static tests/host tests/harness tests/guest
+	run stock tests/static tests/host tests/harness tests/guest tests/interop
 	debug_tests=(tests/guest)
 	[ -d tests/kunit ] && debug_tests+=(tests/kunit)
 	run debug "${debug_tests[@]}"

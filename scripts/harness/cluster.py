@@ -42,7 +42,9 @@ class Wire:
     """One L2 segment between guests.
 
     ``nic``: ``"tern"`` (our device, behind its own PCIe root port) or ``"virtio"``
-    (virtio-net-pci). ``nodes``: indices of the guests on it (default: all). ``pcap``: dump
+    (virtio-net-pci), or a list with one of them per guest on the wire, in increasing guest order
+    (``["tern", "virtio"]``: the first guest has a tern NIC, the second a virtio-net NIC on
+    the same segment, e.g. for Soft-RoCE interoperability). ``nodes``: indices of the guests on it (default: all). ``pcap``: dump
     its frames (both directions, as seen by the first guest on it) to ``wire<k>.pcap`` in the
     result dir. ``test_hooks``: set the tern device's ``test-hooks=on``. ``props``: extra
     ``-device`` properties (dict). ``switched``: connect every guest to a switch process
@@ -51,9 +53,10 @@ class Wire:
 
     def __init__(self, nic="virtio", nodes=None, pcap=False, test_hooks=False, props=None,
                  switched=None):
-        if nic not in ("tern", "virtio"):
-            raise HarnessError("unknown NIC type %r (tern or virtio)" % nic)
-        self.nic = nic
+        for n in ([nic] if isinstance(nic, str) else nic):
+            if n not in ("tern", "virtio"):
+                raise HarnessError("unknown NIC type %r (tern or virtio)" % (n,))
+        self.nic = nic if isinstance(nic, str) else list(nic)
         self.nodes = list(nodes) if nodes is not None else None
         self.pcap = pcap
         self.test_hooks = test_hooks
@@ -66,6 +69,12 @@ class Wire:
 
     def __repr__(self):
         return "<Wire %s %s nodes=%s>" % (self.index, self.nic, self.nodes)
+
+    def nic_of(self, node):
+        """The NIC type of guest ``node`` (its index) on this wire."""
+        if isinstance(self.nic, str):
+            return self.nic
+        return self.nic[self.nodes.index(node)]
 
 
 def mac_address(wire, node):
@@ -304,6 +313,9 @@ class Cluster:
             w.nodes = sorted(w.nodes if w.nodes is not None else range(nodes))
             if not w.nodes or any(i < 0 or i >= nodes for i in w.nodes):
                 raise HarnessError("wire %d: bad node list %s" % (k, w.nodes))
+            if not isinstance(w.nic, str) and len(w.nic) != len(w.nodes):
+                raise HarnessError("wire %d: %d NIC types for %d guests" % (
+                    k, len(w.nic), len(w.nodes)))
             if w.switched is None:
                 w.switched = len(w.nodes) > 2
             self.wires.append(w)
@@ -454,7 +466,7 @@ class Cluster:
             argv += ["-netdev", "stream,id=w%d,server=%s,addr.type=unix,addr.path=%s" % (
                 k, server, w.sockets[i])]
             dev = {"id": "nic%d" % k, "netdev": "w%d" % k, "mac": mac_address(k, i)}
-            if w.nic == "tern":
+            if w.nic_of(i) == "tern":
                 argv += ["-device", "pcie-root-port,id=rp%d,chassis=%d,slot=%d" % (k, k + 1, k + 1)]
                 dev["bus"] = "rp%d" % k
                 if w.test_hooks:

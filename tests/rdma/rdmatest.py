@@ -3,8 +3,11 @@
 Used by tests/guest/rdma.t, bench/rdma.py and scripts/demo.py. A :class:`Target` is one RDMA
 device per guest: ``Target(cluster, "tern", wire=0)`` is tern_ib's ``tern0`` on the tern
 NIC, ``Target(cluster, "rxe", wire=1)`` is Soft-RoCE's ``rxe0`` over the virtio-net NIC of the
-same guests. Everything else (perftest, ibv_rc_pingpong, rdma-check) only sees the device
-name, the GID index and the IP address the target reports.
+same guests. The kind can also differ per node: ``Target(cluster, ["tern", "rxe"], wire=0)``
+is tern0 on node 0's tern NIC and Soft-RoCE's rxe0 on node 1's virtio-net NIC of the same
+(mixed) segment, for interoperability. Everything else (perftest, ibv_rc_pingpong,
+rdma-check) only sees the device name, the GID index and the IP address the target reports
+for each node.
 """
 
 import json
@@ -29,25 +32,49 @@ class RdmaError(Exception):
 
 class Target:
     """The RDMA device ``kind`` ("tern" or "rxe") on every node of ``cluster``, over
-    ``wire``."""
+    ``wire``; ``kind`` may be a list with one kind per node (in node order) for a mixed
+    pair."""
+
+    IBDEV = {"tern": "tern0", "rxe": "rxe0"}
+    MODULE = {"tern": "tern_ib", "rxe": "rdma_rxe"}
 
     def __init__(self, cluster, kind, wire):
-        if kind not in ("tern", "rxe"):
-            raise ValueError("unknown RDMA target %r" % kind)
+        kinds = [kind] * len(cluster.nodes) if isinstance(kind, str) else list(kind)
+        if len(kinds) != len(cluster.nodes):
+            raise ValueError("%d RDMA target kinds for %d nodes" % (len(kinds),
+                                                                     len(cluster.nodes)))
+        for k in kinds:
+            if k not in ("tern", "rxe"):
+                raise ValueError("unknown RDMA target %r" % (k,))
         self.cluster = cluster
-        self.kind = kind
+        self.kinds = kinds          # node index -> kind
+        self.kind = kind if isinstance(kind, str) else "+".join(kinds)
         self.wire = wire
-        self.ibdev = "tern0" if kind == "tern" else "rxe0"
-        self.module = "tern_ib" if kind == "tern" else "rdma_rxe"
+        # the device and module names of a single-kind target (the same on every node)
+        self.ibdev = self.IBDEV[kinds[0]] if len(set(kinds)) == 1 else None
+        self.module = self.MODULE[kinds[0]] if len(set(kinds)) == 1 else None
         self.netdev = {}        # node index -> interface name
         self.gid_index = {}     # node index -> index of the RoCEv2 IPv4 GID
 
     def __repr__(self):
-        return "<Target %s %s on wire %d>" % (self.kind, self.ibdev, self.wire)
+        return "<Target %s on wire %d>" % (
+            " ".join("%s:%s" % (i, self.IBDEV[k]) for i, k in enumerate(self.kinds)),
+            self.wire)
 
     @property
     def label(self):
-        return "tern" if self.kind == "tern" else "rxe"
+        return self.kind
+
+    def kind_of(self, node):
+        """The kind ("tern" or "rxe") of the device on ``node``."""
+        return self.kinds[node.index]
+
+    def ibdev_of(self, node):
+        """The RDMA device name on ``node`` (tern0 or rxe0)."""
+        return self.IBDEV[self.kind_of(node)]
+
+    def module_of(self, node):
+        return self.MODULE[self.kind_of(node)]
 
     def ip(self, node):
         return node.ip(self.wire)
@@ -56,10 +83,11 @@ class Target:
 
     def available(self, node):
         """None if the target's module exists in ``node``'s initramfs, else why not."""
-        r = node.run("modinfo -F filename %s" % self.module, timeout=30)
+        module = self.module_of(node)
+        r = node.run("modinfo -F filename %s" % module, timeout=30)
         if r.rc != 0:
-            return "%s.ko is not in the guest image (%s)" % (self.module, r.stderr.strip())
-        if self.kind == "tern":
+            return "%s.ko is not in the guest image (%s)" % (module, r.stderr.strip())
+        if self.kind_of(node) == "tern":
             r = node.run("ls /etc/libibverbs.d/ | grep -qx tern.driver", timeout=30)
             if r.rc != 0:
                 return ("the tern provider is not in the guest image "
@@ -69,26 +97,28 @@ class Target:
     def load(self, node, timeout=120):
         """Load the driver on ``node`` and create the device; returns the Result of the
         last command (rc 0 on success)."""
-        if self.kind == "tern":
+        if self.kind_of(node) == "tern":
             return node.run("modprobe tern_core && modprobe tern_ib", timeout=timeout)
         dev = self.netdev[node.index]
+        ibdev = self.ibdev_of(node)
         return node.run("modprobe -q crc32_generic; modprobe rdma_rxe && "
                         "{ rdma link show %s/1 >/dev/null 2>&1 || "
-                        "rdma link add %s type rxe netdev %s; }" % (self.ibdev, self.ibdev, dev),
+                        "rdma link add %s type rxe netdev %s; }" % (ibdev, ibdev, dev),
                         timeout=timeout)
 
     def unload(self, node, timeout=120):
         """Remove the RDMA device and its module (the netdev stays)."""
-        if self.kind == "tern":
+        if self.kind_of(node) == "tern":
             return node.run("rmmod tern_ib", timeout=timeout)
-        return node.run("rdma link delete %s && rmmod rdma_rxe" % self.ibdev, timeout=timeout)
+        return node.run("rdma link delete %s && rmmod rdma_rxe" % self.ibdev_of(node),
+                        timeout=timeout)
 
     def setup(self, timeout=60):
         """On every node: the netdev up with its address, the RDMA device created, its port
         ACTIVE and its IPv4 RoCEv2 GID found. Raises RdmaError when something is missing."""
         c = self.cluster
-        if self.kind == "tern":
-            for n in c:
+        for n in c:
+            if self.kind_of(n) == "tern":
                 r = n.run("modprobe tern_core", timeout=timeout)
                 if r.rc != 0:
                     raise RdmaError("%s: modprobe tern_core: %s" % (n.name, r.stderr))
@@ -97,7 +127,7 @@ class Target:
         for n in c:
             r = self.load(n)
             if r.rc != 0:
-                raise RdmaError("%s: loading %s: %s%s" % (n.name, self.module, r.stdout,
+                raise RdmaError("%s: loading %s: %s%s" % (n.name, self.module_of(n), r.stdout,
                                                           r.stderr))
         for n in c:
             self.wait_ready(n, timeout)
@@ -114,14 +144,14 @@ class Target:
                 return idx
             time.sleep(0.5)
         raise RdmaError("%s: %s has no ACTIVE port with an IPv4 RoCEv2 GID within %d s:\n%s" % (
-            node.name, self.ibdev, timeout, last))
+            node.name, self.ibdev_of(node), timeout, last))
 
     def find_gid(self, node):
         """(index of the RoCE v2 GID holding ``node``'s IPv4 address, or None; the state and
         GID table as text)."""
         octets = [int(x) for x in self.ip(node).split(".")]
         want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(octets)
-        d = "/sys/class/infiniband/%s/ports/1" % self.ibdev
+        d = "/sys/class/infiniband/%s/ports/1" % self.ibdev_of(node)
         r = node.run("cat %s/state 2>&1; for i in $(seq 0 15); do g=$(cat %s/gids/$i 2>/dev/null)"
                      " || continue; t=$(cat %s/gid_attrs/types/$i 2>/dev/null); "
                      "echo \"$i $g $t\"; done" % (d, d, d), timeout=30)
@@ -141,7 +171,7 @@ class Target:
     def common(self, node):
         """Options every perftest run on ``node`` takes: device, port, GID, no CPU frequency
         check (emulated CPU)."""
-        return "-d %s -i 1 -x %d -F" % (self.ibdev, self.gid(node))
+        return "-d %s -i 1 -x %d -F" % (self.ibdev_of(node), self.gid(node))
 
 
 # --- running a client/server pair ------------------------------------------------------------
