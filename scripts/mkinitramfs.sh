@@ -124,7 +124,12 @@ for list in "${lists[@]}"; do
 		args=("${words[@]:1}")
 		where="$list:$lineno"
 		if [ "$verb" = mod ]; then
-			modules+=("${args[@]}")
+			for m in "${args[@]}"; do
+				# ?mod: only if this kernel has it (as a module or built in)
+				[ $optional = 1 ] && ! modinfo -b "$kroot" -k "$kver" "$m" >/dev/null 2>&1 &&
+					continue
+				modules+=("$m")
+			done
 			continue
 		fi
 		[ ${#args[@]} -gt 0 ] || die "$where: '$verb' needs an argument"

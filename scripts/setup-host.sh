@@ -21,6 +21,8 @@ pkgs=(
 	rdma-core
 	# debug guest kernel (scripts/build-debug-kernel.sh)
 	ccache
+	# decoding captured RoCEv2 traffic (bench/loss.py and tests looking at the wire)
+	tshark
 )
 want=$(printf '%s\n' "${pkgs[@]}" | sort | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
@@ -30,6 +32,8 @@ fi
 "$TERN_TOP/scripts/lib/apt-sources.sh" >/dev/null
 log "apt-get update"
 apt-get update -q >/dev/null
+# wireshark-common asks whether non-root users may capture; no (and no question).
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 log "installing ${#pkgs[@]} packages"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null
 echo "$want" > "$stamp"
