@@ -34,10 +34,11 @@
 #define TERN_UDB_SQ			0x000	/* TERN_UDB_QPN | PI << TERN_UDB_PI_SHIFT */
 #define TERN_UDB_RQ			0x008	/* TERN_UDB_QPN | PI << TERN_UDB_PI_SHIFT */
 #define TERN_UDB_CQ			0x010	/* CQN | CI << 32 | TERN_UDB_CQ_ARM_* */
+#define TERN_UDB_SRQ			0x018	/* SRQN | PI << TERN_UDB_PI_SHIFT */
 
 #define TERN_UDB_OBJ_MASK		0x00ffffffull	/* bits 23:0: QPN or CQN */
 #define TERN_UDB_PI_SHIFT		32
-/* SQ/RQ: bits 47:32 are the queue's new producer index (WQEs posted, free-running u16). */
+/* SQ/RQ/SRQ: bits 47:32 are the queue's new producer index (WQEs posted, free-running u16). */
 #define TERN_UDB_PI_MASK		0xffffull
 /* CQ: bits 55:32 are the consumer index (CQEs consumed, modulo 2^24), then the arm type. */
 #define TERN_UDB_CI_MASK		0xffffffull
@@ -65,7 +66,9 @@ enum tern_wqe_opcode {
 	TERN_WQE_RDMA_WRITE		= 0x02,
 	TERN_WQE_RDMA_WRITE_IMM		= 0x03,
 	TERN_WQE_RDMA_READ		= 0x04,
-	/* 0x05..0x0f reserved: atomics, send with invalidate, local invalidate. */
+	TERN_WQE_ATOMIC_CMP_SWP		= 0x05,	/* RC: 8-byte compare and swap */
+	TERN_WQE_ATOMIC_FETCH_ADD	= 0x06,	/* RC: 8-byte fetch and add */
+	/* 0x07..0x0f reserved: send with invalidate, local invalidate. */
 };
 
 #define TERN_WQE_F_SIGNALED		(1u << 0)	/* write a CQE when done (or SQ_SIG_ALL) */
@@ -83,15 +86,48 @@ struct tern_sq_wqe {
 	__le32	rkey;			/* RDMA_*: remote MR */
 	__le64	remote_addr;		/* RDMA_*: remote virtual address */
 	__le64	wr_id;			/* echoed in the CQE */
-	/* followed by struct tern_sge[num_sge] or inline data */
+	/*
+	 * followed by, in this order:
+	 *   struct tern_ud_seg       UD and GSI QPs only (every WQE)
+	 *   struct tern_atomic_seg   ATOMIC_* only
+	 *   struct tern_sge[num_sge] or inline data
+	 */
+};
+
+/*
+ * Atomics (RC only). remote_addr must be 8-byte aligned (the responder NAKs anything else
+ * as an invalid request) and rkey must grant REMOTE_ATOMIC. The WQE carries exactly one
+ * SGE of 8 bytes (num_sge 1, no INLINE): the device writes the remote location's original
+ * value there. Values are 64-bit integers in the byte order of the memory they live in
+ * (little-endian for the hosts tern serves); the wire carries them big-endian as RoCEv2
+ * specifies. CMP_SWP: if *remote == compare then *remote = swap_add. FETCH_ADD:
+ * *remote += swap_add (compare is ignored). Each atomic executes exactly once at the
+ * responder, also when its request is retransmitted: a duplicate is answered with the saved
+ * original value (the responder keeps max_dest_rd_atomic such results, as for READs).
+ * An atomic counts against max_rd_atomic like a READ, and a FENCE waits for it as well.
+ */
+struct tern_atomic_seg {
+	__le64	swap_add;		/* CMP_SWP: swap value; FETCH_ADD: the addend */
+	__le64	compare;		/* CMP_SWP only */
 };
 
 #define TERN_SQ_MIN_LOG_STRIDE		6	/* 64 bytes: header + 2 SGEs */
 #define TERN_SQ_MAX_LOG_STRIDE		10	/* 1 KiB */
+#define TERN_SQ_UD_MIN_LOG_STRIDE	7	/* UD/GSI: header + tern_ud_seg + 1 SGE */
 
 /* ---------------------------------------------------------------------------------------
  * Receive queue: 2^log_rq_depth slots of 2^log_rq_stride bytes; a WQE is a header followed
- * by num_sge SGEs. A SEND is scattered over the SGEs in order.
+ * by num_sge SGEs. A SEND is scattered over the SGEs in order. On a UD or GSI QP the first
+ * 40 bytes placed are the packet's network header (the verbs' GRH area): for RoCEv2 over
+ * IPv6 the IPv6 header; over IPv4, 20 zero bytes then the IPv4 header. The payload follows
+ * at byte 40; the CQE's byte_len counts the 40 bytes.
+ *
+ * Shared receive queue (SRQ): the same ring and WQE format, created with CREATE_SRQ and
+ * posted through TERN_UDB_SRQ. A QP created with TERN_QP_F_SRQ takes its receive WQEs from
+ * the SRQ, in ring order, when a message starts; the device reads each SRQ WQE exactly once
+ * and keeps what it needs, so software may reuse a slot once its WQE has completed (WQEs are
+ * consumed in ring order, so n completions free the n oldest slots). The CQE names the QP
+ * (qpn) and the SRQ slot (wqe_idx).
  */
 struct tern_rq_wqe {
 	__le64	wr_id;			/* echoed in the CQE */
@@ -139,6 +175,8 @@ enum tern_cqe_status {
 
 #define TERN_CQE_F_IMM			(1u << 0)	/* imm_data is valid */
 #define TERN_CQE_F_SOLICITED		(1u << 1)	/* received with the solicited-event bit */
+#define TERN_CQE_F_GRH			(1u << 2)	/* UD/GSI receive: GRH area filled */
+#define TERN_CQE_F_IPV4			(1u << 3)	/* with F_GRH: the network header is IPv4 */
 #define TERN_CQE_F_PHASE		(1u << 7)
 
 struct tern_cqe {
@@ -146,7 +184,7 @@ struct tern_cqe {
 	__le32	byte_len;		/* receive: bytes placed; READ: bytes read */
 	__be32	imm_data;		/* with TERN_CQE_F_IMM */
 	__le32	qpn;			/* local QP */
-	__le32	src_qpn;		/* remote QP (UD); 0 for RC */
+	__le32	src_qpn;		/* UD/GSI receive: the sender's QPN (DETH); else 0 */
 	__le16	wqe_idx;		/* slot of the WQE in its queue */
 	__u8	opcode;			/* enum tern_wqe_opcode or enum tern_cqe_opcode */
 	__u8	status;			/* enum tern_cqe_status */
@@ -174,6 +212,7 @@ enum tern_cqe_syndrome {
 	TERN_SYND_RNR_RETRY		= 14,	/* RNR NAKs, retries exhausted */
 	TERN_SYND_FLUSH			= 15,	/* flushed: QP in error */
 	TERN_SYND_BAD_RESP		= 16,	/* malformed or unexpected response */
+	TERN_SYND_BAD_AV		= 17,	/* UD: bad tern_ud_seg (path, dest_qpn) */
 };
 
 struct tern_cq_ci_rec {
@@ -189,6 +228,7 @@ struct tern_cq_ci_rec {
 #define TERN_EQE_CQ_COMPLETION		0x10	/* data[0]: CQN */
 #define TERN_EQE_QP_EVENT		0x11	/* subtype: enum tern_qp_event; data[0]: QPN */
 #define TERN_EQE_CQ_ERROR		0x12	/* subtype: enum tern_cq_error; data[0]: CQN */
+#define TERN_EQE_SRQ_EVENT		0x13	/* subtype: enum tern_srq_event; data[0]: SRQN */
 
 enum tern_qp_event {
 	TERN_QP_EV_FATAL		= 1,	/* QP went to ERR on a local error */
@@ -196,6 +236,12 @@ enum tern_qp_event {
 	TERN_QP_EV_ACCESS_ERR		= 3,	/* responder saw a remote access error (NAKed) */
 	TERN_QP_EV_SQ_DRAINED		= 4,	/* SQD reached: no WQE outstanding */
 	TERN_QP_EV_COMM_EST		= 5,	/* first packet received in RTR */
+	TERN_QP_EV_LAST_WQE_REACHED	= 6,	/* SRQ QP in ERR: no more SRQ WQE will be used */
+};
+
+enum tern_srq_event {
+	TERN_SRQ_EV_LIMIT		= 1,	/* WQEs available fell below the armed limit */
+	TERN_SRQ_EV_ERROR		= 2,	/* SRQ ring unreachable: SRQ unusable */
 };
 
 enum tern_cq_error {
@@ -219,6 +265,10 @@ enum tern_rdma_cmd_opcode {
 	TERN_CMD_QUERY_QP		= 0x0109,
 	TERN_CMD_DESTROY_QP		= 0x010a,
 	TERN_CMD_QUERY_RDMA_STATS	= 0x010b,
+	TERN_CMD_CREATE_SRQ		= 0x010c,
+	TERN_CMD_MODIFY_SRQ		= 0x010d,
+	TERN_CMD_QUERY_SRQ		= 0x010e,
+	TERN_CMD_DESTROY_SRQ		= 0x010f,
 };
 
 /* QUERY_RDMA: limits the device enforces. No input. */
@@ -241,10 +291,18 @@ struct tern_cmd_query_rdma_out {
 	__u8	local_ca_ack_delay;	/* IB encoding: 4.096 us * 2^n */
 	__le16	max_inline;		/* bytes of inline data in one WQE */
 	__le16	rsvd0;
-	__le32	rsvd[9];
+	__le32	cap_flags;		/* TERN_RDMA_CAP_* */
+	__le32	max_srq;		/* SRQNs 0..max_srq-1 */
+	__u8	max_srq_log_depth;
+	__u8	rsvd1[3];
+	__le32	rsvd[6];
 };
 
-/* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR or QP uses it. */
+#define TERN_RDMA_CAP_ATOMIC		(1u << 0)	/* ATOMIC_* WQEs, atomic at the device */
+#define TERN_RDMA_CAP_UD		(1u << 1)	/* UD QPs and the GSI QP (QP1) */
+#define TERN_RDMA_CAP_SRQ		(1u << 2)	/* shared receive queues */
+
+/* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
 	__le32	pdn;
 };
@@ -299,14 +357,27 @@ struct tern_cmd_destroy_cq_in {
 	__le32	cqn;
 };
 
+/*
+ * QP types. A UD QP sends and receives single-packet SEND/SEND_IMM messages (BTH + DETH),
+ * addressed per WQE by struct tern_ud_seg; received packets are accepted when their DETH
+ * Q_Key equals the QP's (else dropped and counted in rx_qkey_mismatch). The GSI QP is a UD
+ * QP numbered 1: at most one exists; it receives every packet addressed to QPN 1.
+ */
 enum tern_qp_type {
 	TERN_QPT_RC			= 0,
-	/* 1 reserved: UD */
+	TERN_QPT_UD			= 1,
+	TERN_QPT_GSI			= 2,	/* CREATE_QP result is 1; BAD_STATE if it exists */
 };
 
 #define TERN_QP_F_SQ_SIG_ALL		(1u << 0)	/* every WQE is signaled */
+#define TERN_QP_F_SRQ			(1u << 1)	/* receives from srqn; no RQ of its own */
 
-/* CREATE_QP: the QP starts in RESET. Result: QPN. */
+/*
+ * CREATE_QP: the QP starts in RESET. Result: QPN. With TERN_QP_F_SRQ, log_rq_depth,
+ * log_rq_stride and rq_mem must be zero and srqn names an existing SRQ (of any PD: the
+ * lkeys of its receive WQEs are checked against the receiving QP's PD). UD and GSI QPs need
+ * log_sq_stride >= TERN_SQ_UD_MIN_LOG_STRIDE.
+ */
 struct tern_cmd_create_qp_in {
 	__le32	pdn;
 	__le32	send_cqn;
@@ -318,7 +389,7 @@ struct tern_cmd_create_qp_in {
 	__u8	log_sq_stride;		/* TERN_SQ_MIN_LOG_STRIDE..TERN_SQ_MAX_LOG_STRIDE */
 	__u8	log_rq_depth;		/* 1..max_rq_log_depth */
 	__u8	log_rq_stride;		/* TERN_RQ_MIN_LOG_STRIDE..TERN_RQ_MAX_LOG_STRIDE */
-	__le32	rsvd0;
+	__le32	srqn;			/* with TERN_QP_F_SRQ */
 	struct tern_mem_desc sq_mem;	/* 1 << (log_sq_depth + log_sq_stride) bytes */
 	struct tern_mem_desc rq_mem;	/* 1 << (log_rq_depth + log_rq_stride) bytes */
 };
@@ -354,6 +425,21 @@ struct tern_qp_path {
 #define TERN_VLAN_NONE			0xffff
 #define TERN_ROCE_UDP_DPORT		4791
 
+/*
+ * UD address vector: where one UD/GSI SEND goes. @path is built exactly as for an RC QP's
+ * MODIFY_QP (the driver builds it once per address handle); path.udp_sport may be any
+ * value (the device does not recompute it). If bit 31 of @qkey is set, the QP's own Q_Key
+ * is used instead (as the verbs specify). A UD message is one packet: its length must not
+ * exceed the port's RoCE MTU (the largest IB MTU that fits the Ethernet MTU), else the WQE
+ * completes with LOC_LEN_ERR and the QP goes to ERR.
+ */
+struct tern_ud_seg {
+	struct tern_qp_path path;
+	__le32	dest_qpn;
+	__le32	qkey;
+	__le32	rsvd[2];
+};
+
 /* Which attributes of a MODIFY_QP apply (the rest must be zero). */
 #define TERN_QP_ATTR_STATE		(1u << 0)
 #define TERN_QP_ATTR_ACCESS		(1u << 1)
@@ -369,6 +455,7 @@ struct tern_qp_path {
 #define TERN_QP_ATTR_RQ_PSN		(1u << 11)
 #define TERN_QP_ATTR_SQ_PSN		(1u << 12)
 #define TERN_QP_ATTR_SQD_NOTIFY		(1u << 13)	/* with RTS->SQD: event when drained */
+#define TERN_QP_ATTR_QKEY		(1u << 14)	/* UD/GSI */
 
 /*
  * A QP's attributes, as MODIFY_QP sets them and QUERY_QP reports them. Transitions follow
@@ -376,6 +463,8 @@ struct tern_qp_path {
  * RTS->RTS, RTS->SQD, SQD->SQD, SQD->RTS, SQE->RTS); RTR needs PATH, PATH_MTU, DEST_QPN,
  * RQ_PSN, MAX_DEST_RD_ATOMIC and MIN_RNR_TIMER, RTS needs SQ_PSN, TIMEOUT, RETRY_CNT,
  * RNR_RETRY and MAX_RD_ATOMIC; anything else is BAD_STATE (transition) or BAD_PARAM (value).
+ * UD and GSI QPs: RESET->INIT needs QKEY; INIT->RTR needs nothing; RTR->RTS needs SQ_PSN;
+ * QKEY may also change in INIT, RTR, RTS and SQD; the RC-only attributes are BAD_PARAM.
  * RESET empties both queues (indices back to 0); ERR flushes every outstanding and every
  * later WQE with TERN_CQE_WR_FLUSH_ERR.
  */
@@ -392,7 +481,7 @@ struct tern_qp_attrs {
 	__le32	dest_qpn;
 	__le32	rq_psn;			/* next PSN expected (24 bits) */
 	__le32	sq_psn;			/* next PSN to send (24 bits) */
-	__le32	rsvd0;
+	__le32	qkey;			/* UD/GSI */
 	struct tern_qp_path path;
 };
 
@@ -418,6 +507,40 @@ struct tern_cmd_query_qp_out {
 
 struct tern_cmd_destroy_qp_in {
 	__le32	qpn;
+};
+
+/*
+ * Shared receive queues. CREATE_SRQ: @mem covers 1 << (log_depth + log_stride) bytes of
+ * ring; result: SRQN. The limit is armed with MODIFY_SRQ: when the WQEs posted and not yet
+ * taken fall below @limit, the device sends TERN_SRQ_EV_LIMIT once and disarms (limit 0).
+ * DESTROY_SRQ: BAD_STATE while a QP uses the SRQ.
+ */
+struct tern_cmd_create_srq_in {
+	__le32	pdn;
+	__le16	uar;			/* doorbell page of the SRQ's doorbell */
+	__u8	log_depth;		/* 1..max_srq_log_depth */
+	__u8	log_stride;		/* TERN_RQ_MIN_LOG_STRIDE..TERN_RQ_MAX_LOG_STRIDE */
+	struct tern_mem_desc mem;
+};
+
+struct tern_cmd_modify_srq_in {
+	__le32	srqn;
+	__le32	limit;			/* 0 disarms; else arm at this many WQEs (< depth) */
+};
+
+struct tern_cmd_query_srq_in {
+	__le32	srqn;
+};
+
+struct tern_cmd_query_srq_out {
+	__le32	limit;			/* armed limit, 0 when not armed */
+	__le16	pi;			/* producer index (last doorbell) */
+	__le16	ci;			/* WQEs the device has taken */
+	__le32	rsvd[2];
+};
+
+struct tern_cmd_destroy_srq_in {
+	__le32	srqn;
 };
 
 /* QUERY_RDMA_STATS: the RoCE engine's counters since the last device reset. No input. */
@@ -454,11 +577,20 @@ struct tern_cmd_rdma_stats_out {
 	__le64	duplicate_response;	/* requester: ACKs/READ responses for PSNs already done */
 	__le64	rx_pkey_mismatch;	/* dropped: BTH P_Key does not match the port's */
 	__le64	rx_opcode_seq_err;	/* responder: opcode out of sequence (invalid request) */
-	__le64	rsvd[1];
+	/* UD, atomics, SRQ */
+	__le64	rx_atomic_requests;	/* responder: atomics executed (not replays) */
+	__le64	atomic_replays;		/* responder: duplicates answered from the saved result */
+	__le64	rx_qkey_mismatch;	/* dropped: UD/GSI packet with the wrong Q_Key */
+	__le64	tx_ud_packets;		/* UD/GSI packets sent (also in tx_roce_packets) */
+	__le64	rx_ud_packets;		/* UD/GSI packets accepted (also in rx_roce_packets) */
+	__le64	srq_limit_events;
+	__le64	rsvd[3];
 };
 
 TERN_HW_ASSERT_SIZE(struct tern_sge, 16);
 TERN_HW_ASSERT_SIZE(struct tern_sq_wqe, 32);
+TERN_HW_ASSERT_SIZE(struct tern_atomic_seg, 16);
+TERN_HW_ASSERT_SIZE(struct tern_ud_seg, 80);
 TERN_HW_ASSERT_SIZE(struct tern_rq_wqe, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cqe, 32);
 TERN_HW_ASSERT_SIZE(struct tern_cq_ci_rec, 8);
@@ -470,6 +602,8 @@ TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 100);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 108);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 256);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 320);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 24);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_srq_out, 16);
 
 #endif /* TERN_RDMA_H */

@@ -4,8 +4,9 @@
  *
  * Files: rdma_obj.c (objects, firmware commands, doorbells, the work and timer lists),
  * rdma_wire.c (RoCEv2 headers, ICRC, parsing), rdma_req.c (requester and completer),
- * rdma_resp.c (responder), rdma_cq.c (CQEs and completion events). Documentation/hw/rdma.rst
- * describes the behaviour for firmware and driver engineers.
+ * rdma_resp.c (responder), rdma_atomic.c (atomics), rdma_srq.c (shared receive queues),
+ * rdma_ud.c (UD and GSI QPs), rdma_cq.c (CQEs and completion events).
+ * Documentation/hw/rdma.rst describes the behaviour for firmware and driver engineers.
  *
  * Work model: doorbells and received frames only update state and put the QP on the work
  * list (m->rdma->work_*); tern_model_run() sends at most TERNM_RDMA_BUDGET packets per call,
@@ -27,6 +28,7 @@
 #define TERNM_MAX_CQ		2048u
 #define TERNM_MAX_MR		8192u
 #define TERNM_MAX_PD		1024u
+#define TERNM_MAX_SRQ		256u
 #define TERNM_MAX_MR_SIZE	(4ull << 30)
 #define TERNM_PAGE_SIZE_CAP	(((1ull << (TERN_MEM_MAX_PAGE_SHIFT + 1)) - 1) & \
 				 ~((1ull << TERN_MEM_MIN_PAGE_SHIFT) - 1))
@@ -35,6 +37,7 @@
 #define TERNM_TOTAL_MR_PAGES	(1u << 24)	/* page entries of all MRs together (128 MiB) */
 #define TERNM_MAX_SQ_LOG	14
 #define TERNM_MAX_RQ_LOG	14
+#define TERNM_MAX_SRQ_LOG	14
 #define TERNM_MAX_CQ_LOG	16
 #define TERNM_MAX_SEND_SGE	16
 #define TERNM_MAX_RECV_SGE	16
@@ -73,6 +76,8 @@ enum {
 	IBOP_WRITE_LAST_IMM = 0x09, IBOP_WRITE_ONLY = 0x0a, IBOP_WRITE_ONLY_IMM = 0x0b,
 	IBOP_READ_REQ = 0x0c, IBOP_READ_RESP_FIRST = 0x0d, IBOP_READ_RESP_MIDDLE = 0x0e,
 	IBOP_READ_RESP_LAST = 0x0f, IBOP_READ_RESP_ONLY = 0x10, IBOP_ACK = 0x11,
+	IBOP_ATOMIC_ACK = 0x12, IBOP_CMP_SWAP = 0x13, IBOP_FETCH_ADD = 0x14,
+	IBOP_UD_SEND_ONLY = 0x64, IBOP_UD_SEND_ONLY_IMM = 0x65,
 };
 
 #define BTH_LEN		12
@@ -80,6 +85,9 @@ enum {
 #define AETH_LEN	4
 #define IMM_LEN		4
 #define ICRC_LEN	4
+#define DETH_LEN	8	/* UD: Q_Key, source QPN */
+#define ATOMIC_ETH_LEN	28	/* VA, R_Key, Swap (or Add) Data, Compare Data */
+#define ATOMIC_ACK_LEN	8	/* AtomicAckETH: the original value */
 
 #define AETH_ACK		0x1f	/* ACK, credits not used */
 #define AETH_RNR_NAK		0x20	/* | timer code */
@@ -106,6 +114,8 @@ struct ternm_pkt {
 	uint8_t imm[4];
 	uint8_t syndrome;	/* AETH */
 	uint32_t msn;
+	uint64_t swap_add, compare;	/* AtomicETH (va, rkey above) */
+	uint64_t orig;		/* AtomicAckETH */
 };
 
 /* ---- objects ------------------------------------------------------------------------------- */
@@ -149,7 +159,8 @@ struct ternm_swqe {
 	uint32_t len;
 	uint8_t opcode;
 	uint8_t flags;
-	bool read;
+	bool read;		/* READ or atomic: answered by responses, counts in rd_inflight */
+	bool atomic;
 };
 
 struct ternm_sge {
@@ -168,14 +179,20 @@ struct ternm_wqe_cache {
 	uint64_t raddr;
 	uint64_t wr_id;
 	uint32_t len;		/* message bytes */
+	uint64_t swap_add, compare;	/* ATOMIC_* */
 	struct ternm_sge sge[TERNM_MAX_SEND_SGE];
 	uint8_t inl[TERNM_MAX_INLINE];
 };
 
-/* A responder READ resource: a request being served, kept afterwards for duplicates. */
+/*
+ * A responder READ resource: a request being served, kept afterwards for duplicates. An
+ * atomic takes one too (atomic set): it keeps the original value its execution returned.
+ */
 struct ternm_rd_res {
 	bool valid;
 	bool busy;		/* queued in the output FIFO */
+	bool atomic;
+	uint64_t orig;		/* atomic: the value before it executed */
 	uint32_t first_psn;
 	uint32_t npkts;
 	uint32_t next;		/* next packet index to send */
@@ -197,12 +214,32 @@ struct ternm_resp_item {
 
 enum { RQ_MSG_NONE = 0, RQ_MSG_SEND, RQ_MSG_WRITE };
 
+/* A shared receive queue (rdma_srq.c). */
+struct ternm_srq {
+	bool used;
+	bool err;		/* ring unreachable: TERN_SRQ_EV_ERROR sent, nothing more taken */
+	uint8_t log_depth, log_stride;
+	uint16_t uar;
+	uint16_t pi;		/* doorbell */
+	uint16_t ci;		/* WQEs taken by QPs */
+	uint32_t limit;		/* armed limit, 0 when not armed */
+	uint32_t pdn;
+	uint32_t refs;		/* QPs */
+	struct ternm_mem mem;
+};
+
 struct ternm_qp {
 	uint32_t qpn;
 	uint8_t state;		/* enum tern_qp_state */
+	uint8_t type;		/* enum tern_qp_type */
+	uint32_t qkey;		/* UD/GSI */
+	/* UD/GSI receive: extra CQE fields, set only while rdma_ud.c writes a receive CQE */
+	uint8_t ud_cqe_flags;
+	uint32_t ud_src_qpn;
 	uint8_t flags;		/* TERN_QP_F_* */
 	uint16_t uar;
 	uint32_t pdn, scqn, rcqn;
+	uint32_t srqn;		/* with TERN_QP_F_SRQ */
 	uint8_t log_sq_depth, log_sq_stride, log_rq_depth, log_rq_stride;
 	struct ternm_mem sq_mem, rq_mem;
 
@@ -250,6 +287,8 @@ struct ternm_qp {
 	uint32_t msg_off;	/* bytes placed */
 	/* SEND in progress: its receive WQE */
 	bool rqe_valid;
+	uint16_t rqe_idx;	/* its slot (in the RQ, or in the SRQ) */
+	bool srq_last_wqe;	/* TERN_QP_EV_LAST_WQE_REACHED sent (SRQ QP in ERR) */
 	uint64_t rqe_wr_id;
 	uint8_t rqe_nsge;
 	struct ternm_sge rqe_sge[TERNM_MAX_RECV_SGE];
@@ -276,7 +315,10 @@ struct ternm_qp {
 	X(req_remote_access_errors) X(req_remote_invalid_request) X(resp_remote_access_errors) \
 	X(resp_local_length_error) X(rx_write_requests) X(rx_read_requests) X(rx_send_requests) \
 	X(db_misdirected) X(cq_overflows) X(retrans_pkts) X(retrans_bytes) X(seq_err_naks_sent) \
-	X(rnr_naks_sent) X(duplicate_response) X(rx_pkey_mismatch) X(rx_opcode_seq_err)
+	X(rnr_naks_sent) X(duplicate_response) X(rx_pkey_mismatch) X(rx_opcode_seq_err) \
+	X(rx_atomic_requests) X(atomic_replays) \
+	X(rx_qkey_mismatch) X(tx_ud_packets) X(rx_ud_packets) \
+	X(srq_limit_events)
 
 struct ternm_rdma_stats {
 #define X(n) uint64_t n;
@@ -288,6 +330,7 @@ struct ternm_rdma {
 	struct ternm_pd pd[TERNM_MAX_PD];
 	struct ternm_mr mr[TERNM_MAX_MR];
 	struct ternm_cq cq[TERNM_MAX_CQ];
+	struct ternm_srq srq[TERNM_MAX_SRQ];
 	struct ternm_qp *qp[TERNM_MAX_QP];
 	uint32_t next_qpn;	/* allocation cursor: QPNs are not reused at once */
 	uint32_t next_mr;
@@ -308,9 +351,11 @@ int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t ac
 		   uint64_t va, uint64_t len);
 int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, uint32_t len,
 		  bool write, bool last_byte_last);
+int ternm_path_check(const uint8_t *path);
 
 /* rdma_wire.c */
 void ternm_qp_build_hdr(struct ternm_qp *qp);
+void ternm_hdr_build(struct ternm_qp *qp, const uint8_t *path);
 uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, bool se,
 			 bool ackreq, uint32_t psn);
 size_t ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end);
@@ -329,6 +374,38 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
 void ternm_resp_flush_acks(struct tern_model *m, struct ternm_qp *qp);
 void ternm_resp_reset(struct ternm_qp *qp);
+int ternm_ud_rqe_place(struct tern_model *m, struct ternm_qp *qp, const uint8_t *buf, uint32_t n,
+		       uint8_t *synd);
+void ternm_ud_recv_cqe(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, uint8_t status,
+		       uint8_t synd, uint32_t len, const uint8_t *imm, bool se, uint8_t flags,
+		       uint32_t src_qpn);
+
+/* rdma_ud.c */
+uint32_t ternm_ud_mtu(const struct tern_model *m);
+uint32_t ternm_ud_attrs(uint8_t cur, uint8_t next, uint32_t *need);
+unsigned int ternm_ud_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
+void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, bool v6,
+		 const uint8_t *bth, const uint8_t *end);
+int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_mem *mem,
+		   uint64_t off, uint32_t slot);
+int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp);
+
+/* rdma_atomic.c */
+bool ternm_is_atomic_wqe(uint8_t wqe_opcode);
+uint8_t *ternm_atomic_put_eth(uint8_t *x, const struct ternm_wqe_cache *wc);
+int ternm_atomic_exec(struct tern_model *m, const struct ternm_pkt *p, uint64_t *orig);
+
+/* rdma_srq.c */
+int ternm_srq_cmd_in_len(uint16_t opcode);
+int ternm_srq_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
+		  struct ternm_cmd_result *r);
+void ternm_srq_doorbell(struct tern_model *m, uint16_t page, uint64_t val);
+struct ternm_srq *ternm_srq_get(struct tern_model *m, uint32_t srqn);
+int ternm_srq_qp_check(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r);
+void ternm_srq_qp_ref(struct tern_model *m, struct ternm_qp *qp, bool get);
+int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp);
+unsigned int ternm_srq_qp_flush(struct tern_model *m, struct ternm_qp *qp);
+void ternm_srq_clear(struct tern_model *m);
 
 /* rdma_cq.c */
 struct ternm_cqe_info {
@@ -337,6 +414,7 @@ struct ternm_cqe_info {
 	uint8_t imm[4];
 	uint16_t wqe_idx;
 	uint8_t opcode, status, vendor_err, flags;
+	uint32_t src_qpn;	/* UD/GSI receive */
 };
 void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 		    const struct ternm_cqe_info *ci);

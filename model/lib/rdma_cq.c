@@ -79,6 +79,7 @@ void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 	put_le32(FLD(e, T, byte_len), ci->byte_len);
 	memcpy(FLD(e, T, imm_data), ci->imm, 4);
 	put_le32(FLD(e, T, qpn), qp->qpn);
+	put_le32(FLD(e, T, src_qpn), ci->src_qpn);
 	put_le16(FLD(e, T, wqe_idx), ci->wqe_idx);
 	e[offsetof(T, opcode)] = ci->opcode;
 	e[offsetof(T, status)] = ci->status;

@@ -295,7 +295,8 @@ void ternm_rdma_run(struct tern_model *m)
 			more = qp->fifo_count || qp->sq_ci != qp->sq_pi || qp->rq_ci != qp->rq_pi;
 		} else {
 			if (sent < allow)
-				req = ternm_req_send(m, qp, allow - sent);
+				req = qp->type == TERN_QPT_RC ? ternm_req_send(m, qp, allow - sent) :
+				      ternm_ud_send(m, qp, allow - sent);
 			sent += req;
 			more = qp->fifo_count || (sent >= allow && ternm_req_has_work(qp));
 		}
@@ -326,7 +327,7 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 		bool sq = reg == TERN_UDB_SQ;
 
 		qp = ternm_qp_get(m, obj);
-		if (!qp || qp->uar != page) {
+		if (!qp || qp->uar != page || (!sq && (qp->flags & TERN_QP_F_SRQ))) {
 			r->stats.db_misdirected++;
 			return;
 		}
@@ -345,6 +346,8 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 			if (qp->state == TERN_QPS_ERR)
 				ternm_qp_work(m, qp);
 		}
+	} else if (reg == TERN_UDB_SRQ) {
+		ternm_srq_doorbell(m, page, val);
 	} else if (reg == TERN_UDB_CQ) {
 		cq = cq_get(m, obj);
 		if (!cq || cq->uar != page) {
@@ -390,6 +393,11 @@ static void put_query(uint8_t *o)
 	o[offsetof(T, max_dest_rd_atomic)] = TERNM_MAX_DEST_RD;
 	o[offsetof(T, local_ca_ack_delay)] = TERNM_ACK_DELAY;
 	put_le16(FLD(o, T, max_inline), TERNM_MAX_INLINE);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_UD);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SRQ);
+	put_le32(FLD(o, T, max_srq), TERNM_MAX_SRQ);
+	o[offsetof(T, max_srq_log_depth)] = TERNM_MAX_SRQ_LOG;
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_ATOMIC);
 }
 
 #define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
@@ -624,6 +632,7 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 	r->pd[qp->pdn].refs--;
 	r->cq[qp->scqn].refs--;
 	r->cq[qp->rcqn].refs--;
+	ternm_srq_qp_ref(m, qp, false);
 	r->qp[qp->qpn] = NULL;
 	ternm_mem_free(&qp->sq_mem);
 	ternm_mem_free(&qp->rq_mem);
@@ -641,7 +650,7 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	uint16_t uar = get_le16(CFLD(in, T, uar));
 	uint8_t lsd = in[offsetof(T, log_sq_depth)], lss = in[offsetof(T, log_sq_stride)];
 	uint8_t lrd = in[offsetof(T, log_rq_depth)], lrs = in[offsetof(T, log_rq_stride)];
-	uint8_t flags = in[offsetof(T, flags)];
+	uint8_t flags = in[offsetof(T, flags)], type = in[offsetof(T, type)];
 	struct ternm_qp *qp;
 	uint32_t bad_off, i, qpn = 0;
 	int rc;
@@ -652,23 +661,35 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, send_cqn));
 	if (!cq_get(m, rcqn))
 		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, recv_cqn));
-	if (in[offsetof(T, type)] != TERN_QPT_RC)
+	if (type != TERN_QPT_RC && type != TERN_QPT_UD && type != TERN_QPT_GSI)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, type));
-	if (flags & ~(uint8_t)TERN_QP_F_SQ_SIG_ALL)
+	if (flags & ~(uint8_t)(TERN_QP_F_SQ_SIG_ALL | TERN_QP_F_SRQ))
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
 	if (!uar_ok(uar))
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, uar));
 	if (lsd < 1 || lsd > TERNM_MAX_SQ_LOG)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_sq_depth));
-	if (lss < TERN_SQ_MIN_LOG_STRIDE || lss > TERN_SQ_MAX_LOG_STRIDE)
+	if (lss < (type == TERN_QPT_RC ? TERN_SQ_MIN_LOG_STRIDE : TERN_SQ_UD_MIN_LOG_STRIDE) ||
+	    lss > TERN_SQ_MAX_LOG_STRIDE)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_sq_stride));
-	if (lrd < 1 || lrd > TERNM_MAX_RQ_LOG)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
-	if (lrs < TERN_RQ_MIN_LOG_STRIDE || lrs > TERN_RQ_MAX_LOG_STRIDE)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
-	if (get_le32(CFLD(in, T, rsvd0)))
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
-	for (i = 0; i < TERNM_MAX_QP - 2; i++) {
+	if (flags & TERN_QP_F_SRQ) {
+		rc = ternm_srq_qp_check(m, in, r);
+		if (rc != TERN_CMD_OK)
+			return rc;
+	} else {
+		if (lrd < 1 || lrd > TERNM_MAX_RQ_LOG)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
+		if (lrs < TERN_RQ_MIN_LOG_STRIDE || lrs > TERN_RQ_MAX_LOG_STRIDE)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
+		if (get_le32(CFLD(in, T, srqn)))
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, srqn));
+	}
+	if (type == TERN_QPT_GSI) {
+		if (rd->qp[1])
+			FAIL(TERN_CMD_BAD_STATE, offsetof(T, type));
+		qpn = 1;	/* the GSI QP is always QP1 */
+	}
+	for (i = 0; !qpn && i < TERNM_MAX_QP - 2; i++) {
 		uint32_t n = 2 + (rd->next_qpn - 2 + i) % (TERNM_MAX_QP - 2);
 
 		if (!rd->qp[n]) {
@@ -692,7 +713,8 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, sq_mem) + bad_off : 0;
 		goto fail;
 	}
-	rc = ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem), 1ull << (lrd + lrs), true,
+	rc = (flags & TERN_QP_F_SRQ) ? TERN_CMD_OK :
+	     ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem), 1ull << (lrd + lrs), true,
 			       &bad_off);
 	if (rc != TERN_CMD_OK) {
 		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, rq_mem) + bad_off : 0;
@@ -700,6 +722,7 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	}
 	qp->qpn = qpn;
 	qp->state = TERN_QPS_RESET;
+	qp->type = type;
 	qp->flags = flags;
 	qp->uar = uar;
 	qp->pdn = pdn;
@@ -717,7 +740,10 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	rd->pd[pdn].refs++;
 	rd->cq[scqn].refs++;
 	rd->cq[rcqn].refs++;
-	rd->next_qpn = qpn + 1;
+	qp->srqn = (flags & TERN_QP_F_SRQ) ? get_le32(CFLD(in, T, srqn)) : 0;
+	ternm_srq_qp_ref(m, qp, true);
+	if (type != TERN_QPT_GSI)
+		rd->next_qpn = qpn + 1;
 	r->result = qpn;
 	return TERN_CMD_OK;
 fail:
@@ -769,7 +795,7 @@ static bool transition_ok(uint8_t cur, uint8_t next)
 			 TERN_QP_ATTR_MIN_RNR_TIMER)
 #define ATTR_RTS_NEED	(TERN_QP_ATTR_SQ_PSN | TERN_QP_ATTR_TIMEOUT | TERN_QP_ATTR_RETRY_CNT | \
 			 TERN_QP_ATTR_RNR_RETRY | TERN_QP_ATTR_MAX_RD_ATOMIC)
-#define ATTR_ALL	((TERN_QP_ATTR_SQD_NOTIFY << 1) - 1)
+#define ATTR_ALL	((TERN_QP_ATTR_QKEY << 1) - 1)
 
 /* Attributes a transition may carry besides STATE. */
 static uint32_t transition_attrs(uint8_t cur, uint8_t next)
@@ -799,7 +825,7 @@ static bool v4_mapped(const uint8_t *gid)
 }
 
 /* Check a struct tern_qp_path; returns -1 or the offset of the bad field inside it. */
-static int path_check(const uint8_t *p)
+int ternm_path_check(const uint8_t *p)
 {
 	typedef struct tern_qp_path P;
 	uint16_t vlan = get_le16(CFLD(p, P, vlan_id));
@@ -848,6 +874,7 @@ static int unmasked_nonzero(const uint8_t *a, uint32_t mask)
 		{ TERN_QP_ATTR_DEST_QPN, offsetof(A, dest_qpn), 4 },
 		{ TERN_QP_ATTR_RQ_PSN, offsetof(A, rq_psn), 4 },
 		{ TERN_QP_ATTR_SQ_PSN, offsetof(A, sq_psn), 4 },
+		{ TERN_QP_ATTR_QKEY, offsetof(A, qkey), 4 },
 		{ TERN_QP_ATTR_PATH, offsetof(A, path), sizeof(struct tern_qp_path) },
 	};
 	unsigned int i, k;
@@ -887,14 +914,21 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	    (!(mask & TERN_QP_ATTR_STATE) && cur != TERN_QPS_INIT && cur != TERN_QPS_RTS &&
 	     cur != TERN_QPS_SQD))
 		FAIL(TERN_CMD_BAD_STATE, ao + offsetof(A, state));
-	if (mask & ~(transition_attrs(cur, next) | TERN_QP_ATTR_STATE))
+	if (qp->type != TERN_QPT_RC) {
+		uint32_t need, allow = ternm_ud_attrs(cur, next, &need);	/* rdma_ud.c */
+
+		if ((mask & ~(allow | TERN_QP_ATTR_STATE)) || (mask & need) != need)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	}
+	if (qp->type == TERN_QPT_RC &&
+	    (mask & ~((transition_attrs(cur, next) & ~TERN_QP_ATTR_QKEY) | TERN_QP_ATTR_STATE)))
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
-	if (cur == TERN_QPS_INIT && next == TERN_QPS_RTR && (mask & ATTR_RTR_NEED) != ATTR_RTR_NEED)
+	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_INIT && next == TERN_QPS_RTR &&
+	    (mask & ATTR_RTR_NEED) != ATTR_RTR_NEED)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
-	if (cur == TERN_QPS_RTR && next == TERN_QPS_RTS && (mask & ATTR_RTS_NEED) != ATTR_RTS_NEED)
+	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_RTR && next == TERN_QPS_RTS &&
+	    (mask & ATTR_RTS_NEED) != ATTR_RTS_NEED)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
-	if (get_le32(CFLD(a, A, rsvd0)))
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, rsvd0));
 	off = unmasked_nonzero(a, mask);
 	if (off >= 0)
 		FAIL(TERN_CMD_BAD_PARAM, ao + (uint32_t)off);
@@ -926,7 +960,7 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if ((mask & TERN_QP_ATTR_SQ_PSN) && get_le32(CFLD(a, A, sq_psn)) > TERNM_PSN_MASK)
 		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, sq_psn));
 	if (mask & TERN_QP_ATTR_PATH) {
-		off = path_check(CFLD(a, A, path));
+		off = ternm_path_check(CFLD(a, A, path));
 		if (off >= 0)
 			FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, path) + (uint32_t)off);
 	}
@@ -958,6 +992,8 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		qp->dest_qpn = get_le32(CFLD(a, A, dest_qpn));
 	if (mask & TERN_QP_ATTR_RQ_PSN)
 		qp->epsn = get_le32(CFLD(a, A, rq_psn));
+	if (mask & TERN_QP_ATTR_QKEY)
+		qp->qkey = get_le32(CFLD(a, A, qkey));
 	if (mask & TERN_QP_ATTR_SQ_PSN) {
 		v = get_le32(CFLD(a, A, sq_psn));
 		qp->next_psn = qp->una_psn = qp->req_psn = qp->sent_psn = v;
@@ -1009,6 +1045,7 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	put_le32(FLD(a, A, dest_qpn), qp->dest_qpn);
 	put_le32(FLD(a, A, rq_psn), qp->epsn);
 	put_le32(FLD(a, A, sq_psn), qp->next_psn);
+	put_le32(FLD(a, A, qkey), qp->qkey);
 	memcpy(FLD(a, A, path), qp->path, sizeof(qp->path));
 	if (qp->state == TERN_QPS_SQD && qp->sq_ci != qp->req_max)
 		put_le32(FLD(o, T, status), TERN_QP_STATUS_SQ_DRAINING);
@@ -1055,7 +1092,7 @@ int ternm_rdma_cmd_in_len(uint16_t opcode)
 	case TERN_CMD_DESTROY_QP:
 		return sizeof(struct tern_cmd_destroy_qp_in);
 	default:
-		return -2;
+		return ternm_srq_cmd_in_len(opcode);
 	}
 }
 
@@ -1114,7 +1151,7 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 		st = destroy_qp(m, in, r);
 		break;
 	default:
-		st = TERN_CMD_BAD_OPCODE;
+		st = ternm_srq_cmd(m, opcode, in, out_len, r);
 		break;
 	}
 	r->status = (uint8_t)st;
@@ -1157,6 +1194,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	for (i = 0; i < TERNM_MAX_MR; i++)
 		if (r->mr[i].used)
 			mr_free(m, &r->mr[i]);
+	ternm_srq_clear(m);
 	for (i = 0; i < TERNM_MAX_CQ; i++)
 		ternm_mem_free(&r->cq[i].mem);
 	memset(r->cq, 0, sizeof(r->cq));

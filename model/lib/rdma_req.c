@@ -19,6 +19,9 @@
  * window has room, FENCE WQEs find no READ outstanding, READs find fewer than max_rd_atomic
  * outstanding. A malformed WQE or a bad lkey completes with an error once every WQE before
  * it has completed, and the QP goes to ERR; error CQEs are written even for unsignaled WQEs.
+ *
+ * Atomics are handled like one-packet READs (rd_inflight, FENCE, max_rd_atomic, answered
+ * only by their ATOMIC_ACKNOWLEDGE, whose original value goes to the WQE's one SGE).
  */
 #include "rdma.h"
 
@@ -87,10 +90,46 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	wc->wr_id = get_le64(CFLD(h, W, wr_id));
 	wc->len = 0;
 	*synd = TERN_SYND_BAD_OPCODE;
-	if (wc->opcode > TERN_WQE_RDMA_READ)
+	if (wc->opcode > TERN_WQE_ATOMIC_FETCH_ADD)
 		return TERN_CQE_LOC_QP_OP_ERR;
-	if (wc->opcode == TERN_WQE_RDMA_READ && qp->max_rd_atomic == 0)
+	if ((wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode)) &&
+	    qp->max_rd_atomic == 0)
 		return TERN_CQE_LOC_QP_OP_ERR;
+	if (ternm_is_atomic_wqe(wc->opcode)) {
+		typedef struct tern_atomic_seg A;
+		uint8_t a[sizeof(A) + sizeof(struct tern_sge)];
+		const uint8_t *e = a + sizeof(A);
+		struct ternm_sge *g = &wc->sge[0];
+		int bad;
+
+		/* exactly one SGE of 8 bytes, after the atomic segment */
+		*synd = TERN_SYND_BAD_INLINE;
+		if (wc->flags & TERN_WQE_F_INLINE)
+			return TERN_CQE_LOC_QP_OP_ERR;
+		*synd = TERN_SYND_BAD_SGE_COUNT;
+		if (wc->num_sge != 1 || sizeof(W) + sizeof(a) > slot)
+			return TERN_CQE_LOC_QP_OP_ERR;
+		*synd = TERN_SYND_DMA;
+		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), a, sizeof(a)))
+			return TERN_CQE_LOC_QP_OP_ERR;
+		wc->swap_add = get_le64(CFLD(a, A, swap_add));
+		wc->compare = get_le64(CFLD(a, A, compare));
+		g->addr = get_le64(CFLD(e, struct tern_sge, addr));
+		g->len = get_le32(CFLD(e, struct tern_sge, length));
+		g->key = get_le32(CFLD(e, struct tern_sge, lkey));
+		*synd = TERN_SYND_MSG_TOO_LONG;
+		if (g->len != 8)
+			return TERN_CQE_LOC_LEN_ERR;
+		bad = ternm_mr_check(m, g->key, qp->pdn, TERN_ACCESS_LOCAL_WRITE, g->addr, 8);
+		if (bad) {
+			*synd = (uint8_t)bad;
+			return TERN_CQE_LOC_PROT_ERR;
+		}
+		wc->len = 8;
+		*synd = 0;
+		wc->valid = true;
+		return 0;
+	}
 	if (wc->flags & TERN_WQE_F_INLINE) {
 		uint32_t il = get_le32(CFLD(h, W, inline_len));
 
@@ -221,7 +260,7 @@ static void req_complete(struct tern_model *m, struct ternm_qp *qp, uint8_t stat
 	    (qp->flags & TERN_QP_F_SQ_SIG_ALL)) {
 		memset(&ci, 0, sizeof(ci));
 		ci.wr_id = wr_id;
-		ci.byte_len = opcode == TERN_WQE_RDMA_READ ? len : 0;
+		ci.byte_len = opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(opcode) ? len : 0;
 		ci.wqe_idx = (uint16_t)(idx & sq_mask(qp));
 		ci.opcode = opcode;
 		ci.status = status;
@@ -349,6 +388,33 @@ static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn
 	}
 }
 
+/*
+ * The response to the atomic at sq_ci (or a response of the wrong kind for it, @s): the
+ * original value goes to its SGE, little-endian like the memory it came from.
+ */
+static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p,
+			    const struct ternm_swqe *s, struct ternm_wqe_cache *wc)
+{
+	uint8_t v[8];
+
+	if (!s->atomic || p->opcode != IBOP_ATOMIC_ACK || (p->syndrome & 0x60)) {
+		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
+		return;
+	}
+	put_le64(v, p->orig);
+	if (wqe_data(m, wc, 0, v, sizeof(v), true)) {
+		req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
+		return;
+	}
+	qp->una_psn = psn_add(p->psn, 1);
+	qp->retry_left = qp->retry_cnt;
+	qp->rnr_left = qp->rnr_retry;
+	req_complete(m, qp, TERN_CQE_OK, 0, wc);
+	ternm_req_check_drained(m, qp);
+	ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
+	retx_arm(m, qp);
+}
+
 static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
 	struct ternm_rdma *r = m->rdma;
@@ -401,6 +467,10 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 			req_fail(m, qp, (uint8_t)st, synd, NULL);
 			return;
 		}
+	}
+	if (s->atomic || p->opcode == IBOP_ATOMIC_ACK) {
+		req_atomic_resp(m, qp, p, s, wc);
+		return;
 	}
 	if (s->npkts == 1)
 		exp = IBOP_READ_RESP_ONLY;
@@ -601,7 +671,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			}
 		}
 		if (first_time) {
-			bool rd = wc->opcode == TERN_WQE_RDMA_READ;
+			bool rd = wc->opcode == TERN_WQE_RDMA_READ ||
+				  ternm_is_atomic_wqe(wc->opcode);
 
 			if ((wc->flags & TERN_WQE_F_FENCE) && qp->rd_inflight)
 				break;
@@ -618,6 +689,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			s->npkts = npkts(qp, wc->len);
 			s->opcode = wc->opcode;
 			s->read = rd;
+			s->atomic = ternm_is_atomic_wqe(wc->opcode);
 			s->wr_id = wc->wr_id;
 			s->len = wc->len;
 			s->flags = wc->flags;
@@ -656,6 +728,17 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			qp->req_psn = psn_add(s->first_psn, s->npkts);
 			qp->pkts_since_ack = 0;
 			req_sent(m, qp, psn, left, ternm_pkt_send(m, qp, x + RETH_LEN));
+		} else if (ternm_is_atomic_wqe(wc->opcode)) {
+			uint32_t psn = qp->req_psn;
+
+			x = ternm_pkt_start(m, qp, wc->opcode == TERN_WQE_ATOMIC_CMP_SWP ?
+					    IBOP_CMP_SWAP : IBOP_FETCH_ADD, false, true, psn);
+			x = ternm_atomic_put_eth(x, wc);
+			qp->req_idx++;
+			qp->req_pkt = 0;
+			qp->req_psn = psn_add(psn, 1);
+			qp->pkts_since_ack = 0;
+			req_sent(m, qp, psn, 1, ternm_pkt_send(m, qp, x));
 		} else {
 			bool is_send = wc->opcode <= TERN_WQE_SEND_IMM;
 			bool imm = wc->opcode == TERN_WQE_SEND_IMM ||
@@ -767,6 +850,8 @@ unsigned int ternm_qp_flush(struct tern_model *m, struct ternm_qp *qp, unsigned 
 	qp->rd_inflight = 0;
 	qp->wc.valid = false;
 	qp->rwc.valid = false;
+	if ((qp->flags & TERN_QP_F_SRQ) && qp->state == TERN_QPS_ERR)
+		done += ternm_srq_qp_flush(m, qp);	/* at most one CQE, then LAST_WQE_REACHED */
 	while (done < budget && qp->rq_ci != qp->rq_pi && qp->state == TERN_QPS_ERR) {
 		uint8_t h[sizeof(struct tern_rq_wqe)];
 		struct ternm_cqe_info ci;

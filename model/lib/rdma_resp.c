@@ -13,6 +13,12 @@
  * invalid requests (opcode sequence, lengths, a SEND longer than the receive WQE, too many
  * READs) are NAKed and move it to ERR with TERN_QP_EV_REQ_ERR; in ERR the RQ is flushed.
  * On the last packet of a message the final payload byte is written last.
+ *
+ * Atomics (COMPARE_SWAP, FETCH_ADD) execute at once on the 8 bytes they name (misaligned:
+ * invalid request; rights as for WRITE/READ but REMOTE_ATOMIC) and take a READ resource
+ * that keeps the original value; the ATOMIC_ACKNOWLEDGE goes through the output FIFO. A
+ * duplicate atomic whose PSN a resource still holds is answered from it without executing
+ * again (atomic_replays); an older one is dropped, the requester retries.
  */
 #include "rdma.h"
 
@@ -24,6 +30,7 @@ void ternm_resp_reset(struct ternm_qp *qp)
 	qp->msg = RQ_MSG_NONE;
 	qp->msg_off = 0;
 	qp->rqe_valid = false;
+	qp->srq_last_wqe = false;
 	memset(qp->rd, 0, sizeof(qp->rd));
 	qp->rd_next = 0;
 	qp->fifo_head = qp->fifo_count = 0;
@@ -76,7 +83,7 @@ static void recv_cqe(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, 
 	memset(&ci, 0, sizeof(ci));
 	ci.wr_id = qp->rqe_wr_id;
 	ci.byte_len = len;
-	ci.wqe_idx = (uint16_t)(qp->rq_ci & ((1u << qp->log_rq_depth) - 1));
+	ci.wqe_idx = qp->rqe_idx;
 	ci.opcode = opcode;
 	ci.status = status;
 	ci.vendor_err = status ? synd : 0;
@@ -86,8 +93,11 @@ static void recv_cqe(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, 
 	}
 	if (se)
 		ci.flags |= TERN_CQE_F_SOLICITED;
+	ci.flags |= qp->ud_cqe_flags;
+	ci.src_qpn = qp->ud_src_qpn;
 	ternm_cq_write(m, qp, qp->rcqn, &ci);
-	qp->rq_ci++;
+	if (!(qp->flags & TERN_QP_F_SRQ))
+		qp->rq_ci++;
 	qp->rqe_valid = false;
 }
 
@@ -116,22 +126,17 @@ static void access_err(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 /* ---- receive WQEs ---------------------------------------------------------------------------- */
 
 /*
- * Fetch the receive WQE at rq_ci. Returns 0, 1 if none is posted, -1 if it is malformed,
- * -2 if the RQ ring cannot be read (rqe_valid tells whether its header could).
+ * Read the receive WQE at @off of @mem (slots of @slot bytes) into the QP. Returns 0, -1 if
+ * it is malformed, -2 if the ring cannot be read (rqe_valid tells whether its header could).
  */
-static int rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
+int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_mem *mem,
+		   uint64_t off, uint32_t slot)
 {
 	typedef struct tern_rq_wqe W;
-	uint32_t slot = 1u << qp->log_rq_stride;
-	uint64_t off = (uint64_t)(qp->rq_ci & ((1u << qp->log_rq_depth) - 1)) << qp->log_rq_stride;
 	uint8_t b[sizeof(W) + TERNM_MAX_RECV_SGE * sizeof(struct tern_sge)];
 	unsigned int i, n;
 
-	if (qp->rqe_valid)
-		return 0;
-	if (qp->rq_ci == qp->rq_pi)
-		return 1;
-	if (ternm_mem_read(m, &qp->rq_mem, off, b, sizeof(W)))
+	if (ternm_mem_read(m, mem, off, b, sizeof(W)))
 		return -2;
 	qp->rqe_wr_id = get_le64(CFLD(b, W, wr_id));
 	n = b[offsetof(W, num_sge)];
@@ -139,8 +144,7 @@ static int rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
 	qp->rqe_nsge = 0;
 	if (n > TERNM_MAX_RECV_SGE || sizeof(W) + n * sizeof(struct tern_sge) > slot)
 		return -1;
-	if (ternm_mem_read(m, &qp->rq_mem, off + sizeof(W), b + sizeof(W),
-			   n * sizeof(struct tern_sge)))
+	if (ternm_mem_read(m, mem, off + sizeof(W), b + sizeof(W), n * sizeof(struct tern_sge)))
 		return -2;
 	for (i = 0; i < n; i++) {
 		const uint8_t *e = b + sizeof(W) + i * sizeof(struct tern_sge);
@@ -151,6 +155,26 @@ static int rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
 	}
 	qp->rqe_nsge = (uint8_t)n;
 	return 0;
+}
+
+/*
+ * Fetch the receive WQE for the message starting (kept until its CQE): the one at rq_ci, or
+ * on an SRQ QP the SRQ's next. Returns 0, 1 if none is posted, or ternm_rqe_read's errors.
+ * Its completion reports wqe_idx = rqe_idx and advances rq_ci only on a QP with its own RQ.
+ */
+int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
+{
+	uint32_t idx = qp->rq_ci & ((1u << qp->log_rq_depth) - 1);
+
+	if (qp->rqe_valid)
+		return 0;
+	if (qp->flags & TERN_QP_F_SRQ)
+		return ternm_srq_fetch(m, qp);
+	if (qp->rq_ci == qp->rq_pi)
+		return 1;
+	qp->rqe_idx = (uint16_t)idx;
+	return ternm_rqe_read(m, qp, &qp->rq_mem, (uint64_t)idx << qp->log_rq_stride,
+			      1u << qp->log_rq_stride);
 }
 
 /*
@@ -211,7 +235,7 @@ static bool is_first_or_only(uint8_t op)
 {
 	return op == IBOP_SEND_FIRST || op == IBOP_SEND_ONLY || op == IBOP_SEND_ONLY_IMM ||
 	       op == IBOP_WRITE_FIRST || op == IBOP_WRITE_ONLY || op == IBOP_WRITE_ONLY_IMM ||
-	       op == IBOP_READ_REQ;
+	       op == IBOP_READ_REQ || op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD;
 }
 
 static bool is_last_or_only(uint8_t op)
@@ -231,6 +255,23 @@ static void resp_dup(struct tern_model *m, struct ternm_qp *qp, const struct ter
 	unsigned int i;
 
 	m->rdma->stats.duplicate_request++;
+	if (p->opcode == IBOP_CMP_SWAP || p->opcode == IBOP_FETCH_ADD) {
+		for (i = 0; i < TERNM_MAX_DEST_RD; i++) {
+			struct ternm_rd_res *res = &qp->rd[i];
+
+			if (!res->valid || !res->atomic || res->first_psn != p->psn ||
+			    res->rkey != p->rkey || res->va != p->va)
+				continue;
+			/* executed before: answer with the saved original value */
+			if (!res->busy) {
+				m->rdma->stats.atomic_replays++;
+				res->busy = true;
+				fifo_push(m, qp, RESP_READ, 0, res->first_psn, (uint8_t)i);
+			}
+			return;
+		}
+		return;		/* older than every saved result: dropped, never run twice */
+	}
 	if (p->opcode != IBOP_READ_REQ) {
 		fifo_push(m, qp, RESP_ACK, AETH_ACK, psn_add(qp->epsn, TERNM_PSN_MASK), 0);
 		return;
@@ -239,7 +280,8 @@ static void resp_dup(struct tern_model *m, struct ternm_qp *qp, const struct ter
 		struct ternm_rd_res *res = &qp->rd[i];
 		int32_t d = psn_diff(p->psn, res->first_psn);
 
-		if (!res->valid || d < 0 || (uint32_t)d >= res->npkts || res->rkey != p->rkey)
+		if (!res->valid || res->atomic || d < 0 || (uint32_t)d >= res->npkts ||
+		    res->rkey != p->rkey)
 			continue;
 		res->next = (uint32_t)d;
 		if (!res->busy) {
@@ -279,6 +321,7 @@ static void resp_read(struct tern_model *m, struct ternm_qp *qp, const struct te
 	qp->rd_next = (uint8_t)((qp->rd_next + 1) % slots);
 	res->valid = true;
 	res->busy = true;
+	res->atomic = false;
 	res->first_psn = p->psn;
 	res->npkts = rd_npkts(qp, p->dmalen);
 	res->next = 0;
@@ -291,6 +334,51 @@ static void resp_read(struct tern_model *m, struct ternm_qp *qp, const struct te
 	fifo_push(m, qp, RESP_READ, 0, p->psn, (uint8_t)(res - qp->rd));
 }
 
+static void resp_atomic(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rd_res *res;
+	unsigned int slots = qp->max_dest_rd_atomic;
+	uint64_t orig;
+
+	if (slots == 0) {
+		inv_req(m, qp, p->psn, "atomic, but no responder resources");
+		return;
+	}
+	if (p->va & 7) {
+		inv_req(m, qp, p->psn, "atomic at a misaligned address");
+		return;
+	}
+	if (!(qp->access & TERN_ACCESS_REMOTE_ATOMIC) ||
+	    ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_ATOMIC, p->va, 8)) {
+		access_err(m, qp, p->psn);
+		return;
+	}
+	if (ternm_atomic_exec(m, p, &orig)) {
+		resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
+		return;
+	}
+	m->rdma->stats.rx_atomic_requests++;
+	/* the same ring of resources as READs: the oldest result is overwritten first */
+	if (qp->rd_next >= slots)
+		qp->rd_next = 0;
+	res = &qp->rd[qp->rd_next];
+	qp->rd_next = (uint8_t)((qp->rd_next + 1) % slots);
+	memset(res, 0, sizeof(*res));
+	res->valid = true;
+	res->busy = true;
+	res->atomic = true;
+	res->orig = orig;
+	res->first_psn = p->psn;
+	res->npkts = 1;
+	res->rkey = p->rkey;
+	res->va = p->va;
+	res->len = 8;
+	qp->epsn = psn_add(p->psn, 1);
+	qp->msn = psn_add(qp->msn, 1);
+	res->msn = qp->msn;
+	fifo_push(m, qp, RESP_READ, 0, p->psn, (uint8_t)(res - qp->rd));
+}
+
 void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
 	struct ternm_rdma *r = m->rdma;
@@ -298,6 +386,7 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 	int32_t d = psn_diff(p->psn, qp->epsn);
 	bool first = is_first_or_only(op), last = is_last_or_only(op);
 	bool is_send = op <= IBOP_SEND_ONLY_IMM;
+	bool atomic = op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD;
 	const uint8_t *imm = (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
 			      op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
 	uint8_t synd;
@@ -330,7 +419,7 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		inv_req(m, qp, p->psn, "opcode out of sequence");
 		return;
 	}
-	if (op != IBOP_READ_REQ &&
+	if (op != IBOP_READ_REQ && !atomic &&
 	    (last ? p->paylen > qp->mtu || (!first && p->paylen == 0) : p->paylen != qp->mtu)) {
 		inv_req(m, qp, p->psn, "payload length");
 		return;
@@ -339,11 +428,15 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		resp_read(m, qp, p);
 		return;
 	}
+	if (atomic) {
+		resp_atomic(m, qp, p);
+		return;
+	}
 
 	if (is_send) {
 		if (first)
 			r->stats.rx_send_requests++;
-		st = rqe_fetch(m, qp);
+		st = ternm_rqe_fetch(m, qp);
 		if (st > 0) {
 			r->stats.out_of_buffer++;
 			fifo_push(m, qp, RESP_NAK, AETH_RNR_NAK | qp->min_rnr_timer, p->psn, 0);
@@ -398,7 +491,7 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 			return;
 		}
 		if (imm) {
-			st = rqe_fetch(m, qp);
+			st = ternm_rqe_fetch(m, qp);
 			if (st > 0) {
 				r->stats.out_of_buffer++;
 				fifo_push(m, qp, RESP_NAK, AETH_RNR_NAK | qp->min_rnr_timer, p->psn, 0);
@@ -493,6 +586,23 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			fifo_pop(qp);
 			continue;
 		}
+		if (res->atomic) {
+			unsigned int i;
+
+			x = ternm_pkt_start(m, qp, IBOP_ATOMIC_ACK, false, false, res->first_psn);
+			x[0] = AETH_ACK;
+			x[1] = (uint8_t)(res->msn >> 16);
+			x[2] = (uint8_t)(res->msn >> 8);
+			x[3] = (uint8_t)res->msn;
+			x += AETH_LEN;
+			for (i = 0; i < 8; i++)
+				x[i] = (uint8_t)(res->orig >> (56 - 8 * i));
+			res->busy = false;
+			fifo_pop(qp);
+			ternm_pkt_send(m, qp, x + ATOMIC_ACK_LEN);
+			sent++;
+			continue;
+		}
 		if (res->npkts == 1)
 			op = IBOP_READ_RESP_ONLY;
 		else if (res->next == 0)
@@ -532,4 +642,24 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 		sent++;
 	}
 	return sent;
+}
+
+/* ---- UD/GSI receive (rdma_ud.c): the same receive WQEs and CQEs as an RC SEND ------------ */
+
+/* The whole message (GRH area and payload) in one go: a UD receive is one packet. */
+int ternm_ud_rqe_place(struct tern_model *m, struct ternm_qp *qp, const uint8_t *buf, uint32_t n,
+		       uint8_t *synd)
+{
+	return rqe_place(m, qp, 0, buf, n, true, synd);
+}
+
+void ternm_ud_recv_cqe(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, uint8_t status,
+		       uint8_t synd, uint32_t len, const uint8_t *imm, bool se, uint8_t flags,
+		       uint32_t src_qpn)
+{
+	qp->ud_cqe_flags = flags;
+	qp->ud_src_qpn = src_qpn;
+	recv_cqe(m, qp, opcode, status, synd, len, imm, se);
+	qp->ud_cqe_flags = 0;
+	qp->ud_src_qpn = 0;
 }

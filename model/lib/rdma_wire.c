@@ -14,10 +14,12 @@
  * then the rest of the packet; it goes on the wire least significant byte first.
  *
  * Received frames are dropped and counted (rx_roce_discards) when malformed (lengths, IPv4
- * header checksum or fragments, TVer, unknown or non-RC opcode, headers longer than the
- * packet), for an unknown QP, or for a QP whose state does not accept them; a bad ICRC
- * counts rx_icrc_errors, a BTH P_Key whose low 15 bits are not the default partition's
- * (0x7fff) counts rx_pkey_mismatch (the membership bit is not checked). Frames addressed to
+ * header checksum or fragments, TVer, unknown opcode or one the QP's type does not take
+ * (UD opcodes 0x64/0x65 go to rdma_ud.c after the ICRC check), headers longer than the
+ * packet, a payload after a READ request, ACK, atomic request or atomic ACK), for an
+ * unknown QP, or for a QP whose state does not accept them; a bad ICRC counts
+ * rx_icrc_errors, a BTH P_Key whose low 15 bits are not the default partition's (0x7fff)
+ * counts rx_pkey_mismatch (the membership bit is not checked). Frames addressed to
  * the port's own MAC are looped back without reaching the wire (nor the fault injector);
  * everything else goes out through ternm_wire_tx() (wire.c), which may drop, corrupt,
  * duplicate or reorder it when SET_WIRE_FAULTS asks for it. tx_roce_packets/tx_roce_bytes
@@ -130,8 +132,13 @@ static uint32_t csum_add(uint32_t s, const uint8_t *p, size_t n)
 /* Build the QP's Ethernet/IP/UDP header template from its path. */
 void ternm_qp_build_hdr(struct ternm_qp *qp)
 {
+	ternm_hdr_build(qp, qp->path);
+}
+
+/* Build the QP's header template from @p, a struct tern_qp_path (a UD WQE's, per packet). */
+void ternm_hdr_build(struct ternm_qp *qp, const uint8_t *p)
+{
 	typedef struct tern_qp_path P;
-	const uint8_t *p = qp->path;
 	uint16_t vlan = get_le16(CFLD(p, P, vlan_id));
 	uint8_t *h = qp->hdr;
 	size_t o = 12;
@@ -295,6 +302,11 @@ bool ternm_rdma_is_roce(const uint8_t *frame, size_t len)
 	return roce_udp(frame, len, &l3, &v6) != 0;
 }
 
+static bool has_atomic_eth(uint8_t op)
+{
+	return op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD;
+}
+
 static bool has_reth(uint8_t op)
 {
 	return op == IBOP_WRITE_FIRST || op == IBOP_WRITE_ONLY || op == IBOP_WRITE_ONLY_IMM ||
@@ -310,7 +322,18 @@ static bool has_imm(uint8_t op)
 static bool has_aeth(uint8_t op)
 {
 	return op == IBOP_READ_RESP_FIRST || op == IBOP_READ_RESP_LAST ||
-	       op == IBOP_READ_RESP_ONLY || op == IBOP_ACK;
+	       op == IBOP_READ_RESP_ONLY || op == IBOP_ACK || op == IBOP_ATOMIC_ACK;
+}
+
+/* Requests go to the responder, everything else (ACKs and responses) to the requester. */
+static bool is_request(uint8_t op)
+{
+	return op <= IBOP_READ_REQ || has_atomic_eth(op);
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
 }
 
 void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
@@ -349,11 +372,15 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		r->stats.rx_icrc_errors++;
 		return;
 	}
+	if (bth[0] == IBOP_UD_SEND_ONLY || bth[0] == IBOP_UD_SEND_ONLY_IMM) {
+		ternm_ud_rx(m, f, len, l3, v6, bth, end);	/* rdma_ud.c */
+		return;
+	}
 	memset(&p, 0, sizeof(p));
 	p.opcode = bth[0];
 	p.se = bth[1] & 0x80;
 	pad = (bth[1] >> 4) & 3;
-	if ((bth[1] & 0x0f) || p.opcode > IBOP_ACK)
+	if ((bth[1] & 0x0f) || p.opcode > IBOP_FETCH_ADD)
 		goto discard;
 	if ((get_be16(bth + 2) & 0x7fff) != 0x7fff) {
 		r->stats.rx_pkey_mismatch++;
@@ -363,7 +390,9 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	p.ackreq = bth[8] & 0x80;
 	p.psn = get_be24(bth + 9);
 	ext = (has_reth(p.opcode) ? RETH_LEN : 0) + (has_imm(p.opcode) ? IMM_LEN : 0) +
-	      (has_aeth(p.opcode) ? AETH_LEN : 0);
+	      (has_aeth(p.opcode) ? AETH_LEN : 0) +
+	      (has_atomic_eth(p.opcode) ? ATOMIC_ETH_LEN : 0) +
+	      (p.opcode == IBOP_ATOMIC_ACK ? ATOMIC_ACK_LEN : 0);
 	if ((size_t)(end - bth) < BTH_LEN + ext + pad)
 		goto discard;
 	x = bth + BTH_LEN;
@@ -382,15 +411,27 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		memcpy(p.imm, x, 4);
 		x += IMM_LEN;
 	}
+	if (has_atomic_eth(p.opcode)) {
+		p.va = get_be64(x);
+		p.rkey = get_be32(x + 8);
+		p.swap_add = get_be64(x + 12);
+		p.compare = get_be64(x + 20);
+		x += ATOMIC_ETH_LEN;
+	}
+	if (p.opcode == IBOP_ATOMIC_ACK) {
+		p.orig = get_be64(x);
+		x += ATOMIC_ACK_LEN;
+	}
 	p.bth = bth;
 	p.payload = x;
 	p.paylen = (uint32_t)(end - x) - pad;
-	if ((p.opcode == IBOP_READ_REQ || p.opcode == IBOP_ACK) && (p.paylen || pad))
+	if ((p.opcode == IBOP_READ_REQ || p.opcode == IBOP_ACK || p.opcode == IBOP_ATOMIC_ACK ||
+	     has_atomic_eth(p.opcode)) && (p.paylen || pad))
 		goto discard;
 	qp = ternm_qp_get(m, p.qpn);
-	if (!qp)
+	if (!qp || qp->type != TERN_QPT_RC)
 		goto discard;
-	if (p.opcode <= IBOP_READ_REQ) {
+	if (is_request(p.opcode)) {
 		/* a request: the responder works from RTR on */
 		if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)
 			goto discard;
@@ -399,7 +440,7 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	}
 	r->stats.rx_roce_packets++;
 	r->stats.rx_roce_bytes += len;
-	if (p.opcode <= IBOP_READ_REQ)
+	if (is_request(p.opcode))
 		ternm_resp_rx(m, qp, &p);
 	else
 		ternm_req_rx(m, qp, &p);

@@ -278,6 +278,11 @@ struct pkt {
 	uint8_t syndrome;
 	uint32_t msn;
 	uint32_t imm;
+	bool has_atomic_eth, has_atomic_ack;
+	uint64_t swap_add, compare;	/* AtomicETH (va, rkey above) */
+	uint64_t orig;		/* AtomicAckETH */
+	bool has_deth;		/* UD */
+	uint32_t qkey, src_qp;	/* DETH */
 	const uint8_t *payload;
 	size_t payload_len;	/* without pad */
 	uint32_t icrc_wire, icrc_calc;
@@ -288,7 +293,8 @@ enum {
 	OP_SEND_FIRST = 0x00, OP_SEND_MIDDLE, OP_SEND_LAST, OP_SEND_LAST_IMM, OP_SEND_ONLY,
 	OP_SEND_ONLY_IMM, OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_LAST, OP_WRITE_LAST_IMM,
 	OP_WRITE_ONLY, OP_WRITE_ONLY_IMM, OP_READ_REQ, OP_READ_RESP_FIRST, OP_READ_RESP_MIDDLE,
-	OP_READ_RESP_LAST, OP_READ_RESP_ONLY, OP_ACK,
+	OP_READ_RESP_LAST, OP_READ_RESP_ONLY, OP_ACK, OP_ATOMIC_ACK, OP_CMP_SWAP, OP_FETCH_ADD,
+	OP_UD_SEND_ONLY = 0x64, OP_UD_SEND_ONLY_IMM = 0x65,
 };
 
 uint32_t crc32_ieee(uint32_t crc, const void *buf, size_t len);

@@ -45,7 +45,7 @@ static void t_query_rdma(void)
 	CHECK(c->ack_delay <= 31);
 	CHECK(c->max_inline >= 1 && c->max_inline <= 1024 - 32);
 	CHECK_EQ(rd16(out + OFF(T, rsvd0)), 0);
-	for (i = 0; i < 9; i++)
+	for (i = 0; i < 6; i++)
 		CHECK_EQ(rd32(out + OFF(T, rsvd) + 4 * i), 0);
 	/* no input allowed; output must fit */
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA, out, 4, out, sizeof(out), &cq), TERN_CMD_BAD_LEN);
@@ -53,8 +53,8 @@ static void t_query_rdma(void)
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA, NULL, 0, out, sizeof(T) - 1, &cq),
 		 TERN_CMD_BAD_LEN);
 	CHECK_EQ(cq.syndrome, sizeof(T));
-	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, NULL, 255, &cq), TERN_CMD_BAD_LEN);
-	CHECK_EQ(cq.syndrome, 256);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, NULL, 319, &cq), TERN_CMD_BAD_LEN);
+	CHECK_EQ(cq.syndrome, 320);
 	/* device says it has RDMA */
 	{
 		uint8_t dev[sizeof(struct tern_cmd_query_device_out)];
@@ -362,15 +362,15 @@ static void t_qp_create_cmds(void)
 		 TERN_CMD_BAD_LEN);
 	CHECK_EQ(c.syndrome, sizeof(QPI));
 	/* reserved and unknown values */
-	wr32(in + OFF(QPI, rsvd0), 1);
+	wr32(in + OFF(QPI, srqn), 1);
 	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_BAD_PARAM);
-	CHECK_EQ(c.syndrome, OFF(QPI, rsvd0));
+	CHECK_EQ(c.syndrome, OFF(QPI, srqn));
 	qp_in_valid(d, in, &cq, &sq, &rq);
-	in[OFF(QPI, type)] = 1;		/* UD: reserved */
+	in[OFF(QPI, type)] = TERN_QPT_GSI + 1;	/* unknown type */
 	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(QPI, type));
 	qp_in_valid(d, in, &cq, &sq, &rq);
-	in[OFF(QPI, flags)] = 0x02;
+	in[OFF(QPI, flags)] = 0x04;	/* above TERN_QP_F_SRQ */
 	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(QPI, flags));
 	qp_in_valid(d, in, &cq, &sq, &rq);
@@ -574,8 +574,8 @@ static void t_qp_state_machine(void)
 	CHECK_EQ(rtr_with(d, qp.qpn, PATH(rsvd0), 2, 1, 0, &c), TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(MQI, attrs) + PATH(rsvd0));
 	CHECK_EQ(rtr_with(d, qp.qpn, PATH(rsvd1), 4, 1, 0, &c), TERN_CMD_BAD_PARAM);
-	CHECK_EQ(rtr_with(d, qp.qpn, QPA(rsvd0), 4, 1, 0, &c), TERN_CMD_BAD_PARAM);
-	CHECK_EQ(c.syndrome, OFF(MQI, attrs) + QPA(rsvd0));
+	CHECK_EQ(rtr_with(d, qp.qpn, QPA(qkey), 4, 1, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(MQI, attrs) + QPA(qkey));
 	/* an attribute outside the mask must be zero */
 	CHECK_EQ(rtr_with(d, qp.qpn, QPA(retry_cnt), 1, 3, 0, &c), TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(MQI, attrs) + QPA(retry_cnt));

@@ -1069,15 +1069,36 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	case OP_ACK:
 		p->has_aeth = true;
 		break;
+	case OP_ATOMIC_ACK:
+		p->has_aeth = true;
+		p->has_atomic_ack = true;
+		break;
+	case OP_CMP_SWAP:
+	case OP_FETCH_ADD:
+		p->has_atomic_eth = true;
+		break;
 	default:
 		break;
 	}
 	if (p->opcode == OP_SEND_LAST_IMM || p->opcode == OP_SEND_ONLY_IMM ||
 	    p->opcode == OP_WRITE_LAST_IMM || p->opcode == OP_WRITE_ONLY_IMM)
 		p->has_imm = true;
-	if (p->opcode > OP_ACK) {
+	if (p->opcode == OP_UD_SEND_ONLY || p->opcode == OP_UD_SEND_ONLY_IMM) {
+		p->has_deth = true;
+		p->has_imm = p->opcode == OP_UD_SEND_ONLY_IMM;
+	}
+	if (p->opcode > OP_FETCH_ADD && !p->has_deth) {
 		p->why = "opcode";
 		return false;
+	}
+	if (p->has_deth) {
+		if (x + 8 > end) {
+			p->why = "DETH";
+			return false;
+		}
+		p->qkey = be32(x);
+		p->src_qp = be32(x + 4) & 0xffffff;
+		x += 8;
 	}
 	if (p->has_reth) {
 		if (x + 16 > end) {
@@ -1105,6 +1126,25 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 		}
 		p->imm = be32(x);
 		x += 4;
+	}
+	if (p->has_atomic_eth) {
+		if (x + 28 > end) {
+			p->why = "AtomicETH";
+			return false;
+		}
+		p->va = (uint64_t)be32(x) << 32 | be32(x + 4);
+		p->rkey = be32(x + 8);
+		p->swap_add = (uint64_t)be32(x + 12) << 32 | be32(x + 16);
+		p->compare = (uint64_t)be32(x + 20) << 32 | be32(x + 24);
+		x += 28;
+	}
+	if (p->has_atomic_ack) {
+		if (x + 8 > end) {
+			p->why = "AtomicAckETH";
+			return false;
+		}
+		p->orig = (uint64_t)be32(x) << 32 | be32(x + 4);
+		x += 8;
 	}
 	if ((size_t)(end - x) < p->padcnt) {
 		p->why = "pad";

@@ -22,5 +22,8 @@ extern const struct test rdma_qp_tests[];
 extern const struct test wire_tests[];
 extern const struct test rdma_loss_tests[];
 extern const struct test rdma_interop_tests[];
+extern const struct test rdma_ud_tests[];
+extern const struct test rdma_atomic_tests[];
+extern const struct test rdma_srq_tests[];
 
 #endif

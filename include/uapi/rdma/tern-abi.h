@@ -48,7 +48,9 @@ struct tern_create_cq_resp {
 
 /*
  * create_qp: the provider allocates the send and receive rings (page aligned) and chooses
- * their depths and strides within the limits of tern_alloc_ucontext_resp.
+ * their depths and strides within the limits of tern_alloc_ucontext_resp. A QP on an SRQ
+ * has no receive ring: rq_va, rq_len, log_rq_depth and log_rq_stride are zero. UD QPs need
+ * log_sq_stride >= TERN_SQ_UD_MIN_LOG_STRIDE (tern_rdma.h).
  */
 struct tern_create_qp_cmd {
 	__aligned_u64 sq_va;
@@ -65,6 +67,34 @@ struct tern_create_qp_cmd {
 struct tern_create_qp_resp {
 	__u32	qpn;
 	__u32	rsvd;
+};
+
+/*
+ * create_srq: the provider allocates the ring (page aligned, 1 << (log_depth + log_stride)
+ * bytes; log_stride within the rq_*_log_stride limits of tern_alloc_ucontext_resp).
+ */
+struct tern_create_srq_cmd {
+	__aligned_u64 buf_va;
+	__aligned_u64 buf_len;
+	__u8	log_depth;
+	__u8	log_stride;
+	__u8	rsvd0[6];
+};
+
+struct tern_create_srq_resp {
+	__u32	srqn;
+	__u32	rsvd;
+};
+
+/*
+ * create_ah: the kernel resolves the destination MAC and builds the address exactly as the
+ * device takes it in a UD WQE: @path is a struct tern_qp_path (include/tern/tern_rdma.h),
+ * which the provider copies into struct tern_ud_seg of each WQE sent with this AH.
+ */
+struct tern_create_ah_resp {
+	__u32	comp_mask;
+	__u32	rsvd;
+	__u8	path[64];
 };
 
 #endif /* TERN_ABI_USER_H */

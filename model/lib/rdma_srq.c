@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: shared receive queues (SRQ).
+ *
+ * An SRQ is a receive ring like a QP's RQ (same WQE format), created with CREATE_SRQ and
+ * posted through its own doorbell (TERN_UDB_SRQ, on the UAR page given at creation). QPs
+ * created with TERN_QP_F_SRQ have no RQ: when a message that needs a receive WQE starts, the
+ * responder takes the SRQ's next WQE (ci++), reads it once and keeps it in the QP until the
+ * message's CQE, exactly as it keeps an RQ WQE; the CQE's wqe_idx is the SRQ slot. With no
+ * SRQ WQE posted the responder sends an RNR NAK, as with an empty RQ.
+ *
+ * Limit: MODIFY_SRQ arms a limit; after a take leaves fewer than that many WQEs posted and
+ * not taken, TERN_EQE_SRQ_EVENT/TERN_SRQ_EV_LIMIT goes to the async EQ once and the limit is
+ * disarmed (counted in srq_limit_events). An SRQ whose ring cannot be read sends
+ * TERN_SRQ_EV_ERROR once and gives out no more WQEs (the QP that hit it goes to ERR as on an
+ * unreadable RQ, and so does any QP that needs a WQE from it later).
+ *
+ * A QP on an SRQ that goes to ERR completes the WQE it holds (if any) with WR_FLUSH_ERR,
+ * takes nothing more, and raises TERN_QP_EV_LAST_WQE_REACHED once. The SRQ's WQEs are not
+ * flushed: they belong to the SRQ and go to the other QPs.
+ */
+#include "rdma.h"
+
+/* ---- lookups and references -------------------------------------------------------------- */
+
+struct ternm_srq *ternm_srq_get(struct tern_model *m, uint32_t srqn)
+{
+	if (!m->rdma || srqn >= TERNM_MAX_SRQ || !m->rdma->srq[srqn].used)
+		return NULL;
+	return &m->rdma->srq[srqn];
+}
+
+static uint32_t srq_num(struct tern_model *m, const struct ternm_srq *srq)
+{
+	return (uint32_t)(srq - m->rdma->srq);
+}
+
+/*
+ * CREATE_QP with TERN_QP_F_SRQ: the RQ fields must be zero and srqn must name an SRQ.
+ * Returns TERN_CMD_OK or the status, with r->syndrome the offset of the field.
+ */
+int ternm_srq_qp_check(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_qp_in T;
+	unsigned int i;
+
+	if (in[offsetof(T, log_rq_depth)]) {
+		r->syndrome = offsetof(T, log_rq_depth);
+		return TERN_CMD_BAD_PARAM;
+	}
+	if (in[offsetof(T, log_rq_stride)]) {
+		r->syndrome = offsetof(T, log_rq_stride);
+		return TERN_CMD_BAD_PARAM;
+	}
+	for (i = 0; i < sizeof(struct tern_mem_desc); i++) {
+		if (in[offsetof(T, rq_mem) + i]) {
+			r->syndrome = offsetof(T, rq_mem) + i;
+			return TERN_CMD_BAD_PARAM;
+		}
+	}
+	if (!ternm_srq_get(m, get_le32(CFLD(in, T, srqn)))) {
+		r->syndrome = offsetof(T, srqn);
+		return TERN_CMD_BAD_RESOURCE;
+	}
+	return TERN_CMD_OK;
+}
+
+/* A QP on an SRQ was created (@get) or is going away. */
+void ternm_srq_qp_ref(struct tern_model *m, struct ternm_qp *qp, bool get)
+{
+	if (!(qp->flags & TERN_QP_F_SRQ))
+		return;
+	if (get)
+		m->rdma->srq[qp->srqn].refs++;
+	else
+		m->rdma->srq[qp->srqn].refs--;
+}
+
+/* ---- events ------------------------------------------------------------------------------------ */
+
+static void srq_event(struct tern_model *m, struct ternm_srq *srq, uint8_t ev)
+{
+	ternm_eq_post_flag_sub(m, TERN_EQ_F_ASYNC, TERN_EQE_SRQ_EVENT, ev, srq_num(m, srq));
+}
+
+static void srq_fail(struct tern_model *m, struct ternm_srq *srq)
+{
+	if (srq->err)
+		return;
+	srq->err = true;
+	ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u ring unreachable: SRQ in error",
+		  srq_num(m, srq));
+	srq_event(m, srq, TERN_SRQ_EV_ERROR);
+}
+
+/* ---- the receive path -------------------------------------------------------------------------- */
+
+/*
+ * Take the SRQ's next WQE for @qp (ternm_rqe_fetch on an SRQ QP). Returns 0, 1 if none is
+ * posted, -1 if it is malformed, -2 if the ring cannot be read. A WQE whose header was read
+ * is taken (ci++) whatever follows: its CQE reports on it.
+ */
+int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_srq *srq = &m->rdma->srq[qp->srqn];
+	uint16_t idx = (uint16_t)(srq->ci & ((1u << srq->log_depth) - 1));
+	int st;
+
+	if (srq->err)
+		return -2;
+	if (srq->ci == srq->pi)
+		return 1;
+	qp->rqe_idx = idx;
+	st = ternm_rqe_read(m, qp, &srq->mem, (uint64_t)idx << srq->log_stride,
+			    1u << srq->log_stride);
+	if (st == -2)
+		srq_fail(m, srq);
+	if (!qp->rqe_valid)
+		return st;
+	srq->ci++;
+	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
+		srq->limit = 0;
+		m->rdma->stats.srq_limit_events++;
+		srq_event(m, srq, TERN_SRQ_EV_LIMIT);
+	}
+	return st;
+}
+
+/*
+ * @qp (on an SRQ) is in ERR: complete the WQE it holds with a flush, and say once that no
+ * more SRQ WQE will be used. Returns the CQEs written (0 or 1).
+ */
+unsigned int ternm_srq_qp_flush(struct tern_model *m, struct ternm_qp *qp)
+{
+	unsigned int n = 0;
+
+	if (qp->rqe_valid) {
+		struct ternm_cqe_info ci;
+
+		memset(&ci, 0, sizeof(ci));
+		ci.wr_id = qp->rqe_wr_id;
+		ci.opcode = TERN_CQE_RECV;
+		ci.wqe_idx = qp->rqe_idx;
+		ci.status = TERN_CQE_WR_FLUSH_ERR;
+		ci.vendor_err = TERN_SYND_FLUSH;
+		qp->rqe_valid = false;
+		ternm_cq_write(m, qp, qp->rcqn, &ci);
+		n = 1;
+	}
+	if (!qp->srq_last_wqe) {
+		qp->srq_last_wqe = true;
+		ternm_qp_event(m, qp, TERN_QP_EV_LAST_WQE_REACHED);
+	}
+	return n;
+}
+
+/* ---- doorbell ------------------------------------------------------------------------------------ */
+
+/* TERN_UDB_SRQ written on UAR page @page. */
+void ternm_srq_doorbell(struct tern_model *m, uint16_t page, uint64_t val)
+{
+	uint32_t srqn = (uint32_t)(val & TERN_UDB_OBJ_MASK);
+	uint16_t pi = (uint16_t)((val >> TERN_UDB_PI_SHIFT) & TERN_UDB_PI_MASK);
+	struct ternm_srq *srq = ternm_srq_get(m, srqn);
+
+	if (!srq || srq->uar != page) {
+		m->rdma->stats.db_misdirected++;
+		return;
+	}
+	if ((uint16_t)(pi - srq->ci) > (1u << srq->log_depth)) {
+		ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u doorbell PI %u beyond depth: ignored",
+			  srqn, pi);
+		return;
+	}
+	srq->pi = pi;
+}
+
+/* ---- commands ------------------------------------------------------------------------------------ */
+
+#define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
+
+static int create_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_srq_in T;
+	struct ternm_rdma *rd = m->rdma;
+	uint32_t pdn = get_le32(CFLD(in, T, pdn));
+	uint16_t uar = get_le16(CFLD(in, T, uar));
+	uint8_t log = in[offsetof(T, log_depth)], lstride = in[offsetof(T, log_stride)];
+	struct ternm_srq *srq = NULL;
+	struct ternm_mem mem;
+	uint32_t bad_off, i;
+	int rc;
+
+	if (pdn >= TERNM_MAX_PD || !rd->pd[pdn].used)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
+	if (uar < TERN_DB_FIRST_UAR || uar >= TERN_DB_NUM_PAGES)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, uar));
+	if (log < 1 || log > TERNM_MAX_SRQ_LOG)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
+	if (lstride < TERN_RQ_MIN_LOG_STRIDE || lstride > TERN_RQ_MAX_LOG_STRIDE)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_stride));
+	for (i = 0; i < TERNM_MAX_SRQ; i++) {
+		if (!rd->srq[i].used) {
+			srq = &rd->srq[i];
+			break;
+		}
+	}
+	if (!srq)
+		return TERN_CMD_NO_RESOURCES;
+	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem), 1ull << (log + lstride), true, &bad_off);
+	if (rc != TERN_CMD_OK)
+		FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
+	memset(srq, 0, sizeof(*srq));
+	srq->used = true;
+	srq->log_depth = log;
+	srq->log_stride = lstride;
+	srq->uar = uar;
+	srq->pdn = pdn;
+	srq->mem = mem;
+	rd->pd[pdn].refs++;
+	r->result = i;
+	return TERN_CMD_OK;
+}
+
+static int modify_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_modify_srq_in T;
+	struct ternm_srq *srq = ternm_srq_get(m, get_le32(CFLD(in, T, srqn)));
+	uint32_t limit = get_le32(CFLD(in, T, limit));
+
+	if (!srq)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, srqn));
+	if (limit >= 1u << srq->log_depth)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, limit));
+	srq->limit = limit;
+	return TERN_CMD_OK;
+}
+
+static int query_srq(struct tern_model *m, const uint8_t *in, uint16_t out_len,
+		     struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_query_srq_out T;
+	typedef struct tern_cmd_query_srq_in I;
+	struct ternm_srq *srq = ternm_srq_get(m, get_le32(CFLD(in, I, srqn)));
+	uint8_t *o = m->cmd_out;
+
+	if (!srq)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(I, srqn));
+	if (out_len < sizeof(T))
+		FAIL(TERN_CMD_BAD_LEN, sizeof(T));
+	memset(o, 0, sizeof(T));
+	put_le32(FLD(o, T, limit), srq->limit);
+	put_le16(FLD(o, T, pi), srq->pi);
+	put_le16(FLD(o, T, ci), srq->ci);
+	r->out_size = sizeof(T);
+	return TERN_CMD_OK;
+}
+
+static void srq_free(struct tern_model *m, struct ternm_srq *srq)
+{
+	m->rdma->pd[srq->pdn].refs--;
+	ternm_mem_free(&srq->mem);
+	memset(srq, 0, sizeof(*srq));
+}
+
+static int destroy_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_destroy_srq_in T;
+	struct ternm_srq *srq = ternm_srq_get(m, get_le32(CFLD(in, T, srqn)));
+
+	if (!srq)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, srqn));
+	if (srq->refs)
+		FAIL(TERN_CMD_BAD_STATE, offsetof(T, srqn));
+	srq_free(m, srq);
+	return TERN_CMD_OK;
+}
+
+/* Input length of an SRQ command, -2 if @opcode is none. */
+int ternm_srq_cmd_in_len(uint16_t opcode)
+{
+	switch (opcode) {
+	case TERN_CMD_CREATE_SRQ:
+		return sizeof(struct tern_cmd_create_srq_in);
+	case TERN_CMD_MODIFY_SRQ:
+		return sizeof(struct tern_cmd_modify_srq_in);
+	case TERN_CMD_QUERY_SRQ:
+		return sizeof(struct tern_cmd_query_srq_in);
+	case TERN_CMD_DESTROY_SRQ:
+		return sizeof(struct tern_cmd_destroy_srq_in);
+	default:
+		return -2;
+	}
+}
+
+/* Run an SRQ command; returns its status (BAD_OPCODE if @opcode is none). */
+int ternm_srq_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
+		  struct ternm_cmd_result *r)
+{
+	switch (opcode) {
+	case TERN_CMD_CREATE_SRQ:
+		return create_srq(m, in, r);
+	case TERN_CMD_MODIFY_SRQ:
+		return modify_srq(m, in, r);
+	case TERN_CMD_QUERY_SRQ:
+		return query_srq(m, in, out_len, r);
+	case TERN_CMD_DESTROY_SRQ:
+		return destroy_srq(m, in, r);
+	default:
+		return TERN_CMD_BAD_OPCODE;
+	}
+}
+
+/* Device reset (after the QPs went): every SRQ goes. */
+void ternm_srq_clear(struct tern_model *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_SRQ; i++)
+		ternm_mem_free(&m->rdma->srq[i].mem);
+	memset(m->rdma->srq, 0, sizeof(m->rdma->srq));
+}

@@ -1,0 +1,1075 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Shared receive queues: the SRQ commands and doorbell, RC QPs on one SRQ receiving
+ * interleaved multi-packet SENDs, the limit event, RNR on an empty SRQ, a QP on the SRQ going
+ * to ERR (flush of its WQE, LAST_WQE_REACHED), an unreadable SRQ ring, device reset.
+ */
+#include <stdlib.h>
+
+#include "test_rdma.h"
+
+#define SRQI(f)	OFF(struct tern_cmd_create_srq_in, f)
+#define QPI(f)	OFF(struct tern_cmd_create_qp_in, f)
+#define RQE(f)	OFF(struct tern_rq_wqe, f)
+#define SGE(f)	OFF(struct tern_sge, f)
+
+struct ev {
+	uint8_t type, subtype;
+	uint32_t data0;
+};
+
+static bool eq_next(struct fake *f, struct drv_ring *eq, struct ev *e)
+{
+	uint8_t *p = drv_ring_entry(f, eq, eq->ci);
+
+	if (!drv_eq_poll(f, eq, &e->type, &e->data0))
+		return false;
+	e->subtype = p[OFF(struct tern_eqe, subtype)];
+	return true;
+}
+
+/* Count (and consume) the async events of @d with @type/@subtype naming @obj; others are
+ * counted in *other when given. */
+static unsigned int count_events(struct rdev *d, uint8_t type, uint8_t subtype, uint32_t obj,
+				 unsigned int *other)
+{
+	unsigned int n = 0;
+	struct ev e;
+
+	while (eq_next(&d->f, &d->async_eq, &e)) {
+		if (e.type == type && e.subtype == subtype && e.data0 == obj)
+			n++;
+		else if (other)
+			(*other)++;
+	}
+	return n;
+}
+
+/* ---- a minimal SRQ driver ------------------------------------------------------------------ */
+
+struct rsrq {
+	struct qmem mem;
+	uint32_t srqn;
+	unsigned int log, stride;
+	uint16_t pi, uar;
+};
+
+static void srq_in(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_srq_in)],
+		   const struct qmem *mem, unsigned int log, unsigned int stride)
+{
+	memset(in, 0, sizeof(struct tern_cmd_create_srq_in));
+	wr32(in + SRQI(pdn), d->pdn);
+	wr16(in + SRQI(uar), d->uar);
+	in[SRQI(log_depth)] = (uint8_t)log;
+	in[SRQI(log_stride)] = (uint8_t)stride;
+	qmem_desc(mem, in + SRQI(mem));
+}
+
+static int srq_create(struct rdev *d, struct rsrq *s, unsigned int log, unsigned int stride)
+{
+	uint8_t in[sizeof(struct tern_cmd_create_srq_in)];
+	struct cqe c;
+	int st;
+
+	memset(s, 0, sizeof(*s));
+	s->log = log;
+	s->stride = stride;
+	s->uar = d->uar;
+	qmem_alloc(d, &s->mem, 1ull << (log + stride), false);
+	srq_in(d, in, &s->mem, log, stride);
+	st = rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c);
+	if (st == TERN_CMD_OK)
+		s->srqn = c.result;
+	return st;
+}
+
+static int srq_destroy(struct rdev *d, uint32_t srqn, struct cqe *c)
+{
+	uint8_t in[4];
+
+	wr32(in, srqn);
+	return rdev_cmd(d, TERN_CMD_DESTROY_SRQ, in, 4, NULL, 0, c);
+}
+
+static int srq_modify(struct rdev *d, uint32_t srqn, uint32_t limit, struct cqe *c)
+{
+	uint8_t in[sizeof(struct tern_cmd_modify_srq_in)];
+
+	wr32(in + OFF(struct tern_cmd_modify_srq_in, srqn), srqn);
+	wr32(in + OFF(struct tern_cmd_modify_srq_in, limit), limit);
+	return rdev_cmd(d, TERN_CMD_MODIFY_SRQ, in, sizeof(in), NULL, 0, c);
+}
+
+struct srqstate {
+	uint32_t limit;
+	uint16_t pi, ci;
+};
+
+static int srq_query(struct rdev *d, uint32_t srqn, struct srqstate *q)
+{
+	typedef struct tern_cmd_query_srq_out T;
+	uint8_t in[4], out[sizeof(T)];
+	unsigned int i;
+	int st;
+
+	wr32(in, srqn);
+	memset(out, 0xee, sizeof(out));
+	st = rdev_cmd(d, TERN_CMD_QUERY_SRQ, in, 4, out, sizeof(out), NULL);
+	if (st != TERN_CMD_OK)
+		return st;
+	q->limit = rd32(out + OFF(T, limit));
+	q->pi = rd16(out + OFF(T, pi));
+	q->ci = rd16(out + OFF(T, ci));
+	for (i = 0; i < 8; i++)
+		CHECK_EQ(out[OFF(T, rsvd) + i], 0);
+	return st;
+}
+
+/* Write a receive WQE into the SRQ's next slot (no doorbell); returns the slot. */
+static unsigned int srq_post(struct rdev *d, struct rsrq *s, uint64_t wr_id, const struct sge *sg,
+			     unsigned int nsge)
+{
+	unsigned int slot = s->pi & ((1u << s->log) - 1), i;
+	size_t sz = 1u << s->stride;
+	uint8_t *w = qmem_ptr(d, &s->mem, (size_t)slot * sz, sz);
+
+	memset(w, 0, sz);
+	wr64(w + RQE(wr_id), wr_id);
+	w[RQE(num_sge)] = (uint8_t)nsge;
+	for (i = 0; i < nsge && 16 + 16 * (i + 1) <= sz; i++) {
+		uint8_t *e = w + 16 + 16 * i;
+
+		wr64(e + SGE(addr), sg[i].addr);
+		wr32(e + SGE(length), sg[i].len);
+		wr32(e + SGE(lkey), sg[i].lkey);
+	}
+	s->pi++;
+	return slot;
+}
+
+static void srq_ring(struct rdev *d, struct rsrq *s)
+{
+	db64(d, s->uar, TERN_UDB_SRQ, s->srqn | (uint64_t)s->pi << TERN_UDB_PI_SHIFT);
+}
+
+/* The CREATE_QP input of a QP of @type on SRQ @srqn (RQ fields zero). */
+static void srq_qp_in_type(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_qp_in)],
+			   struct rqp *qp, struct rcq *cq, uint32_t srqn, uint8_t type)
+{
+	memset(in, 0, sizeof(struct tern_cmd_create_qp_in));
+	wr32(in + QPI(pdn), d->pdn);
+	wr32(in + QPI(send_cqn), cq->cqn);
+	wr32(in + QPI(recv_cqn), cq->cqn);
+	in[QPI(type)] = type;
+	in[QPI(flags)] = TERN_QP_F_SRQ;
+	wr16(in + QPI(uar), d->uar);
+	in[QPI(log_sq_depth)] = (uint8_t)qp->sq_log;
+	in[QPI(log_sq_stride)] = (uint8_t)qp->sq_stride;
+	wr32(in + QPI(srqn), srqn);
+	qmem_desc(&qp->sq, in + QPI(sq_mem));
+}
+
+static void srq_qp_in(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_qp_in)],
+		      struct rqp *qp, struct rcq *cq, uint32_t srqn)
+{
+	srq_qp_in_type(d, in, qp, cq, srqn, TERN_QPT_RC);
+}
+
+static int srq_qp_create_type(struct rdev *d, struct rqp *qp, struct rcq *cq, uint32_t srqn,
+			      uint8_t type, struct cqe *c)
+{
+	uint8_t in[sizeof(struct tern_cmd_create_qp_in)];
+	struct cqe cc;
+	int st;
+
+	memset(qp, 0, sizeof(*qp));
+	qp->pdn = d->pdn;
+	qp->scq = qp->rcq = cq;
+	qp->sq_log = 6;
+	qp->sq_stride = 7;
+	qp->uar = d->uar;
+	qp->flags = TERN_QP_F_SRQ;
+	qmem_alloc(d, &qp->sq, 1ull << (6 + 7), false);
+	srq_qp_in_type(d, in, qp, cq, srqn, type);
+	st = rdev_cmd(d, TERN_CMD_CREATE_QP, in, sizeof(in), NULL, 0, c ? c : &cc);
+	if (st == TERN_CMD_OK)
+		qp->qpn = (c ? c : &cc)->result;
+	return st;
+}
+
+static int srq_qp_create(struct rdev *d, struct rqp *qp, struct rcq *cq, uint32_t srqn,
+			 struct cqe *c)
+{
+	return srq_qp_create_type(d, qp, cq, srqn, TERN_QPT_RC, c);
+}
+
+/* ---- a fixture: device 0 sends on NQP RC QPs to NQP QPs of device 1 on one SRQ -------------- */
+
+#define NQP		3
+#define SLOT_BYTES	16384u
+
+struct sfix {
+	struct conn c;		/* devices, wire and one CQ per side; c.qp unused */
+	struct rsrq srq;
+	struct rqp tx[NQP], rx[NQP];
+	struct rmr smr, rmr;
+	bool drop_send_last;	/* filter: SEND_LAST/SEND_LAST_IMM to device 1 are lost */
+	unsigned int dropped;
+};
+
+static enum wire_action sfix_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				    uint8_t *frame, size_t *len)
+{
+	struct sfix *x = w->ctx;
+	struct pkt p;
+
+	(void)idx;
+	if (dir == 0 && x->drop_send_last && pkt_parse(frame, *len, &p) &&
+	    (p.opcode == OP_SEND_LAST || p.opcode == OP_SEND_LAST_IMM)) {
+		x->dropped++;
+		return W_DROP;
+	}
+	return W_DELIVER;
+}
+
+static bool sfix_setup(struct sfix *x, const struct connopt *o, unsigned int srq_log)
+{
+	struct conn *c = &x->c;
+	unsigned int s, q;
+
+	memset(x, 0, sizeof(*x));
+	c->o = *o;
+	for (s = 0; s < 2; s++) {
+		c->d[s] = rdev_new(s);
+		if (!c->d[s])
+			return false;
+	}
+	wire_init(&c->w, &c->d[0]->f, &c->d[1]->f);
+	c->w.filter = sfix_filter;
+	c->w.ctx = x;
+	for (s = 0; s < 2; s++) {
+		if (cq_create(c->d[s], &c->cq[s], o->cq_log, false) != TERN_CMD_OK) {
+			printf("#   sfix: CREATE_CQ\n");
+			return false;
+		}
+	}
+	if (srq_create(c->d[1], &x->srq, srq_log, 6) != TERN_CMD_OK) {
+		printf("#   sfix: CREATE_SRQ\n");
+		return false;
+	}
+	for (q = 0; q < NQP; q++) {
+		if (qp_create(c->d[0], &x->tx[q], c->d[0]->pdn, &c->cq[0], &c->cq[0], o->sq_log,
+			      o->sq_stride, o->rq_log, o->rq_stride, 0, false) != TERN_CMD_OK ||
+		    srq_qp_create(c->d[1], &x->rx[q], &c->cq[1], x->srq.srqn, NULL) != TERN_CMD_OK) {
+			printf("#   sfix: CREATE_QP %u\n", q);
+			return false;
+		}
+	}
+	for (q = 0; q < NQP; q++) {
+		if (!qp_connect(c->d[0], &x->tx[q], c->d[1], x->rx[q].qpn, o, 0) ||
+		    !qp_connect(c->d[1], &x->rx[q], c->d[0], x->tx[q].qpn, o, 1))
+			return false;
+	}
+	if (mr_create(c->d[0], &x->smr, c->d[0]->pdn, 1 << 20, TERN_ACCESS_LOCAL_WRITE, 0) ||
+	    mr_create(c->d[1], &x->rmr, c->d[1]->pdn, 1 << 20, TERN_ACCESS_LOCAL_WRITE, 0)) {
+		printf("#   sfix: CREATE_MR\n");
+		return false;
+	}
+	mr_fill(c->d[0], &x->smr, 11);
+	memset(mr_ptr(c->d[1], &x->rmr, 0), 0, 4096);
+	return true;
+}
+
+static void sfix_free(struct sfix *x)
+{
+	unsigned int q;
+
+	for (q = 0; q < NQP; q++) {
+		qmem_free(&x->tx[q].sq);
+		qmem_free(&x->tx[q].rq);
+		qmem_free(&x->rx[q].sq);
+	}
+	qmem_free(&x->srq.mem);
+	mr_release(&x->smr);
+	mr_release(&x->rmr);
+	conn_free(&x->c);
+}
+
+/* Post an SRQ WQE for slot-sized receive buffers: wr_id 1000 + slot, two SGEs (the first
+ * 1000 bytes at the slot's start, the rest 1024 bytes further). */
+static unsigned int sfix_post(struct sfix *x)
+{
+	unsigned int slot = x->srq.pi & ((1u << x->srq.log) - 1);
+	uint64_t base = (uint64_t)slot * SLOT_BYTES;
+	struct sge sg[2] = {
+		mr_sge(&x->rmr, base, 1000),
+		mr_sge(&x->rmr, base + 1024, SLOT_BYTES - 1024),
+	};
+
+	return srq_post(x->c.d[1], &x->srq, 1000 + slot, sg, 2);
+}
+
+/* The message of @len bytes at @off of the send MR landed in @slot (layout of sfix_post). */
+static bool slot_holds(struct sfix *x, unsigned int slot, uint64_t off, uint32_t len)
+{
+	uint64_t base = (uint64_t)slot * SLOT_BYTES;
+	uint32_t a = len < 1000 ? len : 1000;
+
+	if (mr_diff_pattern(x->c.d[1], &x->rmr, base, a, 11, off) != -1)
+		return false;
+	return len <= 1000 ||
+	       mr_diff_pattern(x->c.d[1], &x->rmr, base + 1024, len - a, 11, off + a) == -1;
+}
+
+static void sfix_send(struct sfix *x, unsigned int q, uint8_t opcode, uint64_t wr_id, uint64_t off,
+		      uint32_t len, uint32_t imm)
+{
+	struct sge sg = mr_sge(&x->smr, off, len);
+
+	post_send(x->c.d[0], &x->tx[q], opcode, TERN_WQE_F_SIGNALED, wr_id, &sg, 1, 0, 0, imm);
+}
+
+/* ---- tests ------------------------------------------------------------------------------------ */
+
+static void t_srq_cmds(void)
+{
+	typedef struct tern_cmd_query_rdma_out Q;
+	struct rdev *d = rdev_new(0);
+	uint8_t in[sizeof(struct tern_cmd_create_srq_in)];
+	uint8_t qin[sizeof(struct tern_cmd_create_qp_in)];
+	uint8_t out[sizeof(Q)], small[15];
+	struct rcq cq;
+	struct rsrq s, s2;
+	struct rqp qp;
+	struct srqstate st;
+	struct cqe c;
+	uint32_t max_srq, n, i, pdn2;
+	uint64_t mis;
+
+	REQUIRE(d);
+	memset(&s, 0, sizeof(s));
+	memset(&s2, 0, sizeof(s2));
+	memset(&qp, 0, sizeof(qp));
+	memset(&cq, 0, sizeof(cq));
+	/* QUERY_RDMA says SRQs exist and how many */
+	RQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA, NULL, 0, out, sizeof(out), NULL) == TERN_CMD_OK);
+	CHECK(rd32(out + OFF(Q, cap_flags)) & TERN_RDMA_CAP_SRQ);
+	max_srq = rd32(out + OFF(Q, max_srq));
+	CHECK(max_srq >= 1 && max_srq <= 65536);
+	CHECK(out[OFF(Q, max_srq_log_depth)] >= 6 && out[OFF(Q, max_srq_log_depth)] <= 15);
+	CHECK_EQ(out[OFF(Q, rsvd1)] | out[OFF(Q, rsvd1) + 1] | out[OFF(Q, rsvd1) + 2], 0);
+
+	/* CREATE_SRQ validation */
+	qmem_alloc(d, &s.mem, 1 << 12, false);
+	s.log = 4;
+	s.stride = 6;
+	s.uar = d->uar;
+	srq_in(d, in, &s.mem, 4, 6);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in) - 1, NULL, 0, &c),
+		 TERN_CMD_BAD_LEN);
+	CHECK_EQ(c.syndrome, sizeof(in));
+	wr32(in + SRQI(pdn), d->pdn + 1);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c),
+		 TERN_CMD_BAD_RESOURCE);
+	CHECK_EQ(c.syndrome, SRQI(pdn));
+	srq_in(d, in, &s.mem, 4, 6);
+	wr16(in + SRQI(uar), TERN_DB_FIRST_UAR - 1);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, SRQI(uar));
+	wr16(in + SRQI(uar), TERN_DB_NUM_PAGES);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, SRQI(uar));
+	srq_in(d, in, &s.mem, 0, 6);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, SRQI(log_depth));
+	srq_in(d, in, &s.mem, out[OFF(Q, max_srq_log_depth)] + 1u, 6);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, SRQI(log_depth));
+	srq_in(d, in, &s.mem, 4, TERN_RQ_MIN_LOG_STRIDE - 1);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, SRQI(log_stride));
+	srq_in(d, in, &s.mem, 4, TERN_RQ_MAX_LOG_STRIDE + 1);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, SRQI(log_stride));
+	srq_in(d, in, &s.mem, 4, 6);
+	in[SRQI(mem) + OFF(struct tern_mem_desc, mode)] = 0x7f;
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK(c.syndrome >= SRQI(mem) && c.syndrome < SRQI(mem) + 16);
+	/* a 4 KiB ring is too small for 2^7 slots of 64 bytes */
+	srq_in(d, in, &s.mem, 7, 6);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK(c.syndrome >= SRQI(mem) && c.syndrome < SRQI(mem) + 16);
+	srq_in(d, in, &s.mem, 4, 6);
+	RQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c) == TERN_CMD_OK);
+	s.srqn = c.result;
+	CHECK(s.srqn < max_srq);
+
+	/* QUERY_SRQ */
+	RQ(srq_query(d, s.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.limit, 0);
+	CHECK_EQ(st.pi, 0);
+	CHECK_EQ(st.ci, 0);
+	wr32(small, s.srqn);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_SRQ, small, 4, small, sizeof(small), &c),
+		 TERN_CMD_BAD_LEN);
+	CHECK_EQ(c.syndrome, sizeof(struct tern_cmd_query_srq_out));
+	CHECK_EQ(srq_query(d, s.srqn + 1, &st), TERN_CMD_BAD_RESOURCE);
+	CHECK_EQ(srq_query(d, 0xffffff, &st), TERN_CMD_BAD_RESOURCE);
+
+	/* MODIFY_SRQ: limit below the depth */
+	CHECK_EQ(srq_modify(d, s.srqn, 16, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(struct tern_cmd_modify_srq_in, limit));
+	CHECK_EQ(srq_modify(d, s.srqn + 1, 1, &c), TERN_CMD_BAD_RESOURCE);
+	CHECK_EQ(c.syndrome, OFF(struct tern_cmd_modify_srq_in, srqn));
+	CHECK_EQ(srq_modify(d, s.srqn, 15, &c), TERN_CMD_OK);
+	RQ(srq_query(d, s.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.limit, 15);
+	CHECK_EQ(srq_modify(d, s.srqn, 0, &c), TERN_CMD_OK);
+	RQ(srq_query(d, s.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.limit, 0);
+
+	/* doorbell: PI recorded; beyond the depth ignored; wrong UAR or SRQN ignored and counted */
+	mis = RDEV_STAT(d, db_misdirected);
+	db64(d, d->uar, TERN_UDB_SRQ, s.srqn | 3ull << TERN_UDB_PI_SHIFT);
+	RQ(srq_query(d, s.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.pi, 3);
+	db64(d, d->uar, TERN_UDB_SRQ, s.srqn | 17ull << TERN_UDB_PI_SHIFT);
+	RQ(srq_query(d, s.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.pi, 3);
+	db64(d, d->uar, TERN_UDB_SRQ, s.srqn | 16ull << TERN_UDB_PI_SHIFT);
+	RQ(srq_query(d, s.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.pi, 16);
+	db64(d, (uint16_t)(d->uar + 1), TERN_UDB_SRQ, s.srqn | 5ull << TERN_UDB_PI_SHIFT);
+	db64(d, d->uar, TERN_UDB_SRQ, (s.srqn + 1) | 5ull << TERN_UDB_PI_SHIFT);
+	RQ(srq_query(d, s.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.pi, 16);
+	CHECK_EQ(st.ci, 0);
+	CHECK_EQ(RDEV_STAT(d, db_misdirected), mis + 2);
+
+	/* CREATE_QP on the SRQ: RQ fields must be zero, srqn must exist */
+	RQ(cq_create(d, &cq, 6, false) == TERN_CMD_OK);
+	qp.sq_log = 6;
+	qp.sq_stride = 7;
+	qmem_alloc(d, &qp.sq, 1 << 13, false);
+	srq_qp_in(d, qin, &qp, &cq, s.srqn);
+	qin[QPI(log_rq_depth)] = 4;
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_QP, qin, sizeof(qin), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, QPI(log_rq_depth));
+	srq_qp_in(d, qin, &qp, &cq, s.srqn);
+	qin[QPI(log_rq_stride)] = 6;
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_QP, qin, sizeof(qin), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, QPI(log_rq_stride));
+	srq_qp_in(d, qin, &qp, &cq, s.srqn);
+	qin[QPI(rq_mem) + OFF(struct tern_mem_desc, npages)] = 1;
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_QP, qin, sizeof(qin), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, QPI(rq_mem) + OFF(struct tern_mem_desc, npages));
+	srq_qp_in(d, qin, &qp, &cq, s.srqn + 1);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_QP, qin, sizeof(qin), NULL, 0, &c),
+		 TERN_CMD_BAD_RESOURCE);
+	CHECK_EQ(c.syndrome, QPI(srqn));
+	srq_qp_in(d, qin, &qp, &cq, 0xffffffu);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_QP, qin, sizeof(qin), NULL, 0, &c),
+		 TERN_CMD_BAD_RESOURCE);
+	CHECK_EQ(c.syndrome, QPI(srqn));
+	/* without the flag, srqn must be zero */
+	srq_qp_in(d, qin, &qp, &cq, s.srqn);
+	qin[QPI(flags)] = 0;
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_QP, qin, sizeof(qin), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	srq_qp_in(d, qin, &qp, &cq, s.srqn);
+	RQ(rdev_cmd(d, TERN_CMD_CREATE_QP, qin, sizeof(qin), NULL, 0, &c) == TERN_CMD_OK);
+	qp.qpn = c.result;
+	qp.uar = d->uar;
+	/* an RQ doorbell for a QP without RQ is misdirected */
+	mis = RDEV_STAT(d, db_misdirected);
+	qp.rq_pi = 1;
+	ring_rq(d, &qp);
+	CHECK_EQ(RDEV_STAT(d, db_misdirected), mis + 1);
+
+	/* in use: the SRQ, and its PD, cannot be destroyed */
+	CHECK_EQ(srq_destroy(d, s.srqn, &c), TERN_CMD_BAD_STATE);
+	CHECK_EQ(c.syndrome, OFF(struct tern_cmd_destroy_srq_in, srqn));
+	RQ(pd_create(d, &pdn2) == TERN_CMD_OK);
+	srq_in(d, in, &s.mem, 4, 6);
+	wr32(in + SRQI(pdn), pdn2);
+	RQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c) == TERN_CMD_OK);
+	s2.srqn = c.result;
+	CHECK(s2.srqn != s.srqn);
+	CHECK_EQ(pd_destroy(d, pdn2), TERN_CMD_BAD_STATE);
+	CHECK_EQ(srq_destroy(d, s2.srqn, &c), TERN_CMD_OK);
+	CHECK_EQ(pd_destroy(d, pdn2), TERN_CMD_OK);
+	CHECK_EQ(srq_destroy(d, s2.srqn, &c), TERN_CMD_BAD_RESOURCE);
+	CHECK_EQ(c.syndrome, OFF(struct tern_cmd_destroy_srq_in, srqn));
+	CHECK_EQ(qp_destroy(d, &qp), TERN_CMD_OK);
+	CHECK_EQ(srq_destroy(d, s.srqn, &c), TERN_CMD_OK);
+	CHECK_EQ(srq_query(d, s.srqn, &st), TERN_CMD_BAD_RESOURCE);
+	mis = RDEV_STAT(d, db_misdirected);
+	db64(d, d->uar, TERN_UDB_SRQ, s.srqn | 1ull << TERN_UDB_PI_SHIFT);
+	CHECK_EQ(RDEV_STAT(d, db_misdirected), mis + 1);
+
+	/* exhaustion: max_srq of them, then NO_RESOURCES; one freed is reused */
+	RQ(max_srq <= 4096);
+	srq_in(d, in, &s.mem, 4, 6);
+	for (n = 0; n < max_srq + 1; n++) {
+		if (rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c) != TERN_CMD_OK)
+			break;
+	}
+	CHECK_EQ(n, max_srq);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c),
+		 TERN_CMD_NO_RESOURCES);
+	CHECK_EQ(srq_destroy(d, max_srq / 2, &c), TERN_CMD_OK);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_OK);
+	CHECK_EQ(c.result, max_srq / 2);
+	for (i = 0; i < max_srq; i++)
+		CHECK_EQ(srq_destroy(d, i, &c), TERN_CMD_OK);
+	CHECK_EQ(cq_destroy(d, &cq), TERN_CMD_OK);
+out:
+	qmem_free(&qp.sq);
+	qmem_free(&cq.mem);
+	rdev_free(d);
+}
+
+/* Device reset forgets SRQs (and their doorbells go nowhere). */
+static void t_srq_reset(void)
+{
+	struct rdev *d = rdev_new(0);
+	struct rsrq s;
+	struct srqstate st;
+	struct cqe c;
+
+	REQUIRE(d);
+	memset(&s, 0, sizeof(s));
+	RQ(srq_create(d, &s, 3, 5) == TERN_CMD_OK);
+	RQ(srq_modify(d, s.srqn, 2, &c) == TERN_CMD_OK);
+	tern_model_reset(d->f.m);
+	d->f.now += 10 * 1000 * 1000;
+	if (d->f.deadline != UINT64_MAX) {
+		d->f.deadline = UINT64_MAX;
+		tern_model_timer(d->f.m);
+	}
+	fk_run(&d->f);
+	RQ(drv_cmdq_enable(&d->f, 4));
+	CHECK_EQ(srq_query(d, s.srqn, &st), TERN_CMD_BAD_RESOURCE);
+	CHECK_EQ(srq_destroy(d, s.srqn, &c), TERN_CMD_BAD_RESOURCE);
+	CHECK_EQ(RDEV_STAT(d, srq_limit_events), 0);
+	/* a PD again, then the first SRQN again */
+	RQ(pd_create(d, &d->pdn) == TERN_CMD_OK);
+	qmem_free(&s.mem);
+	RQ(srq_create(d, &s, 3, 5) == TERN_CMD_OK);
+	CHECK_EQ(s.srqn, 0);
+	RQ(srq_query(d, s.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.limit, 0);
+	CHECK_EQ(st.pi, 0);
+out:
+	qmem_free(&s.mem);
+	rdev_free(d);
+}
+
+/*
+ * Three RC QPs on one SRQ receive interleaved SENDs of 1 to 47 packets (MTU 256, so the
+ * longer messages span several scheduling turns of their sender and are in progress on
+ * several QPs at once): each message lands intact in the slot its CQE names, the CQE names
+ * the right QP, every slot is used once, and the SRQ's CI counts the messages.
+ */
+static void t_srq_interleaved(void)
+{
+	static const uint32_t lens[4] = { 100, 9000, 2600, 12000 };
+	struct connopt o;
+	struct sfix x;
+	struct wc w[32];
+	struct srqstate st;
+	unsigned int q, k, i, got_per_qp[NQP] = { 0 };
+	bool slot_used[16] = { false };
+
+	connopt_default(&o);
+	o.mtu = 1;
+	REQUIRE(sfix_setup(&x, &o, 4));
+	for (i = 0; i < 14; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	for (k = 0; k < 4; k++) {
+		for (q = 0; q < NQP; q++) {
+			uint64_t off = (uint64_t)(q * 4 + k) * SLOT_BYTES;
+
+			sfix_send(&x, q, k == 2 ? TERN_WQE_SEND_IMM : TERN_WQE_SEND, q * 10 + k, off,
+				  lens[k] - q, 0xabc00000u + q * 16 + k);
+		}
+	}
+	for (q = 0; q < NQP; q++)
+		ring_sq(x.c.d[0], &x.tx[q]);
+	RQ(conn_poll(&x.c, 1, w, 4 * NQP, 50000000) == 4 * NQP);
+	for (i = 0; i < 4 * NQP; i++) {
+		unsigned int slot = w[i].wqe_idx;
+
+		q = NQP;
+		for (k = 0; k < NQP; k++)
+			if (w[i].qpn == x.rx[k].qpn)
+				q = k;
+		RQ(q < NQP);
+		k = got_per_qp[q]++;	/* RC: the k-th receive of a QP is its k-th message */
+		RQ(k < 4);
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+		CHECK_EQ(w[i].opcode, k == 2 ? TERN_CQE_RECV_IMM : TERN_CQE_RECV);
+		CHECK_EQ(w[i].byte_len, lens[k] - q);
+		CHECK_EQ(w[i].src_qpn, 0);
+		RQ(slot < 16);
+		CHECK_EQ(w[i].wr_id, 1000 + slot);
+		CHECK(!slot_used[slot]);
+		slot_used[slot] = true;
+		if (k == 2) {
+			CHECK(w[i].flags & TERN_CQE_F_IMM);
+			CHECK_EQ(w[i].imm, 0xabc00000u + q * 16 + k);
+		}
+		if (!slot_holds(&x, slot, (uint64_t)(q * 4 + k) * SLOT_BYTES, lens[k] - q)) {
+			t_failures++;
+			printf("#   QP %u message %u: data in slot %u wrong\n", q, k, slot);
+		}
+	}
+	/* the first 12 slots were taken, in order, two are left */
+	for (i = 0; i < 16; i++)
+		CHECK_EQ(slot_used[i], i < 4 * NQP);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.pi, 14);
+	CHECK_EQ(st.ci, 4 * NQP);
+	RQ(conn_poll(&x.c, 0, w, 4 * NQP, 10000000) == 4 * NQP);
+	for (i = 0; i < 4 * NQP; i++)
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+	/* messages really were in progress on several QPs at once: SEND_FIRSTs of different
+	 * QPs arrived between a SEND_FIRST and its SEND_LAST */
+	{
+		unsigned int open = 0, max_open = 0;
+		struct pkt p;
+
+		for (i = 0; i < x.c.w.nlog; i++) {
+			if (x.c.w.log[i].dir != 0 ||
+			    !pkt_parse(x.c.w.log[i].data, x.c.w.log[i].len, &p))
+				continue;
+			if (p.opcode == OP_SEND_FIRST)
+				open++;
+			if (p.opcode == OP_SEND_LAST || p.opcode == OP_SEND_LAST_IMM)
+				open--;
+			if (open > max_open)
+				max_open = open;
+		}
+		CHECK(max_open >= 2);
+	}
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rnr_naks_sent), 0);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	/* the QPs have no RQ: their RQ index does not move */
+	for (q = 0; q < NQP; q++) {
+		uint8_t qo[sizeof(struct tern_cmd_query_qp_out)];
+
+		RQ(qp_query(x.c.d[1], x.rx[q].qpn, qo) == TERN_CMD_OK);
+		CHECK_EQ(rd16(qo + OFF(struct tern_cmd_query_qp_out, rq_ci)), 0);
+	}
+out:
+	sfix_free(&x);
+}
+
+/* The limit event: not sent while not armed; armed, sent once when the WQEs left fall below
+ * the limit, then disarmed. */
+static void t_srq_limit(void)
+{
+	struct connopt o;
+	struct sfix x;
+	struct wc w[16];
+	struct srqstate st;
+	unsigned int i, other = 0;
+	struct cqe c;
+
+	connopt_default(&o);
+	REQUIRE(sfix_setup(&x, &o, 4));
+	for (i = 0; i < 10; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	/* not armed: 10 -> 6 left, no event */
+	for (i = 0; i < 4; i++)
+		sfix_send(&x, i % NQP, TERN_WQE_SEND, i, 64 * i, 64, 0);
+	for (i = 0; i < NQP; i++)
+		ring_sq(x.c.d[0], &x.tx[i]);
+	RQ(conn_poll(&x.c, 1, w, 4, 10000000) == 4);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 0);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], srq_limit_events), 0);
+	/* armed at 4: 6 -> 5 -> 4 left: no event; 3 left: one event; 2, 1: no more */
+	RQ(srq_modify(x.c.d[1], x.srq.srqn, 4, &c) == TERN_CMD_OK);
+	for (i = 0; i < 2; i++)
+		sfix_send(&x, 0, TERN_WQE_SEND, 10 + i, 64 * i, 64, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	RQ(conn_poll(&x.c, 1, w, 2, 10000000) == 2);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 0);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.limit, 4);
+	CHECK_EQ((uint16_t)(st.pi - st.ci), 4);
+	sfix_send(&x, 1, TERN_WQE_SEND, 20, 0, 64, 0);
+	ring_sq(x.c.d[0], &x.tx[1]);
+	RQ(conn_poll(&x.c, 1, w, 1, 10000000) == 1);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 1);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], srq_limit_events), 1);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.limit, 0);
+	for (i = 0; i < 2; i++)
+		sfix_send(&x, 2, TERN_WQE_SEND, 30 + i, 0, 64, 0);
+	ring_sq(x.c.d[0], &x.tx[2]);
+	RQ(conn_poll(&x.c, 1, w, 2, 10000000) == 2);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 0);
+	/* re-armed (1 left, limit 2): fires at the next take */
+	RQ(srq_modify(x.c.d[1], x.srq.srqn, 2, &c) == TERN_CMD_OK);
+	sfix_send(&x, 0, TERN_WQE_SEND, 40, 0, 64, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	RQ(conn_poll(&x.c, 1, w, 1, 10000000) == 1);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 1);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], srq_limit_events), 2);
+	CHECK_EQ(other, 0);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 10);
+	CHECK_EQ(st.pi, 10);
+out:
+	sfix_free(&x);
+}
+
+/* An empty SRQ: the SENDs are RNR NAKed, nothing is consumed; once WQEs are posted the
+ * retries land. */
+static void t_srq_rnr(void)
+{
+	struct connopt o;
+	struct sfix x;
+	struct wc w[8];
+	struct srqstate st;
+	unsigned int i, q;
+
+	connopt_default(&o);
+	REQUIRE(sfix_setup(&x, &o, 3));
+	for (q = 0; q < 2; q++) {
+		sfix_send(&x, q, TERN_WQE_SEND, q, (uint64_t)q * 4096, 3000, 0);
+		ring_sq(x.c.d[0], &x.tx[q]);
+	}
+	wire_pump(&x.c.w);
+	wire_advance(&x.c.w, 200000);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	CHECK(!cq_peek(x.c.d[0], &x.c.cq[0]));
+	CHECK(RDEV_STAT(x.c.d[1], rnr_naks_sent) >= 2);
+	CHECK(RDEV_STAT(x.c.d[1], out_of_buffer) >= 2);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 0);
+	/* post: both land */
+	for (i = 0; i < 2; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	RQ(conn_poll(&x.c, 1, w, 2, 10000000) == 2);
+	for (i = 0; i < 2; i++) {
+		q = w[i].qpn == x.rx[0].qpn ? 0 : 1;
+		CHECK_EQ(w[i].qpn, x.rx[q].qpn);
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+		CHECK_EQ(w[i].byte_len, 3000);
+		CHECK_EQ(w[i].wqe_idx, i);
+		CHECK(slot_holds(&x, w[i].wqe_idx, (uint64_t)q * 4096, 3000));
+	}
+	CHECK(w[0].qpn != w[1].qpn);
+	RQ(conn_poll(&x.c, 0, w, 2, 10000000) == 2);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK_EQ(w[1].status, TERN_CQE_OK);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 2);
+out:
+	sfix_free(&x);
+}
+
+/*
+ * A QP on the SRQ goes to ERR in the middle of a message: the WQE it holds completes with a
+ * flush, LAST_WQE_REACHED is raised once, the SRQ's other WQEs are not flushed and nothing
+ * more is taken for that QP; the other QPs keep receiving from the SRQ.
+ */
+static void t_srq_qp_err(void)
+{
+	struct connopt o;
+	struct sfix x;
+	struct wc w[8];
+	struct srqstate st;
+	struct cqe c;
+	unsigned int i, other = 0;
+
+	connopt_default(&o);
+	REQUIRE(sfix_setup(&x, &o, 3));
+	for (i = 0; i < 6; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	/* QP 0's message loses its last packet: its WQE (slot 0) stays held */
+	x.drop_send_last = true;
+	sfix_send(&x, 0, TERN_WQE_SEND, 1, 0, 2500, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	wire_pump(&x.c.w);
+	RQ(x.dropped == 1);
+	x.drop_send_last = false;
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 1);
+	/* to ERR */
+	RQ(qp_to_err(x.c.d[1], &x.rx[0]) == TERN_CMD_OK);
+	wire_pump(&x.c.w);
+	RQ(cq_poll(x.c.d[1], &x.c.cq[1], &w[0]));
+	CHECK_EQ(w[0].qpn, x.rx[0].qpn);
+	CHECK_EQ(w[0].status, TERN_CQE_WR_FLUSH_ERR);
+	CHECK_EQ(w[0].opcode, TERN_CQE_RECV);
+	CHECK_EQ(w[0].wr_id, 1000);
+	CHECK_EQ(w[0].wqe_idx, 0);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));	/* the SRQ's WQEs are not flushed */
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_QP_EVENT, TERN_QP_EV_LAST_WQE_REACHED,
+			      x.rx[0].qpn, &other), 1);
+	CHECK_EQ(other, 0);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 1);
+	/* more for the QP in ERR takes nothing; the other QPs get slots 1, 2, 3 */
+	sfix_send(&x, 0, TERN_WQE_SEND, 2, 0, 100, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	sfix_send(&x, 1, TERN_WQE_SEND, 3, 8192, 700, 0);
+	sfix_send(&x, 1, TERN_WQE_SEND, 4, 16384, 1500, 0);
+	sfix_send(&x, 2, TERN_WQE_SEND, 5, 24576, 300, 0);
+	ring_sq(x.c.d[0], &x.tx[1]);
+	ring_sq(x.c.d[0], &x.tx[2]);
+	RQ(conn_poll(&x.c, 1, w, 3, 10000000) == 3);
+	{
+		static const uint32_t len1[2] = { 700, 1500 };
+		unsigned int n1 = 0, n2 = 0, slots = 0;
+
+		for (i = 0; i < 3; i++) {
+			CHECK_EQ(w[i].status, TERN_CQE_OK);
+			if (w[i].qpn == x.rx[1].qpn) {
+				RQ(n1 < 2);
+				CHECK_EQ(w[i].byte_len, len1[n1]);
+				CHECK(slot_holds(&x, w[i].wqe_idx, n1 ? 16384 : 8192, len1[n1]));
+				n1++;
+			} else {
+				CHECK_EQ(w[i].qpn, x.rx[2].qpn);
+				CHECK_EQ(w[i].byte_len, 300);
+				CHECK(slot_holds(&x, w[i].wqe_idx, 24576, 300));
+				n2++;
+			}
+			RQ(w[i].wqe_idx >= 1 && w[i].wqe_idx <= 3);
+			CHECK_EQ(w[i].wr_id, 1000 + w[i].wqe_idx);
+			slots |= 1u << w[i].wqe_idx;
+		}
+		CHECK_EQ(n1, 2);
+		CHECK_EQ(n2, 1);
+		CHECK_EQ(slots, 0xe);
+	}
+	wire_advance(&x.c.w, 1000000);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 4);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_QP_EVENT, TERN_QP_EV_LAST_WQE_REACHED,
+			      x.rx[0].qpn, &other), 0);
+	/* the QP in ERR still holds the SRQ; destroyed, the SRQ is still used by the others */
+	CHECK_EQ(srq_destroy(x.c.d[1], x.srq.srqn, &c), TERN_CMD_BAD_STATE);
+	CHECK_EQ(qp_destroy(x.c.d[1], &x.rx[0]), TERN_CMD_OK);
+	CHECK_EQ(srq_destroy(x.c.d[1], x.srq.srqn, &c), TERN_CMD_BAD_STATE);
+	/* a QP holding no WQE goes to ERR: no CQE, LAST_WQE_REACHED all the same */
+	RQ(qp_to_err(x.c.d[1], &x.rx[1]) == TERN_CMD_OK);
+	wire_pump(&x.c.w);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));	/* held nothing: no CQE */
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_QP_EVENT, TERN_QP_EV_LAST_WQE_REACHED,
+			      x.rx[1].qpn, &other), 1);
+out:
+	sfix_free(&x);
+}
+
+/* The SRQ ring becomes unreadable: TERN_SRQ_EV_ERROR once, the QP that needed a WQE goes to
+ * ERR, and so does the next; nothing is taken. */
+static void t_srq_ring_fault(void)
+{
+	struct connopt o;
+	struct sfix x;
+	struct srqstate st;
+	struct wc w;
+	unsigned int other = 0;
+
+	connopt_default(&o);
+	REQUIRE(sfix_setup(&x, &o, 3));
+	sfix_post(&x);
+	sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	x.c.d[1]->f.fault_lo = x.srq.mem.base;
+	x.c.d[1]->f.fault_hi = x.srq.mem.base + 4096;
+	sfix_send(&x, 0, TERN_WQE_SEND, 1, 0, 100, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	wire_pump(&x.c.w);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_ERROR, x.srq.srqn, NULL),
+		 1);
+	CHECK_EQ(qp_state(x.c.d[1], x.rx[0].qpn), TERN_QPS_ERR);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 0);
+	/* the ring is readable again, but the SRQ stays in error */
+	x.c.d[1]->f.fault_lo = x.c.d[1]->f.fault_hi = 0;
+	sfix_send(&x, 1, TERN_WQE_SEND, 2, 0, 100, 0);
+	ring_sq(x.c.d[0], &x.tx[1]);
+	wire_pump(&x.c.w);
+	CHECK_EQ(qp_state(x.c.d[1], x.rx[1].qpn), TERN_QPS_ERR);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_ERROR, x.srq.srqn, &other),
+		 0);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 0);
+	CHECK(!cq_poll(x.c.d[1], &x.c.cq[1], &w));	/* no WQE was taken: nothing to report */
+out:
+	sfix_free(&x);
+}
+
+/* ---- UD QPs on an SRQ -------------------------------------------------------------------- */
+
+#define UD_QKEY		0x600d5eedu
+#define UD_HDR		(sizeof(struct tern_sq_wqe) + sizeof(struct tern_ud_seg))
+
+/* RESET -> INIT (Q_Key) -> RTR -> RTS of a UD QP. */
+static bool ud_up(struct rdev *d, uint32_t qpn)
+{
+	typedef struct tern_cmd_modify_qp_in T;
+	static const uint8_t states[3] = { TERN_QPS_INIT, TERN_QPS_RTR, TERN_QPS_RTS };
+	uint8_t in[sizeof(T)], *a = in + OFF(T, attrs);
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		uint32_t mask = TERN_QP_ATTR_STATE;
+
+		memset(in, 0, sizeof(in));
+		wr32(in + OFF(T, qpn), qpn);
+		a[QPA(state)] = states[i];
+		if (i == 0) {
+			mask |= TERN_QP_ATTR_QKEY;
+			wr32(a + QPA(qkey), UD_QKEY);
+		}
+		if (i == 2) {
+			mask |= TERN_QP_ATTR_SQ_PSN;
+			wr32(a + QPA(sq_psn), 0x42);
+		}
+		wr32(in + OFF(T, attr_mask), mask);
+		if (qp_modify_raw(d, in, NULL) != TERN_CMD_OK)
+			return false;
+	}
+	return true;
+}
+
+/* A UD SEND of @len bytes at @off of the send MR to @dest_qpn on device 1 (no doorbell). */
+static void ud_send(struct sfix *x, struct rqp *qp, uint64_t wr_id, uint32_t dest_qpn,
+		    uint64_t off, uint32_t len)
+{
+	struct rdev *d = x->c.d[0];
+	size_t sz = 1u << qp->sq_stride;
+	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)(qp->sq_pi & ((1u << qp->sq_log) - 1)) * sz, sz);
+	uint8_t attrs[sizeof(struct tern_qp_attrs)];
+	uint8_t *ud = w + sizeof(struct tern_sq_wqe), *sg = w + UD_HDR;
+	struct qpattr a;
+
+	memset(w, 0, sz);
+	w[OFF(struct tern_sq_wqe, opcode)] = TERN_WQE_SEND;
+	w[OFF(struct tern_sq_wqe, flags)] = TERN_WQE_F_SIGNALED;
+	w[OFF(struct tern_sq_wqe, num_sge)] = 1;
+	wr64(w + OFF(struct tern_sq_wqe, wr_id), wr_id);
+	memset(&a, 0, sizeof(a));
+	path_fill(&a, d, x->c.d[1], &x->c.o);
+	qpattr_encode(&a, attrs);
+	memcpy(ud + OFF(struct tern_ud_seg, path), attrs + QPA(path), sizeof(struct tern_qp_path));
+	wr32(ud + OFF(struct tern_ud_seg, dest_qpn), dest_qpn);
+	wr32(ud + OFF(struct tern_ud_seg, qkey), UD_QKEY);
+	wr64(sg + SGE(addr), x->smr.iova + off);
+	wr32(sg + SGE(length), len);
+	wr32(sg + SGE(lkey), x->smr.key);
+	qp->sq_pi++;
+}
+
+/*
+ * UD QPs take their receive WQEs from an SRQ exactly as RC QPs do, from the same SRQ: ring
+ * order across QP types, the CQE names the UD QP and the slot, the GRH area and payload land
+ * in the WQE; with the SRQ empty the datagram is dropped (no RNR for UD) and nothing is
+ * taken; a UD QP on the SRQ going to ERR raises LAST_WQE_REACHED.
+ */
+static void t_srq_ud(void)
+{
+	struct connopt o;
+	struct sfix x;
+	struct rsrq s0;
+	struct rqp su, ru[2];
+	struct srqstate st;
+	struct wc w[8];
+	unsigned int i, other = 0;
+	uint64_t oob;
+
+	memset(&s0, 0, sizeof(s0));
+	memset(&su, 0, sizeof(su));
+	memset(ru, 0, sizeof(ru));
+	connopt_default(&o);
+	REQUIRE(sfix_setup(&x, &o, 3));
+	/* device 0: a UD sender on an SRQ of its own; device 1: two UD QPs on the RC QPs' SRQ */
+	RQ(srq_create(x.c.d[0], &s0, 2, 5) == TERN_CMD_OK);
+	RQ(srq_qp_create_type(x.c.d[0], &su, &x.c.cq[0], s0.srqn, TERN_QPT_UD, NULL) ==
+	   TERN_CMD_OK);
+	for (i = 0; i < 2; i++)
+		RQ(srq_qp_create_type(x.c.d[1], &ru[i], &x.c.cq[1], x.srq.srqn, TERN_QPT_UD, NULL) ==
+		   TERN_CMD_OK);
+	RQ(ud_up(x.c.d[0], su.qpn) && ud_up(x.c.d[1], ru[0].qpn) && ud_up(x.c.d[1], ru[1].qpn));
+	/* empty SRQ: dropped, counted, nothing taken, and no RNR NAK */
+	ud_send(&x, &su, 1, ru[0].qpn, 0, 100);
+	ring_sq(x.c.d[0], &su);
+	oob = RDEV_STAT(x.c.d[1], out_of_buffer);
+	RQ(conn_poll(&x.c, 0, w, 1, 1000000) == 1);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	wire_pump(&x.c.w);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	CHECK_EQ(RDEV_STAT(x.c.d[1], out_of_buffer), oob + 1);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rnr_naks_sent), 0);
+	/* an RC SEND, then datagrams to UD QP 1, 0, 1: slots 0..3 in arrival order */
+	for (i = 0; i < 4; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	sfix_send(&x, 0, TERN_WQE_SEND, 9, 0, 500, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	RQ(conn_poll(&x.c, 1, w, 1, 1000000) == 1);
+	CHECK_EQ(w[0].qpn, x.rx[0].qpn);
+	CHECK_EQ(w[0].wqe_idx, 0);
+	for (i = 0; i < 3; i++)
+		ud_send(&x, &su, 10 + i, ru[(i + 1) % 2].qpn, 4096 * (i + 1), 200 + 100 * i);
+	ring_sq(x.c.d[0], &su);
+	RQ(conn_poll(&x.c, 1, w, 3, 1000000) == 3);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(w[i].qpn, ru[(i + 1) % 2].qpn);
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+		CHECK_EQ(w[i].opcode, TERN_CQE_RECV);
+		CHECK_EQ(w[i].wqe_idx, i + 1);
+		CHECK_EQ(w[i].wr_id, 1000 + i + 1);
+		CHECK_EQ(w[i].byte_len, 40 + 200 + 100 * i);
+		CHECK_EQ(w[i].src_qpn, su.qpn);
+		CHECK(w[i].flags & TERN_CQE_F_GRH);
+		CHECK_EQ(mr_diff_pattern(x.c.d[1], &x.rmr, (uint64_t)(i + 1) * SLOT_BYTES + 40,
+					 200 + 100 * i, 11, 4096 * (i + 1)), -1);
+	}
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 4);
+	/* a UD QP on the SRQ to ERR: no WQE held, LAST_WQE_REACHED once */
+	RQ(qp_to_err(x.c.d[1], &ru[0]) == TERN_CMD_OK);
+	wire_pump(&x.c.w);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_QP_EVENT, TERN_QP_EV_LAST_WQE_REACHED, ru[0].qpn,
+			      &other), 1);
+	CHECK_EQ(other, 0);
+	CHECK_EQ(srq_destroy(x.c.d[1], x.srq.srqn, NULL), TERN_CMD_BAD_STATE);
+out:
+	for (i = 0; i < 2; i++)
+		qmem_free(&ru[i].sq);
+	qmem_free(&su.sq);
+	qmem_free(&s0.mem);
+	sfix_free(&x);
+}
+
+const struct test rdma_srq_tests[] = {
+	{ "rdma srq: CREATE/MODIFY/QUERY/DESTROY_SRQ rules, doorbell, QPs on it", t_srq_cmds },
+	{ "rdma srq: device reset forgets SRQs", t_srq_reset },
+	{ "rdma srq: 3 QPs, interleaved multi-packet SENDs, right QP/slot/data", t_srq_interleaved },
+	{ "rdma srq: limit event once when armed, never when not", t_srq_limit },
+	{ "rdma srq: empty SRQ RNR NAKs, posting recovers", t_srq_rnr },
+	{ "rdma srq: QP to ERR flushes its WQE, LAST_WQE_REACHED, others go on", t_srq_qp_err },
+	{ "rdma srq: unreadable ring: SRQ error event, QPs to ERR", t_srq_ring_fault },
+	{ "rdma srq: UD QPs share the SRQ with RC QPs; empty SRQ drops", t_srq_ud },
+	{ NULL, NULL },
+};
