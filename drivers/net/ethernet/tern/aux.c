@@ -130,6 +130,27 @@ void tern_aux_async_event(struct tern_dev *tdev, const struct tern_eqe *eqe)
 }
 
 /**
+ * tern_aux_device_fatal() - tell the async handler that the device died
+ * @tdev: the device
+ * @syndrome: enum tern_fatal_syndrome, or ~0 when the device does not respond
+ *
+ * Called once per death (tern_dev_mark_dead()), from any context: the handler receives an
+ * event of type TERN_EQE_FATAL with @syndrome in data[0], with interrupts disabled.
+ */
+void tern_aux_device_fatal(struct tern_dev *tdev, u32 syndrome)
+{
+	struct tern_eqe eqe = {};
+	unsigned long flags;
+
+	eqe.type = TERN_EQE_FATAL;
+	eqe.data[0] = cpu_to_le32(syndrome);
+	spin_lock_irqsave(&tdev->async_lock, flags);
+	if (tdev->async_handler)
+		tdev->async_handler(tdev->async_ctx, &eqe);
+	spin_unlock_irqrestore(&tdev->async_lock, flags);
+}
+
+/**
  * tern_aux_ida_destroy() - release the auxiliary device numbers at module exit
  */
 void tern_aux_ida_destroy(void)

@@ -56,6 +56,7 @@ void tern_dev_mark_dead(struct tern_dev *tdev, u32 syndrome)
 			syndrome);
 	tern_cmdq_abort(tdev);
 	tern_devlink_report_fw_error(tdev, "fatal error", syndrome);
+	tern_aux_device_fatal(tdev, syndrome);
 }
 
 /**

@@ -417,6 +417,7 @@ void tern_devlink_clear_reports(struct tern_dev *tdev);
 int tern_aux_add(struct tern_dev *tdev);
 void tern_aux_del(struct tern_dev *tdev);
 void tern_aux_async_event(struct tern_dev *tdev, const struct tern_eqe *eqe);
+void tern_aux_device_fatal(struct tern_dev *tdev, u32 syndrome);
 void tern_aux_ida_destroy(void);
 
 /* debugfs.c */
