@@ -42,6 +42,12 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(duplicate_response),
 	TERN_IB_STAT(rx_pkey_mismatch),
 	TERN_IB_STAT(rx_opcode_seq_err),
+	TERN_IB_STAT(rx_atomic_requests),
+	TERN_IB_STAT(atomic_replays),
+	TERN_IB_STAT(rx_qkey_mismatch),
+	TERN_IB_STAT(tx_ud_packets),
+	TERN_IB_STAT(rx_ud_packets),
+	TERN_IB_STAT(srq_limit_events),
 };
 
 /* Every counter is named, in the order of the structure, up to its reserved tail. */

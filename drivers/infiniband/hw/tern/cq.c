@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern_ib: completion queues. The provider allocates the ring and its consumer-index record
- * in one buffer; the driver pins it, creates the CQ bound to the context's UAR and to the
- * completion EQ of the chosen vector, and forwards completion and error events.
+ * tern_ib: completion queues. For user CQs the provider allocates the ring and its
+ * consumer-index record in one buffer; the driver pins it, creates the CQ bound to the
+ * context's UAR and to the completion EQ of the chosen vector, and forwards completion and
+ * error events. Kernel CQs have both in coherent DMA memory and are bound to the driver's
+ * own UAR; poll_cq turns their CQEs into work completions and req_notify_cq arms them.
  */
 
+#include <linux/io.h>
+#include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "tern_ib.h"
@@ -86,15 +90,294 @@ static int tern_ib_cq_hw_destroy(struct tern_ib_dev *dev, u32 cqn)
 	return tern_ib_cmd(dev, TERN_CMD_DESTROY_CQ, &in, sizeof(in), NULL, 0, NULL);
 }
 
+/* Insert a new CQ into cq_xa once the device created it; undo the command on failure. */
+static int tern_ib_cq_publish(struct tern_ib_dev *dev, struct tern_ib_cq *cq, u32 cqn)
+{
+	int err;
+
+	cq->cqn = cqn;
+	if (cqn >= le32_to_cpu(dev->caps.max_cq)) {
+		ibdev_err(&dev->ibdev, "CREATE_CQ returned CQN %u (limit %u)\n", cqn,
+			  le32_to_cpu(dev->caps.max_cq));
+		return -EIO;
+	}
+	err = xa_insert_irq(&dev->cq_xa, cqn, cq, GFP_KERNEL);
+	if (err) {
+		ibdev_err(&dev->ibdev, "CQN %u already in use: %d\n", cqn, err);
+		return -EIO;
+	}
+	return 0;
+}
+
+static size_t tern_ib_kcq_ring_bytes(const struct tern_ib_cq *cq)
+{
+	return sizeof(struct tern_cqe) << cq->log_depth;
+}
+
+static struct tern_cq_ci_rec *tern_ib_kcq_ci_rec(const struct tern_ib_cq *cq)
+{
+	return cq->kbuf.va + tern_ib_kcq_ring_bytes(cq);
+}
+
+/* Create a kernel CQ: ring and CI record in one coherent buffer, doorbells on the kernel UAR. */
+static int tern_ib_create_kernel_cq(struct tern_ib_dev *dev, struct tern_ib_cq *cq,
+				    const struct ib_cq_init_attr *attr)
+{
+	struct tern_cmd_create_cq_in in = {};
+	u32 log_depth, cqn;
+	int err;
+
+	if (attr->cqe < 1 || attr->cqe > (1u << dev->caps.max_cq_log_depth))
+		return -EINVAL;
+	log_depth = max_t(u32, order_base_2(attr->cqe), 1);
+	cq->log_depth = log_depth;
+	spin_lock_init(&cq->lock);
+	cq->ci = 0;
+	err = tern_ib_dma_buf_alloc(dev, &cq->kbuf, tern_ib_kcq_ring_bytes(cq) +
+				    sizeof(struct tern_cq_ci_rec));
+	if (err)
+		return err;
+
+	refcount_set(&cq->refcount, 1);
+	init_completion(&cq->free);
+	tern_ib_dma_buf_desc(&cq->kbuf, &in.mem);
+	in.log_depth = log_depth;
+	in.eqn = cpu_to_le16(dev->ceqs[attr->comp_vector].eqn);
+	in.uar = cpu_to_le16(dev->kuar);
+	err = tern_ib_cmd(dev, TERN_CMD_CREATE_CQ, &in, sizeof(in), NULL, 0, &cqn);
+	if (err)
+		goto err_free;
+	err = tern_ib_cq_publish(dev, cq, cqn);
+	if (err) {
+		if (tern_ib_destroy_failed(dev, "CQ", cqn, tern_ib_cq_hw_destroy(dev, cqn)))
+			return err;	/* the device may still write the ring: leak it */
+		goto err_free;
+	}
+	cq->ibcq.cqe = 1 << log_depth;
+	return 0;
+
+err_free:
+	tern_ib_dma_buf_free(dev, &cq->kbuf);
+	return err;
+}
+
+/* The phase bit a valid CQE at free-running index @idx has: 1 on pass 0, 0 on pass 1... */
+static u8 tern_ib_cqe_phase(const struct tern_ib_cq *cq, u32 idx)
+{
+	return (idx >> cq->log_depth) & 1 ? 0 : TERN_CQE_F_PHASE;
+}
+
+/* The CQE at free-running index @idx if the device has written it, else NULL. */
+static struct tern_cqe *tern_ib_cqe_valid(struct tern_ib_cq *cq, u32 idx)
+{
+	struct tern_cqe *ring = cq->kbuf.va;
+	struct tern_cqe *cqe = &ring[idx & ((1u << cq->log_depth) - 1)];
+
+	if ((READ_ONCE(cqe->flags) & TERN_CQE_F_PHASE) != tern_ib_cqe_phase(cq, idx))
+		return NULL;
+	/* The device writes the flags byte last: read the rest after it. */
+	dma_rmb();
+	return cqe;
+}
+
+/* A CQE's QPN after tern_ib_cq_clean() invalidated it: no QP has this number. */
+#define TERN_IB_CQE_QPN_STALE	0xffffffffu
+
+/* The WQE at slot @wqe_idx is done, and so is every earlier one (queues complete in order). */
+static void tern_ib_kq_complete(struct tern_ib_kq *q, u16 wqe_idx)
+{
+	u16 ci = q->ci;
+	u16 delta = (u16)(wqe_idx - ci) & ((1u << q->log_depth) - 1);
+
+	/* Pairs with the poster's smp_load_acquire(): the slots are free once it sees ci. */
+	smp_store_release(&q->ci, (u16)(ci + delta + 1));
+}
+
+static enum ib_wc_status tern_ib_wc_status(u8 status)
+{
+	switch (status) {
+	case TERN_CQE_OK:
+	case TERN_CQE_LOC_LEN_ERR:
+	case TERN_CQE_LOC_QP_OP_ERR:
+	case TERN_CQE_LOC_PROT_ERR:
+	case TERN_CQE_WR_FLUSH_ERR:
+	case TERN_CQE_BAD_RESP_ERR:
+	case TERN_CQE_LOC_ACCESS_ERR:
+	case TERN_CQE_REM_INV_REQ_ERR:
+	case TERN_CQE_REM_ACCESS_ERR:
+	case TERN_CQE_REM_OP_ERR:
+	case TERN_CQE_RETRY_EXC_ERR:
+	case TERN_CQE_RNR_RETRY_EXC_ERR:
+	case TERN_CQE_GENERAL_ERR:
+		/* numbered as the verbs' statuses */
+		return (enum ib_wc_status)status;
+	default:
+		return IB_WC_GENERAL_ERR;
+	}
+}
+
+static enum ib_wc_opcode tern_ib_wc_send_opcode(u8 opcode)
+{
+	switch (opcode) {
+	case TERN_WQE_RDMA_WRITE:
+	case TERN_WQE_RDMA_WRITE_IMM:
+		return IB_WC_RDMA_WRITE;
+	case TERN_WQE_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case TERN_WQE_ATOMIC_CMP_SWP:
+		return IB_WC_COMP_SWAP;
+	case TERN_WQE_ATOMIC_FETCH_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Turn the CQE at cq->ci into *wc. Caller holds cq->lock. Return: false when empty. */
+static bool tern_ib_poll_one(struct tern_ib_dev *dev, struct tern_ib_cq *cq, struct ib_wc *wc)
+{
+	struct tern_cqe *cqe;
+	struct tern_ib_qp *qp;
+	u32 qpn;
+
+	for (;;) {
+		cqe = tern_ib_cqe_valid(cq, cq->ci);
+		if (!cqe)
+			return false;
+		cq->ci++;
+		qpn = le32_to_cpu(cqe->qpn);
+		if (qpn == TERN_IB_CQE_QPN_STALE)
+			continue;	/* its QP was destroyed */
+		qp = xa_load(&dev->qp_xa, qpn);
+		if (qp && qp->kernel)
+			break;
+		/* A QP being destroyed (erased before its CQEs are cleaned): drop the CQE. */
+		ibdev_dbg(&dev->ibdev, "CQ %u: CQE of QP %u without a kernel QP\n", cq->cqn, qpn);
+	}
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->status = tern_ib_wc_status(cqe->status);
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	wc->qp = &qp->ibqp;
+	wc->port_num = TERN_IB_PORT;
+	if (cqe->opcode & 0x80) {
+		tern_ib_kq_complete(&qp->krq, le16_to_cpu(cqe->wqe_idx));
+		wc->opcode = cqe->opcode == TERN_CQE_RECV_RDMA_WRITE_IMM ?
+			     IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
+		wc->src_qp = le32_to_cpu(cqe->src_qpn) & TERN_UDB_OBJ_MASK;
+		if (cqe->flags & TERN_CQE_F_IMM) {
+			wc->ex.imm_data = cqe->imm_data;
+			wc->wc_flags |= IB_WC_WITH_IMM;
+		}
+		if (cqe->flags & TERN_CQE_F_GRH) {
+			wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+			wc->network_hdr_type = cqe->flags & TERN_CQE_F_IPV4 ?
+					       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+		}
+	} else {
+		tern_ib_kq_complete(&qp->ksq, le16_to_cpu(cqe->wqe_idx));
+		wc->opcode = tern_ib_wc_send_opcode(cqe->opcode);
+	}
+	return true;
+}
+
 /**
- * tern_ib_create_cq() - create a user CQ
+ * tern_ib_poll_cq() - take work completions from a kernel CQ
  * @ibcq: the CQ
- * @attr: cqe (at most 2^log_depth), comp_vector; no flags
- * @udata: struct tern_create_cq_cmd in, struct tern_create_cq_resp out; NULL for kernel
- *	CQs, which are not supported
+ * @num_entries: room in @wc
+ * @wc: output
  *
- * Return: 0 or a negative errno (-EOPNOTSUPP for kernel CQs and flags, -EINVAL for bad
- * sizes, -ENOSPC when the device has no CQ left).
+ * Any context.
+ *
+ * Return: the number of completions (0 when the CQ is empty).
+ */
+int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_cq *cq = to_tcq(ibcq);
+	unsigned long flags;
+	u32 ci0;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	ci0 = cq->ci;
+	while (n < num_entries && tern_ib_poll_one(dev, cq, wc + n))
+		n++;
+	if (cq->ci != ci0) {
+		/* Every read of the consumed CQEs is done before the device may reuse them. */
+		mb();
+		WRITE_ONCE(tern_ib_kcq_ci_rec(cq)->ci, cpu_to_le32(cq->ci));
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/**
+ * tern_ib_req_notify_cq() - arm a kernel CQ for one completion event
+ * @ibcq: the CQ
+ * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, optionally IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * The doorbell carries the consumer index: the device raises the event at once if a CQE
+ * past it is already there (and of the armed kind).
+ *
+ * Return: 0; with IB_CQ_REPORT_MISSED_EVENTS, 1 when a CQE is waiting to be polled.
+ */
+int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_cq *cq = to_tcq(ibcq);
+	unsigned long irqflags;
+	int ret = 0;
+	u64 db;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	db = (cq->cqn & TERN_UDB_OBJ_MASK) |
+	     ((u64)(cq->ci & TERN_UDB_CI_MASK) << TERN_UDB_PI_SHIFT) |
+	     ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ? TERN_UDB_CQ_ARM_SOLICITED :
+								   TERN_UDB_CQ_ARM_NEXT);
+	/* writeq() orders the CI record (coherent memory) before the doorbell. */
+	writeq(db, dev->kdb + TERN_UDB_CQ);
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && tern_ib_cqe_valid(cq, cq->ci))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/**
+ * tern_ib_cq_clean() - invalidate the CQEs a kernel CQ still holds for a destroyed QP
+ * @cq: the kernel CQ
+ * @qpn: the QP, already erased from qp_xa and destroyed in the device
+ *
+ * Any context. poll_cq skips the invalidated CQEs.
+ */
+void tern_ib_cq_clean(struct tern_ib_cq *cq, u32 qpn)
+{
+	struct tern_cqe *cqe;
+	unsigned long flags;
+	u32 idx;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (idx = cq->ci; idx - cq->ci < (1u << cq->log_depth); idx++) {
+		cqe = tern_ib_cqe_valid(cq, idx);
+		if (!cqe)
+			break;
+		if (le32_to_cpu(cqe->qpn) == qpn)
+			WRITE_ONCE(cqe->qpn, cpu_to_le32(TERN_IB_CQE_QPN_STALE));
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/**
+ * tern_ib_create_cq() - create a CQ
+ * @ibcq: the CQ
+ * @attr: cqe (user: at most 2^log_depth), comp_vector; no flags
+ * @udata: struct tern_create_cq_cmd in, struct tern_create_cq_resp out; NULL for kernel
+ *	CQs
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP for flags, -EINVAL for bad sizes, -ENOSPC
+ * when the device has no CQ left).
  */
 int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata)
@@ -109,12 +392,12 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 cqn;
 	int err;
 
-	if (!udata)
-		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= dev->num_ceqs)
 		return -EINVAL;
+	if (!udata)
+		return tern_ib_create_kernel_cq(dev, cq, attr);
 	if (udata->inlen < offsetofend(struct tern_create_cq_cmd, log_depth) ||
 	    udata->outlen < sizeof(resp))
 		return -EINVAL;
@@ -148,19 +431,9 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	tern_ib_queue_mem_done(dev, &cq->mem);
 	if (err)
 		goto err_mem;
-	cq->cqn = cqn;
-	if (cqn >= le32_to_cpu(dev->caps.max_cq)) {
-		ibdev_err(&dev->ibdev, "CREATE_CQ returned CQN %u (limit %u)\n", cqn,
-			  le32_to_cpu(dev->caps.max_cq));
-		err = -EIO;
+	err = tern_ib_cq_publish(dev, cq, cqn);
+	if (err)
 		goto err_destroy;
-	}
-	err = xa_insert_irq(&dev->cq_xa, cqn, cq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "CQN %u already in use: %d\n", cqn, err);
-		err = -EIO;
-		goto err_destroy;
-	}
 	resp.cqn = cqn;
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
@@ -202,6 +475,13 @@ int tern_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	wait_for_completion(&cq->free);
 
 	err = tern_ib_cq_hw_destroy(dev, cq->cqn);
-	tern_ib_queue_mem_put(dev, &cq->mem, tern_ib_destroy_failed(dev, "CQ", cq->cqn, err));
+	if (!cq->kbuf.va) {
+		tern_ib_queue_mem_put(dev, &cq->mem,
+				      tern_ib_destroy_failed(dev, "CQ", cq->cqn, err));
+		return 0;
+	}
+	/* A device that is alive but kept the CQ may still write the ring: leak it. */
+	if (!tern_ib_destroy_failed(dev, "CQ", cq->cqn, err))
+		tern_ib_dma_buf_free(dev, &cq->kbuf);
 	return 0;
 }

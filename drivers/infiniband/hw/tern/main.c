@@ -11,6 +11,7 @@
  */
 
 #include <linux/etherdevice.h>
+#include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -131,7 +132,13 @@ static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *
 	attr->max_pd = le32_to_cpu(c->max_pd);
 	attr->max_qp_rd_atom = c->max_dest_rd_atomic;
 	attr->max_qp_init_rd_atom = c->max_rd_atomic;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_SRQ) {
+		attr->max_srq = le32_to_cpu(c->max_srq);
+		attr->max_srq_wr = attr->max_srq ? 1 << min_t(u8, c->max_srq_log_depth, 16) : 0;
+		attr->max_srq_sge = c->max_recv_sge;
+	}
+	attr->atomic_cap = le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_ATOMIC ? IB_ATOMIC_HCA :
+									IB_ATOMIC_NONE;
 	attr->max_ah = TERN_IB_MAX_AH;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
@@ -164,6 +171,9 @@ static int tern_ib_query_port(struct ib_device *ibdev, u32 port, struct ib_port_
 	attr->ip_gids = true;
 	attr->max_msg_sz = le32_to_cpu(dev->caps.max_msg_size);
 	attr->pkey_tbl_len = 1;
+	/* The IB CM runs over the GSI QP, which exists with TERN_RDMA_CAP_UD. */
+	if (tern_ib_has_cap(dev, TERN_RDMA_CAP_UD))
+		attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->bad_pkey_cntr = 0;
 	attr->qkey_viol_cntr = 0;
 	err = ib_get_eth_speed(ibdev, port, &attr->active_speed, &attr->active_width);
@@ -181,10 +191,11 @@ static int tern_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 
 }
 
 /*
- * Port 1 speaks RoCEv2 only. There is no IB_MAD/IB_CM capability: the device has no QP1
- * (GSI), so the MAD layer, the IB CM and with them rdma_cm have nothing to run on (issue 7
- * adds them). Connections are set up out of band (e.g. over TCP), as perftest does without
- * -R.
+ * Port 1 speaks RoCEv2 only. With TERN_RDMA_CAP_UD the device has UD QPs and the GSI QP
+ * (QP1): the port gets the IB_MAD/IB_CM capabilities (RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP),
+ * so the MAD layer creates QP1 on it and the IB CM and rdma_cm run over it. Without it
+ * there is no GSI QP, and connections are set up out of band (e.g. over TCP), as perftest
+ * does without -R.
  */
 static int tern_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
 				      struct ib_port_immutable *immutable)
@@ -197,8 +208,13 @@ static int tern_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
-	immutable->max_mad_size = 0;
+	if (tern_ib_has_cap(to_tdev(ibdev), TERN_RDMA_CAP_UD)) {
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	} else {
+		immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+		immutable->max_mad_size = 0;
+	}
 	return 0;
 }
 
@@ -227,6 +243,16 @@ static void tern_ib_async_event(void *ctx, const struct tern_eqe *eqe)
 	case TERN_EQE_CQ_ERROR:
 		tern_ib_cq_event(dev, eqe);
 		break;
+	case TERN_EQE_SRQ_EVENT:
+		tern_ib_srq_event(dev, eqe);
+		break;
+	case TERN_EQE_FATAL: {
+		struct ib_event ev = { .device = &dev->ibdev, .event = IB_EVENT_DEVICE_FATAL };
+
+		/* tern_core says it once per death; the core may be told from any context */
+		ib_dispatch_event(&ev);
+		break;
+	}
 	default:
 		/*
 		 * Completion events go to completion EQs; congestion events (0x20..0x2f) have
@@ -287,12 +313,15 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.create_ah = tern_ib_create_ah,
 	.create_cq = tern_ib_create_cq,
 	.create_qp = tern_ib_create_qp,
+	.create_srq = tern_ib_create_srq,
+	.create_user_ah = tern_ib_create_ah,
 	.dealloc_pd = tern_ib_dealloc_pd,
 	.dealloc_ucontext = tern_ib_dealloc_ucontext,
 	.dereg_mr = tern_ib_dereg_mr,
 	.destroy_ah = tern_ib_destroy_ah,
 	.destroy_cq = tern_ib_destroy_cq,
 	.destroy_qp = tern_ib_destroy_qp,
+	.destroy_srq = tern_ib_destroy_srq,
 	.disassociate_ucontext = tern_ib_disassociate_ucontext,
 	.get_dev_fw_str = tern_ib_get_dev_fw_str,
 	.get_dma_mr = tern_ib_get_dma_mr,
@@ -302,6 +331,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.mmap = tern_ib_mmap,
 	.mmap_free = tern_ib_mmap_free,
 	.modify_qp = tern_ib_modify_qp,
+	.modify_srq = tern_ib_modify_srq,
 	.poll_cq = tern_ib_poll_cq,
 	.post_recv = tern_ib_post_recv,
 	.post_send = tern_ib_post_send,
@@ -310,6 +340,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.query_pkey = tern_ib_query_pkey,
 	.query_port = tern_ib_query_port,
 	.query_qp = tern_ib_query_qp,
+	.query_srq = tern_ib_query_srq,
 	.reg_user_mr = tern_ib_reg_user_mr,
 	.req_notify_cq = tern_ib_req_notify_cq,
 
@@ -317,6 +348,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, tern_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, tern_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, tern_ib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, tern_ib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, tern_ib_ucontext, ibuc),
 };
 
@@ -393,6 +425,32 @@ static int tern_ib_ceqs_create(struct tern_ib_dev *dev)
 	return 0;
 }
 
+/* The doorbell page of kernel CQs and QPs: a UAR of the driver's own, mapped uncached. */
+static int tern_ib_kuar_map(struct tern_ib_dev *dev)
+{
+	resource_size_t addr;
+	int uar;
+
+	uar = ida_alloc_range(&dev->uar_ida, TERN_DB_FIRST_UAR, dev->num_uars - 1, GFP_KERNEL);
+	if (uar < 0)
+		return uar;
+	addr = tern_core_db_page_addr(dev->tdev, uar);
+	dev->kdb = addr ? ioremap(addr, TERN_DB_PAGE_SIZE) : NULL;
+	if (!dev->kdb) {
+		ida_free(&dev->uar_ida, uar);
+		return -ENOMEM;
+	}
+	dev->kuar = uar;
+	return 0;
+}
+
+static void tern_ib_kuar_unmap(struct tern_ib_dev *dev)
+{
+	iounmap(dev->kdb);
+	dev->kdb = NULL;
+	ida_free(&dev->uar_ida, dev->kuar);
+}
+
 static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_device_id *id)
 {
 	struct tern_aux_dev *tadev = to_tern_aux_dev(adev);
@@ -416,6 +474,7 @@ static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_d
 	ida_init(&dev->uar_ida);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&dev->zombie_lock);
 	INIT_LIST_HEAD(&dev->zombies);
 	atomic_set(&dev->mr_key, get_random_u32() & 0xff);
@@ -434,9 +493,14 @@ static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_d
 		goto err_dealloc;
 	}
 
+	err = tern_ib_kuar_map(dev);
+	if (err) {
+		dev_err(&adev->dev, "cannot map a doorbell page for kernel queues: %d\n", err);
+		goto err_dealloc;
+	}
 	err = tern_ib_ceqs_create(dev);
 	if (err)
-		goto err_dealloc;
+		goto err_kuar;
 	err = tern_core_set_async_handler(dev->tdev, tern_ib_async_event, dev);
 	if (err) {
 		dev_err(&adev->dev, "async events already taken: %d\n", err);
@@ -479,6 +543,8 @@ err_async:
 	tern_core_clear_async_handler(dev->tdev);
 err_ceqs:
 	tern_ib_ceqs_destroy(dev);
+err_kuar:
+	tern_ib_kuar_unmap(dev);
 err_dealloc:
 	ida_destroy(&dev->uar_ida);
 	ib_dealloc_device(&dev->ibdev);
@@ -494,10 +560,12 @@ static void tern_ib_remove(struct auxiliary_device *adev)
 	ib_unregister_device(&dev->ibdev);
 	tern_core_clear_async_handler(dev->tdev);
 	tern_ib_ceqs_destroy(dev);
+	tern_ib_kuar_unmap(dev);
 	tern_ib_zombies_free(dev);
-	WARN_ON(!xa_empty(&dev->qp_xa) || !xa_empty(&dev->cq_xa));
+	WARN_ON(!xa_empty(&dev->qp_xa) || !xa_empty(&dev->cq_xa) || !xa_empty(&dev->srq_xa));
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->cq_xa);
+	xa_destroy(&dev->srq_xa);
 	ida_destroy(&dev->uar_ida);
 	ib_dealloc_device(&dev->ibdev);
 }

@@ -25,19 +25,57 @@
 #define TERN_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ)
 
-static int tern_ib_dma_buf_alloc(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf,
-				 size_t size)
+/* The access flags an MR may have: remote atomics only on a device with atomics. */
+static bool tern_ib_mr_access_ok(struct tern_ib_dev *dev, int access)
+{
+	int ok = TERN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL;
+
+	if (tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC))
+		ok |= IB_ACCESS_REMOTE_ATOMIC;
+	return !(access & ~ok);
+}
+
+/**
+ * tern_ib_dma_buf_alloc() - allocate a zeroed coherent DMA buffer
+ * @dev: the device
+ * @buf: output
+ * @size: bytes (rounded up to whole pages)
+ *
+ * Sleeps.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int tern_ib_dma_buf_alloc(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf, size_t size)
 {
 	buf->size = PAGE_ALIGN(size);
 	buf->va = dma_alloc_coherent(tern_ib_dma_dev(dev), buf->size, &buf->dma, GFP_KERNEL);
 	return buf->va ? 0 : -ENOMEM;
 }
 
-static void tern_ib_dma_buf_free(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf)
+/**
+ * tern_ib_dma_buf_free() - free a buffer of tern_ib_dma_buf_alloc(), if allocated
+ * @dev: the device
+ * @buf: the buffer
+ */
+void tern_ib_dma_buf_free(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf)
 {
 	if (buf->va)
 		dma_free_coherent(tern_ib_dma_dev(dev), buf->size, buf->va, buf->dma);
 	buf->va = NULL;
+}
+
+/**
+ * tern_ib_dma_buf_desc() - describe a coherent buffer for a command: one contiguous region
+ * @buf: the buffer (whole pages)
+ * @desc: output
+ */
+void tern_ib_dma_buf_desc(const struct tern_ib_dma_buf *buf, struct tern_mem_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->addr = cpu_to_le64(buf->dma);
+	desc->npages = cpu_to_le32(buf->size >> TERN_MEM_MIN_PAGE_SHIFT);
+	desc->page_shift = TERN_MEM_MIN_PAGE_SHIFT;
+	desc->mode = TERN_MEM_DIRECT;
 }
 
 static void tern_ib_pbl_free(struct tern_ib_dev *dev, struct tern_ib_pbl *pbl)
@@ -253,7 +291,7 @@ static int tern_ib_create_mr_cmd(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
  * @start: start of the range in the caller's address space
  * @length: bytes, 1..max_mr_size
  * @iova: address the range has in work requests
- * @access: IB_ACCESS_* (atomics are not supported)
+ * @access: IB_ACCESS_* (remote atomics with TERN_RDMA_CAP_ATOMIC)
  * @udata: no driver data
  *
  * Return: the MR or an ERR_PTR(): -EOPNOTSUPP for unsupported access flags, -EINVAL for a
@@ -270,7 +308,7 @@ struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64
 	size_t npages;
 	int err;
 
-	if (access & ~(TERN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL)) {
+	if (!tern_ib_mr_access_ok(dev, access)) {
 		ibdev_dbg(&dev->ibdev, "reg_mr: unsupported access %#x\n", access);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
@@ -339,7 +377,7 @@ struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct tern_ib_mr *mr;
 	int err;
 
-	if (access & ~(TERN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL))
+	if (!tern_ib_mr_access_ok(dev, access))
 		return ERR_PTR(-EOPNOTSUPP);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)

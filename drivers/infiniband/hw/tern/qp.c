@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern_ib: queue pairs (RC, user space). The provider allocates both rings and picks their
- * depths and strides; the driver checks them against the device's limits and the requested
- * capabilities, pins the rings and creates the QP. modify_qp translates the verbs'
+ * tern_ib: queue pairs (RC, UD and the GSI QP). For user QPs the provider allocates both
+ * rings and picks their depths and strides; the driver checks them against the device's
+ * limits and the requested capabilities, pins the rings and creates the QP. Kernel QPs get
+ * their rings in coherent DMA memory, sized from the requested capabilities, and their data
+ * path here (post_send, post_recv; poll_cq is in cq.c). modify_qp translates the verbs'
  * attributes, including the RoCEv2 path (addresses, VLAN, traffic class, UDP source port),
- * into struct tern_qp_attrs.
+ * into struct tern_qp_attrs; address handles use the same path builder.
  */
 
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
+#include <linux/io.h>
+#include <linux/log2.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
@@ -21,7 +25,7 @@
 			  IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT |		\
 			  IB_QP_RNR_RETRY | IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC |	\
 			  IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |	\
-			  IB_QP_DEST_QPN)
+			  IB_QP_DEST_QPN | IB_QP_QKEY)
 
 #define TERN_IB_PSN_MASK	0xffffff
 
@@ -29,7 +33,8 @@
  * tern_ib_access_to_hw() - translate IB_ACCESS_* into TERN_ACCESS_*
  * @ib_access: IB_ACCESS_* flags
  *
- * Return: the TERN_ACCESS_* flags (atomics never: the device has no atomic operations).
+ * Return: the TERN_ACCESS_* flags. Callers refuse or drop IB_ACCESS_REMOTE_ATOMIC on a
+ * device without TERN_RDMA_CAP_ATOMIC.
  */
 u32 tern_ib_access_to_hw(int ib_access)
 {
@@ -41,6 +46,8 @@ u32 tern_ib_access_to_hw(int ib_access)
 		hw |= TERN_ACCESS_REMOTE_WRITE;
 	if (ib_access & IB_ACCESS_REMOTE_READ)
 		hw |= TERN_ACCESS_REMOTE_READ;
+	if (ib_access & IB_ACCESS_REMOTE_ATOMIC)
+		hw |= TERN_ACCESS_REMOTE_ATOMIC;
 	return hw;
 }
 
@@ -107,6 +114,9 @@ void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 	case TERN_QP_EV_COMM_EST:
 		ev.event = IB_EVENT_COMM_EST;
 		break;
+	case TERN_QP_EV_LAST_WQE_REACHED:
+		ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
+		break;
 	default:
 		ibdev_warn_ratelimited(&dev->ibdev, "unknown QP event %u for QP %u\n",
 				       eqe->subtype, qpn);
@@ -132,31 +142,53 @@ static int tern_ib_qp_hw_destroy(struct tern_ib_dev *dev, u32 qpn)
 	return tern_ib_cmd(dev, TERN_CMD_DESTROY_QP, &in, sizeof(in), NULL, 0, NULL);
 }
 
-/* Check the provider's ring geometry against the device and the requested capabilities. */
+/* Bytes of a send WQE before its SGEs or inline data (atomic segments aside). */
+static u32 tern_ib_sq_hdr_bytes(u8 type)
+{
+	return sizeof(struct tern_sq_wqe) +
+	       (type == TERN_QPT_RC ? 0 : sizeof(struct tern_ud_seg));
+}
+
+static u32 tern_ib_sq_min_log_stride(u8 type)
+{
+	return type == TERN_QPT_RC ? TERN_SQ_MIN_LOG_STRIDE : TERN_SQ_UD_MIN_LOG_STRIDE;
+}
+
+/*
+ * Check the provider's ring geometry against the device and the requested capabilities.
+ * A QP on an SRQ (@srq) has no receive ring: its RQ fields are zero.
+ */
 static int tern_ib_qp_check_cmd(struct tern_ib_dev *dev, const struct tern_create_qp_cmd *cmd,
-				struct ib_qp_cap *cap)
+				u8 type, struct ib_qp_cap *cap, bool srq)
 {
 	const struct tern_cmd_query_rdma_out *c = &dev->caps;
-	u32 sq_slot, rq_slot, send_sge, recv_sge, inl;
+	u32 sq_slot, rq_slot, send_sge, recv_sge, inl, hdr = tern_ib_sq_hdr_bytes(type);
+	bool rq_bad;
 
-	if (cmd->rsvd || !cmd->log_sq_depth || cmd->log_sq_depth > c->max_sq_log_depth ||
-	    !cmd->log_rq_depth || cmd->log_rq_depth > c->max_rq_log_depth ||
-	    cmd->log_sq_stride < TERN_SQ_MIN_LOG_STRIDE ||
-	    cmd->log_sq_stride > TERN_SQ_MAX_LOG_STRIDE ||
-	    cmd->log_rq_stride < TERN_RQ_MIN_LOG_STRIDE ||
-	    cmd->log_rq_stride > TERN_RQ_MAX_LOG_STRIDE) {
+	if (srq) {
+		rq_bad = cmd->log_rq_depth || cmd->log_rq_stride || cmd->rq_va || cmd->rq_len;
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	} else {
+		rq_bad = !cmd->log_rq_depth || cmd->log_rq_depth > c->max_rq_log_depth ||
+			 cmd->log_rq_stride < TERN_RQ_MIN_LOG_STRIDE ||
+			 cmd->log_rq_stride > TERN_RQ_MAX_LOG_STRIDE;
+	}
+	if (cmd->rsvd || rq_bad || !cmd->log_sq_depth ||
+	    cmd->log_sq_depth > c->max_sq_log_depth ||
+	    cmd->log_sq_stride < tern_ib_sq_min_log_stride(type) ||
+	    cmd->log_sq_stride > TERN_SQ_MAX_LOG_STRIDE) {
 		ibdev_dbg(&dev->ibdev, "create_qp: bad ring geometry sq %u/%u rq %u/%u\n",
 			  cmd->log_sq_depth, cmd->log_sq_stride, cmd->log_rq_depth,
 			  cmd->log_rq_stride);
 		return -EINVAL;
 	}
 	sq_slot = 1u << cmd->log_sq_stride;
-	rq_slot = 1u << cmd->log_rq_stride;
-	send_sge = min_t(u32, c->max_send_sge,
-			 (sq_slot - sizeof(struct tern_sq_wqe)) / sizeof(struct tern_sge));
+	rq_slot = srq ? sizeof(struct tern_rq_wqe) : 1u << cmd->log_rq_stride;
+	send_sge = min_t(u32, c->max_send_sge, (sq_slot - hdr) / sizeof(struct tern_sge));
 	recv_sge = min_t(u32, c->max_recv_sge,
 			 (rq_slot - sizeof(struct tern_rq_wqe)) / sizeof(struct tern_sge));
-	inl = min_t(u32, le16_to_cpu(c->max_inline), sq_slot - sizeof(struct tern_sq_wqe));
+	inl = min_t(u32, le16_to_cpu(c->max_inline), sq_slot - hdr);
 
 	if (cap->max_send_wr > (1u << cmd->log_sq_depth) ||
 	    cap->max_recv_wr > (1u << cmd->log_rq_depth) || cap->max_send_sge > send_sge ||
@@ -170,44 +202,88 @@ static int tern_ib_qp_check_cmd(struct tern_ib_dev *dev, const struct tern_creat
 	}
 	/* What the QP really takes (the verbs report it back to the caller). */
 	cap->max_send_wr = 1u << cmd->log_sq_depth;
-	cap->max_recv_wr = 1u << cmd->log_rq_depth;
+	cap->max_recv_wr = srq ? 0 : 1u << cmd->log_rq_depth;
 	cap->max_send_sge = send_sge;
 	cap->max_recv_sge = recv_sge;
 	cap->max_inline_data = inl;
 	return 0;
 }
 
-/**
- * tern_ib_create_qp() - create a user RC QP
- * @ibqp: the QP
- * @init_attr: type RC, CQs, capabilities (updated to what the QP really has)
- * @udata: struct tern_create_qp_cmd in, struct tern_create_qp_resp out; NULL for kernel
- *	QPs, which are not supported
- *
- * Return: 0 or a negative errno (-EOPNOTSUPP for kernel QPs, other types, SRQs and create
- * flags; -EINVAL for capabilities or rings the device cannot take; -ENOSPC when the device
- * has no QP left).
- */
-int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
-		      struct ib_udata *udata)
+/* Size a kernel QP's rings from the requested capabilities; report what it really has. */
+static int tern_ib_kqp_geometry(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+				struct ib_qp_cap *cap)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
-	struct tern_ib_qp *qp = to_tqp(ibqp);
-	struct tern_cmd_create_qp_in in = {};
-	struct tern_create_qp_resp resp = {};
+	const struct tern_cmd_query_rdma_out *c = &dev->caps;
+	u32 hdr = tern_ib_sq_hdr_bytes(qp->type);
+	u32 sq_need, rq_need, atomic_need = 0;
+	u8 log_sq, log_rq;
+
+	if (cap->max_send_wr > (1u << c->max_sq_log_depth) ||
+	    cap->max_recv_wr > (1u << c->max_rq_log_depth) ||
+	    cap->max_send_sge > c->max_send_sge || cap->max_recv_sge > c->max_recv_sge ||
+	    cap->max_inline_data > le16_to_cpu(c->max_inline))
+		return -EINVAL;
+	if (qp->type == TERN_QPT_RC && tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC))
+		atomic_need = sizeof(struct tern_atomic_seg) + sizeof(struct tern_sge);
+	sq_need = hdr + max3(cap->max_send_sge * (u32)sizeof(struct tern_sge),
+			     cap->max_inline_data, atomic_need);
+	rq_need = sizeof(struct tern_rq_wqe) + cap->max_recv_sge * sizeof(struct tern_sge);
+	log_sq = max_t(u32, order_base_2(sq_need), tern_ib_sq_min_log_stride(qp->type));
+	log_rq = max_t(u32, order_base_2(rq_need), TERN_RQ_MIN_LOG_STRIDE);
+	if (log_sq > TERN_SQ_MAX_LOG_STRIDE || log_rq > TERN_RQ_MAX_LOG_STRIDE)
+		return -EINVAL;
+	qp->ksq.log_stride = log_sq;
+	qp->krq.log_stride = log_rq;
+	qp->ksq.log_depth = max_t(u32, order_base_2(max(cap->max_send_wr, 1u)), 1);
+	qp->krq.log_depth = max_t(u32, order_base_2(max(cap->max_recv_wr, 1u)), 1);
+	qp->ksq.max_sge = min_t(u32, c->max_send_sge,
+				((1u << log_sq) - hdr) / sizeof(struct tern_sge));
+	qp->krq.max_sge = min_t(u32, c->max_recv_sge,
+				((1u << log_rq) - sizeof(struct tern_rq_wqe)) /
+				sizeof(struct tern_sge));
+
+	/* What the QP really takes (the verbs report it back to the caller). */
+	cap->max_send_wr = 1u << qp->ksq.log_depth;
+	cap->max_recv_wr = 1u << qp->krq.log_depth;
+	cap->max_send_sge = qp->ksq.max_sge;
+	cap->max_recv_sge = qp->krq.max_sge;
+	cap->max_inline_data = min_t(u32, le16_to_cpu(c->max_inline), (1u << log_sq) - hdr);
+	return 0;
+}
+
+static int tern_ib_kq_alloc(struct tern_ib_dev *dev, struct tern_ib_kq *q)
+{
+	spin_lock_init(&q->lock);
+	q->pi = 0;
+	q->ci = 0;
+	return tern_ib_dma_buf_alloc(dev, &q->buf, (size_t)1 << (q->log_depth + q->log_stride));
+}
+
+/* Release a QP's rings; @hold: the device, alive, may still use them (failed destroy). */
+static void tern_ib_qp_rings_put(struct tern_ib_dev *dev, struct tern_ib_qp *qp, bool hold)
+{
+	if (!qp->kernel) {
+		tern_ib_queue_mem_put(dev, &qp->rq, hold);
+		tern_ib_queue_mem_put(dev, &qp->sq, hold);
+		return;
+	}
+	if (hold)
+		return;		/* leaked on purpose: the device may still write there */
+	tern_ib_dma_buf_free(dev, &qp->krq.buf);
+	tern_ib_dma_buf_free(dev, &qp->ksq.buf);
+}
+
+/* A user QP's rings from struct tern_create_qp_cmd: checked, pinned, described in @in. */
+static int tern_ib_uqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+			     struct ib_udata *udata, bool srq, struct ib_qp_cap *cap,
+			     struct tern_cmd_create_qp_in *in)
+{
 	struct tern_create_qp_cmd cmd = {};
-	struct ib_qp_cap cap = init_attr->cap;
 	struct tern_ib_ucontext *uc;
-	u32 qpn;
 	int err;
 
-	if (!udata || init_attr->qp_type != IB_QPT_RC || init_attr->srq ||
-	    init_attr->create_flags || init_attr->rwq_ind_tbl)
-		return -EOPNOTSUPP;
-	if (!init_attr->send_cq || !init_attr->recv_cq)
-		return -EINVAL;
 	if (udata->inlen < offsetofend(struct tern_create_qp_cmd, log_rq_stride) ||
-	    udata->outlen < sizeof(resp))
+	    udata->outlen < sizeof(struct tern_create_qp_resp))
 		return -EINVAL;
 	err = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
 	if (err)
@@ -215,7 +291,7 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (udata->inlen > sizeof(cmd) &&
 	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
 		return -EINVAL;
-	err = tern_ib_qp_check_cmd(dev, &cmd, &cap);
+	err = tern_ib_qp_check_cmd(dev, &cmd, qp->type, cap, srq);
 	if (err)
 		return err;
 	uc = rdma_udata_to_drv_context(udata, struct tern_ib_ucontext, ibuc);
@@ -224,10 +300,115 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 				    (size_t)1 << (cmd.log_sq_depth + cmd.log_sq_stride));
 	if (err)
 		return err;
-	err = tern_ib_queue_mem_get(dev, &qp->rq, cmd.rq_va, cmd.rq_len,
-				    (size_t)1 << (cmd.log_rq_depth + cmd.log_rq_stride));
+	if (!srq) {
+		err = tern_ib_queue_mem_get(dev, &qp->rq, cmd.rq_va, cmd.rq_len,
+					    (size_t)1 << (cmd.log_rq_depth + cmd.log_rq_stride));
+		if (err) {
+			tern_ib_queue_mem_put(dev, &qp->sq, false);
+			return err;
+		}
+	}
+	in->uar = cpu_to_le16(uc->uar);
+	in->log_sq_depth = cmd.log_sq_depth;
+	in->log_sq_stride = cmd.log_sq_stride;
+	in->log_rq_depth = cmd.log_rq_depth;
+	in->log_rq_stride = cmd.log_rq_stride;
+	in->sq_mem = qp->sq.desc;
+	in->rq_mem = qp->rq.desc;
+	return 0;
+}
+
+/* A kernel QP's rings in coherent memory, described in @in. */
+static int tern_ib_kqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+			     struct ib_qp_cap *cap, struct tern_cmd_create_qp_in *in)
+{
+	int err;
+
+	err = tern_ib_kqp_geometry(dev, qp, cap);
+	if (err) {
+		ibdev_dbg(&dev->ibdev,
+			  "create_qp: kernel caps %u/%u wr, %u/%u sge, %u inline not possible\n",
+			  cap->max_send_wr, cap->max_recv_wr, cap->max_send_sge,
+			  cap->max_recv_sge, cap->max_inline_data);
+		return err;
+	}
+	err = tern_ib_kq_alloc(dev, &qp->ksq);
 	if (err)
-		goto err_sq;
+		return err;
+	err = tern_ib_kq_alloc(dev, &qp->krq);
+	if (err) {
+		tern_ib_dma_buf_free(dev, &qp->ksq.buf);
+		return err;
+	}
+	in->uar = cpu_to_le16(dev->kuar);
+	in->log_sq_depth = qp->ksq.log_depth;
+	in->log_sq_stride = qp->ksq.log_stride;
+	in->log_rq_depth = qp->krq.log_depth;
+	in->log_rq_stride = qp->krq.log_stride;
+	tern_ib_dma_buf_desc(&qp->ksq.buf, &in->sq_mem);
+	tern_ib_dma_buf_desc(&qp->krq.buf, &in->rq_mem);
+	return 0;
+}
+
+/**
+ * tern_ib_create_qp() - create a QP
+ * @ibqp: the QP
+ * @init_attr: type RC, UD or (kernel only) GSI, CQs, capabilities (updated to what the QP
+ *	really has)
+ * @udata: struct tern_create_qp_cmd in, struct tern_create_qp_resp out; NULL for kernel
+ *	QPs
+ *
+ * UD and GSI QPs need a device with TERN_RDMA_CAP_UD; the GSI QP is QPN 1. A user QP on an
+ * SRQ (@init_attr->srq) has no receive ring and takes its receive WQEs from the SRQ
+ * (TERN_QP_F_SRQ). A kernel QP's CQs must be kernel CQs.
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP for other types, kernel QPs on an SRQ and
+ * create flags; -EINVAL for capabilities or rings the device cannot take; -ENOSPC when
+ * the device has no QP left).
+ */
+int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		      struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_qp *qp = to_tqp(ibqp);
+	struct tern_cmd_create_qp_in in = {};
+	struct tern_create_qp_resp resp = {};
+	struct ib_qp_cap cap = init_attr->cap;
+	u32 qpn;
+	int err;
+
+	if (init_attr->create_flags || init_attr->rwq_ind_tbl || (!udata && init_attr->srq))
+		return -EOPNOTSUPP;
+	switch (init_attr->qp_type) {
+	case IB_QPT_RC:
+		qp->type = TERN_QPT_RC;
+		break;
+	case IB_QPT_UD:
+		qp->type = TERN_QPT_UD;
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EOPNOTSUPP;
+		qp->type = TERN_QPT_GSI;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (qp->type != TERN_QPT_RC && !tern_ib_has_cap(dev, TERN_RDMA_CAP_UD))
+		return -EOPNOTSUPP;
+	if (!init_attr->send_cq || !init_attr->recv_cq)
+		return -EINVAL;
+	qp->kernel = !udata;
+	if (qp->kernel && (!to_tcq(init_attr->send_cq)->kbuf.va ||
+			   !to_tcq(init_attr->recv_cq)->kbuf.va))
+		return -EINVAL;
+
+	if (udata)
+		err = tern_ib_uqp_rings(dev, qp, udata, !!init_attr->srq, &cap, &in);
+	else
+		err = tern_ib_kqp_rings(dev, qp, &cap, &in);
+	if (err)
+		return err;
 
 	mutex_init(&qp->lock);
 	refcount_set(&qp->refcount, 1);
@@ -239,24 +420,24 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	in.pdn = cpu_to_le32(to_tpd(ibqp->pd)->pdn);
 	in.send_cqn = cpu_to_le32(to_tcq(init_attr->send_cq)->cqn);
 	in.recv_cqn = cpu_to_le32(to_tcq(init_attr->recv_cq)->cqn);
-	in.type = TERN_QPT_RC;
+	in.type = qp->type;
 	in.flags = qp->sig_all ? TERN_QP_F_SQ_SIG_ALL : 0;
-	in.uar = cpu_to_le16(uc->uar);
-	in.log_sq_depth = cmd.log_sq_depth;
-	in.log_sq_stride = cmd.log_sq_stride;
-	in.log_rq_depth = cmd.log_rq_depth;
-	in.log_rq_stride = cmd.log_rq_stride;
-	in.sq_mem = qp->sq.desc;
-	in.rq_mem = qp->rq.desc;
+	if (init_attr->srq) {
+		in.flags |= TERN_QP_F_SRQ;
+		in.srqn = cpu_to_le32(to_tsrq(init_attr->srq)->srqn);
+	}
 	err = tern_ib_cmd(dev, TERN_CMD_CREATE_QP, &in, sizeof(in), NULL, 0, &qpn);
-	tern_ib_queue_mem_done(dev, &qp->sq);
-	tern_ib_queue_mem_done(dev, &qp->rq);
+	if (!qp->kernel) {
+		tern_ib_queue_mem_done(dev, &qp->sq);
+		tern_ib_queue_mem_done(dev, &qp->rq);
+	}
 	if (err)
-		goto err_rq;
+		goto err_rings;
 	qp->qpn = qpn;
-	if (qpn < 2 || qpn >= le32_to_cpu(dev->caps.max_qp)) {
-		ibdev_err(&dev->ibdev, "CREATE_QP returned QPN %u (valid 2..%u)\n", qpn,
-			  le32_to_cpu(dev->caps.max_qp) - 1);
+	if (qp->type == TERN_QPT_GSI ? qpn != 1 :
+	    qpn < 2 || qpn >= le32_to_cpu(dev->caps.max_qp)) {
+		ibdev_err(&dev->ibdev, "CREATE_QP (type %u) returned QPN %u (limit %u)\n",
+			  qp->type, qpn, le32_to_cpu(dev->caps.max_qp));
 		err = -EIO;
 		goto err_destroy;
 	}
@@ -266,10 +447,12 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		err = -EIO;
 		goto err_destroy;
 	}
-	resp.qpn = qpn;
-	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_erase;
+	if (udata) {
+		resp.qpn = qpn;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase;
+	}
 	ibqp->qp_num = qpn;
 	init_attr->cap = cap;
 	return 0;
@@ -280,21 +463,29 @@ err_erase:
 	wait_for_completion(&qp->free);
 err_destroy:
 	if (tern_ib_destroy_failed(dev, "QP", qpn, tern_ib_qp_hw_destroy(dev, qpn))) {
-		tern_ib_queue_mem_put(dev, &qp->rq, true);
-		tern_ib_queue_mem_put(dev, &qp->sq, true);
+		tern_ib_qp_rings_put(dev, qp, true);
+		mutex_destroy(&qp->lock);
 		return err;
 	}
-err_rq:
-	tern_ib_queue_mem_put(dev, &qp->rq, false);
-err_sq:
-	tern_ib_queue_mem_put(dev, &qp->sq, false);
+err_rings:
+	tern_ib_qp_rings_put(dev, qp, false);
+	mutex_destroy(&qp->lock);
 	return err;
 }
 
-/* The RoCEv2 path of an address vector; the RDMA core resolved its sgid_attr and dmac. */
-static int tern_ib_fill_path(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
-			     const struct rdma_ah_attr *ah, u32 dest_qpn,
-			     struct tern_qp_path *path)
+/**
+ * tern_ib_build_path() - the RoCEv2 path of an address vector, as the device takes it
+ * @dev: the device
+ * @ah: the address vector (RoCE, with GRH); the RDMA core resolved its sgid_attr and dmac
+ * @udp_sport: the UDP source port of the packets
+ * @path: output (for MODIFY_QP of an RC QP, or the tern_ud_seg of UD WQEs)
+ *
+ * Does not sleep.
+ *
+ * Return: 0 or a negative errno (-EINVAL for an address vector tern cannot use).
+ */
+int tern_ib_build_path(struct tern_ib_dev *dev, const struct rdma_ah_attr *ah, u16 udp_sport,
+		       struct tern_qp_path *path)
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid_attr;
@@ -307,7 +498,7 @@ static int tern_ib_fill_path(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	grh = rdma_ah_read_grh(ah);
 	sgid_attr = grh->sgid_attr;
 	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
-		ibdev_dbg(&dev->ibdev, "modify_qp: source GID %u is not a RoCEv2 GID\n",
+		ibdev_dbg(&dev->ibdev, "source GID %u is not a RoCEv2 GID\n",
 			  grh->sgid_index);
 		return -EINVAL;
 	}
@@ -335,8 +526,7 @@ static int tern_ib_fill_path(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	path->hop_limit = grh->hop_limit;
 	path->traffic_class = grh->traffic_class;
 	path->sl = rdma_ah_get_sl(ah) & 7;
-	/* As the RDMA core derives it: from the flow label, or from both QPNs without one. */
-	path->udp_sport = cpu_to_le16(rdma_get_udp_sport(grh->flow_label, qp->qpn, dest_qpn));
+	path->udp_sport = cpu_to_le16(udp_sport);
 	return 0;
 }
 
@@ -373,7 +563,7 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 	mutex_lock(&qp->lock);
 	cur = (attr_mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : READ_ONCE(qp->state);
 	next = (attr_mask & IB_QP_STATE) ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, attr_mask)) {
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, attr_mask)) {
 		ibdev_dbg(&dev->ibdev, "modify_qp %u: %d -> %d with mask %#x not allowed\n",
 			  qp->qpn, cur, next, attr_mask);
 		err = -EINVAL;
@@ -385,13 +575,16 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		a->state = next;
 	}
 	if (attr_mask & IB_QP_ACCESS_FLAGS) {
+		u32 drop = TERN_ACCESS_LOCAL_WRITE;
+
 		/*
-		 * Remote atomics are dropped: the device has no atomic operations, and its
-		 * responder rejects them whatever the QP allows.
+		 * Without TERN_RDMA_CAP_ATOMIC remote atomics are dropped: the device has no
+		 * atomic operations, and its responder rejects them whatever the QP allows.
 		 */
+		if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC))
+			drop |= TERN_ACCESS_REMOTE_ATOMIC;
 		mask |= TERN_QP_ATTR_ACCESS;
-		a->access = cpu_to_le32(tern_ib_access_to_hw(attr->qp_access_flags) &
-					~TERN_ACCESS_LOCAL_WRITE);
+		a->access = cpu_to_le32(tern_ib_access_to_hw(attr->qp_access_flags) & ~drop);
 	}
 	if (attr_mask & IB_QP_PATH_MTU) {
 		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
@@ -453,8 +646,15 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 	}
 	if ((attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify)
 		mask |= TERN_QP_ATTR_SQD_NOTIFY;
+	if (attr_mask & IB_QP_QKEY) {
+		mask |= TERN_QP_ATTR_QKEY;
+		a->qkey = cpu_to_le32(attr->qkey);
+	}
 	if (attr_mask & IB_QP_AV) {
-		err = tern_ib_fill_path(dev, qp, &attr->ah_attr, dest_qpn, &a->path);
+		/* As the RDMA core derives it: from the flow label, or from both QPNs. */
+		u16 sport = rdma_get_udp_sport(attr->ah_attr.grh.flow_label, qp->qpn, dest_qpn);
+
+		err = tern_ib_build_path(dev, &attr->ah_attr, sport, &a->path);
 		if (err)
 			goto out;
 		mask |= TERN_QP_ATTR_PATH;
@@ -475,6 +675,8 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		WRITE_ONCE(qp->state, next);
 	if (attr_mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = dest_qpn;
+	if (attr_mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
 	if (attr_mask & IB_QP_AV)
 		qp->sgid_index = attr->ah_attr.grh.sgid_index;
 out:
@@ -531,6 +733,21 @@ int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 	attr->timeout = a->timeout;
 	attr->retry_cnt = a->retry_cnt;
 	attr->rnr_retry = a->rnr_retry;
+	attr->qkey = le32_to_cpu(a->qkey);
+	attr->pkey_index = 0;
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->event_handler = ibqp->event_handler;
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->cap = qp->cap;
+	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->port_num = TERN_IB_PORT;
+	if (qp->type != TERN_QPT_RC)
+		goto out;	/* UD and GSI QPs have no path of their own */
 
 	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&attr->ah_attr, TERN_IB_PORT);
@@ -544,15 +761,6 @@ int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 	grh->hop_limit = p->hop_limit;
 	grh->traffic_class = p->traffic_class;
 
-	memset(init_attr, 0, sizeof(*init_attr));
-	init_attr->event_handler = ibqp->event_handler;
-	init_attr->qp_context = ibqp->qp_context;
-	init_attr->send_cq = ibqp->send_cq;
-	init_attr->recv_cq = ibqp->recv_cq;
-	init_attr->cap = qp->cap;
-	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
-	init_attr->qp_type = IB_QPT_RC;
-	init_attr->port_num = TERN_IB_PORT;
 out:
 	mutex_unlock(&qp->lock);
 	return err;
@@ -579,8 +787,290 @@ int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->free);
 
 	hold = tern_ib_destroy_failed(dev, "QP", qp->qpn, tern_ib_qp_hw_destroy(dev, qp->qpn));
-	tern_ib_queue_mem_put(dev, &qp->rq, hold);
-	tern_ib_queue_mem_put(dev, &qp->sq, hold);
+	if (qp->kernel) {
+		/* poll_cq must not hand out this QP's completions any more. */
+		tern_ib_cq_clean(to_tcq(ibqp->send_cq), qp->qpn);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			tern_ib_cq_clean(to_tcq(ibqp->recv_cq), qp->qpn);
+	}
+	tern_ib_qp_rings_put(dev, qp, hold);
 	mutex_destroy(&qp->lock);
 	return 0;
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Kernel data path                                                                      */
+
+static void *tern_ib_kq_slot(struct tern_ib_kq *q, u16 idx)
+{
+	return q->buf.va + ((size_t)(idx & ((1u << q->log_depth) - 1)) << q->log_stride);
+}
+
+static bool tern_ib_kq_full(struct tern_ib_kq *q)
+{
+	/* Pairs with poll_cq's smp_store_release(): its reads of the slots are done. */
+	return (u16)(q->pi - smp_load_acquire(&q->ci)) >= (1u << q->log_depth);
+}
+
+/* Ring a kernel QP's doorbell: the WQEs (coherent memory) are ordered before it by writeq. */
+static void tern_ib_kq_doorbell(struct tern_ib_dev *dev, unsigned int offset, u32 qpn, u16 pi)
+{
+	writeq((qpn & TERN_UDB_OBJ_MASK) | (u64)pi << TERN_UDB_PI_SHIFT, dev->kdb + offset);
+}
+
+#define TERN_IB_SEND_FLAGS	(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE | \
+				 IB_SEND_INLINE)
+
+static int tern_ib_wqe_opcode(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+			      enum ib_wr_opcode op, u8 *opcode)
+{
+	switch (op) {
+	case IB_WR_SEND:
+		*opcode = TERN_WQE_SEND;
+		return 0;
+	case IB_WR_SEND_WITH_IMM:
+		*opcode = TERN_WQE_SEND_IMM;
+		return 0;
+	default:
+		break;
+	}
+	if (qp->type != TERN_QPT_RC)
+		return -EINVAL;
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+		*opcode = TERN_WQE_RDMA_WRITE;
+		return 0;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*opcode = TERN_WQE_RDMA_WRITE_IMM;
+		return 0;
+	case IB_WR_RDMA_READ:
+		*opcode = TERN_WQE_RDMA_READ;
+		return 0;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		*opcode = TERN_WQE_ATOMIC_CMP_SWP;
+		break;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		*opcode = TERN_WQE_ATOMIC_FETCH_ADD;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC) ? 0 : -EINVAL;
+}
+
+/* Build one send WQE at the SQ's producer index. Caller holds ksq.lock and found room. */
+static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+				  const struct ib_send_wr *wr)
+{
+	struct tern_sq_wqe *wqe = tern_ib_kq_slot(&qp->ksq, qp->ksq.pi);
+	u32 room = (1u << qp->ksq.log_stride) - sizeof(*wqe);
+	void *seg = wqe + 1;
+	u8 opcode, flags = 0;
+	int i, err;
+
+	err = tern_ib_wqe_opcode(dev, qp, wr->opcode, &opcode);
+	if (err)
+		return err;
+	if (wr->send_flags & ~TERN_IB_SEND_FLAGS || wr->num_sge < 0)
+		return -EINVAL;
+	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
+		flags |= TERN_WQE_F_SIGNALED;
+	if ((wr->send_flags & IB_SEND_SOLICITED) &&
+	    (opcode == TERN_WQE_SEND || opcode == TERN_WQE_SEND_IMM ||
+	     opcode == TERN_WQE_RDMA_WRITE_IMM))
+		flags |= TERN_WQE_F_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		flags |= TERN_WQE_F_FENCE;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	if (opcode == TERN_WQE_SEND_IMM || opcode == TERN_WQE_RDMA_WRITE_IMM)
+		wqe->imm_data = wr->ex.imm_data;
+
+	if (qp->type != TERN_QPT_RC) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+		struct tern_ud_seg *us = seg;
+
+		if (!ud->ah || ud->remote_qpn > TERN_UDB_OBJ_MASK)
+			return -EINVAL;
+		memset(us, 0, sizeof(*us));
+		us->path = to_tah(ud->ah)->path;
+		us->dest_qpn = cpu_to_le32(ud->remote_qpn);
+		us->qkey = cpu_to_le32(ud->remote_qkey);
+		seg = us + 1;
+		room -= sizeof(*us);
+	} else if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
+		const struct ib_atomic_wr *at = atomic_wr(wr);
+		struct tern_atomic_seg *as = seg;
+
+		/* One 8-byte SGE receives the original value. */
+		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(u64) ||
+		    (wr->send_flags & IB_SEND_INLINE))
+			return -EINVAL;
+		wqe->rkey = cpu_to_le32(at->rkey);
+		wqe->remote_addr = cpu_to_le64(at->remote_addr);
+		if (opcode == TERN_WQE_ATOMIC_CMP_SWP) {
+			as->swap_add = cpu_to_le64(at->swap);
+			as->compare = cpu_to_le64(at->compare_add);
+		} else {
+			as->swap_add = cpu_to_le64(at->compare_add);
+			as->compare = 0;
+		}
+		seg = as + 1;
+		room -= sizeof(*as);
+	} else if (opcode != TERN_WQE_SEND && opcode != TERN_WQE_SEND_IMM) {
+		wqe->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+		wqe->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u32 len = 0;
+
+		if (opcode == TERN_WQE_RDMA_READ)
+			return -EINVAL;
+		/* Kernel inline SGEs hold kernel virtual addresses. */
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->cap.max_inline_data - len)
+				return -EINVAL;
+			memcpy(seg + len, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		flags |= TERN_WQE_F_INLINE;
+		wqe->inline_len = cpu_to_le32(len);
+	} else {
+		struct tern_sge *sge = seg;
+
+		if (wr->num_sge > qp->ksq.max_sge ||
+		    wr->num_sge * sizeof(struct tern_sge) > room)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
+			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
+			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+		}
+		wqe->num_sge = wr->num_sge;
+	}
+	wqe->flags = flags;
+	wqe->opcode = opcode;
+	return 0;
+}
+
+/**
+ * tern_ib_post_send() - post send work requests on a kernel QP
+ * @ibqp: the QP
+ * @wr: the first work request
+ * @bad_wr: set to the first request not posted, on error
+ *
+ * Any context. RC: SEND, SEND_WITH_IMM, RDMA_WRITE(_WITH_IMM), RDMA_READ and, on a device
+ * with atomics, ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD; UD and GSI: SEND and
+ * SEND_WITH_IMM to the AH, remote QPN and Q_Key of each request.
+ *
+ * Return: 0, -EINVAL for a QP not yet in RTS (nor SQD, SQE, ERR) or a malformed request,
+ * -ENOMEM when the send queue is full.
+ */
+int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr)
+{
+	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_qp *qp = to_tqp(ibqp);
+	enum ib_qp_state state;
+	unsigned long flags;
+	int err = 0;
+	u16 pi0;
+
+	if (!qp->kernel) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	spin_lock_irqsave(&qp->ksq.lock, flags);
+	pi0 = qp->ksq.pi;
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_RTR) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		if (tern_ib_kq_full(&qp->ksq)) {
+			err = -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		err = tern_ib_build_send_wqe(dev, qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		qp->ksq.pi++;
+	}
+	if (qp->ksq.pi != pi0)
+		tern_ib_kq_doorbell(dev, TERN_UDB_SQ, qp->qpn, qp->ksq.pi);
+out:
+	spin_unlock_irqrestore(&qp->ksq.lock, flags);
+	return err;
+}
+
+/**
+ * tern_ib_post_recv() - post receive work requests on a kernel QP
+ * @ibqp: the QP
+ * @wr: the first work request
+ * @bad_wr: set to the first request not posted, on error
+ *
+ * Any context. On UD and GSI QPs the first 40 bytes of each receive get the packet's
+ * network header (the GRH area).
+ *
+ * Return: 0, -EINVAL for a QP in RESET or too many SGEs, -ENOMEM when the receive queue is
+ * full.
+ */
+int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
+{
+	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_qp *qp = to_tqp(ibqp);
+	struct tern_rq_wqe *wqe;
+	struct tern_sge *sge;
+	unsigned long flags;
+	int i, err = 0;
+	u16 pi0;
+
+	if (!qp->kernel) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	spin_lock_irqsave(&qp->krq.lock, flags);
+	pi0 = qp->krq.pi;
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		if (tern_ib_kq_full(&qp->krq)) {
+			err = -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > qp->krq.max_sge) {
+			err = -EINVAL;
+			*bad_wr = wr;
+			break;
+		}
+		wqe = tern_ib_kq_slot(&qp->krq, qp->krq.pi);
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = cpu_to_le64(wr->wr_id);
+		wqe->num_sge = wr->num_sge;
+		sge = (struct tern_sge *)(wqe + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
+			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
+			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+		}
+		qp->krq.pi++;
+	}
+	if (qp->krq.pi != pi0)
+		tern_ib_kq_doorbell(dev, TERN_UDB_RQ, qp->qpn, qp->krq.pi);
+out:
+	spin_unlock_irqrestore(&qp->krq.lock, flags);
+	return err;
 }

@@ -5,27 +5,44 @@
  *
  * Layout of the module:
  *   main.c      auxiliary driver, ib_device registration, device and port attributes,
- *               port events from the netdev, RDMA event dispatch, completion EQs
- *   verbs.c     user contexts (doorbell page, mmap), protection domains, address handles,
- *               the data-path verbs refused for kernel consumers
+ *               port events from the netdev, RDMA event dispatch, completion EQs, the
+ *               kernel doorbell page
+ *   verbs.c     user contexts (doorbell page, mmap), protection domains, address handles
+ *               (the UD path they carry)
  *   mr.c        memory regions and the page lists given to the device
- *   cq.c        completion queues
- *   qp.c        queue pairs: create, modify (RoCEv2 path), query, destroy
+ *   cq.c        completion queues: user CQs, and kernel CQs with poll_cq/req_notify_cq
+ *   qp.c        queue pairs (RC, UD, GSI): create, modify (RoCEv2 path), query, destroy,
+ *               and the kernel data path (post_send/post_recv)
  *   counters.c  port hardware counters (rdma statistic)
  *
- * Only user-space consumers are served: the provider (rdma-core providers/tern) owns the
- * rings and doorbells and drives the data path; this driver creates the objects through
- * firmware commands. Kernel CQs and QPs are refused with -EOPNOTSUPP.
+ * Two kinds of consumers. User space (the provider, rdma-core providers/tern) owns the rings
+ * of its CQs and QPs and its doorbell page, and drives the data path itself; this driver
+ * only creates the objects through firmware commands. Kernel consumers (the MAD layer on the
+ * GSI QP, the IB CM, rdma_cm and kernel ULPs) get CQs and QPs whose rings live in coherent
+ * DMA memory (TERN_MEM_DIRECT) and whose doorbells go through the driver's own UAR page
+ * (tern_ib_dev.kuar, mapped at probe); poll_cq, req_notify_cq, post_send and post_recv
+ * serve them.
  *
  * Locking and lifetime:
  *  - Verbs on one object are serialised by the RDMA core against its destruction; modify_qp
  *    and query_qp of one QP are serialised by tern_ib_qp.lock.
- *  - Events arrive in hard interrupt context (async EQ: QP and CQ events; completion EQs:
- *    CQ completions). The handler looks the object up in tern_ib_dev.qp_xa / cq_xa under the
- *    xarray's lock (IRQ-safe) and takes a reference (refcount_inc_not_zero) before it drops
- *    the lock. Destroy erases the object from its xarray, drops the initial reference and
- *    waits for the completion the last reference signals, so no event handler uses an
- *    object after its destroy verb returns.
+ *  - Kernel data path (any context, IRQs may be off): a kernel QP's send and receive queues
+ *    each have a spinlock (tern_ib_kq.lock, irqsave) taken by post_send resp. post_recv; it
+ *    protects the queue's producer index and ring slots. A kernel CQ's spinlock
+ *    (tern_ib_cq.lock, irqsave) is taken by poll_cq and req_notify_cq and protects the
+ *    CQ's consumer index and CI record; poll_cq advances the consumer index of the queue
+ *    a CQE completes (tern_ib_kq.ci, smp_store_release; post_* read it with
+ *    smp_load_acquire), so a queue's ci has one writer: the CQ lock of its CQ. poll_cq
+ *    finds the QP of a CQE in qp_xa (xa_load) under the CQ lock; destroying a kernel QP
+ *    erases it from qp_xa and then takes the lock of each of its CQs to invalidate the
+ *    CQEs still queued for it, so poll_cq never returns a QP that is gone. Lock order: a
+ *    CQ lock is never held while taking a queue lock, nor the reverse.
+ *  - Events arrive in hard interrupt context (async EQ: QP, SRQ and CQ events; completion
+ *    EQs: CQ completions). The handler looks the object up in tern_ib_dev.qp_xa / cq_xa /
+ *    srq_xa under the xarray's lock (IRQ-safe) and takes a reference
+ *    (refcount_inc_not_zero) before it drops the lock. Destroy erases the object from its
+ *    xarray, drops the initial reference and waits for the completion the last reference
+ *    signals, so no event handler uses an object after its destroy verb returns.
  *  - Port state is derived from the netdev at each query; the netdevice notifier (RTNL
  *    held) keeps tern_ib_dev.port_active to report each change once.
  *  - Destroy verbs always release what the kernel holds and return 0: a failed destroy
@@ -130,11 +147,14 @@ struct tern_ib_ceq {
  * @netdev: the Ethernet function of port 1 (lives as long as the auxiliary device)
  * @caps: QUERY_RDMA answer, constant after probe
  * @num_uars: doorbell pages: UARs are TERN_DB_FIRST_UAR..@num_uars-1
- * @uar_ida: allocated UARs (one per user context)
+ * @uar_ida: allocated UARs (one per user context, and @kuar)
+ * @kuar: the UAR of kernel CQs and QPs
+ * @kdb: @kuar mapped (uncached); doorbells are single 64-bit writes (writeq)
  * @mr_key: rotates the key byte of new MRs (atomic)
  * @num_ah: address handles in existence (atomic), at most TERN_IB_MAX_AH
  * @qp_xa: QPN -> struct tern_ib_qp, for events; IRQ-safe lock
  * @cq_xa: CQN -> struct tern_ib_cq, for events; IRQ-safe lock
+ * @srq_xa: SRQN -> struct tern_ib_srq, for events; IRQ-safe lock
  * @ceqs: completion EQs, @num_ceqs of them (= ibdev.num_comp_vectors)
  * @num_ceqs: number of @ceqs
  * @nb: netdevice notifier (port events)
@@ -150,10 +170,13 @@ struct tern_ib_dev {
 	struct tern_cmd_query_rdma_out caps;
 	u32 num_uars;
 	struct ida uar_ida;
+	u32 kuar;
+	void __iomem *kdb;
 	atomic_t mr_key;
 	atomic_t num_ah;
 	struct xarray qp_xa;
 	struct xarray cq_xa;
+	struct xarray srq_xa;
 	struct tern_ib_ceq ceqs[TERN_IB_MAX_COMP_EQS];
 	int num_ceqs;
 	struct notifier_block nb;
@@ -199,13 +222,16 @@ struct tern_ib_pd {
 };
 
 /**
- * struct tern_ib_ah - an address handle (software only: the device has no UD QPs yet)
+ * struct tern_ib_ah - an address handle (a software object)
  * @ibah: the RDMA core's AH
  * @attr: the attributes it was created with, for query_ah
+ * @path: the RoCEv2 path built from @attr, copied into the tern_ud_seg of each kernel UD
+ *	WQE sent with this AH (user AHs hand it to the provider in tern_create_ah_resp)
  */
 struct tern_ib_ah {
 	struct ib_ah ibah;
 	struct rdma_ah_attr attr;
+	struct tern_qp_path path;
 };
 
 /**
@@ -219,10 +245,14 @@ struct tern_ib_mr {
 };
 
 /**
- * struct tern_ib_cq - a completion queue (user space only)
+ * struct tern_ib_cq - a completion queue
  * @ibcq: the RDMA core's CQ
  * @cqn: the device's number
- * @mem: the ring and consumer-index record in user memory
+ * @mem: user CQs: the ring and consumer-index record in user memory
+ * @kbuf: kernel CQs: the ring, then the consumer-index record, in coherent DMA memory
+ * @log_depth: kernel CQs: 2^@log_depth CQEs
+ * @lock: kernel CQs: protects @ci and the CI record (see the locking notes above)
+ * @ci: kernel CQs: CQEs consumed, free-running
  * @refcount: 1 while in @cq_xa plus one per event handler using the CQ
  * @free: completed when @refcount drops to zero
  */
@@ -230,21 +260,51 @@ struct tern_ib_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	struct tern_ib_queue_mem mem;
+	struct tern_ib_dma_buf kbuf;
+	u32 log_depth;
+	spinlock_t lock;	/* see above */
+	u32 ci;
 	refcount_t refcount;
 	struct completion free;
 };
 
 /**
- * struct tern_ib_qp - a queue pair (RC, user space only)
+ * struct tern_ib_kq - a work queue of a kernel QP, in coherent DMA memory
+ * @buf: the ring: 2^@log_depth slots of 2^@log_stride bytes
+ * @log_depth: see @buf
+ * @log_stride: see @buf
+ * @max_sge: SGEs a WQE may carry
+ * @lock: protects @pi and the ring slots (post_send or post_recv; irqsave)
+ * @pi: WQEs posted, free-running (the doorbell value)
+ * @ci: WQEs completed, free-running; written by poll_cq under the CQ's lock (release),
+ *	read by the poster (acquire)
+ */
+struct tern_ib_kq {
+	struct tern_ib_dma_buf buf;
+	u8 log_depth;
+	u8 log_stride;
+	u32 max_sge;
+	spinlock_t lock;	/* see above */
+	u16 pi;
+	u16 ci;
+};
+
+/**
+ * struct tern_ib_qp - a queue pair (RC, UD or GSI)
  * @ibqp: the RDMA core's QP
  * @qpn: the device's number
- * @sq: send ring in user memory
- * @rq: receive ring in user memory
+ * @type: TERN_QPT_*
+ * @kernel: a kernel QP (rings in @ksq/@krq) rather than a user QP (rings in @sq/@rq)
+ * @sq: user QPs: send ring in user memory
+ * @rq: user QPs: receive ring in user memory
+ * @ksq: kernel QPs: send queue
+ * @krq: kernel QPs: receive queue
  * @cap: the capabilities the QP really has
  * @sig_all: every send WQE is signalled
  * @lock: serialises modify_qp and query_qp; protects the fields below
  * @state: last state set by modify_qp or reported by the device (WRITE_ONCE from events)
  * @dest_qpn: destination QP number from the last modify_qp that set it
+ * @qkey: UD/GSI: the Q_Key from the last modify_qp that set it
  * @sgid_index: GID index of the path, for query_qp
  * @refcount: 1 while in @qp_xa plus one per event handler using the QP
  * @free: completed when @refcount drops to zero
@@ -252,14 +312,41 @@ struct tern_ib_cq {
 struct tern_ib_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
+	u8 type;
+	bool kernel;
 	struct tern_ib_queue_mem sq;
 	struct tern_ib_queue_mem rq;
+	struct tern_ib_kq ksq;
+	struct tern_ib_kq krq;
 	struct ib_qp_cap cap;
 	bool sig_all;
 	struct mutex lock;	/* see above */
 	enum ib_qp_state state;
 	u32 dest_qpn;
+	u32 qkey;
 	u8 sgid_index;
+	refcount_t refcount;
+	struct completion free;
+};
+
+/**
+ * struct tern_ib_srq - a shared receive queue (user space only)
+ * @ibsrq: the RDMA core's SRQ
+ * @srqn: the device's number
+ * @mem: the ring in user memory
+ * @max_wr: WQEs it holds (its depth)
+ * @max_sge: SGEs a WQE may carry
+ * @lock: serialises modify_srq and query_srq
+ * @refcount: 1 while in @srq_xa plus one per event handler using the SRQ
+ * @free: completed when @refcount drops to zero
+ */
+struct tern_ib_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	struct tern_ib_queue_mem mem;
+	u32 max_wr;
+	u32 max_sge;
+	struct mutex lock;	/* see above */
 	refcount_t refcount;
 	struct completion free;
 };
@@ -299,9 +386,19 @@ static inline struct tern_ib_qp *to_tqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct tern_ib_qp, ibqp);
 }
 
+static inline struct tern_ib_srq *to_tsrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct tern_ib_srq, ibsrq);
+}
+
 static inline struct device *tern_ib_dma_dev(struct tern_ib_dev *dev)
 {
 	return tern_core_dma_dev(dev->tdev);
+}
+
+static inline bool tern_ib_has_cap(const struct tern_ib_dev *dev, u32 cap)
+{
+	return le32_to_cpu(dev->caps.cap_flags) & cap;
 }
 
 /* main.c */
@@ -322,12 +419,6 @@ int tern_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		      struct ib_udata *udata);
 int tern_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 int tern_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
-int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		      const struct ib_send_wr **bad_wr);
-int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		      const struct ib_recv_wr **bad_wr);
-int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
 /* mr.c */
 int tern_ib_queue_mem_get(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm, u64 va,
@@ -335,6 +426,9 @@ int tern_ib_queue_mem_get(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm,
 void tern_ib_queue_mem_done(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm);
 void tern_ib_queue_mem_put(struct tern_ib_dev *dev, struct tern_ib_queue_mem *qm,
 			   bool hold);
+int tern_ib_dma_buf_alloc(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf, size_t size);
+void tern_ib_dma_buf_free(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf);
+void tern_ib_dma_buf_desc(const struct tern_ib_dma_buf *buf, struct tern_mem_desc *desc);
 struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
 				  int access, struct ib_udata *udata);
 struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -346,6 +440,9 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int tern_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void tern_ib_cq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe);
+int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void tern_ib_cq_clean(struct tern_ib_cq *cq, u32 qpn);
 
 /* qp.c */
 int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -357,6 +454,21 @@ int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 u32 tern_ib_access_to_hw(int ib_access);
+int tern_ib_build_path(struct tern_ib_dev *dev, const struct rdma_ah_attr *ah, u16 udp_sport,
+		       struct tern_qp_path *path);
+int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+
+/* srq.c */
+int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		       struct ib_udata *udata);
+int tern_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
+int tern_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 
 /* counters.c */
 struct rdma_hw_stats *tern_ib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern_ib: user contexts and their doorbell page, protection domains, address handles, and
- * the data-path verbs, which only kernel consumers call and which tern_ib does not offer.
+ * tern_ib: user contexts and their doorbell page, protection domains, and address handles
+ * (the RoCEv2 path of UD sends).
  */
 
+#include <linux/jhash.h>
 #include <linux/mm.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -190,13 +191,29 @@ int tern_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * The UDP source port of a UD destination: from the flow label, or without one from a hash
+ * of both GIDs (a UD QP talks to many peers, so the QPNs do not name the flow).
+ */
+static u16 tern_ib_ah_udp_sport(const struct ib_global_route *grh)
+{
+	u32 fl = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
+
+	if (!fl)
+		fl = jhash(grh->dgid.raw, sizeof(grh->dgid.raw),
+			   jhash(grh->sgid_attr->gid.raw, sizeof(grh->sgid_attr->gid.raw), 0)) &
+		     IB_GRH_FLOWLABEL_MASK;
+	return rdma_flow_label_to_udp_sport(fl);
+}
+
 /**
  * tern_ib_create_ah() - create an address handle (RoCEv2, GRH required)
  * @ibah: the AH
  * @init_attr: attributes; the RDMA core resolved the destination MAC
- * @udata: unused
+ * @udata: user AHs: struct tern_create_ah_resp out (the path the provider copies into its
+ *	UD WQEs); NULL for kernel AHs
  *
- * AHs are software objects: the device has no UD QPs yet, so nothing is sent with them.
+ * Does not sleep (callers may hold spinlocks without RDMA_CREATE_AH_SLEEPABLE).
  *
  * Return: 0 or a negative errno.
  */
@@ -206,7 +223,9 @@ int tern_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	struct tern_ib_dev *dev = to_tdev(ibah->device);
 	struct rdma_ah_attr *attr = init_attr->ah_attr;
 	struct tern_ib_ah *ah = to_tah(ibah);
+	struct tern_create_ah_resp resp = {};
 	const struct ib_global_route *grh;
+	int err;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
@@ -214,6 +233,18 @@ int tern_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	grh = rdma_ah_read_grh(attr);
 	if (!grh->sgid_attr || grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
+	err = tern_ib_build_path(dev, attr, tern_ib_ah_udp_sport(grh), &ah->path);
+	if (err)
+		return err;
+	if (udata && udata->outlen) {
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+		BUILD_BUG_ON(sizeof(resp.path) != sizeof(ah->path));
+		memcpy(resp.path, &ah->path, sizeof(resp.path));
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			return err;
+	}
 	if (atomic_inc_return(&dev->num_ah) > TERN_IB_MAX_AH) {
 		atomic_dec(&dev->num_ah);
 		return -ENOMEM;
@@ -248,65 +279,4 @@ int tern_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	atomic_dec(&to_tdev(ibah->device)->num_ah);
 	return 0;
-}
-
-/*
- * The data path belongs to user space (the provider writes WQEs and rings doorbells
- * itself). Kernel CQs and QPs cannot be created, so these are never called for objects of
- * this driver; they exist because the RDMA core requires them.
- */
-
-/**
- * tern_ib_post_send() - not supported: no kernel QPs
- * @ibqp: the QP
- * @wr: the first work request
- * @bad_wr: set to @wr
- *
- * Return: -EOPNOTSUPP.
- */
-int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		      const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-/**
- * tern_ib_post_recv() - not supported: no kernel QPs
- * @ibqp: the QP
- * @wr: the first work request
- * @bad_wr: set to @wr
- *
- * Return: -EOPNOTSUPP.
- */
-int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		      const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-/**
- * tern_ib_poll_cq() - not supported: no kernel CQs
- * @ibcq: the CQ
- * @num_entries: unused
- * @wc: unused
- *
- * Return: -EOPNOTSUPP.
- */
-int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-
-/**
- * tern_ib_req_notify_cq() - not supported: no kernel CQs
- * @ibcq: the CQ
- * @flags: unused
- *
- * Return: -EOPNOTSUPP.
- */
-int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
 }
