@@ -3,6 +3,7 @@
  * tern libibverbs provider: device matching, context, PD, MR, AH, and the helpers the CQ
  * and QP code share (ring buffers, the QPN table).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,9 +213,14 @@ static int tern_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/*
+ * tern_ib.ko resolves the destination and answers with the path exactly as a UD WQE
+ * carries it (struct tern_create_ah_resp); post_send copies it into each WQE. A kernel that
+ * answers without a path cannot serve UD QPs: the AH is refused.
+ */
 static struct ibv_ah *tern_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	struct ib_uverbs_create_ah_resp resp;
+	struct tern_ucmd_create_ah_resp resp = {};
 	struct tern_ah *ah;
 	int ret;
 
@@ -223,10 +229,20 @@ static struct ibv_ah *tern_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		free(ah);
 		errno = ret;
+		return NULL;
+	}
+	static_assert(sizeof(resp.path) == sizeof(ah->path), "tern_create_ah_resp.path");
+	memcpy(&ah->path, resp.path, sizeof(ah->path));
+	if (ah->path.ip_version != 4 && ah->path.ip_version != 6) {
+		verbs_err(&to_tctx(pd->context)->ibv_ctx,
+			  "tern_ib.ko returned no address for the AH (UD not supported)\n");
+		ibv_cmd_destroy_ah(&ah->ibv_ah);
+		free(ah);
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	return &ah->ibv_ah;
@@ -238,7 +254,7 @@ static int tern_destroy_ah(struct ibv_ah *ibah)
 
 	if (ret)
 		return ret;
-	free(container_of(ibah, struct tern_ah, ibv_ah));
+	free(to_tah(ibah));
 	return 0;
 }
 
@@ -259,8 +275,8 @@ static void tern_free_context(struct ibv_context *ibctx)
 }
 
 /*
- * create_cq_ex is not set: libibverbs answers ibv_create_cq_ex with EOPNOTSUPP. SRQ, MW,
- * XRC, flows, DM, counters: likewise not supported.
+ * create_cq_ex is not set: libibverbs answers ibv_create_cq_ex with EOPNOTSUPP.
+ * create_srq_ex, MW, XRC, flows, DM, counters: likewise not supported.
  */
 static const struct verbs_context_ops tern_ctx_ops = {
 	.alloc_pd = tern_alloc_pd,
@@ -268,20 +284,25 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.create_cq = tern_create_cq,
 	.create_qp = tern_create_qp,
 	.create_qp_ex = tern_create_qp_ex,
+	.create_srq = tern_create_srq,
 	.cq_event = tern_cq_event,
 	.dealloc_pd = tern_dealloc_pd,
 	.dereg_mr = tern_dereg_mr,
 	.destroy_ah = tern_destroy_ah,
 	.destroy_cq = tern_destroy_cq,
 	.destroy_qp = tern_destroy_qp,
+	.destroy_srq = tern_destroy_srq,
 	.free_context = tern_free_context,
 	.modify_qp = tern_modify_qp,
+	.modify_srq = tern_modify_srq,
 	.poll_cq = tern_poll_cq,
 	.post_recv = tern_post_recv,
 	.post_send = tern_post_send,
+	.post_srq_recv = tern_post_srq_recv,
 	.query_device_ex = tern_query_device_ex,
 	.query_port = tern_query_port,
 	.query_qp = tern_query_qp,
+	.query_srq = tern_query_srq,
 	.reg_mr = tern_reg_mr,
 	.req_notify_cq = tern_req_notify_cq,
 };

@@ -6,7 +6,7 @@
  * page-aligned memory (tern_ib.ko pins them at create time), writes WQEs and reads CQEs in
  * those rings, and rings the device's doorbells with single 64-bit stores to the doorbell
  * (UAR) page of BAR2 that alloc_context mmaps. post_send, post_recv, poll_cq and
- * req_notify_cq make no system call. Layouts: <tern/tern_rdma.h>; the udata exchanged with
+ * req_notify_cq, and post_srq_recv make no system call. Layouts: <tern/tern_rdma.h>; the udata exchanged with
  * tern_ib.ko: <rdma/tern-abi.h>.
  */
 #ifndef TERN_PROVIDER_H
@@ -30,6 +30,10 @@ DECLARE_DRV_CMD(tern_ucmd_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, tern_create_cq
 		tern_create_cq_resp);
 DECLARE_DRV_CMD(tern_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
 		tern_create_qp_resp);
+DECLARE_DRV_CMD(tern_ucmd_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, tern_create_srq_cmd,
+		tern_create_srq_resp);
+DECLARE_DRV_CMD(tern_ucmd_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
+		tern_create_ah_resp);
 
 #define TERN_SQ_WQE_HDR		sizeof(struct tern_sq_wqe)
 #define TERN_RQ_WQE_HDR		sizeof(struct tern_rq_wqe)
@@ -115,18 +119,42 @@ struct tern_wq {
 	uint32_t max_inline;		/* SQ only */
 };
 
+/*
+ * A shared receive queue. The device takes its WQEs in ring order and copies each one when
+ * it takes it, so every receive completion of a QP on this SRQ frees the oldest slot:
+ * @done counts them (free-running; poll_cq adds with an atomic increment, under whichever
+ * CQ lock it holds, release) and posters see pi - done WQEs outstanding (acquire). A stale
+ * @done only makes the SRQ look fuller than it is.
+ */
+struct tern_srq {
+	struct ibv_srq ibv_srq;
+	pthread_spinlock_t lock;	/* serialises posting: pi, the free slots, the doorbell */
+	struct tern_buf buf;
+	uint32_t srqn;
+	uint8_t log_depth;
+	uint8_t log_stride;
+	uint16_t pi;			/* WQEs posted, free-running (the doorbell value) */
+	uint16_t done;			/* receive completions seen, free-running */
+	uint32_t max_wqe;
+	uint32_t max_sge;
+};
+
 struct tern_qp {
 	struct verbs_qp vqp;
 	struct tern_wq sq;
-	struct tern_wq rq;
+	struct tern_wq rq;		/* unused (no ring) on an SRQ */
+	struct tern_srq *srq;		/* the SRQ it receives from, or NULL */
 	uint32_t qpn;
+	bool ud;			/* UD QP: every send WQE carries a struct tern_ud_seg */
 	bool sq_sig_all;
 	/* last state set through modify_qp (the device may have moved to ERR since) */
 	enum ibv_qp_state state;
 };
 
+/* An address handle: the path tern_ib.ko built, copied into each UD WQE sent with it. */
 struct tern_ah {
 	struct ibv_ah ibv_ah;
+	struct tern_qp_path path;
 };
 
 static inline struct tern_context *to_tctx(struct ibv_context *ibctx)
@@ -142,6 +170,16 @@ static inline struct tern_cq *to_tcq(struct ibv_cq *ibcq)
 static inline struct tern_qp *to_tqp(struct ibv_qp *ibqp)
 {
 	return container_of(ibqp, struct tern_qp, vqp.qp);
+}
+
+static inline struct tern_srq *to_tsrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct tern_srq, ibv_srq);
+}
+
+static inline struct tern_ah *to_tah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct tern_ah, ibv_ah);
 }
 
 static inline void *tern_wq_slot(struct tern_wq *wq, uint32_t idx)
@@ -170,7 +208,7 @@ int tern_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void tern_cq_event(struct ibv_cq *ibcq);
 int tern_destroy_cq(struct ibv_cq *ibcq);
-void tern_cq_clean(struct tern_cq *cq, uint32_t qpn);
+void tern_cq_clean(struct tern_cq *cq, struct tern_qp *qp);
 void tern_lock_cqs(struct tern_cq *a, struct tern_cq *b);
 void tern_unlock_cqs(struct tern_cq *a, struct tern_cq *b);
 
@@ -186,5 +224,13 @@ int tern_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int tern_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+
+/* tern_srq.c */
+struct ibv_srq *tern_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+int tern_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_mask);
+int tern_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int tern_destroy_srq(struct ibv_srq *ibsrq);
+int tern_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
 
 #endif /* TERN_PROVIDER_H */

@@ -183,7 +183,11 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 	wc->dlid_path_bits = 0;
 
 	if (opcode & 0x80) {
-		tern_wq_complete(&qp->rq, le16toh(cqe->wqe_idx));
+		/* an SRQ's slots are freed one per receive completion, in ring order */
+		if (qp->srq)
+			__atomic_fetch_add(&qp->srq->done, 1, __ATOMIC_RELEASE);
+		else
+			tern_wq_complete(&qp->rq, le16toh(cqe->wqe_idx));
 		switch (opcode) {
 		case TERN_CQE_RECV_RDMA_WRITE_IMM:
 			wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
@@ -196,6 +200,9 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 			wc->imm_data = cqe->imm_data;
 			wc->wc_flags |= IBV_WC_WITH_IMM;
 		}
+		/* UD: the first 40 bytes placed are the network header (IPv4 or IPv6) */
+		if (cqe->flags & TERN_CQE_F_GRH)
+			wc->wc_flags |= IBV_WC_GRH;
 	} else {
 		tern_wq_complete(&qp->sq, le16toh(cqe->wqe_idx));
 		switch (opcode) {
@@ -205,6 +212,12 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 			break;
 		case TERN_WQE_RDMA_READ:
 			wc->opcode = IBV_WC_RDMA_READ;
+			break;
+		case TERN_WQE_ATOMIC_CMP_SWP:
+			wc->opcode = IBV_WC_COMP_SWAP;
+			break;
+		case TERN_WQE_ATOMIC_FETCH_ADD:
+			wc->opcode = IBV_WC_FETCH_ADD;
 			break;
 		default:
 			wc->opcode = IBV_WC_SEND;
@@ -262,15 +275,16 @@ void tern_cq_event(struct ibv_cq *ibcq)
 }
 
 /*
- * Remove every CQE of QP @qpn from @cq (destroy_qp, modify_qp to RESET), so that a gone
- * or reset QP's completions are not returned. Caller holds cq->lock. The entries that
+ * Remove every CQE of QP @qp from @cq (destroy_qp, modify_qp to RESET), so that a gone
+ * or reset QP's completions are not returned; a removed receive completion of a QP on an
+ * SRQ still frees its SRQ slot. Caller holds cq->lock. The entries that
  * stay are moved towards the producer end, over the removed ones, and the consumer index
  * advances by the number removed. The device only writes past the last valid entry, which
  * this never touches.
  */
-void tern_cq_clean(struct tern_cq *cq, uint32_t qpn)
+void tern_cq_clean(struct tern_cq *cq, struct tern_qp *qp)
 {
-	uint32_t end, idx, nfreed = 0;
+	uint32_t end, idx, nfreed = 0, qpn = qp->qpn;
 	struct tern_cqe *src, *dst;
 
 	for (end = cq->ci; end - cq->ci <= tern_cq_mask(cq); end++)
@@ -280,6 +294,8 @@ void tern_cq_clean(struct tern_cq *cq, uint32_t qpn)
 	for (idx = end; idx-- != cq->ci;) {
 		src = &cq->ring[idx & tern_cq_mask(cq)];
 		if (le32toh(src->qpn) == qpn) {
+			if (qp->srq && (src->opcode & 0x80))
+				__atomic_fetch_add(&qp->srq->done, 1, __ATOMIC_RELEASE);
 			nfreed++;
 			continue;
 		}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
- * tern libibverbs provider: queue pairs (RC only). post_send and post_recv write WQEs into
- * the rings the provider allocated and ring the doorbell page; no system call.
+ * tern libibverbs provider: queue pairs (RC and UD, with or without an SRQ). post_send and
+ * post_recv write WQEs into the rings the provider allocated and ring the doorbell page; no
+ * system call.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -80,11 +81,12 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	struct ibv_qp_cap *cap = &attr->cap;
 	struct ibv_qp_init_attr kattr;
 	struct tern_cq *send_cq, *recv_cq;
+	unsigned int sq_min_log;
 	struct tern_qp *qp;
-	size_t data;
+	size_t data, hdr;
 	int ret;
 
-	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -105,41 +107,57 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	}
 	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	qp->ud = attr->qp_type == IBV_QPT_UD;
+	qp->srq = attr->srq ? to_tsrq(attr->srq) : NULL;
 
+	/* a UD WQE carries the address vector between its header and its data */
+	hdr = TERN_SQ_WQE_HDR + (qp->ud ? sizeof(struct tern_ud_seg) : 0);
+	sq_min_log = ctx->sq_min_log_stride;
+	if (qp->ud && sq_min_log < TERN_SQ_UD_MIN_LOG_STRIDE)
+		sq_min_log = TERN_SQ_UD_MIN_LOG_STRIDE;
 	data = (size_t)cap->max_send_sge * sizeof(struct tern_sge);
 	if (data < cap->max_inline_data)
 		data = cap->max_inline_data;
-	ret = tern_size_wq(&qp->sq, cap->max_send_wr, TERN_SQ_WQE_HDR, data,
-			   ctx->sq_min_log_stride, ctx->sq_max_log_stride, ctx->max_sq_log_depth);
+	ret = tern_size_wq(&qp->sq, cap->max_send_wr, hdr, data, sq_min_log,
+			   ctx->sq_max_log_stride, ctx->max_sq_log_depth);
 	if (ret)
 		goto err_free;
 	qp->sq.max_sge = cap->max_send_sge;
-	qp->sq.max_inline = (1u << qp->sq.log_stride) - TERN_SQ_WQE_HDR;
+	qp->sq.max_inline = (1u << qp->sq.log_stride) - hdr;
 	if (qp->sq.max_inline > ctx->max_inline)
 		qp->sq.max_inline = ctx->max_inline;
 
-	ret = tern_size_wq(&qp->rq, cap->max_recv_wr, TERN_RQ_WQE_HDR,
-			   (size_t)cap->max_recv_sge * sizeof(struct tern_sge),
-			   ctx->rq_min_log_stride, ctx->rq_max_log_stride, ctx->max_rq_log_depth);
-	if (ret)
-		goto err_free;
-	qp->rq.max_sge = cap->max_recv_sge;
+	/* a QP on an SRQ has no receive ring of its own */
+	if (!qp->srq) {
+		ret = tern_size_wq(&qp->rq, cap->max_recv_wr, TERN_RQ_WQE_HDR,
+				   (size_t)cap->max_recv_sge * sizeof(struct tern_sge),
+				   ctx->rq_min_log_stride, ctx->rq_max_log_stride,
+				   ctx->max_rq_log_depth);
+		if (ret)
+			goto err_free;
+		qp->rq.max_sge = cap->max_recv_sge;
+	}
 
 	ret = tern_buf_alloc(&qp->sq.buf, (size_t)1 << (qp->sq.log_depth + qp->sq.log_stride));
 	if (ret)
 		goto err_free;
-	ret = tern_buf_alloc(&qp->rq.buf, (size_t)1 << (qp->rq.log_depth + qp->rq.log_stride));
-	if (ret)
-		goto err_free;
+	if (!qp->srq) {
+		ret = tern_buf_alloc(&qp->rq.buf,
+				     (size_t)1 << (qp->rq.log_depth + qp->rq.log_stride));
+		if (ret)
+			goto err_free;
+	}
 
 	cmd.sq_va = (uintptr_t)qp->sq.buf.addr;
 	cmd.sq_len = qp->sq.buf.len;
-	cmd.rq_va = (uintptr_t)qp->rq.buf.addr;
-	cmd.rq_len = qp->rq.buf.len;
 	cmd.log_sq_depth = qp->sq.log_depth;
 	cmd.log_sq_stride = qp->sq.log_stride;
-	cmd.log_rq_depth = qp->rq.log_depth;
-	cmd.log_rq_stride = qp->rq.log_stride;
+	if (!qp->srq) {
+		cmd.rq_va = (uintptr_t)qp->rq.buf.addr;
+		cmd.rq_len = qp->rq.buf.len;
+		cmd.log_rq_depth = qp->rq.log_depth;
+		cmd.log_rq_stride = qp->rq.log_stride;
+	}
 
 	/* tern_ib.ko checks the capabilities we will really provide */
 	kattr = *attr;
@@ -160,11 +178,11 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	 * asked): take that, never beyond what our slots hold.
 	 */
 	qp->sq.max_sge = tern_cap(kattr.cap.max_send_sge, cap->max_send_sge,
-				  ((1u << qp->sq.log_stride) - TERN_SQ_WQE_HDR) /
-				  sizeof(struct tern_sge));
-	qp->rq.max_sge = tern_cap(kattr.cap.max_recv_sge, cap->max_recv_sge,
-				  ((1u << qp->rq.log_stride) - TERN_RQ_WQE_HDR) /
-				  sizeof(struct tern_sge));
+				  ((1u << qp->sq.log_stride) - hdr) / sizeof(struct tern_sge));
+	if (!qp->srq)
+		qp->rq.max_sge = tern_cap(kattr.cap.max_recv_sge, cap->max_recv_sge,
+					  ((1u << qp->rq.log_stride) - TERN_RQ_WQE_HDR) /
+					  sizeof(struct tern_sge));
 	qp->sq.max_inline = tern_cap(kattr.cap.max_inline_data, cap->max_inline_data,
 				     qp->sq.max_inline);
 	qp->sq_sig_all = attr->sq_sig_all;
@@ -235,9 +253,9 @@ int tern_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 	if (attr->qp_state == IBV_QPS_RESET) {
 		/* the device emptied both queues: drop their completions, restart at 0 */
 		tern_lock_cqs(send_cq, recv_cq);
-		tern_cq_clean(recv_cq, qp->qpn);
+		tern_cq_clean(recv_cq, qp);
 		if (send_cq != recv_cq)
-			tern_cq_clean(send_cq, qp->qpn);
+			tern_cq_clean(send_cq, qp);
 		pthread_spin_lock(&qp->sq.lock);
 		pthread_spin_lock(&qp->rq.lock);
 		qp->sq.pi = 0;
@@ -283,9 +301,9 @@ int tern_destroy_qp(struct ibv_qp *ibqp)
 
 	/* the device writes no more CQEs for it: drop those not yet polled */
 	tern_lock_cqs(send_cq, recv_cq);
-	tern_cq_clean(recv_cq, qp->qpn);
+	tern_cq_clean(recv_cq, qp);
 	if (send_cq != recv_cq)
-		tern_cq_clean(send_cq, qp->qpn);
+		tern_cq_clean(send_cq, qp);
 	tern_clear_qp(ctx, qp->qpn);
 	tern_unlock_cqs(send_cq, recv_cq);
 
@@ -331,10 +349,21 @@ static int tern_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
 	case IBV_WR_RDMA_READ:
 		*opcode = TERN_WQE_RDMA_READ;
 		return 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		*opcode = TERN_WQE_ATOMIC_CMP_SWP;
+		return 0;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*opcode = TERN_WQE_ATOMIC_FETCH_ADD;
+		return 0;
 	default:
-		/* atomics, invalidate, bind MW, TSO: not supported */
+		/* invalidate, bind MW, TSO: not supported */
 		return EINVAL;
 	}
+}
+
+static inline bool tern_opcode_is_atomic(uint8_t opcode)
+{
+	return opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD;
 }
 
 /* Build one send WQE in its slot. Caller holds qp->sq.lock and checked for room. */
@@ -342,6 +371,7 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 {
 	struct tern_sq_wqe *wqe = tern_wq_slot(&qp->sq, qp->sq.pi);
 	uint8_t opcode, flags = 0;
+	void *data = wqe + 1;
 	int i, ret;
 
 	ret = tern_wqe_opcode(wr->opcode, &opcode);
@@ -349,10 +379,20 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 		return ret;
 	if (wr->send_flags & ~TERN_SEND_FLAGS)
 		return EINVAL;
+	/* UD: SEND and SEND_WITH_IMM only, each to the address of an AH */
+	if (qp->ud && ((opcode != TERN_WQE_SEND && opcode != TERN_WQE_SEND_IMM) ||
+		       !wr->wr.ud.ah))
+		return EINVAL;
+	/* atomics: one 8-byte SGE that receives the original value, never inline */
+	if (tern_opcode_is_atomic(opcode) &&
+	    ((wr->send_flags & IBV_SEND_INLINE) || wr->num_sge != 1 ||
+	     wr->sg_list[0].length != 8))
+		return EINVAL;
 	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
 		flags |= TERN_WQE_F_SIGNALED;
-	if ((wr->send_flags & IBV_SEND_SOLICITED) && opcode != TERN_WQE_RDMA_READ &&
-	    opcode != TERN_WQE_RDMA_WRITE)
+	if ((wr->send_flags & IBV_SEND_SOLICITED) &&
+	    (opcode == TERN_WQE_SEND || opcode == TERN_WQE_SEND_IMM ||
+	     opcode == TERN_WQE_RDMA_WRITE_IMM))
 		flags |= TERN_WQE_F_SOLICITED;
 	if (wr->send_flags & IBV_SEND_FENCE)
 		flags |= TERN_WQE_F_FENCE;
@@ -366,9 +406,33 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 		wqe->rkey = htole32(wr->wr.rdma.rkey);
 		wqe->remote_addr = htole64(wr->wr.rdma.remote_addr);
 	}
+	if (qp->ud) {
+		struct tern_ud_seg *ud = data;
+
+		memcpy(&ud->path, &to_tah(wr->wr.ud.ah)->path, sizeof(ud->path));
+		ud->dest_qpn = htole32(wr->wr.ud.remote_qpn);
+		ud->qkey = htole32(wr->wr.ud.remote_qkey);
+		ud->rsvd[0] = 0;
+		ud->rsvd[1] = 0;
+		data = ud + 1;
+	}
+	if (tern_opcode_is_atomic(opcode)) {
+		struct tern_atomic_seg *at = data;
+
+		wqe->rkey = htole32(wr->wr.atomic.rkey);
+		wqe->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		if (opcode == TERN_WQE_ATOMIC_CMP_SWP) {
+			at->swap_add = htole64(wr->wr.atomic.swap);
+			at->compare = htole64(wr->wr.atomic.compare_add);
+		} else {
+			at->swap_add = htole64(wr->wr.atomic.compare_add);
+			at->compare = 0;
+		}
+		data = at + 1;
+	}
 
 	if (wr->send_flags & IBV_SEND_INLINE) {
-		uint8_t *dst = (uint8_t *)(wqe + 1);
+		uint8_t *dst = data;
 		size_t len = 0;
 
 		if (opcode == TERN_WQE_RDMA_READ || wr->num_sge < 0)
@@ -383,9 +447,11 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 		flags |= TERN_WQE_F_INLINE;
 		wqe->inline_len = htole32(len);
 	} else {
-		struct tern_sge *sge = (struct tern_sge *)(wqe + 1);
+		struct tern_sge *sge = data;
 
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge)
+		/* an atomic's SGE has room in every slot (64 bytes at least) */
+		if (wr->num_sge < 0 ||
+		    ((uint32_t)wr->num_sge > qp->sq.max_sge && !tern_opcode_is_atomic(opcode)))
 			return EINVAL;
 		for (i = 0; i < wr->num_sge; i++) {
 			sge[i].addr = htole64(wr->sg_list[i].addr);
@@ -448,7 +514,8 @@ int tern_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 	pthread_spin_lock(&qp->rq.lock);
 	pi0 = qp->rq.pi;
-	if (__atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET) {
+	/* a QP on an SRQ has no receive queue: ibv_post_srq_recv feeds it */
+	if (qp->srq || __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET) {
 		ret = EINVAL;
 		*bad_wr = wr;
 		goto out;

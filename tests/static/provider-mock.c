@@ -42,8 +42,12 @@ DECLARE_DRV_CMD(mock_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, tern_create_cq_cmd,
 		tern_create_cq_resp);
 DECLARE_DRV_CMD(mock_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
 		tern_create_qp_resp);
+DECLARE_DRV_CMD(mock_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, tern_create_srq_cmd,
+		tern_create_srq_resp);
+DECLARE_DRV_CMD(mock_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty, tern_create_ah_resp);
 
 #define MOCK_CQN	5
+#define MOCK_SRQN	9
 #define MOCK_MAX_INLINE	96
 
 /* ---- results, in memory shared with the seccomp'ed child ---------------------------- */
@@ -78,6 +82,11 @@ static struct tern_create_cq_cmd g_cq_cmd;
 static struct tern_create_qp_cmd g_qp_cmd;
 static uint32_t g_next_qpn = 7;
 static int g_last_state = -1;
+static struct tern_create_srq_cmd g_srq_cmd;
+static int g_srq_mask = -1;
+static uint32_t g_srq_limit;
+static int g_ah_no_path;
+static struct tern_qp_path g_ah_path;	/* what the "kernel" answers to create_ah */
 
 void verbs_register_driver_34(const struct verbs_device_ops *ops)
 {
@@ -171,8 +180,56 @@ int ibv_cmd_dereg_mr(struct verbs_mr *vmr) { return 0; }
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah, struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size)
 {
-	return EOPNOTSUPP;
+	struct mock_create_ah_resp *r = (void *)resp;
+
+	if (resp_size < sizeof(*r))
+		return EINVAL;
+	if (!g_ah_no_path)
+		memcpy(r->path, &g_ah_path, sizeof(r->path));
+	ah->context = pd->context;
+	ah->pd = pd;
+	ah->handle = 3;
+	return 0;
 }
+
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq, struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp, size_t resp_size)
+{
+	struct mock_create_srq *c = (void *)cmd;
+	struct mock_create_srq_resp *r = (void *)resp;
+
+	if (cmd_size < sizeof(*c) || resp_size < sizeof(*r))
+		return EINVAL;
+	g_srq_cmd = c->drv_payload;
+	r->srqn = MOCK_SRQN;
+	srq->context = pd->context;
+	srq->pd = pd;
+	/* as tern_ib.ko: the SRQ holds its whole ring */
+	attr->attr.max_wr = 1u << g_srq_cmd.log_depth;
+	return 0;
+}
+
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr, int srq_attr_mask,
+		       struct ibv_modify_srq *cmd, size_t cmd_size)
+{
+	g_srq_mask = srq_attr_mask;
+	if (srq_attr_mask & IBV_SRQ_MAX_WR)
+		return EOPNOTSUPP;
+	if (srq_attr_mask & IBV_SRQ_LIMIT)
+		g_srq_limit = srq_attr->srq_limit;
+	return 0;
+}
+
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size)
+{
+	memset(srq_attr, 0, sizeof(*srq_attr));
+	srq_attr->srq_limit = g_srq_limit;
+	return 0;
+}
+
+int ibv_cmd_destroy_srq(struct ibv_srq *srq) { return 0; }
 
 int ibv_cmd_destroy_ah(struct ibv_ah *ah) { return 0; }
 
@@ -210,6 +267,7 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_qp_init_a
 	qp->pd = pd;
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
+	qp->srq = attr->srq;
 	qp->qp_type = attr->qp_type;
 	qp->state = IBV_QPS_RESET;
 	qp->qp_num = g_next_qpn;
@@ -262,6 +320,39 @@ static void dev_cqe(uint32_t qpn, uint8_t opcode, uint16_t wqe_idx, uint64_t wr_
 	__atomic_store_n(&c->flags, (uint8_t)(phase | (imm ? TERN_CQE_F_IMM : 0)),
 			 __ATOMIC_RELEASE);
 	g_cq_pi++;
+}
+
+static void dev_cqe_x(uint32_t qpn, uint8_t opcode, uint16_t wqe_idx, uint64_t wr_id,
+		      uint32_t byte_len, uint32_t src_qpn, uint8_t flags, uint32_t imm_be)
+{
+	struct tern_cqe *c = &g_ring[g_cq_pi % g_cq_depth];
+	uint8_t phase = (g_cq_pi / g_cq_depth) & 1 ? 0 : TERN_CQE_F_PHASE;
+
+	memset(c, 0, offsetof(struct tern_cqe, flags));
+	c->wr_id = htole64(wr_id);
+	c->byte_len = htole32(byte_len);
+	c->imm_data = imm_be;
+	c->qpn = htole32(qpn);
+	c->src_qpn = htole32(src_qpn);
+	c->wqe_idx = htole16(wqe_idx);
+	c->opcode = opcode;
+	__atomic_store_n(&c->flags, (uint8_t)(phase | flags), __ATOMIC_RELEASE);
+	g_cq_pi++;
+}
+
+/* Little-endian stores at byte offsets: the contract's layout, spelled out independently. */
+static void put_le(uint8_t *p, unsigned int off, uint64_t v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		p[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+static void *ring_slot(uint64_t va, unsigned int log_depth, unsigned int log_stride,
+		       uint32_t i)
+{
+	return (char *)(uintptr_t)va + ((size_t)(i & ((1u << log_depth) - 1)) << log_stride);
 }
 
 static void *sq_slot(uint32_t i)
@@ -366,7 +457,7 @@ static void data_path(struct ibv_qp *qp, struct ibv_cq *cq)
 	w[0].opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
 	bad = NULL;
 	ret = g_ops->post_send(qp, w, &bad);
-	ok(ret == EINVAL && bad == &w[0], "atomic opcode: EINVAL, bad_wr set (ret %d)", ret);
+	ok(ret == EINVAL && bad == &w[0], "atomic with 2 SGEs: EINVAL, bad_wr set (ret %d)", ret);
 	w[0].opcode = IBV_WR_SEND;
 	w[0].num_sge = 3;
 	bad = NULL;
@@ -478,6 +569,219 @@ static void data_path(struct ibv_qp *qp, struct ibv_cq *cq)
 	   "req_notify_cq(1): ARM_SOLICITED");
 }
 
+
+/* ---- UD, SRQ and atomics: the data path, under seccomp ------------------------------ */
+struct ext_objs {
+	struct ibv_qp *ud, *rc, *sq;	/* UD QP, RC QP (atomics), RC QP on the SRQ */
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	struct ibv_ah *ah;
+	struct tern_create_qp_cmd ud_cmd, rc_cmd;
+	struct tern_create_srq_cmd srq_cmd;
+};
+
+static void data_path_ext(struct ext_objs *o)
+{
+	struct ibv_sge sg[2] = {
+		{ .addr = 0x5000, .length = 1000, .lkey = 0x515 },
+		{ .addr = 0x6000, .length = 8, .lkey = 0x616 },
+	};
+	uint8_t want[128];
+	struct ibv_send_wr w, *bad;
+	struct ibv_recv_wr rw[5], *rbad;
+	struct ibv_wc wc[8];
+	struct tern_rq_wqe *r;
+	struct tern_sge *se;
+	uint8_t *p;
+	int ret, i, n;
+
+	/* UD SEND_WITH_IMM: header, struct tern_ud_seg from the AH and the WR, then the SGE */
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 0x1122334455667788ull;
+	w.sg_list = sg;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_SEND_WITH_IMM;
+	w.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	w.imm_data = htobe32(0xa1b2c3d4);
+	w.wr.ud.ah = o->ah;
+	w.wr.ud.remote_qpn = 0xabcdef;
+	w.wr.ud.remote_qkey = 0x11111111;
+	ret = g_ops->post_send(o->ud, &w, &bad);
+	ok(ret == 0 && g_uar[TERN_UDB_SQ / 8] == (o->ud->qp_num | 1ull << 32),
+	   "UD post_send: SQ doorbell = QPN | 1 << 32 (ret %d, got %#llx)", ret,
+	   (unsigned long long)g_uar[TERN_UDB_SQ / 8]);
+	memset(want, 0, sizeof(want));
+	want[0] = TERN_WQE_SEND_IMM;
+	want[1] = TERN_WQE_F_SIGNALED | TERN_WQE_F_SOLICITED;
+	want[2] = 1;
+	memcpy(want + 8, &w.imm_data, 4);		/* as the verbs carry it */
+	put_le(want, 24, w.wr_id, 8);
+	memcpy(want + 32, &g_ah_path, 64);		/* the path tern_ib.ko built */
+	put_le(want, 96, 0xabcdef, 4);
+	put_le(want, 100, 0x11111111, 4);
+	put_le(want, 112, 0x5000, 8);
+	put_le(want, 120, 1000, 4);
+	put_le(want, 124, 0x515, 4);
+	p = ring_slot(o->ud_cmd.sq_va, o->ud_cmd.log_sq_depth, o->ud_cmd.log_sq_stride, 0);
+	ok(!memcmp(p, want, 128),
+	   "UD WQE bytes: 32-byte header, tern_ud_seg (path, dest QPN, Q_Key) at 32, SGE at 112");
+	n = -1;
+	for (i = 0; i < 128; i++)
+		if (p[i] != want[i] && n < 0)
+			n = i;
+	if (n >= 0)
+		ok(0, "UD WQE: first differing byte %d (got %#x, want %#x)", n, p[n], want[n]);
+
+	/* UD errors: no AH, too many SGEs, a non-SEND opcode; nothing posted */
+	w.wr.ud.ah = NULL;
+	bad = NULL;
+	ret = g_ops->post_send(o->ud, &w, &bad);
+	ok(ret == EINVAL && bad == &w, "UD post without an AH: EINVAL (ret %d)", ret);
+	w.wr.ud.ah = o->ah;
+	w.num_sge = 2;
+	bad = NULL;
+	ret = g_ops->post_send(o->ud, &w, &bad);
+	ok(ret == EINVAL && bad == &w, "UD post with 2 SGEs on a 1-SGE QP: EINVAL (ret %d)", ret);
+	w.num_sge = 1;
+	w.opcode = IBV_WR_RDMA_WRITE;
+	bad = NULL;
+	ret = g_ops->post_send(o->ud, &w, &bad);
+	ok(ret == EINVAL && bad == &w, "UD RDMA WRITE: EINVAL (ret %d)", ret);
+	ok(g_uar[TERN_UDB_SQ / 8] == (o->ud->qp_num | 1ull << 32),
+	   "no doorbell for the rejected UD WRs");
+	/* fill the 4-deep UD SQ: ENOMEM */
+	w.opcode = IBV_WR_SEND;
+	for (i = 0; i < 3; i++)
+		if (g_ops->post_send(o->ud, &w, &bad))
+			break;
+	bad = NULL;
+	ret = g_ops->post_send(o->ud, &w, &bad);
+	ok(i == 3 && ret == ENOMEM && bad == &w, "UD SQ full after 4: ENOMEM (ret %d)", ret);
+
+	/* atomics on the RC QP */
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 0x77;
+	w.sg_list = &sg[1];
+	w.num_sge = 1;
+	w.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	w.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	w.wr.atomic.remote_addr = 0x7000000008ull;
+	w.wr.atomic.rkey = 0x4242;
+	w.wr.atomic.compare_add = 0x0102030405060708ull;
+	w.wr.atomic.swap = 0x1112131415161718ull;
+	ret = g_ops->post_send(o->rc, &w, &bad);
+	memset(want, 0, sizeof(want));
+	want[0] = TERN_WQE_ATOMIC_CMP_SWP;
+	want[1] = TERN_WQE_F_SIGNALED | TERN_WQE_F_FENCE;
+	want[2] = 1;
+	put_le(want, 12, 0x4242, 4);
+	put_le(want, 16, 0x7000000008ull, 8);
+	put_le(want, 24, 0x77, 8);
+	put_le(want, 32, 0x1112131415161718ull, 8);	/* swap_add: the swap value */
+	put_le(want, 40, 0x0102030405060708ull, 8);	/* compare */
+	put_le(want, 48, 0x6000, 8);
+	put_le(want, 56, 8, 4);
+	put_le(want, 60, 0x616, 4);
+	p = ring_slot(o->rc_cmd.sq_va, o->rc_cmd.log_sq_depth, o->rc_cmd.log_sq_stride, 0);
+	ok(ret == 0 && !memcmp(p, want, 64),
+	   "CMP_AND_SWP WQE bytes: header (rkey, VA), tern_atomic_seg (swap, compare), 8-byte SGE");
+	w.wr_id = 0x78;
+	w.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	w.send_flags = 0;
+	w.wr.atomic.compare_add = 5;
+	w.wr.atomic.swap = 0xffff;	/* ignored by FETCH_AND_ADD */
+	ret = g_ops->post_send(o->rc, &w, &bad);
+	memset(want, 0, sizeof(want));
+	want[0] = TERN_WQE_ATOMIC_FETCH_ADD;
+	want[2] = 1;
+	put_le(want, 12, 0x4242, 4);
+	put_le(want, 16, 0x7000000008ull, 8);
+	put_le(want, 24, 0x78, 8);
+	put_le(want, 32, 5, 8);				/* swap_add: the addend */
+	put_le(want, 48, 0x6000, 8);
+	put_le(want, 56, 8, 4);
+	put_le(want, 60, 0x616, 4);
+	p = ring_slot(o->rc_cmd.sq_va, o->rc_cmd.log_sq_depth, o->rc_cmd.log_sq_stride, 1);
+	ok(ret == 0 && !memcmp(p, want, 64) &&
+	   g_uar[TERN_UDB_SQ / 8] == (o->rc->qp_num | 2ull << 32),
+	   "FETCH_AND_ADD WQE bytes (addend in swap_add, compare 0); doorbell PI 2");
+	sg[1].length = 4;
+	bad = NULL;
+	ret = g_ops->post_send(o->rc, &w, &bad);
+	ok(ret == EINVAL && bad == &w, "atomic with a 4-byte SGE: EINVAL (ret %d)", ret);
+	sg[1].length = 8;
+	w.send_flags = IBV_SEND_INLINE;
+	bad = NULL;
+	ret = g_ops->post_send(o->rc, &w, &bad);
+	ok(ret == EINVAL && bad == &w, "inline atomic: EINVAL (ret %d)", ret);
+
+	/* SRQ: WQEs in the SRQ ring, TERN_UDB_SRQ doorbell, full at max_wr (4) */
+	for (i = 0; i < 5; i++)
+		rw[i] = (struct ibv_recv_wr){ .wr_id = 900 + i, .next = i < 4 ? &rw[i + 1] : NULL,
+					      .sg_list = sg, .num_sge = 2 };
+	rw[2].next = NULL;
+	ret = g_ops->post_srq_recv(o->srq, rw, &rbad);
+	ok(ret == 0 && g_uar[TERN_UDB_SRQ / 8] == (MOCK_SRQN | 3ull << 32),
+	   "post_srq_recv of 3: SRQ doorbell (0x18) = SRQN | 3 << 32 (ret %d, got %#llx)", ret,
+	   (unsigned long long)g_uar[TERN_UDB_SRQ / 8]);
+	r = ring_slot(o->srq_cmd.buf_va, o->srq_cmd.log_depth, o->srq_cmd.log_stride, 2);
+	se = (struct tern_sge *)(r + 1);
+	ok(le64toh(r->wr_id) == 902 && r->num_sge == 2 && le64toh(se[0].addr) == 0x5000 &&
+	   le32toh(se[0].length) == 1000 && le32toh(se[1].lkey) == 0x616,
+	   "SRQ WQE 2: wr_id, 2 SGEs as posted");
+	rw[2].next = &rw[3];
+	bad = NULL;
+	rbad = NULL;
+	ret = g_ops->post_srq_recv(o->srq, &rw[3], &rbad);
+	ok(ret == ENOMEM && rbad == &rw[4] &&
+	   g_uar[TERN_UDB_SRQ / 8] == (MOCK_SRQN | 4ull << 32),
+	   "SRQ takes 4, the 5th is ENOMEM; doorbell PI 4 (ret %d)", ret);
+	rw[0].num_sge = 3;
+	rw[0].next = NULL;
+	rbad = NULL;
+	ret = g_ops->post_srq_recv(o->srq, rw, &rbad);
+	ok(ret == ENOMEM && rbad == &rw[0], "full SRQ: ENOMEM before the SGE check (ret %d)", ret);
+	rw[0].num_sge = 1;
+	rbad = NULL;
+	ret = g_ops->post_recv(o->sq, rw, &rbad);
+	ok(ret == EINVAL && rbad == &rw[0], "post_recv on a QP with an SRQ: EINVAL (ret %d)", ret);
+
+	/* completions: UD receive, atomics, SRQ receives (which free SRQ slots) */
+	dev_cqe_x(o->ud->qp_num, TERN_CQE_RECV_IMM, 0, 0xd0, 40 + 100, 0x00fedcba,
+		  TERN_CQE_F_GRH | TERN_CQE_F_IPV4 | TERN_CQE_F_IMM, htobe32(0x55));
+	dev_cqe_x(o->rc->qp_num, TERN_WQE_ATOMIC_CMP_SWP, 0, 0x77, 8, 0, 0, 0);
+	dev_cqe_x(o->rc->qp_num, TERN_WQE_ATOMIC_FETCH_ADD, 1, 0x78, 8, 0, 0, 0);
+	dev_cqe_x(o->sq->qp_num, TERN_CQE_RECV, 0, 900, 64, 0, 0, 0);
+	dev_cqe_x(o->sq->qp_num, TERN_CQE_RECV, 1, 901, 65, 0, 0, 0);
+	n = g_ops->poll_cq(o->cq, 8, wc);
+	ok(n == 5, "5 CQEs polled (got %d)", n);
+	ok(wc[0].opcode == IBV_WC_RECV && wc[0].qp_num == o->ud->qp_num &&
+	   wc[0].src_qp == 0x00fedcba && wc[0].byte_len == 140 &&
+	   wc[0].wc_flags == (IBV_WC_GRH | IBV_WC_WITH_IMM) && wc[0].imm_data == htobe32(0x55) &&
+	   wc[0].pkey_index == 0 && wc[0].sl == 0 && wc[0].slid == 0 &&
+	   wc[0].dlid_path_bits == 0 && wc[0].wr_id == 0xd0,
+	   "UD receive: src_qp, byte_len with the 40-byte GRH, GRH|WITH_IMM, pkey 0, sl 0, slid 0");
+	ok(wc[1].opcode == IBV_WC_COMP_SWAP && wc[1].wr_id == 0x77 && wc[1].byte_len == 8 &&
+	   wc[1].status == IBV_WC_SUCCESS, "CMP_SWP completion: IBV_WC_COMP_SWAP, byte_len 8");
+	ok(wc[2].opcode == IBV_WC_FETCH_ADD && wc[2].wr_id == 0x78,
+	   "FETCH_ADD completion: IBV_WC_FETCH_ADD");
+	ok(wc[3].opcode == IBV_WC_RECV && wc[3].wr_id == 900 && wc[3].qp_num == o->sq->qp_num &&
+	   wc[4].wr_id == 901 && wc[4].byte_len == 65 && wc[4].wc_flags == 0,
+	   "SRQ receives: wr_id from the CQE, qp_num of the QP");
+	rw[0].next = &rw[1];
+	rw[1].next = &rw[2];
+	rw[2].next = NULL;
+	rw[0].num_sge = 1;
+	rbad = NULL;
+	ret = g_ops->post_srq_recv(o->srq, rw, &rbad);
+	ok(ret == ENOMEM && rbad == &rw[2] &&
+	   g_uar[TERN_UDB_SRQ / 8] == (MOCK_SRQN | 6ull << 32),
+	   "2 SRQ completions free 2 slots: 2 posted, the 3rd ENOMEM, doorbell PI 6 (ret %d)",
+	   ret);
+	r = ring_slot(o->srq_cmd.buf_va, o->srq_cmd.log_depth, o->srq_cmd.log_stride, 4);
+	ok(le64toh(r->wr_id) == 900 && r->num_sge == 1, "SRQ slot 0 reused by WQE 4");
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr qa;
@@ -564,9 +868,9 @@ int main(int argc, char **argv)
 	   g_qp_cmd.sq_len >= 1024 && g_qp_cmd.rq_len >= 256, "QP rings page aligned");
 	qp1_cmd = g_qp_cmd;
 
-	qa.qp_type = IBV_QPT_UD;
+	qa.qp_type = IBV_QPT_UC;
 	errno = 0;
-	ok(!g_ops->create_qp(pd, &qa) && errno == EOPNOTSUPP, "UD QP: EOPNOTSUPP");
+	ok(!g_ops->create_qp(pd, &qa) && errno == EOPNOTSUPP, "UC QP: EOPNOTSUPP");
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_inline_data = MOCK_MAX_INLINE + 1;
 	errno = 0;
@@ -657,6 +961,130 @@ int main(int argc, char **argv)
 	ok(g_uar[0] == (qp2->qp_num | 1ull << 32), "after RESET the SQ PI restarts (got %#llx)",
 	   (unsigned long long)g_uar[0]);
 	ok(g_ops->destroy_qp(qp2) == 0 && g_ops->destroy_cq(cq) == 0, "destroy QP and CQ");
+
+	/* UD QPs, address handles, SRQs, atomics */
+	{
+		struct ibv_srq_init_attr sa = { .attr = { .max_wr = 3, .max_sge = 2 } };
+		struct ibv_srq_attr sattr;
+		struct ext_objs o = {};
+		struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+
+		g_cq_pi = 0;
+		o.cq = g_ops->create_cq(ctx, 16, NULL, 0);
+		ok(o.cq != NULL, "CQ for UD/SRQ/atomics");
+		if (!o.cq)
+			goto out;
+		g_ring = (struct tern_cqe *)(uintptr_t)g_cq_cmd.buf_va;
+		g_cirec = (struct tern_cq_ci_rec *)(g_ring + 16);
+		g_cq_depth = 16;
+
+		for (i = 0; i < 64; i++)
+			((uint8_t *)&g_ah_path)[i] = (uint8_t)(0xc0 + i);
+		g_ah_path.ip_version = 4;
+		o.ah = g_ops->create_ah(pd, &aha);
+		ok(o.ah != NULL, "create_ah (its path is checked in the UD WQE below)");
+		g_ah_no_path = 1;
+		errno = 0;
+		ok(!g_ops->create_ah(pd, &aha) && errno == EOPNOTSUPP,
+		   "create_ah without a path from the kernel: EOPNOTSUPP");
+		g_ah_no_path = 0;
+
+		memset(&qa, 0, sizeof(qa));
+		qa.send_cq = o.cq;
+		qa.recv_cq = o.cq;
+		qa.qp_type = IBV_QPT_UD;
+		qa.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4,
+					      .max_send_sge = 1, .max_recv_sge = 1 };
+		o.ud = g_ops->create_qp(pd, &qa);
+		o.ud_cmd = g_qp_cmd;
+		ok(o.ud && g_qp_cmd.log_sq_stride == TERN_SQ_UD_MIN_LOG_STRIDE &&
+		   g_qp_cmd.log_sq_depth == 2 && qa.cap.max_send_sge == 1 &&
+		   qa.cap.max_inline_data == 128 - 32 - 80,
+		   "UD QP: 128-byte send slots (header + tern_ud_seg + 1 SGE), inline %u",
+		   qa.cap.max_inline_data);
+		qa.cap.max_send_sge = 2;
+		qp2 = g_ops->create_qp(pd, &qa);
+		ok(qp2 && g_qp_cmd.log_sq_stride == 8, "UD QP with 2 SGEs: 256-byte slots (got %u)",
+		   g_qp_cmd.log_sq_stride);
+		if (qp2)
+			g_ops->destroy_qp(qp2);
+
+		o.srq = g_ops->create_srq(pd, &sa);
+		o.srq_cmd = g_srq_cmd;
+		ok(o.srq && g_srq_cmd.log_depth == 2 && g_srq_cmd.log_stride == 6 &&
+		   g_srq_cmd.buf_va % 4096 == 0 && g_srq_cmd.buf_len >= 256 &&
+		   sa.attr.max_wr == 4 && sa.attr.max_sge == 2,
+		   "create_srq(3 wr, 2 sge): 4 x 64 B ring, page aligned; reports 4 wr, 2 sge");
+		if (!o.srq || !o.ud)
+			goto out;
+		sattr.srq_limit = 2;
+		ok(g_ops->modify_srq(o.srq, &sattr, IBV_SRQ_LIMIT) == 0 && g_srq_limit == 2 &&
+		   g_srq_mask == IBV_SRQ_LIMIT, "modify_srq arms the limit through the kernel");
+		sattr.max_wr = 8;
+		ok(g_ops->modify_srq(o.srq, &sattr, IBV_SRQ_MAX_WR) == EOPNOTSUPP,
+		   "modify_srq resize: EOPNOTSUPP");
+		memset(&sattr, 0xff, sizeof(sattr));
+		ok(g_ops->query_srq(o.srq, &sattr) == 0 && sattr.max_wr == 4 && sattr.max_sge == 2 &&
+		   sattr.srq_limit == 2, "query_srq: 4 wr, 2 sge, limit 2");
+
+		qa.qp_type = IBV_QPT_RC;
+		qa.srq = o.srq;
+		qa.cap = (struct ibv_qp_cap){ .max_send_wr = 2, .max_recv_wr = 4, .max_send_sge = 1,
+					      .max_recv_sge = 1 };
+		o.sq = g_ops->create_qp(pd, &qa);
+		ok(o.sq && !g_qp_cmd.rq_va && !g_qp_cmd.rq_len && !g_qp_cmd.log_rq_depth &&
+		   !g_qp_cmd.log_rq_stride && qa.cap.max_recv_wr == 0,
+		   "QP on an SRQ: no RQ ring (zero RQ fields), max_recv_wr 0");
+		qa.srq = NULL;
+		qa.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 2, .max_send_sge = 1,
+					      .max_recv_sge = 1 };
+		o.rc = g_ops->create_qp(pd, &qa);
+		o.rc_cmd = g_qp_cmd;
+		if (!o.sq || !o.rc)
+			goto out;
+		memset(&attr, 0, sizeof(attr));
+		attr.qp_state = IBV_QPS_RTS;
+		g_ops->modify_qp(o.ud, &attr, IBV_QP_STATE);
+		g_ops->modify_qp(o.rc, &attr, IBV_QP_STATE);
+		g_ops->modify_qp(o.sq, &attr, IBV_QP_STATE);
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			no_more_syscalls();
+			data_path_ext(&o);
+			syscall(SYS_exit_group, 0);
+		}
+		waitpid(pid, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && sh->sigsys_nr < 0,
+		   "UD/SRQ/atomic data path (post_send, post_srq_recv, post_recv, poll_cq) made no "
+		   "system call%s", sh->sigsys_nr >= 0 ? " -- it did: see below" : "");
+		if (sh->sigsys_nr >= 0)
+			ok(0, "trapped syscall number %d", sh->sigsys_nr);
+
+		/* destroying the SRQ's QP drops its CQEs and still frees their SRQ slots */
+		for (i = 0; i < 4; i++) {
+			struct ibv_recv_wr r1 = { .wr_id = 50 + i }, *rb;
+
+			if (g_ops->post_srq_recv(o.srq, &r1, &rb))
+				break;
+		}
+		ok(i == 4, "parent: SRQ takes 4 (got %d)", i);
+		dev_cqe_x(o.sq->qp_num, TERN_CQE_RECV, 0, 50, 1, 0, 0, 0);
+		dev_cqe_x(o.sq->qp_num, TERN_CQE_RECV, 1, 51, 1, 0, 0, 0);
+		ok(g_ops->destroy_qp(o.sq) == 0 && g_ops->poll_cq(o.cq, 8, wc) == 0,
+		   "destroy_qp of the SRQ's QP drops its 2 receive CQEs");
+		for (i = 0; i < 3; i++) {
+			struct ibv_recv_wr r1 = { .wr_id = 60 + i }, *rb;
+
+			if (g_ops->post_srq_recv(o.srq, &r1, &rb))
+				break;
+		}
+		ok(i == 2, "the 2 dropped receive CQEs freed 2 SRQ slots (posted %d)", i);
+		ok(g_ops->destroy_qp(o.ud) == 0 && g_ops->destroy_qp(o.rc) == 0 &&
+		   g_ops->destroy_srq(o.srq) == 0 && g_ops->destroy_ah(o.ah) == 0 &&
+		   g_ops->destroy_cq(o.cq) == 0, "destroy UD QP, RC QP, SRQ, AH, CQ");
+	}
 	cq2 = g_ops->create_cq(ctx, 1, NULL, 0);
 	ok(cq2 && g_cq_cmd.log_depth == 1, "create_cq(1): 2 entries");
 	if (cq2)
