@@ -39,10 +39,12 @@ debug_modules() {
 # tests/rdma's programs (built against the host's libibverbs, run in the guests) and the list
 # that puts them into the initramfs of both flavours.
 rdma_tests() {
+	local p
 	make -s -C "$TERN_TOP/tests/rdma" O="$TERN_OUT/rdma" >&2
 	mkdir -p "$TERN_OUT/initramfs.d"
-	printf 'file %s /usr/bin/rdma-check\nlib %s\n' "$TERN_OUT/rdma/rdma-check" \
-		"$TERN_OUT/rdma/rdma-check" > "$TERN_OUT/initramfs.d/rdma-tests.list"
+	for p in $(make -s -C "$TERN_TOP/tests/rdma" names); do
+		printf 'file %s /usr/bin/%s\nlib %s\n' "$TERN_OUT/rdma/$p" "$p" "$TERN_OUT/rdma/$p"
+	done > "$TERN_OUT/initramfs.d/rdma-tests.list"
 }
 
 flavours=stock

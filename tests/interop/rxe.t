@@ -5,7 +5,14 @@ on the same L2 segment. ibv_rc_pingpong, ib_write_bw, ib_read_bw, ib_send_bw and
 complete in both directions (tern as the client and as the server), and tests/rdma/rdma-check
 moves patterned data with every verb across the pair in both directions, every byte checked
 on the side that received it; its error cases (remote access errors, RNR retries exhausted)
-run in both directions too: the NAKs cross between the two implementations.
+run in both directions too: the NAKs cross between the two implementations. Connection
+management interoperates too (issue 7): rping (buffers validated) and ib_write_bw -R connect
+through rdma_cm, whose CM MADs cross between tern's GSI QP and Soft-RoCE's, both directions.
+rdma_cm uses the device's default RoCE mode for its GIDs; the rxe node's is set to v2
+through configfs (/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_mode), as an
+administrator does, and read back (Linux 6.1 already prefers v2 where a device supports it;
+the setting keeps the test independent of that default). tern supports only v2, so its
+default must already be v2.
 
 Soft-RoCE under TCG moves 4-10 MB/s: the sizes and iteration counts are moderate so that the
 whole test stays within about five minutes on an idle 2-core machine.
@@ -54,6 +61,9 @@ PERFTEST = (
     ("ib_send_bw", "-n %d" % N), ("ib_send_lat", "-n %d" % N),
     ("ib_write_bw", "-a -n 5"), ("ib_read_bw", "-a -n 5 %s" % READ_OPTS),
     ("ib_send_bw", "-a -n 5"), ("ib_send_lat", "-s 65536 -n 100"))
+# rdma_cm: rping count and the -R run
+RPING_COUNT = 50 if DEBUG else 200
+CM_PERF = ("ib_write_bw", "-R -n %d" % (100 if DEBUG else 500))
 # rdma-check data: every size up to 4 MiB + 3 bytes (1 MiB + 7 and fewer sizes on the debug
 # kernel)
 CHECK_OPTS = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 64)
@@ -134,6 +144,42 @@ try:
             for server, client in pairs:
                 res, rows = rt.perftest(target, prog, opts, server=server, client=client,
                                         timeout=PAIR_TIMEOUT)
+                t.ok(res.ok and rows, "%s %s %s completes on both sides (%s; %.0f s)" % (
+                    prog, opts, direction(server, client), perf_desc(prog, rows),
+                    res.seconds), res.diag())
+
+        # --- rdma_cm: rping and perftest -R ------------------------------------------------
+        cm_ok = True
+        for n in c:
+            r = rt.load_rdma_cm(n)
+            cm_ok &= t.ok(r.rc == 0, "%s: rdma_ucm and rdma_cm loaded" % name(n), r.stdout,
+                          r.stderr)
+        if cm_ok:
+            # an administrator's setting on the rxe node; tern's default must already be v2
+            mode, r = rt.cm_roce_mode(rxe, target.ibdev_of(rxe), "RoCE v2")
+            t.ok(mode == "RoCE v2", "%s: configfs rdma_cm default_roce_mode set to RoCE v2 "
+                 "(reads %r)" % (name(rxe), mode), r.stdout, r.stderr)
+            mode, r = rt.cm_roce_mode(tern, target.ibdev_of(tern))
+            t.ok(mode == "RoCE v2", "%s: rdma_cm's default RoCE mode is RoCE v2 without "
+                 "configuration (reads %r)" % (name(tern), mode), r.stdout, r.stderr)
+            for server, client in pairs:
+                port = rt.next_port()
+                sip = target.ip(server)
+                res = rt.run_pair(server, client,
+                                  "rping -s -a %s -p %d -C %d -V" % (sip, port, RPING_COUNT),
+                                  "rping -c -a %s -p %d -C %d -v -V" % (sip, port,
+                                                                        RPING_COUNT),
+                                  port, PAIR_TIMEOUT, retries=2, listening=rt.cm_listening)
+                out = res.client.stdout if res.client is not None else ""
+                pings = len(re.findall(r"^ping data: rdma-ping-\d+: ", out, re.M))
+                t.ok(res.ok and pings == RPING_COUNT and "data mismatch" not in out +
+                     (res.client.stderr if res.client is not None else ""),
+                     "rping %s: %d pings through rdma_cm, buffers validated (%.0f s)" % (
+                         direction(server, client), pings, res.seconds), res.diag())
+            prog, opts = CM_PERF
+            for server, client in pairs:
+                res, rows = rt.perftest(target, prog, opts, server=server, client=client,
+                                        timeout=PAIR_TIMEOUT, retries=2)
                 t.ok(res.ok and rows, "%s %s %s completes on both sides (%s; %.0f s)" % (
                     prog, opts, direction(server, client), perf_desc(prog, rows),
                     res.seconds), res.diag())

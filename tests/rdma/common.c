@@ -24,7 +24,7 @@ void die(const char *fmt, ...)
 	va_list ap;
 
 	fflush(stdout);
-	fprintf(stderr, "rdma-check: ");
+	fprintf(stderr, "%s: ", program_invocation_short_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -225,8 +225,8 @@ int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = d->port;
 	a.pkey_index = 0;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
+	a.qp_access_flags = o->access ? o->access : IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			   IBV_QP_ACCESS_FLAGS);
 	if (rc) {

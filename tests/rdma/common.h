@@ -53,6 +53,7 @@ struct qp_opts {
 	int rnr_retry;		/* 0..7 (7: forever) */
 	int min_rnr_timer;	/* IB encoding */
 	int timeout;		/* local ACK timeout, IB encoding */
+	int access;		/* qp_access_flags; 0: local write, remote write and read */
 };
 
 struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,

@@ -206,19 +206,59 @@ class PairResult:
         return "\n".join(out)
 
 
-# Client messages that mean the server was not ready yet: retry both sides together.
+# Client messages that mean the server was not ready yet: retry both sides together. (An
+# rdma_cm reject with reason 8, invalid service ID, means no listener for the port yet.)
 STARTUP_RACE = re.compile(r"Couldn't connect|Unable to (init|open) the socket|"
                           r"Failed to exchange data between server and clients|"
-                          r"Connection refused|Couldn't read remote address", re.I)
+                          r"Connection refused|Couldn't read remote address|"
+                          r"RDMA_CM_EVENT_REJECTED; error: 8\b", re.I)
+
+
+def cm_listening(node, port):
+    """True when an rdma_cm ID on ``node`` listens on ``port`` (``rdma res show cm_id``).
+    A wildcard listener shows there before rdma_cm has attached it to every device (a
+    connection request in between is rejected as for an unknown service): once it shows,
+    this waits one more second."""
+    r = node.run("rdma res show cm_id", timeout=20)
+    if r.rc == 0 and re.search(r"state LISTEN\b.*\bsrc-addr \S*:%d(\s|$)" % port,
+                               r.stdout, re.M):
+        time.sleep(1)
+        return True
+    return False
+
+
+def load_rdma_cm(node, timeout=60):
+    """Load the kernel's rdma_cm with its user-space interface (rdma_ucm: librdmacm opens
+    /dev/infiniband/rdma_cm) and make sure configfs is mounted (rdma_cm's per-device settings
+    live in /sys/kernel/config/rdma_cm). Returns the Result (rc 0 on success)."""
+    return node.run("modprobe rdma_ucm && { grep -q ' /sys/kernel/config configfs' "
+                    "/proc/mounts || mount -t configfs configfs /sys/kernel/config; } && "
+                    "[ -c /dev/infiniband/rdma_cm ]", timeout=timeout)
+
+
+def cm_roce_mode(node, ibdev, mode=None, timeout=30):
+    """rdma_cm's default RoCE mode (the GID type its connections use) for port 1 of
+    ``ibdev``, through configfs as an administrator sets it: with ``mode`` (e.g. "RoCE v2")
+    set it first. Returns (the mode read back, or None; the Result)."""
+    d = "/sys/kernel/config/rdma_cm/%s" % ibdev
+    cmd = "mkdir -p %s && " % d
+    if mode:
+        cmd += "echo '%s' > %s/ports/1/default_roce_mode && " % (mode, d)
+    cmd += "cat %s/ports/1/default_roce_mode" % d
+    r = node.run(cmd, timeout=timeout)
+    return (r.stdout.strip() or None) if r.rc == 0 else None, r
 
 
 def run_pair(server, client, server_cmd, client_cmd, port, timeout, retries=3, before=None,
-             after=None):
+             after=None, listening=None):
     """Start ``server_cmd`` on ``server`` (it must listen on TCP ``port``), wait until it
     listens, run ``client_cmd`` on ``client``; both bounded by ``timeout`` seconds (guest
     side ``timeout -s KILL`` as well as the harness's). A client that could not reach the
     server restarts both sides, up to ``retries`` times. ``before()`` and ``after()``, when
-    given, are called right before the client starts and right after it exits."""
+    given, are called right before the client starts and right after it exits.
+    ``listening(node, port)`` tells when the server is ready (default :func:`tcp_listening`;
+    :func:`cm_listening` for programs that listen through rdma_cm)."""
+    listening = listening or tcp_listening
     res = PairResult()
     for attempt in range(1, retries + 1):
         res.attempts = attempt
@@ -226,13 +266,13 @@ def run_pair(server, client, server_cmd, client_cmd, port, timeout, retries=3, b
                            timeout=timeout + 40)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not job.done():
-            if tcp_listening(server, port):
+            if listening(server, port):
                 break
             time.sleep(0.2)
         if job.done() or time.monotonic() >= deadline:
             job.kill(9)
             res.server = job.wait(timeout=60, raise_timeout=False)
-            res.why = "the server did not start listening on TCP port %d" % port
+            res.why = "the server did not start listening on port %d" % port
             if job.done() and attempt < retries:
                 time.sleep(1)
                 continue
@@ -301,14 +341,16 @@ def perftest(target, prog, opts="", server=None, client=None, timeout=300, retri
              before=None, after=None):
     """Run perftest ``prog`` (e.g. "ib_write_bw") with ``opts`` between ``server`` (default
     node 1) and ``client`` (node 0) of ``target``'s cluster. Returns (PairResult, rows parsed
-    from the client's output)."""
+    from the client's output). With ``-R`` in ``opts`` perftest connects through rdma_cm
+    (its port is then an rdma_cm port, not a TCP one)."""
     c = target.cluster
     server = server or c[1]
     client = client or c[0]
     port = next_port()
     scmd = "%s %s -p %d %s" % (prog, target.common(server), port, opts)
     ccmd = "%s %s -p %d %s %s" % (prog, target.common(client), port, opts, target.ip(server))
-    res = run_pair(server, client, scmd, ccmd, port, timeout, retries, before, after)
+    res = run_pair(server, client, scmd, ccmd, port, timeout, retries, before, after,
+                   listening=cm_listening if "-R" in opts.split() else tcp_listening)
     rows = []
     if res.client is not None:
         rows = parse_perftest(res.client.stdout, "bw" if prog.endswith("_bw") else "lat")
@@ -337,3 +379,43 @@ def cpu_jiffies(node):
     f = r.stdout.split()
     names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
     return dict(zip(names, (int(x) for x in f[1:1 + len(names)])))
+
+
+def hw_counters(node, ibdev):
+    """The port counters of ``ibdev`` (``/sys/class/infiniband/<ibdev>/ports/1/hw_counters``,
+    the names ``rdma statistic`` shows) as a dict of name -> int."""
+    r = node.run("cd /sys/class/infiniband/%s/ports/1/hw_counters 2>/dev/null && grep -H . *"
+                 % ibdev, timeout=30)
+    out = {}
+    for line in r.stdout.splitlines():
+        name, _, value = line.partition(":")
+        if value.strip().isdigit():
+            out[name] = int(value)
+    return out
+
+
+def counter_delta(after, before):
+    return {k: after[k] - before.get(k, 0) for k in after}
+
+
+def wire_faults_path(node, netdev):
+    """tern_core's debugfs file of the wire fault injector of ``netdev``'s NIC."""
+    r = node.run("basename $(readlink -f /sys/class/net/%s/device)" % netdev, timeout=30)
+    return "/sys/kernel/debug/tern/%s/wire_faults" % r.stdout.strip()
+
+
+def read_wire_faults(node, netdev):
+    """The injector's settings and counts (``frames``, ``dropped``, ...) as floats."""
+    r = node.run("cat %s" % wire_faults_path(node, netdev), timeout=30)
+    out = {}
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition(":")
+        try:
+            out[k.strip()] = float(v)
+        except ValueError:
+            pass
+    return out
+
+
+def set_wire_faults(node, netdev, setting):
+    return node.run("echo '%s' > %s" % (setting, wire_faults_path(node, netdev)), timeout=30)
