@@ -361,6 +361,9 @@ uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opco
 size_t ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end);
 
 /* rdma_req.c */
+int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			uint64_t off, uint32_t hl, uint32_t access, uint64_t *total,
+			uint8_t *synd);
 unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
 bool ternm_req_has_work(const struct ternm_qp *qp);
 void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);

@@ -17,26 +17,15 @@ bool ternm_is_atomic_wqe(uint8_t wqe_opcode)
 	return wqe_opcode == TERN_WQE_ATOMIC_CMP_SWP || wqe_opcode == TERN_WQE_ATOMIC_FETCH_ADD;
 }
 
-static uint8_t *put_be64(uint8_t *x, uint64_t v)
-{
-	unsigned int i;
-
-	for (i = 0; i < 8; i++)
-		x[i] = (uint8_t)(v >> (56 - 8 * i));
-	return x + 8;
-}
-
 /* AtomicETH of the atomic WQE @wc at @x; returns its end. */
 uint8_t *ternm_atomic_put_eth(uint8_t *x, const struct ternm_wqe_cache *wc)
 {
-	x = put_be64(x, wc->raddr);
-	x[0] = (uint8_t)(wc->rkey >> 24);
-	x[1] = (uint8_t)(wc->rkey >> 16);
-	x[2] = (uint8_t)(wc->rkey >> 8);
-	x[3] = (uint8_t)wc->rkey;
-	x = put_be64(x + 4, wc->swap_add);
+	put_be64(x, wc->raddr);
+	put_be32(x + 8, wc->rkey);
+	put_be64(x + 12, wc->swap_add);
 	/* FETCH_ADD: Compare Data is not used; send zero */
-	return put_be64(x, wc->opcode == TERN_WQE_ATOMIC_CMP_SWP ? wc->compare : 0);
+	put_be64(x + 20, wc->opcode == TERN_WQE_ATOMIC_CMP_SWP ? wc->compare : 0);
+	return x + 28;
 }
 
 /*

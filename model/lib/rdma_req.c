@@ -62,6 +62,56 @@ void ternm_req_reset(struct ternm_qp *qp)
 
 /* ---- WQEs ---------------------------------------------------------------------------------- */
 
+/**
+ * ternm_wqe_read_sges() - read and check the SGE list of a send WQE
+ * @m: the model
+ * @qp: the QP whose SQ holds the WQE (its PD checks the lkeys)
+ * @wc: the WQE being loaded: num_sge in, sge[] out
+ * @off: the WQE's slot in the SQ ring
+ * @hl: bytes before the SGEs (header and segments)
+ * @access: TERN_ACCESS_* each SGE's MR must grant
+ * @total: out: the sum of the SGE lengths
+ * @synd: out: the syndrome when the result is not 0
+ *
+ * Returns 0 or a CQE status.
+ */
+int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			uint64_t off, uint32_t hl, uint32_t access, uint64_t *total,
+			uint8_t *synd)
+{
+	uint8_t s[TERNM_MAX_SEND_SGE * sizeof(struct tern_sge)];
+	uint32_t slot = 1u << qp->log_sq_stride;
+	unsigned int i;
+
+	*total = 0;
+	*synd = TERN_SYND_BAD_SGE_COUNT;
+	if (wc->num_sge > TERNM_MAX_SEND_SGE || hl > slot ||
+	    wc->num_sge * sizeof(struct tern_sge) > slot - hl)
+		return TERN_CQE_LOC_QP_OP_ERR;
+	*synd = TERN_SYND_DMA;
+	if (ternm_mem_read(m, &qp->sq_mem, off + hl, s, wc->num_sge * sizeof(struct tern_sge)))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	for (i = 0; i < wc->num_sge; i++) {
+		const uint8_t *e = s + i * sizeof(struct tern_sge);
+		struct ternm_sge *g = &wc->sge[i];
+		int bad;
+
+		g->addr = get_le64(CFLD(e, struct tern_sge, addr));
+		g->len = get_le32(CFLD(e, struct tern_sge, length));
+		g->key = get_le32(CFLD(e, struct tern_sge, lkey));
+		*total += g->len;
+		if (!g->len)
+			continue;
+		bad = ternm_mr_check(m, g->key, qp->pdn, access, g->addr, g->len);
+		if (bad) {
+			*synd = (uint8_t)bad;
+			return TERN_CQE_LOC_PROT_ERR;
+		}
+	}
+	*synd = 0;
+	return 0;
+}
+
 /*
  * Read and check the WQE in slot @idx into @wc. Returns 0, or a CQE status with the
  * syndrome in *synd.
@@ -72,9 +122,8 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	typedef struct tern_sq_wqe W;
 	uint32_t slot = 1u << qp->log_sq_stride;
 	uint64_t off = (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride;
-	uint8_t h[sizeof(W)], s[TERNM_MAX_SEND_SGE * sizeof(struct tern_sge)];
+	uint8_t h[sizeof(W)];
 	uint64_t total = 0;
-	unsigned int i;
 
 	wc->valid = false;
 	*synd = TERN_SYND_DMA;
@@ -142,33 +191,12 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 			return TERN_CQE_LOC_QP_OP_ERR;
 		wc->len = il;
 	} else {
-		*synd = TERN_SYND_BAD_SGE_COUNT;
-		if (wc->num_sge > TERNM_MAX_SEND_SGE ||
-		    wc->num_sge * sizeof(struct tern_sge) > slot - sizeof(W))
-			return TERN_CQE_LOC_QP_OP_ERR;
-		*synd = TERN_SYND_DMA;
-		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), s,
-				   wc->num_sge * sizeof(struct tern_sge)))
-			return TERN_CQE_LOC_QP_OP_ERR;
-		for (i = 0; i < wc->num_sge; i++) {
-			const uint8_t *e = s + i * sizeof(struct tern_sge);
-			struct ternm_sge *g = &wc->sge[i];
-			int bad;
-
-			g->addr = get_le64(CFLD(e, struct tern_sge, addr));
-			g->len = get_le32(CFLD(e, struct tern_sge, length));
-			g->key = get_le32(CFLD(e, struct tern_sge, lkey));
-			total += g->len;
-			if (!g->len)
-				continue;
-			bad = ternm_mr_check(m, g->key, qp->pdn,
+		int st = ternm_wqe_read_sges(m, qp, wc, off, sizeof(W),
 					     wc->opcode == TERN_WQE_RDMA_READ ?
-					     TERN_ACCESS_LOCAL_WRITE : 0, g->addr, g->len);
-			if (bad) {
-				*synd = (uint8_t)bad;
-				return TERN_CQE_LOC_PROT_ERR;
-			}
-		}
+					     TERN_ACCESS_LOCAL_WRITE : 0, &total, synd);
+
+		if (st)
+			return st;
 		*synd = TERN_SYND_MSG_TOO_LONG;
 		if (total > TERNM_MAX_MSG)
 			return TERN_CQE_LOC_LEN_ERR;
@@ -705,24 +733,10 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 
 			off = qp->req_pkt * qp->mtu;
 			x = ternm_pkt_start(m, qp, IBOP_READ_REQ, false, true, qp->req_psn);
-			put_le64(x, 0);
-			x[0] = (uint8_t)((wc->raddr + off) >> 56);
-			x[1] = (uint8_t)((wc->raddr + off) >> 48);
-			x[2] = (uint8_t)((wc->raddr + off) >> 40);
-			x[3] = (uint8_t)((wc->raddr + off) >> 32);
-			x[4] = (uint8_t)((wc->raddr + off) >> 24);
-			x[5] = (uint8_t)((wc->raddr + off) >> 16);
-			x[6] = (uint8_t)((wc->raddr + off) >> 8);
-			x[7] = (uint8_t)(wc->raddr + off);
-			x[8] = (uint8_t)(wc->rkey >> 24);
-			x[9] = (uint8_t)(wc->rkey >> 16);
-			x[10] = (uint8_t)(wc->rkey >> 8);
-			x[11] = (uint8_t)wc->rkey;
+			put_be64(x, wc->raddr + off);
+			put_be32(x + 8, wc->rkey);
 			n = wc->len - off;
-			x[12] = (uint8_t)(n >> 24);
-			x[13] = (uint8_t)(n >> 16);
-			x[14] = (uint8_t)(n >> 8);
-			x[15] = (uint8_t)n;
+			put_be32(x + 12, n);
 			qp->req_idx++;
 			qp->req_pkt = 0;
 			qp->req_psn = psn_add(s->first_psn, s->npkts);
@@ -766,24 +780,9 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			x = ternm_pkt_start(m, qp, op, last && (wc->flags & TERN_WQE_F_SOLICITED),
 					    ackreq, qp->req_psn);
 			if (!is_send && firstp) {
-				uint64_t va = wc->raddr;
-
-				x[0] = (uint8_t)(va >> 56);
-				x[1] = (uint8_t)(va >> 48);
-				x[2] = (uint8_t)(va >> 40);
-				x[3] = (uint8_t)(va >> 32);
-				x[4] = (uint8_t)(va >> 24);
-				x[5] = (uint8_t)(va >> 16);
-				x[6] = (uint8_t)(va >> 8);
-				x[7] = (uint8_t)va;
-				x[8] = (uint8_t)(wc->rkey >> 24);
-				x[9] = (uint8_t)(wc->rkey >> 16);
-				x[10] = (uint8_t)(wc->rkey >> 8);
-				x[11] = (uint8_t)wc->rkey;
-				x[12] = (uint8_t)(wc->len >> 24);
-				x[13] = (uint8_t)(wc->len >> 16);
-				x[14] = (uint8_t)(wc->len >> 8);
-				x[15] = (uint8_t)wc->len;
+				put_be64(x, wc->raddr);
+				put_be32(x + 8, wc->rkey);
+				put_be32(x + 12, wc->len);
 				x += RETH_LEN;
 			}
 			if (imm && last) {

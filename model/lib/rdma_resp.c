@@ -587,16 +587,11 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			continue;
 		}
 		if (res->atomic) {
-			unsigned int i;
-
 			x = ternm_pkt_start(m, qp, IBOP_ATOMIC_ACK, false, false, res->first_psn);
 			x[0] = AETH_ACK;
-			x[1] = (uint8_t)(res->msn >> 16);
-			x[2] = (uint8_t)(res->msn >> 8);
-			x[3] = (uint8_t)res->msn;
+			put_be24(x + 1, res->msn);
 			x += AETH_LEN;
-			for (i = 0; i < 8; i++)
-				x[i] = (uint8_t)(res->orig >> (56 - 8 * i));
+			put_be64(x, res->orig);
 			res->busy = false;
 			fifo_pop(qp);
 			ternm_pkt_send(m, qp, x + ATOMIC_ACK_LEN);

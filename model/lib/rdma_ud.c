@@ -29,29 +29,6 @@
 /* The GRH area at the start of every UD receive: the IPv6 header, or 20 zeros + IPv4's. */
 #define GRH_AREA_LEN		40
 
-static inline uint32_t get_be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static inline uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | get_be24(p + 1);
-}
-
-static inline void put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	put_be24(p + 1, v);
-}
-
 static inline uint32_t sq_mask(const struct ternm_qp *qp)
 {
 	return (1u << qp->log_sq_depth) - 1;
@@ -114,9 +91,8 @@ static int ud_wqe_load(struct tern_model *m, struct ternm_qp *qp, struct ud_wqe 
 	const uint32_t hl = sizeof(W) + sizeof(U);
 	uint32_t slot = 1u << qp->log_sq_stride;
 	uint64_t off = (uint64_t)(qp->sq_ci & sq_mask(qp)) << qp->log_sq_stride;
-	uint8_t h[sizeof(W) + sizeof(U)], s[TERNM_MAX_SEND_SGE * sizeof(struct tern_sge)];
+	uint8_t h[sizeof(W) + sizeof(U)];
 	uint64_t total = 0;
-	unsigned int i;
 
 	wc->valid = false;
 	*synd = TERN_SYND_DMA;
@@ -149,31 +125,10 @@ static int ud_wqe_load(struct tern_model *m, struct ternm_qp *qp, struct ud_wqe 
 			return TERN_CQE_LOC_QP_OP_ERR;
 		total = il;
 	} else {
-		*synd = TERN_SYND_BAD_SGE_COUNT;
-		if (wc->num_sge > TERNM_MAX_SEND_SGE ||
-		    wc->num_sge * sizeof(struct tern_sge) > slot - hl)
-			return TERN_CQE_LOC_QP_OP_ERR;
-		*synd = TERN_SYND_DMA;
-		if (ternm_mem_read(m, &qp->sq_mem, off + hl, s,
-				   wc->num_sge * sizeof(struct tern_sge)))
-			return TERN_CQE_LOC_QP_OP_ERR;
-		for (i = 0; i < wc->num_sge; i++) {
-			const uint8_t *e = s + i * sizeof(struct tern_sge);
-			struct ternm_sge *g = &wc->sge[i];
-			int bad;
+		int st = ternm_wqe_read_sges(m, qp, wc, off, hl, 0, &total, synd);
 
-			g->addr = get_le64(CFLD(e, struct tern_sge, addr));
-			g->len = get_le32(CFLD(e, struct tern_sge, length));
-			g->key = get_le32(CFLD(e, struct tern_sge, lkey));
-			total += g->len;
-			if (!g->len)
-				continue;
-			bad = ternm_mr_check(m, g->key, qp->pdn, 0, g->addr, g->len);
-			if (bad) {
-				*synd = (uint8_t)bad;
-				return TERN_CQE_LOC_PROT_ERR;
-			}
-		}
+		if (st)
+			return st;
 	}
 	*synd = TERN_SYND_MSG_TOO_LONG;
 	if (total > ternm_ud_mtu(m))

@@ -33,40 +33,6 @@
 #define ETH_P_IPV6	0x86dd
 #define ETH_P_8021Q	0x8100
 
-static inline uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t get_be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static inline uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | get_be24(p + 1);
-}
-
-static inline void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	put_be24(p + 1, v);
-}
-
 /* ---- ICRC ------------------------------------------------------------------------------------ */
 
 /*
@@ -329,11 +295,6 @@ static bool has_aeth(uint8_t op)
 static bool is_request(uint8_t op)
 {
 	return op <= IBOP_READ_REQ || has_atomic_eth(op);
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
 }
 
 void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
