@@ -4,10 +4,10 @@
 #   stock  Debian's kernel: tests/static tests/host tests/harness tests/guest tests/interop
 #   debug  KASAN, lockdep, kmemleak, fault injection (scripts/build-debug-kernel.sh):
 #          tests/guest and tests/kunit again, with TERN_KERNEL=debug
-# tests/guest holds ethernet.t, faults.t (debug only), rdma.t, wire.t, cm.t (rdma_cm over the
-# GSI QP) and verbs.t (UD, SRQ, atomics, async events): every one runs on both kernels, the
-# RDMA ones with fewer iterations on the debug kernel (the kernel's GSI, UD, SRQ and event
-# paths get KASAN, lockdep and kmemleak coverage).
+# tests/guest holds ethernet.t, faults.t (debug only), rdma.t, wire.t (stock only), cm.t
+# (rdma_cm over the GSI QP) and verbs.t (UD, SRQ, atomics, async events): the others run on
+# both kernels, the RDMA ones with fewer iterations on the debug kernel (the kernel's GSI, UD,
+# SRQ and event paths get KASAN, lockdep and kmemleak coverage).
 # Exits non-zero on any failure.
 #   scripts/test.sh                          everything, both flavours
 #   scripts/test.sh tests/host               only some test directories or files (stock)
