@@ -32,6 +32,11 @@ enum tern_cmd_opcode {
 	TERN_CMD_DESTROY_ETH_RXQ	= 0x0023,
 	/* 0x0100..0x01ff: RDMA objects (PD, MR, CQ, QP, SRQ, AH) and their contexts. */
 	/* 0x0200..0x02ff: DCB (PFC, ETS, DSCP map) and congestion control (ECN, CNP, DCQCN). */
+	TERN_CMD_SET_DCB		= 0x0200,	/* tern_dcb.h */
+	TERN_CMD_QUERY_DCB		= 0x0201,
+	TERN_CMD_QUERY_PFC_STATS	= 0x0202,
+	TERN_CMD_SET_CC_PARAMS		= 0x0203,
+	TERN_CMD_QUERY_CC_PARAMS	= 0x0204,
 	/* 0x0300..0x03ff: counters and diagnostics. */
 	TERN_CMD_SET_WIRE_FAULTS	= 0x0300,
 	TERN_CMD_QUERY_WIRE_FAULTS	= 0x0301,

@@ -502,7 +502,8 @@ struct tern_cmd_query_qp_out {
 	__le32	status;			/* TERN_QP_STATUS_* */
 	__le16	sq_ci;			/* WQEs the device has completed or flushed */
 	__le16	rq_ci;
-	__le32	rsvd[2];
+	__le32	cc_rate_mbps;		/* DCQCN current rate; 0 when the QP is not limited */
+	__le32	cc_alpha;		/* DCQCN alpha, 1/1024 units; 0 when not limited */
 };
 
 struct tern_cmd_destroy_qp_in {
@@ -584,6 +585,15 @@ struct tern_cmd_rdma_stats_out {
 	__le64	tx_ud_packets;		/* UD/GSI packets sent (also in tx_roce_packets) */
 	__le64	rx_ud_packets;		/* UD/GSI packets accepted (also in rx_roce_packets) */
 	__le64	srq_limit_events;
+	/* congestion control (tern_dcb.h) */
+	__le64	np_ecn_marked_roce_packets;	/* NP: RoCE packets received with ECN CE */
+	__le64	np_cnp_sent;		/* NP: CNPs sent */
+	__le64	rp_cnp_handled;		/* RP: CNPs received for a QP with DCQCN */
+	__le64	rp_cnp_ignored;		/* RP: CNPs for a QP without DCQCN, or an unknown QP */
+	__le64	rp_rate_decrease_events;	/* RP: rate cuts */
+	__le64	rp_rate_increase_events;	/* RP: fast recovery, additive, hyper increases */
+	__le64	rp_min_rate_events;	/* RP: cuts that ended at the minimum rate */
+	__le64	rp_limited_qps;		/* RP: QPs now below their maximum rate (a gauge) */
 	__le64	rsvd[3];
 };
 
@@ -602,7 +612,7 @@ TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 100);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 108);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 320);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 384);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_srq_out, 16);
 

@@ -75,6 +75,18 @@ struct tern_model_config {
 	 */
 	bool test_hooks;
 	unsigned int num_msix;		/* MSI-X vectors the embedding exposes (<= TERN_MAX_MSIX) */
+	/*
+	 * Line rate of the port in Mb/s (0: 25000). The MAC serializes frames at this rate, PFC
+	 * quanta are timed at it, and it is DCQCN's maximum rate unless configured lower.
+	 */
+	uint32_t link_speed_mbps;
+	/*
+	 * How far (in bytes at line rate) the transmitter may run ahead of the line before it
+	 * makes senders wait. 0 is exact serialization (a virtual-time simulation); an embedding
+	 * whose clock is coarse or whose host is slower than the line rate (QEMU) gives a burst
+	 * allowance so that pacing never costs a timer per frame (the QEMU adapter: 64 KiB).
+	 */
+	uint32_t tx_burst_bytes;
 };
 
 /* Create a device in its power-on state (STATUS.READY set, nothing created). NULL on ENOMEM. */

@@ -287,7 +287,7 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 		return;
 	memset(o, 0, sizeof(T));
 	put_le32(FLD(o, T, fw_version), TERNM_FW_VERSION);
-	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA);
+	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB);
 	put_str((char *)FLD(o, T, serial), sizeof(((T *)0)->serial), m->cfg.serial);
 	put_str((char *)FLD(o, T, board_id), sizeof(((T *)0)->board_id), TERNM_BOARD_ID);
 	memcpy(FLD(o, T, mac), m->cfg.mac, 6);
@@ -300,7 +300,7 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 	o[offsetof(T, max_eq_log)] = TERNM_MAX_EQ_LOG;
 	o[offsetof(T, max_eth_log)] = TERNM_MAX_ETH_LOG;
 	put_le16(FLD(o, T, num_db_pages), TERN_DB_NUM_PAGES);
-	put_le32(FLD(o, T, link_speed_mbps), TERNM_LINK_SPEED_MBPS);
+	put_le32(FLD(o, T, link_speed_mbps), ternm_link_speed_mbps(m));
 }
 
 static void cmd_set_port(struct tern_model *m, struct cmd_ctx *c, const uint8_t *in)
@@ -332,7 +332,7 @@ static void cmd_query_port(struct tern_model *m, struct cmd_ctx *c)
 	memset(o, 0, sizeof(T));
 	put_le32(FLD(o, T, flags), m->port_flags);
 	put_le32(FLD(o, T, link_up), m->link_up ? 1 : 0);
-	put_le32(FLD(o, T, link_speed_mbps), m->link_up ? TERNM_LINK_SPEED_MBPS : 0);
+	put_le32(FLD(o, T, link_speed_mbps), m->link_up ? ternm_link_speed_mbps(m) : 0);
 	put_le16(FLD(o, T, mtu), m->mtu);
 	memcpy(FLD(o, T, mac), m->mac, 6);
 }
@@ -387,6 +387,14 @@ static int cmd_in_len(uint16_t opcode)
 	case TERN_CMD_DESTROY_ETH_TXQ:
 	case TERN_CMD_DESTROY_ETH_RXQ:
 		return sizeof(struct tern_cmd_destroy_eth_queue_in);
+	case TERN_CMD_SET_DCB:
+		return sizeof(struct tern_dcb_cfg);
+	case TERN_CMD_QUERY_DCB:
+	case TERN_CMD_QUERY_PFC_STATS:
+	case TERN_CMD_QUERY_CC_PARAMS:
+		return 0;
+	case TERN_CMD_SET_CC_PARAMS:
+		return sizeof(struct tern_cc_params);
 	default:
 		return ternm_rdma_cmd_in_len(opcode);
 	}
@@ -468,7 +476,13 @@ static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
 		struct ternm_cmd_result r;
 
 		memset(&r, 0, sizeof(r));
-		ternm_rdma_cmd(m, c->opcode, in, c->out_len, &r);
+		if (c->opcode >= TERN_CMD_SET_DCB && c->opcode <= TERN_CMD_QUERY_PFC_STATS)
+			ternm_dcb_cmd(m, c->opcode, in, c->out_len, &r);
+		else if (c->opcode == TERN_CMD_SET_CC_PARAMS ||
+			 c->opcode == TERN_CMD_QUERY_CC_PARAMS)
+			ternm_cc_cmd(m, c->opcode, in, c->out_len, &r);
+		else
+			ternm_rdma_cmd(m, c->opcode, in, c->out_len, &r);
 		c->status = r.status;
 		c->syndrome = r.syndrome;
 		c->result = r.result;

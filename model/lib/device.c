@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tern_model_int.h"
+#include "mac.h"
 
 /* ---- helpers used by the other files ------------------------------------------------------ */
 
@@ -59,6 +59,7 @@ void ternm_timer_update(struct tern_model *m)
 	uint64_t next = UINT64_MAX;
 	uint64_t cmd = ternm_cmdq_next_deadline(m);
 	uint64_t rdma = ternm_rdma_next_deadline(m);
+	uint64_t mac = ternm_mac_next_deadline(m);
 
 	if (m->resetting)
 		next = m->reset_deadline_ns;
@@ -66,11 +67,20 @@ void ternm_timer_update(struct tern_model *m)
 		next = cmd;
 	if (rdma < next)
 		next = rdma;
+	if (mac < next)
+		next = mac;
 	if (next == m->timer_armed_ns)
 		return;
 	m->timer_armed_ns = next;
 	if (m->host.timer_arm)
 		m->host.timer_arm(m->host.opaque, next);
+}
+
+/* The MAC needs its timer earlier than armed (a sender refused, a pause or XOFF started). */
+static void mac_timer_check(struct tern_model *m)
+{
+	if (ternm_mac_next_deadline(m) < m->timer_armed_ns)
+		ternm_timer_update(m);
 }
 
 /*
@@ -88,7 +98,8 @@ void ternm_fatal(struct tern_model *m, enum tern_fatal_syndrome syndrome)
 	ternm_log(m, TERN_MODEL_LOG_ERR, "fatal device error, syndrome %u", (unsigned int)syndrome);
 	ternm_eq_post_flag(m, TERN_EQ_F_ASYNC, TERN_EQE_FATAL, (uint32_t)syndrome);
 	ternm_timer_update(m);
-	if (m->rx_blocked)
+	/* Frames held back (by the embedding, or in the lossless buffer) are dropped now. */
+	if (m->rx_blocked || ternm_mac_rx_pending(m))
 		ternm_kick(m);
 }
 
@@ -98,6 +109,7 @@ void ternm_fatal(struct tern_model *m, enum tern_fatal_syndrome syndrome)
 static void clear_state(struct tern_model *m)
 {
 	ternm_wire_clear(m);	/* first: a frame held back goes out before the reset */
+	ternm_mac_clear(m);	/* XON to a peer we pause, then DCB back to its reset state */
 	m->ip_id = 0;
 	ternm_cmdq_clear(m);
 	ternm_eq_clear(m);
@@ -134,7 +146,12 @@ struct tern_model *tern_model_create(const struct tern_model_host *host,
 		m->cfg.num_msix = TERN_MAX_MSIX;
 	m->timer_armed_ns = UINT64_MAX;
 	m->link_up = true;
+	if (ternm_mac_init(m)) {
+		free(m);
+		return NULL;
+	}
 	if (ternm_rdma_init(m)) {
+		ternm_mac_fini(m);
 		free(m);
 		return NULL;
 	}
@@ -151,6 +168,7 @@ void tern_model_destroy(struct tern_model *m)
 	ternm_eq_clear(m);
 	ternm_eth_clear(m);
 	ternm_rdma_fini(m);
+	ternm_mac_fini(m);
 	free(m);
 }
 
@@ -335,6 +353,8 @@ void tern_model_mmio_write(struct tern_model *m, int bar, uint64_t offset, uint6
 
 void tern_model_run(struct tern_model *m)
 {
+	/* RX descriptors may have appeared: the lossless buffer drains first, in order. */
+	ternm_mac_rx_drain(m);
 	if (m->ready && !m->fatal) {
 		ternm_cmdq_run(m);
 		if (!m->fatal)
@@ -344,6 +364,8 @@ void tern_model_run(struct tern_model *m)
 	}
 	/* The transmitter goes idle: a frame held back for reordering goes out now. */
 	ternm_wire_idle(m);
+	/* Senders refused by the MAC wait for its timer. */
+	mac_timer_check(m);
 	/*
 	 * Last, with the model's state consistent: the embedding may feed held-back frames
 	 * to tern_model_rx_frame() from inside rx_ready.
@@ -370,15 +392,21 @@ void tern_model_timer(struct tern_model *m)
 		ternm_cmdq_timer(m, now);
 		ternm_rdma_timer(m, now);
 	}
+	/* Pause expiry, XOFF refresh, storm guard, and kicks for refused senders. */
+	ternm_mac_timer(m, now);
 	ternm_wire_idle(m);
 	ternm_timer_update(m);
 }
 
 size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len)
 {
+	size_t r;
+
 	if (!frame)
 		len = 0;
-	return ternm_eth_rx_frame(m, frame, len);
+	r = ternm_mac_rx_frame(m, frame, len);
+	mac_timer_check(m);	/* pauses received, XOFF sent */
+	return r;
 }
 
 void tern_model_set_link(struct tern_model *m, bool up)
@@ -391,6 +419,6 @@ void tern_model_set_link(struct tern_model *m, bool up)
 	ternm_log(m, TERN_MODEL_LOG_INFO, "link %s", up ? "up" : "down");
 	if (m->ready && !m->fatal)
 		ternm_eq_post_flag(m, TERN_EQ_F_ASYNC, TERN_EQE_LINK_CHANGE, up ? 1 : 0);
-	if (m->rx_blocked)
+	if (m->rx_blocked || ternm_mac_rx_pending(m))
 		ternm_kick(m);
 }

@@ -26,8 +26,8 @@ void ternm_eq_post(struct tern_model *m, unsigned int eqn, uint8_t type, uint32_
 	ternm_eq_post_sub(m, eqn, type, 0, d0);
 }
 
-void ternm_eq_post_sub(struct tern_model *m, unsigned int eqn, uint8_t type, uint8_t subtype,
-		       uint32_t d0)
+static void eq_post(struct tern_model *m, unsigned int eqn, uint8_t type, uint8_t subtype,
+		    uint32_t d0, uint32_t d1)
 {
 	struct ternm_eq *eq;
 	uint8_t eqe[sizeof(struct tern_eqe)];
@@ -52,6 +52,7 @@ void ternm_eq_post_sub(struct tern_model *m, unsigned int eqn, uint8_t type, uin
 	eqe[offsetof(struct tern_eqe, flags)] =
 		(uint8_t)(((eq->pi >> eq->log_depth) & 1) ? 0 : TERN_EQE_PHASE);
 	put_le32(FLD(eqe, struct tern_eqe, data), d0);
+	put_le32(FLD(eqe, struct tern_eqe, data) + 4, d1);
 	/* The word holding the phase bit goes last. */
 	if (ternm_mem_write(m, &eq->mem, off + 4, eqe + 4, sizeof(eqe) - 4) ||
 	    ternm_mem_write(m, &eq->mem, off, eqe, 4)) {
@@ -67,17 +68,29 @@ void ternm_eq_post_sub(struct tern_model *m, unsigned int eqn, uint8_t type, uin
 		eq_notify(m, eq);
 }
 
-void ternm_eq_post_flag_sub(struct tern_model *m, uint16_t flag, uint8_t type, uint8_t subtype,
-			    uint32_t d0)
+void ternm_eq_post_sub(struct tern_model *m, unsigned int eqn, uint8_t type, uint8_t subtype,
+		       uint32_t d0)
+{
+	eq_post(m, eqn, type, subtype, d0, 0);
+}
+
+void ternm_eq_post_flag_data(struct tern_model *m, uint16_t flag, uint8_t type, uint8_t subtype,
+			     uint32_t d0, uint32_t d1)
 {
 	unsigned int i;
 
 	for (i = 0; i < TERNM_MAX_EQS; i++) {
 		if (m->eq[i].used && (m->eq[i].flags & flag)) {
-			ternm_eq_post_sub(m, i, type, subtype, d0);
+			eq_post(m, i, type, subtype, d0, d1);
 			return;
 		}
 	}
+}
+
+void ternm_eq_post_flag_sub(struct tern_model *m, uint16_t flag, uint8_t type, uint8_t subtype,
+			    uint32_t d0)
+{
+	ternm_eq_post_flag_data(m, flag, type, subtype, d0, 0);
 }
 
 void ternm_eq_post_flag(struct tern_model *m, uint16_t flag, uint8_t type, uint32_t d0)

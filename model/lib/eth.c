@@ -8,16 +8,21 @@
  *  - TX: frames of TERN_ETH_MIN_FRAME..mtu+18 bytes are sent; others complete DONE|ERR and
  *    count tx_bad_len. descriptor flags and rsvd are ignored for now. While the link is down
  *    descriptors complete DONE without sending (not counted as sent). Frames go to the wire
- *    through the fault injector (wire.c); tx_frames/tx_bytes count what the port sent,
- *    before injection (a frame the injector drops still counts, a duplicate counts once).
+ *    through the MAC (mac.c) and the fault injector (wire.c); tx_frames/tx_bytes count what
+ *    the port sent, before injection (a frame the injector drops still counts, a duplicate
+ *    counts once).
  *  - RX filter: the port's unicast MAC, broadcast, every multicast (there is no multicast
  *    filter table, so ALLMULTI changes nothing), everything with PROMISC. Frames go to the
  *    lowest-numbered RX queue. Broadcast frames count in rx_broadcast only, other group
  *    addresses in rx_multicast.
+ *  - TX goes through the MAC (mac.c): a descriptor whose frame may not be sent now (its
+ *    priority is paused by the peer, or the line is busy) stays at the head of its queue and
+ *    the queue waits, without spinning, until the MAC's timer kicks the device. RX of a
+ *    lossless priority may wait in the MAC's receive buffer and drain here later.
  *  - A ring (descriptor) DMA fault stops that queue for good (until destroyed or reset) and
  *    counts tx_dma_errors / rx_dma_errors; frame buffer faults complete DONE|ERR.
  */
-#include "tern_model_int.h"
+#include "mac.h"
 
 static inline unsigned int ethq_depth(const struct ternm_ethq *q)
 {
@@ -98,7 +103,7 @@ int ternm_ethq_destroy(struct tern_model *m, bool rx, const uint8_t *in, uint32_
 	ternm_mem_free(&q->mem);
 	memset(q, 0, sizeof(*q));
 	/* The frame held back for this queue may now go elsewhere (or be dropped). */
-	if (rx && m->rx_blocked)
+	if (rx && (m->rx_blocked || ternm_mac_rx_pending(m)))
 		ternm_kick(m);
 	return TERN_CMD_OK;
 }
@@ -136,7 +141,7 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 	q->pi = pi;
 	if (val & TERN_ETH_DB_ARM)
 		q->armed = true;
-	if (rx ? m->rx_blocked : q->pi != q->ci)
+	if (rx ? m->rx_blocked || ternm_mac_rx_pending(m) : q->pi != q->ci)
 		ternm_kick(m);
 }
 
@@ -163,7 +168,13 @@ static void ethq_break(struct tern_model *m, struct ternm_ethq *q, bool rx, unsi
 
 /* ---- transmit ------------------------------------------------------------------------------ */
 
-static bool tx_one(struct tern_model *m, struct ternm_ethq *q, unsigned int qid)
+enum tx_result {
+	TX_DONE,	/* descriptor finished */
+	TX_STOP,	/* ring unreachable: the queue is broken */
+	TX_WAIT,	/* the MAC may not send the frame now: try again when kicked */
+};
+
+static enum tx_result tx_one(struct tern_model *m, struct ternm_ethq *q, unsigned int qid)
 {
 	typedef struct tern_eth_txd T;
 	uint8_t d[sizeof(T)], st[2];
@@ -173,7 +184,7 @@ static bool tx_one(struct tern_model *m, struct ternm_ethq *q, unsigned int qid)
 
 	if (ternm_mem_read(m, &q->mem, off, d, sizeof(d))) {
 		ethq_break(m, q, false, qid);
-		return false;
+		return TX_STOP;
 	}
 	addr = get_le64(CFLD(d, T, addr));
 	len = get_le16(CFLD(d, T, len));
@@ -184,17 +195,19 @@ static bool tx_one(struct tern_model *m, struct ternm_ethq *q, unsigned int qid)
 		status |= TERN_ETH_DESC_ERR;
 		m->stats.tx_dma_errors++;
 	} else if (m->link_up) {
-		ternm_wire_tx(m, m->frame, len);
+		if (!ternm_mac_may_send(m, ternm_mac_frame_prio(m, m->frame, len), NULL))
+			return TX_WAIT;
+		ternm_mac_tx(m, m->frame, len);
 		m->stats.tx_frames++;
 		m->stats.tx_bytes += len;
 	}
 	put_le16(st, status);
 	if (ternm_mem_write(m, &q->mem, off + offsetof(T, status), st, sizeof(st))) {
 		ethq_break(m, q, false, qid);
-		return false;
+		return TX_STOP;
 	}
 	ethq_done(m, q, false, qid);
-	return true;
+	return TX_DONE;
 }
 
 void ternm_eth_run(struct tern_model *m)
@@ -205,13 +218,16 @@ void ternm_eth_run(struct tern_model *m)
 	for (qid = 0; qid < TERNM_MAX_ETH_TXQS; qid++) {
 		struct ternm_ethq *q = &m->txq[qid];
 		unsigned int budget = TERNM_ETH_BUDGET;
+		enum tx_result r = TX_DONE;
 
 		while (q->used && !q->broken && q->ci != q->pi && budget && !m->fatal) {
-			if (!tx_one(m, q, qid))
+			r = tx_one(m, q, qid);
+			if (r != TX_DONE)
 				break;
 			budget--;
 		}
-		if (q->used && !q->broken && q->ci != q->pi)
+		/* A queue waiting for the MAC is kicked by the MAC's timer, not from here. */
+		if (q->used && !q->broken && q->ci != q->pi && r != TX_WAIT)
 			more = true;
 	}
 	if (more && !m->fatal)
@@ -240,6 +256,19 @@ bool ternm_eth_rx_would_block(const struct tern_model *m)
 		return false;
 	qid = rx_target(m);
 	return qid >= 0 && m->rxq[qid].ci == m->rxq[qid].pi;
+}
+
+/* The checks of ternm_eth_rx_frame() before it needs a descriptor: would it take @frame? */
+bool ternm_eth_rx_wants(const struct tern_model *m, const uint8_t *frame, size_t len)
+{
+	if (!m->ready || m->fatal || !m->link_up || len < TERN_ETH_MIN_FRAME)
+		return false;
+	/* Group addresses (broadcast included) always pass the filter. */
+	if (!(frame[0] & 1) && !(m->port_flags & TERN_PORT_F_PROMISC) && memcmp(frame, m->mac, 6))
+		return false;
+	if (ternm_rdma_is_roce(frame, len) || len > (size_t)m->mtu + TERNM_ETH_HDR_OVERHEAD)
+		return false;
+	return rx_target(m) >= 0;
 }
 
 size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len)

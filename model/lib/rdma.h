@@ -15,6 +15,16 @@
  * queued on the QP and go out at the next run, so ACKs are coalesced per burst. QPs with a
  * deadline (retransmit, RNR wait) are on the timer list, the only list ternm_timer_update
  * walks.
+ *
+ * Congestion control (rdma_cc.c, Documentation/hw/congestion.rst): RC data packets (requests,
+ * READ responses) of a QP whose priority has DCQCN's reaction point enabled are sent ECT(0);
+ * a CE-marked packet on a priority with the notification point enabled makes the receiving QP
+ * send a CNP (at most one per min_time_between_cnps); a CNP cuts the sending QP's rate. Before
+ * each data packet the sender asks ternm_tx_gate(): a rate-limited QP whose next allowed time
+ * is in the future leaves the work list for the timer list (pace_deadline); a priority the MAC
+ * cannot send now (PFC pause, line busy) puts the QP on the MAC wait list, which
+ * tern_model_run() retries without kicking (the MAC kicks when it may send again). ACKs, NAKs
+ * and CNPs are never held back.
  */
 #ifndef TERN_MODEL_RDMA_H
 #define TERN_MODEL_RDMA_H
@@ -78,6 +88,7 @@ enum {
 	IBOP_READ_RESP_LAST = 0x0f, IBOP_READ_RESP_ONLY = 0x10, IBOP_ACK = 0x11,
 	IBOP_ATOMIC_ACK = 0x12, IBOP_CMP_SWAP = 0x13, IBOP_FETCH_ADD = 0x14,
 	IBOP_UD_SEND_ONLY = 0x64, IBOP_UD_SEND_ONLY_IMM = 0x65,
+	IBOP_CNP = TERN_BTH_OPCODE_CNP,
 };
 
 #define BTH_LEN		12
@@ -88,6 +99,7 @@ enum {
 #define DETH_LEN	8	/* UD: Q_Key, source QPN */
 #define ATOMIC_ETH_LEN	28	/* VA, R_Key, Swap (or Add) Data, Compare Data */
 #define ATOMIC_ACK_LEN	8	/* AtomicAckETH: the original value */
+#define CNP_RSVD_LEN	16	/* the reserved bytes after a CNP's BTH */
 
 #define AETH_ACK		0x1f	/* ACK, credits not used */
 #define AETH_RNR_NAK		0x20	/* | timer code */
@@ -214,6 +226,29 @@ struct ternm_resp_item {
 
 enum { RQ_MSG_NONE = 0, RQ_MSG_SEND, RQ_MSG_WRITE };
 
+/* Why a QP stopped sending data packets in this turn (ternm_tx_gate()). */
+enum { TX_GO = 0, TX_PACE, TX_MAC };
+
+/*
+ * DCQCN state of one RC QP (rdma_cc.c). Rates in kb/s. While not limited, the QP sends at the
+ * maximum rate and nothing but the NP fields is meaningful.
+ */
+struct ternm_qp_cc {
+	bool limited;		/* a rate limiter is allocated: rc below the maximum rate */
+	bool cnp_in_period;	/* a CNP arrived in the current alpha period */
+	bool np_sent;		/* NP: np_last_ns is valid */
+	uint32_t alpha;		/* 1/1024 units */
+	uint32_t t_stage, b_stage;	/* increase events since the last cut, per stage */
+	uint64_t rc, rt;	/* current and target rate */
+	uint64_t alpha_t;	/* start of the current alpha period (ns) */
+	uint64_t last_cut_ns;
+	uint64_t bytes;		/* frame bytes sent since the last byte-stage event */
+	uint64_t inc_deadline;	/* next timer-stage event (TERNM_NO_DEADLINE: none) */
+	uint64_t next_send;	/* pacer: earliest time of the next data packet */
+	uint64_t pace_deadline;	/* waiting for next_send on the timer list */
+	uint64_t np_last_ns;	/* NP: when this QP last sent a CNP */
+};
+
 /* A shared receive queue (rdma_srq.c). */
 struct ternm_srq {
 	bool used;
@@ -301,9 +336,13 @@ struct ternm_qp {
 	struct ternm_resp_item fifo[TERNM_RESP_FIFO];
 	uint8_t fifo_head, fifo_count;
 
+	/* congestion control */
+	struct ternm_qp_cc cc;
+	uint8_t tx_block;	/* TX_*: why the current turn stopped */
+
 	/* lists */
-	bool on_work, on_timer;
-	struct ternm_qp *work_next, *work_prev;
+	bool on_work, on_timer, on_macwait;
+	struct ternm_qp *work_next, *work_prev;	/* work list, or the MAC wait list */
 	struct ternm_qp *timer_next, *timer_prev;
 };
 
@@ -318,7 +357,10 @@ struct ternm_qp {
 	X(rnr_naks_sent) X(duplicate_response) X(rx_pkey_mismatch) X(rx_opcode_seq_err) \
 	X(rx_atomic_requests) X(atomic_replays) \
 	X(rx_qkey_mismatch) X(tx_ud_packets) X(rx_ud_packets) \
-	X(srq_limit_events)
+	X(srq_limit_events) \
+	X(np_ecn_marked_roce_packets) X(np_cnp_sent) X(rp_cnp_handled) X(rp_cnp_ignored) \
+	X(rp_rate_decrease_events) X(rp_rate_increase_events) X(rp_min_rate_events) \
+	X(rp_limited_qps)
 
 struct ternm_rdma_stats {
 #define X(n) uint64_t n;
@@ -336,13 +378,45 @@ struct ternm_rdma {
 	uint32_t next_mr;
 	uint32_t mr_pages;	/* page entries held by all MRs */
 	struct ternm_qp *work_head, *work_tail;
+	struct ternm_qp *macwait_head, *macwait_tail;	/* held back by the MAC */
 	struct ternm_qp *timer_head;
 	struct ternm_rdma_stats stats;
 	uint8_t tx[TERN_ETH_MAX_FRAME];
+	/* CNPs: built in their own buffer, they are sent while a received frame is handled */
+	uint8_t cnp_tx[TERNM_MAX_L2L4 + BTH_LEN + CNP_RSVD_LEN + ICRC_LEN];
+};
+
+/* ECN field values (IPv4 TOS / IPv6 traffic class, low 2 bits). */
+#define ECN_NOT_ECT	0
+#define ECN_ECT0	2
+#define ECN_CE		3
+
+/*
+ * Congestion control parameters (struct tern_cc_params, host order; rdma_cc.c). Reset state:
+ * RP and NP off, the TERN_CC_DEF_* values.
+ */
+struct ternm_cc {
+	uint8_t rp_en, np_en, cnp_dscp, cnp_prio;
+	uint32_t min_time_between_cnps;
+	uint32_t rpg_time_reset;
+	uint32_t rpg_byte_reset;
+	uint32_t rpg_threshold;
+	uint32_t rpg_max_rate;
+	uint32_t rpg_ai_rate;
+	uint32_t rpg_hai_rate;
+	uint32_t rpg_gd;
+	uint32_t rpg_min_dec_fac;
+	uint32_t rpg_min_rate;
+	uint32_t rate_to_set_on_first_cnp;
+	uint32_t dce_tcp_g;
+	uint32_t dce_tcp_rtt;
+	uint32_t rate_reduce_monitor_period;
+	uint32_t initial_alpha_value;
 };
 
 /* rdma_obj.c */
 struct ternm_qp *ternm_qp_get(struct tern_model *m, uint32_t qpn);
+void ternm_qp_macwait(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_timer_sync(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_to_err(struct tern_model *m, struct ternm_qp *qp);
@@ -359,6 +433,27 @@ void ternm_hdr_build(struct ternm_qp *qp, const uint8_t *path);
 uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, bool se,
 			 bool ackreq, uint32_t psn);
 size_t ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end);
+size_t ternm_cnp_send(struct tern_model *m, struct ternm_qp *qp);
+unsigned int ternm_frame_ecn(const uint8_t *f, size_t l3, bool v6);
+
+/* rdma_cc.c */
+int ternm_cc_init(struct tern_model *m);
+void ternm_cc_fini(struct tern_model *m);
+void ternm_cc_clear(struct tern_model *m);
+unsigned int ternm_path_prio(const struct tern_model *m, const uint8_t *path);
+bool ternm_cc_rp(const struct tern_model *m, const struct ternm_qp *qp);
+unsigned int ternm_cc_ecn(const struct tern_model *m, const struct ternm_qp *qp, uint8_t opcode);
+bool ternm_tx_gate(struct tern_model *m, struct ternm_qp *qp, const uint8_t *path);
+void ternm_cc_sent(struct tern_model *m, struct ternm_qp *qp, size_t len);
+void ternm_cc_np_rx(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f, size_t len,
+		    size_t l3, bool v6);
+void ternm_cc_cnp_rx(struct tern_model *m, size_t len, const uint8_t *bth,
+		     const uint8_t *end);
+uint64_t ternm_cc_deadline(const struct ternm_qp *qp);
+void ternm_cc_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now);
+void ternm_cc_qp_reset(struct tern_model *m, struct ternm_qp *qp);
+void ternm_cc_query_qp(struct tern_model *m, struct ternm_qp *qp, uint32_t *rate_mbps,
+		       uint32_t *alpha);
 
 /* rdma_req.c */
 int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,

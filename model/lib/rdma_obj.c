@@ -138,11 +138,28 @@ int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, ui
 
 /* ---- work and timer lists --------------------------------------------------------------- */
 
+static void macwait_remove(struct ternm_rdma *r, struct ternm_qp *qp)
+{
+	if (!qp->on_macwait)
+		return;
+	if (qp->work_prev)
+		qp->work_prev->work_next = qp->work_next;
+	else
+		r->macwait_head = qp->work_next;
+	if (qp->work_next)
+		qp->work_next->work_prev = qp->work_prev;
+	else
+		r->macwait_tail = qp->work_prev;
+	qp->on_macwait = false;
+	qp->work_next = qp->work_prev = NULL;
+}
+
 /* Put @qp on the work list (if not there) and make sure tern_model_run() comes. */
 void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_rdma *r = m->rdma;
 
+	macwait_remove(r, qp);
 	if (!qp->on_work) {
 		qp->on_work = true;
 		qp->work_next = NULL;
@@ -172,9 +189,50 @@ static void work_remove(struct ternm_rdma *r, struct ternm_qp *qp)
 	qp->work_next = qp->work_prev = NULL;
 }
 
+/*
+ * The MAC cannot send @qp's priority now: park it (off the work list, no kick) until the next
+ * tern_model_run(), which the MAC's timer brings about when it may send again.
+ */
+void ternm_qp_macwait(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_rdma *r = m->rdma;
+
+	if (qp->on_work || qp->on_macwait)
+		return;
+	qp->on_macwait = true;
+	qp->work_next = NULL;
+	qp->work_prev = r->macwait_tail;
+	if (r->macwait_tail)
+		r->macwait_tail->work_next = qp;
+	else
+		r->macwait_head = qp;
+	r->macwait_tail = qp;
+}
+
+/* Every parked QP goes back to the end of the work list (without a kick). */
+static void macwait_retry(struct ternm_rdma *r)
+{
+	struct ternm_qp *qp;
+
+	while ((qp = r->macwait_head) != NULL) {
+		macwait_remove(r, qp);
+		qp->on_work = true;
+		qp->work_next = NULL;
+		qp->work_prev = r->work_tail;
+		if (r->work_tail)
+			r->work_tail->work_next = qp;
+		else
+			r->work_head = qp;
+		r->work_tail = qp;
+	}
+}
+
 static uint64_t qp_deadline(const struct ternm_qp *qp)
 {
-	return qp->retx_deadline < qp->rnr_deadline ? qp->retx_deadline : qp->rnr_deadline;
+	uint64_t d = qp->retx_deadline < qp->rnr_deadline ? qp->retx_deadline : qp->rnr_deadline;
+	uint64_t c = ternm_cc_deadline(qp);
+
+	return c < d ? c : d;
 }
 
 static void timer_remove(struct ternm_rdma *r, struct ternm_qp *qp)
@@ -243,10 +301,15 @@ void ternm_rdma_timer(struct tern_model *m, uint64_t now)
 		again = false;
 		for (qp = m->rdma->timer_head; qp; qp = qp->timer_next) {
 			if (qp_deadline(qp) <= now) {
-				ternm_req_timer(m, qp, now);
+				if (qp->retx_deadline <= now || qp->rnr_deadline <= now)
+					ternm_req_timer(m, qp, now);
+				if (ternm_cc_deadline(qp) <= now)
+					ternm_cc_timer(m, qp, now);
 				if (qp_deadline(qp) <= now) {
 					/* never loop on a deadline that did not move */
 					qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+					qp->cc.pace_deadline = TERNM_NO_DEADLINE;
+					qp->cc.inc_deadline = TERNM_NO_DEADLINE;
 					timer_remove(m->rdma, qp);
 				}
 				again = true;
@@ -271,6 +334,7 @@ void ternm_qp_to_err(struct tern_model *m, struct ternm_qp *qp)
 	qp->state = TERN_QPS_ERR;
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
 	qp->rnr_wait = false;
+	ternm_cc_qp_reset(m, qp);
 	ternm_qp_timer_sync(m, qp);
 	ternm_qp_work(m, qp);
 }
@@ -282,6 +346,7 @@ void ternm_rdma_run(struct tern_model *m)
 	struct ternm_rdma *r = m->rdma;
 	unsigned int budget = TERNM_RDMA_BUDGET;
 
+	macwait_retry(r);
 	while (budget && r->work_head && m->ready && !m->fatal) {
 		struct ternm_qp *qp = r->work_head;
 		unsigned int allow = budget < TERNM_QP_BURST ? budget : TERNM_QP_BURST;
@@ -289,19 +354,28 @@ void ternm_rdma_run(struct tern_model *m)
 		bool more;
 
 		work_remove(r, qp);
+		qp->tx_block = TX_GO;
 		sent = ternm_resp_send(m, qp, allow);
 		if (qp->state == TERN_QPS_ERR) {
 			sent += ternm_qp_flush(m, qp, sent < allow ? allow - sent : 1);
 			more = qp->fifo_count || qp->sq_ci != qp->sq_pi || qp->rq_ci != qp->rq_pi;
 		} else {
-			if (sent < allow)
+			if (sent < allow && qp->tx_block == TX_GO)
 				req = qp->type == TERN_QPT_RC ? ternm_req_send(m, qp, allow - sent) :
 				      ternm_ud_send(m, qp, allow - sent);
 			sent += req;
 			more = qp->fifo_count || (sent >= allow && ternm_req_has_work(qp));
 		}
-		if (more)
+		/*
+		 * Held back: by the pacer, the timer puts it back (pace_deadline); by the MAC,
+		 * the next run retries it. Neither may keep the engine kicking.
+		 */
+		if (qp->tx_block == TX_MAC && qp->state != TERN_QPS_ERR)
+			ternm_qp_macwait(m, qp);
+		else if (more && qp->tx_block == TX_GO)
 			ternm_qp_work(m, qp);
+		if (!sent && qp->tx_block != TX_GO)
+			continue;	/* costs no budget: every held QP is looked at once */
 		budget = sent >= budget ? 0 : budget - (sent ? sent : 1);
 	}
 	if (r->work_head)
@@ -628,7 +702,9 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 	struct ternm_rdma *r = m->rdma;
 
 	work_remove(r, qp);
+	macwait_remove(r, qp);
 	timer_remove(r, qp);
+	ternm_cc_qp_reset(m, qp);
 	r->pd[qp->pdn].refs--;
 	r->cq[qp->scqn].refs--;
 	r->cq[qp->rcqn].refs--;
@@ -735,6 +811,7 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	qp->path_mtu = 1;
 	qp->mtu = 256;
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+	ternm_cc_qp_reset(m, qp);
 	put_le16(qp->path + offsetof(struct tern_qp_path, vlan_id), TERN_VLAN_NONE);
 	rd->qp[qpn] = qp;
 	rd->pd[pdn].refs++;
@@ -758,7 +835,9 @@ fail:
 static void qp_reset(struct tern_model *m, struct ternm_qp *qp)
 {
 	work_remove(m->rdma, qp);
+	macwait_remove(m->rdma, qp);
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+	ternm_cc_qp_reset(m, qp);
 	timer_remove(m->rdma, qp);
 	qp->sq_pi = qp->sq_ci = 0;
 	qp->rq_pi = qp->rq_ci = 0;
@@ -1027,12 +1106,16 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	typedef struct tern_qp_attrs A;
 	struct ternm_qp *qp = ternm_qp_get(m, get_le32(CFLD(in, struct tern_cmd_query_qp_in, qpn)));
 	uint8_t *o = m->cmd_out, *a = m->cmd_out + offsetof(T, attrs);
+	uint32_t rate, alpha;
 
 	if (!qp)
 		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_query_qp_in, qpn));
 	if (out_len < sizeof(T))
 		FAIL(TERN_CMD_BAD_LEN, sizeof(T));
 	memset(o, 0, sizeof(T));
+	ternm_cc_query_qp(m, qp, &rate, &alpha);
+	put_le32(FLD(o, T, cc_rate_mbps), rate);
+	put_le32(FLD(o, T, cc_alpha), alpha);
 	a[offsetof(A, state)] = qp->state;
 	a[offsetof(A, path_mtu)] = qp->path_mtu;
 	a[offsetof(A, timeout)] = qp->timeout;
@@ -1177,6 +1260,11 @@ int ternm_rdma_init(struct tern_model *m)
 	if (!m->rdma)
 		return -1;
 	m->rdma->next_qpn = 2;
+	if (ternm_cc_init(m)) {
+		free(m->rdma);
+		m->rdma = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -1201,7 +1289,9 @@ void ternm_rdma_clear(struct tern_model *m)
 	memset(r->pd, 0, sizeof(r->pd));
 	memset(&r->stats, 0, sizeof(r->stats));
 	r->work_head = r->work_tail = NULL;
+	r->macwait_head = r->macwait_tail = NULL;
 	r->timer_head = NULL;
+	ternm_cc_clear(m);
 	r->next_qpn = 2;
 	r->next_mr = 0;
 	r->mr_pages = 0;
@@ -1210,6 +1300,7 @@ void ternm_rdma_clear(struct tern_model *m)
 void ternm_rdma_fini(struct tern_model *m)
 {
 	ternm_rdma_clear(m);
+	ternm_cc_fini(m);
 	free(m->rdma);
 	m->rdma = NULL;
 }

@@ -650,6 +650,7 @@ void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
 static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n,
 		     size_t len)
 {
+	ternm_cc_sent(m, qp, len);
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
 		m->rdma->stats.retrans_pkts++;
 		m->rdma->stats.retrans_bytes += len;
@@ -685,6 +686,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 
 		if (psn_diff(qp->req_psn, qp->una_psn) >= TERNM_MAX_UNACKED)
 			break;
+		if (!ternm_tx_gate(m, qp, qp->path))
+			break;		/* paced (timer list) or the MAC is busy: retried later */
 		if (!wc->valid || wc->idx != idx) {
 			st = wqe_load(m, qp, idx, wc, &synd);
 			if (st && synd == TERN_SYND_DMA) {

@@ -598,6 +598,8 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			sent++;
 			continue;
 		}
+		if (!ternm_tx_gate(m, qp, qp->path))
+			break;		/* paced (timer list) or the MAC is busy: retried later */
 		if (res->npkts == 1)
 			op = IBOP_READ_RESP_ONLY;
 		else if (res->next == 0)
@@ -633,7 +635,7 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			res->busy = false;
 			fifo_pop(qp);
 		}
-		ternm_pkt_send(m, qp, x + n);
+		ternm_cc_sent(m, qp, ternm_pkt_send(m, qp, x + n));
 		sent++;
 	}
 	return sent;

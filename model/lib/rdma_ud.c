@@ -205,6 +205,8 @@ unsigned int ternm_ud_send(struct tern_model *m, struct ternm_qp *qp, unsigned i
 			ternm_qp_to_err(m, qp);
 			break;
 		}
+		if (!ternm_tx_gate(m, qp, u.path))
+			break;		/* the MAC cannot send its priority now: retried later */
 		imm = wc->opcode == TERN_WQE_SEND_IMM;
 		qkey = (u.qkey & 0x80000000u) ? qp->qkey : u.qkey;
 		ternm_hdr_build(qp, u.path);
@@ -285,6 +287,7 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 	r->stats.rx_roce_packets++;
 	r->stats.rx_roce_bytes += len;
 	r->stats.rx_ud_packets++;
+	ternm_cc_np_rx(m, NULL, f, len, l3, v6);	/* CE counted; no CNP for UD */
 	payload = bth + hl;
 	paylen = (uint32_t)(end - payload) - pad;
 	st = ternm_rqe_fetch(m, qp);

@@ -4,26 +4,31 @@
  * BTH / extension headers / payload / pad / ICRC frames from a QP's header template, and
  * parses and checks received ones before handing them to the requester or responder.
  *
- * Sent frames: IPv4 with DF, TTL = hop_limit, TOS = traffic_class, an identification from a
- * per-port counter (0 after a reset, +1 for each IPv4 RoCE frame the port builds, loopback
- * included, wrapping at 2^16) and the header checksum over the final header, UDP checksum 0;
- * IPv6 with traffic class, flow label and hop limit from the path and the UDP checksum. BTH
- * with MigReq set, P_Key 0xffff, TVer 0, as Soft-RoCE sends. The ICRC is CRC-32 over eight
- * 0xff bytes, then IP header, UDP header and BTH with the variant fields set to ones (IPv4
- * TOS, TTL, checksum; IPv6 traffic class, flow label, hop limit; UDP checksum; BTH byte 4),
- * then the rest of the packet; it goes on the wire least significant byte first.
+ * Sent frames: IPv4 with DF, TTL = hop_limit, TOS = traffic_class with the ECN bits replaced
+ * (ECT(0) on RC data packets of a QP whose priority has DCQCN's RP enabled, else 00; CNPs
+ * have their own DSCP, see ternm_cnp_send()), an identification from a per-port counter (0
+ * after a reset, +1 for each IPv4 RoCE frame the port builds, loopback included, wrapping at
+ * 2^16) and the header checksum over the final header, UDP checksum 0; IPv6 with traffic
+ * class (ECN bits as for IPv4), flow label and hop limit from the path and the UDP checksum.
+ * BTH with MigReq set, P_Key 0xffff, TVer 0, as Soft-RoCE sends. The ICRC is CRC-32 over
+ * eight 0xff bytes, then IP header, UDP header and BTH with the variant fields set to ones
+ * (IPv4 TOS, TTL, checksum; IPv6 traffic class, flow label, hop limit; UDP checksum; BTH byte
+ * 4), then the rest of the packet; it goes on the wire least significant byte first. So a
+ * switch may mark CE (and set FECN/BECN) without breaking the ICRC.
  *
  * Received frames are dropped and counted (rx_roce_discards) when malformed (lengths, IPv4
  * header checksum or fragments, TVer, unknown opcode or one the QP's type does not take
- * (UD opcodes 0x64/0x65 go to rdma_ud.c after the ICRC check), headers longer than the
- * packet, a payload after a READ request, ACK, atomic request or atomic ACK), for an
- * unknown QP, or for a QP whose state does not accept them; a bad ICRC counts
- * rx_icrc_errors, a BTH P_Key whose low 15 bits are not the default partition's (0x7fff)
- * counts rx_pkey_mismatch (the membership bit is not checked). Frames addressed to
- * the port's own MAC are looped back without reaching the wire (nor the fault injector);
- * everything else goes out through ternm_wire_tx() (wire.c), which may drop, corrupt,
- * duplicate or reorder it when SET_WIRE_FAULTS asks for it. tx_roce_packets/tx_roce_bytes
- * count frames as the port sent them, before the injector.
+ * (UD opcodes 0x64/0x65 go to rdma_ud.c and CNPs (0x81) to rdma_cc.c after the ICRC check),
+ * headers longer than the packet, a payload after a READ request, ACK, atomic request or
+ * atomic ACK), for an unknown QP, or for a QP whose state does not accept them; a bad ICRC
+ * counts rx_icrc_errors, a BTH P_Key whose low 15 bits are not the default partition's
+ * (0x7fff) counts rx_pkey_mismatch (the membership bit is not checked). A packet a QP takes
+ * with ECN CE goes to the notification point first (rdma_cc.c: maybe a CNP back). Frames
+ * addressed to the port's own MAC are looped back without reaching the wire (nor the fault
+ * injector); everything else goes out through the MAC (ternm_mac_tx(), mac.c) to
+ * ternm_wire_tx() (wire.c), which may drop, corrupt, duplicate or reorder it when
+ * SET_WIRE_FAULTS asks for it. tx_roce_packets/tx_roce_bytes count frames as the port sent
+ * them (CNPs included), before the injector.
  */
 #include <zlib.h>
 
@@ -152,6 +157,21 @@ void ternm_hdr_build(struct ternm_qp *qp, const uint8_t *p)
 	qp->hdr_len = (uint8_t)o;
 }
 
+/* Set the ECN field (the low 2 bits of the IPv4 TOS / IPv6 traffic class) at @l3. */
+static void set_ecn(uint8_t *l3, bool v6, unsigned int ecn)
+{
+	if (v6)
+		l3[1] = (uint8_t)((l3[1] & ~0x30) | (ecn & 3) << 4);
+	else
+		l3[1] = (uint8_t)((l3[1] & ~3) | (ecn & 3));
+}
+
+/* The ECN field of a received frame whose IP header is at @l3. */
+unsigned int ternm_frame_ecn(const uint8_t *f, size_t l3, bool v6)
+{
+	return v6 ? (f[l3 + 1] >> 4) & 3 : f[l3 + 1] & 3;
+}
+
 /*
  * Start a packet for @qp in the device's transmit buffer: headers from the template and the
  * BTH. Returns where the extension headers go; finish with ternm_pkt_send().
@@ -163,6 +183,7 @@ uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opco
 	uint8_t *bth = f + qp->hdr_len;
 
 	memcpy(f, qp->hdr, qp->hdr_len);
+	set_ecn(f + qp->l3_off, qp->ipv6, ternm_cc_ecn(m, qp, opcode));
 	bth[0] = opcode;
 	bth[1] = (uint8_t)((se ? 0x80 : 0) | 0x40);	/* SE, MigReq; pad set at send */
 	bth[2] = bth[3] = 0xff;				/* P_Key */
@@ -177,10 +198,9 @@ uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opco
  * Pad, fill in lengths, the IPv4 ID, checksums and the ICRC, and send the packet ending at
  * @end. Returns the frame's length, 0 if it was not sent (link down).
  */
-size_t ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end)
+static size_t frame_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, uint8_t *end)
 {
 	struct ternm_rdma *r = m->rdma;
-	uint8_t *f = r->tx;
 	uint8_t *l3 = f + qp->l3_off;
 	uint8_t *bth = f + qp->hdr_len;
 	uint8_t *udp = bth - 8;
@@ -220,8 +240,47 @@ size_t ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end)
 		ternm_rdma_rx(m, f, len);	/* loopback: to this port */
 		return len;
 	}
-	ternm_wire_tx(m, f, len);
+	ternm_mac_tx(m, f, len);
 	return len;
+}
+
+size_t ternm_pkt_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *end)
+{
+	return frame_send(m, qp, m->rdma->tx, end);
+}
+
+/*
+ * Send a CNP from @qp to its peer QP (the notification point): the QP's addresses and UDP
+ * ports, DSCP cnp_dscp and not ECN-capable, PCP cnp_prio when the path is tagged; BTH opcode
+ * 0x81, P_Key 0xffff, BECN, destination QP = the QP's remote QPN, PSN 0; 16 reserved zero
+ * bytes; ICRC. Built in its own buffer: it is sent while a received frame (possibly in the
+ * transmit buffer, looped back) is being handled. Returns the frame's length, 0 if not sent.
+ */
+size_t ternm_cnp_send(struct tern_model *m, struct ternm_qp *qp)
+{
+	uint8_t *f = m->rdma->cnp_tx;
+	uint8_t *l3 = f + qp->l3_off;
+	uint8_t *bth = f + qp->hdr_len;
+	uint8_t tos = (uint8_t)(m->cc->cnp_dscp << 2);	/* ECN 00 */
+
+	memcpy(f, qp->hdr, qp->hdr_len);
+	if (qp->l3_off == 18)			/* 802.1Q: PCP cnp_prio, the VID kept */
+		f[14] = (uint8_t)((f[14] & 0x1f) | m->cc->cnp_prio << 5);
+	if (qp->ipv6) {
+		l3[0] = (uint8_t)((l3[0] & 0xf0) | tos >> 4);
+		l3[1] = (uint8_t)((l3[1] & 0x0f) | (tos & 0x0f) << 4);
+	} else {
+		l3[1] = tos;
+	}
+	bth[0] = IBOP_CNP;
+	bth[1] = 0;				/* SE, MigReq, pad, TVer */
+	bth[2] = bth[3] = 0xff;
+	bth[4] = TERN_BTH_BECN;
+	put_be24(bth + 5, qp->dest_qpn);
+	bth[8] = 0;
+	put_be24(bth + 9, 0);
+	memset(bth + BTH_LEN, 0, CNP_RSVD_LEN);
+	return frame_send(m, qp, f, bth + BTH_LEN + CNP_RSVD_LEN);
 }
 
 /* ---- receive ------------------------------------------------------------------------------- */
@@ -337,6 +396,10 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		ternm_ud_rx(m, f, len, l3, v6, bth, end);	/* rdma_ud.c */
 		return;
 	}
+	if (bth[0] == IBOP_CNP) {
+		ternm_cc_cnp_rx(m, len, bth, end);	/* rdma_cc.c */
+		return;
+	}
 	memset(&p, 0, sizeof(p));
 	p.opcode = bth[0];
 	p.se = bth[1] & 0x80;
@@ -401,6 +464,7 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	}
 	r->stats.rx_roce_packets++;
 	r->stats.rx_roce_bytes += len;
+	ternm_cc_np_rx(m, qp, f, len, l3, v6);	/* CE: a CNP back (rdma_cc.c) */
 	if (is_request(p.opcode))
 		ternm_resp_rx(m, qp, &p);
 	else

@@ -18,6 +18,7 @@
 
 #include <tern/tern_hw.h>
 #include <tern/tern_cmd.h>
+#include <tern/tern_dcb.h>
 
 #include "tern_model.h"
 
@@ -281,6 +282,8 @@ struct tern_model {
 	uint64_t timer_armed_ns;	/* deadline last given to host->timer_arm */
 
 	struct ternm_rdma *rdma;	/* RDMA engine and objects (allocated at create) */
+	struct ternm_mac *port;		/* the MAC: DCB, PFC, line-rate pacing (mac.c; allocated at create) */
+	struct ternm_cc *cc;		/* ECN/CNP/DCQCN parameters and counters (rdma_cc.c) */
 
 	/* command scratch buffers */
 	uint8_t cmd_in[TERN_CMD_MAX_IN];
@@ -324,6 +327,9 @@ void ternm_eq_post_sub(struct tern_model *m, unsigned int eqn, uint8_t type, uin
 		       uint32_t d0);
 void ternm_eq_post_flag_sub(struct tern_model *m, uint16_t flag, uint8_t type, uint8_t subtype,
 			    uint32_t d0);
+/* data[0] = @d0, data[1] = @d1 (e.g. TERN_EQE_PFC_STORM) to the first EQ with @flag. */
+void ternm_eq_post_flag_data(struct tern_model *m, uint16_t flag, uint8_t type, uint8_t subtype,
+			     uint32_t d0, uint32_t d1);
 void ternm_eq_doorbell(struct tern_model *m, unsigned int eqn, uint32_t val);
 int ternm_eq_create(struct tern_model *m, const uint8_t *in, uint32_t *result, uint32_t *syndrome);
 int ternm_eq_destroy(struct tern_model *m, const uint8_t *in, uint32_t *syndrome);
@@ -345,6 +351,39 @@ void ternm_wire_idle(struct tern_model *m);
 void ternm_wire_clear(struct tern_model *m);
 int ternm_wire_set(struct tern_model *m, const uint8_t *in, uint32_t *syndrome);
 void ternm_wire_query(struct tern_model *m, uint8_t *out);
+
+/*
+ * mac.c: the MAC between the engines and the wire: DCB classification, per-priority PFC
+ * (honouring received pauses, generating XOFF/XON from the lossless receive buffer), the storm
+ * guard, line-rate serialization and per-priority counters. Every transmitted frame goes
+ * through ternm_mac_tx() (which hands it to ternm_wire_tx()); producers of frames that can wait
+ * (Ethernet TX descriptors, RoCE request/response packets) first ask ternm_mac_may_send().
+ * Control frames (ACK/NAK, CNP, PFC) are sent without asking.
+ */
+struct ternm_mac;
+int ternm_mac_init(struct tern_model *m);	/* at create; -1 on ENOMEM */
+void ternm_mac_fini(struct tern_model *m);
+void ternm_mac_clear(struct tern_model *m);	/* device reset: DCB back to the reset state */
+/* Priority of a frame built with these headers (@pcp < 0: untagged; @dscp < 0: not IP). */
+unsigned int ternm_mac_prio(const struct tern_model *m, int dscp, int pcp);
+unsigned int ternm_mac_frame_prio(const struct tern_model *m, const uint8_t *frame, size_t len);
+/*
+ * May a frame of priority @prio be sent now? False while the priority is paused by the peer
+ * or the line is busy beyond the transmit burst allowance; *@retry_ns (if not NULL) is then
+ * the time at which to ask again (the MAC's timer also kicks the device then).
+ */
+bool ternm_mac_may_send(struct tern_model *m, unsigned int prio, uint64_t *retry_ns);
+void ternm_mac_tx(struct tern_model *m, const uint8_t *frame, size_t len);
+uint64_t ternm_mac_next_deadline(const struct tern_model *m);
+void ternm_mac_timer(struct tern_model *m, uint64_t now);
+void ternm_dcb_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
+		   struct ternm_cmd_result *r);
+/* Line rate of the port in Mb/s (tern_model_config.link_speed_mbps, or the default). */
+uint32_t ternm_link_speed_mbps(const struct tern_model *m);
+
+/* rdma_cc.c: SET/QUERY_CC_PARAMS (the rest of congestion control is internal to rdma*.c) */
+void ternm_cc_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
+		  struct ternm_cmd_result *r);
 
 /* rdma_obj.c, rdma_wire.c */
 int ternm_rdma_init(struct tern_model *m);

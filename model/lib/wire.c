@@ -3,8 +3,10 @@
  * tern device model: the port's transmitter towards the wire, with fault injection
  * (SET_WIRE_FAULTS / QUERY_WIRE_FAULTS).
  *
- * ternm_wire_tx() is the only caller of host->tx_frame: Ethernet TX (eth.c) and RoCE
- * (rdma_wire.c) both go through it. Frames the port loops back to its own MAC never reach it.
+ * ternm_wire_tx() is the only caller of host->tx_frame: every frame the port sends (Ethernet
+ * TX, RoCE, PFC) goes through the MAC's ternm_mac_tx() (mac.c: line-rate accounting and
+ * per-priority counters) and then through it. Frames the port loops back to its own MAC
+ * never reach it.
  *
  * Decisions (see Documentation/hw/commands.rst):
  *  - Every frame counts in @frames. When injection is on (a probability is not zero) and the

@@ -34,6 +34,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(TernState, TERN)
 /* PCI Express capability offset (MSI-X finds a free slot by itself). */
 #define TERN_QEMU_PCIE_CAP 0x80
 
+/* Line rate (property "speed", Mb/s): default and largest accepted value. */
+#define TERN_QEMU_DEFAULT_SPEED 25000
+#define TERN_QEMU_MAX_SPEED 400000
+
 /* BAR0 and BAR2: 64-bit, non-prefetchable memory. */
 #define TERN_QEMU_BAR_TYPE \
     (PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64)
@@ -48,6 +52,7 @@ struct TernState {
     NICConf conf;
     char *serial;
     bool test_hooks;
+    uint32_t speed;                 /* line rate, Mb/s (property "speed") */
 
     QEMUBH *bh;                     /* runs tern_model_run() after host.kick */
     QEMUTimer *timer;               /* the model's one-shot timer */
@@ -263,6 +268,12 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
     struct tern_model_config cfg = {
         .test_hooks = s->test_hooks,
         .num_msix = TERN_MAX_MSIX,
+        .link_speed_mbps = s->speed,
+        /*
+         * QEMU's clock is coarse next to a frame time and the host may fall behind the line
+         * rate: let the MAC run 64 KiB ahead before it makes senders wait (tern_model.h).
+         */
+        .tx_burst_bytes = 64 * 1024,
     };
     const uint8_t *mac;
     unsigned int i;
@@ -282,6 +293,11 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     pstrcpy(cfg.serial, sizeof(cfg.serial), s->serial);
+    if (!s->speed || s->speed > TERN_QEMU_MAX_SPEED) {
+        error_setg(errp, "tern: speed %" PRIu32 " Mb/s is out of range (1..%u)",
+                   s->speed, TERN_QEMU_MAX_SPEED);
+        return;
+    }
 
     if (pcie_endpoint_cap_init(pdev, TERN_QEMU_PCIE_CAP) < 0) {
         error_setg(errp, "tern: cannot add the PCI Express capability");
@@ -388,6 +404,7 @@ static Property tern_properties[] = {
     DEFINE_NIC_PROPERTIES(TernState, conf),
     DEFINE_PROP_STRING("serial", TernState, serial),
     DEFINE_PROP_BOOL("test-hooks", TernState, test_hooks, false),
+    DEFINE_PROP_UINT32("speed", TernState, speed, TERN_QEMU_DEFAULT_SPEED),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -95,6 +95,7 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 	}
 	fr = &f->frames[f->nframes++];
 	fr->len = len;
+	fr->t = f->now;
 	fr->data = malloc(len ? len : 1);
 	if (fr->data)
 		memcpy(fr->data, frame, len);
@@ -164,6 +165,12 @@ void fk_init(struct fake *f, bool test_hooks)
 
 void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6])
 {
+	fk_init_cfg(f, test_hooks, mac, 0, FK_UNPACED);
+}
+
+void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
+		 uint32_t tx_burst_bytes)
+{
 	memset(f, 0, sizeof(*f));
 	fk_add_region(f, FK_LOW_BASE, FK_LOW_SIZE);
 	fk_add_region(f, FK_HIGH_BASE, FK_HIGH_SIZE);
@@ -188,6 +195,8 @@ void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6])
 	snprintf(f->cfg.serial, sizeof(f->cfg.serial), "SN-TEST-0001");
 	f->cfg.test_hooks = test_hooks;
 	f->cfg.num_msix = 8;
+	f->cfg.link_speed_mbps = speed_mbps;
+	f->cfg.tx_burst_bytes = tx_burst_bytes;
 	f->m = tern_model_create(&f->host, &f->cfg);
 	if (!f->m) {
 		printf("Bail out! tern_model_create failed\n");
@@ -475,6 +484,18 @@ bool drv_eq_poll(struct fake *f, struct drv_ring *eq, uint8_t *type, uint32_t *d
 		*type = e[OFF(struct tern_eqe, type)];
 	if (data0)
 		*data0 = rd32(e + OFF(struct tern_eqe, data));
+	eq->ci++;
+	return true;
+}
+
+bool drv_eq_poll_eqe(struct fake *f, struct drv_ring *eq, uint8_t eqe[16])
+{
+	uint8_t *e = drv_ring_entry(f, eq, eq->ci);
+	uint8_t phase = ((eq->ci >> eq->log) & 1) ? 0 : 1;
+
+	if ((e[OFF(struct tern_eqe, flags)] & TERN_EQE_PHASE) != phase)
+		return false;
+	memcpy(eqe, e, 16);
 	eq->ci++;
 	return true;
 }

@@ -103,6 +103,7 @@ struct fk_region {
 };
 
 struct fk_frame {
+	uint64_t t;		/* virtual time it was sent */
 	size_t len;
 	uint8_t *data;
 };
@@ -159,6 +160,15 @@ struct fake {
 void fk_init(struct fake *f, bool test_hooks);
 /* As fk_init, with another permanent MAC address (two devices on one wire). */
 void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6]);
+/*
+ * The tests written before the MAC paced transmission run unpaced: fk_init/fk_init_mac give
+ * the transmitter a burst allowance of FK_UNPACED bytes (about 1.4 s of line time at 25G), so
+ * no sender waits unless it runs that far ahead of the virtual clock. fk_init_cfg sets the
+ * link speed (0: the model's default) and the burst allowance (0: exact serialization).
+ */
+#define FK_UNPACED	UINT32_MAX
+void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
+		 uint32_t tx_burst_bytes);
 void fk_fini(struct fake *f);
 uint64_t fk_alloc(struct fake *f, size_t size, size_t align);
 uint64_t fk_alloc_high(struct fake *f, size_t size, size_t align);
@@ -219,6 +229,8 @@ int drv_eq_create(struct fake *f, struct drv_ring *eq, unsigned int log, unsigne
 		  uint16_t flags, bool page_list);
 /* Next EQE if valid by phase; fills type/data0 and advances the driver CI. */
 bool drv_eq_poll(struct fake *f, struct drv_ring *eq, uint8_t *type, uint32_t *data0);
+/* Next EQE if valid by phase: the raw 16 bytes; advances the driver CI. */
+bool drv_eq_poll_eqe(struct fake *f, struct drv_ring *eq, uint8_t eqe[16]);
 void drv_eq_arm(struct fake *f, struct drv_ring *eq);
 
 /* Ethernet */

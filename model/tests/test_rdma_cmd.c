@@ -54,7 +54,7 @@ static void t_query_rdma(void)
 		 TERN_CMD_BAD_LEN);
 	CHECK_EQ(cq.syndrome, sizeof(T));
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, NULL, 319, &cq), TERN_CMD_BAD_LEN);
-	CHECK_EQ(cq.syndrome, 320);
+	CHECK_EQ(cq.syndrome, 384);
 	/* device says it has RDMA */
 	{
 		uint8_t dev[sizeof(struct tern_cmd_query_device_out)];
@@ -615,7 +615,7 @@ static void t_qp_state_machine(void)
 	CHECK_EQ(rd32(q + OFF(QQO, status)), 0);
 	CHECK_EQ(rd16(q + OFF(QQO, sq_ci)), 0);
 	CHECK_EQ(rd16(q + OFF(QQO, rq_ci)), 0);
-	CHECK_EQ(rd32(q + OFF(QQO, rsvd)), 0);
+	CHECK_EQ(rd32(q + OFF(QQO, cc_rate_mbps)), 0);	/* not rate limited */
 	/* RTS->RTS changes what IB allows there (access, min_rnr_timer); RTS->RTR and
 	 * RTS->INIT are illegal */
 	attrs_for(&a, d, TERN_QPS_RTS);

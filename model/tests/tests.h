@@ -25,5 +25,6 @@ extern const struct test rdma_interop_tests[];
 extern const struct test rdma_ud_tests[];
 extern const struct test rdma_atomic_tests[];
 extern const struct test rdma_srq_tests[];
+extern const struct test mac_tests[];
 
 #endif

@@ -48,6 +48,15 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(tx_ud_packets),
 	TERN_IB_STAT(rx_ud_packets),
 	TERN_IB_STAT(srq_limit_events),
+	/* congestion control (tern_dcb.h, Documentation/admin/tern_ib.rst) */
+	TERN_IB_STAT(np_ecn_marked_roce_packets),
+	TERN_IB_STAT(np_cnp_sent),
+	TERN_IB_STAT(rp_cnp_handled),
+	TERN_IB_STAT(rp_cnp_ignored),
+	TERN_IB_STAT(rp_rate_decrease_events),
+	TERN_IB_STAT(rp_rate_increase_events),
+	TERN_IB_STAT(rp_min_rate_events),
+	TERN_IB_STAT(rp_limited_qps),
 };
 
 /* Every counter is named, in the order of the structure, up to its reserved tail. */

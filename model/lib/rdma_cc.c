@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: congestion control of the RoCE engine (include/tern/tern_dcb.h,
+ * Documentation/hw/congestion.rst): SET/QUERY_CC_PARAMS, ECN marking of data packets, the
+ * notification point (CE -> CNP) and DCQCN's reaction point (CNP -> rate cut, timer and
+ * byte counter driven recovery) with the per-QP rate limiter.
+ *
+ * Rates are kept in kb/s (the parameters are Mb/s; cc_rate_mbps reports kb/s / 1000, rounded
+ * down). Everything periodic is evaluated lazily from elapsed virtual time when the QP is
+ * looked at (a CNP, a packet, a query, its timer): alpha periods of dce_tcp_rtt and increase
+ * events of rpg_time_reset cost nothing while nothing happens. The only timers are a limited
+ * QP's next timer-stage increase event and its pacing deadline (both on the QP timer list).
+ *
+ * A QP's rate limiter is allocated by a CNP that finds it not limited (its "first" CNP: alpha
+ * starts at initial_alpha_value, rate_to_set_on_first_cnp applies) and released when
+ * recovery brings it back to the maximum rate.
+ */
+#include <stdlib.h>
+
+#include "rdma.h"
+
+#define STAGE_MAX	(1u << 20)	/* stages saturate here (far beyond rpg_threshold) */
+#define TIME_MAX_US	131071u
+
+/* ---- parameters --------------------------------------------------------------------------- */
+
+static void cc_defaults(struct ternm_cc *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cnp_dscp = TERN_CC_DEF_CNP_DSCP;
+	c->cnp_prio = TERN_CC_DEF_CNP_PRIO;
+	c->min_time_between_cnps = TERN_CC_DEF_MIN_TIME_CNPS;
+	c->rpg_time_reset = TERN_CC_DEF_TIME_RESET;
+	c->rpg_byte_reset = TERN_CC_DEF_BYTE_RESET;
+	c->rpg_threshold = TERN_CC_DEF_THRESHOLD;
+	c->rpg_max_rate = 0;
+	c->rpg_ai_rate = TERN_CC_DEF_AI_RATE;
+	c->rpg_hai_rate = TERN_CC_DEF_HAI_RATE;
+	c->rpg_gd = TERN_CC_DEF_GD;
+	c->rpg_min_dec_fac = TERN_CC_DEF_MIN_DEC_FAC;
+	c->rpg_min_rate = TERN_CC_DEF_MIN_RATE;
+	c->rate_to_set_on_first_cnp = 0;
+	c->dce_tcp_g = TERN_CC_DEF_TCP_G;
+	c->dce_tcp_rtt = TERN_CC_DEF_TCP_RTT;
+	c->rate_reduce_monitor_period = TERN_CC_DEF_MONITOR_PERIOD;
+	c->initial_alpha_value = TERN_CC_DEF_INITIAL_ALPHA;
+}
+
+int ternm_cc_init(struct tern_model *m)
+{
+	m->cc = calloc(1, sizeof(*m->cc));
+	if (!m->cc)
+		return -1;
+	cc_defaults(m->cc);
+	return 0;
+}
+
+void ternm_cc_fini(struct tern_model *m)
+{
+	free(m->cc);
+	m->cc = NULL;
+}
+
+/* Device reset (the QPs are gone already). */
+void ternm_cc_clear(struct tern_model *m)
+{
+	if (m->cc)
+		cc_defaults(m->cc);
+}
+
+/* The maximum rate of a QP in kb/s: rpg_max_rate, or the line rate. */
+static uint64_t max_kbps(const struct tern_model *m)
+{
+	uint32_t r = m->cc->rpg_max_rate ? m->cc->rpg_max_rate : ternm_link_speed_mbps(m);
+
+	return (uint64_t)r * 1000;
+}
+
+/* ---- priorities and ECN ----------------------------------------------------------------- */
+
+/* Priority of the frames built from a struct tern_qp_path (as the MAC classifies them). */
+unsigned int ternm_path_prio(const struct tern_model *m, const uint8_t *path)
+{
+	typedef struct tern_qp_path P;
+	bool tagged = get_le16(CFLD(path, P, vlan_id)) != TERN_VLAN_NONE;
+
+	return ternm_mac_prio(m, path[offsetof(P, traffic_class)] >> 2,
+			      tagged ? path[offsetof(P, sl)] & 7 : -1) & 7;
+}
+
+/* Is @qp a reaction point: an RC QP whose priority has RP enabled? */
+bool ternm_cc_rp(const struct tern_model *m, const struct ternm_qp *qp)
+{
+	if (qp->type != TERN_QPT_RC || !m->cc->rp_en)
+		return false;
+	return m->cc->rp_en & (1u << ternm_path_prio(m, qp->path));
+}
+
+static bool is_data_op(uint8_t op)
+{
+	return op <= IBOP_READ_RESP_ONLY || op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD;
+}
+
+/* The ECN field of a packet @qp sends with BTH @opcode: ECT(0) for RC data with RP. */
+unsigned int ternm_cc_ecn(const struct tern_model *m, const struct ternm_qp *qp, uint8_t opcode)
+{
+	return is_data_op(opcode) && ternm_cc_rp(m, qp) ? ECN_ECT0 : ECN_NOT_ECT;
+}
+
+/* ---- the reaction point -------------------------------------------------------------------- */
+
+static void cc_unlimit(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_qp_cc *c = &qp->cc;
+
+	if (!c->limited)
+		return;
+	c->limited = false;
+	c->inc_deadline = TERNM_NO_DEADLINE;
+	c->next_send = 0;
+	if (c->pace_deadline != TERNM_NO_DEADLINE) {
+		c->pace_deadline = TERNM_NO_DEADLINE;
+		ternm_qp_work(m, qp);
+	}
+	m->rdma->stats.rp_limited_qps--;
+}
+
+/* Rates are capped at the maximum; a QP back at the maximum is no longer limited. */
+static void cc_cap(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_qp_cc *c = &qp->cc;
+	uint64_t max = max_kbps(m);
+
+	if (c->rt > max)
+		c->rt = max;
+	if (c->rc >= max) {
+		c->rc = max;
+		cc_unlimit(m, qp);
+	}
+}
+
+/* One increase event (the stage that caused it already counted). */
+static void cc_increase(struct tern_model *m, struct ternm_qp *qp)
+{
+	const struct ternm_cc *p = m->cc;
+	struct ternm_qp_cc *c = &qp->cc;
+	uint32_t f = p->rpg_threshold;
+
+	if (c->t_stage >= f && c->b_stage >= f) {
+		uint32_t i = (c->t_stage < c->b_stage ? c->t_stage : c->b_stage) - f + 1;
+
+		c->rt += (uint64_t)p->rpg_hai_rate * 1000 * i;	/* hyper increase */
+	} else if (c->t_stage >= f || c->b_stage >= f) {
+		c->rt += (uint64_t)p->rpg_ai_rate * 1000;	/* additive increase */
+	}
+	if (c->rt > max_kbps(m))
+		c->rt = max_kbps(m);
+	c->rc = (c->rt + c->rc + 1) / 2;		/* (fast) recovery towards Rt, rounded up */
+	m->rdma->stats.rp_rate_increase_events++;
+	cc_cap(m, qp);
+}
+
+/* Apply the timer-stage events due by @now. */
+static void cc_advance(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
+{
+	struct ternm_qp_cc *c = &qp->cc;
+	uint64_t period = (uint64_t)m->cc->rpg_time_reset * TERNM_NS_PER_US;
+
+	while (c->limited && c->inc_deadline <= now) {
+		c->inc_deadline += period;
+		if (c->t_stage < STAGE_MAX)
+			c->t_stage++;
+		cc_increase(m, qp);
+	}
+}
+
+/* Alpha periods of dce_tcp_rtt that ended by @now (only while limited). */
+static void cc_alpha(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
+{
+	const struct ternm_cc *p = m->cc;
+	struct ternm_qp_cc *c = &qp->cc;
+	uint64_t k = (uint64_t)p->dce_tcp_rtt * TERNM_NS_PER_US;
+	uint64_t n;
+
+	if (!c->limited || now < c->alpha_t + k)
+		return;
+	n = (now - c->alpha_t) / k;
+	c->alpha_t += n * k;
+	/* the first period that ended may have had a CNP; the rest had none */
+	c->alpha = (uint32_t)((uint64_t)c->alpha * p->dce_tcp_g / 1024);
+	if (c->cnp_in_period)
+		c->alpha += 1024 - p->dce_tcp_g;
+	c->cnp_in_period = false;
+	/* alpha * g / 1024 < alpha: at most 1024 more steps before it is 0 */
+	while (--n && c->alpha)
+		c->alpha = (uint32_t)((uint64_t)c->alpha * p->dce_tcp_g / 1024);
+	if (c->alpha > 1023)
+		c->alpha = 1023;
+}
+
+/* A CNP for reaction point @qp at @now. */
+static void cc_cnp(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
+{
+	const struct ternm_cc *p = m->cc;
+	struct ternm_qp_cc *c = &qp->cc;
+	struct ternm_rdma_stats *s = &m->rdma->stats;
+	uint64_t max = max_kbps(m), min = (uint64_t)p->rpg_min_rate * 1000;
+	uint64_t dec, floor, rc;
+	bool first;
+
+	cc_advance(m, qp, now);
+	cc_alpha(m, qp, now);
+	first = !c->limited;
+	if (first) {
+		/* allocate the rate limiter */
+		c->rc = c->rt = max;
+		c->alpha = p->initial_alpha_value;
+		c->alpha_t = now;
+		c->next_send = now;
+	} else if (now - c->last_cut_ns <
+		   (uint64_t)p->rate_reduce_monitor_period * TERNM_NS_PER_US) {
+		c->cnp_in_period = true;	/* one cut per monitor period: alpha only */
+		return;
+	}
+	c->cnp_in_period = true;
+	rc = c->rc;
+	c->rt = rc;
+	dec = rc * c->alpha >> p->rpg_gd;
+	rc = dec < rc ? rc - dec : 0;
+	floor = c->rc * p->rpg_min_dec_fac / 100;
+	if (rc < floor)
+		rc = floor;
+	if (rc < min)
+		rc = min;
+	if (first && p->rate_to_set_on_first_cnp)
+		rc = (uint64_t)p->rate_to_set_on_first_cnp * 1000;
+	c->rc = rc;
+	c->last_cut_ns = now;
+	c->t_stage = c->b_stage = 0;
+	c->bytes = 0;
+	c->inc_deadline = now + (uint64_t)p->rpg_time_reset * TERNM_NS_PER_US;
+	s->rp_rate_decrease_events++;
+	if (rc <= min)
+		s->rp_min_rate_events++;
+	if (first) {
+		c->limited = true;
+		s->rp_limited_qps++;
+	}
+	cc_cap(m, qp);
+	ternm_qp_timer_sync(m, qp);
+}
+
+/* Forget the QP's congestion state (RESET, ERR, destroy). */
+void ternm_cc_qp_reset(struct tern_model *m, struct ternm_qp *qp)
+{
+	if (qp->cc.limited)
+		m->rdma->stats.rp_limited_qps--;
+	memset(&qp->cc, 0, sizeof(qp->cc));
+	qp->cc.inc_deadline = qp->cc.pace_deadline = TERNM_NO_DEADLINE;
+}
+
+uint64_t ternm_cc_deadline(const struct ternm_qp *qp)
+{
+	const struct ternm_qp_cc *c = &qp->cc;
+	uint64_t d = c->pace_deadline;
+
+	if (c->limited && c->inc_deadline < d)
+		d = c->inc_deadline;
+	return d;
+}
+
+void ternm_cc_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
+{
+	struct ternm_qp_cc *c = &qp->cc;
+
+	cc_advance(m, qp, now);
+	if (c->pace_deadline <= now) {
+		c->pace_deadline = TERNM_NO_DEADLINE;
+		ternm_qp_work(m, qp);
+	}
+	ternm_qp_timer_sync(m, qp);
+}
+
+void ternm_cc_query_qp(struct tern_model *m, struct ternm_qp *qp, uint32_t *rate_mbps,
+		       uint32_t *alpha)
+{
+	uint64_t now = ternm_now(m);
+
+	*rate_mbps = *alpha = 0;
+	if (!qp->cc.limited)
+		return;
+	cc_advance(m, qp, now);
+	cc_alpha(m, qp, now);
+	if (!qp->cc.limited)
+		return;
+	*rate_mbps = (uint32_t)(qp->cc.rc / 1000);
+	*alpha = qp->cc.alpha;
+}
+
+/*
+ * How far a limited QP may run ahead of its schedule: the embedding's transmit burst
+ * allowance (tern_model_config.tx_burst_bytes; 0 in a virtual-time simulation) at its rate.
+ */
+static uint64_t pace_burst_ns(const struct tern_model *m, const struct ternm_qp_cc *c)
+{
+	return (uint64_t)m->cfg.tx_burst_bytes * 8000000ull / c->rc;
+}
+
+/*
+ * May @qp send a data packet (request, READ response) with headers from @path now? False
+ * when its rate limiter's next allowed time is further in the future than the burst
+ * allowance (the QP then waits on the timer list) or the MAC cannot send its priority now;
+ * qp->tx_block says which.
+ */
+bool ternm_tx_gate(struct tern_model *m, struct ternm_qp *qp, const uint8_t *path)
+{
+	struct ternm_qp_cc *c = &qp->cc;
+
+	if (c->limited) {
+		uint64_t now = ternm_now(m);
+
+		if (!ternm_cc_rp(m, qp)) {
+			cc_unlimit(m, qp);	/* RP turned off, or the path changed priority */
+		} else {
+			cc_advance(m, qp, now);
+			if (c->limited && c->next_send > now + pace_burst_ns(m, c)) {
+				/* held: woken when half the burst allowance is free again */
+				c->pace_deadline = c->next_send - pace_burst_ns(m, c) / 2;
+				qp->tx_block = TX_PACE;
+				ternm_qp_timer_sync(m, qp);
+				return false;
+			}
+		}
+	}
+	if (!ternm_mac_may_send(m, ternm_path_prio(m, path), NULL)) {
+		qp->tx_block = TX_MAC;
+		return false;
+	}
+	return true;
+}
+
+/* @qp sent a data packet of @len frame bytes: the pacer and the byte stage advance. */
+void ternm_cc_sent(struct tern_model *m, struct ternm_qp *qp, size_t len)
+{
+	const struct ternm_cc *p = m->cc;
+	struct ternm_qp_cc *c = &qp->cc;
+	uint64_t now;
+
+	if (!c->limited || !len)
+		return;
+	/* the schedule: L * 8 / Rc per frame, from now if the QP fell behind it (idle) */
+	now = ternm_now(m);
+	if (c->next_send < now)
+		c->next_send = now;
+	c->next_send += (uint64_t)len * 8000000ull / c->rc;
+	if (!p->rpg_byte_reset)
+		return;
+	c->bytes += len;
+	while (c->limited && c->bytes >= p->rpg_byte_reset) {
+		c->bytes -= p->rpg_byte_reset;
+		if (c->b_stage < STAGE_MAX)
+			c->b_stage++;
+		cc_increase(m, qp);
+	}
+}
+
+/* ---- notification point and CNP receive ------------------------------------------------ */
+
+/*
+ * A RoCE packet for @qp (NULL: UD/GSI, counted only) passed the checks: if it carries CE on
+ * a priority with NP enabled, count it and answer with a CNP (rate limited per QP).
+ */
+void ternm_cc_np_rx(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f, size_t len,
+		    size_t l3, bool v6)
+{
+	const struct ternm_cc *p = m->cc;
+	uint64_t now;
+
+	if (!p->np_en || ternm_frame_ecn(f, l3, v6) != ECN_CE)
+		return;
+	if (!(p->np_en & (1u << (ternm_mac_frame_prio(m, f, len) & 7))))
+		return;
+	m->rdma->stats.np_ecn_marked_roce_packets++;
+	if (!qp || qp->type != TERN_QPT_RC)
+		return;
+	now = ternm_now(m);
+	if (qp->cc.np_sent &&
+	    now - qp->cc.np_last_ns < (uint64_t)p->min_time_between_cnps * TERNM_NS_PER_US)
+		return;
+	if (!ternm_cnp_send(m, qp))
+		return;
+	qp->cc.np_sent = true;
+	qp->cc.np_last_ns = now;
+	m->rdma->stats.np_cnp_sent++;
+}
+
+/*
+ * A CNP (ICRC already checked): @len the frame's length, @bth its BTH, @end its ICRC. Handled by an
+ * RC QP in RTR..SQE whose priority has RP; anything else is counted in rp_cnp_ignored.
+ */
+void ternm_cc_cnp_rx(struct tern_model *m, size_t len, const uint8_t *bth,
+		     const uint8_t *end)
+{
+	struct ternm_rdma *r = m->rdma;
+	struct ternm_qp *qp;
+
+	if ((bth[1] & 0x0f) || (size_t)(end - bth) < BTH_LEN + CNP_RSVD_LEN) {
+		r->stats.rx_roce_discards++;
+		return;
+	}
+	if ((get_be16(bth + 2) & 0x7fff) != 0x7fff) {
+		r->stats.rx_pkey_mismatch++;
+		return;
+	}
+	qp = ternm_qp_get(m, get_be24(bth + 5));
+	if (!qp || qp->type != TERN_QPT_RC || qp->state < TERN_QPS_RTR ||
+	    qp->state > TERN_QPS_SQE || !ternm_cc_rp(m, qp)) {
+		r->stats.rp_cnp_ignored++;
+		return;
+	}
+	r->stats.rx_roce_packets++;
+	r->stats.rx_roce_bytes += len;
+	r->stats.rp_cnp_handled++;
+	cc_cnp(m, qp, ternm_now(m));
+}
+
+/* ---- commands ---------------------------------------------------------------------------- */
+
+#define FAIL(off)	\
+	do { r->status = TERN_CMD_BAD_PARAM; r->syndrome = (off); return; } while (0)
+
+static void set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cc_params T;
+	uint32_t line = ternm_link_speed_mbps(m);
+	struct ternm_cc c;
+	unsigned int i;
+
+	memset(&c, 0, sizeof(c));
+	c.rp_en = in[offsetof(T, rp_en)];
+	c.np_en = in[offsetof(T, np_en)];
+	c.cnp_dscp = in[offsetof(T, cnp_dscp)];
+	c.cnp_prio = in[offsetof(T, cnp_prio)];
+#define G(f)	(c.f = get_le32(CFLD(in, T, f)))
+	if (c.cnp_dscp >= TERN_NUM_DSCP)
+		FAIL(offsetof(T, cnp_dscp));
+	if (c.cnp_prio >= TERN_NUM_PRIO)
+		FAIL(offsetof(T, cnp_prio));
+	if (G(min_time_between_cnps) > 4095)
+		FAIL(offsetof(T, min_time_between_cnps));
+	if (G(rpg_time_reset) < 1 || c.rpg_time_reset > TIME_MAX_US)
+		FAIL(offsetof(T, rpg_time_reset));
+	if (G(rpg_byte_reset) > (1u << 30))
+		FAIL(offsetof(T, rpg_byte_reset));
+	if (G(rpg_threshold) < 1 || c.rpg_threshold > 31)
+		FAIL(offsetof(T, rpg_threshold));
+	if (G(rpg_max_rate) > line)
+		FAIL(offsetof(T, rpg_max_rate));
+	if (G(rpg_ai_rate) < 1 || c.rpg_ai_rate > line)
+		FAIL(offsetof(T, rpg_ai_rate));
+	if (G(rpg_hai_rate) < 1 || c.rpg_hai_rate > line)
+		FAIL(offsetof(T, rpg_hai_rate));
+	if (G(rpg_gd) < 1 || c.rpg_gd > 15)
+		FAIL(offsetof(T, rpg_gd));
+	if (G(rpg_min_dec_fac) < 1 || c.rpg_min_dec_fac > 100)
+		FAIL(offsetof(T, rpg_min_dec_fac));
+	if (G(rpg_min_rate) < 1 || c.rpg_min_rate > line)
+		FAIL(offsetof(T, rpg_min_rate));
+	if (G(rate_to_set_on_first_cnp) > line)
+		FAIL(offsetof(T, rate_to_set_on_first_cnp));
+	if (G(dce_tcp_g) > 1023)
+		FAIL(offsetof(T, dce_tcp_g));
+	if (G(dce_tcp_rtt) < 1 || c.dce_tcp_rtt > TIME_MAX_US)
+		FAIL(offsetof(T, dce_tcp_rtt));
+	if (G(rate_reduce_monitor_period) > TIME_MAX_US)
+		FAIL(offsetof(T, rate_reduce_monitor_period));
+	if (G(initial_alpha_value) > 1023)
+		FAIL(offsetof(T, initial_alpha_value));
+#undef G
+	for (i = 0; i < 4; i++)
+		if (get_le32(CFLD(in, T, rsvd) + 4 * i))
+			FAIL(offsetof(T, rsvd) + 4 * i);
+	*m->cc = c;
+	/* limited QPs follow at once: RP off releases them, a lower maximum caps them */
+	for (i = 0; i < TERNM_MAX_QP; i++) {
+		struct ternm_qp *qp = m->rdma->qp[i];
+
+		if (!qp || !qp->cc.limited)
+			continue;
+		if (!ternm_cc_rp(m, qp))
+			cc_unlimit(m, qp);
+		else
+			cc_cap(m, qp);
+		ternm_qp_timer_sync(m, qp);
+	}
+	r->status = TERN_CMD_OK;
+}
+
+static void query_params(struct tern_model *m, uint16_t out_len, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cc_params T;
+	const struct ternm_cc *c = m->cc;
+	uint8_t *o = m->cmd_out;
+
+	if (out_len < sizeof(T)) {
+		r->status = TERN_CMD_BAD_LEN;
+		r->syndrome = sizeof(T);
+		return;
+	}
+	memset(o, 0, sizeof(T));
+	o[offsetof(T, rp_en)] = c->rp_en;
+	o[offsetof(T, np_en)] = c->np_en;
+	o[offsetof(T, cnp_dscp)] = c->cnp_dscp;
+	o[offsetof(T, cnp_prio)] = c->cnp_prio;
+#define P(f)	put_le32(FLD(o, T, f), c->f)
+	P(min_time_between_cnps);
+	P(rpg_time_reset);
+	P(rpg_byte_reset);
+	P(rpg_threshold);
+	P(rpg_max_rate);
+	P(rpg_ai_rate);
+	P(rpg_hai_rate);
+	P(rpg_gd);
+	P(rpg_min_dec_fac);
+	P(rpg_min_rate);
+	P(rate_to_set_on_first_cnp);
+	P(dce_tcp_g);
+	P(dce_tcp_rtt);
+	P(rate_reduce_monitor_period);
+	P(initial_alpha_value);
+#undef P
+	r->out_size = sizeof(T);
+	r->status = TERN_CMD_OK;
+}
+
+void ternm_cc_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
+		  struct ternm_cmd_result *r)
+{
+	if (!m->cc || !m->rdma) {
+		r->status = TERN_CMD_BAD_OPCODE;
+		return;
+	}
+	if (opcode == TERN_CMD_SET_CC_PARAMS)
+		set_params(m, in, r);
+	else if (opcode == TERN_CMD_QUERY_CC_PARAMS)
+		query_params(m, out_len, r);
+	else
+		r->status = TERN_CMD_BAD_OPCODE;
+}

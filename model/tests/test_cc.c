@@ -1,0 +1,1536 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Congestion control (tern_dcb.h, Documentation/hw/congestion.rst): SET/QUERY_CC_PARAMS,
+ * ECN marking of data packets, CNPs from the notification point (byte-exact, rate limited),
+ * DCQCN's reaction point (cut, monitor period, alpha, recovery, clamps) read back through
+ * QUERY_QP, and the pacer measured in virtual time. Two models on the test wire; the test
+ * marks CE in flight and injects CNPs of its own making.
+ */
+#include <stdlib.h>
+
+#include <tern/tern_dcb.h>
+
+#include "test_rdma.h"
+
+#define CCP(f)		OFF(struct tern_cc_params, f)
+#define QQO(f)		OFF(struct tern_cmd_query_qp_out, f)
+#define CC_LEN		sizeof(struct tern_cc_params)
+#define LINE_MBPS	25000u	/* the default link speed */
+#define US		1000ull
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static void cc_defaults(uint8_t p[CC_LEN])
+{
+	memset(p, 0, CC_LEN);
+	p[CCP(cnp_dscp)] = 48;
+	p[CCP(cnp_prio)] = 6;
+	wr32(p + CCP(min_time_between_cnps), 4);
+	wr32(p + CCP(rpg_time_reset), 300);
+	wr32(p + CCP(rpg_byte_reset), 32767);
+	wr32(p + CCP(rpg_threshold), 1);
+	wr32(p + CCP(rpg_max_rate), 0);
+	wr32(p + CCP(rpg_ai_rate), 5);
+	wr32(p + CCP(rpg_hai_rate), 50);
+	wr32(p + CCP(rpg_gd), 11);
+	wr32(p + CCP(rpg_min_dec_fac), 50);
+	wr32(p + CCP(rpg_min_rate), 1);
+	wr32(p + CCP(rate_to_set_on_first_cnp), 0);
+	wr32(p + CCP(dce_tcp_g), 1019);
+	wr32(p + CCP(dce_tcp_rtt), 1);
+	wr32(p + CCP(rate_reduce_monitor_period), 4);
+	wr32(p + CCP(initial_alpha_value), 1023);
+}
+
+static int cc_set(struct fake *f, const uint8_t p[CC_LEN], uint32_t *syndrome)
+{
+	struct cqe c;
+	int st = drv_cmd(f, TERN_CMD_SET_CC_PARAMS, p, CC_LEN, NULL, 0, &c);
+
+	if (syndrome)
+		*syndrome = c.syndrome;
+	return st;
+}
+
+static bool cc_query(struct fake *f, uint8_t p[CC_LEN])
+{
+	memset(p, 0xee, CC_LEN);
+	return drv_cmd(f, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, p, CC_LEN, NULL) == TERN_CMD_OK;
+}
+
+/* Set parameters on a device of a connection; false (reported) if refused. */
+static bool cc_apply(struct rdev *d, const uint8_t p[CC_LEN])
+{
+	uint32_t syn = 0;
+	int st = cc_set(&d->f, p, &syn);
+
+	if (st != TERN_CMD_OK)
+		printf("#   SET_CC_PARAMS: status %d syndrome %u\n", st, syn);
+	return st == TERN_CMD_OK;
+}
+
+static uint32_t qp_rate(struct rdev *d, uint32_t qpn)
+{
+	uint8_t o[sizeof(struct tern_cmd_query_qp_out)];
+
+	if (qp_query(d, qpn, o) != TERN_CMD_OK)
+		return ~0u;
+	return rd32(o + QQO(cc_rate_mbps));
+}
+
+static uint32_t qp_alpha(struct rdev *d, uint32_t qpn)
+{
+	uint8_t o[sizeof(struct tern_cmd_query_qp_out)];
+
+	if (qp_query(d, qpn, o) != TERN_CMD_OK)
+		return ~0u;
+	return rd32(o + QQO(cc_alpha));
+}
+
+/* Where a frame's IP header and BTH are, if it is RoCEv2; NULL if not. */
+static uint8_t *frame_bth(const uint8_t *fr, size_t len, size_t *l3, bool *v6)
+{
+	size_t o = 14, u;
+
+	if (len < 18)
+		return NULL;
+	if (fr[12] == 0x81 && fr[13] == 0x00)
+		o = 18;
+	*l3 = o;
+	if (fr[o - 2] == 0x08 && fr[o - 1] == 0x00) {
+		*v6 = false;
+		u = o + 20;
+	} else if (fr[o - 2] == 0x86 && fr[o - 1] == 0xdd) {
+		*v6 = true;
+		u = o + 40;
+	} else {
+		return NULL;
+	}
+	if (len < u + 8 + 12 || fr[u + 2] != 0x12 || fr[u + 3] != 0xb7)
+		return NULL;
+	return (uint8_t *)(uintptr_t)(fr + u + 8);
+}
+
+static unsigned int frame_ecn(const uint8_t *fr, size_t l3, bool v6)
+{
+	return v6 ? (fr[l3 + 1] >> 4) & 3 : fr[l3 + 1] & 3;
+}
+
+/* Our own ICRC: masked copy of IP/UDP/BTH after eight 0xff bytes, then the rest. */
+static uint32_t t_icrc(const uint8_t *ip, bool v6, const uint8_t *icrc_at)
+{
+	size_t iph = v6 ? 40 : 20, hl = iph + 8 + 12;
+	uint8_t h[80], ff[8];
+	uint32_t crc;
+
+	memset(ff, 0xff, sizeof(ff));
+	memcpy(h, ip, hl);
+	if (v6) {
+		h[0] |= 0x0f;
+		h[1] = h[2] = h[3] = 0xff;
+		h[7] = 0xff;
+	} else {
+		h[1] = 0xff;
+		h[8] = 0xff;
+		h[10] = h[11] = 0xff;
+	}
+	h[iph + 6] = h[iph + 7] = 0xff;
+	h[iph + 8 + 4] = 0xff;
+	crc = crc32_ieee(0, ff, 8);
+	crc = crc32_ieee(crc, h, hl);
+	return crc32_ieee(crc, ip + hl, (size_t)(icrc_at - (ip + hl)));
+}
+
+static uint16_t t_csum(const uint8_t *p, size_t n, uint32_t s)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		s += (uint32_t)p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/*
+ * Build an IPv4 CNP from device @from to device @to for QP @dqpn (as a switch-free peer
+ * would); returns its length.
+ */
+static size_t build_cnp(uint8_t *fr, const struct rdev *from, const struct rdev *to,
+			uint32_t dqpn)
+{
+	uint8_t *ip = fr + 14, *udp = ip + 20, *bth = udp + 8;
+	uint16_t c;
+
+	memset(fr, 0, 80);
+	memcpy(fr, to->mac, 6);
+	memcpy(fr + 6, from->mac, 6);
+	fr[12] = 0x08;
+	ip[0] = 0x45;
+	ip[1] = 48 << 2;
+	ip[3] = 60;
+	ip[6] = 0x40;
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, from->ip, 4);
+	memcpy(ip + 16, to->ip, 4);
+	c = t_csum(ip, 20, 0);
+	ip[10] = (uint8_t)(c >> 8);
+	ip[11] = (uint8_t)c;
+	udp[0] = 0xc1;
+	udp[1] = 0x23;
+	udp[2] = 0x12;
+	udp[3] = 0xb7;
+	udp[5] = 40;
+	bth[0] = 0x81;
+	bth[2] = bth[3] = 0xff;
+	bth[4] = 0x40;
+	bth[5] = (uint8_t)(dqpn >> 16);
+	bth[6] = (uint8_t)(dqpn >> 8);
+	bth[7] = (uint8_t)dqpn;
+	wr32(bth + 28, t_icrc(ip, false, bth + 28));
+	return 14 + 60;
+}
+
+static void inject_cnp(struct conn *c, unsigned int to, uint32_t dqpn)
+{
+	uint8_t fr[80];
+	size_t n = build_cnp(fr, c->d[!to], c->d[to], dqpn);
+
+	CHECK_EQ(tern_model_rx_frame(c->d[to]->f.m, fr, n), n);
+	wire_pump(&c->w);
+}
+
+/* CNPs in the wire log in direction @dir. */
+static unsigned int count_cnps(const struct wire *w, unsigned int dir)
+{
+	unsigned int i, n = 0;
+	size_t l3;
+	bool v6;
+
+	for (i = 0; i < w->nlog; i++) {
+		const uint8_t *bth = frame_bth(w->log[i].data, w->log[i].len, &l3, &v6);
+
+		if (w->log[i].dir == dir && bth && bth[0] == 0x81)
+			n++;
+	}
+	return n;
+}
+
+static bool is_data_op(uint8_t op)
+{
+	return op <= OP_READ_RESP_ONLY || op == OP_CMP_SWAP || op == OP_FETCH_ADD;
+}
+
+/* The test's switch: marks CE on ECT data frames in direction 0 while @on. */
+struct marker {
+	bool on;
+	bool all;		/* mark even frames that are not ECT */
+	unsigned int marked;
+};
+
+static enum wire_action mark_ce(struct wire *w, unsigned int dir, unsigned int idx,
+				uint8_t *fr, size_t *len)
+{
+	struct marker *mk = w->ctx;
+	uint8_t *bth;
+	size_t l3;
+	bool v6;
+
+	(void)idx;
+	if (!mk || !mk->on || dir != 0)
+		return W_DELIVER;
+	bth = frame_bth(fr, *len, &l3, &v6);
+	if (!bth || !is_data_op(bth[0]))
+		return W_DELIVER;
+	if (!mk->all && frame_ecn(fr, l3, v6) != 2)
+		return W_DELIVER;
+	if (v6) {
+		fr[l3 + 1] |= 0x30;
+	} else {
+		fr[l3 + 1] |= 3;
+		pkt_fix_ipv4_csum(fr, *len);
+	}
+	mk->marked++;
+	return W_DELIVER;
+}
+
+/* Post one WRITE of @len bytes from side @s and wait for its completion (no time limit use). */
+static bool do_write(struct conn *c, unsigned int s, struct rmr *src, struct rmr *dst,
+		     uint32_t len, uint64_t id)
+{
+	struct sge sg = mr_sge(src, 0, len);
+	struct wc w;
+
+	post_send(c->d[s], &c->qp[s], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, id, &sg, 1,
+		  dst->iova, dst->key, 0);
+	ring_sq(c->d[s], &c->qp[s]);
+	if (conn_poll(c, s, &w, 1, 200000000) != 1)
+		return false;
+	return w.status == TERN_CQE_OK && w.wr_id == id;
+}
+
+#define MR_RW	(TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ)
+
+/* ---- parameters --------------------------------------------------------------------------- */
+
+static void t_params(void)
+{
+	static const struct {
+		uint8_t off, width;
+		uint32_t bad, good;
+	} cases[] = {
+		{ CCP(cnp_dscp), 1, 64, 63 },
+		{ CCP(cnp_prio), 1, 8, 7 },
+		{ CCP(min_time_between_cnps), 4, 4096, 4095 },
+		{ CCP(min_time_between_cnps), 4, 0x01000000, 0 },
+		{ CCP(rpg_time_reset), 4, 0, 1 },
+		{ CCP(rpg_time_reset), 4, 131072, 131071 },
+		{ CCP(rpg_byte_reset), 4, (1u << 30) + 1, 1u << 30 },
+		{ CCP(rpg_byte_reset), 4, 0xffffffff, 0 },
+		{ CCP(rpg_threshold), 4, 0, 1 },
+		{ CCP(rpg_threshold), 4, 32, 31 },
+		{ CCP(rpg_max_rate), 4, LINE_MBPS + 1, LINE_MBPS },
+		{ CCP(rpg_ai_rate), 4, 0, 1 },
+		{ CCP(rpg_ai_rate), 4, LINE_MBPS + 1, LINE_MBPS },
+		{ CCP(rpg_hai_rate), 4, 0, 1 },
+		{ CCP(rpg_hai_rate), 4, LINE_MBPS + 1, LINE_MBPS },
+		{ CCP(rpg_gd), 4, 0, 1 },
+		{ CCP(rpg_gd), 4, 16, 15 },
+		{ CCP(rpg_min_dec_fac), 4, 0, 1 },
+		{ CCP(rpg_min_dec_fac), 4, 101, 100 },
+		{ CCP(rpg_min_rate), 4, 0, 1 },
+		{ CCP(rpg_min_rate), 4, LINE_MBPS + 1, LINE_MBPS },
+		{ CCP(rate_to_set_on_first_cnp), 4, LINE_MBPS + 1, LINE_MBPS },
+		{ CCP(dce_tcp_g), 4, 1024, 1023 },
+		{ CCP(dce_tcp_g), 4, 0x80000000, 0 },
+		{ CCP(dce_tcp_rtt), 4, 0, 1 },
+		{ CCP(dce_tcp_rtt), 4, 131072, 131071 },
+		{ CCP(rate_reduce_monitor_period), 4, 131072, 0 },
+		{ CCP(initial_alpha_value), 4, 1024, 0 },
+		{ CCP(rsvd), 4, 1, 0 },
+		{ CCP(rsvd) + 4, 4, 0x100, 0 },
+		{ CCP(rsvd) + 8, 4, 0x10000, 0 },
+		{ CCP(rsvd) + 12, 4, 0x80000000, 0 },
+	};
+	uint8_t p[CC_LEN], q[CC_LEN], last[CC_LEN];
+	struct fake f;
+	struct cqe c;
+	uint32_t syn;
+	unsigned int i;
+
+	fk_init(&f, false);
+	REQUIRE(drv_cmdq_enable(&f, 5));
+	/* reset state: RP and NP off, the defaults */
+	cc_defaults(p);
+	REQUIRE(cc_query(&f, q));
+	CHECK(!memcmp(p, q, CC_LEN));
+	/* round trip of a full set of non-default values */
+	p[CCP(rp_en)] = 0x08;
+	p[CCP(np_en)] = 0x88;
+	p[CCP(cnp_dscp)] = 46;
+	p[CCP(cnp_prio)] = 7;
+	wr32(p + CCP(min_time_between_cnps), 50);
+	wr32(p + CCP(rpg_time_reset), 55);
+	wr32(p + CCP(rpg_byte_reset), 150000);
+	wr32(p + CCP(rpg_threshold), 5);
+	wr32(p + CCP(rpg_max_rate), 10000);
+	wr32(p + CCP(rpg_ai_rate), 40);
+	wr32(p + CCP(rpg_hai_rate), 200);
+	wr32(p + CCP(rpg_gd), 7);
+	wr32(p + CCP(rpg_min_dec_fac), 10);
+	wr32(p + CCP(rpg_min_rate), 100);
+	wr32(p + CCP(rate_to_set_on_first_cnp), 5000);
+	wr32(p + CCP(dce_tcp_g), 1020);
+	wr32(p + CCP(dce_tcp_rtt), 55);
+	wr32(p + CCP(rate_reduce_monitor_period), 50);
+	wr32(p + CCP(initial_alpha_value), 512);
+	CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
+	REQUIRE(cc_query(&f, q));
+	CHECK(!memcmp(p, q, CC_LEN));
+	memcpy(last, p, CC_LEN);
+	/* every field out of range: BAD_PARAM at its byte offset, nothing changes; the
+	 * boundary value next to it is taken */
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(p, last, CC_LEN);
+		if (cases[i].width == 1)
+			p[cases[i].off] = (uint8_t)cases[i].bad;
+		else
+			wr32(p + cases[i].off, cases[i].bad);
+		syn = ~0u;
+		CHECK_EQ(cc_set(&f, p, &syn), TERN_CMD_BAD_PARAM);
+		if (syn != cases[i].off)
+			printf("#   case %u: offset %u\n", i, cases[i].off);
+		CHECK_EQ(syn, cases[i].off);
+		REQUIRE(cc_query(&f, q));
+		CHECK(!memcmp(q, last, CC_LEN));
+		if (cases[i].width == 1)
+			p[cases[i].off] = (uint8_t)cases[i].good;
+		else
+			wr32(p + cases[i].off, cases[i].good);
+		CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
+		REQUIRE(cc_query(&f, q));
+		CHECK(!memcmp(q, p, CC_LEN));
+		memcpy(last, p, CC_LEN);
+	}
+	/* lengths */
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_SET_CC_PARAMS, p, CC_LEN - 1, NULL, 0, &c), TERN_CMD_BAD_LEN);
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, q, CC_LEN - 1, &c),
+		 TERN_CMD_BAD_LEN);
+	CHECK_EQ(c.syndrome, CC_LEN);
+	/* a device reset goes back to the reset state */
+	tern_model_reset(f.m);
+	REQUIRE(drv_cmdq_enable(&f, 5));
+	cc_defaults(p);
+	REQUIRE(cc_query(&f, q));
+	CHECK(!memcmp(p, q, CC_LEN));
+	fk_fini(&f);
+}
+
+/* ---- ECN ----------------------------------------------------------------------------------- */
+
+/* Traffic of every kind; returns false if it did not complete. */
+static bool mixed_traffic(struct conn *c, struct rmr *a, struct rmr *b)
+{
+	struct sge sg;
+	struct wc w[3];
+
+	sg = mr_sge(b, 0, 4096);
+	post_recv(c->d[1], &c->qp[1], 1, &sg, 1);
+	ring_rq(c->d[1], &c->qp[1]);
+	sg = mr_sge(a, 0, 3000);
+	post_send(c->d[0], &c->qp[0], TERN_WQE_SEND, TERN_WQE_F_SIGNALED, 1, &sg, 1, 0, 0, 0);
+	sg = mr_sge(a, 0, 2500);
+	post_send(c->d[0], &c->qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 2, &sg, 1,
+		  b->iova + 8192, b->key, 0);
+	sg = mr_sge(a, 16384, 3500);
+	post_send(c->d[0], &c->qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 3, &sg, 1,
+		  b->iova + 20000, b->key, 0);
+	ring_sq(c->d[0], &c->qp[0]);
+	return conn_poll(c, 0, w, 3, 10000000) == 3 && w[0].status == 0 && w[1].status == 0 &&
+	       w[2].status == 0 && conn_poll(c, 1, w, 1, 1000000) == 1;
+}
+
+/* Check the ECN field of every logged frame: @ect_dir[d] says whether direction d's data
+ * frames are ECT(0); ACKs never are. */
+static void check_ecn(const struct wire *w, bool ect0, bool ect1, unsigned int *ndata)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nlog; i++) {
+		const struct wire_rec *r = &w->log[i];
+		const uint8_t *bth;
+		size_t l3;
+		bool v6, data;
+
+		bth = frame_bth(r->data, r->len, &l3, &v6);
+		if (!bth)
+			continue;
+		data = is_data_op(bth[0]);
+		if (data)
+			ndata[r->dir]++;
+		CHECK_EQ(frame_ecn(r->data, l3, v6), data && (r->dir ? ect1 : ect0) ? 2 : 0);
+		/* the DSCP stays the path's */
+		CHECK_EQ(v6 ? (uint8_t)(r->data[l3] << 4 | r->data[l3 + 1] >> 4) >> 2 :
+			 r->data[l3 + 1] >> 2, 26);
+	}
+}
+
+static void ect_case(bool v6_vlan)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr a, b;
+	uint8_t p[CC_LEN];
+	unsigned int nd[2];
+	bool mr_ok = false;
+
+	connopt_default(&o);
+	o.tclass = 26 << 2 | 3;		/* the path's ECN bits are not what goes out */
+	if (v6_vlan) {
+		o.ip_version = 6;
+		o.vlan_id = 7;
+		o.sl = 5;
+		o.flow_label = 0x54321;
+	}
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
+	mr_ok = true;
+	/* RP off: no ECT anywhere */
+	RQ(mixed_traffic(&c, &a, &b));
+	memset(nd, 0, sizeof(nd));
+	check_ecn(&c.w, false, false, nd);
+	CHECK(nd[0] >= 7 && nd[1] >= 4);
+	/* RP on the other priorities only: still none */
+	cc_defaults(p);
+	p[CCP(rp_en)] = (uint8_t)~(1u << (v6_vlan ? 5 : 0));
+	RQ(cc_apply(c.d[0], p) && cc_apply(c.d[1], p));
+	wire_clear_log(&c.w);
+	RQ(mixed_traffic(&c, &a, &b));
+	memset(nd, 0, sizeof(nd));
+	check_ecn(&c.w, false, false, nd);
+	/* RP on the sender's priority: its requests ECT(0), the responder's ACKs not */
+	p[CCP(rp_en)] = (uint8_t)(1u << (v6_vlan ? 5 : 0));
+	RQ(cc_apply(c.d[0], p));
+	wire_clear_log(&c.w);
+	RQ(mixed_traffic(&c, &a, &b));
+	memset(nd, 0, sizeof(nd));
+	check_ecn(&c.w, true, false, nd);
+	/* and on the responder's: READ responses ECT(0) too */
+	RQ(cc_apply(c.d[1], p));
+	wire_clear_log(&c.w);
+	RQ(mixed_traffic(&c, &a, &b));
+	memset(nd, 0, sizeof(nd));
+	check_ecn(&c.w, true, true, nd);
+	CHECK(nd[1] >= 4);	/* READ responses */
+	/* no CE anywhere: no CNP, no NP counts */
+	CHECK_EQ(count_cnps(&c.w, 0) + count_cnps(&c.w, 1), 0);
+	CHECK_EQ(RDEV_STAT(c.d[1], np_ecn_marked_roce_packets), 0);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+static void t_ect_v4(void)
+{
+	ect_case(false);
+}
+
+static void t_ect_v6_vlan(void)
+{
+	ect_case(true);
+}
+
+/* ---- notification point --------------------------------------------------------------------- */
+
+/* The CNP @fr (from side 1 of @c to side 0) byte for byte, IPv4 untagged. */
+static void check_cnp_v4(const struct conn *c, const uint8_t *fr, size_t len, uint8_t dscp)
+{
+	uint8_t exp[80];
+	const uint8_t *ip = exp + 14, *udp = ip + 20, *bth = udp + 8;
+	uint16_t cs;
+
+	REQUIRE(len == 74);
+	memset(exp, 0, sizeof(exp));
+	memcpy(exp, c->d[0]->mac, 6);
+	memcpy(exp + 6, c->d[1]->mac, 6);
+	exp[12] = 0x08;
+	exp[14] = 0x45;
+	exp[15] = (uint8_t)(dscp << 2);			/* not ECT */
+	exp[17] = 60;
+	exp[18] = fr[18];				/* identification: the port's counter */
+	exp[19] = fr[19];
+	exp[20] = 0x40;					/* DF */
+	exp[22] = c->o.hop_limit;
+	exp[23] = 17;
+	memcpy(exp + 26, c->d[1]->ip, 4);
+	memcpy(exp + 30, c->d[0]->ip, 4);
+	cs = t_csum(exp + 14, 20, 0);
+	exp[24] = (uint8_t)(cs >> 8);
+	exp[25] = (uint8_t)cs;
+	exp[34] = (uint8_t)(c->o.sport >> 8);		/* the QP's own ports */
+	exp[35] = (uint8_t)c->o.sport;
+	exp[36] = 0x12;
+	exp[37] = 0xb7;
+	exp[39] = 40;
+	exp[42] = 0x81;					/* CNP */
+	exp[43] = 0x00;
+	exp[44] = exp[45] = 0xff;			/* P_Key */
+	exp[46] = 0x40;					/* BECN */
+	exp[47] = (uint8_t)(c->qp[0].qpn >> 16);
+	exp[48] = (uint8_t)(c->qp[0].qpn >> 8);
+	exp[49] = (uint8_t)c->qp[0].qpn;
+	/* A = 0, PSN 0, 16 reserved zero bytes */
+	wr32(exp + 70, t_icrc(ip, false, bth + 28));
+	if (memcmp(exp, fr, 74)) {
+		unsigned int i;
+
+		for (i = 0; i < 74; i++)
+			if (exp[i] != fr[i])
+				printf("#   CNP byte %u: 0x%02x, expected 0x%02x\n", i, fr[i],
+				       exp[i]);
+		CHECK(!"CNP bytes");
+	}
+}
+
+static void t_cnp_np(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr a, b;
+	struct marker mk = { 0 };
+	uint8_t p[CC_LEN];
+	unsigned int i, n;
+	bool mr_ok = false;
+
+	connopt_default(&o);
+	o.tclass = 26 << 2;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
+	mr_ok = true;
+	mr_fill(c.d[0], &a, 7);
+	c.w.filter = mark_ce;
+	c.w.ctx = &mk;
+	mk.on = true;
+	mk.all = true;		/* the sender has no RP: mark what it sends anyway */
+	/* NP off: CE packets are accepted, nothing else happens */
+	RQ(do_write(&c, 0, &a, &b, 16384, 1));
+	CHECK_EQ(mk.marked, 16);
+	CHECK_EQ(RDEV_STAT(c.d[1], np_ecn_marked_roce_packets), 0);
+	CHECK_EQ(count_cnps(&c.w, 1), 0);
+	/* NP on: one CNP for 16 CE packets arriving within 4 us */
+	cc_defaults(p);
+	p[CCP(np_en)] = 0xff;
+	RQ(cc_apply(c.d[1], p));
+	wire_clear_log(&c.w);
+	mk.marked = 0;
+	RQ(do_write(&c, 0, &a, &b, 16384, 2));
+	CHECK_EQ(mr_diff_pattern(c.d[1], &b, 0, 16384, 7, 0), -1);
+	CHECK_EQ(mk.marked, 16);
+	CHECK_EQ(RDEV_STAT(c.d[1], np_ecn_marked_roce_packets), 16);
+	CHECK_EQ(RDEV_STAT(c.d[1], np_cnp_sent), 1);
+	CHECK_EQ(count_cnps(&c.w, 1), 1);
+	for (i = 0; i < c.w.nlog; i++) {
+		size_t l3;
+		bool v6;
+		const uint8_t *bth = frame_bth(c.w.log[i].data, c.w.log[i].len, &l3, &v6);
+
+		if (c.w.log[i].dir == 1 && bth && bth[0] == 0x81)
+			check_cnp_v4(&c, c.w.log[i].data, c.w.log[i].len, 48);
+	}
+	/* the sender has no RP: the CNP is ignored */
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_ignored), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_handled), 0);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+	/* 3 us later: still within min_time_between_cnps of the last CNP */
+	wire_advance(&c.w, 3 * US);
+	RQ(do_write(&c, 0, &a, &b, 1000, 3));
+	CHECK_EQ(RDEV_STAT(c.d[1], np_ecn_marked_roce_packets), 17);
+	CHECK_EQ(RDEV_STAT(c.d[1], np_cnp_sent), 1);
+	/* 4 us after it: the next one */
+	wire_advance(&c.w, 1 * US);
+	RQ(do_write(&c, 0, &a, &b, 1000, 4));
+	CHECK_EQ(RDEV_STAT(c.d[1], np_cnp_sent), 2);
+	/* another CNP DSCP, min_time_between_cnps 0: every CE packet answered */
+	p[CCP(cnp_dscp)] = 46;
+	wr32(p + CCP(min_time_between_cnps), 0);
+	RQ(cc_apply(c.d[1], p));
+	wire_clear_log(&c.w);
+	RQ(do_write(&c, 0, &a, &b, 8192, 5));
+	CHECK_EQ(RDEV_STAT(c.d[1], np_cnp_sent), 10);
+	n = 0;
+	for (i = 0; i < c.w.nlog; i++) {
+		size_t l3;
+		bool v6;
+		const uint8_t *bth = frame_bth(c.w.log[i].data, c.w.log[i].len, &l3, &v6);
+
+		if (c.w.log[i].dir == 1 && bth && bth[0] == 0x81) {
+			check_cnp_v4(&c, c.w.log[i].data, c.w.log[i].len, 46);
+			n++;
+		}
+	}
+	CHECK_EQ(n, 8);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_ignored), 10);
+	/* packets without CE are not counted */
+	mk.on = false;
+	RQ(do_write(&c, 0, &a, &b, 8192, 6));
+	CHECK_EQ(RDEV_STAT(c.d[1], np_ecn_marked_roce_packets), 26);
+	CHECK_EQ(RDEV_STAT(c.d[1], np_cnp_sent), 10);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+/* IPv6 + VLAN: PCP cnp_prio (VID kept), traffic class cnp_dscp, the QP's flow label. */
+static void t_cnp_v6_vlan(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr a, b;
+	struct marker mk = { 0 };
+	uint8_t p[CC_LEN];
+	unsigned int i, n = 0;
+	bool mr_ok = false;
+
+	connopt_default(&o);
+	o.ip_version = 6;
+	o.vlan_id = 100;
+	o.sl = 3;
+	o.tclass = 26 << 2;
+	o.flow_label = 0xabcde;
+	o.hop_limit = 17;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
+	mr_ok = true;
+	cc_defaults(p);
+	p[CCP(rp_en)] = 1u << 3;
+	RQ(cc_apply(c.d[0], p));
+	p[CCP(np_en)] = 0xff;
+	p[CCP(cnp_prio)] = 6;
+	p[CCP(cnp_dscp)] = 48;
+	RQ(cc_apply(c.d[1], p));
+	c.w.filter = mark_ce;
+	c.w.ctx = &mk;
+	mk.on = true;
+	RQ(do_write(&c, 0, &a, &b, 4096, 1));
+	CHECK_EQ(mk.marked, 4);		/* the sender's RP made them ECT */
+	for (i = 0; i < c.w.nlog; i++) {
+		const struct wire_rec *r = &c.w.log[i];
+		const uint8_t *fr = r->data, *ip, *udp, *bth;
+		size_t l3;
+		bool v6;
+		uint32_t s;
+		unsigned int k;
+
+		bth = frame_bth(fr, r->len, &l3, &v6);
+		if (r->dir != 1 || !bth || bth[0] != 0x81)
+			continue;
+		n++;
+		ip = fr + l3;
+		udp = ip + 40;
+		CHECK_EQ(r->len, 18 + 40 + 40);
+		CHECK(!memcmp(fr, c.d[0]->mac, 6));
+		CHECK(!memcmp(fr + 6, c.d[1]->mac, 6));
+		CHECK_EQ(fr[12] << 8 | fr[13], 0x8100);
+		CHECK_EQ(fr[14] >> 5, 6);			/* PCP cnp_prio */
+		CHECK_EQ((fr[14] << 8 | fr[15]) & 0xfff, 100);	/* VID kept */
+		CHECK_EQ(fr[16] << 8 | fr[17], 0x86dd);
+		CHECK(v6);
+		CHECK_EQ(ip[0] >> 4, 6);
+		CHECK_EQ((uint8_t)(ip[0] << 4 | ip[1] >> 4), 48 << 2);	/* DSCP 48, not ECT */
+		CHECK_EQ((uint32_t)(ip[1] & 0xf) << 16 | ip[2] << 8 | ip[3], 0xabcde);
+		CHECK_EQ(ip[4] << 8 | ip[5], 40);
+		CHECK_EQ(ip[6], 17);
+		CHECK_EQ(ip[7], 17);
+		CHECK_EQ(ip[23], c.d[1]->ip[3]);
+		CHECK_EQ(ip[39], c.d[0]->ip[3]);
+		CHECK_EQ(udp[0] << 8 | udp[1], o.sport);
+		CHECK_EQ(udp[2] << 8 | udp[3], 4791);
+		CHECK_EQ(udp[4] << 8 | udp[5], 40);
+		/* UDP checksum over the pseudo-header: 0 when folded with it */
+		s = 40 + 17;
+		for (k = 8; k < 40; k += 2)
+			s += (uint32_t)ip[k] << 8 | ip[k + 1];
+		CHECK_EQ(t_csum(udp, 40, s), 0);
+		CHECK_EQ(bth[0], 0x81);
+		CHECK_EQ(bth[1], 0);
+		CHECK_EQ(bth[2] << 8 | bth[3], 0xffff);
+		CHECK_EQ(bth[4], 0x40);
+		CHECK_EQ((uint32_t)bth[5] << 16 | bth[6] << 8 | bth[7], c.qp[0].qpn);
+		for (k = 8; k < 28; k++)
+			CHECK_EQ(bth[k], 0);
+		CHECK_EQ(rd32(bth + 28), t_icrc(ip, true, bth + 28));
+	}
+	CHECK_EQ(n, 1);
+	/* and the sender took it: its rate was cut */
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_handled), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_decrease_events), 1);
+	CHECK(qp_rate(c.d[0], c.qp[0].qpn) > 0);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+/* ---- reaction point ---------------------------------------------------------------------- */
+
+/* A connection whose side 0 has RP on every priority with parameters @p. */
+static bool rp_setup(struct conn *c, const uint8_t p[CC_LEN])
+{
+	struct connopt o;
+
+	connopt_default(&o);
+	o.tclass = 26 << 2;
+	if (!conn_setup(c, &o))
+		return false;
+	return cc_apply(c->d[0], p);
+}
+
+/* Cut, monitor period, alpha. */
+static void t_rp_cut(void)
+{
+	struct conn c;
+	uint8_t p[CC_LEN];
+	uint32_t qpn, alpha;
+	unsigned int i;
+
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0xff;
+	RQ(rp_setup(&c, p));
+	qpn = c.qp[0].qpn;
+	CHECK_EQ(qp_rate(c.d[0], qpn), 0);
+	CHECK_EQ(qp_alpha(c.d[0], qpn), 0);
+	/* first CNP: alpha 1023, Rc = 25000000 kb/s - 25000000 * 1023 / 2048 = 12512208 */
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 12512);
+	CHECK_EQ(qp_alpha(c.d[0], qpn), 1023);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_handled), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_decrease_events), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_min_rate_events), 0);
+	/* 2 us later, inside the 4 us monitor period: alpha only. Periods: 1023 * 1019 / 1024
+	 * + 5 = 1023 (a CNP in it), then 1023 * 1019 / 1024 = 1018 */
+	wire_advance(&c.w, 2 * US);
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 12512);
+	CHECK_EQ(qp_alpha(c.d[0], qpn), 1018);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_handled), 2);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_decrease_events), 1);
+	/* at 5 us: 3 periods (1018 -> 1013 + 5 -> 1013 -> 1008), then the cut with 1008:
+	 * 12512208 - 12512208 * 1008 / 2048 = 6353856 */
+	wire_advance(&c.w, 3 * US);
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_alpha(c.d[0], qpn), 1008);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 6353);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_decrease_events), 2);
+	/* alpha decays every dce_tcp_rtt without CNPs, evaluated from elapsed time */
+	wire_advance(&c.w, 100 * US);
+	alpha = 1008 * 1019 / 1024 + 5;
+	for (i = 1; i < 100; i++)
+		alpha = alpha * 1019 / 1024;
+	CHECK_EQ(qp_alpha(c.d[0], qpn), alpha);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 6353);	/* no increase before rpg_time_reset */
+	/* no busy timer: the host timer was armed for the increase event, not every 1 us */
+	CHECK(c.d[0]->f.timer_arms < 20);
+	/* a CNP for the QP once it went to ERR changes nothing */
+	RQ(qp_to_err(c.d[0], &c.qp[0]) == TERN_CMD_OK);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 0);
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_ignored), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_decrease_events), 2);
+out:
+	conn_free(&c);
+}
+
+/* Reference DCQCN increase (the documented formula), rates in kb/s. */
+struct ref {
+	uint64_t rc, rt, max;
+	uint32_t t, b, f, ai, hai;
+	bool limited;
+};
+
+static void ref_inc(struct ref *r)
+{
+	if (r->t >= r->f && r->b >= r->f)
+		r->rt += (uint64_t)r->hai * 1000 * ((r->t < r->b ? r->t : r->b) - r->f + 1);
+	else if (r->t >= r->f || r->b >= r->f)
+		r->rt += (uint64_t)r->ai * 1000;
+	if (r->rt > r->max)
+		r->rt = r->max;
+	r->rc = (r->rt + r->rc + 1) / 2;
+	if (r->rc >= r->max) {
+		r->rc = r->max;
+		r->limited = false;
+	}
+}
+
+/* Timer stage only: fast recovery, then additive increase, back to unlimited. */
+static void t_rp_recovery_timer(void)
+{
+	struct conn c;
+	uint8_t p[CC_LEN];
+	struct ref r;
+	uint32_t qpn;
+	unsigned int ev = 0, fr = 0, ai = 0;
+
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0xff;
+	wr32(p + CCP(rpg_time_reset), 10);
+	wr32(p + CCP(rpg_byte_reset), 0);
+	wr32(p + CCP(rpg_threshold), 3);
+	wr32(p + CCP(rpg_ai_rate), 700);
+	RQ(rp_setup(&c, p));
+	qpn = c.qp[0].qpn;
+	inject_cnp(&c, 0, qpn);
+	/* one fast recovery step, then a second cut so that Rt is below the maximum */
+	wire_advance(&c.w, 10 * US);
+	CHECK_EQ(qp_rate(c.d[0], qpn), (25000000 + 12512208 + 1) / 2 / 1000);
+	inject_cnp(&c, 0, qpn);
+	memset(&r, 0, sizeof(r));
+	r.max = 25000000;
+	r.rt = (25000000 + 12512208 + 1) / 2;	/* 18756104 */
+	/* alpha at 10 us: 1023 + 9 decays... read back what the device used */
+	r.rc = 0;
+	r.f = 3;
+	r.ai = 700;
+	r.hai = 50;
+	r.limited = true;
+	{
+		uint32_t al = qp_alpha(c.d[0], qpn);
+		uint64_t rc = r.rt - (r.rt * al >> 11);
+
+		/* alpha at 10 us after the first CNP: one period with it, nine without */
+		uint32_t x = 1023 * 1019 / 1024 + 5;
+		unsigned int k;
+
+		for (k = 1; k < 10; k++)
+			x = x * 1019 / 1024;
+		CHECK_EQ(al, x);
+		if (rc < r.rt / 2)
+			rc = r.rt / 2;
+		r.rc = rc;
+	}
+	CHECK_EQ(qp_rate(c.d[0], qpn), r.rc / 1000);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_increase_events), 1);
+	while (r.limited && ev < 200) {
+		wire_advance(&c.w, 10 * US);
+		r.t++;
+		if (r.t < r.f)
+			fr++;
+		else
+			ai++;
+		ref_inc(&r);
+		ev++;
+		CHECK_EQ(qp_rate(c.d[0], qpn), r.limited ? r.rc / 1000 : 0);
+		CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_increase_events), 1 + ev);
+	}
+	CHECK(!r.limited);
+	CHECK_EQ(fr, 2);
+	CHECK(ai > 5);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+	CHECK_EQ(qp_alpha(c.d[0], qpn), 0);
+	/* unlimited: no more events, no timer left */
+	wire_advance(&c.w, 100 * US);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_increase_events), 1 + ev);
+	CHECK_EQ(c.d[0]->f.deadline, UINT64_MAX);
+	/* the next CNP is a first one again: alpha from initial_alpha_value */
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 12512);
+	CHECK_EQ(qp_alpha(c.d[0], qpn), 1023);
+out:
+	conn_free(&c);
+}
+
+/* Byte stage driven by traffic: additive, then hyper increase. */
+static void t_rp_hyper(void)
+{
+	struct conn c;
+	struct rmr a, b;
+	uint8_t p[CC_LEN];
+	struct ref r;
+	uint32_t qpn;
+	unsigned int i;
+	bool mr_ok = false;
+	/* a 1000-byte WRITE_ONLY: 14 + 20 + 8 + 12 + 16 + 1000 + 4 bytes */
+	const uint32_t frame = 1074;
+
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0xff;
+	wr32(p + CCP(rpg_time_reset), 100);
+	wr32(p + CCP(rpg_byte_reset), frame);
+	wr32(p + CCP(rpg_threshold), 1);
+	wr32(p + CCP(rpg_ai_rate), 10);
+	wr32(p + CCP(rpg_hai_rate), 100);
+	wr32(p + CCP(rate_to_set_on_first_cnp), 1000);
+	RQ(rp_setup(&c, p));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
+	mr_ok = true;
+	qpn = c.qp[0].qpn;
+	inject_cnp(&c, 0, qpn);
+	memset(&r, 0, sizeof(r));
+	r.max = 25000000;
+	r.rt = 25000000;
+	r.rc = 1000000;			/* rate_to_set_on_first_cnp */
+	r.f = 1;
+	r.ai = 10;
+	r.hai = 100;
+	r.limited = true;
+	CHECK_EQ(qp_rate(c.d[0], qpn), 1000);
+	/* Rt stays at the maximum on the first cut: cut again 10 us later so AI/HAI show */
+	wire_advance(&c.w, 10 * US);
+	inject_cnp(&c, 0, qpn);
+	{
+		uint32_t al = qp_alpha(c.d[0], qpn);
+
+		r.rt = r.rc;
+		r.rc = r.rc - (r.rc * al >> 11);
+		if (r.rc < r.rt / 2)
+			r.rc = r.rt / 2;
+	}
+	CHECK_EQ(qp_rate(c.d[0], qpn), r.rc / 1000);
+	/* t = 10 us: one packet: byte stage 1, timer stage 0 -> additive */
+	RQ(do_write(&c, 0, &a, &b, 1000, 1));
+	r.b = 1;
+	ref_inc(&r);
+	CHECK_EQ(qp_rate(c.d[0], qpn), r.rc / 1000);
+	/* t = 110 us: timer stage 1 -> hyper, i = 1 */
+	wire_advance(&c.w, 100 * US);
+	r.t = 1;
+	ref_inc(&r);
+	CHECK_EQ(qp_rate(c.d[0], qpn), r.rc / 1000);
+	for (i = 2; i <= 4; i++) {
+		/* packets: byte stage i, min(1, i) = 1 -> HAI * 1 */
+		RQ(do_write(&c, 0, &a, &b, 1000, i));
+		r.b = i;
+		ref_inc(&r);
+		CHECK_EQ(qp_rate(c.d[0], qpn), r.rc / 1000);
+	}
+	/* t = 210, 310 us: timer stages 2, 3 -> HAI * 2, HAI * 3 */
+	for (i = 2; i <= 3; i++) {
+		wire_advance(&c.w, 100 * US);
+		r.t = i;
+		ref_inc(&r);
+		CHECK_EQ(qp_rate(c.d[0], qpn), r.limited ? r.rc / 1000 : 0);
+	}
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_increase_events), 7);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+/* rpg_min_dec_fac, rpg_min_rate, rate_to_set_on_first_cnp, rpg_max_rate. */
+static void t_rp_clamps(void)
+{
+	struct conn c;
+	uint8_t p[CC_LEN];
+	uint32_t qpn;
+
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0xff;
+	wr32(p + CCP(rpg_gd), 1);		/* alpha/2 in 1/1024: more than everything */
+	wr32(p + CCP(rpg_min_dec_fac), 80);
+	wr32(p + CCP(rpg_time_reset), 131071);
+	RQ(rp_setup(&c, p));
+	qpn = c.qp[0].qpn;
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 20000);	/* 80 % of 25000 */
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_min_rate_events), 0);
+	/* a minimum rate above 80 % of 20000 */
+	wr32(p + CCP(rpg_min_rate), 19000);
+	RQ(cc_apply(c.d[0], p));
+	wire_advance(&c.w, 4 * US);
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 19000);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_min_rate_events), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_decrease_events), 2);
+	/* a lower maximum caps a limited QP at once; the maximum itself is not limited */
+	wr32(p + CCP(rpg_max_rate), 19500);
+	RQ(cc_apply(c.d[0], p));
+	CHECK_EQ(qp_rate(c.d[0], qpn), 19000);
+	wr32(p + CCP(rpg_max_rate), 19000);
+	RQ(cc_apply(c.d[0], p));
+	CHECK_EQ(qp_rate(c.d[0], qpn), 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+	/* rate_to_set_on_first_cnp replaces a first cut only */
+	wr32(p + CCP(rpg_max_rate), 0);
+	wr32(p + CCP(rpg_min_rate), 1);
+	wr32(p + CCP(rpg_gd), 11);
+	wr32(p + CCP(rpg_min_dec_fac), 50);
+	wr32(p + CCP(rate_to_set_on_first_cnp), 3000);
+	RQ(cc_apply(c.d[0], p));
+	wire_advance(&c.w, 10 * US);
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 3000);
+	wire_advance(&c.w, 4 * US);
+	inject_cnp(&c, 0, qpn);
+	/* alpha 1023 -> 4 periods: (1023*1019/1024 + 5) = 1023, 1018, 1013, 1008 */
+	CHECK_EQ(qp_rate(c.d[0], qpn), (3000000 - (3000000ull * 1008 >> 11)) / 1000);
+	/* gd 1 cuts to the floor: 1 % of the rate, then the minimum rate (1 Mb/s) */
+	wr32(p + CCP(rpg_gd), 1);
+	wr32(p + CCP(rpg_min_dec_fac), 1);
+	wr32(p + CCP(rpg_min_rate), 1);
+	RQ(cc_apply(c.d[0], p));
+	wire_advance(&c.w, 4 * US);
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 15);	/* 1 % of 1523438 kb/s */
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_min_rate_events), 1);
+	wire_advance(&c.w, 4 * US);
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_min_rate_events), 2);
+	/* RP turned off: the limiter goes at once */
+	p[CCP(rp_en)] = 0;
+	RQ(cc_apply(c.d[0], p));
+	CHECK_EQ(qp_rate(c.d[0], qpn), 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+out:
+	conn_free(&c);
+}
+
+/* CNPs the reaction point does not take. */
+static void t_rp_ignored(void)
+{
+	struct conn c;
+	uint8_t p[CC_LEN], fr[80];
+	size_t n;
+	uint32_t qpn;
+
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0xfe;			/* not priority 0, the QP's */
+	RQ(rp_setup(&c, p));
+	qpn = c.qp[0].qpn;
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_ignored), 1);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 0);
+	p[CCP(rp_en)] = 0xff;
+	RQ(cc_apply(c.d[0], p));
+	inject_cnp(&c, 0, qpn + 17);		/* no such QP */
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_ignored), 2);
+	CHECK_EQ(RDEV_STAT(c.d[0], rx_roce_discards), 0);
+	/* a CNP with a bad ICRC is an ICRC error, nothing more */
+	n = build_cnp(fr, c.d[1], c.d[0], qpn);
+	fr[n - 1] ^= 1;
+	tern_model_rx_frame(c.d[0]->f.m, fr, n);
+	CHECK_EQ(RDEV_STAT(c.d[0], rx_icrc_errors), 1);
+	/* a switch may set FECN/BECN and CE: the ICRC does not cover them */
+	n = build_cnp(fr, c.d[1], c.d[0], qpn);
+	fr[15] |= 3;				/* CE */
+	fr[46] |= 0x80;				/* FECN */
+	fr[24] = fr[25] = 0;
+	{
+		uint16_t cs = t_csum(fr + 14, 20, 0);
+
+		fr[24] = (uint8_t)(cs >> 8);
+		fr[25] = (uint8_t)cs;
+	}
+	tern_model_rx_frame(c.d[0]->f.m, fr, n);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_handled), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], rx_icrc_errors), 1);
+	CHECK_EQ(qp_rate(c.d[0], qpn), 12512);
+	/* a QP in RESET does not take CNPs */
+	{
+		struct qpattr a;
+
+		memset(&a, 0, sizeof(a));
+		a.state = TERN_QPS_RESET;
+		RQ(qp_modify(c.d[0], qpn, TERN_QP_ATTR_STATE, &a, NULL) == TERN_CMD_OK);
+	}
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+	inject_cnp(&c, 0, qpn);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_ignored), 3);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_cnp_handled), 1);
+out:
+	conn_free(&c);
+}
+
+/* ---- devices with a given link speed and burst allowance -------------------------------- */
+
+/* rdev_new() with a given link speed and transmit burst allowance (0: exact serialization). */
+static struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst)
+{
+	typedef struct tern_cmd_query_rdma_out T;
+	struct rdev *d = calloc(1, sizeof(*d));
+	uint8_t out[sizeof(T)];
+
+	if (!d)
+		return NULL;
+	memcpy(d->mac, test_mac, 6);
+	d->mac[5] = (uint8_t)(0x10 + idx);
+	d->ip[0] = 192;
+	d->ip[1] = 168;
+	d->ip[2] = 100;
+	d->ip[3] = (uint8_t)(1 + idx);
+	d->uar = (uint16_t)(3 + idx);
+	fk_init_cfg(&d->f, false, d->mac, speed_mbps, burst);
+	if (!d->f.m || !drv_cmdq_enable(&d->f, 6) ||
+	    drv_eq_create(&d->f, &d->async_eq, 6, 0, TERN_EQ_F_ASYNC, false) != TERN_CMD_OK ||
+	    drv_eq_create(&d->f, &d->comp_eq, 10, 1, 0, false) != TERN_CMD_OK ||
+	    drv_set_port(&d->f, 0, 9000, d->mac) != TERN_CMD_OK ||
+	    rdev_cmd(d, TERN_CMD_QUERY_RDMA, NULL, 0, out, sizeof(out), NULL) != TERN_CMD_OK ||
+	    pd_create(d, &d->pdn) != TERN_CMD_OK) {
+		rdev_free(d);
+		return NULL;
+	}
+	d->caps.max_rd_atomic = out[OFF(T, max_rd_atomic)];
+	d->caps.max_dest_rd_atomic = out[OFF(T, max_dest_rd_atomic)];
+	return d;
+}
+
+static bool conn_setup_cfg(struct conn *c, const struct connopt *o, uint32_t speed_mbps,
+			   uint32_t burst)
+{
+	unsigned int s;
+
+	memset(c, 0, sizeof(*c));
+	c->o = *o;
+	for (s = 0; s < 2; s++) {
+		c->d[s] = rdev_new_cfg(s, speed_mbps, burst);
+		if (!c->d[s])
+			return false;
+	}
+	wire_init(&c->w, &c->d[0]->f, &c->d[1]->f);
+	for (s = 0; s < 2; s++)
+		if (cq_create(c->d[s], &c->cq[s], o->cq_log, false) != TERN_CMD_OK ||
+		    qp_create(c->d[s], &c->qp[s], c->d[s]->pdn, &c->cq[s], &c->cq[s], o->sq_log,
+			      o->sq_stride, o->rq_log, o->rq_stride, 0, false) != TERN_CMD_OK)
+			return false;
+	for (s = 0; s < 2; s++)
+		if (!qp_connect(c->d[s], &c->qp[s], c->d[!s], c->qp[!s].qpn, o, s))
+			return false;
+	return true;
+}
+
+/* ---- the pacer --------------------------------------------------------------------------- */
+
+/* Data frames of direction @dir: bytes sent from the first one to the last, in virtual time. */
+static double measured_mbps(const struct wire *w, unsigned int dir, unsigned int *nframes)
+{
+	uint64_t t0 = 0, t1 = 0, bytes = 0;
+	unsigned int i, n = 0;
+	size_t l3;
+	bool v6;
+
+	for (i = 0; i < w->nlog; i++) {
+		const struct wire_rec *r = &w->log[i];
+		const uint8_t *bth = frame_bth(r->data, r->len, &l3, &v6);
+
+		if (r->dir != dir || !bth || !is_data_op(bth[0]))
+			continue;
+		if (!n)
+			t0 = r->t;
+		else
+			bytes += r->len;	/* the first frame's bytes went before t0 */
+		t1 = r->t;
+		n++;
+	}
+	*nframes = n;
+	if (t1 <= t0)
+		return 0;
+	return (double)bytes * 8 * 1000 / (double)(t1 - t0);
+}
+
+static void t_pacing(void)
+{
+	struct conn c;
+	struct rmr a, b;
+	uint8_t p[CC_LEN];
+	struct sge sg;
+	struct wc w;
+	double mbps;
+	unsigned int n;
+	unsigned long kicks;
+	uint64_t t;
+	bool mr_ok = false;
+
+	struct connopt o;
+
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0xff;
+	wr32(p + CCP(rpg_time_reset), 131071);	/* no increase for 131 ms */
+	wr32(p + CCP(rpg_byte_reset), 0);
+	wr32(p + CCP(rate_to_set_on_first_cnp), 1000);
+	connopt_default(&o);
+	RQ(conn_setup_cfg(&c, &o, 25000, 0));	/* exact: no burst allowance */
+	RQ(cc_apply(c.d[0], p));
+	RQ(cc_apply(c.d[1], p));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 1 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	/* unlimited: at line rate (25G: 256 KiB in 86 us; conn_poll waits in 20 us steps) */
+	t = wire_now(&c.w);
+	RQ(do_write(&c, 0, &a, &b, 256 << 10, 1));
+	CHECK(wire_now(&c.w) - t <= 100 * US);
+	/* limited to 1000 Mb/s: 1 MiB takes 8.6 ms of virtual time */
+	inject_cnp(&c, 0, c.qp[0].qpn);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 1000);
+	wire_clear_log(&c.w);
+	kicks = c.d[0]->f.total_kicks;
+	t = wire_now(&c.w);
+	RQ(do_write(&c, 0, &a, &b, 1 << 20, 2));
+	mbps = measured_mbps(&c.w, 0, &n);
+	printf("#   paced WRITE: %u frames, %.1f Mb/s, %.3f ms\n", n, mbps,
+	       (double)(wire_now(&c.w) - t) / 1e6);
+	CHECK_EQ(n, 1024);
+	CHECK(mbps > 990 && mbps < 1010);
+	CHECK(wire_now(&c.w) - t > 8000000);
+	/* no spinning: a handful of kicks and timers per packet at most */
+	CHECK(c.d[0]->f.total_kicks - kicks < 4 * n);
+	/* idle time is no credit (no burst allowance): after 2 ms idle, still 1000 Mb/s */
+	wire_advance(&c.w, 2000 * US);
+	wire_clear_log(&c.w);
+	RQ(do_write(&c, 0, &a, &b, 64 << 10, 3));
+	mbps = measured_mbps(&c.w, 0, &n);
+	CHECK_EQ(n, 64);
+	CHECK(mbps > 990 && mbps < 1010);
+	/* READ responses of a limited responder are paced the same way */
+	mr_fill(c.d[1], &b, 9);
+	inject_cnp(&c, 1, c.qp[1].qpn);
+	CHECK_EQ(qp_rate(c.d[1], c.qp[1].qpn), 1000);
+	wire_clear_log(&c.w);
+	sg = mr_sge(&a, 0, 512 << 10);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 4, &sg, 1, b.iova,
+		  b.key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, &w, 1, 100000000) == 1);
+	CHECK_EQ(w.status, TERN_CQE_OK);
+	mbps = measured_mbps(&c.w, 1, &n);
+	printf("#   paced READ responses: %u frames, %.1f Mb/s\n", n, mbps);
+	CHECK_EQ(n, 512);
+	CHECK(mbps > 990 && mbps < 1010);
+	CHECK_EQ(mr_diff_pattern(c.d[0], &a, 0, 512 << 10, 9, 0), -1);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+/* ---- under the MAC: PFC pauses one priority's QPs, nobody spins -------------------------- */
+
+static void pfc_frame(uint8_t fr[60], const struct rdev *from, unsigned int prio, uint16_t quanta)
+{
+	static const uint8_t dmac[6] = TERN_PFC_DMAC;
+
+	memset(fr, 0, 60);
+	memcpy(fr, dmac, 6);
+	memcpy(fr + 6, from->mac, 6);
+	fr[12] = 0x88;
+	fr[13] = 0x08;
+	fr[14] = 0x01;
+	fr[15] = 0x01;			/* opcode 0x0101 */
+	fr[17] = (uint8_t)(1u << prio);	/* class-enable vector */
+	fr[18 + 2 * prio] = (uint8_t)(quanta >> 8);
+	fr[19 + 2 * prio] = (uint8_t)quanta;
+}
+
+static void t_mac_pause(void)
+{
+	struct connopt o, o3;
+	struct conn c;
+	struct rqp q3[2];
+	struct rmr a, b;
+	uint8_t dcb[sizeof(struct tern_dcb_cfg)], fr[60];
+	struct sge sg;
+	struct wc w[2];
+	unsigned long kicks;
+	unsigned int s;
+	bool mr_ok = false, q3_ok = false;
+
+	memset(q3, 0, sizeof(q3));
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 1 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	/* a second QP pair on priority 3 (VLAN PCP 3) */
+	o3 = o;
+	o3.vlan_id = 5;
+	o3.sl = 3;
+	for (s = 0; s < 2; s++)
+		RQ(qp_create(c.d[s], &q3[s], c.d[s]->pdn, &c.cq[s], &c.cq[s], o.sq_log, o.sq_stride,
+			     o.rq_log, o.rq_stride, 0, false) == TERN_CMD_OK);
+	q3_ok = true;
+	for (s = 0; s < 2; s++)
+		RQ(qp_connect(c.d[s], &q3[s], c.d[!s], q3[!s].qpn, &o3, s));
+	/* priority 3 lossless on side 0; the peer pauses it for 65535 quanta */
+	RQ(rdev_cmd(c.d[0], TERN_CMD_QUERY_DCB, NULL, 0, dcb, sizeof(dcb), NULL) == TERN_CMD_OK);
+	dcb[OFF(struct tern_dcb_cfg, pfc_en)] = 1u << 3;
+	RQ(rdev_cmd(c.d[0], TERN_CMD_SET_DCB, dcb, sizeof(dcb), NULL, 0, NULL) == TERN_CMD_OK);
+	pfc_frame(fr, c.d[1], 3, 0xffff);
+	tern_model_rx_frame(c.d[0]->f.m, fr, sizeof(fr));
+	wire_clear_log(&c.w);
+	kicks = c.d[0]->f.total_kicks;
+	sg = mr_sge(&a, 0, 64 << 10);
+	post_send(c.d[0], &q3[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 3, &sg, 1, b.iova,
+		  b.key, 0);
+	ring_sq(c.d[0], &q3[0]);
+	sg = mr_sge(&a, 65536, 64 << 10);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 0, &sg, 1,
+		  b.iova + 65536, b.key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	/* priority 0 goes through; priority 3 sends nothing and nothing spins */
+	RQ(conn_poll(&c, 0, w, 1, 0) == 1);
+	CHECK_EQ(w[0].wr_id, 0);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK_EQ(wire_count(&c.w, 0, OP_WRITE_FIRST), 1);
+	CHECK(c.d[0]->f.total_kicks - kicks < 100);
+	wire_advance(&c.w, 500 * US);
+	CHECK(!cq_poll(c.d[0], &c.cq[0], &w[0]));
+	CHECK_EQ(wire_count(&c.w, 0, OP_WRITE_FIRST), 1);
+	CHECK(c.d[0]->f.total_kicks - kicks < 100);
+	/* XON: it goes at once */
+	pfc_frame(fr, c.d[1], 3, 0);
+	tern_model_rx_frame(c.d[0]->f.m, fr, sizeof(fr));
+	RQ(conn_poll(&c, 0, w, 1, 0) == 1);
+	CHECK_EQ(w[0].wr_id, 3);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK_EQ(wire_count(&c.w, 0, OP_WRITE_FIRST), 2);
+	/* a pause that runs out by itself: 1000 quanta at 25G = 20.48 us */
+	pfc_frame(fr, c.d[1], 3, 1000);
+	tern_model_rx_frame(c.d[0]->f.m, fr, sizeof(fr));
+	sg = mr_sge(&a, 0, 4096);
+	post_send(c.d[0], &q3[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 4, &sg, 1, b.iova,
+		  b.key, 0);
+	ring_sq(c.d[0], &q3[0]);
+	wire_pump(&c.w);
+	CHECK(!cq_poll(c.d[0], &c.cq[0], &w[0]));
+	wire_advance(&c.w, 20 * US);
+	CHECK(!cq_poll(c.d[0], &c.cq[0], &w[0]));
+	wire_advance(&c.w, 1 * US);
+	RQ(cq_poll(c.d[0], &c.cq[0], &w[0]));
+	CHECK_EQ(w[0].wr_id, 4);
+	/* the responder's READ responses wait for its priority too */
+	RQ(rdev_cmd(c.d[1], TERN_CMD_SET_DCB, dcb, sizeof(dcb), NULL, 0, NULL) == TERN_CMD_OK);
+	pfc_frame(fr, c.d[0], 3, 0xffff);
+	tern_model_rx_frame(c.d[1]->f.m, fr, sizeof(fr));
+	wire_clear_log(&c.w);
+	kicks = c.d[1]->f.total_kicks;
+	sg = mr_sge(&a, 0, 16384);
+	post_send(c.d[0], &q3[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 5, &sg, 1, b.iova,
+		  b.key, 0);
+	ring_sq(c.d[0], &q3[0]);
+	wire_advance(&c.w, 100 * US);
+	CHECK(!cq_poll(c.d[0], &c.cq[0], &w[0]));
+	CHECK_EQ(wire_count(&c.w, 0, OP_READ_REQ), 1);
+	CHECK_EQ(wire_count(&c.w, 1, -1), 0);
+	CHECK(c.d[1]->f.total_kicks - kicks < 100);
+	pfc_frame(fr, c.d[0], 3, 0);
+	tern_model_rx_frame(c.d[1]->f.m, fr, sizeof(fr));
+	RQ(conn_poll(&c, 0, w, 1, 0) == 1);
+	CHECK_EQ(w[0].wr_id, 5);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK_EQ(wire_count(&c.w, 1, -1), 16);
+out:
+	if (q3_ok)
+		for (s = 0; s < 2; s++) {
+			qmem_free(&q3[s].sq);
+			qmem_free(&q3[s].rq);
+		}
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+static void t_line_rate(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr a, b;
+	uint8_t p[CC_LEN];
+	double mbps, line;
+	unsigned int n;
+	unsigned long kicks;
+	bool mr_ok = false;
+
+	connopt_default(&o);
+	o.mtu = 5;				/* 4096: frames of 4150 bytes */
+	RQ(conn_setup_cfg(&c, &o, 10000, 0));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 4 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 4 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0xff;
+	wr32(p + CCP(rpg_time_reset), 131071);
+	wr32(p + CCP(rpg_byte_reset), 0);
+	wr32(p + CCP(rate_to_set_on_first_cnp), 2000);
+	RQ(cc_apply(c.d[0], p));
+	/* not limited: the line's rate, (L + 24) bytes of line time per frame of L */
+	kicks = c.d[0]->f.total_kicks;
+	RQ(do_write(&c, 0, &a, &b, 4 << 20, 1));
+	mbps = measured_mbps(&c.w, 0, &n);
+	line = 10000.0 * (4096 + 54) / (4096 + 54 + 24);
+	printf("#   unlimited at 10G: %u frames, %.1f Mb/s (line %.1f)\n", n, mbps, line);
+	CHECK_EQ(n, 1024);
+	CHECK(mbps > line * 0.995 && mbps < line * 1.005);
+	CHECK(c.d[0]->f.total_kicks - kicks < 4 * n);
+	/* limited to 2000 Mb/s: the pacer, not the line */
+	inject_cnp(&c, 0, c.qp[0].qpn);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 2000);
+	wire_clear_log(&c.w);
+	kicks = c.d[0]->f.total_kicks;
+	RQ(do_write(&c, 0, &a, &b, 2 << 20, 2));
+	mbps = measured_mbps(&c.w, 0, &n);
+	printf("#   limited at 10G: %u frames, %.1f Mb/s\n", n, mbps);
+	CHECK_EQ(n, 512);
+	CHECK(mbps > 1990 && mbps < 2010);
+	CHECK(c.d[0]->f.total_kicks - kicks < 4 * n);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+/* With a burst allowance (QEMU: 64 KiB) the pacer wakes once per half of it, not per frame. */
+static void t_pacing_burst(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr a, b;
+	uint8_t p[CC_LEN];
+	double mbps;
+	unsigned int n;
+	unsigned long arms;
+	uint64_t t;
+	bool mr_ok = false;
+
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0xff;
+	wr32(p + CCP(rpg_time_reset), 131071);
+	wr32(p + CCP(rpg_byte_reset), 0);
+	wr32(p + CCP(rate_to_set_on_first_cnp), 1000);
+	connopt_default(&o);
+	o.mtu = 5;
+	RQ(conn_setup_cfg(&c, &o, 25000, 64 << 10));
+	RQ(cc_apply(c.d[0], p));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 8 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 8 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	inject_cnp(&c, 0, c.qp[0].qpn);
+	wire_clear_log(&c.w);
+	arms = c.d[0]->f.timer_arms;
+	t = wire_now(&c.w);
+	RQ(do_write(&c, 0, &a, &b, 8 << 20, 1));
+	mbps = measured_mbps(&c.w, 0, &n);
+	printf("#   8 MiB at 1000 Mb/s, 64 KiB burst: %.1f Mb/s, %.3f ms, %lu timer arms\n", mbps,
+	       (double)(wire_now(&c.w) - t) / 1e6, c.d[0]->f.timer_arms - arms);
+	CHECK_EQ(n, 2048);
+	/* the first 64 KiB go at once; the rest at the rate */
+	CHECK(mbps > 1000 && mbps < 1000 * 1.02);
+	CHECK(wire_now(&c.w) - t > (uint64_t)((8 << 20) - (64 << 10)) * 8);
+	/* one wakeup per 32 KiB (256, not one per frame: 2048), each arming the host timer
+	 * twice (the pacer's deadline, then the retransmit timer's again) */
+	CHECK(c.d[0]->f.timer_arms - arms < 600);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+const struct test rdma_cc_tests[] = {
+	{ "cc: SET/QUERY_CC_PARAMS round trip, every range error, reset", t_params },
+	{ "cc: ECT(0) on data only with RP on its priority (IPv4)", t_ect_v4 },
+	{ "cc: ECT(0) on data only with RP on its priority (IPv6 + VLAN)", t_ect_v6_vlan },
+	{ "cc: CE -> CNP byte-exact, min_time_between_cnps, counters, RP off ignores",
+	  t_cnp_np },
+	{ "cc: CNP over IPv6 + VLAN: cnp_prio PCP, cnp_dscp, flow label, checksums",
+	  t_cnp_v6_vlan },
+	{ "cc: RP cut formula, monitor period, alpha periods and decay", t_rp_cut },
+	{ "cc: RP timer stage: fast recovery, additive increase, back to unlimited",
+	  t_rp_recovery_timer },
+	{ "cc: RP byte stage: additive and hyper increase", t_rp_hyper },
+	{ "cc: RP min_dec_fac, min_rate, rate_to_set_on_first_cnp, max_rate, RP off",
+	  t_rp_clamps },
+	{ "cc: CNPs ignored (RP off, unknown QP, RESET), bad ICRC, CE/BECN masked",
+	  t_rp_ignored },
+	{ "cc: pacer holds WRITEs and READ responses at the QP's rate", t_pacing },
+	{ "cc: pacer with a burst allowance: rate kept, a wakeup per half burst", t_pacing_burst },
+	{ "cc: PFC pause holds priority 3 QPs (no spinning), not priority 0", t_mac_pause },
+	{ "cc: exact serialization: line rate unlimited, the pacer's rate limited",
+	  t_line_rate },
+	{ NULL, NULL },
+};
