@@ -1,0 +1,1175 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern-sim: N:1 incast in virtual time. N sender NICs and one receiver NIC (the real device
+ * model, model/lib, driven through tern_model.h by the model tests' fake host and mini RDMA
+ * driver) are cabled to one switch (switch.c); everything runs in one discrete-event loop
+ * with a single virtual clock. Documentation/fabric.rst describes the scenario, the
+ * parameters, and how every reported figure is measured.
+ *
+ *   tern-sim --n 16 --dcqcn on [--duration-us 40000] [--series FILE] [...]   (--help)
+ *
+ * Prints one JSON object (one line) with the run's figures on stdout; --series writes the
+ * time series (per-flow rates, queue depth) as one JSON object to FILE; --switch-json dumps
+ * the switch's counters. Exit status 0 when the run could be set up and completed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <tern/tern_dcb.h>
+
+#include "test_rdma.h"
+#include "switch.h"
+
+#define MAX_SENDERS	(TSW_MAX_PORTS - 1)
+#define ETH_OVERHEAD	24
+
+/* ---- parameters -------------------------------------------------------------------------- */
+
+struct params {
+	unsigned int n;			/* senders */
+	bool dcqcn;
+	uint8_t rp_en, np_en;		/* CC priority masks when dcqcn (default: 1 << 3) */
+	uint32_t link_mbps;
+	uint64_t delay_ns;		/* propagation delay of every link */
+	uint64_t jitter_ns;		/* NIC -> switch: up to this much more, uniformly */
+	uint64_t duration_ns;
+	double steady_from;		/* fraction of the run where the steady state starts */
+	uint64_t sample_ns;		/* queue sampling period */
+	uint64_t bin_ns;		/* rate time series bin */
+	uint64_t conv_window_ns;	/* convergence: rates averaged over this window */
+	uint64_t conv_hold_ns;		/* convergence: ... held this long */
+	double conv_tol;		/* convergence: within this fraction of the fair share */
+	uint8_t mtu;			/* IB path MTU code: 3 = 1024, 5 = 4096 */
+	uint32_t msg_bytes;		/* each RDMA WRITE */
+	unsigned int outstanding;	/* WRITEs kept posted per sender */
+	unsigned int slots;		/* destination slots per flow (data check) */
+	struct tsw_config sw;
+	struct tern_cc_params cc;	/* when dcqcn (rp_en/np_en set from above) */
+	const char *series;
+	const char *switch_json;
+	bool quiet;
+};
+
+/* The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015), mapped on tern_cc_params. */
+static void cc_paper(struct tern_cc_params *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cnp_dscp = 48;
+	c->cnp_prio = 6;
+	c->min_time_between_cnps = 50;		/* N = 50 us */
+	c->rpg_time_reset = 55;			/* T = 55 us */
+	c->rpg_byte_reset = 10u << 20;		/* B = 10 MB */
+	c->rpg_threshold = 5;			/* F = 5 */
+	c->rpg_max_rate = 0;			/* line rate */
+	c->rpg_ai_rate = 40;			/* R_AI = 40 Mb/s */
+	c->rpg_hai_rate = 200;			/* R_HAI = 200 Mb/s */
+	c->rpg_gd = 11;				/* cut = Rc * alpha / 2 */
+	c->rpg_min_dec_fac = 50;		/* a cut at most halves the rate */
+	c->rpg_min_rate = 10;
+	c->rate_to_set_on_first_cnp = 0;
+	c->dce_tcp_g = 1020;			/* g = 1/256 */
+	c->dce_tcp_rtt = 55;			/* K = 55 us */
+	c->rate_reduce_monitor_period = 50;	/* at most one cut per CNP interval */
+	c->initial_alpha_value = 1023;		/* alpha = 1 */
+}
+
+static void params_default(struct params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = 2;
+	p->dcqcn = true;
+	p->rp_en = p->np_en = 1u << 3;
+	p->link_mbps = 40000;
+	p->delay_ns = 1000;
+	p->duration_ns = 40000000;
+	p->steady_from = 0.5;
+	p->sample_ns = 1000;
+	p->bin_ns = 100000;
+	p->conv_window_ns = 1000000;
+	p->conv_hold_ns = 5000000;
+	p->conv_tol = 0.2;
+	p->mtu = 5;
+	p->msg_bytes = 65536;
+	p->outstanding = 8;
+	p->slots = 4;
+	tsw_config_default(&p->sw, 3);
+	cc_paper(&p->cc);
+}
+
+/* ---- the simulation ---------------------------------------------------------------------- */
+
+enum ev_kind { EV_TO_SWITCH, EV_TO_NIC };
+
+struct ev {
+	uint64_t t, seq;
+	enum ev_kind kind;
+	unsigned int node;		/* the NIC, i.e. the switch port */
+	size_t len;
+	uint8_t *data;
+};
+
+struct node {
+	struct rdev *d;
+	uint64_t line_free;		/* NIC -> switch line busy until */
+	uint64_t last_arrival;		/* at the switch: the link keeps frames in order */
+	/* sender */
+	struct rcq cq;
+	struct rqp qp;
+	struct rmr mr;
+	uint64_t posted, completed, errors;
+	uint64_t done_bytes, done_bytes_steady;
+	/* at the receiver: bytes from this sender delivered by the switch */
+	uint64_t rx_bytes, rx_bytes_steady;
+	uint64_t *bins;			/* rx bytes per bin */
+	uint32_t *cc_mbps;		/* DCQCN current rate at the end of each bin (QUERY_QP) */
+	unsigned int slot_done;		/* bitmask of destination slots completed */
+};
+
+struct sim {
+	struct params p;
+	uint64_t t0, now, end, steady_at;
+	struct node nodes[TSW_MAX_PORTS];	/* 0: receiver, 1..n: senders */
+	unsigned int nnodes;
+	struct rcq rx_cq;
+	struct rqp rx_qp[MAX_SENDERS + 1];
+	struct rmr rx_mr;
+	struct tsw *sw;
+	uint64_t sw_deadline;
+	struct ev *heap;
+	size_t nheap, capheap;
+	uint64_t seq;
+	uint64_t next_sample;
+	uint64_t *qsamples;		/* bottleneck queue bytes, steady state */
+	size_t nq, capq;
+	uint64_t *qseries;		/* every sample_ns * qseries_every over the whole run */
+	size_t nqs, capqs;
+	unsigned int nbins;
+	uint64_t refused;		/* frames a NIC could not take */
+	uint64_t rng;			/* the jitter's generator */
+	uint64_t events;
+	bool dcb_ok, cc_ok;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n);
+
+	if (!q) {
+		fprintf(stderr, "tern-sim: out of memory\n");
+		exit(2);
+	}
+	return q;
+}
+
+static bool ev_less(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void ev_push(struct sim *s, struct ev e)
+{
+	size_t i;
+
+	if (s->nheap == s->capheap) {
+		s->capheap = s->capheap ? 2 * s->capheap : 1024;
+		s->heap = xrealloc(s->heap, s->capheap * sizeof(*s->heap));
+	}
+	e.seq = s->seq++;
+	i = s->nheap++;
+	while (i && ev_less(&e, &s->heap[(i - 1) / 2])) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = e;
+}
+
+static struct ev ev_pop(struct sim *s)
+{
+	struct ev top = s->heap[0], last = s->heap[--s->nheap];
+	size_t i = 0, c;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && ev_less(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!ev_less(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap)
+		s->heap[i] = last;
+	return top;
+}
+
+static void set_now(struct sim *s, uint64_t t)
+{
+	unsigned int i;
+
+	s->now = t;
+	for (i = 0; i < s->nnodes; i++)
+		s->nodes[i].d->f.now = t;
+}
+
+static uint64_t ser_ns(const struct sim *s, size_t len)
+{
+	if (len < 60)
+		len = 60;
+	return ((uint64_t)len + ETH_OVERHEAD) * 8000 / s->p.link_mbps;
+}
+
+/* splitmix64 */
+static uint64_t sim_rand(struct sim *s)
+{
+	uint64_t z = (s->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Run NIC @k's pending work and put what it transmitted on its line to the switch. */
+static void nic_flush(struct sim *s, unsigned int k)
+{
+	struct node *nd = &s->nodes[k];
+	struct fake *f = &nd->d->f;
+	unsigned int i, n;
+
+	fk_run(f);
+	n = f->nframes;
+	for (i = 0; i < n; i++) {
+		struct fk_frame *fr = &f->frames[i];
+		uint64_t start = nd->line_free > s->now ? nd->line_free : s->now;
+		struct ev e = { .kind = EV_TO_SWITCH, .node = k, .len = fr->len, .data = fr->data };
+
+		nd->line_free = start + ser_ns(s, fr->len);
+		e.t = nd->line_free + s->p.delay_ns;
+		if (s->p.jitter_ns)
+			e.t += sim_rand(s) % (s->p.jitter_ns + 1);
+		if (e.t < nd->last_arrival)
+			e.t = nd->last_arrival;
+		nd->last_arrival = e.t;
+		if (!e.data)
+			continue;
+		ev_push(s, e);
+	}
+	f->nframes = 0;
+}
+
+/* Sender @k: post WRITEs until @outstanding are in flight. */
+static void sender_post(struct sim *s, unsigned int k)
+{
+	struct node *nd = &s->nodes[k];
+	struct params *p = &s->p;
+	bool rang = false;
+
+	while (nd->posted - nd->completed < p->outstanding) {
+		unsigned int slot = (unsigned int)(nd->posted % p->slots);
+		struct sge sg = mr_sge(&nd->mr, (uint64_t)slot * p->msg_bytes, p->msg_bytes);
+		uint64_t raddr = s->rx_mr.iova +
+				 ((uint64_t)(k - 1) * p->slots + slot) * p->msg_bytes;
+
+		post_send(nd->d, &nd->qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, nd->posted,
+			  &sg, 1, raddr, s->rx_mr.key, 0);
+		nd->posted++;
+		rang = true;
+	}
+	if (rang)
+		ring_sq(nd->d, &nd->qp);
+}
+
+/* The host side of sender @k: reap completions, keep the SQ full. */
+static void sender_poll(struct sim *s, unsigned int k)
+{
+	struct node *nd = &s->nodes[k];
+	struct wc wc;
+	bool any = false;
+
+	while (cq_poll(nd->d, &nd->cq, &wc)) {
+		any = true;
+		nd->completed++;
+		if (wc.status != TERN_CQE_OK) {
+			if (!nd->errors && !s->p.quiet)
+				fprintf(stderr, "tern-sim: sender %u: WRITE %" PRIu64
+					" completed with status %u\n", k, wc.wr_id, wc.status);
+			nd->errors++;
+			continue;
+		}
+		nd->done_bytes += s->p.msg_bytes;
+		if (s->now >= s->steady_at)
+			nd->done_bytes_steady += s->p.msg_bytes;
+		nd->slot_done |= 1u << (wc.wr_id % s->p.slots);
+	}
+	if (any && !nd->errors && s->now < s->end)
+		sender_post(s, k);
+	if (any)
+		nic_flush(s, k);
+}
+
+static void after_nic(struct sim *s, unsigned int k)
+{
+	nic_flush(s, k);
+	if (k)
+		sender_poll(s, k);
+}
+
+/* ---- switch host ------------------------------------------------------------------------- */
+
+static void sw_deliver(void *opaque, unsigned int port, const void *frame, size_t len,
+		       uint64_t arrive_ns)
+{
+	struct sim *s = opaque;
+	struct ev e = { .t = arrive_ns, .kind = EV_TO_NIC, .node = port, .len = len };
+
+	e.data = malloc(len);
+	if (!e.data) {
+		fprintf(stderr, "tern-sim: out of memory\n");
+		exit(2);
+	}
+	memcpy(e.data, frame, len);
+	if (port == 0 && len >= 12) {
+		/* at the bottleneck: count per sender by source MAC */
+		unsigned int k;
+
+		for (k = 1; k < s->nnodes; k++) {
+			if (!memcmp((const uint8_t *)frame + 6, s->nodes[k].d->mac, 6)) {
+				struct node *nd = &s->nodes[k];
+				uint64_t b = (s->now - s->t0) / s->p.bin_ns;
+
+				nd->rx_bytes += len;
+				if (s->now >= s->steady_at)
+					nd->rx_bytes_steady += len;
+				if (b < s->nbins)
+					nd->bins[b] += len;
+				break;
+			}
+		}
+	}
+	ev_push(s, e);
+}
+
+static uint64_t sw_now(void *opaque)
+{
+	return ((struct sim *)opaque)->now;
+}
+
+static void sw_arm(void *opaque, uint64_t dl)
+{
+	((struct sim *)opaque)->sw_deadline = dl;
+}
+
+/* ---- setup ------------------------------------------------------------------------------- */
+
+static bool dcb_setup(struct sim *s, struct rdev *d)
+{
+	uint8_t cfg[sizeof(struct tern_dcb_cfg)];
+	typedef struct tern_dcb_cfg T;
+	unsigned int i;
+	int st;
+
+	st = rdev_cmd(d, TERN_CMD_QUERY_DCB, NULL, 0, cfg, sizeof(cfg), NULL);
+	if (st != TERN_CMD_OK) {
+		if (!s->p.quiet)
+			fprintf(stderr, "tern-sim: QUERY_DCB status %d\n", st);
+		return false;
+	}
+	cfg[OFF(T, pfc_en)] = s->p.sw.pfc_mask;
+	cfg[OFF(T, trust)] = TERN_DCB_TRUST_DSCP;
+	for (i = 0; i < TERN_NUM_DSCP; i++)
+		cfg[OFF(T, dscp_prio) + i] = TERN_DCB_DSCP_UNMAPPED;
+	cfg[OFF(T, dscp_prio) + 26] = 3;
+	cfg[OFF(T, dscp_prio) + 48] = 6;
+	st = rdev_cmd(d, TERN_CMD_SET_DCB, cfg, sizeof(cfg), NULL, 0, NULL);
+	if (st != TERN_CMD_OK) {
+		if (!s->p.quiet)
+			fprintf(stderr, "tern-sim: SET_DCB status %d\n", st);
+		return false;
+	}
+	return true;
+}
+
+static bool cc_setup(struct sim *s, struct rdev *d)
+{
+	const struct tern_cc_params *c = &s->p.cc;
+	uint8_t in[sizeof(struct tern_cc_params)];
+	typedef struct tern_cc_params T;
+	int st;
+
+	memset(in, 0, sizeof(in));
+	in[OFF(T, rp_en)] = s->p.dcqcn ? s->p.rp_en : 0;
+	in[OFF(T, np_en)] = s->p.dcqcn ? s->p.np_en : 0;
+	in[OFF(T, cnp_dscp)] = c->cnp_dscp;
+	in[OFF(T, cnp_prio)] = c->cnp_prio;
+	wr32(in + OFF(T, min_time_between_cnps), c->min_time_between_cnps);
+	wr32(in + OFF(T, rpg_time_reset), c->rpg_time_reset);
+	wr32(in + OFF(T, rpg_byte_reset), c->rpg_byte_reset);
+	wr32(in + OFF(T, rpg_threshold), c->rpg_threshold);
+	wr32(in + OFF(T, rpg_max_rate), c->rpg_max_rate);
+	wr32(in + OFF(T, rpg_ai_rate), c->rpg_ai_rate);
+	wr32(in + OFF(T, rpg_hai_rate), c->rpg_hai_rate);
+	wr32(in + OFF(T, rpg_gd), c->rpg_gd);
+	wr32(in + OFF(T, rpg_min_dec_fac), c->rpg_min_dec_fac);
+	wr32(in + OFF(T, rpg_min_rate), c->rpg_min_rate);
+	wr32(in + OFF(T, rate_to_set_on_first_cnp), c->rate_to_set_on_first_cnp);
+	wr32(in + OFF(T, dce_tcp_g), c->dce_tcp_g);
+	wr32(in + OFF(T, dce_tcp_rtt), c->dce_tcp_rtt);
+	wr32(in + OFF(T, rate_reduce_monitor_period), c->rate_reduce_monitor_period);
+	wr32(in + OFF(T, initial_alpha_value), c->initial_alpha_value);
+	st = rdev_cmd(d, TERN_CMD_SET_CC_PARAMS, in, sizeof(in), NULL, 0, NULL);
+	if (st != TERN_CMD_OK) {
+		if (!s->p.quiet)
+			fprintf(stderr, "tern-sim: SET_CC_PARAMS status %d\n", st);
+		return false;
+	}
+	return true;
+}
+
+static void connopt_sim(const struct sim *s, struct connopt *o)
+{
+	connopt_default(o);
+	o->mtu = s->p.mtu;
+	o->tclass = 26 << 2;		/* DSCP 26 (the model sets ECT itself when RP is on) */
+	o->access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_LOCAL_WRITE;
+	o->sq_log = 6;
+	o->sq_stride = 7;
+	o->rq_log = 2;
+	o->rq_stride = 6;
+	o->cq_log = 8;
+	o->rd_atomic = 1;		/* no READs here; sim_rdev_new does not query caps */
+}
+
+/*
+ * A device like rdev_new() (model/tests/test_rdma_lib.c) builds it, but created with the
+ * simulator's MAC configuration: link_speed_mbps = the switch's rate, exact serialization.
+ */
+static struct rdev *sim_rdev_new(unsigned int idx, uint32_t link_mbps)
+{
+	struct rdev *d = calloc(1, sizeof(*d));
+	struct fake *f;
+
+	if (!d)
+		return NULL;
+	memcpy(d->mac, test_mac, 6);
+	d->mac[5] = (uint8_t)(0x10 + idx);
+	d->ip[0] = 192;
+	d->ip[1] = 168;
+	d->ip[2] = 100;
+	d->ip[3] = (uint8_t)(1 + idx);
+	d->uar = (uint16_t)(3 + idx);
+	f = &d->f;
+	fk_init_mac(f, false, d->mac);
+	tern_model_destroy(f->m);
+	f->cfg.link_speed_mbps = link_mbps;
+	f->cfg.tx_burst_bytes = 0;
+	f->m = tern_model_create(&f->host, &f->cfg);
+	if (!f->m) {
+		free(d);
+		return NULL;
+	}
+	if (!drv_cmdq_enable(f, 6) ||
+	    drv_eq_create(f, &d->async_eq, 6, 0, TERN_EQ_F_ASYNC, false) != TERN_CMD_OK ||
+	    drv_eq_create(f, &d->comp_eq, 10, 1, 0, false) != TERN_CMD_OK ||
+	    drv_set_port(f, 0, 9000, d->mac) != TERN_CMD_OK ||
+	    pd_create(d, &d->pdn) != TERN_CMD_OK) {
+		rdev_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static bool sim_build(struct sim *s)
+{
+	struct params *p = &s->p;
+	struct tsw_host th = { .opaque = s, .deliver = sw_deliver, .now_ns = sw_now,
+			       .timer_arm = sw_arm };
+	struct connopt o;
+	unsigned int k;
+	uint64_t rx_len = (uint64_t)p->n * p->slots * p->msg_bytes;
+	int st;
+
+	s->nnodes = p->n + 1;
+	s->dcb_ok = s->cc_ok = true;
+	for (k = 0; k < s->nnodes; k++) {
+		s->nodes[k].d = sim_rdev_new(k, p->link_mbps);
+		if (!s->nodes[k].d) {
+			fprintf(stderr, "tern-sim: device %u setup failed\n", k);
+			return false;
+		}
+	}
+	s->t0 = s->nodes[0].d->f.now;
+	set_now(s, s->t0);
+	for (k = 0; k < s->nnodes; k++) {
+		s->dcb_ok &= dcb_setup(s, s->nodes[k].d);
+		s->cc_ok &= cc_setup(s, s->nodes[k].d);
+	}
+	connopt_sim(s, &o);
+	/* receiver: one CQ, one MR holding every flow's slots, a QP per sender */
+	{
+		struct rdev *rx = s->nodes[0].d;
+
+		st = cq_create(rx, &s->rx_cq, o.cq_log, false);
+		if (!st)
+			st = mr_create(rx, &s->rx_mr, rx->pdn, rx_len,
+				       TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE, 0);
+		if (st) {
+			fprintf(stderr, "tern-sim: receiver setup status %d\n", st);
+			return false;
+		}
+	}
+	for (k = 1; k < s->nnodes; k++) {
+		struct node *nd = &s->nodes[k];
+		struct rdev *rx = s->nodes[0].d;
+
+		st = cq_create(nd->d, &nd->cq, o.cq_log, false);
+		if (!st)
+			st = qp_create(nd->d, &nd->qp, nd->d->pdn, &nd->cq, &nd->cq, o.sq_log,
+				       o.sq_stride, o.rq_log, o.rq_stride, 0, false);
+		if (!st)
+			st = qp_create(rx, &s->rx_qp[k], rx->pdn, &s->rx_cq, &s->rx_cq, o.sq_log,
+				       o.sq_stride, o.rq_log, o.rq_stride, 0, false);
+		if (!st)
+			st = mr_create(nd->d, &nd->mr, nd->d->pdn,
+				       (uint64_t)p->slots * p->msg_bytes,
+				       TERN_ACCESS_LOCAL_WRITE, 0);
+		if (st) {
+			fprintf(stderr, "tern-sim: sender %u setup status %d\n", k, st);
+			return false;
+		}
+		mr_fill(nd->d, &nd->mr, 1000 + k);
+		if (!qp_connect(nd->d, &nd->qp, rx, s->rx_qp[k].qpn, &o, 0) ||
+		    !qp_connect(rx, &s->rx_qp[k], nd->d, nd->qp.qpn, &o, 1)) {
+			fprintf(stderr, "tern-sim: connecting flow %u failed\n", k);
+			return false;
+		}
+		nd->bins = calloc(s->nbins, sizeof(uint64_t));
+		nd->cc_mbps = calloc(s->nbins, sizeof(uint32_t));
+		if (!nd->bins || !nd->cc_mbps)
+			return false;
+	}
+	p->sw.nports = s->nnodes;
+	p->sw.link_mbps = p->link_mbps;
+	p->sw.delay_ns = p->delay_ns;
+	s->sw_deadline = UINT64_MAX;
+	s->sw = tsw_create(&p->sw, &th);
+	if (!s->sw) {
+		fprintf(stderr, "tern-sim: bad switch configuration\n");
+		return false;
+	}
+	return true;
+}
+
+/* ---- the run ----------------------------------------------------------------------------- */
+
+/* At the end of bin @b: every sender QP's DCQCN rate (QUERY_QP; 0 = not limited). */
+static void sample_rates(struct sim *s, uint64_t b)
+{
+	uint8_t out[sizeof(struct tern_cmd_query_qp_out)];
+	unsigned int k;
+
+	for (k = 1; k < s->nnodes; k++) {
+		struct node *nd = &s->nodes[k];
+		uint32_t r = 0;
+
+		if (qp_query(nd->d, nd->qp.qpn, out) == TERN_CMD_OK)
+			r = rd32(out + OFF(struct tern_cmd_query_qp_out, cc_rate_mbps));
+		nd->cc_mbps[b] = r ? r : s->p.link_mbps;
+		after_nic(s, k);
+	}
+}
+
+static void sample_queue(struct sim *s)
+{
+	uint64_t q = tsw_queue_bytes(s->sw, 0, 3);
+	uint64_t t = s->now - s->t0;
+
+	if (t && t % s->p.bin_ns == 0 && t / s->p.bin_ns <= s->nbins)
+		sample_rates(s, t / s->p.bin_ns - 1);
+
+	if (s->now >= s->steady_at) {
+		if (s->nq == s->capq) {
+			s->capq = s->capq ? 2 * s->capq : 4096;
+			s->qsamples = xrealloc(s->qsamples, s->capq * sizeof(uint64_t));
+		}
+		s->qsamples[s->nq++] = q;
+	}
+	if (s->nqs == s->capqs) {
+		s->capqs = s->capqs ? 2 * s->capqs : 4096;
+		s->qseries = xrealloc(s->qseries, s->capqs * sizeof(uint64_t));
+	}
+	s->qseries[s->nqs++] = q;
+}
+
+/*
+ * Every station announces itself with one broadcast (as a gratuitous ARP would) so that the
+ * switch knows where each MAC lives before the flows start; the NICs drop these frames.
+ */
+static void announce(struct sim *s)
+{
+	unsigned int k;
+
+	for (k = 0; k < s->nnodes; k++) {
+		uint8_t f[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+		memcpy(f + 6, s->nodes[k].d->mac, 6);
+		f[12] = 0x88;		/* IEEE local experimental EtherType */
+		f[13] = 0xb5;
+		tsw_rx(s->sw, k, f, sizeof(f));
+	}
+}
+
+static void sim_run(struct sim *s)
+{
+	unsigned int k;
+
+	s->end = s->t0 + s->p.duration_ns;
+	s->steady_at = s->t0 + (uint64_t)(s->p.duration_ns * s->p.steady_from);
+	s->next_sample = s->t0;
+	announce(s);
+	for (k = 1; k < s->nnodes; k++) {
+		sender_post(s, k);
+		nic_flush(s, k);
+	}
+	for (;;) {
+		uint64_t t = s->next_sample;
+		int which = -1;		/* -2: heap, -3: switch, >= 0: NIC timer, -1: sample */
+
+		if (s->nheap && s->heap[0].t < t) {
+			t = s->heap[0].t;
+			which = -2;
+		}
+		if (s->sw_deadline < t) {
+			t = s->sw_deadline;
+			which = -3;
+		}
+		for (k = 0; k < s->nnodes; k++) {
+			if (s->nodes[k].d->f.deadline < t) {
+				t = s->nodes[k].d->f.deadline;
+				which = (int)k;
+			}
+		}
+		if (t < s->now)
+			t = s->now;
+		if (t >= s->end)
+			break;
+		if (t != s->now)
+			set_now(s, t);
+		s->events++;
+		if (which == -1) {
+			sample_queue(s);
+			s->next_sample += s->p.sample_ns;
+		} else if (which == -2) {
+			struct ev e = ev_pop(s);
+
+			if (e.kind == EV_TO_SWITCH) {
+				tsw_rx(s->sw, e.node, e.data, e.len);
+			} else {
+				struct fake *f = &s->nodes[e.node].d->f;
+
+				if (!tern_model_rx_frame(f->m, e.data, e.len))
+					s->refused++;
+				after_nic(s, e.node);
+			}
+			free(e.data);
+		} else if (which == -3) {
+			s->sw_deadline = UINT64_MAX;
+			tsw_timer(s->sw);
+		} else {
+			struct fake *f = &s->nodes[which].d->f;
+
+			f->deadline = UINT64_MAX;
+			tern_model_timer(f->m);
+			after_nic(s, (unsigned int)which);
+		}
+	}
+	set_now(s, s->end);
+	if (s->nbins)
+		sample_rates(s, s->nbins - 1);	/* the last bin ends with the run */
+}
+
+/* ---- figures ----------------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t pct(const uint64_t *sorted, size_t n, double q)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	i = (size_t)ceil(q * (double)n) - 1;
+	if (i >= n)
+		i = n - 1;
+	return sorted[i];
+}
+
+static double jain(const double *x, unsigned int n)
+{
+	double s = 0, s2 = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		s += x[i];
+		s2 += x[i] * x[i];
+	}
+	return s2 > 0 ? s * s / (n * s2) : 0;
+}
+
+/*
+ * Convergence time: each flow's rate is averaged over the conv_window_ns before every bin
+ * boundary. The flows have converged at the first boundary t from which, at every boundary up
+ * to t + conv_hold_ns, every flow is within conv_tol of the fair share (the steady state's
+ * aggregate / N). Reported as t from the start of the flows; -1 when that never happens.
+ */
+static double convergence_us(const struct sim *s, double fair_gbps)
+{
+	unsigned int w = (unsigned int)(s->p.conv_window_ns / s->p.bin_ns);
+	unsigned int hold = (unsigned int)(s->p.conv_hold_ns / s->p.bin_ns), b, k, run = 0;
+
+	if (!w)
+		w = 1;
+	if (fair_gbps <= 0)
+		return -1;
+	for (b = w; b <= s->nbins; b++) {
+		bool ok = true;
+
+		for (k = 1; k < s->nnodes && ok; k++) {
+			uint64_t sum = 0;
+			unsigned int i;
+			double r;
+
+			for (i = b - w; i < b; i++)
+				sum += s->nodes[k].bins[i];
+			r = (double)sum * 8 / (double)(w * s->p.bin_ns);	/* Gb/s */
+			ok = fabs(r - fair_gbps) <= s->p.conv_tol * fair_gbps;
+		}
+		run = ok ? run + 1 : 0;
+		if (run > hold)
+			return (double)((uint64_t)(b - hold) * s->p.bin_ns) / 1000.0;
+	}
+	return -1;
+}
+
+/*
+ * Fairness convergence: the first bin boundary t from which, at every boundary up to
+ * t + conv_hold_ns, the Jain index of the flows' rates averaged over the preceding
+ * conv_window_ns is at least @threshold. -1 when that never happens.
+ */
+static double jain_convergence_us(const struct sim *s, double threshold)
+{
+	unsigned int w = (unsigned int)(s->p.conv_window_ns / s->p.bin_ns);
+	unsigned int hold = (unsigned int)(s->p.conv_hold_ns / s->p.bin_ns), b, k, run = 0;
+	double r[MAX_SENDERS];
+
+	if (!w)
+		w = 1;
+	for (b = w; b <= s->nbins; b++) {
+		for (k = 1; k < s->nnodes; k++) {
+			uint64_t sum = 0;
+			unsigned int i;
+
+			for (i = b - w; i < b; i++)
+				sum += s->nodes[k].bins[i];
+			r[k - 1] = (double)sum;
+		}
+		run = jain(r, s->nnodes - 1) >= threshold ? run + 1 : 0;
+		if (run > hold)
+			return (double)((uint64_t)(b - hold) * s->p.bin_ns) / 1000.0;
+	}
+	return -1;
+}
+
+static uint64_t pfc_stat(struct rdev *d, unsigned int prio, size_t field, bool *ok)
+{
+	uint8_t out[sizeof(struct tern_cmd_pfc_stats_out)];
+
+	if (rdev_cmd(d, TERN_CMD_QUERY_PFC_STATS, NULL, 0, out, sizeof(out), NULL) != TERN_CMD_OK) {
+		*ok = false;
+		return 0;
+	}
+	return rd64(out + OFF(struct tern_cmd_pfc_stats_out, prio) +
+		    prio * sizeof(struct tern_pfc_prio_stats) + field);
+}
+
+#define PFC_FIELD(f) OFF(struct tern_pfc_prio_stats, f)
+
+static void report(struct sim *s, double wall)
+{
+	struct params *p = &s->p;
+	unsigned int n = p->n, k, q;
+	double rates[MAX_SENDERS], done[MAX_SENDERS], total = 0, fair, steady_s, maxdev = 0;
+	uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0, below = 0;
+	uint64_t nic_rx_pause = 0, nic_tx_pause = 0, nic_rx_discards = 0;
+	uint64_t retrans = 0, cnp_sent = 0, cnp_handled = 0, cnp_ignored = 0, ecn_rx = 0;
+	uint64_t cuts = 0, incs = 0, completed = 0, errors = 0, timeouts = 0;
+	bool pfc_ok = true, data_ok = true;
+	struct tsw_port_stats st;
+	FILE *o = stdout;
+
+	steady_s = (double)(s->end - s->steady_at) / 1e9;
+	for (k = 1; k <= n; k++) {
+		rates[k - 1] = (double)s->nodes[k].rx_bytes_steady * 8 / steady_s / 1e9;
+		done[k - 1] = (double)s->nodes[k].done_bytes_steady * 8 / steady_s / 1e9;
+		total += rates[k - 1];
+	}
+	fair = total / n;
+	for (k = 0; k < n; k++)
+		if (fair > 0 && fabs(rates[k] - fair) / fair > maxdev)
+			maxdev = fabs(rates[k] - fair) / fair;
+	for (k = 0; k <= n; k++) {
+		tsw_port_stats(s->sw, k, &st);
+		xoff += st.pfc_xoff_sent[3];
+		xon += st.pfc_xon_sent[3];
+		lossless += st.lossless_drops;
+		for (q = 0; q < TSW_NUM_PRIO; q++) {
+			drops += st.q[q].drops;
+			marked += st.q[q].ecn_marked;
+		}
+	}
+	for (k = 0; k <= n; k++) {
+		struct rdev *d = s->nodes[k].d;
+		uint8_t rs[sizeof(struct tern_cmd_rdma_stats_out)];
+
+		nic_rx_pause += pfc_stat(d, 3, PFC_FIELD(rx_pause), &pfc_ok);
+		nic_tx_pause += pfc_stat(d, 3, PFC_FIELD(tx_pause), &pfc_ok);
+		nic_rx_discards += pfc_stat(d, 3, PFC_FIELD(rx_discards), &pfc_ok);
+		if (!rdev_stats(d, rs))
+			continue;
+		retrans += RSTAT(rs, retrans_pkts);
+		timeouts += RSTAT(rs, local_ack_timeout_err);
+		cnp_sent += RSTAT(rs, np_cnp_sent);
+		ecn_rx += RSTAT(rs, np_ecn_marked_roce_packets);
+		cnp_handled += RSTAT(rs, rp_cnp_handled);
+		cnp_ignored += RSTAT(rs, rp_cnp_ignored);
+		cuts += RSTAT(rs, rp_rate_decrease_events);
+		incs += RSTAT(rs, rp_rate_increase_events);
+	}
+	for (k = 1; k <= n; k++) {
+		struct node *nd = &s->nodes[k];
+		uint64_t base = (uint64_t)(k - 1) * p->slots;
+		unsigned int sl;
+
+		completed += nd->completed;
+		errors += nd->errors;
+		if (!nd->slot_done)
+			data_ok = false;
+		for (sl = 0; sl < p->slots; sl++) {
+			if (!(nd->slot_done & (1u << sl)))
+				continue;
+			if (mr_diff_pattern(s->nodes[0].d, &s->rx_mr, (base + sl) * p->msg_bytes,
+					    p->msg_bytes, 1000 + k,
+					    (uint64_t)sl * p->msg_bytes) >= 0)
+				data_ok = false;
+		}
+	}
+	qsort(s->qsamples, s->nq, sizeof(uint64_t), cmp_u64);
+	for (k = 0; k < s->nq; k++)
+		below += s->qsamples[k] < p->sw.kmax_bytes;
+
+	fprintf(o, "{\"n\":%u,\"dcqcn\":%s,\"rp_en\":%u,\"np_en\":%u,\"link_mbps\":%u,"
+		"\"delay_ns\":%" PRIu64 ",\"mtu\":%u,\"msg_bytes\":%u,\"duration_us\":%.0f,"
+		"\"steady_from_us\":%.0f,",
+		n, p->dcqcn ? "true" : "false", p->dcqcn ? p->rp_en : 0, p->dcqcn ? p->np_en : 0,
+		p->link_mbps, p->delay_ns, 128u << p->mtu, p->msg_bytes,
+		(double)p->duration_ns / 1000, (double)(s->steady_at - s->t0) / 1000);
+	fprintf(o, "\"flow_gbps\":[");
+	for (k = 0; k < n; k++)
+		fprintf(o, "%s%.3f", k ? "," : "", rates[k]);
+	fprintf(o, "],\"flow_goodput_gbps\":[");
+	for (k = 0; k < n; k++)
+		fprintf(o, "%s%.3f", k ? "," : "", done[k]);
+	fprintf(o, "],\"total_gbps\":%.3f,\"fair_gbps\":%.3f,\"jain\":%.4f,\"max_dev\":%.4f,",
+		total, fair, jain(rates, n), maxdev);
+	fprintf(o, "\"queue_p50_kb\":%.1f,\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,"
+		"\"queue_below_kmax\":%.4f,\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"pmax\":%.4f,"
+		"\"ecn_at_dequeue\":%s,",
+		pct(s->qsamples, s->nq, 0.5) / 1024.0, pct(s->qsamples, s->nq, 0.99) / 1024.0,
+		s->nq ? s->qsamples[s->nq - 1] / 1024.0 : 0.0,
+		s->nq ? (double)below / (double)s->nq : 0.0, p->sw.kmin_bytes / 1024.0,
+		p->sw.kmax_bytes / 1024.0, p->sw.pmax_ppm / 1e6,
+		p->sw.ecn_at_dequeue ? "true" : "false");
+	fprintf(o, "\"convergence_us\":%.0f,\"jain_convergence_us\":%.0f,"
+		"\"switch_xoff\":%" PRIu64 ",\"switch_xon\":%" PRIu64
+		",\"nic_rx_pause\":%" PRIu64 ",\"nic_tx_pause\":%" PRIu64 ",\"pfc_stats_ok\":%s,",
+		convergence_us(s, fair), jain_convergence_us(s, 0.99), xoff, xon, nic_rx_pause,
+		nic_tx_pause,
+		pfc_ok ? "true" : "false");
+	fprintf(o, "\"lossless_drops\":%" PRIu64 ",\"switch_drops\":%" PRIu64
+		",\"nic_rx_discards\":%" PRIu64 ",\"refused_frames\":%" PRIu64
+		",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64 ",",
+		lossless, drops, nic_rx_discards, s->refused, retrans, timeouts);
+	fprintf(o, "\"ecn_marked\":%" PRIu64 ",\"np_ecn_rx\":%" PRIu64 ",\"cnp_sent\":%" PRIu64
+		",\"cnp_handled\":%" PRIu64 ",\"cnp_ignored\":%" PRIu64 ",\"rate_cuts\":%" PRIu64
+		",\"rate_increases\":%" PRIu64 ",",
+		marked, ecn_rx, cnp_sent, cnp_handled, cnp_ignored, cuts, incs);
+	fprintf(o, "\"writes_completed\":%" PRIu64 ",\"write_errors\":%" PRIu64
+		",\"data_ok\":%s,\"dcb_ok\":%s,\"cc_ok\":%s,\"events\":%" PRIu64
+		",\"wall_s\":%.2f}\n",
+		completed, errors, data_ok ? "true" : "false", s->dcb_ok ? "true" : "false",
+		s->cc_ok ? "true" : "false", s->events, wall);
+	fflush(o);
+}
+
+static void write_series(const struct sim *s)
+{
+	FILE *f = fopen(s->p.series, "w");
+	unsigned int k, b;
+	size_t i;
+
+	if (!f) {
+		fprintf(stderr, "tern-sim: %s: %s\n", s->p.series, strerror(errno));
+		return;
+	}
+	fprintf(f, "{\"n\":%u,\"dcqcn\":%s,\"bin_us\":%.3f,\"sample_us\":%.3f,"
+		"\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"flow_gbps\":[",
+		s->p.n, s->p.dcqcn ? "true" : "false", s->p.bin_ns / 1000.0,
+		s->p.sample_ns / 1000.0, s->p.sw.kmin_bytes / 1024.0, s->p.sw.kmax_bytes / 1024.0);
+	for (k = 1; k < s->nnodes; k++) {
+		fprintf(f, "%s[", k > 1 ? "," : "");
+		for (b = 0; b < s->nbins; b++)
+			fprintf(f, "%s%.3f", b ? "," : "",
+				(double)s->nodes[k].bins[b] * 8 / (double)s->p.bin_ns);
+		fprintf(f, "]");
+	}
+	fprintf(f, "],\"cc_rate_gbps\":[");
+	for (k = 1; k < s->nnodes; k++) {
+		fprintf(f, "%s[", k > 1 ? "," : "");
+		for (b = 0; b < s->nbins; b++)
+			fprintf(f, "%s%.3f", b ? "," : "", s->nodes[k].cc_mbps[b] / 1000.0);
+		fprintf(f, "]");
+	}
+	fprintf(f, "],\"queue_kb\":[");
+	for (i = 0; i < s->nqs; i++)
+		fprintf(f, "%s%.1f", i ? "," : "", s->qseries[i] / 1024.0);
+	fprintf(f, "]}\n");
+	fclose(f);
+}
+
+static void sim_free(struct sim *s)
+{
+	unsigned int k;
+
+	while (s->nheap) {
+		struct ev e = ev_pop(s);
+
+		free(e.data);
+	}
+	free(s->heap);
+	free(s->qsamples);
+	free(s->qseries);
+	tsw_destroy(s->sw);
+	for (k = 1; k < s->nnodes; k++) {
+		struct node *nd = &s->nodes[k];
+
+		qmem_free(&nd->qp.sq);
+		qmem_free(&nd->qp.rq);
+		qmem_free(&nd->cq.mem);
+		qmem_free(&s->rx_qp[k].sq);
+		qmem_free(&s->rx_qp[k].rq);
+		mr_release(&nd->mr);
+		free(nd->bins);
+		free(nd->cc_mbps);
+	}
+	qmem_free(&s->rx_cq.mem);
+	mr_release(&s->rx_mr);
+	for (k = 0; k < s->nnodes; k++)
+		rdev_free(s->nodes[k].d);
+}
+
+/* ---- command line ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tern-sim [options]\n"
+		"  --n N                 senders (1..%u, default 2)\n"
+		"  --dcqcn on|off        RP+NP on priority 3 (default on), or CC off (PFC only)\n"
+		"  --rp-en M --np-en M   CC priority masks used when --dcqcn on (default 8 and 8)\n"
+		"  --duration-us T       virtual run time (default 40000)\n"
+		"  --steady-from F       steady state from this fraction of the run (0.5)\n"
+		"  --link-mbps R         every link (40000)   --delay-ns D   every link (1000)\n"
+		"  --jitter-ns J         NIC -> switch delay up to J ns longer, uniformly (0)\n"
+		"  --mtu CODE            IB path MTU code, 3 = 1024 .. 5 = 4096 (5)\n"
+		"  --msg-bytes B         RDMA WRITE size (65536)\n"
+		"  --outstanding K       WRITEs kept posted per sender (8)\n"
+		"  --kmin B --kmax B --pmax-ppm P   RED/ECN (5120, 204800, 10000)\n"
+		"  --xoff B --xon B      switch PFC thresholds per ingress (port, prio)\n"
+		"  --buffer B            switch shared buffer (bytes)\n"
+		"  --cc NAME=V           a tern_cc_params field (e.g. rpg_ai_rate=40)\n"
+		"  --seed S              RED's generator\n"
+		"  --ecn-dequeue         RED decides at dequeue (default: at enqueue)\n"
+		"  --sample-ns S --bin-us B --conv-window-us W --conv-hold-us H --conv-tol F\n"
+		"  --series FILE         write the time series (JSON)\n"
+		"  --switch-json FILE    dump the switch's counters (JSON)\n"
+		"  --quiet\n", MAX_SENDERS);
+}
+
+static uint64_t num(const char *s, const char *what)
+{
+	char *e;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &e, 0);
+	if (errno || e == s || *e) {
+		fprintf(stderr, "tern-sim: bad %s: %s\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+static bool onoff(const char *s)
+{
+	if (!strcmp(s, "on") || !strcmp(s, "1"))
+		return true;
+	if (!strcmp(s, "off") || !strcmp(s, "0"))
+		return false;
+	fprintf(stderr, "tern-sim: expected on or off: %s\n", s);
+	exit(2);
+}
+
+static void cc_set(struct tern_cc_params *c, const char *arg)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} f[] = {
+#define F(x) { #x, offsetof(struct tern_cc_params, x) }
+		F(min_time_between_cnps), F(rpg_time_reset), F(rpg_byte_reset),
+		F(rpg_threshold), F(rpg_max_rate), F(rpg_ai_rate), F(rpg_hai_rate), F(rpg_gd),
+		F(rpg_min_dec_fac), F(rpg_min_rate), F(rate_to_set_on_first_cnp), F(dce_tcp_g),
+		F(dce_tcp_rtt), F(rate_reduce_monitor_period), F(initial_alpha_value),
+#undef F
+	};
+	const char *eq = strchr(arg, '=');
+	unsigned int i;
+
+	if (eq) {
+		size_t len = (size_t)(eq - arg);
+
+		if (len == 8 && !strncmp(arg, "cnp_dscp", 8)) {
+			c->cnp_dscp = (uint8_t)num(eq + 1, arg);
+			return;
+		}
+		if (len == 8 && !strncmp(arg, "cnp_prio", 8)) {
+			c->cnp_prio = (uint8_t)num(eq + 1, arg);
+			return;
+		}
+		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			if (strlen(f[i].name) == len && !strncmp(arg, f[i].name, len)) {
+				uint32_t v = (uint32_t)num(eq + 1, arg);
+
+				memcpy((uint8_t *)c + f[i].off, &v, 4);
+				return;
+			}
+		}
+	}
+	fprintf(stderr, "tern-sim: unknown --cc %s\n", arg);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
+	       O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE,
+	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT };
+	static const struct option opts[] = {
+		{ "n", 1, NULL, O_N }, { "dcqcn", 1, NULL, O_DCQCN }, { "rp-en", 1, NULL, O_RP },
+		{ "np-en", 1, NULL, O_NP }, { "duration-us", 1, NULL, O_DUR },
+		{ "steady-from", 1, NULL, O_STEADY }, { "link-mbps", 1, NULL, O_LINK },
+		{ "delay-ns", 1, NULL, O_DELAY }, { "mtu", 1, NULL, O_MTU },
+		{ "msg-bytes", 1, NULL, O_MSG }, { "outstanding", 1, NULL, O_OUT },
+		{ "kmin", 1, NULL, O_KMIN }, { "kmax", 1, NULL, O_KMAX },
+		{ "pmax-ppm", 1, NULL, O_PMAX }, { "xoff", 1, NULL, O_XOFF },
+		{ "xon", 1, NULL, O_XON }, { "buffer", 1, NULL, O_BUF }, { "cc", 1, NULL, O_CC },
+		{ "seed", 1, NULL, O_SEED }, { "sample-ns", 1, NULL, O_SAMPLE },
+		{ "bin-us", 1, NULL, O_BIN }, { "conv-window-us", 1, NULL, O_CW },
+		{ "conv-tol", 1, NULL, O_CT }, { "conv-hold-us", 1, NULL, O_CH },
+		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "jitter-ns", 1, NULL, O_JIT },
+		{ "series", 1, NULL, O_SERIES },
+		{ "switch-json", 1, NULL, O_SWJSON }, { "quiet", 0, NULL, O_QUIET },
+		{ "help", 0, NULL, O_HELP }, { NULL, 0, NULL, 0 },
+	};
+	static struct sim sim;
+	struct sim *s = &sim;
+	struct params *p = &s->p;
+	struct timespec a, b;
+	int c;
+
+	params_default(p);
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_N: p->n = (unsigned int)num(optarg, "--n"); break;
+		case O_DCQCN: p->dcqcn = onoff(optarg); break;
+		case O_RP: p->rp_en = (uint8_t)num(optarg, "--rp-en"); break;
+		case O_NP: p->np_en = (uint8_t)num(optarg, "--np-en"); break;
+		case O_DUR: p->duration_ns = num(optarg, "--duration-us") * 1000; break;
+		case O_STEADY: p->steady_from = atof(optarg); break;
+		case O_LINK: p->link_mbps = (uint32_t)num(optarg, "--link-mbps"); break;
+		case O_DELAY: p->delay_ns = num(optarg, "--delay-ns"); break;
+		case O_MTU: p->mtu = (uint8_t)num(optarg, "--mtu"); break;
+		case O_MSG: p->msg_bytes = (uint32_t)num(optarg, "--msg-bytes"); break;
+		case O_OUT: p->outstanding = (unsigned int)num(optarg, "--outstanding"); break;
+		case O_KMIN: p->sw.kmin_bytes = (uint32_t)num(optarg, "--kmin"); break;
+		case O_KMAX: p->sw.kmax_bytes = (uint32_t)num(optarg, "--kmax"); break;
+		case O_PMAX: p->sw.pmax_ppm = (uint32_t)num(optarg, "--pmax-ppm"); break;
+		case O_XOFF: p->sw.xoff_bytes = (uint32_t)num(optarg, "--xoff"); break;
+		case O_XON: p->sw.xon_bytes = (uint32_t)num(optarg, "--xon"); break;
+		case O_BUF: p->sw.buffer_bytes = (uint32_t)num(optarg, "--buffer"); break;
+		case O_CC: cc_set(&p->cc, optarg); break;
+		case O_SEED: p->sw.seed = num(optarg, "--seed"); break;
+		case O_SAMPLE: p->sample_ns = num(optarg, "--sample-ns"); break;
+		case O_BIN: p->bin_ns = num(optarg, "--bin-us") * 1000; break;
+		case O_CW: p->conv_window_ns = num(optarg, "--conv-window-us") * 1000; break;
+		case O_CT: p->conv_tol = atof(optarg); break;
+		case O_CH: p->conv_hold_ns = num(optarg, "--conv-hold-us") * 1000; break;
+		case O_ECNDEQ: p->sw.ecn_at_dequeue = true; break;
+		case O_JIT: p->jitter_ns = num(optarg, "--jitter-ns"); break;
+		case O_SERIES: p->series = optarg; break;
+		case O_SWJSON: p->switch_json = optarg; break;
+		case O_QUIET: p->quiet = true; break;
+		case O_HELP: usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || !p->n || p->n > MAX_SENDERS || p->mtu < 1 || p->mtu > 5 ||
+	    !p->msg_bytes || !p->outstanding || p->outstanding > 32 || !p->slots ||
+	    p->slots > 32 || !p->sample_ns || !p->bin_ns || !p->duration_ns ||
+	    p->steady_from < 0 || p->steady_from >= 1 ||
+	    (uint64_t)p->n * p->slots * p->msg_bytes > (32u << 20)) {
+		usage(stderr);
+		return 2;
+	}
+	s->nbins = (unsigned int)((p->duration_ns + p->bin_ns - 1) / p->bin_ns);
+	s->rng = p->sw.seed ^ 0x5deece66dull;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (!sim_build(s)) {
+		sim_free(s);
+		return 1;
+	}
+	sim_run(s);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	report(s, (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
+	if (p->series)
+		write_series(s);
+	if (p->switch_json) {
+		FILE *f = fopen(p->switch_json, "w");
+
+		if (f) {
+			tsw_dump_json(s->sw, f);
+			fclose(f);
+		}
+	}
+	sim_free(s);
+	return 0;
+}

@@ -1,0 +1,701 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern fabric: the shared-buffer switch model (API and behaviour in switch.h, parameters and
+ * their defaults in Documentation/fabric.rst).
+ *
+ * Time is the host's (now_ns): the switch keeps no clock and runs only inside tsw_rx() and
+ * tsw_timer(). Each port has a transmitter that is busy until @busy_until; a frame is handed
+ * to host->deliver when its first bit goes out, with the time its last bit reaches the NIC.
+ * Frames are stored whole (store and forward) from tsw_rx() until their transmission starts;
+ * their bytes count against the shared buffer, the egress FIFO and the ingress
+ * (port, priority) account until then.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "switch.h"
+
+#define ETH_HLEN		14
+#define ETH_OVERHEAD		24	/* preamble + SFD 8, FCS 4, inter-frame gap 12 */
+#define ETH_ZLEN		60	/* minimum frame without FCS */
+#define PFC_ETHERTYPE		0x8808
+#define PFC_OPCODE		0x0101
+#define PFC_QUANTUM_BITS	512
+#define PFC_XOFF_QUANTA		0xffff
+#define LEARN_SIZE		256
+
+struct tsw_pkt {
+	struct tsw_pkt *next;
+	unsigned int in_port;
+	unsigned int prio;
+	size_t len;
+	uint8_t data[];
+};
+
+struct tsw_fifo {
+	struct tsw_pkt *head, *tail;
+	uint64_t bytes;
+	uint64_t paused_until;	/* PFC from the NIC: no transmission before this */
+	uint64_t pause_mark;	/* paused time accounted up to here */
+	struct tsw_queue_stats st;
+};
+
+struct tsw_port {
+	struct tsw_fifo q[TSW_NUM_PRIO];
+	uint64_t busy_until;		/* the transmitter is sending until then */
+	unsigned int rr;		/* next non-strict priority to look at */
+	/* ingress accounting and PFC generation towards this port's NIC */
+	uint64_t in_bytes[TSW_NUM_PRIO];
+	bool xoff[TSW_NUM_PRIO];	/* we have the NIC paused */
+	uint64_t refresh_at[TSW_NUM_PRIO];	/* when to repeat the XOFF */
+	uint8_t pfc_pending;		/* priorities with a PFC frame to send */
+	uint8_t pfc_pending_xoff;	/* of those, the ones that are XOFF (else XON) */
+	struct tsw_port_stats st;
+};
+
+struct tsw_learn {
+	uint8_t mac[6];
+	bool used;
+	unsigned int port;
+};
+
+struct tsw {
+	struct tsw_config cfg;
+	struct tsw_host host;
+	struct tsw_port *ports;
+	uint64_t buffer_used;
+	uint64_t buffer_max;
+	uint64_t rng;
+	uint64_t armed;			/* deadline last given to timer_arm */
+	uint64_t refresh_ns;		/* XOFF refresh period: half the pause time */
+	struct tsw_learn learn[LEARN_SIZE];
+	unsigned int learn_next;	/* replacement cursor when the table is full */
+};
+
+void tsw_config_default(struct tsw_config *cfg, unsigned int nports)
+{
+	unsigned int d;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nports = nports;
+	cfg->link_mbps = 40000;
+	cfg->delay_ns = 1000;
+	cfg->buffer_bytes = 12u << 20;
+	cfg->pfc_mask = 1u << 3;
+	cfg->ecn_mask = 1u << 3;
+	cfg->strict_mask = 1u << 6;
+	cfg->xoff_bytes = 256u << 10;
+	cfg->xon_bytes = 128u << 10;
+	cfg->kmin_bytes = 5u << 10;
+	cfg->kmax_bytes = 200u << 10;
+	cfg->pmax_ppm = 10000;
+	for (d = 0; d < 64; d++)
+		cfg->dscp_prio[d] = (uint8_t)(d >> 3);
+	cfg->seed = 1;
+}
+
+static uint64_t tsw_now(const struct tsw *sw)
+{
+	return sw->host.now_ns(sw->host.opaque);
+}
+
+/* Nanoseconds a frame of @len bytes (no FCS) occupies the line. */
+static uint64_t ser_ns(const struct tsw *sw, size_t len)
+{
+	if (len < ETH_ZLEN)
+		len = ETH_ZLEN;
+	return ((uint64_t)len + ETH_OVERHEAD) * 8000 / sw->cfg.link_mbps;
+}
+
+static uint64_t quanta_ns(const struct tsw *sw, unsigned int quanta)
+{
+	return (uint64_t)quanta * PFC_QUANTUM_BITS * 1000 / sw->cfg.link_mbps;
+}
+
+/* splitmix64 */
+static uint64_t rng_next(struct tsw *sw)
+{
+	uint64_t z = (sw->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+struct tsw *tsw_create(const struct tsw_config *cfg, const struct tsw_host *host)
+{
+	struct tsw *sw;
+
+	if (!cfg || !host || !host->deliver || !host->now_ns || !host->timer_arm ||
+	    !cfg->nports || cfg->nports > TSW_MAX_PORTS || !cfg->link_mbps ||
+	    cfg->xon_bytes >= cfg->xoff_bytes || cfg->kmin_bytes > cfg->kmax_bytes ||
+	    cfg->pmax_ppm > 1000000)
+		return NULL;
+	sw = calloc(1, sizeof(*sw));
+	if (!sw)
+		return NULL;
+	sw->ports = calloc(cfg->nports, sizeof(*sw->ports));
+	if (!sw->ports) {
+		free(sw);
+		return NULL;
+	}
+	sw->cfg = *cfg;
+	sw->host = *host;
+	sw->rng = cfg->seed;
+	sw->armed = UINT64_MAX;
+	sw->refresh_ns = quanta_ns(sw, PFC_XOFF_QUANTA) / 2;
+	return sw;
+}
+
+void tsw_destroy(struct tsw *sw)
+{
+	unsigned int p, q;
+
+	if (!sw)
+		return;
+	for (p = 0; p < sw->cfg.nports; p++) {
+		for (q = 0; q < TSW_NUM_PRIO; q++) {
+			struct tsw_pkt *k = sw->ports[p].q[q].head, *n;
+
+			for (; k; k = n) {
+				n = k->next;
+				free(k);
+			}
+		}
+	}
+	free(sw->ports);
+	free(sw);
+}
+
+/* ---- classification, ECN ----------------------------------------------------------------- */
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* Offset of the IP header and its version (4, 6), or 0 when the frame is not IP. */
+static size_t ip_offset(const uint8_t *f, size_t len, unsigned int *ver)
+{
+	size_t off = ETH_HLEN;
+	uint16_t et;
+
+	if (len < ETH_HLEN)
+		return 0;
+	et = be16(f + 12);
+	if (et == 0x8100) {
+		if (len < ETH_HLEN + 4)
+			return 0;
+		et = be16(f + 16);
+		off += 4;
+	}
+	if (et == 0x0800 && len >= off + 20 && f[off] >> 4 == 4 && (f[off] & 0xf) >= 5 &&
+	    len >= off + (size_t)(f[off] & 0xf) * 4) {
+		*ver = 4;
+		return off;
+	}
+	if (et == 0x86dd && len >= off + 40 && f[off] >> 4 == 6) {
+		*ver = 6;
+		return off;
+	}
+	return 0;
+}
+
+static unsigned int ip_tclass(const uint8_t *ip, unsigned int ver)
+{
+	return ver == 4 ? ip[1] : (unsigned int)((ip[0] & 0xf) << 4 | ip[1] >> 4);
+}
+
+static unsigned int classify(const struct tsw *sw, const uint8_t *f, size_t len)
+{
+	unsigned int ver = 0;
+	size_t ip;
+
+	if (len >= ETH_HLEN + 4 && be16(f + 12) == 0x8100)
+		return f[14] >> 5;
+	ip = ip_offset(f, len, &ver);
+	if (ip)
+		return sw->cfg.dscp_prio[ip_tclass(f + ip, ver) >> 2] & 7;
+	return 0;
+}
+
+static void ipv4_csum_fix(uint8_t *ip)
+{
+	size_t n = (size_t)(ip[0] & 0xf) * 4, i;
+	uint32_t s = 0;
+
+	ip[10] = ip[11] = 0;
+	for (i = 0; i < n; i += 2)
+		s += be16(ip + i);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	s = ~s & 0xffff;
+	ip[10] = (uint8_t)(s >> 8);
+	ip[11] = (uint8_t)s;
+}
+
+/* RED on an ECN-capable IP packet that finds @depth bytes in its FIFO (see ecn_at_dequeue). */
+static void ecn_mark(struct tsw *sw, struct tsw_fifo *q, uint8_t *f, size_t len, uint64_t depth)
+{
+	unsigned int ver = 0, tc;
+	size_t ip = ip_offset(f, len, &ver);
+	uint64_t p;
+
+	if (!ip)
+		return;
+	tc = ip_tclass(f + ip, ver);
+	if ((tc & 3) == 0 || (tc & 3) == 3)	/* not ECT, or already CE */
+		return;
+	if (depth <= sw->cfg.kmin_bytes)
+		return;
+	if (depth > sw->cfg.kmax_bytes)
+		p = 1000000;
+	else
+		p = (uint64_t)sw->cfg.pmax_ppm * (depth - sw->cfg.kmin_bytes) /
+		    (sw->cfg.kmax_bytes - sw->cfg.kmin_bytes);
+	if (((rng_next(sw) >> 32) * 1000000 >> 32) >= p)
+		return;
+	if (ver == 4) {
+		f[ip + 1] |= 3;
+		ipv4_csum_fix(f + ip);
+	} else {
+		f[ip + 1] |= 3 << 4;
+	}
+	q->st.ecn_marked++;
+}
+
+/* ---- PFC --------------------------------------------------------------------------------- */
+
+static void pfc_request(struct tsw_port *pt, unsigned int prio, bool xoff)
+{
+	pt->pfc_pending |= (uint8_t)(1u << prio);
+	if (xoff)
+		pt->pfc_pending_xoff |= (uint8_t)(1u << prio);
+	else
+		pt->pfc_pending_xoff &= (uint8_t)~(1u << prio);
+}
+
+/* Ingress (@port, @prio) holds @in_bytes: start, or stop, pausing the NIC. */
+static void pfc_check(struct tsw *sw, unsigned int port, unsigned int prio)
+{
+	struct tsw_port *pt = &sw->ports[port];
+
+	if (!(sw->cfg.pfc_mask & (1u << prio)))
+		return;
+	if (!pt->xoff[prio] && pt->in_bytes[prio] >= sw->cfg.xoff_bytes) {
+		pt->xoff[prio] = true;
+		pfc_request(pt, prio, true);
+	} else if (pt->xoff[prio] && pt->in_bytes[prio] <= sw->cfg.xon_bytes) {
+		pt->xoff[prio] = false;
+		pfc_request(pt, prio, false);
+	}
+}
+
+static void pfc_build(uint8_t *fr, unsigned int port, uint8_t prios, uint8_t xoff)
+{
+	static const uint8_t dmac[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+	unsigned int p;
+
+	memset(fr, 0, ETH_ZLEN);
+	memcpy(fr, dmac, 6);
+	fr[6] = 0x02;			/* locally administered: 02:74:73:77:00:<port> */
+	fr[7] = 't';
+	fr[8] = 's';
+	fr[9] = 'w';
+	fr[10] = 0;
+	fr[11] = (uint8_t)port;
+	fr[12] = PFC_ETHERTYPE >> 8;
+	fr[13] = PFC_ETHERTYPE & 0xff;
+	fr[14] = PFC_OPCODE >> 8;
+	fr[15] = PFC_OPCODE & 0xff;
+	fr[16] = 0;
+	fr[17] = prios;
+	for (p = 0; p < TSW_NUM_PRIO; p++) {
+		if ((xoff >> p) & 1) {
+			fr[18 + 2 * p] = PFC_XOFF_QUANTA >> 8;
+			fr[19 + 2 * p] = PFC_XOFF_QUANTA & 0xff;
+		}
+	}
+}
+
+static void pause_account(struct tsw_fifo *q, uint64_t now)
+{
+	if (q->paused_until > q->pause_mark) {
+		uint64_t end = q->paused_until < now ? q->paused_until : now;
+
+		if (end > q->pause_mark)
+			q->st.paused_ns += end - q->pause_mark;
+	}
+	q->pause_mark = now;
+}
+
+/* A MAC control frame from the NIC on @port. */
+static void pfc_rx(struct tsw *sw, unsigned int port, const uint8_t *f, size_t len)
+{
+	struct tsw_port *pt = &sw->ports[port];
+	uint64_t now = tsw_now(sw);
+	unsigned int p, vec, t;
+
+	if (len < ETH_HLEN + 2 + 2 + 16 || be16(f + 14) != PFC_OPCODE)
+		return;		/* 802.3x PAUSE and other MAC control: consumed, not honoured */
+	vec = be16(f + 16);
+	for (p = 0; p < TSW_NUM_PRIO; p++) {
+		struct tsw_fifo *q = &pt->q[p];
+
+		if (!(vec & (1u << p)))
+			continue;
+		t = be16(f + 18 + 2 * p);
+		if (t)
+			pt->st.pfc_rx[p]++;
+		if (!(sw->cfg.pfc_mask & (1u << p)))
+			continue;
+		pause_account(q, now);
+		q->paused_until = now + quanta_ns(sw, t);
+	}
+}
+
+/* ---- egress ------------------------------------------------------------------------------ */
+
+static bool fifo_ready(const struct tsw_fifo *q, uint64_t now)
+{
+	return q->head && q->paused_until <= now;
+}
+
+/* The FIFO to serve next on an idle port, or -1. */
+static int pick(struct tsw *sw, struct tsw_port *pt, uint64_t now)
+{
+	unsigned int i, p;
+
+	for (i = TSW_NUM_PRIO; i-- > 0;)
+		if ((sw->cfg.strict_mask & (1u << i)) && fifo_ready(&pt->q[i], now))
+			return (int)i;
+	for (i = 0; i < TSW_NUM_PRIO; i++) {
+		p = (pt->rr + i) % TSW_NUM_PRIO;
+		if (!(sw->cfg.strict_mask & (1u << p)) && fifo_ready(&pt->q[p], now)) {
+			pt->rr = (p + 1) % TSW_NUM_PRIO;
+			return (int)p;
+		}
+	}
+	return -1;
+}
+
+/* Send on @port what may be sent now (one frame: the port is then busy); true if it did. */
+static bool port_kick(struct tsw *sw, unsigned int port, uint64_t now)
+{
+	struct tsw_port *pt = &sw->ports[port];
+	struct tsw_fifo *q;
+	struct tsw_pkt *k;
+	int prio;
+
+	if (pt->busy_until > now)
+		return false;
+	if (pt->pfc_pending) {
+		uint8_t fr[ETH_ZLEN];
+		unsigned int p;
+
+		pfc_build(fr, port, pt->pfc_pending, pt->pfc_pending_xoff);
+		for (p = 0; p < TSW_NUM_PRIO; p++) {
+			if (!(pt->pfc_pending & (1u << p)))
+				continue;
+			if (pt->pfc_pending_xoff & (1u << p)) {
+				pt->st.pfc_xoff_sent[p]++;
+				pt->refresh_at[p] = now + sw->refresh_ns;
+			} else {
+				pt->st.pfc_xon_sent[p]++;
+			}
+		}
+		pt->pfc_pending = 0;
+		pt->pfc_pending_xoff = 0;
+		pt->busy_until = now + ser_ns(sw, sizeof(fr));
+		sw->host.deliver(sw->host.opaque, port, fr, sizeof(fr),
+				 pt->busy_until + sw->cfg.delay_ns);
+		return true;
+	}
+	prio = pick(sw, pt, now);
+	if (prio < 0)
+		return false;
+	q = &pt->q[prio];
+	k = q->head;
+	q->head = k->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->bytes -= k->len;
+	if (sw->cfg.ecn_at_dequeue && (sw->cfg.ecn_mask & (1u << prio)))
+		ecn_mark(sw, q, k->data, k->len, q->bytes);
+	q->st.deq_frames++;
+	q->st.deq_bytes += k->len;
+	sw->buffer_used -= k->len;
+	sw->ports[k->in_port].in_bytes[k->prio] -= k->len;
+	pfc_check(sw, k->in_port, k->prio);
+	pt->busy_until = now + ser_ns(sw, k->len);
+	sw->host.deliver(sw->host.opaque, port, k->data, k->len, pt->busy_until + sw->cfg.delay_ns);
+	free(k);
+	return true;
+}
+
+/* The next time something changes on its own: a transmitter frees, a pause ends, a refresh. */
+static uint64_t next_deadline(const struct tsw *sw, uint64_t now)
+{
+	uint64_t dl = UINT64_MAX;
+	unsigned int p, q;
+
+	for (p = 0; p < sw->cfg.nports; p++) {
+		const struct tsw_port *pt = &sw->ports[p];
+		bool busy = pt->busy_until > now;
+
+		for (q = 0; q < TSW_NUM_PRIO; q++) {
+			if (pt->xoff[q] && pt->refresh_at[q] < dl)
+				dl = pt->refresh_at[q];
+			if (!pt->q[q].head)
+				continue;
+			if (busy) {
+				if (pt->busy_until < dl)
+					dl = pt->busy_until;
+			} else if (pt->q[q].paused_until > now && pt->q[q].paused_until < dl) {
+				dl = pt->q[q].paused_until;
+			}
+		}
+		if (busy && pt->pfc_pending && pt->busy_until < dl)
+			dl = pt->busy_until;
+	}
+	return dl;
+}
+
+static void rearm(struct tsw *sw, uint64_t now)
+{
+	uint64_t dl = next_deadline(sw, now);
+
+	if (dl != sw->armed) {
+		sw->armed = dl;
+		sw->host.timer_arm(sw->host.opaque, dl);
+	}
+}
+
+/*
+ * Transmit, refresh pauses: everything due at @now. A dequeue may ask for an XON on another
+ * port (its ingress), so go round until nothing more can start.
+ */
+static void service(struct tsw *sw, uint64_t now)
+{
+	unsigned int p, q;
+	bool sent;
+
+	for (p = 0; p < sw->cfg.nports; p++) {
+		struct tsw_port *pt = &sw->ports[p];
+
+		for (q = 0; q < TSW_NUM_PRIO; q++)
+			if (pt->xoff[q] && pt->refresh_at[q] <= now) {
+				pfc_request(pt, q, true);
+				pt->refresh_at[q] = UINT64_MAX;	/* set again when sent */
+			}
+	}
+	do {
+		sent = false;
+		for (p = 0; p < sw->cfg.nports; p++)
+			sent |= port_kick(sw, p, now);
+	} while (sent);
+}
+
+void tsw_timer(struct tsw *sw)
+{
+	uint64_t now = tsw_now(sw);
+
+	sw->armed = UINT64_MAX;
+	service(sw, now);
+	rearm(sw, now);
+}
+
+/* ---- ingress ----------------------------------------------------------------------------- */
+
+static int learn_find(const struct tsw *sw, const uint8_t *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < LEARN_SIZE; i++)
+		if (sw->learn[i].used && !memcmp(sw->learn[i].mac, mac, 6))
+			return (int)i;
+	return -1;
+}
+
+static void learn(struct tsw *sw, const uint8_t *mac, unsigned int port)
+{
+	int i = learn_find(sw, mac);
+	unsigned int k;
+
+	if (mac[0] & 1)
+		return;		/* never learn a group address */
+	if (i >= 0) {
+		sw->learn[i].port = port;
+		return;
+	}
+	for (k = 0; k < LEARN_SIZE; k++)
+		if (!sw->learn[k].used)
+			break;
+	if (k == LEARN_SIZE) {
+		k = sw->learn_next;
+		sw->learn_next = (sw->learn_next + 1) % LEARN_SIZE;
+	}
+	memcpy(sw->learn[k].mac, mac, 6);
+	sw->learn[k].used = true;
+	sw->learn[k].port = port;
+}
+
+static void enqueue(struct tsw *sw, unsigned int in, unsigned int out, unsigned int prio,
+		    const uint8_t *f, size_t len)
+{
+	struct tsw_port *po = &sw->ports[out], *pi = &sw->ports[in];
+	struct tsw_fifo *q = &po->q[prio];
+	struct tsw_pkt *k;
+
+	if (sw->buffer_used + len > sw->cfg.buffer_bytes ||
+	    !(k = malloc(sizeof(*k) + len))) {
+		q->st.drops++;
+		if (sw->cfg.pfc_mask & (1u << prio))
+			pi->st.lossless_drops++;
+		return;
+	}
+	k->next = NULL;
+	k->in_port = in;
+	k->prio = prio;
+	k->len = len;
+	memcpy(k->data, f, len);
+	if (!sw->cfg.ecn_at_dequeue && (sw->cfg.ecn_mask & (1u << prio)))
+		ecn_mark(sw, q, k->data, len, q->bytes);
+	if (q->tail)
+		q->tail->next = k;
+	else
+		q->head = k;
+	q->tail = k;
+	q->bytes += len;
+	if (q->bytes > q->st.max_bytes)
+		q->st.max_bytes = q->bytes;
+	q->st.enq_frames++;
+	q->st.enq_bytes += len;
+	sw->buffer_used += len;
+	if (sw->buffer_used > sw->buffer_max)
+		sw->buffer_max = sw->buffer_used;
+	pi->in_bytes[prio] += len;
+	pfc_check(sw, in, prio);
+}
+
+void tsw_rx(struct tsw *sw, unsigned int port, const void *frame, size_t len)
+{
+	const uint8_t *f = frame;
+	uint64_t now = tsw_now(sw);
+	unsigned int prio, p;
+	int out = -1, i;
+
+	if (port >= sw->cfg.nports || len < ETH_HLEN)
+		return;
+	sw->ports[port].st.rx_frames++;
+	sw->ports[port].st.rx_bytes += len;
+	if (be16(f + 12) == PFC_ETHERTYPE) {
+		pfc_rx(sw, port, f, len);
+	} else {
+		learn(sw, f + 6, port);
+		prio = classify(sw, f, len);
+		if (!(f[0] & 1)) {
+			i = learn_find(sw, f);
+			if (i >= 0)
+				out = (int)sw->learn[i].port;
+		}
+		if (out >= 0) {
+			if ((unsigned int)out != port)
+				enqueue(sw, port, (unsigned int)out, prio, f, len);
+		} else {
+			for (p = 0; p < sw->cfg.nports; p++)
+				if (p != port)
+					enqueue(sw, port, p, prio, f, len);
+		}
+	}
+	service(sw, now);
+	rearm(sw, now);
+}
+
+/* ---- statistics -------------------------------------------------------------------------- */
+
+uint64_t tsw_queue_bytes(const struct tsw *sw, unsigned int port, unsigned int prio)
+{
+	if (port >= sw->cfg.nports || prio >= TSW_NUM_PRIO)
+		return 0;
+	return sw->ports[port].q[prio].bytes;
+}
+
+void tsw_port_stats(const struct tsw *sw, unsigned int port, struct tsw_port_stats *out)
+{
+	uint64_t now = tsw_now(sw);
+	unsigned int q;
+
+	memset(out, 0, sizeof(*out));
+	if (port >= sw->cfg.nports)
+		return;
+	*out = sw->ports[port].st;
+	for (q = 0; q < TSW_NUM_PRIO; q++) {
+		const struct tsw_fifo *f = &sw->ports[port].q[q];
+
+		out->q[q] = f->st;
+		/* include a pause still in progress */
+		if (f->paused_until > f->pause_mark) {
+			uint64_t end = f->paused_until < now ? f->paused_until : now;
+
+			if (end > f->pause_mark)
+				out->q[q].paused_ns += end - f->pause_mark;
+		}
+	}
+}
+
+static void json_u64s(FILE *f, const char *name, const uint64_t *v, unsigned int n)
+{
+	unsigned int i;
+
+	fprintf(f, "\"%s\":[", name);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", v[i]);
+	fprintf(f, "]");
+}
+
+void tsw_dump_json(const struct tsw *sw, FILE *f)
+{
+	const struct tsw_config *c = &sw->cfg;
+	struct tsw_port_stats st;
+	unsigned int p, q;
+
+	fprintf(f, "{\"config\":{\"nports\":%u,\"link_mbps\":%u,\"delay_ns\":%" PRIu64
+		",\"buffer_bytes\":%u,\"pfc_mask\":%u,\"ecn_mask\":%u,\"strict_mask\":%u"
+		",\"xoff_bytes\":%u,\"xon_bytes\":%u,\"kmin_bytes\":%u,\"kmax_bytes\":%u"
+		",\"pmax_ppm\":%u,\"ecn_at_dequeue\":%s,\"seed\":%" PRIu64 ",\"dscp_prio\":[",
+		c->nports, c->link_mbps, c->delay_ns, c->buffer_bytes, c->pfc_mask, c->ecn_mask,
+		c->strict_mask, c->xoff_bytes, c->xon_bytes, c->kmin_bytes, c->kmax_bytes,
+		c->pmax_ppm, c->ecn_at_dequeue ? "true" : "false", c->seed);
+	for (q = 0; q < 64; q++)
+		fprintf(f, "%s%u", q ? "," : "", c->dscp_prio[q]);
+	fprintf(f, "]},\"buffer_used\":%" PRIu64 ",\"buffer_max\":%" PRIu64 ",\"ports\":[",
+		sw->buffer_used, sw->buffer_max);
+	for (p = 0; p < c->nports; p++) {
+		tsw_port_stats(sw, p, &st);
+		fprintf(f, "%s{\"port\":%u,\"rx_frames\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+			",\"lossless_drops\":%" PRIu64 ",",
+			p ? "," : "", p, st.rx_frames, st.rx_bytes, st.lossless_drops);
+		json_u64s(f, "pfc_xoff_sent", st.pfc_xoff_sent, TSW_NUM_PRIO);
+		fprintf(f, ",");
+		json_u64s(f, "pfc_xon_sent", st.pfc_xon_sent, TSW_NUM_PRIO);
+		fprintf(f, ",");
+		json_u64s(f, "pfc_rx", st.pfc_rx, TSW_NUM_PRIO);
+		fprintf(f, ",\"queues\":[");
+		for (q = 0; q < TSW_NUM_PRIO; q++) {
+			const struct tsw_queue_stats *s = &st.q[q];
+
+			fprintf(f, "%s{\"prio\":%u,\"bytes\":%" PRIu64 ",\"enq_frames\":%" PRIu64
+				",\"enq_bytes\":%" PRIu64 ",\"deq_frames\":%" PRIu64
+				",\"deq_bytes\":%" PRIu64 ",\"drops\":%" PRIu64
+				",\"ecn_marked\":%" PRIu64 ",\"max_bytes\":%" PRIu64
+				",\"paused_ns\":%" PRIu64 "}",
+				q ? "," : "", q, sw->ports[p].q[q].bytes, s->enq_frames,
+				s->enq_bytes, s->deq_frames, s->deq_bytes, s->drops, s->ecn_marked,
+				s->max_bytes, s->paused_ns);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}\n");
+}

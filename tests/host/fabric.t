@@ -1,0 +1,15 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Unit tests of the fabric's switch model (model/fabric/switch.c) under ASan/UBSan: builds
+# model/build/fabric/san/test-switch quietly (build errors go to stderr and fail the test),
+# then runs it. It prints TAP itself. An argument selects tests whose name contains it.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
+if ! make -s -C "$top/model/fabric" test-switch >&2; then
+	echo "Bail out! fabric build failed (see stderr)"
+	exit 1
+fi
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS UBSAN_OPTIONS
+exec "$top/model/build/fabric/san/test-switch" "$@"

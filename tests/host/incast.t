@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""N:1 incast in virtual time on the host (issue 6's acceptance): the device model's transport,
+MAC (PFC) and DCQCN, N senders and one receiver through the switch model, all at 40 Gb/s
+(model/fabric/sim.c, Documentation/fabric.rst). For N = 2, 4, 8, 16, with DCQCN on (RP and
+NP on priority 3) and off (PFC only), every run is deterministic and must show:
+
+  both:      no lossless drop (switch and NICs), no retransmission or ACK timeout, every
+             WRITE completed successfully, the data landed intact (patterns checked), the
+             bottleneck at least 90 % used, the DCB and CC commands accepted;
+  DCQCN on:  Jain index >= 0.95 over the steady state (second half of the run), the
+             bottleneck queue below Kmax in >= 75 % of its samples (1 us apart), CNPs sent
+             and every one handled, switch PFC XOFFs at most 1/10 of the DCQCN-off run's
+             (and fewer than 50);
+  DCQCN off: PFC engaged (XOFFs sent and honoured by the NICs), no CNP.
+
+A negative control checks that these assertions can fail: the same N = 4 run whose reaction
+point handles CNPs but never cuts its rate (--cc rpg_min_dec_fac=100) must break them.
+A baseline N = 1 run (DCQCN on) must run at line rate with no queue, mark, CNP or pause.
+A short run of the simulator built with ASan/UBSan checks the simulator and the model for
+memory errors and leaks. Set TERN_INCAST_N="2 16" to run fewer sizes."""
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+from tap import Tap  # noqa: E402
+
+SIM = os.path.join(TOP, "model", "build", "fabric", "tern-sim")
+SIM_SAN = os.path.join(TOP, "model", "build", "fabric", "san", "tern-sim")
+SIZES = [int(x) for x in os.environ.get("TERN_INCAST_N", "2 4 8 16").split()]
+DURATION_US = 40000
+JAIN_MIN = 0.95
+BELOW_KMAX_MIN = 0.75
+PAUSE_RATIO = 10        # pauses(off) >= PAUSE_RATIO * pauses(on)
+PAUSE_ON_MAX = 50
+UTIL_MIN = 0.90
+
+
+def run(n, dcqcn, *extra):
+    cmd = ["nice", SIM, "--n", str(n), "--dcqcn", "on" if dcqcn else "off",
+           "--duration-us", str(DURATION_US), "--quiet"] + list(extra)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if p.returncode:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr))
+    return json.loads(p.stdout)
+
+
+def common_checks(r):
+    """(condition, description) pairs every run must satisfy."""
+    tag = "N=%d %s" % (r["n"], "on" if r["dcqcn"] else "off")
+    return [
+        (r["dcb_ok"] and r["cc_ok"] and r["pfc_stats_ok"],
+         "%s: SET_DCB, SET_CC_PARAMS, QUERY_PFC_STATS accepted" % tag),
+        (r["lossless_drops"] == 0 and r["switch_drops"] == 0 and r["nic_rx_discards"] == 0,
+         "%s: nothing dropped (switch lossless %d, switch %d, NIC %d)"
+         % (tag, r["lossless_drops"], r["switch_drops"], r["nic_rx_discards"])),
+        (r["retrans_pkts"] == 0 and r["ack_timeouts"] == 0,
+         "%s: no retransmission (%d) or ACK timeout (%d)"
+         % (tag, r["retrans_pkts"], r["ack_timeouts"])),
+        (r["write_errors"] == 0 and r["writes_completed"] > 0 and r["data_ok"],
+         "%s: %d WRITEs completed OK, data intact" % (tag, r["writes_completed"])),
+        (r["total_gbps"] >= UTIL_MIN * r["link_mbps"] / 1000,
+         "%s: bottleneck used, %.2f Gb/s" % (tag, r["total_gbps"])),
+    ]
+
+
+def on_checks(on, off):
+    tag = "N=%d on" % on["n"]
+    return [
+        (on["jain"] >= JAIN_MIN, "%s: Jain %.4f >= %.2f (flows %s Gb/s)"
+         % (tag, on["jain"], JAIN_MIN, on["flow_gbps"])),
+        (on["queue_below_kmax"] >= BELOW_KMAX_MIN,
+         "%s: queue below Kmax in %.1f %% of samples (p50 %.1f KB, p99 %.1f KB)"
+         % (tag, 100 * on["queue_below_kmax"], on["queue_p50_kb"], on["queue_p99_kb"])),
+        # a CNP per flow may still be on its way when the run stops
+        (on["cnp_sent"] > 0 and 0 <= on["cnp_sent"] - on["cnp_handled"] <= on["n"] and
+         on["cnp_ignored"] == 0,
+         "%s: CNPs sent %d, handled %d, ignored %d"
+         % (tag, on["cnp_sent"], on["cnp_handled"], on["cnp_ignored"])),
+        (on["switch_xoff"] * PAUSE_RATIO <= off["switch_xoff"] and
+         on["switch_xoff"] < PAUSE_ON_MAX,
+         "%s: PFC XOFFs %d vs %d with DCQCN off (at most 1/%d, < %d)"
+         % (tag, on["switch_xoff"], off["switch_xoff"], PAUSE_RATIO, PAUSE_ON_MAX)),
+    ]
+
+
+def off_checks(off):
+    tag = "N=%d off" % off["n"]
+    return [
+        (off["switch_xoff"] > 0 and off["nic_rx_pause"] > 0,
+         "%s: PFC engaged (switch XOFF %d, NIC pauses received %d)"
+         % (tag, off["switch_xoff"], off["nic_rx_pause"])),
+        (off["cnp_sent"] == 0 and off["ecn_marked"] == 0,
+         "%s: no ECN mark, no CNP" % tag),
+    ]
+
+
+def main():
+    t = Tap()
+    build = subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "fabric"),
+                            "sim", "sim-san"], stdout=sys.stderr, stderr=sys.stderr)
+    if build.returncode:
+        print("Bail out! fabric simulator build failed (see stderr)")
+        return 1
+    jobs = [(n, d) for n in SIZES for d in (True, False)]
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        futs = {job: ex.submit(run, *job) for job in jobs}
+        neg = ex.submit(run, 4, True, "--cc", "rpg_min_dec_fac=100")
+        base = ex.submit(run, 1, True)
+        res = {}
+        for job in jobs:
+            try:
+                res[job] = futs[job].result()
+            except Exception as e:  # noqa: BLE001
+                t.ok(False, "run N=%d %s" % (job[0], "on" if job[1] else "off"), str(e))
+    for n in SIZES:
+        on, off = res.get((n, True)), res.get((n, False))
+        if not on or not off:
+            continue
+        t.diag("N=%d on:  %s" % (n, json.dumps({k: on[k] for k in (
+            "total_gbps", "jain", "queue_p50_kb", "queue_p99_kb", "queue_below_kmax",
+            "convergence_us", "switch_xoff", "cnp_sent", "wall_s")})))
+        t.diag("N=%d off: %s" % (n, json.dumps({k: off[k] for k in (
+            "total_gbps", "jain", "queue_p50_kb", "queue_p99_kb", "switch_xoff",
+            "nic_rx_pause", "wall_s")})))
+        for cond, desc in common_checks(on) + common_checks(off) + on_checks(on, off) + \
+                off_checks(off):
+            t.ok(cond, desc)
+    # one sender: the links and the switch add nothing but serialization and delay
+    try:
+        b = base.result()
+        t.ok(b["total_gbps"] >= 0.99 * b["link_mbps"] / 1000 * 4150 / 4174 and
+             b["queue_p99_kb"] == 0 and b["switch_xoff"] == 0 and b["ecn_marked"] == 0 and
+             b["cnp_sent"] == 0 and b["data_ok"] and b["write_errors"] == 0,
+             "N=1 baseline: %.2f Gb/s of frames, queue p99 %.1f KB, %d marks, %d XOFF"
+             % (b["total_gbps"], b["queue_p99_kb"], b["ecn_marked"], b["switch_xoff"]))
+    except Exception as e:  # noqa: BLE001
+        t.ok(False, "N=1 baseline", str(e))
+    # the negative control: CNPs handled without effect; the DCQCN-on assertions must catch it
+    try:
+        bad = neg.result()
+        off4 = res.get((4, False)) or run(4, False)
+        failed = [d for c, d in on_checks(bad, off4) + common_checks(bad) if not c]
+        t.ok(bad["cnp_handled"] > 0 and failed,
+             "negative control (N=4, %d CNPs handled, no rate cut) fails %d assertion(s)"
+             % (bad["cnp_handled"], len(failed)), "nothing failed: the checks cannot fail")
+        for d in failed:
+            t.diag("  as expected: " + d)
+    except Exception as e:  # noqa: BLE001
+        t.ok(False, "negative control", str(e))
+    # ASan/UBSan (leaks included) over a short run of both kinds
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:halt_on_error=1",
+               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+    for dcqcn in ("on", "off"):
+        p = subprocess.run(["nice", SIM_SAN, "--n", "3", "--dcqcn", dcqcn, "--duration-us", "3000",
+                            "--quiet"], capture_output=True, text=True, env=env, timeout=600)
+        ok = p.returncode == 0
+        if ok:
+            r = json.loads(p.stdout)
+            ok = r["data_ok"] and r["write_errors"] == 0 and r["writes_completed"] > 0
+        t.ok(ok, "sanitized run (N=3, DCQCN %s, 3 ms) clean" % dcqcn, p.stderr[-3000:])
+    return t.exit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
