@@ -17,7 +17,7 @@ modules() {
 	local kver
 	kver=$(tern_kver)
 	[ -n "$kver" ] || die "cannot resolve the guest kernel version (apt-get update?)"
-	make -s -C "$TERN_TOP" KVER="$kver" modules >&2
+	make -s -C "$TERN_TOP" KVER="$kver" modules >&2 || return
 	mkdir -p "$TERN_OUT/modules"
 	find "$TERN_TOP/drivers" -name '*.ko' -exec cp -f {} "$TERN_OUT/modules/" \;
 }
@@ -47,6 +47,27 @@ rdma_tests() {
 	done > "$TERN_OUT/initramfs.d/rdma-tests.list"
 }
 
+# tern-switch (model/fabric/tern-switch.c + the switch model model/fabric/switch.c): the
+# fabric process that joins three or more guests (scripts/harness/fabric.py). Optimized and
+# without sanitizers: it runs in real time next to the guests.
+tern_switch() {
+	local d=$TERN_TOP/model/fabric out=$TERN_OUT/tern-switch
+	local warn=(-Wall -Wextra -Werror -Wshadow=local -Wmissing-prototypes -Wstrict-prototypes
+		-Wvla -Wundef -Wold-style-definition -Wimplicit-fallthrough=2 -Wformat-security
+		-Wpointer-arith -Wcast-qual -Wredundant-decls)
+	if [ ! -f "$d/switch.c" ]; then
+		log "tern-switch: model/fabric/switch.c does not exist yet: skipped"
+		return 0
+	fi
+	if [ -x "$out" ] && [ "$out" -nt "$d/tern-switch.c" ] && [ "$out" -nt "$d/switch.c" ] &&
+		[ "$out" -nt "$d/switch.h" ]; then
+		return 0
+	fi
+	gcc -std=gnu11 -O2 -g "${warn[@]}" -I "$TERN_TOP/include" -I "$TERN_TOP/model/include" \
+		-I "$d" -o "$out.tmp" "$d/tern-switch.c" "$d/switch.c" -lm || return
+	mv "$out.tmp" "$out"
+}
+
 flavours=stock
 [ "${TERN_KERNEL:-}" = debug ] && flavours=debug
 for arg in "$@"; do
@@ -61,6 +82,7 @@ done
 step "host packages" "$TERN_TOP/scripts/setup-host.sh"
 step "qemu" "$TERN_TOP/scripts/build-qemu.sh" >/dev/null
 step "rdma test programs" rdma_tests
+step "tern-switch" tern_switch
 for f in $flavours; do
 	if [ "$f" = stock ]; then
 		step "kernel modules" modules
