@@ -25,7 +25,8 @@ except ImportError:  # older ternlib: the harness's dmesg scan only
 
 MODULE = "tern_core_test"
 # Every suite tern_core_test.ko defines; each must have run.
-SUITES = ("tern_hw_layout", "tern_cmdq", "tern_eq", "tern_en", "tern_ethtool", "tern_debugfs")
+SUITES = ("tern_hw_layout", "tern_cmdq", "tern_eq", "tern_en", "tern_ethtool", "tern_debugfs",
+          "tern_dcb")
 KUNIT_DIR = "/sys/kernel/debug/kunit"
 # tern_cmdq's stale-completion case makes the driver warn on purpose.
 IGNORE = (r"completion with unexpected token",)

@@ -10,8 +10,9 @@
  *
  * Completion EQs: MSI-X vectors from TERN_FIRST_COMP_VECTOR on carry completion EQs that the
  * bound driver creates and destroys (tern_core_comp_eq_create()); tern_core owns none of
- * them. The async EQ (vector 0) forwards its RDMA and congestion events (types 0x10..0x2f)
- * to the one handler registered with tern_core_set_async_handler().
+ * them. The async EQ (vector 0) forwards its RDMA and congestion events (types 0x10..0x2f,
+ * except TERN_EQE_PFC_STORM, which tern_core handles itself) to the one handler registered
+ * with tern_core_set_async_handler().
  */
 
 #include <linux/idr.h>
@@ -117,7 +118,7 @@ void tern_aux_del(struct tern_dev *tdev)
 /**
  * tern_aux_async_event() - hand an RDMA or congestion event of the async EQ to its handler
  * @tdev: the device
- * @eqe: the event (type 0x10..0x2f)
+ * @eqe: the event (type 0x10..0x2f, not TERN_EQE_PFC_STORM)
  *
  * Hard interrupt context. Events that arrive while no handler is registered are dropped.
  */
@@ -257,7 +258,8 @@ EXPORT_SYMBOL_NS_GPL(tern_core_db_page_addr, TERN);
 /**
  * tern_core_set_async_handler() - receive the async EQ's RDMA and congestion events
  * @tdev: the device
- * @handler: called in hard interrupt context for each event of type 0x10..0x2f
+ * @handler: called in hard interrupt context for each event of type 0x10..0x2f but
+ *	TERN_EQE_PFC_STORM
  * @ctx: argument of @handler
  *
  * Return: 0, or -EBUSY when a handler is already registered.

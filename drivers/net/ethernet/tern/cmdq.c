@@ -98,6 +98,20 @@ const char *tern_cmd_opcode_name(u16 opcode)
 		return "DESTROY_QP";
 	case TERN_CMD_QUERY_RDMA_STATS:
 		return "QUERY_RDMA_STATS";
+	case TERN_CMD_SET_DCB:
+		return "SET_DCB";
+	case TERN_CMD_QUERY_DCB:
+		return "QUERY_DCB";
+	case TERN_CMD_QUERY_PFC_STATS:
+		return "QUERY_PFC_STATS";
+	case TERN_CMD_SET_CC_PARAMS:
+		return "SET_CC_PARAMS";
+	case TERN_CMD_QUERY_CC_PARAMS:
+		return "QUERY_CC_PARAMS";
+	case TERN_CMD_SET_WIRE_FAULTS:
+		return "SET_WIRE_FAULTS";
+	case TERN_CMD_QUERY_WIRE_FAULTS:
+		return "QUERY_WIRE_FAULTS";
 	default:
 		return "UNKNOWN";
 	}

@@ -16,6 +16,9 @@
  *              read:  "key: value" lines: drop, corrupt, duplicate, reorder (percent),
  *                     seed, roce_only, then the counters frames, dropped, corrupted,
  *                     duplicated, reordered (since the last device reset)
+ *   dcb        read: what the firmware runs, read back from it (QUERY_DCB, QUERY_CC_PARAMS),
+ *              not the driver's copy: "key: value" lines, the CC parameters under their
+ *              devlink param names (devices with TERN_DEV_CAP_DCB)
  */
 
 #include <linux/ctype.h>
@@ -376,6 +379,104 @@ static const struct file_operations tern_dbg_wire_faults_fops = {
 	.release = single_release,
 };
 
+static const char *tern_dbg_tsa_name(u8 tsa)
+{
+	switch (tsa) {
+	case TERN_DCB_TSA_STRICT:
+		return "strict";
+	case TERN_DCB_TSA_ETS:
+		return "ets";
+	default:
+		return "?";
+	}
+}
+
+static void tern_dbg_show_u8s(struct seq_file *s, const char *key, const u8 *v, int n)
+{
+	int i;
+
+	seq_printf(s, "%s:", key);
+	for (i = 0; i < n; i++)
+		seq_printf(s, " %u", v[i]);
+	seq_putc(s, '\n');
+}
+
+static void tern_dbg_show_dcb_cfg(struct seq_file *s, const struct tern_dcb_cfg *cfg)
+{
+	bool any = false;
+	int i;
+
+	seq_printf(s, "pfc_en: %#04x\n", cfg->pfc_en);
+	seq_printf(s, "trust: %s\n", cfg->trust == TERN_DCB_TRUST_DSCP ? "dscp" :
+		   cfg->trust == TERN_DCB_TRUST_PCP ? "pcp" : "?");
+	seq_printf(s, "default_prio: %u\n", cfg->default_prio);
+	tern_dbg_show_u8s(s, "prio_tc", cfg->prio_tc, TERN_NUM_PRIO);
+	seq_puts(s, "tc_tsa:");
+	for (i = 0; i < TERN_NUM_TC; i++)
+		seq_printf(s, " %s", tern_dbg_tsa_name(cfg->tc_tsa[i]));
+	seq_putc(s, '\n');
+	tern_dbg_show_u8s(s, "tc_bw", cfg->tc_bw, TERN_NUM_TC);
+	seq_puts(s, "dscp_prio:");
+	for (i = 0; i < TERN_NUM_DSCP; i++) {
+		if (cfg->dscp_prio[i] == TERN_DCB_DSCP_UNMAPPED)
+			continue;
+		seq_printf(s, " %d:%u", i, cfg->dscp_prio[i]);
+		any = true;
+	}
+	seq_puts(s, any ? "\n" : " none\n");
+	seq_printf(s, "pfc_storm_ms: %u\n", le32_to_cpu(cfg->pfc_storm_ms));
+	seq_printf(s, "rx_buf_bytes: %u\n", le32_to_cpu(cfg->rx_buf_bytes));
+	seq_printf(s, "xoff_bytes: %u\n", le32_to_cpu(cfg->xoff_bytes));
+	seq_printf(s, "xon_bytes: %u\n", le32_to_cpu(cfg->xon_bytes));
+}
+
+static void tern_dbg_show_cc(struct seq_file *s, const struct tern_cc_params *cc)
+{
+	seq_printf(s, "roce_rp_enable: %u\n", cc->rp_en);
+	seq_printf(s, "roce_np_enable: %u\n", cc->np_en);
+	seq_printf(s, "rpg_time_reset: %u\n", le32_to_cpu(cc->rpg_time_reset));
+	seq_printf(s, "rpg_byte_reset: %u\n", le32_to_cpu(cc->rpg_byte_reset));
+	seq_printf(s, "rpg_threshold: %u\n", le32_to_cpu(cc->rpg_threshold));
+	seq_printf(s, "rpg_max_rate: %u\n", le32_to_cpu(cc->rpg_max_rate));
+	seq_printf(s, "rpg_ai_rate: %u\n", le32_to_cpu(cc->rpg_ai_rate));
+	seq_printf(s, "rpg_hai_rate: %u\n", le32_to_cpu(cc->rpg_hai_rate));
+	seq_printf(s, "rpg_gd: %u\n", le32_to_cpu(cc->rpg_gd));
+	seq_printf(s, "rpg_min_dec_fac: %u\n", le32_to_cpu(cc->rpg_min_dec_fac));
+	seq_printf(s, "rpg_min_rate: %u\n", le32_to_cpu(cc->rpg_min_rate));
+	seq_printf(s, "rate_to_set_on_first_cnp: %u\n",
+		   le32_to_cpu(cc->rate_to_set_on_first_cnp));
+	seq_printf(s, "dce_tcp_g: %u\n", le32_to_cpu(cc->dce_tcp_g));
+	seq_printf(s, "dce_tcp_rtt: %u\n", le32_to_cpu(cc->dce_tcp_rtt));
+	seq_printf(s, "rate_reduce_monitor_period: %u\n",
+		   le32_to_cpu(cc->rate_reduce_monitor_period));
+	seq_printf(s, "initial_alpha_value: %u\n", le32_to_cpu(cc->initial_alpha_value));
+	seq_printf(s, "min_time_between_cnps: %u\n", le32_to_cpu(cc->min_time_between_cnps));
+	seq_printf(s, "cnp_dscp: %u\n", cc->cnp_dscp);
+	seq_printf(s, "cnp_802p_prio: %u\n", cc->cnp_prio);
+}
+
+/* Both queries are shown; one that fails gives an "error" line instead of its keys. */
+static int tern_dbg_dcb_show(struct seq_file *s, void *unused)
+{
+	struct tern_dev *tdev = s->private;
+	struct tern_cc_params cc;
+	struct tern_dcb_cfg cfg;
+	int err;
+
+	err = tern_cmd_exec(tdev, TERN_CMD_QUERY_DCB, NULL, 0, &cfg, sizeof(cfg), NULL);
+	if (err)
+		seq_printf(s, "dcb_error: %d\n", err);
+	else
+		tern_dbg_show_dcb_cfg(s, &cfg);
+	err = tern_cmd_exec(tdev, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, &cc, sizeof(cc), NULL);
+	if (err)
+		seq_printf(s, "cc_error: %d\n", err);
+	else
+		tern_dbg_show_cc(s, &cc);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tern_dbg_dcb);
+
 /**
  * tern_debugfs_register() - create /sys/kernel/debug/tern (module init)
  */
@@ -405,6 +506,8 @@ void tern_debugfs_init(struct tern_dev *tdev)
 	debugfs_create_file("cmdq", 0400, tdev->debugfs, tdev, &tern_dbg_cmdq_fops);
 	debugfs_create_file("cmd_test", 0200, tdev->debugfs, tdev, &tern_dbg_cmd_test_fops);
 	debugfs_create_file("wire_faults", 0600, tdev->debugfs, tdev, &tern_dbg_wire_faults_fops);
+	if (tdev->dcb.supported)
+		debugfs_create_file("dcb", 0400, tdev->debugfs, tdev, &tern_dbg_dcb_fops);
 }
 
 /**

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern devlink instance: device information and the "fw" health reporter.
+ * tern devlink instance: device information, reload (driver_reinit), the DCQCN parameters
+ * and the "fw" health reporter.
+ *
+ * DCQCN parameters: runtime devlink params named as mlxconfig names them, registered when
+ * the device has TERN_DEV_CAP_DCB. Their values live in struct tern_dcb (dcb.c); a set
+ * sends the whole struct tern_cc_params (SET_CC_PARAMS) and keeps the new value only if the
+ * firmware took it. Ranges are checked by the validate callbacks (with an extack message
+ * that states the range and unit); rates are bounded by the port's line rate.
  *
  * Errors are reported from any context (the EQ's interrupt handler reports FATAL events),
  * but devlink_health_report() sleeps and may run recovery, so reports are queued and handed
@@ -37,9 +44,259 @@ static int tern_devlink_info_get(struct devlink *devlink, struct devlink_info_re
 	return devlink_info_version_running_put(req, DEVLINK_INFO_VERSION_GENERIC_FW, buf);
 }
 
+static int tern_devlink_reload_down(struct devlink *devlink, bool netns_change,
+				    enum devlink_reload_action action,
+				    enum devlink_reload_limit limit,
+				    struct netlink_ext_ack *extack)
+{
+	struct tern_dev *tdev = devlink_priv(devlink);
+	int err;
+
+	if (netns_change) {
+		NL_SET_ERR_MSG_MOD(extack, "moving to another network namespace is not supported");
+		return -EOPNOTSUPP;
+	}
+	err = tern_dev_reload_down(tdev);
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack, "the device is being removed");
+	return err;
+}
+
+static int tern_devlink_reload_up(struct devlink *devlink, enum devlink_reload_action action,
+				  enum devlink_reload_limit limit, u32 *actions_performed,
+				  struct netlink_ext_ack *extack)
+{
+	struct tern_dev *tdev = devlink_priv(devlink);
+	int err;
+
+	err = tern_dev_reload_up(tdev);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "the device did not come back; see the kernel log");
+		return err;
+	}
+	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	return 0;
+}
+
 static const struct devlink_ops tern_devlink_ops = {
 	.info_get = tern_devlink_info_get,
+	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT),
+	.reload_down = tern_devlink_reload_down,
+	.reload_up = tern_devlink_reload_up,
 };
+
+/* ---------------------------------------------------------------------------------------
+ * DCQCN parameters
+ */
+
+enum tern_devlink_param_id {
+	TERN_DL_PARAM_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
+	TERN_DL_PARAM_RP_ENABLE,
+	TERN_DL_PARAM_NP_ENABLE,
+	TERN_DL_PARAM_RPG_TIME_RESET,
+	TERN_DL_PARAM_RPG_BYTE_RESET,
+	TERN_DL_PARAM_RPG_THRESHOLD,
+	TERN_DL_PARAM_RPG_MAX_RATE,
+	TERN_DL_PARAM_RPG_AI_RATE,
+	TERN_DL_PARAM_RPG_HAI_RATE,
+	TERN_DL_PARAM_RPG_GD,
+	TERN_DL_PARAM_RPG_MIN_DEC_FAC,
+	TERN_DL_PARAM_RPG_MIN_RATE,
+	TERN_DL_PARAM_RATE_FIRST_CNP,
+	TERN_DL_PARAM_DCE_TCP_G,
+	TERN_DL_PARAM_DCE_TCP_RTT,
+	TERN_DL_PARAM_MONITOR_PERIOD,
+	TERN_DL_PARAM_INITIAL_ALPHA,
+	TERN_DL_PARAM_MIN_TIME_CNPS,
+	TERN_DL_PARAM_CNP_DSCP,
+	TERN_DL_PARAM_CNP_PRIO,
+	TERN_DL_PARAM_END,
+};
+
+/**
+ * struct tern_cc_param_desc - where a DCQCN devlink param lives and what it may be
+ * @offset: offset of its field in struct tern_cc_params (__le32, or u8 when @is_u8)
+ * @is_u8: a u8 field and param; otherwise u32
+ * @min: smallest value
+ * @max: largest value; with @line_rate, the line rate in Mb/s instead
+ * @line_rate: a rate, bounded by the port's line rate
+ * @msg: the extack message for a value out of range: the range and unit
+ */
+struct tern_cc_param_desc {
+	size_t offset;
+	bool is_u8;
+	u32 min;
+	u32 max;
+	bool line_rate;
+	const char *msg;
+};
+
+#define TERN_CC_U8(f, lo, hi, m) \
+	{ offsetof(struct tern_cc_params, f), true, lo, hi, false, KBUILD_MODNAME ": " m }
+#define TERN_CC_U32(f, lo, hi, m) \
+	{ offsetof(struct tern_cc_params, f), false, lo, hi, false, KBUILD_MODNAME ": " m }
+#define TERN_CC_RATE(f, lo, m) \
+	{ offsetof(struct tern_cc_params, f), false, lo, 0, true, KBUILD_MODNAME ": " m }
+
+#define TERN_CC_IDX(id)	((id) - TERN_DL_PARAM_BASE - 1)
+
+static const struct tern_cc_param_desc tern_cc_descs[] = {
+	[TERN_CC_IDX(TERN_DL_PARAM_RP_ENABLE)] =
+		TERN_CC_U8(rp_en, 0, 0xff,
+			   "roce_rp_enable must be a priority bit mask, 0..255"),
+	[TERN_CC_IDX(TERN_DL_PARAM_NP_ENABLE)] =
+		TERN_CC_U8(np_en, 0, 0xff,
+			   "roce_np_enable must be a priority bit mask, 0..255"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_TIME_RESET)] =
+		TERN_CC_U32(rpg_time_reset, 1, 131071,
+			    "rpg_time_reset must be 1..131071 us"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_BYTE_RESET)] =
+		TERN_CC_U32(rpg_byte_reset, 0, 1u << 30,
+			    "rpg_byte_reset must be 0..1073741824 bytes (0: no byte stage)"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_THRESHOLD)] =
+		TERN_CC_U32(rpg_threshold, 1, 31,
+			    "rpg_threshold must be 1..31 stages"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MAX_RATE)] =
+		TERN_CC_RATE(rpg_max_rate, 0,
+			     "rpg_max_rate must be 0 (line rate) or 1..line rate Mb/s"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_AI_RATE)] =
+		TERN_CC_RATE(rpg_ai_rate, 1,
+			     "rpg_ai_rate must be 1..line rate Mb/s"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_HAI_RATE)] =
+		TERN_CC_RATE(rpg_hai_rate, 1,
+			     "rpg_hai_rate must be 1..line rate Mb/s"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_GD)] =
+		TERN_CC_U32(rpg_gd, 1, 15,
+			    "rpg_gd must be 1..15 (cut by alpha / 2^rpg_gd)"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MIN_DEC_FAC)] =
+		TERN_CC_U32(rpg_min_dec_fac, 1, 100,
+			    "rpg_min_dec_fac must be 1..100 percent"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MIN_RATE)] =
+		TERN_CC_RATE(rpg_min_rate, 1,
+			     "rpg_min_rate must be 1..line rate Mb/s"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RATE_FIRST_CNP)] =
+		TERN_CC_RATE(rate_to_set_on_first_cnp, 0,
+			     "rate_to_set_on_first_cnp must be 0 (off) or 1..line rate Mb/s"),
+	[TERN_CC_IDX(TERN_DL_PARAM_DCE_TCP_G)] =
+		TERN_CC_U32(dce_tcp_g, 0, 1023,
+			    "dce_tcp_g must be 0..1023 (1/1024 units)"),
+	[TERN_CC_IDX(TERN_DL_PARAM_DCE_TCP_RTT)] =
+		TERN_CC_U32(dce_tcp_rtt, 1, 131071,
+			    "dce_tcp_rtt must be 1..131071 us"),
+	[TERN_CC_IDX(TERN_DL_PARAM_MONITOR_PERIOD)] =
+		TERN_CC_U32(rate_reduce_monitor_period, 0, 131071,
+			    "rate_reduce_monitor_period must be 0..131071 us"),
+	[TERN_CC_IDX(TERN_DL_PARAM_INITIAL_ALPHA)] =
+		TERN_CC_U32(initial_alpha_value, 0, 1023,
+			    "initial_alpha_value must be 0..1023 (1/1024 units)"),
+	[TERN_CC_IDX(TERN_DL_PARAM_MIN_TIME_CNPS)] =
+		TERN_CC_U32(min_time_between_cnps, 0, 4095,
+			    "min_time_between_cnps must be 0..4095 us"),
+	[TERN_CC_IDX(TERN_DL_PARAM_CNP_DSCP)] =
+		TERN_CC_U8(cnp_dscp, 0, 63,
+			   "cnp_dscp must be a DSCP, 0..63"),
+	[TERN_CC_IDX(TERN_DL_PARAM_CNP_PRIO)] =
+		TERN_CC_U8(cnp_prio, 0, 7,
+			   "cnp_802p_prio must be a priority, 0..7"),
+};
+
+static_assert(ARRAY_SIZE(tern_cc_descs) == TERN_CC_IDX(TERN_DL_PARAM_END));
+
+static const struct tern_cc_param_desc *tern_cc_desc(u32 id)
+{
+	if (id <= TERN_DL_PARAM_BASE || id >= TERN_DL_PARAM_END)
+		return NULL;
+	return &tern_cc_descs[TERN_CC_IDX(id)];
+}
+
+static int tern_cc_param_get(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
+{
+	const struct tern_cc_param_desc *d = tern_cc_desc(id);
+	struct tern_dev *tdev = devlink_priv(devlink);
+	struct tern_cc_params cc;
+	u8 *f = (u8 *)&cc;
+
+	if (!d)
+		return -EOPNOTSUPP;
+	tern_dcb_get_cc(tdev, &cc);
+	if (d->is_u8)
+		ctx->val.vu8 = f[d->offset];
+	else
+		ctx->val.vu32 = le32_to_cpu(*(__le32 *)(f + d->offset));
+	return 0;
+}
+
+static int tern_cc_param_set(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
+{
+	const struct tern_cc_param_desc *d = tern_cc_desc(id);
+	struct tern_dev *tdev = devlink_priv(devlink);
+	struct tern_cc_params cc;
+	u8 *f = (u8 *)&cc;
+
+	if (!d)
+		return -EOPNOTSUPP;
+	/* Only the devlink instance lock serialises param sets: read-modify-write is safe. */
+	tern_dcb_get_cc(tdev, &cc);
+	if (d->is_u8)
+		f[d->offset] = ctx->val.vu8;
+	else
+		*(__le32 *)(f + d->offset) = cpu_to_le32(ctx->val.vu32);
+	return tern_dcb_set_cc(tdev, &cc);
+}
+
+static int tern_cc_param_validate(struct devlink *devlink, u32 id, union devlink_param_value val,
+				  struct netlink_ext_ack *extack)
+{
+	const struct tern_cc_param_desc *d = tern_cc_desc(id);
+	struct tern_dev *tdev = devlink_priv(devlink);
+	u32 v, max;
+
+	if (!d)
+		return -EOPNOTSUPP;
+	v = d->is_u8 ? val.vu8 : val.vu32;
+	max = d->max;
+	if (d->line_rate) {
+		max = tern_dcb_line_rate(tdev);
+		if (!max)
+			max = U32_MAX;
+	}
+	if (v < d->min || v > max) {
+		/* NL_SET_ERR_MSG_MOD() of a message chosen at run time (static strings). */
+		if (extack)
+			extack->_msg = d->msg;
+		return -ERANGE;
+	}
+	return 0;
+}
+
+#define TERN_CC_PARAM(id, name, type) \
+	DEVLINK_PARAM_DRIVER(id, name, DEVLINK_PARAM_TYPE_##type, \
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME), tern_cc_param_get, \
+			     tern_cc_param_set, tern_cc_param_validate)
+
+static const struct devlink_param tern_cc_params[] = {
+	TERN_CC_PARAM(TERN_DL_PARAM_RP_ENABLE, "roce_rp_enable", U8),
+	TERN_CC_PARAM(TERN_DL_PARAM_NP_ENABLE, "roce_np_enable", U8),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_TIME_RESET, "rpg_time_reset", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_BYTE_RESET, "rpg_byte_reset", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_THRESHOLD, "rpg_threshold", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_MAX_RATE, "rpg_max_rate", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_AI_RATE, "rpg_ai_rate", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_HAI_RATE, "rpg_hai_rate", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_GD, "rpg_gd", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_MIN_DEC_FAC, "rpg_min_dec_fac", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RPG_MIN_RATE, "rpg_min_rate", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RATE_FIRST_CNP, "rate_to_set_on_first_cnp", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_DCE_TCP_G, "dce_tcp_g", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_DCE_TCP_RTT, "dce_tcp_rtt", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_MONITOR_PERIOD, "rate_reduce_monitor_period", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_INITIAL_ALPHA, "initial_alpha_value", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_MIN_TIME_CNPS, "min_time_between_cnps", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_CNP_DSCP, "cnp_dscp", U8),
+	TERN_CC_PARAM(TERN_DL_PARAM_CNP_PRIO, "cnp_802p_prio", U8),
+};
+
+static_assert(ARRAY_SIZE(tern_cc_params) == ARRAY_SIZE(tern_cc_descs));
 
 static int tern_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
 				     struct devlink_fmsg *fmsg, struct netlink_ext_ack *extack)
@@ -100,10 +357,28 @@ static int tern_fw_reporter_recover(struct devlink_health_reporter *reporter, vo
 	return err;
 }
 
+/*
+ * "devlink health test": report a simulated firmware error whose recovery resets the device
+ * (and re-applies the DCB settings), as a real error would. The report goes through the
+ * health work item (this runs under the devlink instance lock, which reports take); within
+ * the reporter's grace period it only marks the reporter in error, and "devlink health
+ * recover" then resets.
+ */
+static int tern_fw_reporter_test(struct devlink_health_reporter *reporter,
+				 struct netlink_ext_ack *extack)
+{
+	struct tern_dev *tdev = devlink_health_reporter_priv(reporter);
+
+	set_bit(TERN_FLAG_TEST_RESET, &tdev->flags);
+	tern_devlink_report_fw_error(tdev, "test: simulated firmware error", 0);
+	return 0;
+}
+
 static const struct devlink_health_reporter_ops tern_fw_reporter_ops = {
 	.name = "fw",
 	.diagnose = tern_fw_reporter_diagnose,
 	.recover = tern_fw_reporter_recover,
+	.test = tern_fw_reporter_test,
 };
 
 static void tern_devlink_health_work(struct work_struct *work)
@@ -204,6 +479,7 @@ int tern_devlink_register(struct tern_dev *tdev)
 {
 	struct devlink *devlink = tern_to_devlink(tdev);
 	struct devlink_health_reporter *reporter;
+	int err;
 
 	reporter = devlink_health_reporter_create(devlink, &tern_fw_reporter_ops,
 						  TERN_FW_REPORTER_GRACE_MS, tdev);
@@ -211,6 +487,15 @@ int tern_devlink_register(struct tern_dev *tdev)
 		return PTR_ERR(reporter);
 	tdev->fw_reporter = reporter;
 
+	if (tdev->dcb.supported) {
+		err = devlink_params_register(devlink, tern_cc_params, ARRAY_SIZE(tern_cc_params));
+		if (err) {
+			devlink_health_reporter_destroy(reporter);
+			tdev->fw_reporter = NULL;
+			return err;
+		}
+	}
+	devlink_set_features(devlink, DEVLINK_F_RELOAD);
 	devlink_register(devlink);
 
 	spin_lock_irq(&tdev->health_lock);
@@ -235,6 +520,9 @@ void tern_devlink_unregister(struct tern_dev *tdev)
 	cancel_work_sync(&tdev->health_work);
 
 	devlink_unregister(tern_to_devlink(tdev));
+	if (tdev->dcb.supported)
+		devlink_params_unregister(tern_to_devlink(tdev), tern_cc_params,
+					  ARRAY_SIZE(tern_cc_params));
 	devlink_health_reporter_destroy(tdev->fw_reporter);
 	tdev->fw_reporter = NULL;
 }

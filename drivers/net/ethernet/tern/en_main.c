@@ -1386,16 +1386,19 @@ int tern_en_probe(struct tern_dev *tdev)
 
 	netif_napi_add(netdev, &priv->ch.napi, tern_en_poll);
 	netif_carrier_off(netdev);
+	tern_dcb_netdev_setup(tdev, netdev);
 
 	err = register_netdev(netdev);
 	if (err) {
 		dev_err(dev, "cannot register the netdev: %d\n", err);
 		goto err_free;
 	}
+	/* The DCB settings outlive the netdev: show the kept DSCP map in its APP table. */
+	tern_dcb_netdev_registered(tdev, netdev);
 
 	/* From here link changes reach the netdev; start from the current state. */
 	spin_lock_irqsave(&priv->link_lock, flags);
-	tdev->netdev = netdev;
+	WRITE_ONCE(tdev->netdev, netdev);
 	tern_en_set_link(priv, tern_en_hw_link_up(priv));
 	spin_unlock_irqrestore(&priv->link_lock, flags);
 	return 0;
@@ -1420,7 +1423,8 @@ void tern_en_remove(struct tern_dev *tdev)
 	if (!netdev)
 		return;
 	priv = netdev_priv(netdev);
-	tdev->netdev = NULL;
+	/* The async EQ's handler reads it locklessly; unregistering waits for it (RCU). */
+	WRITE_ONCE(tdev->netdev, NULL);
 
 	unregister_netdev(netdev);
 	cancel_work_sync(&priv->rx_mode_work);

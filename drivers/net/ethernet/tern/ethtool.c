@@ -4,11 +4,16 @@
  *
  * Statistics (ethtool -S): the driver's software counters of the channel under their plain
  * names, then every counter of QUERY_ETH_STATS under its name in struct
- * tern_cmd_eth_stats_out prefixed with "hw_".
+ * tern_cmd_eth_stats_out prefixed with "hw_", then (devices with TERN_DEV_CAP_DCB) the PFC
+ * counters of QUERY_PFC_STATS for each priority and in total, and the driver's count of
+ * PFC storm events.
+ *
+ * Tunables: ETHTOOL_PFC_PREVENTION_TOUT, the PFC storm guard (dcb.c).
  */
 #include <linux/ethtool.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
+#include <linux/slab.h>
 #include <linux/stddef.h>
 
 #include "en.h"
@@ -61,8 +66,56 @@ static const struct tern_stat_desc tern_hw_stats[] = {
 	TERN_HW_STAT(eq_overflows),
 };
 
+/* Per priority p: "<dir>_prio<p>_<name>", from struct tern_pfc_prio_stats. */
+struct tern_pfc_stat_desc {
+	const char *dir;
+	const char *name;
+	size_t offset;
+};
+
+#define TERN_PFC_STAT(dir, name, field) \
+	{ dir, name, offsetof(struct tern_pfc_prio_stats, field) }
+
+static const struct tern_pfc_stat_desc tern_pfc_prio_stats[] = {
+	TERN_PFC_STAT("rx", "packets", rx_frames),
+	TERN_PFC_STAT("rx", "bytes", rx_bytes),
+	TERN_PFC_STAT("rx", "pause", rx_pause),
+	TERN_PFC_STAT("rx", "pause_duration", rx_pause_duration_us),
+	TERN_PFC_STAT("rx", "pause_transition", rx_pause_transition),
+	TERN_PFC_STAT("rx", "discards", rx_discards),
+	TERN_PFC_STAT("tx", "packets", tx_frames),
+	TERN_PFC_STAT("tx", "bytes", tx_bytes),
+	TERN_PFC_STAT("tx", "pause", tx_pause),
+	TERN_PFC_STAT("tx", "pause_duration", tx_pause_duration_us),
+};
+
+#define TERN_PFC_PORT_STAT(field) \
+	{ #field, offsetof(struct tern_cmd_pfc_stats_out, field) }
+
+static const struct tern_stat_desc tern_pfc_port_stats[] = {
+	TERN_PFC_PORT_STAT(rx_pfc_frames),
+	TERN_PFC_PORT_STAT(tx_pfc_frames),
+	TERN_PFC_PORT_STAT(tx_pause_storm_events),
+	TERN_PFC_PORT_STAT(rx_pause_storm_events),
+};
+
+/* The driver's count of TERN_EQE_PFC_STORM events. */
+static const char tern_storm_stats[][ETH_GSTRING_LEN] = {
+	"pfc_storm_detected",
+	"pfc_storm_recovered",
+};
+
 #define TERN_NUM_SW_STATS	ARRAY_SIZE(tern_sw_stats)
 #define TERN_NUM_HW_STATS	ARRAY_SIZE(tern_hw_stats)
+#define TERN_NUM_PFC_STATS	(ARRAY_SIZE(tern_pfc_prio_stats) * TERN_NUM_PRIO + \
+				 ARRAY_SIZE(tern_pfc_port_stats) + ARRAY_SIZE(tern_storm_stats))
+
+static unsigned int tern_num_pfc_stats(struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	return priv->tdev->dcb.supported ? TERN_NUM_PFC_STATS : 0;
+}
 
 static void tern_get_drvinfo(struct net_device *netdev, struct ethtool_drvinfo *info)
 {
@@ -144,7 +197,7 @@ static int tern_get_sset_count(struct net_device *netdev, int sset)
 {
 	switch (sset) {
 	case ETH_SS_STATS:
-		return TERN_NUM_SW_STATS + TERN_NUM_HW_STATS;
+		return TERN_NUM_SW_STATS + TERN_NUM_HW_STATS + tern_num_pfc_stats(netdev);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -152,7 +205,7 @@ static int tern_get_sset_count(struct net_device *netdev, int sset)
 
 static void tern_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 {
-	unsigned int i;
+	unsigned int i, p;
 
 	if (sset != ETH_SS_STATS)
 		return;
@@ -160,6 +213,84 @@ static void tern_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 		memcpy(data, tern_sw_stats[i].name, ETH_GSTRING_LEN);
 	for (i = 0; i < TERN_NUM_HW_STATS; i++, data += ETH_GSTRING_LEN)
 		memcpy(data, tern_hw_stats[i].name, ETH_GSTRING_LEN);
+	if (!tern_num_pfc_stats(netdev))
+		return;
+	for (p = 0; p < TERN_NUM_PRIO; p++) {
+		for (i = 0; i < ARRAY_SIZE(tern_pfc_prio_stats); i++, data += ETH_GSTRING_LEN)
+			snprintf(data, ETH_GSTRING_LEN, "%s_prio%u_%s", tern_pfc_prio_stats[i].dir,
+				 p, tern_pfc_prio_stats[i].name);
+	}
+	for (i = 0; i < ARRAY_SIZE(tern_pfc_port_stats); i++, data += ETH_GSTRING_LEN)
+		memcpy(data, tern_pfc_port_stats[i].name, ETH_GSTRING_LEN);
+	for (i = 0; i < ARRAY_SIZE(tern_storm_stats); i++, data += ETH_GSTRING_LEN)
+		memcpy(data, tern_storm_stats[i], ETH_GSTRING_LEN);
+}
+
+static u64 tern_pfc_stat(const u8 *base, size_t offset)
+{
+	return base ? le64_to_cpu(*(const __le64 *)(base + offset)) : 0;
+}
+
+/* PFC counters, read from the device now (zeros when it fails); may sleep. */
+static void tern_get_pfc_stats(struct tern_dev *tdev, u64 *data)
+{
+	struct tern_cmd_pfc_stats_out *st;
+	const u8 *v;
+	unsigned int i, p;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (st)
+		tern_dcb_query_pfc_stats(tdev, st);
+	for (p = 0; p < TERN_NUM_PRIO; p++) {
+		v = st ? (const u8 *)&st->prio[p] : NULL;
+		for (i = 0; i < ARRAY_SIZE(tern_pfc_prio_stats); i++)
+			*data++ = tern_pfc_stat(v, tern_pfc_prio_stats[i].offset);
+	}
+	v = (const u8 *)st;
+	for (i = 0; i < ARRAY_SIZE(tern_pfc_port_stats); i++)
+		*data++ = tern_pfc_stat(v, tern_pfc_port_stats[i].offset);
+	*data++ = atomic64_read(&tdev->dcb.storm_detected);
+	*data++ = atomic64_read(&tdev->dcb.storm_recovered);
+	kfree(st);
+}
+
+static int tern_get_tunable(struct net_device *netdev, const struct ethtool_tunable *tuna,
+			    void *data)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	switch (tuna->id) {
+	case ETHTOOL_PFC_PREVENTION_TOUT:
+		if (!priv->tdev->dcb.supported)
+			return -EOPNOTSUPP;
+		*(u16 *)data = tern_dcb_get_storm_ms(priv->tdev);
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* RTNL held. */
+static int tern_set_tunable(struct net_device *netdev, const struct ethtool_tunable *tuna,
+			    const void *data)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	u16 ms;
+	int err;
+
+	switch (tuna->id) {
+	case ETHTOOL_PFC_PREVENTION_TOUT:
+		if (!priv->tdev->dcb.supported)
+			return -EOPNOTSUPP;
+		ms = *(const u16 *)data;
+		err = tern_dcb_set_storm_ms(priv->tdev, ms);
+		if (err == -EINVAL)
+			netdev_err(netdev, "pfc-prevention-tout %u ms: 0 (off) or %u..%u ms\n", ms,
+				   TERN_DCB_STORM_MIN_MS, TERN_DCB_STORM_MAX_MS);
+		return err;
+	default:
+		return -EOPNOTSUPP;
+	}
 }
 
 /* May sleep: the hardware counters are read from the device now. */
@@ -180,6 +311,9 @@ static void tern_get_ethtool_stats(struct net_device *netdev, struct ethtool_sta
 	tern_en_read_hw_stats(priv, &hw);
 	for (i = 0; i < TERN_NUM_HW_STATS; i++)
 		*data++ = le64_to_cpu(*(__le64 *)((u8 *)&hw + tern_hw_stats[i].offset));
+
+	if (tern_num_pfc_stats(netdev))
+		tern_get_pfc_stats(priv->tdev, data);
 }
 
 /* The netdev's ethtool operations; en_main.c installs them. */
@@ -194,5 +328,7 @@ const struct ethtool_ops tern_ethtool_ops = {
 	.get_sset_count		= tern_get_sset_count,
 	.get_ethtool_stats	= tern_get_ethtool_stats,
 	.get_ts_info		= ethtool_op_get_ts_info,
+	.get_tunable		= tern_get_tunable,
+	.set_tunable		= tern_set_tunable,
 };
 EXPORT_SYMBOL_IF_TERN_KUNIT(tern_ethtool_ops);

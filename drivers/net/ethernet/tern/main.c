@@ -13,8 +13,8 @@
  * alive and a NOP goes through, an isolated command timeout needs nothing more. Otherwise
  * DMA is stopped and commands fail at once, the RDMA auxiliary device is deleted, the
  * Ethernet function and the asynchronous EQ are torn down, the device is reset, and the
- * command queue, the EQ, the Ethernet function and the auxiliary device are brought up
- * again.
+ * command queue, the EQ, the DCB settings (dcb.c), the Ethernet function and the auxiliary
+ * device are brought up again. devlink reload (driver_reinit) does the same, gracefully.
  */
 
 #include <linux/delay.h>
@@ -167,7 +167,11 @@ static void tern_async_event(struct tern_eq *eq, const struct tern_eqe *eqe, voi
 	case TERN_EQE_FATAL:
 		tern_dev_mark_dead(tdev, le32_to_cpu(eqe->data[0]));
 		break;
-	case 0x10 ... 0x2f:
+	case TERN_EQE_PFC_STORM:
+		tern_dcb_storm_event(tdev, eqe);
+		break;
+	case 0x10 ... TERN_EQE_PFC_STORM - 1:
+	case TERN_EQE_PFC_STORM + 1 ... 0x2f:
 		/* RDMA and congestion events: the auxiliary driver's, if one is bound. */
 		tern_aux_async_event(tdev, eqe);
 		break;
@@ -231,22 +235,98 @@ static int tern_cmd_nop(struct tern_dev *tdev)
 	return tern_cmd_exec(tdev, TERN_CMD_NOP, &in, sizeof(in), NULL, 0, NULL);
 }
 
+/*
+ * Take down everything above the command queue and stop it; state_lock held. With @force
+ * (the device misbehaves) DMA is stopped and commands fail at once first, as for a dead
+ * device, rather than wait for a timeout per object while the RDMA driver and the Ethernet
+ * function tear down: the reset that follows discards every object anyway, and memory is
+ * freed, not leaked, since the device cannot reach it any more. Idempotent.
+ */
+static void tern_dev_down(struct tern_dev *tdev, bool force)
+{
+	lockdep_assert_held(&tdev->state_lock);
+	if (force) {
+		pci_clear_master(tdev->pdev);
+		set_bit(TERN_FLAG_DEAD, &tdev->flags);
+		tern_cmdq_abort(tdev);
+	}
+	tern_aux_del(tdev);
+	tern_en_stop(tdev);
+	tern_async_eq_stop(tdev);
+	tern_cmdq_stop(tdev);
+}
+
+/*
+ * Reset the device and bring the command queue, the async EQ, the DCB settings, the
+ * Ethernet function and the RDMA auxiliary device back; state_lock held, tern_dev_down()
+ * done.
+ */
+static int tern_dev_up(struct tern_dev *tdev)
+{
+	struct tern_cmd_query_device_out caps;
+	struct pci_dev *pdev = tdev->pdev;
+	int err;
+
+	lockdep_assert_held(&tdev->state_lock);
+	err = tern_reset(tdev);
+	if (err)
+		return err;
+	pci_set_master(pdev);
+	clear_bit(TERN_FLAG_DEAD, &tdev->flags);
+
+	err = tern_cmdq_restart(tdev);
+	if (err)
+		return err;
+	err = tern_query_device(tdev, &caps);
+	if (err)
+		return err;
+	if (caps.fw_version != tdev->caps.fw_version)
+		dev_warn(&pdev->dev, "firmware version changed across reset (%#x -> %#x)\n",
+			 le32_to_cpu(tdev->caps.fw_version), le32_to_cpu(caps.fw_version));
+	err = tern_async_eq_start(tdev);
+	if (err)
+		return err;
+	/* The reset brought the firmware's defaults back; a failure is logged, not fatal. */
+	tern_dcb_apply(tdev);
+	err = tern_en_probe(tdev);
+	if (err) {
+		dev_err(&pdev->dev, "Ethernet function failed to come back: %d\n", err);
+		return err;
+	}
+	tdev->en_ready = true;
+	/* A fatal error while reports were not taken must not look like a success. */
+	if (!tern_dev_alive(tdev))
+		return -EIO;
+	/* Without RDMA the function still works: tern_aux_add() logs its own failure. */
+	tern_aux_add(tdev);
+	return 0;
+}
+
+/* The end of a recovery or reload, successful or not; state_lock held. */
+static void tern_dev_up_done(struct tern_dev *tdev)
+{
+	atomic_inc(&tdev->recoveries);
+	tern_devlink_clear_reports(tdev);
+	clear_bit(TERN_FLAG_RECOVERING, &tdev->flags);
+}
+
 /**
  * tern_dev_recover() - bring the device back after a firmware error or command timeouts
  * @tdev: the device
  *
- * Called by the devlink health reporter (devlink instance lock held). If the device is
- * alive, the command queue has most of its slots and a NOP completes, there is nothing to
- * do. Otherwise: remove the Ethernet function, destroy the asynchronous EQ, stop the
- * command queue, reset the device and bring everything up again. The Ethernet function is
- * re-created, so its configuration (addresses, MTU) starts from the defaults.
+ * Called by the devlink health reporter. If the device is alive, the command queue has
+ * most of its slots and a NOP completes, there is nothing to do (unless the reporter's
+ * test asked for a reset: TERN_FLAG_TEST_RESET). Otherwise: remove the RDMA
+ * auxiliary device and the Ethernet function, destroy the asynchronous EQ, stop the
+ * command queue, reset the device and bring everything up again, the DCB settings and
+ * DCQCN parameters included. The Ethernet function is re-created, so its configuration
+ * (addresses, MTU) starts from the defaults; the DCB settings do not (struct tern_dcb).
  *
  * Return: 0 when the device is working again, a negative errno otherwise (what could be
  * brought down stays down; another recovery, or removal, can follow).
  */
 int tern_dev_recover(struct tern_dev *tdev)
 {
-	struct tern_cmd_query_device_out caps;
 	struct pci_dev *pdev = tdev->pdev;
 	int err;
 
@@ -257,68 +337,84 @@ int tern_dev_recover(struct tern_dev *tdev)
 	}
 	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
 
-	if (tern_dev_alive(tdev) && tdev->eq_ready && tdev->en_ready &&
+	/* "devlink health test" asks for a reset whatever the device's state. */
+	if (!test_and_clear_bit(TERN_FLAG_TEST_RESET, &tdev->flags) &&
+	    tern_dev_alive(tdev) && tdev->eq_ready && tdev->en_ready &&
 	    tern_cmdq_healthy(tdev) && !tern_cmd_nop(tdev)) {
 		dev_info(&pdev->dev, "command path healthy: no reset needed\n");
 		err = 0;
-		goto out_clear;
+		goto out_done;
 	}
 
 	dev_warn(&pdev->dev, "recovering: resetting the device\n");
-	/*
-	 * The reset discards every object of the device: stop its DMA and fail commands at once
-	 * (as for a dead device) rather than wait for a timeout per object while the RDMA
-	 * driver and the Ethernet function tear down. Memory is freed, not leaked: the device
-	 * cannot reach it any more. Both are undone after the reset.
-	 */
-	pci_clear_master(pdev);
-	set_bit(TERN_FLAG_DEAD, &tdev->flags);
-	tern_cmdq_abort(tdev);
-	tern_aux_del(tdev);
-	tern_en_stop(tdev);
-	tern_async_eq_stop(tdev);
-	tern_cmdq_stop(tdev);
+	tern_dev_down(tdev, true);
+	err = tern_dev_up(tdev);
+	if (err)
+		dev_err(&pdev->dev, "recovery failed: %d\n", err);
+	else
+		dev_info(&pdev->dev, "recovered\n");
+out_done:
+	tern_dev_up_done(tdev);
+out_unlock:
+	mutex_unlock(&tdev->state_lock);
+	return err;
+}
 
-	err = tern_reset(tdev);
-	if (err)
-		goto out_fail;
-	pci_set_master(pdev);
-	clear_bit(TERN_FLAG_DEAD, &tdev->flags);
+/**
+ * tern_dev_reload_down() - first half of devlink reload (driver_reinit)
+ * @tdev: the device
+ *
+ * Removes the RDMA auxiliary device and the Ethernet function and stops the async EQ and
+ * the command queue, gracefully when the device works. Health reports are not taken until
+ * tern_dev_reload_up() has run.
+ *
+ * Context: devlink instance lock held; takes state_lock.
+ * Return: 0, or -ENODEV when the device is being removed.
+ */
+int tern_dev_reload_down(struct tern_dev *tdev)
+{
+	int err = 0;
 
-	err = tern_cmdq_restart(tdev);
-	if (err)
-		goto out_fail;
-	err = tern_query_device(tdev, &caps);
-	if (err)
-		goto out_fail;
-	if (caps.fw_version != tdev->caps.fw_version)
-		dev_warn(&pdev->dev, "firmware version changed across reset (%#x -> %#x)\n",
-			 le32_to_cpu(tdev->caps.fw_version), le32_to_cpu(caps.fw_version));
-	err = tern_async_eq_start(tdev);
-	if (err)
-		goto out_fail;
-	err = tern_en_probe(tdev);
-	if (err) {
-		dev_err(&pdev->dev, "Ethernet function failed to come back: %d\n", err);
-		goto out_fail;
+	mutex_lock(&tdev->state_lock);
+	if (!tdev->started) {
+		err = -ENODEV;
+		goto out_unlock;
 	}
-	tdev->en_ready = true;
-	/* A fatal error while reports were not taken must not look like a success. */
-	if (!tern_dev_alive(tdev)) {
-		err = -EIO;
-		goto out_fail;
-	}
-	/* Without RDMA the function still works: tern_aux_add() logs its own failure. */
-	tern_aux_add(tdev);
-	dev_info(&pdev->dev, "recovered\n");
-	goto out_clear;
+	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
+	tern_dev_down(tdev, !tern_dev_alive(tdev));
+out_unlock:
+	mutex_unlock(&tdev->state_lock);
+	return err;
+}
 
-out_fail:
-	dev_err(&pdev->dev, "recovery failed: %d\n", err);
-out_clear:
-	atomic_inc(&tdev->recoveries);
-	tern_devlink_clear_reports(tdev);
-	clear_bit(TERN_FLAG_RECOVERING, &tdev->flags);
+/**
+ * tern_dev_reload_up() - second half of devlink reload: reset and bring everything back
+ * @tdev: the device
+ *
+ * The kept DCB settings and DCQCN parameters are applied again. Whatever ran in between
+ * (a recovery) is taken down again first.
+ *
+ * Context: devlink instance lock held; takes state_lock.
+ * Return: 0 or a negative errno.
+ */
+int tern_dev_reload_up(struct tern_dev *tdev)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	int err;
+
+	mutex_lock(&tdev->state_lock);
+	if (!tdev->started) {
+		err = -ENODEV;
+		goto out_unlock;
+	}
+	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
+	tern_dev_down(tdev, !tern_dev_alive(tdev));
+	err = tern_dev_up(tdev);
+	if (err)
+		dev_err(&pdev->dev, "reload failed: %d\n", err);
+	else
+		dev_info(&pdev->dev, "reloaded\n");
+	tern_dev_up_done(tdev);
 out_unlock:
 	mutex_unlock(&tdev->state_lock);
 	return err;
@@ -417,6 +513,7 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	tdev->pdev = pdev;
 	mutex_init(&tdev->state_lock);
 	spin_lock_init(&tdev->async_lock);
+	tern_dcb_init(tdev);
 	INIT_WORK(&tdev->link_work, tern_link_work);
 	pci_set_drvdata(pdev, tdev);
 
@@ -464,11 +561,16 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = tern_query_device(tdev, &tdev->caps);
 	if (err)
 		goto err_cmdq;
+	tdev->dcb.supported = le32_to_cpu(tdev->caps.caps) & TERN_DEV_CAP_DCB;
+	if (!tdev->dcb.supported)
+		dev_info(dev, "firmware without DCB (PFC, ETS, DCQCN): no dcb, DCQCN devlink params or PFC counters\n");
 	err = tern_async_eq_start(tdev);
 	if (err) {
 		dev_err(dev, "cannot create the async EQ: %d\n", err);
 		goto err_cmdq;
 	}
+	/* The driver's defaults differ from the firmware's (DCQCN on every priority). */
+	tern_dcb_apply(tdev);
 
 	err = tern_devlink_register(tdev);
 	if (err) {
@@ -518,6 +620,7 @@ err_disable:
 	pci_disable_device(pdev);
 err_free:
 	pci_set_drvdata(pdev, NULL);
+	tern_dcb_destroy(tdev);
 	mutex_destroy(&tdev->state_lock);
 	tern_devlink_free(tdev);
 	return err;
@@ -555,6 +658,7 @@ static void tern_remove(struct pci_dev *pdev)
 	pci_release_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB));
 	pci_disable_device(pdev);
 	pci_set_drvdata(pdev, NULL);
+	tern_dcb_destroy(tdev);
 	mutex_destroy(&tdev->state_lock);
 	tern_devlink_free(tdev);
 }

@@ -11,9 +11,10 @@
  * tern_core_comp_eq_destroy() sleep. Event handlers run in hard interrupt context; the async
  * handler runs under a spinlock that tern_core_clear_async_handler() takes, so after that
  * call it is neither running nor called again. Besides the async EQ's events (types
- * 0x10..0x2f), the async handler receives one TERN_EQE_FATAL (data[0]: the syndrome, ~0 when
- * the device stopped responding) when tern_core finds the device dead, from any context
- * with interrupts disabled; the auxiliary device is deleted afterwards, by the recovery.
+ * 0x10..0x2f but TERN_EQE_PFC_STORM), the async handler receives one TERN_EQE_FATAL
+ * (data[0]: the syndrome, ~0 when the device stopped responding) when tern_core finds the
+ * device dead, from any context with interrupts disabled; the auxiliary device is deleted
+ * afterwards, by the recovery.
  */
 #ifndef TERN_AUX_H
 #define TERN_AUX_H

@@ -34,6 +34,7 @@
 
 #include <tern/tern_hw.h>
 #include <tern/tern_cmd.h>
+#include <tern/tern_dcb.h>
 
 #include "tern_aux.h"
 
@@ -200,6 +201,33 @@ struct tern_eq {
 };
 
 /**
+ * struct tern_dcb - DCB and congestion-control settings the driver keeps for the device
+ * @lock: protects @cfg, @cc and @cc_ok, and serialises SET_DCB and SET_CC_PARAMS. The
+ *	innermost lock of the driver: taken under RTNL (dcbnl, ethtool), the devlink instance
+ *	lock (params) and tern_dev.state_lock (re-apply after a reset); only firmware commands
+ *	run inside it
+ * @cfg: the DCB configuration (PFC, ETS, DSCP map, storm guard) last accepted by the
+ *	firmware, or the reset state; sent whole by every SET_DCB
+ * @cc: the DCQCN parameters (devlink params) last accepted, or the driver's defaults
+ * @supported: the device has TERN_DEV_CAP_DCB (immutable after probe)
+ * @cc_ok: the firmware executes SET_CC_PARAMS (cleared when it answers BAD_OPCODE)
+ * @storm_detected: TERN_EQE_PFC_STORM events reporting a storm (atomic)
+ * @storm_recovered: TERN_EQE_PFC_STORM events reporting the end of one (atomic)
+ *
+ * Lives in struct tern_dev, so it survives device resets, recoveries, devlink reloads and
+ * the re-creation of the netdev; tern_dcb_apply() sends it to the firmware after each.
+ */
+struct tern_dcb {
+	struct mutex lock;	/* see above */
+	struct tern_dcb_cfg cfg;
+	struct tern_cc_params cc;
+	bool supported;
+	bool cc_ok;
+	atomic64_t storm_detected;
+	atomic64_t storm_recovered;
+};
+
+/**
  * struct tern_dev - one tern PCI function
  * @pdev: PCI device
  * @regs: BAR0 registers
@@ -235,8 +263,10 @@ struct tern_eq {
  * @async_lock: protects @async_handler and @async_ctx. The async EQ's interrupt handler
  *	holds it while it calls @async_handler, so once tern_core_clear_async_handler() has
  *	taken and released it the handler is not running and will not run again
- * @async_handler: receives async EQ events of types 0x10..0x2f (RDMA, congestion), or NULL
+ * @async_handler: receives async EQ events of types 0x10..0x2f (RDMA, congestion) but
+ *	TERN_EQE_PFC_STORM (dcb.c), or NULL
  * @async_ctx: argument of @async_handler
+ * @dcb: DCB and congestion-control settings (dcb.c), re-applied after every reset
  */
 struct tern_dev {
 	struct pci_dev *pdev;
@@ -267,12 +297,14 @@ struct tern_dev {
 	spinlock_t async_lock;		/* see above; IRQ-safe */
 	tern_event_handler_t async_handler;
 	void *async_ctx;
+	struct tern_dcb dcb;
 };
 
 /* Bits of tern_dev.flags. */
 enum tern_dev_flag {
 	TERN_FLAG_DEAD,		/* FATAL or gone: commands fail fast until a reset */
 	TERN_FLAG_RECOVERING,	/* recovery runs: health reports are not taken */
+	TERN_FLAG_TEST_RESET,	/* devlink health test: the next recovery resets the device */
 };
 
 /**
@@ -362,6 +394,8 @@ static inline void tern_db(struct tern_dev *tdev, u32 offset, u32 val)
 bool tern_dev_alive(struct tern_dev *tdev);
 void tern_dev_mark_dead(struct tern_dev *tdev, u32 syndrome);
 int tern_dev_recover(struct tern_dev *tdev);
+int tern_dev_reload_down(struct tern_dev *tdev);
+int tern_dev_reload_up(struct tern_dev *tdev);
 
 /* cmdq.c */
 int tern_cmdq_init(struct tern_dev *tdev);
@@ -419,6 +453,29 @@ void tern_aux_del(struct tern_dev *tdev);
 void tern_aux_async_event(struct tern_dev *tdev, const struct tern_eqe *eqe);
 void tern_aux_device_fatal(struct tern_dev *tdev, u32 syndrome);
 void tern_aux_ida_destroy(void);
+
+/*
+ * dcb.c: the DCB/DCQCN shadow, dcbnl, PFC statistics and storm events. The netdev helpers
+ * are called by en_main.c around register_netdev()/unregister_netdev().
+ */
+void tern_dcb_init(struct tern_dev *tdev);
+void tern_dcb_destroy(struct tern_dev *tdev);
+int tern_dcb_apply(struct tern_dev *tdev);
+void tern_dcb_netdev_setup(struct tern_dev *tdev, struct net_device *netdev);
+void tern_dcb_netdev_registered(struct tern_dev *tdev, struct net_device *netdev);
+void tern_dcb_storm_event(struct tern_dev *tdev, const struct tern_eqe *eqe);
+int tern_dcb_query_pfc_stats(struct tern_dev *tdev, struct tern_cmd_pfc_stats_out *out);
+u32 tern_dcb_get_storm_ms(struct tern_dev *tdev);
+int tern_dcb_set_storm_ms(struct tern_dev *tdev, u32 ms);
+void tern_dcb_get_cc(struct tern_dev *tdev, struct tern_cc_params *cc);
+int tern_dcb_set_cc(struct tern_dev *tdev, const struct tern_cc_params *cc);
+u32 tern_dcb_line_rate(struct tern_dev *tdev);
+#if IS_ENABLED(CONFIG_KUNIT) && IS_ENABLED(CONFIG_DCB)
+struct ieee_ets;
+struct dcb_app;
+int tern_dcb_check_ets(struct net_device *netdev, const struct ieee_ets *ets);
+int tern_dcb_check_app(struct net_device *netdev, const struct dcb_app *app);
+#endif
 
 /* debugfs.c */
 void tern_debugfs_register(void);

@@ -18,6 +18,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
+#include <net/dcbnl.h>
 
 #include <tern/tern_rdma.h>
 
@@ -334,6 +335,11 @@ static void tern_cmd_opcode_names(struct kunit *test)
 		{ TERN_CMD_CREATE_MR, "CREATE_MR" },
 		{ TERN_CMD_MODIFY_QP, "MODIFY_QP" },
 		{ TERN_CMD_QUERY_RDMA_STATS, "QUERY_RDMA_STATS" },
+		{ TERN_CMD_SET_DCB, "SET_DCB" },
+		{ TERN_CMD_QUERY_PFC_STATS, "QUERY_PFC_STATS" },
+		{ TERN_CMD_SET_CC_PARAMS, "SET_CC_PARAMS" },
+		{ TERN_CMD_QUERY_CC_PARAMS, "QUERY_CC_PARAMS" },
+		{ 0x0205, "UNKNOWN" },
 		{ 0x0000, "UNKNOWN" },
 		{ 0x010c, "UNKNOWN" },
 		{ 0xffff, "UNKNOWN" },
@@ -1161,8 +1167,139 @@ static struct kunit_suite tern_debugfs_suite = {
 	.test_cases = tern_debugfs_cases,
 };
 
+/* ---------------------------------------------------------------------------------------
+ * DCB: what dcbnl settings the driver refuses before the firmware sees them.
+ */
+
+#if IS_ENABLED(CONFIG_DCB)
+
+static int tern_dcb_test_init(struct kunit *test)
+{
+	struct net_device *netdev = alloc_etherdev(0);
+
+	if (!netdev)
+		return -ENOMEM;
+	test->priv = netdev;
+	return 0;
+}
+
+static void tern_dcb_test_exit(struct kunit *test)
+{
+	free_netdev(test->priv);
+}
+
+/* Priority 3 lossless in TC 3 at 60 %, TC 0 at 40 %, CNPs in strict TC 6. */
+static void tern_test_ets(struct ieee_ets *ets)
+{
+	int i;
+
+	memset(ets, 0, sizeof(*ets));
+	ets->ets_cap = IEEE_8021QAZ_MAX_TCS;
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++)
+		ets->tc_tsa[i] = IEEE_8021QAZ_TSA_ETS;
+	ets->tc_tsa[2] = IEEE_8021QAZ_TSA_STRICT;
+	ets->tc_tsa[6] = IEEE_8021QAZ_TSA_STRICT;
+	ets->tc_tx_bw[0] = 40;
+	ets->tc_tx_bw[3] = 60;
+	ets->prio_tc[3] = 3;
+	ets->prio_tc[6] = 6;
+}
+
+static void tern_dcb_ets_checks(struct kunit *test)
+{
+	static const u8 tsas[] = { IEEE_8021QAZ_TSA_STRICT, IEEE_8021QAZ_TSA_CB_SHAPER,
+				   IEEE_8021QAZ_TSA_ETS, 3, IEEE_8021QAZ_TSA_VENDOR };
+	struct net_device *netdev = test->priv;
+	struct ieee_ets ets;
+	unsigned int i;
+
+	tern_test_ets(&ets);
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_ets(netdev, &ets), 0);
+
+	/* Every TC strict: no ETS TC, so no sum to reach. */
+	memset(ets.tc_tsa, IEEE_8021QAZ_TSA_STRICT, sizeof(ets.tc_tsa));
+	memset(ets.tc_tx_bw, 0, sizeof(ets.tc_tx_bw));
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_ets(netdev, &ets), 0);
+
+	tern_test_ets(&ets);
+	ets.tc_tx_bw[3] = 50;			/* ETS TCs sum to 90 */
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_ets(netdev, &ets), -EINVAL);
+	ets.tc_tx_bw[2] = 10;			/* ... 100 in all, 10 of them on a strict TC */
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_ets(netdev, &ets), -EINVAL);
+
+	tern_test_ets(&ets);
+	ets.tc_tx_bw[0] = 140;			/* above 100 % (sum 200) */
+	ets.tc_tx_bw[3] = 60;
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_ets(netdev, &ets), -EINVAL);
+
+	/* strict (TC 1 has 0 %) and ETS pass; CBS, 3 and vendor do not */
+	for (i = 0; i < ARRAY_SIZE(tsas); i++) {
+		tern_test_ets(&ets);
+		ets.tc_tsa[1] = tsas[i];
+		KUNIT_EXPECT_EQ_MSG(test, tern_dcb_check_ets(netdev, &ets),
+				    tsas[i] == IEEE_8021QAZ_TSA_STRICT ||
+				    tsas[i] == IEEE_8021QAZ_TSA_ETS ? 0 : -EINVAL,
+				    "TSA %u", tsas[i]);
+	}
+
+	tern_test_ets(&ets);
+	ets.prio_tc[7] = IEEE_8021QAZ_MAX_TCS;	/* TC 8 does not exist */
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_ets(netdev, &ets), -EINVAL);
+
+	tern_test_ets(&ets);
+	ets.cbs = 1;
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_ets(netdev, &ets), -EINVAL);
+}
+
+static void tern_dcb_app_checks(struct kunit *test)
+{
+	struct net_device *netdev = test->priv;
+	struct dcb_app app = { .selector = IEEE_8021QAZ_APP_SEL_DSCP, .protocol = 26,
+			       .priority = 3 };
+	int sel;
+
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_app(netdev, &app), 0);
+	app.protocol = 63;
+	app.priority = 7;
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_app(netdev, &app), 0);
+	app.protocol = 64;
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_app(netdev, &app), -EINVAL);
+	app.protocol = 48;
+	app.priority = 8;
+	KUNIT_EXPECT_EQ(test, tern_dcb_check_app(netdev, &app), -EINVAL);
+
+	/* Only the DSCP selector: ethertype, TCP/UDP ports and the rest are refused. */
+	app.priority = 6;
+	for (sel = 0; sel <= 8; sel++) {
+		app.selector = sel;
+		KUNIT_EXPECT_EQ_MSG(test, tern_dcb_check_app(netdev, &app),
+				    sel == IEEE_8021QAZ_APP_SEL_DSCP ? 0 : -EINVAL,
+				    "selector %d", sel);
+	}
+}
+
+static struct kunit_case tern_dcb_cases[] = {
+	KUNIT_CASE(tern_dcb_ets_checks),
+	KUNIT_CASE(tern_dcb_app_checks),
+	{}
+};
+
+static struct kunit_suite tern_dcb_suite = {
+	.name = "tern_dcb",
+	.init = tern_dcb_test_init,
+	.exit = tern_dcb_test_exit,
+	.test_cases = tern_dcb_cases,
+};
+
+kunit_test_suites(&tern_hw_suite, &tern_cmdq_suite, &tern_eq_suite, &tern_en_suite,
+		  &tern_ethtool_suite, &tern_debugfs_suite, &tern_dcb_suite);
+
+#else
+
 kunit_test_suites(&tern_hw_suite, &tern_cmdq_suite, &tern_eq_suite, &tern_en_suite,
 		  &tern_ethtool_suite, &tern_debugfs_suite);
+
+#endif /* CONFIG_DCB */
 
 MODULE_DESCRIPTION("KUnit tests for tern_core");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+"""tern's admin interface for lossless RoCE, between two guests: ``dcb pfc``, ``dcb ets`` and
+``dcb app`` (DSCP) show exactly what was set and the firmware runs it (debugfs ``dcb`` reads it
+back from the device); invalid settings are refused with a clear message; ``devlink dev param``
+lists the 19 DCQCN parameters with their defaults, takes valid values (into the firmware) and
+refuses out-of-range ones with an extack message; everything survives ``devlink dev reload``
+and a device recovery (``devlink health test``); ``ethtool -S`` has the PFC counters and
+``ethtool --set-tunable pfc-prevention-tout`` the storm guard; a peer that floods PFC frames
+for priority 3 is reported as a PFC storm and counted, and the storm's end too."""
+
+import json
+import os
+import re
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(TOP, "tests", "lib"), os.path.join(TOP, "scripts")]
+
+from tap import Tap  # noqa: E402
+from harness import Cluster, HarnessError, Wire  # noqa: E402
+from ternlib import carrier, check_kernel_clean, ethtool_stats, wait_for  # noqa: E402
+
+# The driver's defaults of the DCQCN devlink params (Documentation/admin/tern_core.rst):
+# DCQCN on every priority, the rest as include/tern/tern_dcb.h's TERN_CC_DEF_*.
+CC_DEFAULTS = {
+    "roce_rp_enable": 255, "roce_np_enable": 255, "rpg_time_reset": 300,
+    "rpg_byte_reset": 32767, "rpg_threshold": 1, "rpg_max_rate": 0, "rpg_ai_rate": 5,
+    "rpg_hai_rate": 50, "rpg_gd": 11, "rpg_min_dec_fac": 50, "rpg_min_rate": 1,
+    "rate_to_set_on_first_cnp": 0, "dce_tcp_g": 1019, "dce_tcp_rtt": 1,
+    "rate_reduce_monitor_period": 4, "initial_alpha_value": 1023, "min_time_between_cnps": 4,
+    "cnp_dscp": 48, "cnp_802p_prio": 6,
+}
+CC_SET = {"rpg_ai_rate": 10, "roce_np_enable": 8, "cnp_dscp": 46, "rpg_time_reset": 1000}
+
+PFC_SET = "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"
+ETS_SET = {
+    "tc-tsa": "0:ets 1:ets 2:strict 3:ets 4:ets 5:ets 6:strict 7:ets",
+    "tc-bw": "0:40 1:0 2:0 3:60 4:0 5:0 6:0 7:0",
+    "prio-tc": "0:0 1:0 2:0 3:3 4:0 5:0 6:6 7:0",
+}
+APP_SET = "26:3 48:6"
+PFC_PRIO_STATS = ["rx_prio%d_" + s for s in ("packets", "bytes", "pause", "pause_duration",
+                                            "pause_transition", "discards")] + \
+                 ["tx_prio%d_" + s for s in ("packets", "bytes", "pause", "pause_duration")]
+PFC_PORT_STATS = ["rx_pfc_frames", "tx_pfc_frames", "tx_pause_storm_events",
+                  "rx_pause_storm_events", "pfc_storm_detected", "pfc_storm_recovered"]
+STORM_MS = 100
+
+t = Tap()
+# 1 Gb/s: a pause quantum is 512 ns, 65535 of them 33.5 ms, so a PFC frame per millisecond
+# keeps a priority paused without a gap even when the sending guest is descheduled.
+SPEED = 1000
+c = Cluster(nodes=2, wires=[Wire("tern", test_hooks=True, props={"speed": SPEED})], name="dcb")
+try:
+    c.boot()
+except HarnessError as e:
+    t.bail_out("cluster did not boot: %s" % e)
+
+n0, n1 = c[0], c[1]
+
+
+def pairs(text, label):
+    """The ``k:v`` tokens of the line of ``dcb ... show`` output that starts with ``label``."""
+    for line in text.splitlines():
+        words = line.split()
+        if words and words[0] == label:
+            return " ".join(words[1:])
+    return None
+
+
+def dcb_show(node, dev, obj, label):
+    r = node.run("dcb -N %s show dev %s %s" % (obj, dev, label))
+    return pairs(r.stdout, label) if r.rc == 0 else "error: %s" % r.stderr.strip()
+
+
+def fw(node, bdf):
+    """The debugfs dcb file (what the firmware runs) as a dict key -> value string."""
+    r = node.run("cat /sys/kernel/debug/tern/%s/dcb" % bdf)
+    out = {}
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition(":")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def params(node, dl):
+    """``devlink dev param show`` (the params of device ``dl``) as name -> runtime value."""
+    r = node.run("devlink -j dev param show")
+    if r.rc != 0:
+        return {"error": r.stderr.strip()}
+    out = {}
+    for p in json.loads(r.stdout)["param"].get(dl, []):
+        for v in p.get("values", []):
+            if v.get("cmode") == "runtime":
+                out[p["name"]] = v["value"]
+    return out
+
+
+def kernel_log_since(node, mark):
+    return node.dmesg()[mark:]
+
+
+def check_all(node, dev, bdf, dl, when, cc):
+    """Everything set so far is still shown by dcb and devlink and run by the firmware."""
+    t.eq(dcb_show(node, dev, "pfc", "prio-pfc"), PFC_SET.split(" ", 1)[1],
+         "%s: dcb pfc show: prio 3 lossless" % when)
+    for label, want in ETS_SET.items():
+        t.eq(dcb_show(node, dev, "ets", label), want, "%s: dcb ets show %s" % (when, label))
+    t.eq(dcb_show(node, dev, "app", "dscp-prio"), APP_SET,
+         "%s: dcb app show dscp-prio" % when)
+    f = fw(node, bdf)
+    t.ok(f.get("pfc_en") == "0x08" and f.get("prio_tc") == "0 0 0 3 0 0 6 0" and
+         f.get("tc_tsa") == "ets ets strict ets ets ets strict ets" and
+         f.get("tc_bw") == "40 0 0 60 0 0 0 0" and f.get("dscp_prio") == "26:3 48:6" and
+         f.get("trust") == "dscp",
+         "%s: the firmware runs the same PFC, ETS and DSCP map (trust dscp)" % when,
+         json.dumps(f))
+    got = params(node, dl)
+    t.eq(got, cc, "%s: devlink dev param show lists the 19 DCQCN params with their values"
+         % when)
+    t.ok(all(f.get(k) == str(v) for k, v in cc.items()),
+         "%s: the firmware runs the same DCQCN parameters" % when,
+         {k: f.get(k) for k in cc})
+
+
+try:
+    for n in c:
+        r = n.run("modprobe tern_core", timeout=60)
+        t.ok(r.rc == 0, "%s: modprobe tern_core" % n.name, r.stderr)
+    devs = [n.configure_ip(0) for n in c]
+    for n, d in zip(c, devs):
+        t.ok(wait_for(lambda: carrier(n, d) == 1, timeout=15), "%s: %s has carrier" % (n.name, d))
+    dev = devs[0]
+    bdf = n0.run("basename $(readlink -f /sys/class/net/%s/device)" % dev,
+                 check=True).stdout.strip()
+    dl = "pci/" + bdf
+    dbg = "/sys/kernel/debug/tern/%s" % bdf
+
+    # --- defaults ----------------------------------------------------------------------------
+    r = n0.run("dcb dcbx show dev %s" % dev)
+    t.ok(r.rc == 0 and "host" in r.stdout and "ieee" in r.stdout,
+         "dcb dcbx show: host-managed IEEE", r.stdout, r.stderr)
+    t.eq(params(n0, dl), CC_DEFAULTS, "devlink dev param show: the 19 DCQCN params, defaults")
+    f = fw(n0, bdf)
+    t.ok(all(f.get(k) == str(v) for k, v in CC_DEFAULTS.items()),
+         "the firmware got the driver's DCQCN defaults at probe (RP/NP on every priority)",
+         json.dumps(f))
+    t.ok(f.get("pfc_en") == "0x00" and f.get("trust") == "pcp" and f.get("dscp_prio") == "none",
+         "the firmware starts with PFC off, trust pcp, no DSCP map", json.dumps(f))
+
+    # --- dcb pfc / ets / app -------------------------------------------------------------------
+    r = n0.run("dcb pfc set dev %s prio-pfc 3:on" % dev)
+    t.ok(r.rc == 0, "dcb pfc set prio-pfc 3:on", r.stderr)
+    # iproute2 6.1's dcb sends its SET with the sequence number of the GET before it and
+    # takes the GET's ACK (or, by timing, a message it then calls "Protocol error") for the
+    # answer: its exit status says nothing about the SET. What was set is checked by "show".
+    r = n0.run("dcb ets set dev %s %s" % (dev, " ".join("%s %s" % kv for kv in ETS_SET.items())))
+    t.ok(r.rc == 0 or "Protocol error" in r.stderr, "dcb ets set tc-tsa/tc-bw/prio-tc",
+         r.stderr)
+    r = n0.run("dcb app add dev %s dscp-prio %s" % (dev, APP_SET))
+    t.ok(r.rc == 0, "dcb app add dscp-prio %s" % APP_SET, r.stderr)
+    check_all(n0, dev, bdf, dl, "after set", CC_DEFAULTS)
+
+    # a DSCP entry replaced, then deleted: the firmware follows
+    r = n0.run("dcb app replace dev %s dscp-prio 10:2 && dcb app del dev %s dscp-prio 10:2"
+               % (dev, dev))
+    t.ok(r.rc == 0 and fw(n0, bdf).get("dscp_prio") == "26:3 48:6",
+         "dcb app replace/del of another DSCP: the firmware's map follows", r.stderr)
+
+    # --- invalid settings ------------------------------------------------------------------------
+    mark = len(n0.dmesg())
+    bad = [
+        ("dcb ets set dev %s tc-bw 0:40 1:0 2:0 3:50 4:0 5:0 6:0 7:0" % dev,
+         r"bandwidths of the ETS TCs sum to 90%, not 100%", "ETS bandwidths summing to 90"),
+        ("dcb ets set dev %s tc-bw 0:40 1:0 2:10 3:50 4:0 5:0 6:0 7:0" % dev,
+         r"TC 2 is strict priority: its bandwidth must be 0", "bandwidth on a strict TC"),
+        ("dcb ets set dev %s tc-tsa 1:cbs" % dev,
+         r"transmission selection 1 not supported", "TSA cbs"),
+        ("dcb app add dev %s ethtype-prio 0x8915:3" % dev,
+         r"APP selector 1 not supported: only DSCP", "an ethtype APP entry"),
+        ("dcb app add dev %s stream-port-prio 4791:3" % dev,
+         r"APP selector 2 not supported: only DSCP", "a TCP port APP entry"),
+    ]
+    # dcb checks the sum of tc-bw itself; the kernel's messages are in its log (dcbnl has no
+    # extack), and "dcb ets set" exits 0 even when the kernel refused (see above): what
+    # counts is the log and that nothing changed (check_all below).
+    r = n0.run(bad[0][0])
+    t.ok(r.rc != 0 and "sum to 90%" in r.stderr, "refused by dcb: %s (%s)" % (
+        bad[0][2], r.stderr.strip()), r.stdout)
+    for cmd, msg, what in bad[1:]:
+        r = n0.run(cmd)
+        t.ok(r.rc != 0 or cmd.startswith("dcb ets"), "refused: %s (%s)" % (
+            what, r.stderr.strip() or "exit 0"), r.stdout)
+    log = kernel_log_since(n0, mark)
+    for cmd, msg, what in bad[1:]:
+        t.ok(re.search(msg, log), "the kernel log says why: %s" % msg.replace("\\", ""), log)
+    check_all(n0, dev, bdf, dl, "after the refusals", CC_DEFAULTS)
+
+    # --- devlink params ---------------------------------------------------------------------------
+    cc = dict(CC_DEFAULTS)
+    for name, value in CC_SET.items():
+        r = n0.run("devlink dev param set %s name %s value %d cmode runtime" % (dl, name, value))
+        t.ok(r.rc == 0, "devlink dev param set %s %d" % (name, value), r.stderr)
+        cc[name] = value
+    line = n0.run("cat /sys/class/net/%s/speed" % dev).stdout.strip()
+    t.eq(line, str(SPEED), "the port runs at %d Mb/s (QEMU speed=%d)" % (SPEED, SPEED))
+    line = SPEED
+    for name, value, msg in (
+            ("rpg_gd", 16, "rpg_gd must be 1..15"),
+            ("rpg_threshold", 0, "rpg_threshold must be 1..31 stages"),
+            ("rpg_ai_rate", line + 1, "rpg_ai_rate must be 1..line rate Mb/s"),
+            ("dce_tcp_g", 1024, "dce_tcp_g must be 0..1023 (1/1024 units)"),
+            ("cnp_dscp", 64, "cnp_dscp must be a DSCP, 0..63"),
+            ("cnp_802p_prio", 8, "cnp_802p_prio must be a priority, 0..7")):
+        r = n0.run("devlink dev param set %s name %s value %d cmode runtime" % (dl, name, value))
+        t.ok(r.rc != 0 and msg in r.stderr,
+             "devlink dev param set %s %d refused: %s" % (name, value, r.stderr.strip()),
+             r.stdout)
+    # the line rate itself is a valid rate
+    r = n0.run("devlink dev param set %s name rpg_hai_rate value %d cmode runtime" % (dl, SPEED))
+    t.ok(r.rc == 0, "rpg_hai_rate = the line rate (%d Mb/s) is taken" % SPEED, r.stderr)
+    cc["rpg_hai_rate"] = SPEED
+    check_all(n0, dev, bdf, dl, "after the params", cc)
+
+    # --- ethtool: PFC counters and the storm guard ---------------------------------------------
+    st = ethtool_stats(n0, dev)
+    names = [s % p for p in range(8) for s in PFC_PRIO_STATS] + PFC_PORT_STATS
+    missing = [s for s in names if s not in st]
+    t.ok(not missing, "ethtool -S has the %d PFC counters" % len(names), "missing: %s" % missing)
+    r = n0.run("ethtool --set-tunable %s pfc-prevention-tout 5" % dev)
+    t.ok(r.rc != 0, "pfc-prevention-tout 5 ms refused (10..60000)", r.stdout)
+    # PFC_STORM_PREVENTION_AUTO (ethtool's parser takes the number)
+    r = n0.run("ethtool --set-tunable %s pfc-prevention-tout 65535 && "
+               "ethtool --get-tunable %s pfc-prevention-tout" % (dev, dev))
+    t.ok(r.rc == 0 and re.search(r"pfc-prevention-tout: 100\b", r.stdout),
+         "pfc-prevention-tout 65535 (auto) is 100 ms", r.stdout, r.stderr)
+    r = n0.run("ethtool --set-tunable %s pfc-prevention-tout 0 && "
+               "ethtool --get-tunable %s pfc-prevention-tout" % (dev, dev))
+    t.ok(r.rc == 0 and re.search(r"pfc-prevention-tout: 0\b", r.stdout) and
+         fw(n0, bdf).get("pfc_storm_ms") == "0", "pfc-prevention-tout 0: storm guard off",
+         r.stdout, r.stderr)
+    r = n0.run("ethtool --set-tunable %s pfc-prevention-tout %d && "
+               "ethtool --get-tunable %s pfc-prevention-tout" % (dev, STORM_MS, dev))
+    t.ok(r.rc == 0 and re.search(r"pfc-prevention-tout: %d\b" % STORM_MS, r.stdout) and
+         fw(n0, bdf).get("pfc_storm_ms") == str(STORM_MS),
+         "pfc-prevention-tout %d ms reaches the firmware" % STORM_MS, r.stdout, r.stderr)
+
+    # --- the RDMA driver: the congestion-control counters ------------------------------------
+    CC_COUNTERS = ("np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled",
+                   "rp_cnp_ignored", "rp_rate_decrease_events", "rp_rate_increase_events",
+                   "rp_min_rate_events", "rp_limited_qps")
+    r = n0.run("modprobe tern_ib && for i in $(seq 50); do rdma link show | grep -q tern &&"
+               " break; sleep 0.2; done; rdma statistic show", timeout=60)
+    t.ok(r.rc == 0 and all(re.search(r"\b%s \d+" % k, r.stdout) for k in CC_COUNTERS),
+         "rdma statistic show has the 8 congestion-control counters", r.stdout, r.stderr)
+
+    # --- devlink dev reload ------------------------------------------------------------------
+    r = n0.run("devlink dev reload %s" % dl, timeout=120)
+    t.ok(r.rc == 0, "devlink dev reload", r.stdout, r.stderr)
+    n0.forget_ifaces()
+    dev = n0.configure_ip(0)
+    t.ok(wait_for(lambda: carrier(n0, dev) == 1, timeout=15), "carrier after the reload")
+    t.ok("reloaded" in n0.dmesg(), "the kernel log shows the reload")
+    t.ok(wait_for(lambda: "tern" in n0.run("rdma link show").stdout, timeout=15),
+         "the RDMA device is back after the reload", n0.run("rdma link show").stdout)
+    check_all(n0, dev, bdf, dl, "after devlink reload", cc)
+    t.eq(fw(n0, bdf).get("pfc_storm_ms"), str(STORM_MS), "after devlink reload: storm guard")
+
+    # --- a device recovery (reset) -------------------------------------------------------------
+    before = n0.dmesg().count("recovering: resetting the device")
+    r = n0.run("devlink health test %s reporter fw" % dl)
+    t.ok(r.rc == 0, "devlink health test reporter fw", r.stderr)
+    t.ok(wait_for(lambda: n0.dmesg().count("recovering: resetting the device") > before and
+                  re.search(r"tern_core \S+: recovered", n0.dmesg()), timeout=60),
+         "the test error made tern_core reset and recover the device")
+    n0.forget_ifaces()
+    dev = n0.configure_ip(0)
+    t.ok(wait_for(lambda: carrier(n0, dev) == 1, timeout=15), "carrier after the recovery")
+    check_all(n0, dev, bdf, dl, "after recovery", cc)
+    t.eq(fw(n0, bdf).get("pfc_storm_ms"), str(STORM_MS), "after recovery: storm guard")
+    r = n0.run("ping -c 2 -W 5 %s" % n1.ip(0), timeout=30)
+    t.ok(r.rc == 0, "traffic flows after reload and recovery", r.stdout, r.stderr)
+
+    # --- a PFC storm from the peer ---------------------------------------------------------------
+    s0 = ethtool_stats(n0, dev)
+    mark = len(n0.dmesg())
+    r = n1.run("pfc-send %s 3 2" % devs[1], timeout=30)
+    sent = int(r.stdout.strip()) if r.rc == 0 and r.stdout.strip().isdigit() else 0
+    t.ok(sent > 100, "node1 sent %d PFC frames (XOFF, priority 3) in 2 s" % sent, r.stderr)
+    t.ok(wait_for(lambda: "PFC storm on priority 3 over" in kernel_log_since(n0, mark),
+                  timeout=10), "node0 reported the storm's end")
+    s1 = ethtool_stats(n0, dev)
+    log = kernel_log_since(n0, mark)
+    t.ok(re.search(r"PFC storm on priority 3: the peer paused us too long", log),
+         "node0 warned about the PFC storm on priority 3", log)
+    delta = {k: s1.get(k, 0) - s0.get(k, 0) for k in
+             ("rx_prio3_pause", "rx_pfc_frames", "rx_pause_storm_events",
+              "pfc_storm_detected", "pfc_storm_recovered")}
+    t.ok(delta["rx_prio3_pause"] > 100 and delta["rx_pfc_frames"] >= delta["rx_prio3_pause"],
+         "rx_prio3_pause and rx_pfc_frames counted the pauses", delta)
+    t.ok(delta["rx_pause_storm_events"] >= 1 and delta["pfc_storm_detected"] >= 1 and
+         delta["pfc_storm_recovered"] >= 1,
+         "rx_pause_storm_events and the driver's storm counters moved", delta)
+    r = n0.run("dcb pfc show dev %s indications" % dev)
+    m = re.search(r"\b3:(\d+)", pairs(r.stdout, "indications") or "")
+    t.ok(m and int(m.group(1)) >= delta["rx_prio3_pause"],
+         "dcb pfc show indications counts the pauses of priority 3", r.stdout, r.stderr)
+    r = n0.run("ping -c 2 -W 5 %s" % n1.ip(0), timeout=30)
+    t.ok(r.rc == 0, "traffic flows after the storm", r.stdout, r.stderr)
+
+    check_kernel_clean(t, c)
+except HarnessError as e:
+    t.ok(False, "harness error", str(e))
+finally:
+    c.close()
+    t.diag("logs: %s" % c.result_dir)
+t.exit()
