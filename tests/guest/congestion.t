@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Lossless RoCE on a congested fabric, in guests (issue 6): three guests with tern NICs
+joined by tern-switch (the switch model in real time, scripts/harness/fabric.py), two
+ib_write_bw senders (node1, node2) to one receiver (node0) at once, so that the receiver's
+switch port is the bottleneck (2:1). Set up as an administrator would on every guest:
+``dcb pfc set dev IF prio-pfc 3:on``, ``dcb app add dev IF dscp-prio 26:3 48:6`` and DCQCN
+on priority 3 through the devlink params roce_rp_enable / roce_np_enable (8 = on, 0 = off),
+with DCQCN's time constants scaled to this slow fabric through the other devlink params
+(tests/rdma/congestiontest.py, DCQCN_PARAMS: with ConnectX's defaults, made for microsecond
+round trips, DCQCN barely changes anything here). The switch trusts DSCP with the same map,
+RED/ECN-marks priority 3 (Kmin 16 KiB, Kmax 96 KiB, Pmax 20 %), sends PFC for it per ingress
+(XOFF 256 KiB, XON 128 KiB) and serves the CNPs' priority 6 strictly. Link rate: 100 Mb/s on every switch port and NIC (QEMU `speed`), low
+enough that two TCG-emulated senders overload the receiver's port on a 2-core host (see
+tests/rdma/congestiontest.py for the measurements behind that choice).
+
+1. PFC on, DCQCN off: the switch pauses the senders (XOFF counted by the switch, and
+   rx_prio3_pause by the senders' NICs), nothing is lost: no drop at the switch (lossless or
+   other), no retransmission, no out-of-sequence packet, both ib_write_bw runs complete; no
+   ECN marks and no CNPs (data is not ECN-capable without DCQCN).
+2. PFC on, DCQCN on: the switch marks ECN, the receiver sends CNPs (np_cnp_sent) and both
+   senders handle them (rp_cnp_handled), the two flows share the bottleneck fairly (Jain's
+   index of their throughputs >= 0.9, i.e. no worse than about 65:35), the switch pauses the
+   senders at most half as many times as in run 1 (measured: 10-18x fewer), the bottleneck
+   FIFO's median depth is at most half (measured: ~65 vs ~390 KiB), and still nothing is
+   lost.
+
+bench/congestion.py runs the same and prints the figures side by side. Stock kernel only (the
+fabric's behaviour does not depend on the kernel flavour, and the debug kernel is too slow to
+congest anything). TERN_CONGESTION_MBPS / TERN_CONGESTION_SECONDS override the link rate and
+the run length.
+"""
+
+import os
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(TOP, "tests", "lib"), os.path.join(TOP, "scripts"),
+                os.path.join(TOP, "tests", "rdma")]
+
+from tap import Tap  # noqa: E402
+from harness import HarnessError, paths  # noqa: E402
+from ternlib import check_kernel_clean  # noqa: E402
+import congestiontest as ct  # noqa: E402
+import rdmatest as rt  # noqa: E402
+
+LINK_MBPS = int(os.environ.get("TERN_CONGESTION_MBPS", ct.LINK_MBPS))
+SECONDS = int(os.environ.get("TERN_CONGESTION_SECONDS", "12"))
+JAIN_MIN = 0.9
+
+t = Tap()
+if paths.flavour() == "debug":
+    t.skip_all("the fabric runs on the stock kernel (see the docstring)")
+c = ct.cluster(LINK_MBPS, pfc=True, name="congestion")
+try:
+    c.boot()
+except HarnessError as e:
+    t.bail_out("cluster did not boot: %s" % e)
+
+fab = ct.Fabric(c)
+try:
+    why = fab.target.available(c[0])
+    if why:
+        t.skip_all(why)
+    try:
+        fab.setup()
+    except (rt.RdmaError, ct.Setup, HarnessError) as e:
+        t.bail_out("setup failed: %s" % e)
+    t.ok(True, "3 guests through tern-switch (%d Mb/s): tern0 ACTIVE everywhere, "
+         "dscp-prio 26:3 48:6 set" % LINK_MBPS)
+    for n in c:
+        r = n.run("dcb app show dev %s dscp-prio" % fab.target.netdev[n.index], timeout=30)
+        t.ok(r.rc == 0 and "26:3" in r.stdout and "48:6" in r.stdout,
+             "%s: dcb app shows dscp-prio 26:3 48:6" % n.name, r.stdout, r.stderr)
+
+    runs = []
+    for label, dcqcn in (("DCQCN off", False), ("DCQCN on", True)):
+        try:
+            shown = fab.configure(pfc=True, dcqcn=dcqcn)
+        except ct.Setup as e:
+            t.bail_out("configuring %s failed: %s" % (label, e))
+        mask = 8 if dcqcn else 0
+        good = all("3:on" in pfc and all(v == mask for v in params.values())
+                   for pfc, params in shown.values())
+        t.ok(good, "%s: every guest shows prio-pfc 3:on and roce_rp/np_enable %d" % (
+            label, mask), repr(shown))
+        run = ct.incast(fab, label, SECONDS)
+        runs.append(run)
+        t.ok(run.ok, "%s: both ib_write_bw flows (%d s, 64 KiB writes, DSCP 26) completed "
+             "(%s MB/s)" % (label, SECONDS, " + ".join(
+                 "%.2f" % v if v is not None else "-" for v in run.flows.values())),
+             ct.diag(run))
+    off, on = runs
+    ct.save(runs, os.path.join(c.result_dir, "congestion.json"))
+    t.diag("figures (PFC on in both runs; all of them in %s/congestion.json):\n%s" % (
+        c.result_dir, ct.side_by_side(runs)))
+
+    # --- PFC on, DCQCN off: pauses, nothing lost ------------------------------------------------
+    t.ok(off.xoff_sent() > 0 and off.nic_pauses() > 0,
+         "DCQCN off: the switch paused the senders on priority 3 (%d XOFF sent, %d received "
+         "by the senders' NICs)" % (off.xoff_sent(), off.nic_pauses()))
+    for run in (off, on):
+        lost = run.lost()
+        t.ok(run.lossless_drops() == 0 and run.switch_drops() == 0 and run.sock_drops == 0,
+             "%s: no frame dropped at the switch (%d lossless, %d in all, %d at its sockets)" % (
+                 run.label, run.lossless_drops(), run.switch_drops(), run.sock_drops))
+        t.ok(not any(lost.values()), "%s: nothing lost: no retransmission, out-of-sequence "
+             "packet or ACK timeout on any node" % run.label, repr(lost))
+    t.ok(off.ecn_marked() == 0 and off.rdma(ct.RECEIVER, "np_cnp_sent") == 0,
+         "DCQCN off: data not ECN-capable: no ECN marks (%d), no CNPs (%d)" % (
+             off.ecn_marked(), off.rdma(ct.RECEIVER, "np_cnp_sent")))
+
+    # --- DCQCN on: CNPs, fairness, fewer pauses ----------------------------------------------
+    cnp_sent = on.rdma(ct.RECEIVER, "np_cnp_sent")
+    handled = {s: on.rdma(s, "rp_cnp_handled") for s in ct.SENDERS}
+    t.ok(on.ecn_marked() > 0 and on.rdma(ct.RECEIVER, "np_ecn_marked_roce_packets") > 0,
+         "DCQCN on: the switch marked ECN (%d) and node0 counted CE packets (%d)" % (
+             on.ecn_marked(), on.rdma(ct.RECEIVER, "np_ecn_marked_roce_packets")))
+    t.ok(cnp_sent > 0, "DCQCN on: node0 sent CNPs (np_cnp_sent %d)" % cnp_sent)
+    t.ok(all(v > 0 for v in handled.values()), "DCQCN on: both senders handled CNPs "
+         "(rp_cnp_handled %s)" % " / ".join(str(v) for v in handled.values()))
+    t.ok(on.sum_rdma("rp_rate_decrease_events", ct.SENDERS) > 0,
+         "DCQCN on: the senders cut their rates (%d rate decrease events)" %
+         on.sum_rdma("rp_rate_decrease_events", ct.SENDERS))
+    t.ok(on.ok and on.jain >= JAIN_MIN, "DCQCN on: the two flows share the bottleneck fairly "
+         "(Jain index %.3f >= %.2f)" % (on.jain, JAIN_MIN), repr(on.flows))
+    t.ok(on.xoff_sent() * 2 <= off.xoff_sent(), "DCQCN on: at most half the PFC pauses of "
+         "DCQCN off (XOFF sent by the switch: %d vs %d; senders' rx_prio3_pause: %d vs %d)" % (
+             on.xoff_sent(), off.xoff_sent(), on.nic_pauses(), off.nic_pauses()))
+    t.ok(on.bottleneck()["p50_bytes"] * 2 <= off.bottleneck()["p50_bytes"],
+         "DCQCN on: the bottleneck FIFO's median depth is at most half (%d KiB vs %d KiB)" % (
+             on.bottleneck()["p50_bytes"] // 1024, off.bottleneck()["p50_bytes"] // 1024))
+
+    check_kernel_clean(t, c)
+finally:
+    c.close()
+t.exit()
