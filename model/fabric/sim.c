@@ -444,45 +444,6 @@ static void connopt_sim(const struct sim *s, struct connopt *o)
 	o->rd_atomic = 1;		/* no READs here; sim_rdev_new does not query caps */
 }
 
-/*
- * A device like rdev_new() (model/tests/test_rdma_lib.c) builds it, but created with the
- * simulator's MAC configuration: link_speed_mbps = the switch's rate, exact serialization.
- */
-static struct rdev *sim_rdev_new(unsigned int idx, uint32_t link_mbps)
-{
-	struct rdev *d = calloc(1, sizeof(*d));
-	struct fake *f;
-
-	if (!d)
-		return NULL;
-	memcpy(d->mac, test_mac, 6);
-	d->mac[5] = (uint8_t)(0x10 + idx);
-	d->ip[0] = 192;
-	d->ip[1] = 168;
-	d->ip[2] = 100;
-	d->ip[3] = (uint8_t)(1 + idx);
-	d->uar = (uint16_t)(3 + idx);
-	f = &d->f;
-	fk_init_mac(f, false, d->mac);
-	tern_model_destroy(f->m);
-	f->cfg.link_speed_mbps = link_mbps;
-	f->cfg.tx_burst_bytes = 0;
-	f->m = tern_model_create(&f->host, &f->cfg);
-	if (!f->m) {
-		free(d);
-		return NULL;
-	}
-	if (!drv_cmdq_enable(f, 6) ||
-	    drv_eq_create(f, &d->async_eq, 6, 0, TERN_EQ_F_ASYNC, false) != TERN_CMD_OK ||
-	    drv_eq_create(f, &d->comp_eq, 10, 1, 0, false) != TERN_CMD_OK ||
-	    drv_set_port(f, 0, 9000, d->mac) != TERN_CMD_OK ||
-	    pd_create(d, &d->pdn) != TERN_CMD_OK) {
-		rdev_free(d);
-		return NULL;
-	}
-	return d;
-}
-
 static bool sim_build(struct sim *s)
 {
 	struct params *p = &s->p;
@@ -496,7 +457,7 @@ static bool sim_build(struct sim *s)
 	s->nnodes = p->n + 1;
 	s->dcb_ok = s->cc_ok = true;
 	for (k = 0; k < s->nnodes; k++) {
-		s->nodes[k].d = sim_rdev_new(k, p->link_mbps);
+		s->nodes[k].d = rdev_new_cfg(k, p->link_mbps, 0);	/* exact serialization */
 		if (!s->nodes[k].d) {
 			fprintf(stderr, "tern-sim: device %u setup failed\n", k);
 			return false;

@@ -1123,37 +1123,6 @@ out:
 
 /* ---- devices with a given link speed and burst allowance -------------------------------- */
 
-/* rdev_new() with a given link speed and transmit burst allowance (0: exact serialization). */
-static struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst)
-{
-	typedef struct tern_cmd_query_rdma_out T;
-	struct rdev *d = calloc(1, sizeof(*d));
-	uint8_t out[sizeof(T)];
-
-	if (!d)
-		return NULL;
-	memcpy(d->mac, test_mac, 6);
-	d->mac[5] = (uint8_t)(0x10 + idx);
-	d->ip[0] = 192;
-	d->ip[1] = 168;
-	d->ip[2] = 100;
-	d->ip[3] = (uint8_t)(1 + idx);
-	d->uar = (uint16_t)(3 + idx);
-	fk_init_cfg(&d->f, false, d->mac, speed_mbps, burst);
-	if (!d->f.m || !drv_cmdq_enable(&d->f, 6) ||
-	    drv_eq_create(&d->f, &d->async_eq, 6, 0, TERN_EQ_F_ASYNC, false) != TERN_CMD_OK ||
-	    drv_eq_create(&d->f, &d->comp_eq, 10, 1, 0, false) != TERN_CMD_OK ||
-	    drv_set_port(&d->f, 0, 9000, d->mac) != TERN_CMD_OK ||
-	    rdev_cmd(d, TERN_CMD_QUERY_RDMA, NULL, 0, out, sizeof(out), NULL) != TERN_CMD_OK ||
-	    pd_create(d, &d->pdn) != TERN_CMD_OK) {
-		rdev_free(d);
-		return NULL;
-	}
-	d->caps.max_rd_atomic = out[OFF(T, max_rd_atomic)];
-	d->caps.max_dest_rd_atomic = out[OFF(T, max_dest_rd_atomic)];
-	return d;
-}
-
 static bool conn_setup_cfg(struct conn *c, const struct connopt *o, uint32_t speed_mbps,
 			   uint32_t burst)
 {

@@ -149,6 +149,9 @@ struct conn {
 /* Device @idx (0 or 1; own MAC and IP), cmdq, async EQ, completion EQ, port MTU 9000, caps,
  * one PD. Allocated on the heap (the fake host is large). NULL if anything failed. */
 struct rdev *rdev_new(unsigned int idx);
+/* rdev_new() with a line rate (0: the default) and a transmit burst allowance (0: exact
+ * serialization; FK_UNPACED: the unpaced MAC rdev_new() gives). */
+struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst);
 void rdev_free(struct rdev *d);
 int rdev_cmd(struct rdev *d, uint16_t op, const void *in, uint16_t in_len, void *out,
 	     uint16_t out_len, struct cqe *c);

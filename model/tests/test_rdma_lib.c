@@ -42,6 +42,11 @@ static void rcaps_parse(struct rcaps *c, const uint8_t *o)
 
 struct rdev *rdev_new(unsigned int idx)
 {
+	return rdev_new_cfg(idx, 0, FK_UNPACED);
+}
+
+struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst)
+{
 	struct rdev *d = calloc(1, sizeof(*d));
 	uint8_t out[sizeof(struct tern_cmd_query_rdma_out)];
 	int st;
@@ -55,8 +60,8 @@ struct rdev *rdev_new(unsigned int idx)
 	d->ip[2] = 100;
 	d->ip[3] = (uint8_t)(1 + idx);
 	d->uar = (uint16_t)(3 + idx);
-	fk_init_mac(&d->f, false, d->mac);
-	if (!drv_cmdq_enable(&d->f, 6)) {
+	fk_init_cfg(&d->f, false, d->mac, speed_mbps, burst);
+	if (!d->f.m || !drv_cmdq_enable(&d->f, 6)) {
 		printf("#   rdev %u: cmdq\n", idx);
 		goto fail;
 	}
