@@ -5,9 +5,11 @@
 #   debug  KASAN, lockdep, kmemleak, fault injection (scripts/build-debug-kernel.sh):
 #          tests/guest and tests/kunit again, with TERN_KERNEL=debug
 # tests/guest holds ethernet.t, faults.t (debug only), rdma.t, wire.t (stock only), cm.t
-# (rdma_cm over the GSI QP) and verbs.t (UD, SRQ, atomics, async events): the others run on
-# both kernels, the RDMA ones with fewer iterations on the debug kernel (the kernel's GSI, UD,
-# SRQ and event paths get KASAN, lockdep and kmemleak coverage).
+# (rdma_cm over the GSI QP), verbs.t (UD, SRQ, atomics, async events), dcb.t (dcb, devlink
+# params, reload, PFC storm) and congestion.t (three guests through tern-switch; stock only):
+# the others run on both kernels, the RDMA ones with fewer iterations on the debug kernel (the
+# kernel's GSI, UD, SRQ, DCB and event paths get KASAN, lockdep and kmemleak coverage).
+# tests/host also runs the switch model, tern-switch and the virtual-time incast (incast.t).
 # Exits non-zero on any failure.
 #   scripts/test.sh                          everything, both flavours
 #   scripts/test.sh tests/host               only some test directories or files (stock)
