@@ -138,20 +138,40 @@ int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, ui
 
 /* ---- work and timer lists --------------------------------------------------------------- */
 
+/*
+ * The work list and the MAC-wait list share a QP's work_next/work_prev links (a QP is on at
+ * most one of them): append to and unlink from the list given by its head and tail.
+ */
+static void qlist_append(struct ternm_qp **head, struct ternm_qp **tail, struct ternm_qp *qp)
+{
+	qp->work_next = NULL;
+	qp->work_prev = *tail;
+	if (*tail)
+		(*tail)->work_next = qp;
+	else
+		*head = qp;
+	*tail = qp;
+}
+
+static void qlist_unlink(struct ternm_qp **head, struct ternm_qp **tail, struct ternm_qp *qp)
+{
+	if (qp->work_prev)
+		qp->work_prev->work_next = qp->work_next;
+	else
+		*head = qp->work_next;
+	if (qp->work_next)
+		qp->work_next->work_prev = qp->work_prev;
+	else
+		*tail = qp->work_prev;
+	qp->work_next = qp->work_prev = NULL;
+}
+
 static void macwait_remove(struct ternm_rdma *r, struct ternm_qp *qp)
 {
 	if (!qp->on_macwait)
 		return;
-	if (qp->work_prev)
-		qp->work_prev->work_next = qp->work_next;
-	else
-		r->macwait_head = qp->work_next;
-	if (qp->work_next)
-		qp->work_next->work_prev = qp->work_prev;
-	else
-		r->macwait_tail = qp->work_prev;
+	qlist_unlink(&r->macwait_head, &r->macwait_tail, qp);
 	qp->on_macwait = false;
-	qp->work_next = qp->work_prev = NULL;
 }
 
 /* Put @qp on the work list (if not there) and make sure tern_model_run() comes. */
@@ -162,13 +182,7 @@ void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp)
 	macwait_remove(r, qp);
 	if (!qp->on_work) {
 		qp->on_work = true;
-		qp->work_next = NULL;
-		qp->work_prev = r->work_tail;
-		if (r->work_tail)
-			r->work_tail->work_next = qp;
-		else
-			r->work_head = qp;
-		r->work_tail = qp;
+		qlist_append(&r->work_head, &r->work_tail, qp);
 	}
 	ternm_kick(m);
 }
@@ -177,16 +191,8 @@ static void work_remove(struct ternm_rdma *r, struct ternm_qp *qp)
 {
 	if (!qp->on_work)
 		return;
-	if (qp->work_prev)
-		qp->work_prev->work_next = qp->work_next;
-	else
-		r->work_head = qp->work_next;
-	if (qp->work_next)
-		qp->work_next->work_prev = qp->work_prev;
-	else
-		r->work_tail = qp->work_prev;
+	qlist_unlink(&r->work_head, &r->work_tail, qp);
 	qp->on_work = false;
-	qp->work_next = qp->work_prev = NULL;
 }
 
 /*
@@ -200,13 +206,7 @@ void ternm_qp_macwait(struct tern_model *m, struct ternm_qp *qp)
 	if (qp->on_work || qp->on_macwait)
 		return;
 	qp->on_macwait = true;
-	qp->work_next = NULL;
-	qp->work_prev = r->macwait_tail;
-	if (r->macwait_tail)
-		r->macwait_tail->work_next = qp;
-	else
-		r->macwait_head = qp;
-	r->macwait_tail = qp;
+	qlist_append(&r->macwait_head, &r->macwait_tail, qp);
 }
 
 /* Every parked QP goes back to the end of the work list (without a kick). */
@@ -217,13 +217,7 @@ static void macwait_retry(struct ternm_rdma *r)
 	while ((qp = r->macwait_head) != NULL) {
 		macwait_remove(r, qp);
 		qp->on_work = true;
-		qp->work_next = NULL;
-		qp->work_prev = r->work_tail;
-		if (r->work_tail)
-			r->work_tail->work_next = qp;
-		else
-			r->work_head = qp;
-		r->work_tail = qp;
+		qlist_append(&r->work_head, &r->work_tail, qp);
 	}
 }
 
