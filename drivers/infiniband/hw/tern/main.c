@@ -255,8 +255,8 @@ static void tern_ib_async_event(void *ctx, const struct tern_eqe *eqe)
 	}
 	default:
 		/*
-		 * Completion events go to completion EQs; congestion events (0x20..0x2f) have
-		 * no consumer yet.
+		 * Completion events go to completion EQs; PFC and congestion events
+		 * (0x20..0x2f) are tern_core's and are not forwarded here.
 		 */
 		break;
 	}
