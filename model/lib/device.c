@@ -404,6 +404,15 @@ size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len)
 
 	if (!frame)
 		len = 0;
+	/*
+	 * The one place frames from the wire enter the model: nothing longer than the
+	 * longest frame the MAC takes (the largest MTU, its header and a VLAN tag) goes
+	 * further, whatever the peer or the embedding hands over.
+	 */
+	if (len > TERN_ETH_MAX_FRAME) {
+		m->stats.rx_oversize++;
+		return len;
+	}
 	r = ternm_mac_rx_frame(m, frame, len);
 	mac_timer_check(m);	/* pauses received, XOFF sent */
 	return r;

@@ -290,6 +290,9 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 	ternm_cc_np_rx(m, NULL, f, len, l3, v6);	/* CE counted; no CNP for UD */
 	payload = bth + hl;
 	paylen = (uint32_t)(end - payload) - pad;
+	/* A UD message is one packet of at most the port's RoCE MTU: longer is malformed. */
+	if (paylen > ternm_ud_mtu(m))
+		goto discard;
 	st = ternm_rqe_fetch(m, qp);
 	if (st > 0) {
 		r->stats.out_of_buffer++;	/* no RNR on UD: the packet is gone */
@@ -308,6 +311,8 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 		memcpy(buf + GRH_AREA_LEN - 20, f + l3, 20);
 		flags |= TERN_CQE_F_IPV4;
 	}
+	if (paylen > sizeof(buf) - GRH_AREA_LEN)	/* bounded above; never past @buf */
+		goto discard;
 	memcpy(buf + GRH_AREA_LEN, payload, paylen);
 	st = ternm_ud_rqe_place(m, qp, buf, GRH_AREA_LEN + paylen, &synd);
 	if (st) {

@@ -1067,6 +1067,116 @@ out:
 	ud_free(&p);
 }
 
+/*
+ * A UD SEND frame from @tmpl (an IPv4 UD SEND_ONLY without a VLAN tag or pad) grown to
+ * @paylen payload bytes of 0xa5, with consistent IPv4/UDP lengths, IPv4 checksum and ICRC,
+ * so that it passes every check before the payload's length is looked at. Returns its
+ * length; @out holds at least 14 + 48 + @paylen + 4 bytes.
+ */
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static size_t ud_grow(const uint8_t *tmpl, uint8_t *out, uint32_t paylen)
+{
+	const size_t l3 = 14, hdr = l3 + 20 + 8 + 12 + 8;
+	size_t len = hdr + paylen + 4;
+
+	memcpy(out, tmpl, hdr);
+	memset(out + hdr, 0xa5, paylen);
+	put_be16(out + l3 + 2, (uint16_t)(len - l3));		/* IPv4 total length */
+	put_be16(out + l3 + 20 + 4, (uint16_t)(len - l3 - 20));	/* UDP length */
+	out[l3 + 20 + 12 + 1] &= 0xcf;				/* no pad */
+	pkt_fix_ipv4_csum(out, len);
+	pkt_fix_icrc(out, len);
+	return len;
+}
+
+/*
+ * Hostile lengths from the wire (issue 14, bug 1): a UD frame longer than the MAC's largest
+ * frame never enters the model (rx_oversize), and a UD payload above the receiving port's
+ * RoCE MTU is malformed (rx_roce_discards): neither is copied anywhere, nothing completes,
+ * and the QP still takes a good packet afterwards. Before the fix the 20,000-byte payload
+ * overflowed the model's stack (ASan: stack-buffer-overflow WRITE of size 20000) and the
+ * 9,500-byte one was delivered past a 1024-byte MTU.
+ */
+static void t_ud_hostile_len(void)
+{
+	static uint8_t big[20000 + 128];
+	struct udpair p;
+	struct udside *a, *b;
+	struct sge sg, rsg;
+	struct wc w[2];
+	struct pkt k;
+	const struct wire_rec *rec;
+	uint8_t st[sizeof(struct tern_cmd_eth_stats_out)];
+	uint64_t oversize0, discards0;
+	uint8_t tmpl[256];
+	size_t n;
+
+	if (!ud_setup(&p, 4, TERN_VLAN_NONE)) {
+		t_failures++;
+		goto out;
+	}
+	a = &p.s[0];
+	b = &p.s[1];
+	/* port MTU 9000 on the receiver: RoCE MTU 4096 */
+	RQ(drv_set_port(&b->d->f, 0, 9000, b->d->mac) == TERN_CMD_OK);
+	/* one good packet, to have a frame to grow */
+	rsg = mr_sge(&b->mr, RX_OFF, 16384);
+	post_recv(b->d, &b->qp, 20, &rsg, 1);
+	post_recv(b->d, &b->qp, 21, &rsg, 1);
+	ring_rq(b->d, &b->qp);
+	sg = mr_sge(&a->mr, 0, 64);
+	post_ud(a->d, &a->qp, b->d, &p.o, TERN_WQE_SEND, TERN_WQE_F_SIGNALED, 1, b->qp.qpn, QKEY_A,
+		&sg, 1, NULL, 0, 0);
+	ring_sq(a->d, &a->qp);
+	RQ(ud_poll(&p, 0, w, 1) == 1);
+	RQ(ud_poll(&p, 1, w, 1) == 1);
+	CHECK_WC(&w[0], TERN_CQE_RECV, TERN_CQE_OK, 20);
+	rec = last_frame(&p.w, 0, &k);
+	RQ(rec && rec->len <= sizeof(tmpl) && k.opcode == OP_UD_SEND_ONLY && !k.vlan);
+	memcpy(tmpl, rec->data, rec->len);
+	RQ(drv_eth_stats(&b->d->f, st));
+	oversize0 = STAT(st, rx_oversize);
+	discards0 = RDEV_STAT(b->d, rx_roce_discards);
+
+	/* far above the largest frame: dropped where frames enter, before any parser */
+	n = ud_grow(tmpl, big, 20000);
+	RQ(pkt_parse(big, n, &k) && k.icrc_wire == k.icrc_calc);
+	CHECK_EQ(tern_model_rx_frame(b->d->f.m, big, n), n);
+	/* and just above it */
+	n = ud_grow(tmpl, big, TERN_ETH_MAX_FRAME - 14 - 48 - 4 + 4);
+	CHECK_EQ(n, TERN_ETH_MAX_FRAME + 4);
+	CHECK_EQ(tern_model_rx_frame(b->d->f.m, big, n), n);
+	RQ(drv_eth_stats(&b->d->f, st));
+	CHECK_EQ(STAT(st, rx_oversize), oversize0 + 2);
+	CHECK_EQ(RDEV_STAT(b->d, rx_roce_discards), discards0);
+
+	/* a frame the MAC takes whose UD payload is above the RoCE MTU: malformed */
+	n = ud_grow(tmpl, big, 9500);
+	CHECK(n <= TERN_ETH_MAX_FRAME);
+	CHECK_EQ(tern_model_rx_frame(b->d->f.m, big, n), n);
+	n = ud_grow(tmpl, big, 4100);
+	CHECK_EQ(tern_model_rx_frame(b->d->f.m, big, n), n);
+	CHECK_EQ(RDEV_STAT(b->d, rx_roce_discards), discards0 + 2);
+	RQ(drv_eth_stats(&b->d->f, st));
+	CHECK_EQ(STAT(st, rx_oversize), oversize0 + 2);
+	CHECK_EQ(ud_poll(&p, 1, w, 2), 0);
+	CHECK_EQ(qp_state(b->d, b->qp.qpn), TERN_QPS_RTS);
+
+	/* exactly the RoCE MTU still lands, in the receive WQE that was left */
+	n = ud_grow(tmpl, big, 4096);
+	CHECK_EQ(tern_model_rx_frame(b->d->f.m, big, n), n);
+	RQ(ud_poll(&p, 1, w, 2) == 1);
+	CHECK_WC(&w[0], TERN_CQE_RECV, TERN_CQE_OK, 21);
+	CHECK_EQ(w[0].byte_len, GRH_LEN + 4096);
+out:
+	ud_free(&p);
+}
+
 const struct test rdma_ud_tests[] = {
 	{ "rdma ud: CREATE/MODIFY/QUERY_QP rules for UD (stride, QKEY, RC-only attributes)",
 	  t_ud_cmds },
@@ -1079,6 +1189,8 @@ const struct test rdma_ud_tests[] = {
 	  t_ud_no_rqe },
 	{ "rdma ud: message above the RoCE MTU: LOC_LEN_ERR, QP in ERR, flushed", t_ud_too_long },
 	{ "rdma ud: receive WQE too small: LOC_LEN_ERR, QP in ERR", t_ud_rqe_too_small },
+	{ "rdma ud: hostile lengths: 20,000-byte frame and payload above the RoCE MTU dropped",
+	  t_ud_hostile_len },
 	{ "rdma ud: GSI QP is QPN 1, one at a time, QP1 to QP1", t_ud_gsi },
 	{ "rdma ud: UD and RC opcodes do not cross QP types", t_ud_rc_apart },
 	{ "rdma ud: ERR flushes both queues, RESET and back up", t_ud_flush_reset },
