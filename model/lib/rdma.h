@@ -206,7 +206,8 @@ struct ternm_rd_res {
 	bool atomic;
 	uint64_t orig;		/* atomic: the value before it executed */
 	uint32_t first_psn;
-	uint32_t npkts;
+	uint32_t npkts;		/* at @mtu */
+	uint32_t mtu;		/* the path MTU the READ was first answered with (replays too) */
 	uint32_t next;		/* next packet index to send */
 	uint32_t rkey;
 	uint64_t va;

@@ -996,6 +996,14 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (qp->type == TERN_QPT_RC &&
 	    (mask & ~((transition_attrs(cur, next) & ~TERN_QP_ATTR_QKEY) | TERN_QP_ATTR_STATE)))
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	/*
+	 * SQD->SQD changes attributes only once the send queue has drained: the requester's
+	 * outstanding WQEs (segments, retransmissions, READ responses expected) were counted
+	 * with the old path MTU and PSNs, and nothing may mix the two.
+	 */
+	if (cur == TERN_QPS_SQD && next == TERN_QPS_SQD && (mask & ~TERN_QP_ATTR_STATE) &&
+	    qp->sq_ci != qp->req_max)
+		FAIL(TERN_CMD_BAD_STATE, ao + offsetof(A, state));
 	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_INIT && next == TERN_QPS_RTR &&
 	    (mask & ATTR_RTR_NEED) != ATTR_RTR_NEED)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));

@@ -324,6 +324,7 @@ static void resp_read(struct tern_model *m, struct ternm_qp *qp, const struct te
 	res->atomic = false;
 	res->first_psn = p->psn;
 	res->npkts = rd_npkts(qp, p->dmalen);
+	res->mtu = qp->mtu;
 	res->next = 0;
 	res->rkey = p->rkey;
 	res->va = p->va;
@@ -608,8 +609,9 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			op = IBOP_READ_RESP_LAST;
 		else
 			op = IBOP_READ_RESP_MIDDLE;
-		off = res->next * qp->mtu;
-		n = res->next == res->npkts - 1 ? res->len - off : qp->mtu;
+		/* res->mtu, not the QP's: npkts was counted with it (SQD->SQD may change it) */
+		off = res->next * res->mtu;
+		n = res->next == res->npkts - 1 ? res->len - off : res->mtu;
 		x = ternm_pkt_start(m, qp, op, false, false, psn_add(res->first_psn, res->next));
 		if (op != IBOP_READ_RESP_MIDDLE) {
 			x[0] = AETH_ACK;

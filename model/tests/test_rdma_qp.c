@@ -953,6 +953,103 @@ out:
 	conn_free(&c);
 }
 
+static enum wire_action drop_dir1(struct wire *w, unsigned int dir, unsigned int idx,
+				  uint8_t *frame, size_t *len)
+{
+	return drop_dir0(w, !dir, idx, frame, len);
+}
+
+static int sqd_set_mtu(struct rdev *d, uint32_t qpn, uint8_t path_mtu)
+{
+	struct qpattr a;
+
+	memset(&a, 0, sizeof(a));
+	a.state = TERN_QPS_SQD;
+	a.path_mtu = path_mtu;
+	return qp_modify(d, qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH_MTU, &a, NULL);
+}
+
+/*
+ * SQD->SQD with a new path MTU (issue 14, bugs 2 and 3). Requester: refused while the SQ
+ * still drains (a 1000-byte WRITE counted as 4 packets at MTU 256 and retransmitted at 4096
+ * used to read 4096 bytes past the WQE: ASan heap-buffer-overflow READ), allowed once
+ * drained. Responder: a READ answered at MTU 256 and replayed for a duplicate request after
+ * its QP went to MTU 4096 keeps the MTU it was counted with (it used to write 4096 bytes
+ * past the RDMA state: ASan heap-buffer-overflow WRITE), and the data arrives intact.
+ */
+static void t_sqd_mtu_change(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	struct sge sg;
+	struct wc w[2];
+	struct qpattr a;
+	uint8_t q[sizeof(struct tern_cmd_query_qp_out)];
+	unsigned int sent;
+	bool ok = false;
+
+	connopt_default(&o);
+	o.mtu = 1;		/* 256 */
+	o.timeout = 10;		/* 4.2 ms */
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 8192, ALL_ACC, 0) == 0);
+	RQ(mr_create(c.d[1], &m[1], c.d[1]->pdn, 8192, ALL_ACC, 0) == 0);
+	ok = true;
+	mr_fill(c.d[0], &m[0], 3);
+	mr_fill(c.d[1], &m[1], 5);
+
+	/* requester: a WRITE in flight (its packets lost), RTS->SQD, then a new MTU */
+	c.w.filter = drop_dir0;
+	sg = mr_sge(&m[0], 0, 1000);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  m[1].iova + 4096, m[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	wire_pump(&c.w);
+	CHECK_EQ(c.w.sent[0], 4);
+	memset(&a, 0, sizeof(a));
+	a.state = TERN_QPS_SQD;
+	RQ(qp_modify(c.d[0], c.qp[0].qpn, TERN_QP_ATTR_STATE, &a, NULL) == TERN_CMD_OK);
+	CHECK_EQ(sqd_set_mtu(c.d[0], c.qp[0].qpn, 5), TERN_CMD_BAD_STATE);
+	RQ(qp_query(c.d[0], c.qp[0].qpn, q) == TERN_CMD_OK);
+	CHECK_EQ(q[OFF(struct tern_cmd_query_qp_out, attrs) + QPA(path_mtu)], 1);
+	/* the retransmission at MTU 256 completes it; drained, the change is taken */
+	c.w.filter = NULL;
+	RQ(conn_poll(&c, 0, w, 1, 20000000) == 1);
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 4096, 1000, 3, 0), -1);
+	CHECK_EQ(sqd_set_mtu(c.d[0], c.qp[0].qpn, 1), TERN_CMD_OK);
+
+	/* responder: a READ answered at MTU 256, all 4 responses lost */
+	sent = c.w.sent[1];
+	c.w.filter = drop_dir1;
+	sg = mr_sge(&m[0], 2048, 1024);
+	a.state = TERN_QPS_RTS;
+	RQ(qp_modify(c.d[0], c.qp[0].qpn, TERN_QP_ATTR_STATE, &a, NULL) == TERN_CMD_OK);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 2, &sg, 1,
+		  m[1].iova, m[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	wire_pump(&c.w);
+	CHECK_EQ(c.w.sent[1], sent + 4);
+	/* the responder's QP (its SQ empty: drained at once) goes to MTU 4096 */
+	a.state = TERN_QPS_SQD;
+	RQ(qp_modify(c.d[1], c.qp[1].qpn, TERN_QP_ATTR_STATE, &a, NULL) == TERN_CMD_OK);
+	CHECK_EQ(sqd_set_mtu(c.d[1], c.qp[1].qpn, 5), TERN_CMD_OK);
+	/* the requester's retry is a duplicate READ: replayed in 256-byte packets */
+	c.w.filter = NULL;
+	RQ(conn_poll(&c, 0, w, 1, 20000000) == 1);
+	CHECK_WC(&w[0], TERN_WQE_RDMA_READ, TERN_CQE_OK, 2);
+	CHECK_EQ(mr_diff_pattern(c.d[0], &m[0], 2048, 1024, 5, 0), -1);
+	CHECK_EQ(c.w.sent[1], sent + 8);
+	CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_SQD);
+out:
+	if (ok) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_qp_tests[] = {
 	{ "rdma qp: two QP pairs on one CQ kept apart by QPN", t_two_pairs },
 	{ "rdma qp: max_rd_atomic 1 and 3 limit outstanding READs", t_rd_atomic_limit },
@@ -960,6 +1057,8 @@ const struct test rdma_qp_tests[] = {
 	{ "rdma qp: CQ overflow: CQ_ERROR event, QP ERR, CQEs kept", t_cq_overflow },
 	{ "rdma qp: responder in RTR receives and raises COMM_EST once", t_comm_est },
 	{ "rdma qp: SQD drains, SQ_DRAINED event, SQD->RTS resumes", t_sqd_drain },
+	{ "rdma qp: SQD->SQD path MTU: refused while draining, replays keep their MTU",
+	  t_sqd_mtu_change },
 	{ "rdma qp: 16-bit SQ producer index wraps (66048 WQEs)", t_sq_pi_wrap },
 	{ "rdma qp: CQE bytes 0..30 written before byte 31 (phase)", t_cqe_write_order },
 	{ "rdma qp: receive with no SGE: 0-byte SEND ok, 1 byte LOC_LEN_ERR", t_zero_sge_receive },
