@@ -34,7 +34,8 @@ import re
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma")]
+sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma"),
+                os.path.join(TOP, "tests", "lib")]
 
 from harness import HarnessError  # noqa: E402
 import congestiontest as ct  # noqa: E402

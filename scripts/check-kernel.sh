@@ -93,7 +93,7 @@ checkpatch_opts() {
 kver=$("$TERN_TOP/scripts/lib/kver.sh")
 kdir=/lib/modules/$kver/build
 if [ -z "$kver" ] || [ ! -d "$kdir" ]; then
-	echo "Bail out! no kernel headers for '$kver' (scripts/setup-host.sh installs them)"
+	printf '1..1\nnot ok 1 - kernel headers for %s (scripts/setup-host.sh installs them)\n' "$kver"
 	exit 1
 fi
 

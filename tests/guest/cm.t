@@ -38,13 +38,13 @@ KIND = os.environ.get("TERN_RDMA_TARGET", "tern")
 
 t = Tap()
 if KIND not in ("tern", "rxe"):
-    t.bail_out("TERN_RDMA_TARGET must be tern or rxe, not %r" % KIND)
+    t.abort("TERN_RDMA_TARGET must be tern or rxe, not %r" % KIND)
 c = Cluster(nodes=2, wires=[Wire("tern"), "virtio"],
             name="cm" if KIND == "tern" else "cm-rxe")
 try:
     c.boot()
 except HarnessError as e:
-    t.bail_out("cluster did not boot: %s" % e)
+    t.abort("cluster did not boot: %s" % e)
 
 DEBUG = c.flavour == "debug"
 PAIR_TIMEOUT = 600 if DEBUG else 180

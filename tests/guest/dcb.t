@@ -19,7 +19,8 @@ sys.path[:0] = [os.path.join(TOP, "tests", "lib"), os.path.join(TOP, "scripts")]
 
 from tap import Tap  # noqa: E402
 from harness import Cluster, HarnessError, Wire  # noqa: E402
-from ternlib import carrier, check_kernel_clean, ethtool_stats, wait_for  # noqa: E402
+from ternlib import (carrier, check_kernel_clean, dcb_write, ethtool_stats,  # noqa: E402
+                     wait_for)
 
 # The driver's defaults of the DCQCN devlink params (Documentation/admin/tern_core.rst):
 # DCQCN on every priority, the rest as include/tern/tern_dcb.h's TERN_CC_DEF_*.
@@ -55,7 +56,7 @@ c = Cluster(nodes=2, wires=[Wire("tern", test_hooks=True, props={"speed": SPEED}
 try:
     c.boot()
 except HarnessError as e:
-    t.bail_out("cluster did not boot: %s" % e)
+    t.abort("cluster did not boot: %s" % e)
 
 n0, n1 = c[0], c[1]
 
@@ -150,23 +151,33 @@ try:
          "the firmware starts with PFC off, trust pcp, no DSCP map", json.dumps(f))
 
     # --- dcb pfc / ets / app -------------------------------------------------------------------
-    r = n0.run("dcb pfc set dev %s prio-pfc 3:on" % dev)
-    t.ok(r.rc == 0, "dcb pfc set prio-pfc 3:on", r.stderr)
-    # iproute2 6.1's dcb sends its SET with the sequence number of the GET before it and
-    # takes the GET's ACK (or, by timing, a message it then calls "Protocol error") for the
-    # answer: its exit status says nothing about the SET. What was set is checked by "show".
-    r = n0.run("dcb ets set dev %s %s" % (dev, " ".join("%s %s" % kv for kv in ETS_SET.items())))
-    t.ok(r.rc == 0 or "Protocol error" in r.stderr, "dcb ets set tc-tsa/tc-bw/prio-tc",
-         r.stderr)
+    # iproute2 6.1's read-then-write commands cannot report the SET's outcome (ternlib's
+    # DCB_STALE_ACK): they must reach the kernel, and what was set is checked by "show" and
+    # the firmware's view (check_all).
+    stale = 0
+    r = dcb_write(n0, "dcb pfc set dev %s prio-pfc 3:on" % dev)
+    stale += r.stale_ack
+    t.ok(r.sent, "dcb pfc set prio-pfc 3:on", r.stderr)
+    r = dcb_write(n0, "dcb ets set dev %s %s" % (
+        dev, " ".join("%s %s" % kv for kv in ETS_SET.items())))
+    stale += r.stale_ack
+    t.ok(r.sent, "dcb ets set tc-tsa/tc-bw/prio-tc", r.stderr)
     r = n0.run("dcb app add dev %s dscp-prio %s" % (dev, APP_SET))
     t.ok(r.rc == 0, "dcb app add dscp-prio %s" % APP_SET, r.stderr)
     check_all(n0, dev, bdf, dl, "after set", CC_DEFAULTS)
 
-    # a DSCP entry replaced, then deleted: the firmware follows
-    r = n0.run("dcb app replace dev %s dscp-prio 10:2 && dcb app del dev %s dscp-prio 10:2"
-               % (dev, dev))
+    # a DSCP entry replaced, then deleted: the firmware follows each step
+    r = dcb_write(n0, "dcb app replace dev %s dscp-prio 10:2" % dev)
+    stale += r.stale_ack
+    t.ok(r.sent and fw(n0, bdf).get("dscp_prio") == "10:2 26:3 48:6" and
+         sorted((dcb_show(n0, dev, "app", "dscp-prio") or "").split()) ==
+         ["10:2", "26:3", "48:6"],
+         "dcb app replace of another DSCP: shown and in the firmware's map", r.stderr)
+    r = n0.run("dcb app del dev %s dscp-prio 10:2" % dev)
     t.ok(r.rc == 0 and fw(n0, bdf).get("dscp_prio") == "26:3 48:6",
-         "dcb app replace/del of another DSCP: the firmware's map follows", r.stderr)
+         "dcb app del of it: the firmware's map follows", r.stderr)
+    if stale:
+        t.diag("iproute2 6.1's stale-ACK race hit %d of 3 dcb writes (checked by show)" % stale)
 
     # --- invalid settings ------------------------------------------------------------------------
     mark = len(n0.dmesg())

@@ -28,7 +28,7 @@ c = Cluster(nodes=2, wires=[Wire("tern", pcap=True, test_hooks=True)], name="eth
 try:
     c.boot()
 except HarnessError as e:
-    t.bail_out("cluster did not boot: %s" % e)
+    t.abort("cluster did not boot: %s" % e)
 
 n0, n1 = c[0], c[1]
 

@@ -34,13 +34,13 @@ RXE_KNOWN = [
 
 t = Tap()
 if KIND not in ("tern", "rxe"):
-    t.bail_out("TERN_RDMA_TARGET must be tern or rxe, not %r" % KIND)
+    t.abort("TERN_RDMA_TARGET must be tern or rxe, not %r" % KIND)
 c = Cluster(nodes=2, wires=[Wire("tern"), "virtio"],
             name="rdma" if KIND == "tern" else "rdma-rxe")
 try:
     c.boot()
 except HarnessError as e:
-    t.bail_out("cluster did not boot: %s" % e)
+    t.abort("cluster did not boot: %s" % e)
 
 DEBUG = c.flavour == "debug"
 # Bounds per client/server pair: the debug kernel (KASAN, lockdep) runs guest code 3-5x slower.

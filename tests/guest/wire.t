@@ -50,7 +50,7 @@ c = Cluster(nodes=2, wires=[wire], name="wire")
 try:
     c.boot()
 except HarnessError as e:
-    t.bail_out("cluster did not boot: %s" % e)
+    t.abort("cluster did not boot: %s" % e)
 
 DEBUG = c.flavour == "debug"
 PAIR_TIMEOUT = 600 if DEBUG else 200

@@ -29,7 +29,7 @@ t.eq(kernel_problems(sample, ignore=["WARNING:", "Call Trace", "KASAN"]),
 try:
     t.diag("QEMU: " + paths.qemu_binary())
 except HarnessError as e:
-    t.bail_out(e)
+    t.abort(e)
 
 
 def procs_mentioning(text):

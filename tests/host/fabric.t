@@ -6,7 +6,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 if ! make -s -C "$top/model/fabric" test-switch >&2; then
-	echo "Bail out! fabric build failed (see stderr)"
+	printf '1..1\nnot ok 1 - the switch model tests build (see stderr)\n'
 	exit 1
 fi
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}

@@ -104,8 +104,7 @@ def main():
     build = subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "fabric"),
                             "sim", "sim-san"], stdout=sys.stderr, stderr=sys.stderr)
     if build.returncode:
-        print("Bail out! fabric simulator build failed (see stderr)")
-        return 1
+        t.abort("the fabric simulator builds (see stderr)")
     jobs = [(n, d) for n in SIZES for d in (True, False)]
     with ThreadPoolExecutor(max_workers=2) as ex:
         futs = {job: ex.submit(run, *job) for job in jobs}

@@ -6,7 +6,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 if ! make -s -C "$top/model" >&2; then
-	echo "Bail out! model build failed (see stderr)"
+	printf '1..1\nnot ok 1 - the model tests build (see stderr)\n'
 	exit 1
 fi
 # Leak checking is on by default with ASan on Linux; make it explicit, and fail on any report.

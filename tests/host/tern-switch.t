@@ -43,7 +43,7 @@ cc = subprocess.run(["cc", "-std=gnu11", "-g", "-O1", "-fsanitize=address,undefi
                      os.path.join(FAB, "switch.c"), "-lm"],
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 if cc.returncode != 0:
-    t.bail_out("building tern-switch failed:\n" + cc.stdout)
+    t.abort("building tern-switch failed:\n" + cc.stdout)
 os.environ["ASAN_OPTIONS"] = "detect_leaks=1:halt_on_error=1"
 os.environ["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 

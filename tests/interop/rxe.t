@@ -38,7 +38,7 @@ c = Cluster(nodes=2, wires=[Wire(["tern", "virtio"], pcap=PCAP)], name="interop-
 try:
     c.boot()
 except HarnessError as e:
-    t.bail_out("cluster did not boot: %s" % e)
+    t.abort("cluster did not boot: %s" % e)
 
 DEBUG = c.flavour == "debug"
 PAIR_TIMEOUT = 600 if DEBUG else 180

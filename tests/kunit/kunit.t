@@ -150,7 +150,7 @@ c = Cluster(nodes=1, name="kunit", kernel_flavour="debug")
 try:
     c.boot()
 except HarnessError as e:
-    t.bail_out("guest did not boot: %s" % e)
+    t.abort("guest did not boot: %s" % e)
 n = c[0]
 
 try:

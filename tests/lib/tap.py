@@ -7,6 +7,7 @@
         ...
     t.diag("a note")               # "# a note"
     t.skip("needs tern", "no device")
+    t.abort("cluster did not boot: ...")   # fails this file only, never the whole run
     t.exit()                       # prints the plan if none was given; status = failures
 """
 
@@ -78,10 +79,16 @@ class Tap:
         self._print("1..0 # SKIP %s" % reason)
         sys.exit(0)
 
-    def bail_out(self, reason):
-        """Stop the whole test run (prove aborts) and exit 255."""
-        self._print("Bail out! %s" % str(reason).replace("\n", " "))
-        sys.exit(255)
+    def abort(self, reason):
+        """A precondition of the rest of this script failed (a cluster that did not boot, a
+        setup step): report it as one failed test, print the plan and exit non-zero. Only
+        this test file ends; prove goes on with the others (no TAP "Bail out!", which would
+        stop the whole run and hide every later file's result)."""
+        self.ok(False, "precondition: %s" % str(reason).splitlines()[0] if str(reason) else
+                "precondition failed", str(reason))
+        if self.planned is None:
+            self.plan(self.count)
+        sys.exit(min(max(self.failed, 1), 254))
 
     @contextmanager
     def step(self, desc):

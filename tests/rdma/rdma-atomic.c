@@ -4,7 +4,7 @@
  * integrity and for the semantics the verbs specify.
  *
  *   server:  rdma-atomic -d DEV -g GIDX [-p PORT] [-n N] [-c CLIENTS] [-t SECONDS]
- *   client:  rdma-atomic -d DEV -g GIDX [-p PORT] [-n N] [-w WINDOW] [-t SECONDS] SERVER
+ *   client:  rdma-atomic -d DEV -g GIDX [-p PORT] [-n N] [-w WINDOW] [-t SECONDS] [-L] SERVER
  *
  * The server owns one 8-byte counter (0 at the start). Each of CLIENTS clients (default 2,
  * separate processes, running at the same time) does N fetch-and-adds of 1 on it, up to
@@ -23,6 +23,12 @@
  * of its own. Both sides check that the device reports atomic_cap other than
  * IBV_ATOMIC_NONE.
  *
+ * -L: the wire loses frames (fault injection). The responder NAKs a misaligned or
+ * unpermitted atomic and moves its QP to ERR; if that NAK is lost, the responder's QP in ERR
+ * answers no retry and the requester completes with IBV_WC_RETRY_EXC_ERR instead, as the
+ * spec allows. So under -L either status passes for those two, while the rest holds as
+ * without it: the requester's QP ends in ERR and the memory is unchanged.
+ *
  * Both sides print one line per check ("ok - what" / "not ok - what: why") and exit 0 when
  * every check passed, 1 when one failed, 2 when the program could not run (message on
  * stderr).
@@ -30,6 +36,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +65,13 @@
 static const char *opt_dev;
 static int opt_port = 18700, opt_gid = -1, opt_ibport = 1;
 static int opt_n = 1000, opt_clients = 2, opt_window = 16, opt_timeout_s = 300;
+static bool opt_lossy;
+
+/* The remote error @want, or under -L also a retry exhaustion (see the top comment). */
+static bool remote_error(enum ibv_wc_status st, enum ibv_wc_status want)
+{
+	return st == want || (opt_lossy && st == IBV_WC_RETRY_EXC_ERR);
+}
 
 static struct qp_opts atomic_opts(const struct dev *d, int depth)
 {
@@ -510,17 +524,19 @@ static int run_client(const char *host)
 	st = one_op(cq, post_atomic(qp[QP_MISALIGNED], IBV_WR_ATOMIC_FETCH_AND_ADD, 6, lmr,
 				    &res[0], r.addr + OFF_MISALIGNED + 64 * idx + 4, r.rkey, 1, 0),
 		    &wc, "misaligned fetch-and-add");
-	check(st == IBV_WC_REM_INV_REQ_ERR, "client %d: a fetch-and-add at an address 4 bytes "
-	      "off 8-byte alignment completes with IBV_WC_REM_INV_REQ_ERR (got %s)", idx,
-	      op_status(st));
+	check(remote_error(st, IBV_WC_REM_INV_REQ_ERR), "client %d: a fetch-and-add at an "
+	      "address 4 bytes off 8-byte alignment completes with IBV_WC_REM_INV_REQ_ERR%s "
+	      "(got %s)", idx, opt_lossy ? " (or RETRY_EXC_ERR: lossy wire)" : "", op_status(st));
 	check(qp_state(qp[QP_MISALIGNED]) == IBV_QPS_ERR, "client %d: ... and the misaligned "
 	      "atomic's QP is in ERR (%s)", idx, qp_state_str(qp_state(qp[QP_MISALIGNED])));
 	st = one_op(cq, post_atomic(qp[QP_NOACCESS], IBV_WR_ATOMIC_CMP_AND_SWP, 7, lmr, &res[0],
 				    r.naddr + 64 * idx, r.nrkey, UNTOUCHED(idx + 200), 7), &wc,
 		    "atomic without REMOTE_ATOMIC");
-	check(st == IBV_WC_REM_ACCESS_ERR, "client %d: a compare-and-swap on an MR registered "
-	      "without IBV_ACCESS_REMOTE_ATOMIC completes with IBV_WC_REM_ACCESS_ERR (got %s)",
-	      idx, op_status(st));
+	check(remote_error(st, IBV_WC_REM_ACCESS_ERR), "client %d: a compare-and-swap on an MR "
+	      "registered without IBV_ACCESS_REMOTE_ATOMIC completes with IBV_WC_REM_ACCESS_ERR%s "
+	      "(got %s)", idx, opt_lossy ? " (or RETRY_EXC_ERR: lossy wire)" : "", op_status(st));
+	check(qp_state(qp[QP_NOACCESS]) == IBV_QPS_ERR, "client %d: ... and its QP is in ERR "
+	      "(%s)", idx, qp_state_str(qp_state(qp[QP_NOACCESS])));
 
 	oob_send(fd, "FINAL %" PRIx64 " %" PRIx64, slot_now, carry_now);
 	oob_send(fd, "END");
@@ -541,7 +557,7 @@ static int run_client(const char *host)
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdma-atomic [-d DEV] [-i IBPORT] -g GID_INDEX [-p TCP_PORT] "
-		"[-n N] [-c CLIENTS] [-w WINDOW] [-t SECONDS] [SERVER]\n");
+		"[-n N] [-c CLIENTS] [-w WINDOW] [-t SECONDS] [-L] [SERVER]\n");
 	exit(2);
 }
 
@@ -550,7 +566,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "d:i:g:p:n:c:w:t:")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:g:p:n:c:w:t:L")) != -1) {
 		switch (c) {
 		case 'd': opt_dev = optarg; break;
 		case 'i': opt_ibport = atoi(optarg); break;
@@ -560,6 +576,7 @@ int main(int argc, char **argv)
 		case 'c': opt_clients = atoi(optarg); break;
 		case 'w': opt_window = atoi(optarg); break;
 		case 't': opt_timeout_s = atoi(optarg); break;
+		case 'L': opt_lossy = true; break;
 		default: usage();
 		}
 	}
