@@ -503,6 +503,17 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 				return;
 			}
 		}
+		/*
+		 * Every packet of the message is checked against the MR as it is now: the
+		 * key may have been deregistered, or its slot registered again, since the
+		 * first packet (a guest driver may reuse key bytes).
+		 */
+		if (!first && p->paylen &&
+		    ternm_mr_check(m, qp->wr_rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
+				   qp->wr_va + qp->msg_off, p->paylen)) {
+			access_err(m, qp, p->psn);
+			return;
+		}
 		if (p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
 					       (void *)(uintptr_t)p->payload, p->paylen, true, last)) {
 			/* the MR was fine when checked: its memory failed (or it went away) */
@@ -619,6 +630,20 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			x[2] = (uint8_t)(res->msn >> 8);
 			x[3] = (uint8_t)res->msn;
 			x += AETH_LEN;
+		}
+		/* the MR as it is now, not as it was at the request (as for WRITEs) */
+		if (n && ternm_mr_check(m, res->rkey, qp->pdn, TERN_ACCESS_REMOTE_READ,
+					res->va + off, n)) {
+			uint32_t psn = psn_add(res->first_psn, res->next);
+
+			m->rdma->stats.resp_remote_access_errors++;
+			res->busy = false;
+			fifo_pop(qp);
+			send_aeth(m, qp, AETH_NAK_ACCESS, psn, res->msn);
+			sent++;
+			ternm_qp_to_err(m, qp);
+			ternm_qp_event(m, qp, TERN_QP_EV_ACCESS_ERR);
+			continue;
 		}
 		if (n && ternm_mr_copy(m, res->rkey, res->va + off, x, n, false, false)) {
 			/* the MR went away or its memory faults */

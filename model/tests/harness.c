@@ -153,7 +153,7 @@ static void fk_add_region(struct fake *f, uint64_t base, size_t size)
 	r->size = size;
 	r->buf = calloc(1, size);
 	if (!r->buf) {
-		printf("Bail out! out of memory\n");
+		printf("# fatal, the test program stops: out of memory\n");
 		exit(2);
 	}
 }
@@ -199,7 +199,7 @@ void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t
 	f->cfg.tx_burst_bytes = tx_burst_bytes;
 	f->m = tern_model_create(&f->host, &f->cfg);
 	if (!f->m) {
-		printf("Bail out! tern_model_create failed\n");
+		printf("# fatal, the test program stops: tern_model_create failed\n");
 		exit(2);
 	}
 	f->in_mb = fk_alloc(f, TERN_CMD_MAX_IN, 4096);
@@ -239,7 +239,7 @@ static uint64_t bump(uint64_t *next, uint64_t end, size_t size, size_t align)
 	uint64_t a = (*next + align - 1) & ~(uint64_t)(align - 1);
 
 	if (a + size > end) {
-		printf("Bail out! test arena exhausted\n");
+		printf("# fatal, the test program stops: test arena exhausted\n");
 		exit(2);
 	}
 	*next = a + size;
@@ -265,7 +265,7 @@ uint64_t fk_alloc_data(struct fake *f, size_t size, size_t align)
 		struct fk_region *r = &f->regions[f->nregions++];
 
 		if (p == MAP_FAILED) {
-			printf("Bail out! mmap of the data region failed\n");
+			printf("# fatal, the test program stops: mmap of the data region failed\n");
 			exit(2);
 		}
 		r->base = FK_DATA_BASE;
@@ -588,7 +588,7 @@ static void wire_log(struct wire *w, unsigned int dir, unsigned int idx, enum wi
 		struct wire_rec *n = realloc(w->log, cap * sizeof(*n));
 
 		if (!n) {
-			printf("Bail out! out of memory\n");
+			printf("# fatal, the test program stops: out of memory\n");
 			exit(2);
 		}
 		w->log = n;
@@ -602,7 +602,7 @@ static void wire_log(struct wire *w, unsigned int dir, unsigned int idx, enum wi
 	r->len = len;
 	r->data = malloc(len ? len : 1);
 	if (!r->data) {
-		printf("Bail out! out of memory\n");
+		printf("# fatal, the test program stops: out of memory\n");
 		exit(2);
 	}
 	memcpy(r->data, data, len);

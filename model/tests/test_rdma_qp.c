@@ -1050,6 +1050,169 @@ out:
 	conn_free(&c);
 }
 
+/* Frames per direction still let through by pass_some(); the rest are dropped. */
+static unsigned int pass_left[2];
+
+static enum wire_action pass_some(struct wire *w, unsigned int dir, unsigned int idx,
+				  uint8_t *frame, size_t *len)
+{
+	(void)w;
+	(void)idx;
+	(void)frame;
+	(void)len;
+	if (!pass_left[dir])
+		return W_DROP;
+	pass_left[dir]--;
+	return W_DELIVER;
+}
+
+/* CREATE_MR over @t's pages and iova in @pdn with key byte @key; *slot its index. */
+static int mr_create_like(struct rdev *d, const struct rmr *t, uint32_t pdn, uint8_t key,
+			  uint32_t *slot)
+{
+	typedef struct tern_cmd_create_mr_in T;
+	typedef struct tern_mem_desc M;
+	uint8_t in[sizeof(T)] = { 0 };
+	struct cqe c;
+	int st;
+
+	wr32(in + OFF(T, pdn), pdn);
+	wr32(in + OFF(T, access), t->access);
+	wr64(in + OFF(T, iova), t->iova);
+	wr64(in + OFF(T, length), t->len);
+	in[OFF(T, key)] = key;
+	in[OFF(T, page_shift)] = (uint8_t)t->page_shift;
+	wr32(in + OFF(T, npages), t->npages);
+	wr64(in + OFF(T, pbl) + OFF(M, addr), t->pbl);
+	wr32(in + OFF(T, pbl) + OFF(M, npages), (t->npages * 8 + 4095) / 4096);
+	in[OFF(T, pbl) + OFF(M, page_shift)] = 12;
+	in[OFF(T, pbl) + OFF(M, mode)] = TERN_MEM_DIRECT;
+	st = rdev_cmd(d, TERN_CMD_CREATE_MR, in, sizeof(in), NULL, 0, &c);
+	*slot = c.result;
+	return st;
+}
+
+/*
+ * Deregister @mr on side 1 and register it again as a hostile guest driver may: the same
+ * slot (cycling through the others), key byte, iova and pages, but in a new PD; then fill
+ * it with @seed. False if that fails.
+ */
+static bool mr_reregister_other_pd(struct conn *c, struct rmr *mr, uint32_t *pdn,
+				   unsigned int seed)
+{
+	uint32_t slot, want = mr->key >> 8, n;
+	uint8_t key = (uint8_t)mr->key;
+
+	if (mr_destroy(c->d[1], mr) != TERN_CMD_OK || pd_create(c->d[1], pdn) != TERN_CMD_OK)
+		return false;
+	for (n = 0; n < 16384; n++) {
+		if (mr_create_like(c->d[1], mr, *pdn, key, &slot) != TERN_CMD_OK)
+			return false;
+		mr->key = slot << 8 | key;
+		if (slot == want)
+			break;
+		if (mr_destroy(c->d[1], mr) != TERN_CMD_OK)
+			return false;
+	}
+	mr->pdn = *pdn;
+	mr_fill(c->d[1], mr, seed);
+	return slot == want;
+}
+
+/*
+ * A key deregistered and registered again (same slot, key byte and iova, another PD) in the
+ * middle of a message: the rest of a WRITE and the replay of a READ are checked against the
+ * MR as it is now, so they complete with REM_ACCESS_ERR and the new MR is neither written nor
+ * read (issue 14: continuations used to reuse the rkey checked at the first packet).
+ */
+static void t_rkey_reuse(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	struct sge sg;
+	struct wc w[2];
+	uint32_t pdn2;
+	bool ok = false;
+
+	connopt_default(&o);
+	o.timeout = 10;		/* 4.2 ms */
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 16384, ALL_ACC, 0) == 0);
+	RQ(mr_create(c.d[1], &m[1], c.d[1]->pdn, 16384, ALL_ACC, 0) == 0);
+	ok = true;
+	mr_fill(c.d[0], &m[0], 3);
+	mr_fill(c.d[1], &m[1], 5);
+
+	/* WRITE of 3 packets: the first lands, then the MR changes hands */
+	pass_left[0] = 1;
+	pass_left[1] = 100;
+	c.w.filter = pass_some;
+	sg = mr_sge(&m[0], 0, 3000);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  m[1].iova, m[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	wire_pump(&c.w);
+	CHECK_EQ(c.w.sent[0], 3);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 1024, 3, 0), -1);
+	RQ(mr_reregister_other_pd(&c, &m[1], &pdn2, 7));
+	c.w.filter = NULL;
+	RQ(conn_poll(&c, 0, w, 1, 20000000) == 1);
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_REM_ACCESS_ERR, 1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 16384, 7, 0), -1);
+	CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_ERR);
+out:
+	if (ok) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+}
+
+/* The same for a READ: its first response arrives, the replay of the rest is refused. */
+static void t_rkey_reuse_read(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	struct sge sg;
+	struct wc w[2];
+	uint32_t pdn2;
+	bool ok = false;
+
+	connopt_default(&o);
+	o.timeout = 10;		/* 4.2 ms */
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 16384, ALL_ACC, 0) == 0);
+	RQ(mr_create(c.d[1], &m[1], c.d[1]->pdn, 16384, ALL_ACC, 0) == 0);
+	ok = true;
+	mr_fill(c.d[0], &m[0], 3);
+	mr_fill(c.d[1], &m[1], 5);
+	pass_left[0] = 100;
+	pass_left[1] = 1;
+	c.w.filter = pass_some;
+	sg = mr_sge(&m[0], 8192, 3000);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  m[1].iova, m[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	wire_pump(&c.w);
+	CHECK_EQ(c.w.sent[1], 3);
+	RQ(mr_reregister_other_pd(&c, &m[1], &pdn2, 7));
+	c.w.filter = NULL;
+	RQ(conn_poll(&c, 0, w, 1, 20000000) == 1);
+	CHECK_WC(&w[0], TERN_WQE_RDMA_READ, TERN_CQE_REM_ACCESS_ERR, 1);
+	/* the first 1024 bytes came from the old MR; nothing of the new one arrived */
+	CHECK_EQ(mr_diff_pattern(c.d[0], &m[0], 8192, 1024, 5, 0), -1);
+	CHECK_EQ(mr_diff_pattern(c.d[0], &m[0], 8192 + 1024, 1976, 3, 8192 + 1024), -1);
+	CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_ERR);
+out:
+	if (ok) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_qp_tests[] = {
 	{ "rdma qp: two QP pairs on one CQ kept apart by QPN", t_two_pairs },
 	{ "rdma qp: max_rd_atomic 1 and 3 limit outstanding READs", t_rd_atomic_limit },
@@ -1059,6 +1222,10 @@ const struct test rdma_qp_tests[] = {
 	{ "rdma qp: SQD drains, SQ_DRAINED event, SQD->RTS resumes", t_sqd_drain },
 	{ "rdma qp: SQD->SQD path MTU: refused while draining, replays keep their MTU",
 	  t_sqd_mtu_change },
+	{ "rdma qp: rkey re-registered in another PD mid-WRITE: REM_ACCESS_ERR, not written",
+	  t_rkey_reuse },
+	{ "rdma qp: rkey re-registered in another PD mid-READ: REM_ACCESS_ERR, not read",
+	  t_rkey_reuse_read },
 	{ "rdma qp: 16-bit SQ producer index wraps (66048 WQEs)", t_sq_pi_wrap },
 	{ "rdma qp: CQE bytes 0..30 written before byte 31 (phase)", t_cqe_write_order },
 	{ "rdma qp: receive with no SGE: 0-byte SEND ok, 1 byte LOC_LEN_ERR", t_zero_sge_receive },

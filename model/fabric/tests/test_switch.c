@@ -91,7 +91,7 @@ static struct host *h_new(const struct tsw_config *cfg)
 	th.opaque = h;
 	h->sw = tsw_create(cfg, &th);
 	if (!h->sw) {
-		printf("Bail out! tsw_create failed\n");
+		printf("# fatal, the test program stops: tsw_create failed\n");
 		exit(2);
 	}
 	return h;
