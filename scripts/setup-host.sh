@@ -13,8 +13,8 @@ pkgs=(
 	libslirp-dev libfdt-dev zlib1g-dev qemu-system-data seabios
 	# guests: initramfs contents and tools run inside them
 	busybox-static cpio gzip iproute2 ethtool iperf3 iputils-ping procps
-	# host tests
-	perl
+	# host tests; the model's fuzzers (tests/host/fuzz.t: clang's libFuzzer)
+	perl clang libclang-rt-14-dev
 	# RDMA: the provider is built in rdma-core's source (scripts/build-provider.sh); guests
 	# run Debian's libibverbs, its utilities, perftest and Soft-RoCE's provider
 	cmake libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers rdmacm-utils perftest

@@ -3,8 +3,8 @@
  * libFuzzer target for the tern model: the input is a script of operations (command ring
  * entries, arena writes, register/doorbell writes, time, frames, link, resets) run against
  * one device with a small DMA arena. Anything the sanitizers flag, a hang or unbounded
- * memory is a bug. Not run in CI: build with `make -C model fuzz`, run
- * `model/build/fuzz-cmd -max_total_time=60 [corpus_dir]`.
+ * memory is a bug. tests/host/fuzz.t runs a bounded slice over model/fuzz/corpus/cmd; longer
+ * by hand: `make -C model fuzz`, `model/build/fuzz-cmd NEW_DIR model/fuzz/corpus/cmd`.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -169,6 +169,9 @@ int mr_create(struct rdev *d, struct rmr *mr, uint32_t pdn, uint64_t len, uint32
 int mr_create_ex(struct rdev *d, struct rmr *mr, uint32_t pdn, uint64_t len, uint32_t access,
 		 unsigned int offset, unsigned int page_shift, uint8_t key);
 int mr_destroy(struct rdev *d, struct rmr *mr);
+/* CREATE_MR again over @mr's pages, iova and length (after DESTROY_MR, as a driver reusing
+ * its memory would), in @pdn with key byte @key: @mr takes the new key and PD. */
+int mr_register_again(struct rdev *d, struct rmr *mr, uint32_t pdn, uint8_t key);
 void mr_release(struct rmr *mr);	/* host side only */
 uint8_t *mr_ptr(struct rdev *d, const struct rmr *mr, uint64_t off);	/* byte iova+off */
 void mr_write(struct rdev *d, const struct rmr *mr, uint64_t off, const void *src, size_t n);
@@ -235,6 +238,14 @@ void connopt_default(struct connopt *o);
 /* RESET->INIT->RTR(->RTS) of side @s's QP towards @peer's @peer_qpn, as conn_setup does. */
 bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t peer_qpn,
 		const struct connopt *o, unsigned int s);
+/* CREATE_QP of UD/GSI @type (RQ 16 x 64 B, SQ 16 x 2^sq_stride); frees the rings on failure. */
+int ud_create(struct rdev *d, struct rqp *qp, uint8_t type, struct rcq *cq,
+	      unsigned int sq_stride, struct cqe *c);
+/* MODIFY_QP with the UD attributes (only those in @mask are written). */
+int ud_modify(struct rdev *d, uint32_t qpn, uint32_t mask, uint8_t state, uint32_t qkey,
+	      uint32_t sq_psn, struct cqe *c);
+/* RESET->INIT (Q_Key @qkey)->RTR->RTS (SQ PSN @psn). */
+bool ud_up(struct rdev *d, const struct rqp *qp, uint32_t qkey, uint32_t psn);
 /* Two new devices, CQs, QPs connected RESET->INIT->RTR->RTS; false on failure (reported). */
 bool conn_setup(struct conn *c, const struct connopt *o);
 void conn_free(struct conn *c);

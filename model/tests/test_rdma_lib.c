@@ -252,6 +252,33 @@ int mr_create(struct rdev *d, struct rmr *mr, uint32_t pdn, uint64_t len, uint32
 	return mr_create_ex(d, mr, pdn, len, access, offset, 12, (uint8_t)(0x5a + d->mr_seq));
 }
 
+int mr_register_again(struct rdev *d, struct rmr *mr, uint32_t pdn, uint8_t key)
+{
+	typedef struct tern_cmd_create_mr_in T;
+	typedef struct tern_mem_desc M;
+	uint8_t in[sizeof(T)] = { 0 };
+	struct cqe c;
+	int st;
+
+	wr32(in + OFF(T, pdn), pdn);
+	wr32(in + OFF(T, access), mr->access);
+	wr64(in + OFF(T, iova), mr->iova);
+	wr64(in + OFF(T, length), mr->len);
+	in[OFF(T, key)] = key;
+	in[OFF(T, page_shift)] = (uint8_t)mr->page_shift;
+	wr32(in + OFF(T, npages), mr->npages);
+	wr64(in + OFF(T, pbl) + OFF(M, addr), mr->pbl);
+	wr32(in + OFF(T, pbl) + OFF(M, npages), (mr->npages * 8 + 4095) / 4096);
+	in[OFF(T, pbl) + OFF(M, page_shift)] = 12;
+	in[OFF(T, pbl) + OFF(M, mode)] = TERN_MEM_DIRECT;
+	st = rdev_cmd(d, TERN_CMD_CREATE_MR, in, sizeof(in), NULL, 0, &c);
+	if (st == TERN_CMD_OK) {
+		mr->key = c.result << 8 | key;
+		mr->pdn = pdn;
+	}
+	return st;
+}
+
 int mr_destroy(struct rdev *d, struct rmr *mr)
 {
 	uint8_t in[4];
@@ -814,6 +841,79 @@ bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_
 		return false;
 	}
 	return true;
+}
+
+/* ---- UD and GSI QPs -------------------------------------------------------------------- */
+
+/* CREATE_QP of @type (RQ 16 x 64 B, SQ 16 x 2^sq_stride); frees the rings on failure. */
+int ud_create(struct rdev *d, struct rqp *qp, uint8_t type, struct rcq *cq,
+	      unsigned int sq_stride, struct cqe *c)
+{
+	typedef struct tern_cmd_create_qp_in QPI;
+	uint8_t in[sizeof(QPI)];
+	struct cqe lc;
+	int st;
+
+	if (!c)
+		c = &lc;
+	memset(qp, 0, sizeof(*qp));
+	qp->pdn = d->pdn;
+	qp->scq = qp->rcq = cq;
+	qp->sq_log = 4;
+	qp->sq_stride = sq_stride;
+	qp->rq_log = 4;
+	qp->rq_stride = 6;
+	qp->uar = d->uar;
+	qmem_alloc(d, &qp->sq, 1ull << (4 + sq_stride), false);
+	qmem_alloc(d, &qp->rq, 1ull << (4 + 6), false);
+	memset(in, 0, sizeof(in));
+	wr32(in + OFF(QPI, pdn), d->pdn);
+	wr32(in + OFF(QPI, send_cqn), cq->cqn);
+	wr32(in + OFF(QPI, recv_cqn), cq->cqn);
+	in[OFF(QPI, type)] = type;
+	wr16(in + OFF(QPI, uar), d->uar);
+	in[OFF(QPI, log_sq_depth)] = 4;
+	in[OFF(QPI, log_sq_stride)] = (uint8_t)sq_stride;
+	in[OFF(QPI, log_rq_depth)] = 4;
+	in[OFF(QPI, log_rq_stride)] = 6;
+	qmem_desc(&qp->sq, in + OFF(QPI, sq_mem));
+	qmem_desc(&qp->rq, in + OFF(QPI, rq_mem));
+	st = rdev_cmd(d, TERN_CMD_CREATE_QP, in, sizeof(in), NULL, 0, c);
+	if (st == TERN_CMD_OK) {
+		qp->qpn = c->result;
+	} else {
+		qmem_free(&qp->sq);
+		qmem_free(&qp->rq);
+	}
+	return st;
+}
+
+/* MODIFY_QP with the UD attributes (only those in @mask are written). */
+int ud_modify(struct rdev *d, uint32_t qpn, uint32_t mask, uint8_t state, uint32_t qkey,
+	      uint32_t sq_psn, struct cqe *c)
+{
+	typedef struct tern_cmd_modify_qp_in MQI;
+	uint8_t in[sizeof(MQI)], *a = in + OFF(MQI, attrs);
+
+	memset(in, 0, sizeof(in));
+	wr32(in + OFF(MQI, qpn), qpn);
+	wr32(in + OFF(MQI, attr_mask), mask);
+	if (mask & TERN_QP_ATTR_STATE)
+		a[QPA(state)] = state;
+	if (mask & TERN_QP_ATTR_QKEY)
+		wr32(a + QPA(qkey), qkey);
+	if (mask & TERN_QP_ATTR_SQ_PSN)
+		wr32(a + QPA(sq_psn), sq_psn);
+	return qp_modify_raw(d, in, c);
+}
+
+bool ud_up(struct rdev *d, const struct rqp *qp, uint32_t qkey, uint32_t psn)
+{
+	return ud_modify(d, qp->qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_QKEY, TERN_QPS_INIT, qkey,
+			 0, NULL) == TERN_CMD_OK &&
+	       ud_modify(d, qp->qpn, TERN_QP_ATTR_STATE, TERN_QPS_RTR, 0, 0, NULL) == TERN_CMD_OK &&
+	       ud_modify(d, qp->qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_SQ_PSN, TERN_QPS_RTS, 0, psn,
+			 NULL) == TERN_CMD_OK;
 }
 
 bool conn_setup(struct conn *c, const struct connopt *o)

@@ -1066,32 +1066,6 @@ static enum wire_action pass_some(struct wire *w, unsigned int dir, unsigned int
 	return W_DELIVER;
 }
 
-/* CREATE_MR over @t's pages and iova in @pdn with key byte @key; *slot its index. */
-static int mr_create_like(struct rdev *d, const struct rmr *t, uint32_t pdn, uint8_t key,
-			  uint32_t *slot)
-{
-	typedef struct tern_cmd_create_mr_in T;
-	typedef struct tern_mem_desc M;
-	uint8_t in[sizeof(T)] = { 0 };
-	struct cqe c;
-	int st;
-
-	wr32(in + OFF(T, pdn), pdn);
-	wr32(in + OFF(T, access), t->access);
-	wr64(in + OFF(T, iova), t->iova);
-	wr64(in + OFF(T, length), t->len);
-	in[OFF(T, key)] = key;
-	in[OFF(T, page_shift)] = (uint8_t)t->page_shift;
-	wr32(in + OFF(T, npages), t->npages);
-	wr64(in + OFF(T, pbl) + OFF(M, addr), t->pbl);
-	wr32(in + OFF(T, pbl) + OFF(M, npages), (t->npages * 8 + 4095) / 4096);
-	in[OFF(T, pbl) + OFF(M, page_shift)] = 12;
-	in[OFF(T, pbl) + OFF(M, mode)] = TERN_MEM_DIRECT;
-	st = rdev_cmd(d, TERN_CMD_CREATE_MR, in, sizeof(in), NULL, 0, &c);
-	*slot = c.result;
-	return st;
-}
-
 /*
  * Deregister @mr on side 1 and register it again as a hostile guest driver may: the same
  * slot (cycling through the others), key byte, iova and pages, but in a new PD; then fill
@@ -1106,15 +1080,14 @@ static bool mr_reregister_other_pd(struct conn *c, struct rmr *mr, uint32_t *pdn
 	if (mr_destroy(c->d[1], mr) != TERN_CMD_OK || pd_create(c->d[1], pdn) != TERN_CMD_OK)
 		return false;
 	for (n = 0; n < 16384; n++) {
-		if (mr_create_like(c->d[1], mr, *pdn, key, &slot) != TERN_CMD_OK)
+		if (mr_register_again(c->d[1], mr, *pdn, key) != TERN_CMD_OK)
 			return false;
-		mr->key = slot << 8 | key;
+		slot = mr->key >> 8;
 		if (slot == want)
 			break;
 		if (mr_destroy(c->d[1], mr) != TERN_CMD_OK)
 			return false;
 	}
-	mr->pdn = *pdn;
 	mr_fill(c->d[1], mr, seed);
 	return slot == want;
 }

@@ -922,35 +922,6 @@ out:
 #define UD_QKEY		0x600d5eedu
 #define UD_HDR		(sizeof(struct tern_sq_wqe) + sizeof(struct tern_ud_seg))
 
-/* RESET -> INIT (Q_Key) -> RTR -> RTS of a UD QP. */
-static bool ud_up(struct rdev *d, uint32_t qpn)
-{
-	typedef struct tern_cmd_modify_qp_in T;
-	static const uint8_t states[3] = { TERN_QPS_INIT, TERN_QPS_RTR, TERN_QPS_RTS };
-	uint8_t in[sizeof(T)], *a = in + OFF(T, attrs);
-	unsigned int i;
-
-	for (i = 0; i < 3; i++) {
-		uint32_t mask = TERN_QP_ATTR_STATE;
-
-		memset(in, 0, sizeof(in));
-		wr32(in + OFF(T, qpn), qpn);
-		a[QPA(state)] = states[i];
-		if (i == 0) {
-			mask |= TERN_QP_ATTR_QKEY;
-			wr32(a + QPA(qkey), UD_QKEY);
-		}
-		if (i == 2) {
-			mask |= TERN_QP_ATTR_SQ_PSN;
-			wr32(a + QPA(sq_psn), 0x42);
-		}
-		wr32(in + OFF(T, attr_mask), mask);
-		if (qp_modify_raw(d, in, NULL) != TERN_CMD_OK)
-			return false;
-	}
-	return true;
-}
-
 /* A UD SEND of @len bytes at @off of the send MR to @dest_qpn on device 1 (no doorbell). */
 static void ud_send(struct sfix *x, struct rqp *qp, uint64_t wr_id, uint32_t dest_qpn,
 		    uint64_t off, uint32_t len)
@@ -1008,7 +979,8 @@ static void t_srq_ud(void)
 	for (i = 0; i < 2; i++)
 		RQ(srq_qp_create_type(x.c.d[1], &ru[i], &x.c.cq[1], x.srq.srqn, TERN_QPT_UD, NULL) ==
 		   TERN_CMD_OK);
-	RQ(ud_up(x.c.d[0], su.qpn) && ud_up(x.c.d[1], ru[0].qpn) && ud_up(x.c.d[1], ru[1].qpn));
+	RQ(ud_up(x.c.d[0], &su, UD_QKEY, 0x42) && ud_up(x.c.d[1], &ru[0], UD_QKEY, 0x42) &&
+	   ud_up(x.c.d[1], &ru[1], UD_QKEY, 0x42));
 	/* empty SRQ: dropped, counted, nothing taken, and no RNR NAK */
 	ud_send(&x, &su, 1, ru[0].qpn, 0, 100);
 	ring_sq(x.c.d[0], &su);

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * libFuzzer target for the model's wire receive path: what any peer on the segment can send.
+ *
+ * Two devices joined by the tests' wire (model/tests/harness.c), with one RC and one UD QP
+ * each and a memory region; each input connects the QPs anew (its first two bytes: path MTU, IPv4 or
+ * IPv6, retry counts, message sizes), posts receive WQEs and WQEs of every opcode on both
+ * sides, partly sent, so that QPs hold outstanding work (segments in flight, READ responses
+ * expected, atomics saved). The rest of the input is a script:
+ *
+ *   'F' dev k n (off xor)*n len16 big [fill] fl
+ *                                       frame k of the wire log mutated at n places, grown
+ *                                       or cut to len (+ 4096 with big's top bit: up to
+ *                                       69631 bytes; 0 keeps the length; bytes beyond the
+ *                                       frame are @fill, given only when it grows);
+ *                                       fl bit 1 makes it a UD SEND_ONLY to @dev's UD QP
+ *                                       (BTH opcode, destination QP, a DETH with its Q_Key),
+ *                                       fl bit 0 fixes IP/UDP lengths, IPv4 checksum and
+ *                                       ICRC (so the parsers behind the ICRC check are
+ *                                       reached); delivered to @dev
+ *   'T' ns16                            time passes (retransmit, RNR, ACK timers), wire pumped
+ *   'S' dev state                       MODIFY_QP to SQD, SQD->SQD with a new MTU, RTS or ERR
+ *   'P' dev op len16                    one more WQE posted and rung
+ *   'D' dev                             the MR deregistered and registered again
+ *
+ * Any sanitizer report, a hang or unbounded memory is a bug. The devices outlive inputs (they
+ * are made anew only when reconnecting fails), so a finding may need the inputs before it:
+ * libFuzzer's crash file plus -runs over the corpus reproduces it.
+ * Build: `make -C model fuzz`; run: `model/build/fuzz-wire -max_len=70000 CORPUS_DIR`.
+ * tests/host/fuzz.t runs a bounded slice over the committed seeds (model/fuzz/corpus/wire).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_rdma.h"
+
+#define MR_LEN		(64 * 1024)
+#define ALL_ACC		(TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE | \
+			 TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC)
+#define MAX_FRAME	(65535 + 4096)
+#define UD_QKEY		0x11223344u
+
+struct in {
+	const uint8_t *p;
+	size_t n;
+};
+
+static unsigned int take(struct in *in, unsigned int bytes)
+{
+	unsigned int v = 0;
+
+	while (bytes--) {
+		v <<= 8;
+		if (in->n) {
+			v |= *in->p++;
+			in->n--;
+		}
+	}
+	return v;
+}
+
+struct fz {
+	struct conn c;
+	struct rqp ud[2];
+	bool ud_ok[2];
+	struct rmr mr[2];
+	bool mr_ok[2];
+	uint8_t frame[MAX_FRAME];
+};
+
+static const uint8_t ops[] = {
+	TERN_WQE_SEND, TERN_WQE_SEND_IMM, TERN_WQE_RDMA_WRITE, TERN_WQE_RDMA_WRITE_IMM,
+	TERN_WQE_RDMA_READ, TERN_WQE_ATOMIC_CMP_SWP, TERN_WQE_ATOMIC_FETCH_ADD,
+};
+
+static void post_one(struct fz *f, unsigned int s, unsigned int op, uint32_t len)
+{
+	struct rmr *l = &f->mr[s], *r = &f->mr[!s];
+	uint8_t opcode = ops[op % sizeof(ops)];
+	struct sge sg;
+
+	if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
+		sg = mr_sge(l, (len & 0x3f8), 8);
+		post_send(f->c.d[s], &f->c.qp[s], opcode, TERN_WQE_F_SIGNALED, op, &sg, 1,
+			  r->iova + (len & 0xff8), r->key, 0);
+	} else {
+		len %= MR_LEN / 2;
+		sg = mr_sge(l, 0, len);
+		post_send(f->c.d[s], &f->c.qp[s], opcode, TERN_WQE_F_SIGNALED, op, &sg, 1,
+			  r->iova + MR_LEN / 2, r->key, 0x12345678);
+	}
+	ring_sq(f->c.d[s], &f->c.qp[s]);
+}
+
+static void drain_cqs(struct fz *f)
+{
+	struct wc w;
+	unsigned int s, n;
+
+	for (s = 0; s < 2; s++)
+		for (n = 0; n < 256 && cq_poll(f->c.d[s], &f->c.cq[s], &w); n++)
+			;
+}
+
+/* Frame k of the wire log, mutated and resized as the input says, into f->frame. */
+static size_t make_frame(struct fz *f, struct in *in)
+{
+	unsigned int k = take(in, 1), n = take(in, 1) % 16, i;
+	size_t len = 0, want;
+	struct wire *w = &f->c.w;
+
+	if (w->nlog) {
+		const struct wire_rec *rec = &w->log[k % w->nlog];
+
+		len = rec->len < sizeof(f->frame) ? rec->len : sizeof(f->frame);
+		memcpy(f->frame, rec->data, len);
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int off = take(in, 2), x = take(in, 1);
+
+		if (len)
+			f->frame[off % len] ^= (uint8_t)x;
+	}
+	want = take(in, 2);
+	if (take(in, 1) & 0x80)
+		want += 4096;
+	if (want > sizeof(f->frame))
+		want = sizeof(f->frame);
+	if (len < want)
+		memset(f->frame + len, take(in, 1), want - len);
+	return want ? want : len;
+}
+
+/*
+ * Make the RoCE frame in f->frame a UD SEND_ONLY for @dev's UD QP: BTH opcode and
+ * destination QP rewritten, a DETH (Q_Key, source QP 2) put in after the BTH and the rest
+ * moved behind it. Frames that are not IPv4/IPv6 UDP are left alone.
+ */
+static size_t to_ud(struct fz *f, size_t len, unsigned int dev)
+{
+	uint8_t *fr = f->frame;
+	size_t l3 = (len >= 18 && fr[12] == 0x81 && fr[13] == 0x00) ? 18 : 14, bth;
+	uint16_t et = len >= l3 ? (uint16_t)(fr[l3 - 2] << 8 | fr[l3 - 1]) : 0;
+	uint32_t qpn = f->c.qp[dev].qpn ? f->ud[dev].qpn : 0;
+
+	if (et == 0x0800)
+		bth = l3 + 20 + 8;
+	else if (et == 0x86dd)
+		bth = l3 + 40 + 8;
+	else
+		return len;
+	if (len < bth + 12 || len + 8 > sizeof(f->frame))
+		return len;
+	memmove(fr + bth + 20, fr + bth + 12, len - bth - 12);
+	fr[bth] = 0x64;
+	fr[bth + 1] &= 0xcf;			/* no pad */
+	fr[bth + 5] = (uint8_t)(qpn >> 16);
+	fr[bth + 6] = (uint8_t)(qpn >> 8);
+	fr[bth + 7] = (uint8_t)qpn;
+	fr[bth + 12] = (uint8_t)(UD_QKEY >> 24);
+	fr[bth + 13] = (uint8_t)(UD_QKEY >> 16);
+	fr[bth + 14] = (uint8_t)(UD_QKEY >> 8);
+	fr[bth + 15] = (uint8_t)UD_QKEY;
+	fr[bth + 16] = 0;
+	fr[bth + 17] = 0;
+	fr[bth + 18] = 0;
+	fr[bth + 19] = 2;
+	return len + 8;
+}
+
+/* IPv4/IPv6 and UDP lengths, IPv4 checksum and ICRC made consistent with @len. */
+static void fix_frame(uint8_t *fr, size_t len)
+{
+	size_t l3 = (len >= 18 && fr[12] == 0x81 && fr[13] == 0x00) ? 18 : 14;
+	uint16_t et = len >= l3 ? (uint16_t)(fr[l3 - 2] << 8 | fr[l3 - 1]) : 0;
+	size_t l4, ipl;
+
+	if (et == 0x0800 && len >= l3 + 28) {
+		l4 = l3 + 20;
+		ipl = len - l3 > 0xffff ? 0xffff : len - l3;
+		fr[l3 + 2] = (uint8_t)(ipl >> 8);
+		fr[l3 + 3] = (uint8_t)ipl;
+	} else if (et == 0x86dd && len >= l3 + 48) {
+		l4 = l3 + 40;
+		ipl = len - l4 > 0xffff ? 0xffff : len - l4;
+		fr[l3 + 4] = (uint8_t)(ipl >> 8);
+		fr[l3 + 5] = (uint8_t)ipl;
+	} else {
+		return;
+	}
+	ipl = len - l4 > 0xffff ? 0xffff : len - l4;
+	fr[l4 + 4] = (uint8_t)(ipl >> 8);
+	fr[l4 + 5] = (uint8_t)ipl;
+	if (et == 0x0800)
+		pkt_fix_ipv4_csum(fr, len);
+	pkt_fix_icrc(fr, len);
+}
+
+static void modify(struct fz *f, unsigned int s, unsigned int how)
+{
+	struct qpattr a;
+	uint32_t mask = TERN_QP_ATTR_STATE;
+
+	memset(&a, 0, sizeof(a));
+	switch (how % 5) {
+	case 0:
+		a.state = TERN_QPS_SQD;
+		break;
+	case 1:
+		a.state = TERN_QPS_SQD;
+		a.path_mtu = (uint8_t)(1 + (how >> 3) % 5);
+		mask |= TERN_QP_ATTR_PATH_MTU;
+		break;
+	case 2:
+		a.state = TERN_QPS_RTS;
+		break;
+	case 3:
+		a.state = TERN_QPS_ERR;
+		break;
+	default:
+		a.state = TERN_QPS_SQD;
+		a.sq_psn = (how << 8) & 0xffffff;
+		mask |= TERN_QP_ATTR_SQ_PSN;
+		break;
+	}
+	qp_modify(f->c.d[s], f->c.qp[s].qpn, mask, &a, NULL);
+}
+
+/* The MR deregistered and registered again over the same memory with a new key byte. */
+static void reregister(struct fz *f, unsigned int s)
+{
+	if (!f->mr_ok[s])
+		return;
+	f->mr_ok[s] = mr_destroy(f->c.d[s], &f->mr[s]) == TERN_CMD_OK &&
+		      mr_register_again(f->c.d[s], &f->mr[s], f->c.d[s]->pdn,
+					(uint8_t)(f->mr[s].key + 1)) == TERN_CMD_OK;
+}
+
+static enum wire_action drop_some(struct wire *w, unsigned int dir, unsigned int idx,
+				  uint8_t *frame, size_t *len)
+{
+	(void)w;
+	(void)dir;
+	(void)frame;
+	(void)len;
+	return idx % 3 == 2 ? W_DROP : W_DELIVER;
+}
+
+static void teardown(struct fz *f)
+{
+	unsigned int s;
+
+	for (s = 0; s < 2; s++) {
+		mr_release(&f->mr[s]);
+		f->mr_ok[s] = false;
+		if (f->ud_ok[s]) {
+			qmem_free(&f->ud[s].sq);
+			qmem_free(&f->ud[s].rq);
+		}
+		f->ud_ok[s] = false;
+	}
+	conn_free(&f->c);
+	memset(&f->c, 0, sizeof(f->c));
+}
+
+/*
+ * The two devices live across inputs (creating one costs more than most inputs); each input
+ * starts from both QPs taken to RESET and connected again with its own options, its MRs and
+ * receive WQEs in place. When that fails (a device or CQ broken by the last input), both
+ * devices are made anew.
+ */
+static bool start(struct fz *f, const struct connopt *o)
+{
+	struct qpattr a;
+	unsigned int s, i;
+	struct sge sg;
+
+	if (f->c.d[0]) {
+		memset(&a, 0, sizeof(a));
+		a.state = TERN_QPS_RESET;
+		for (s = 0; s < 2; s++) {
+			if (qp_modify(f->c.d[s], f->c.qp[s].qpn, TERN_QP_ATTR_STATE, &a, NULL) ||
+			    !f->mr_ok[s] || !f->ud_ok[s] ||
+			    ud_modify(f->c.d[s], f->ud[s].qpn, TERN_QP_ATTR_STATE, TERN_QPS_RESET,
+				      0, 0, NULL) || !ud_up(f->c.d[s], &f->ud[s], UD_QKEY, 0))
+				goto anew;
+			f->c.qp[s].sq_pi = f->c.qp[s].rq_pi = 0;
+			f->ud[s].sq_pi = f->ud[s].rq_pi = 0;
+		}
+		drain_cqs(f);
+		wire_clear_log(&f->c.w);
+		f->c.o = *o;
+		for (s = 0; s < 2; s++)
+			if (!qp_connect(f->c.d[s], &f->c.qp[s], f->c.d[!s], f->c.qp[!s].qpn, o, s))
+				goto anew;
+	} else {
+anew:
+		teardown(f);
+		if (!conn_setup(&f->c, o))
+			return false;
+		for (s = 0; s < 2; s++) {
+			f->mr_ok[s] = mr_create(f->c.d[s], &f->mr[s], f->c.d[s]->pdn, MR_LEN,
+						ALL_ACC, 0) == 0;
+			if (!f->mr_ok[s])
+				return false;
+			f->ud_ok[s] = ud_create(f->c.d[s], &f->ud[s], TERN_QPT_UD, &f->c.cq[s], 7,
+						NULL) == TERN_CMD_OK;
+			if (!f->ud_ok[s] || !ud_up(f->c.d[s], &f->ud[s], UD_QKEY, 0))
+				return false;
+		}
+	}
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < 4; i++) {
+			sg = mr_sge(&f->mr[s], MR_LEN / 2 + i * 4096, 4096);
+			post_recv(f->c.d[s], &f->c.qp[s], 100 + i, &sg, 1);
+			sg = mr_sge(&f->mr[s], i * 4096, 4096 + 40);
+			post_recv(f->c.d[s], &f->ud[s], 200 + i, &sg, 1);
+		}
+		ring_rq(f->c.d[s], &f->c.qp[s]);
+		ring_rq(f->c.d[s], &f->ud[s]);
+	}
+	return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct fz *f;
+	struct in in = { data, size };
+	struct connopt o;
+	unsigned int i, cfg, steps;
+
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			abort();
+	}
+	cfg = take(&in, 2);
+	connopt_default(&o);
+	o.mtu = (uint8_t)(1 + cfg % 5);
+	o.ip_version = (cfg & 0x8) ? 6 : 4;
+	o.timeout = 8;
+	o.retry_cnt = (uint8_t)((cfg >> 4) & 7);
+	o.rnr_retry = (uint8_t)((cfg >> 7) & 7);
+	o.access = ALL_ACC;
+	if (!start(f, &o)) {
+		teardown(f);
+		return 0;
+	}
+	/* work of every opcode on both sides, a third of the frames lost */
+	f->c.w.filter = drop_some;
+	for (i = 0; i < sizeof(ops); i++)
+		post_one(f, i & 1, i, (cfg >> 10) * 1500 + i * 700);
+	wire_pump(&f->c.w);
+	f->c.w.filter = NULL;
+
+	for (steps = 0; in.n && steps < 64; steps++) {
+		unsigned int cmd = take(&in, 1), dev = take(&in, 1) & 1;
+		size_t len;
+
+		switch (cmd) {
+		case 'F': {
+			unsigned int fl;
+
+			len = make_frame(f, &in);
+			fl = take(&in, 1);
+			if (fl & 2)
+				len = to_ud(f, len, dev);
+			if (fl & 1)
+				fix_frame(f->frame, len);
+			tern_model_rx_frame(f->c.d[dev]->f.m, f->frame, len);
+			wire_pump(&f->c.w);
+			break;
+		}
+		case 'T':
+			wire_advance(&f->c.w, (uint64_t)take(&in, 2) * 1000);
+			break;
+		case 'S':
+			modify(f, dev, take(&in, 1));
+			wire_pump(&f->c.w);
+			break;
+		case 'P':
+			post_one(f, dev, take(&in, 1), take(&in, 2));
+			wire_pump(&f->c.w);
+			break;
+		case 'D':
+			reregister(f, dev);
+			break;
+		default:
+			break;
+		}
+		drain_cqs(f);
+	}
+	wire_advance(&f->c.w, 300000);
+	drain_cqs(f);
+	return 0;
+}

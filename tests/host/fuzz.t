@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""The device model's fuzzers, a bounded slice each (issue 14): the model is host code inside
+QEMU, and every word a guest driver writes and every frame a peer sends is hostile input.
+
+- fuzz-cmd (model/fuzz/fuzz_cmd.c): scripts of command-queue entries, register and doorbell
+  writes, DMA arena contents, time, frames, link changes and resets against one device.
+- fuzz-wire (model/fuzz/fuzz_wire.c): frames from the wire (up to 69631 bytes, mutated from
+  real RoCEv2 frames, lengths and ICRC fixed up so the parsers behind the ICRC check are
+  reached, or turned into UD datagrams) sent at two devices whose RC and UD QPs hold work of
+  every opcode, mixed with time passing, QP state and path MTU changes, more work and MRs
+  registered again.
+
+Both run at once (one core each) for TERN_FUZZ_SECONDS (default 45) from the committed seed
+corpus (model/fuzz/corpus/), with ASan and UBSan; new inputs go to a temporary directory, not
+into the tree. A finding (sanitizer report, crash, a 10 s hang, 2.5 GiB of memory) fails the
+test, leaves the input in build/fuzz/ and prints how to reproduce it. Longer runs by hand:
+``make -C model fuzz && model/build/fuzz-wire -detect_leaks=0 -max_len=70000 DIR
+model/fuzz/corpus/wire`` (Documentation/testing.rst).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(TOP, "tests", "lib")]
+
+from tap import Tap  # noqa: E402
+
+SECONDS = int(os.environ.get("TERN_FUZZ_SECONDS", "45"))
+MODEL = os.path.join(TOP, "model")
+OUT = os.path.join(os.environ.get("TERN_OUT", os.path.join(TOP, "build")), "fuzz")
+TARGETS = [
+    ("cmd", "commands, queues, registers and doorbells", []),
+    # the wire target keeps its two devices across inputs: every input would look like a
+    # leak (see fuzz_wire.c); the host tests check leaks under ASan
+    ("wire", "frames from the wire at QPs with outstanding work",
+     ["-detect_leaks=0", "-max_len=70000", "-len_control=0"]),
+]
+
+t = Tap()
+build = subprocess.run(["make", "-s", "-C", MODEL, "fuzz"], stdout=sys.stderr, stderr=sys.stderr)
+if build.returncode:
+    t.abort("the fuzzers build with clang's libFuzzer (make -C model fuzz; see stderr)")
+os.makedirs(OUT, exist_ok=True)
+runs = []
+for name, what, opts in TARGETS:
+    work = tempfile.mkdtemp(prefix="tern-fuzz-%s-" % name)
+    cmd = [os.path.join(MODEL, "build", "fuzz-" + name), "-max_total_time=%d" % SECONDS,
+           "-timeout=10", "-rss_limit_mb=2560", "-print_final_stats=1",
+           "-artifact_prefix=%s/%s-" % (OUT, name)] + opts + [
+           work, os.path.join(MODEL, "fuzz", "corpus", name)]
+    runs.append((name, what, cmd, work,
+                 subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True, errors="replace")))
+for name, what, cmd, work, p in runs:
+    try:
+        log, _ = p.communicate(timeout=SECONDS + 300)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        log, _ = p.communicate()
+    shutil.rmtree(work, ignore_errors=True)
+    with open(os.path.join(OUT, name + ".log"), "w") as f:
+        f.write(log)
+    execs = re.findall(r"stat::number_of_executed_units:\s*(\d+)", log)
+    cov = re.findall(r"\bcov: (\d+)", log)
+    crash = re.findall(r"Test unit written to (\S+)", log)
+    t.ok(p.returncode == 0 and execs and not crash,
+         "fuzz-%s (%s): %s executions in %d s, no finding (%s coverage edges)" % (
+             name, what, execs[-1] if execs else "?", SECONDS, cov[-1] if cov else "?"),
+         "exit %s; the input: %s" % (p.returncode, " ".join(crash) or "none written"),
+         "reproduce: %s %s" % (cmd[0], crash[0] if crash else ""),
+         log[-6000:])
+t.exit()
