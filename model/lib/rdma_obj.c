@@ -287,29 +287,31 @@ uint64_t ternm_rdma_next_deadline(const struct tern_model *m)
 
 void ternm_rdma_timer(struct tern_model *m, uint64_t now)
 {
-	struct ternm_qp *qp;
-	bool again = true;
+	struct ternm_qp *qp = m->rdma->timer_head, *next;
 
-	/* Handling a QP may take others off the list: restart after each one that was due. */
-	while (again) {
-		again = false;
-		for (qp = m->rdma->timer_head; qp; qp = qp->timer_next) {
-			if (qp_deadline(qp) <= now) {
-				if (qp->retx_deadline <= now || qp->rnr_deadline <= now)
-					ternm_req_timer(m, qp, now);
-				if (ternm_cc_deadline(qp) <= now)
-					ternm_cc_timer(m, qp, now);
-				if (qp_deadline(qp) <= now) {
-					/* never loop on a deadline that did not move */
-					qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
-					qp->cc.pace_deadline = TERNM_NO_DEADLINE;
-					qp->cc.inc_deadline = TERNM_NO_DEADLINE;
-					timer_remove(m->rdma, qp);
-				}
-				again = true;
-				break;
-			}
+	/*
+	 * One pass over the list. Handling a QP may take others off it (a loopback ACK, an
+	 * error): when the QP after it went, the pass goes on from the head, where the QPs
+	 * already handled are no longer due (each handled deadline moves or is dropped).
+	 */
+	while (qp) {
+		if (qp_deadline(qp) > now) {
+			qp = qp->timer_next;
+			continue;
 		}
+		next = qp->timer_next;
+		if (qp->retx_deadline <= now || qp->rnr_deadline <= now)
+			ternm_req_timer(m, qp, now);
+		if (ternm_cc_deadline(qp) <= now)
+			ternm_cc_timer(m, qp, now);
+		if (qp_deadline(qp) <= now) {
+			/* never loop on a deadline that did not move */
+			qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+			qp->cc.pace_deadline = TERNM_NO_DEADLINE;
+			qp->cc.inc_deadline = TERNM_NO_DEADLINE;
+			timer_remove(m->rdma, qp);
+		}
+		qp = next && next->on_timer ? next : m->rdma->timer_head;
 	}
 }
 
