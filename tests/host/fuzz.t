@@ -9,8 +9,11 @@ QEMU, and every word a guest driver writes and every frame a peer sends is hosti
   reached, or turned into UD datagrams) sent at two devices whose RC and UD QPs hold work of
   every opcode, mixed with time passing, QP state and path MTU changes, more work and MRs
   registered again.
+- fuzz-switch (model/fuzz/fuzz_switch.c): frames up to 69631 bytes into the switch model's
+  ports (its parser of Ethernet, VLAN, PFC, IPv4/IPv6 DSCP and ECN: tern-switch relays guests'
+  frames into it), with its timers, under any configuration.
 
-Both run at once (one core each) for TERN_FUZZ_SECONDS (default 45) from the committed seed
+All three run at once for TERN_FUZZ_SECONDS (default 45) from the committed seed
 corpus (model/fuzz/corpus/), with ASan and UBSan; new inputs go to a temporary directory, not
 into the tree. A finding (sanitizer report, crash, a 10 s hang, 2.5 GiB of memory) fails the
 test, leaves the input in build/fuzz/ and prints how to reproduce it. Longer runs by hand:
@@ -39,6 +42,7 @@ TARGETS = [
     # leak (see fuzz_wire.c); the host tests check leaks under ASan
     ("wire", "frames from the wire at QPs with outstanding work",
      ["-detect_leaks=0", "-max_len=70000", "-len_control=0"]),
+    ("switch", "frames into the switch model's ports", ["-max_len=70000"]),
 ]
 
 t = Tap()
