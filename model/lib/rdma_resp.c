@@ -564,6 +564,17 @@ void ternm_resp_flush_acks(struct tern_model *m, struct ternm_qp *qp)
 			break;
 }
 
+/* READ @res cannot go on: NAK @syndrome at its next packet, the QP to ERR with event @ev. */
+static void read_abort(struct tern_model *m, struct ternm_qp *qp, struct ternm_rd_res *res,
+		       uint8_t syndrome, uint8_t ev)
+{
+	res->busy = false;
+	fifo_pop(qp);
+	send_aeth(m, qp, syndrome, psn_add(res->first_psn, res->next), res->msn);
+	ternm_qp_to_err(m, qp);
+	ternm_qp_event(m, qp, ev);
+}
+
 unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
 {
 	unsigned int sent = 0;
@@ -634,27 +645,15 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 		/* the MR as it is now, not as it was at the request (as for WRITEs) */
 		if (n && ternm_mr_check(m, res->rkey, qp->pdn, TERN_ACCESS_REMOTE_READ,
 					res->va + off, n)) {
-			uint32_t psn = psn_add(res->first_psn, res->next);
-
 			m->rdma->stats.resp_remote_access_errors++;
-			res->busy = false;
-			fifo_pop(qp);
-			send_aeth(m, qp, AETH_NAK_ACCESS, psn, res->msn);
+			read_abort(m, qp, res, AETH_NAK_ACCESS, TERN_QP_EV_ACCESS_ERR);
 			sent++;
-			ternm_qp_to_err(m, qp);
-			ternm_qp_event(m, qp, TERN_QP_EV_ACCESS_ERR);
 			continue;
 		}
 		if (n && ternm_mr_copy(m, res->rkey, res->va + off, x, n, false, false)) {
-			/* the MR went away or its memory faults */
-			uint32_t psn = psn_add(res->first_psn, res->next);
-
-			res->busy = false;
-			fifo_pop(qp);
-			send_aeth(m, qp, AETH_NAK_OP, psn, res->msn);
+			/* its memory faults */
+			read_abort(m, qp, res, AETH_NAK_OP, TERN_QP_EV_FATAL);
 			sent++;
-			ternm_qp_to_err(m, qp);
-			ternm_qp_event(m, qp, TERN_QP_EV_FATAL);
 			continue;
 		}
 		res->next++;
