@@ -1094,11 +1094,12 @@ static bool mr_reregister_other_pd(struct conn *c, struct rmr *mr, uint32_t *pdn
 
 /*
  * A key deregistered and registered again (same slot, key byte and iova, another PD) in the
- * middle of a message: the rest of a WRITE and the replay of a READ are checked against the
- * MR as it is now, so they complete with REM_ACCESS_ERR and the new MR is neither written nor
- * read (issue 14: continuations used to reuse the rkey checked at the first packet).
+ * middle of a message: the rest of a WRITE (@read false) or the replay of a READ is checked
+ * against the MR as it is now, so it completes with REM_ACCESS_ERR and the new MR is neither
+ * written nor read (issue 14: continuations used to reuse the rkey checked at the first
+ * packet). The first packet (1024 bytes) gets through before the MR changes hands.
  */
-static void t_rkey_reuse(void)
+static void rkey_reuse(bool read)
 {
 	struct connopt o;
 	struct conn c;
@@ -1116,24 +1117,30 @@ static void t_rkey_reuse(void)
 	ok = true;
 	mr_fill(c.d[0], &m[0], 3);
 	mr_fill(c.d[1], &m[1], 5);
-
-	/* WRITE of 3 packets: the first lands, then the MR changes hands */
-	pass_left[0] = 1;
-	pass_left[1] = 100;
+	/* 3 packets; only the first of the requests (WRITE) or of the responses (READ) passes */
+	pass_left[0] = read ? 100 : 1;
+	pass_left[1] = read ? 1 : 100;
 	c.w.filter = pass_some;
-	sg = mr_sge(&m[0], 0, 3000);
-	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
-		  m[1].iova, m[1].key, 0);
+	sg = mr_sge(&m[0], 8192, 3000);
+	post_send(c.d[0], &c.qp[0], read ? TERN_WQE_RDMA_READ : TERN_WQE_RDMA_WRITE,
+		  TERN_WQE_F_SIGNALED, 1, &sg, 1, m[1].iova, m[1].key, 0);
 	ring_sq(c.d[0], &c.qp[0]);
 	wire_pump(&c.w);
-	CHECK_EQ(c.w.sent[0], 3);
-	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 1024, 3, 0), -1);
+	CHECK_EQ(c.w.sent[read ? 1 : 0], 3);
+	if (!read)
+		CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 1024, 3, 8192), -1);
 	RQ(mr_reregister_other_pd(&c, &m[1], &pdn2, 7));
 	c.w.filter = NULL;
 	RQ(conn_poll(&c, 0, w, 1, 20000000) == 1);
-	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_REM_ACCESS_ERR, 1);
-	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 16384, 7, 0), -1);
+	CHECK_WC(&w[0], read ? TERN_WQE_RDMA_READ : TERN_WQE_RDMA_WRITE, TERN_CQE_REM_ACCESS_ERR,
+		 1);
 	CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_ERR);
+	/* nothing written to the new MR, nothing of it read */
+	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 16384, 7, 0), -1);
+	if (read) {
+		CHECK_EQ(mr_diff_pattern(c.d[0], &m[0], 8192, 1024, 5, 0), -1);
+		CHECK_EQ(mr_diff_pattern(c.d[0], &m[0], 8192 + 1024, 1976, 3, 8192 + 1024), -1);
+	}
 out:
 	if (ok) {
 		mr_release(&m[0]);
@@ -1142,48 +1149,14 @@ out:
 	conn_free(&c);
 }
 
-/* The same for a READ: its first response arrives, the replay of the rest is refused. */
+static void t_rkey_reuse(void)
+{
+	rkey_reuse(false);
+}
+
 static void t_rkey_reuse_read(void)
 {
-	struct connopt o;
-	struct conn c;
-	struct rmr m[2];
-	struct sge sg;
-	struct wc w[2];
-	uint32_t pdn2;
-	bool ok = false;
-
-	connopt_default(&o);
-	o.timeout = 10;		/* 4.2 ms */
-	RQ(conn_setup(&c, &o));
-	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 16384, ALL_ACC, 0) == 0);
-	RQ(mr_create(c.d[1], &m[1], c.d[1]->pdn, 16384, ALL_ACC, 0) == 0);
-	ok = true;
-	mr_fill(c.d[0], &m[0], 3);
-	mr_fill(c.d[1], &m[1], 5);
-	pass_left[0] = 100;
-	pass_left[1] = 1;
-	c.w.filter = pass_some;
-	sg = mr_sge(&m[0], 8192, 3000);
-	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 1, &sg, 1,
-		  m[1].iova, m[1].key, 0);
-	ring_sq(c.d[0], &c.qp[0]);
-	wire_pump(&c.w);
-	CHECK_EQ(c.w.sent[1], 3);
-	RQ(mr_reregister_other_pd(&c, &m[1], &pdn2, 7));
-	c.w.filter = NULL;
-	RQ(conn_poll(&c, 0, w, 1, 20000000) == 1);
-	CHECK_WC(&w[0], TERN_WQE_RDMA_READ, TERN_CQE_REM_ACCESS_ERR, 1);
-	/* the first 1024 bytes came from the old MR; nothing of the new one arrived */
-	CHECK_EQ(mr_diff_pattern(c.d[0], &m[0], 8192, 1024, 5, 0), -1);
-	CHECK_EQ(mr_diff_pattern(c.d[0], &m[0], 8192 + 1024, 1976, 3, 8192 + 1024), -1);
-	CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_ERR);
-out:
-	if (ok) {
-		mr_release(&m[0]);
-		mr_release(&m[1]);
-	}
-	conn_free(&c);
+	rkey_reuse(true);
 }
 
 const struct test rdma_qp_tests[] = {
