@@ -11,7 +11,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(TOP, "tests", "lib"), os.path.join(TOP, "scripts")]
 
 from tap import Tap  # noqa: E402
-from harness import AgentLost, Cluster, CommandTimeout, HarnessError, Wire  # noqa: E402
+from harness import AgentLost, BootError, Cluster, CommandTimeout, HarnessError, Wire  # noqa: E402
 from harness import kernel_problems, paths  # noqa: E402
 
 t = Tap()
@@ -161,4 +161,17 @@ left = [p for p in pids if os.path.exists("/proc/%d" % p)] + procs_mentioning(tm
 t.ok(not left, "close() leaves no QEMU process behind", repr(left))
 t.ok(not os.path.exists(tmpdir), "close() removes the socket dir")
 t.ok(all(os.path.getsize(n.console_path) > 0 for n in c), "console logs kept in the result dir")
+
+# --- a guest whose kernel panics during boot --------------------------------------------
+# No /init to run: the kernel panics, panic=-1 resets the guest and -no-reboot ends QEMU with
+# status 0. The error's first line (all a CI summary shows) must say why.
+d = Cluster(nodes=1, wires=[], name="harness-panic", append="rdinit=/no-such-init")
+try:
+    d.boot()
+    t.ok(False, "a kernel panic during boot is a BootError")
+    d.close()
+except BootError as e:
+    first = str(e).splitlines()[0]
+    t.ok("status 0 during boot" in first and "Kernel panic - not syncing" in first,
+         "a kernel panic during boot is a BootError whose first line quotes the panic", first)
 t.exit()
