@@ -295,7 +295,9 @@ struct tern_cmd_query_rdma_out {
 	__le32	max_srq;		/* SRQNs 0..max_srq-1 */
 	__u8	max_srq_log_depth;
 	__u8	rsvd1[3];
-	__le32	rsvd[6];
+	__le32	max_total_mr_pages;	/* entries in the page lists of all MRs together */
+	__le32	max_total_sq_wqes;	/* SQ entries of all QPs together */
+	__le32	rsvd[4];
 };
 
 #define TERN_RDMA_CAP_ATOMIC		(1u << 0)	/* ATOMIC_* WQEs, atomic at the device */

@@ -46,6 +46,7 @@
 #define TERNM_MAX_MR_PAGES	(1u << 20)
 #define TERNM_TOTAL_MR_PAGES	(1u << 24)	/* page entries of all MRs together (128 MiB) */
 #define TERNM_MAX_SQ_LOG	14
+#define TERNM_TOTAL_SQ_WQES	(1u << 20)	/* SQ entries of all QPs together (24 MiB of send state) */
 #define TERNM_MAX_RQ_LOG	14
 #define TERNM_MAX_SRQ_LOG	14
 #define TERNM_MAX_CQ_LOG	16
@@ -378,6 +379,7 @@ struct ternm_rdma {
 	uint32_t next_qpn;	/* allocation cursor: QPNs are not reused at once */
 	uint32_t next_mr;
 	uint32_t mr_pages;	/* page entries held by all MRs */
+	uint32_t sq_wqes;	/* SQ entries held by all QPs (the model's send state) */
 	struct ternm_qp *work_head, *work_tail;
 	struct ternm_qp *macwait_head, *macwait_tail;	/* held back by the MAC */
 	struct ternm_qp *timer_head;

@@ -467,6 +467,8 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SRQ);
 	put_le32(FLD(o, T, max_srq), TERNM_MAX_SRQ);
 	o[offsetof(T, max_srq_log_depth)] = TERNM_MAX_SRQ_LOG;
+	put_le32(FLD(o, T, max_total_mr_pages), TERNM_TOTAL_MR_PAGES);
+	put_le32(FLD(o, T, max_total_sq_wqes), TERNM_TOTAL_SQ_WQES);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_ATOMIC);
 }
 
@@ -708,6 +710,7 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 	r->qp[qp->qpn] = NULL;
 	ternm_mem_free(&qp->sq_mem);
 	ternm_mem_free(&qp->rq_mem);
+	r->sq_wqes -= 1u << qp->log_sq_depth;
 	free(qp->swq);
 	free(qp);
 }
@@ -769,7 +772,7 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 			break;
 		}
 	}
-	if (!qpn)
+	if (!qpn || (1u << lsd) > TERNM_TOTAL_SQ_WQES - rd->sq_wqes)
 		return TERN_CMD_NO_RESOURCES;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -810,6 +813,7 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	ternm_cc_qp_reset(m, qp);
 	put_le16(qp->path + offsetof(struct tern_qp_path, vlan_id), TERN_VLAN_NONE);
 	rd->qp[qpn] = qp;
+	rd->sq_wqes += 1u << lsd;
 	rd->pd[pdn].refs++;
 	rd->cq[scqn].refs++;
 	rd->cq[rcqn].refs++;
@@ -1299,6 +1303,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	r->next_qpn = 2;
 	r->next_mr = 0;
 	r->mr_pages = 0;
+	r->sq_wqes = 0;
 }
 
 void ternm_rdma_fini(struct tern_model *m)

@@ -18,7 +18,7 @@
 struct rcaps {
 	uint32_t max_qp, max_cq, max_mr, max_pd;
 	uint64_t max_mr_size, page_size_cap;
-	uint32_t max_msg_size, max_mr_pages;
+	uint32_t max_msg_size, max_mr_pages, max_total_mr_pages, max_total_sq_wqes;
 	uint8_t max_sq_log, max_rq_log, max_cq_log, max_send_sge, max_recv_sge;
 	uint8_t max_rd_atomic, max_dest_rd_atomic, ack_delay;
 	uint16_t max_inline;

@@ -35,6 +35,8 @@ static void t_query_rdma(void)
 	CHECK_EQ(c->page_size_cap & 0xfff, 0);			/* no page below 4 KiB */
 	CHECK(c->max_msg_size >= (8u << 20));
 	CHECK(c->max_mr_pages >= 1);
+	CHECK(c->max_total_mr_pages >= c->max_mr_pages);
+	CHECK(c->max_total_sq_wqes >= (1u << c->max_sq_log));
 	CHECK(c->max_sq_log >= 6 && c->max_sq_log <= 16);
 	CHECK(c->max_rq_log >= 6 && c->max_rq_log <= 16);
 	CHECK(c->max_cq_log >= 8 && c->max_cq_log <= 24);
@@ -45,7 +47,7 @@ static void t_query_rdma(void)
 	CHECK(c->ack_delay <= 31);
 	CHECK(c->max_inline >= 1 && c->max_inline <= 1024 - 32);
 	CHECK_EQ(rd16(out + OFF(T, rsvd0)), 0);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 4; i++)
 		CHECK_EQ(rd32(out + OFF(T, rsvd) + 4 * i), 0);
 	/* no input allowed; output must fit */
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA, out, 4, out, sizeof(out), &cq), TERN_CMD_BAD_LEN);
@@ -727,6 +729,72 @@ static void t_exhaustion(void)
 	rdev_free(d);	/* with every PD alive */
 }
 
+static int qp_destroy_n(struct rdev *d, uint32_t qpn)
+{
+	uint8_t k4[4];
+
+	wr32(k4, qpn);
+	return rdev_cmd(d, TERN_CMD_DESTROY_QP, k4, 4, NULL, 0, NULL);
+}
+
+/*
+ * The send state the device keeps per SQ entry is its own memory (host memory in the model)
+ * that a guest asks for: all QPs together hold at most max_total_sq_wqes entries, then
+ * CREATE_QP is NO_RESOURCES (syndrome 0) until a QP is destroyed. All QPs may share one queue
+ * buffer here: the device does not care, and the test stays small.
+ */
+static void t_sq_budget(void)
+{
+	struct rdev *d = rdev_new(0);
+	uint8_t in[sizeof(QPI)];
+	uint32_t *qpn, n = 0, full, i;
+	struct qmem sq, rq;
+	struct rcq cq;
+	struct cqe c;
+	int st = TERN_CMD_OK;
+
+	REQUIRE(d);
+	full = d->caps.max_total_sq_wqes >> d->caps.max_sq_log;
+	REQUIRE(full >= 4 && full < d->caps.max_qp - 2);	/* the budget runs out, not the QPNs */
+	qpn = calloc(full + 1, sizeof(*qpn));
+	REQUIRE(qpn);
+	REQUIRE(cq_create(d, &cq, 6, false) == TERN_CMD_OK);
+	qmem_alloc(d, &sq, (size_t)64 << d->caps.max_sq_log, false);
+	qmem_alloc(d, &rq, 16 * 1024, true);
+	qp_in_valid(d, in, &cq, &sq, &rq);
+	in[OFF(QPI, log_sq_depth)] = d->caps.max_sq_log;
+	while (n <= full) {
+		st = qp_raw(d, in, &c);
+		if (st != TERN_CMD_OK)
+			break;
+		qpn[n++] = c.result;
+	}
+	CHECK_EQ(n, full);
+	CHECK_EQ(st, TERN_CMD_NO_RESOURCES);
+	CHECK_EQ(c.syndrome, 0);
+	in[OFF(QPI, log_sq_depth)] = 1;		/* not even the smallest SQ */
+	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_NO_RESOURCES);
+	/* one full-depth QP destroyed: room for two of half its depth, then nothing */
+	CHECK_EQ(qp_destroy_n(d, qpn[full / 2]), TERN_CMD_OK);
+	in[OFF(QPI, log_sq_depth)] = d->caps.max_sq_log - 1;
+	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_OK);
+	qpn[full / 2] = c.result;
+	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_OK);
+	qpn[full] = c.result;
+	in[OFF(QPI, log_sq_depth)] = 1;
+	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_NO_RESOURCES);
+	for (i = 0; i < full / 4; i++)
+		CHECK_EQ(qp_destroy_n(d, qpn[i]), TERN_CMD_OK);
+	in[OFF(QPI, log_sq_depth)] = d->caps.max_sq_log;
+	for (i = 0; i < full / 4; i++)
+		CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_OK);
+	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_NO_RESOURCES);
+	free(qpn);
+	qmem_free(&sq);
+	qmem_free(&rq);
+	rdev_free(d);	/* with every QP alive */
+}
+
 /* Device reset and destroy with live, busy objects: nothing leaks (LSan), all is forgotten. */
 static void t_reset_with_objects(void)
 {
@@ -804,6 +872,7 @@ const struct test rdma_cmd_tests[] = {
 	{ "rdma: MODIFY_QP transitions, required attrs, values, QUERY_QP", t_qp_state_machine },
 	{ "rdma: PD/CQ/EQ in use cannot be destroyed", t_destroy_in_use },
 	{ "rdma: PD exhaustion gives NO_RESOURCES, numbers reused", t_exhaustion },
+	{ "rdma: SQ entries of all QPs together are bounded (host memory)", t_sq_budget },
 	{ "rdma: reset and destroy with busy objects forget all, leak nothing", t_reset_with_objects },
 	{ NULL, NULL },
 };

@@ -29,6 +29,8 @@ static void rcaps_parse(struct rcaps *c, const uint8_t *o)
 	c->page_size_cap = rd64(o + OFF(T, page_size_cap));
 	c->max_msg_size = rd32(o + OFF(T, max_msg_size));
 	c->max_mr_pages = rd32(o + OFF(T, max_mr_pages));
+	c->max_total_mr_pages = rd32(o + OFF(T, max_total_mr_pages));
+	c->max_total_sq_wqes = rd32(o + OFF(T, max_total_sq_wqes));
 	c->max_sq_log = o[OFF(T, max_sq_log_depth)];
 	c->max_rq_log = o[OFF(T, max_rq_log_depth)];
 	c->max_cq_log = o[OFF(T, max_cq_log_depth)];
