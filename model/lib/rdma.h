@@ -519,6 +519,6 @@ struct ternm_cqe_info {
 };
 void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 		    const struct ternm_cqe_info *ci);
-void ternm_cq_doorbell(struct tern_model *m, struct ternm_cq *cq, uint64_t val);
+void ternm_cq_doorbell(struct ternm_cq *cq, uint64_t val);
 
 #endif /* TERN_MODEL_RDMA_H */

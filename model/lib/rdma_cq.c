@@ -10,9 +10,13 @@
  * does the same with TERN_CQ_ERR_DMA.
  *
  * Arming: the CQ doorbell carries the consumer index and ARM_NEXT or ARM_SOLICITED. An armed
- * CQ posts one TERN_EQE_CQ_COMPLETION to its EQ and disarms: ARM_NEXT at the next CQE (or at
- * once if CQEs past the doorbell's CI are already written), ARM_SOLICITED at the next CQE
- * that is solicited or has an error status.
+ * CQ posts one TERN_EQE_CQ_COMPLETION to its EQ and disarms: ARM_NEXT at the next CQE written
+ * after the arming, ARM_SOLICITED at the next such CQE that is solicited or has an error
+ * status. CQEs already in the ring raise nothing (the verbs' "next completion"): software
+ * arms after taking an event and before polling, and an event for the CQE it is about to
+ * poll anyway would reach it later as a stale one (perftest's latency loops then poll the
+ * wrong CQ). Software that may have missed a CQE polls after arming; the kernel driver
+ * answers IB_CQ_REPORT_MISSED_EVENTS by looking at the ring.
  */
 #include "rdma.h"
 
@@ -101,7 +105,7 @@ void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 		cq_event(m, cq);
 }
 
-void ternm_cq_doorbell(struct tern_model *m, struct ternm_cq *cq, uint64_t val)
+void ternm_cq_doorbell(struct ternm_cq *cq, uint64_t val)
 {
 	uint32_t ci = (uint32_t)((val >> TERN_UDB_PI_SHIFT) & TERN_UDB_CI_MASK);
 
@@ -110,8 +114,6 @@ void ternm_cq_doorbell(struct tern_model *m, struct ternm_cq *cq, uint64_t val)
 		return;
 	if (val & TERN_UDB_CQ_ARM_NEXT) {
 		cq->arm = ARM_NEXT;
-		if ((cq->pi & TERN_UDB_CI_MASK) != ci)
-			cq_event(m, cq);
 	} else if (val & TERN_UDB_CQ_ARM_SOLICITED) {
 		if (cq->arm != ARM_NEXT)
 			cq->arm = ARM_SOL;

@@ -424,7 +424,7 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 			r->stats.db_misdirected++;
 			return;
 		}
-		ternm_cq_doorbell(m, cq, val);
+		ternm_cq_doorbell(cq, val);
 	}
 }
 

@@ -319,8 +319,9 @@ int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  * @ibcq: the CQ
  * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, optionally IB_CQ_REPORT_MISSED_EVENTS
  *
- * The doorbell carries the consumer index: the device raises the event at once if a CQE
- * past it is already there (and of the armed kind).
+ * The device raises the event for the next CQE it writes after the doorbell, not for CQEs
+ * already in the ring; IB_CQ_REPORT_MISSED_EVENTS covers those, read after the doorbell so
+ * that a CQE is either seen here or raises the event.
  *
  * Return: 0; with IB_CQ_REPORT_MISSED_EVENTS, 1 when a CQE is waiting to be polled.
  */
