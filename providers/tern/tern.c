@@ -395,11 +395,12 @@ static void tern_device_free(struct verbs_device *vdev)
 
 /*
  * Linux 6.1's uapi has no RDMA_DRIVER_ id for tern (tern_ib.ko reports
- * RDMA_DRIVER_UNKNOWN), so the device is matched by its name: tern_ib.ko names its
- * devices tern%d (tern0, tern1...).
+ * RDMA_DRIVER_UNKNOWN), so the device is matched by its PCI function, the parent of the
+ * ib_device (as for mlx5, irdma, bnxt_re): it holds whatever name udev or
+ * "rdma dev set ... name" gives it.
  */
 static const struct verbs_match_ent tern_match_table[] = {
-	VERBS_NAME_MATCH("tern", NULL),
+	VERBS_PCI_MATCH(TERN_PCI_VENDOR_ID, TERN_PCI_DEVICE_ID, NULL),
 	{},
 };
 

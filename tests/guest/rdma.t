@@ -190,6 +190,28 @@ try:
                      "%s: ibv_devinfo shows the model's firmware version %s" % (n.name, fw),
                      "fw_ver: %r" % info.get("fw_ver"))
 
+        # --- where tools look for the device -----------------------------------------------
+        if KIND == "tern":
+            nd = target.netdev[0]
+            r = n0.run("readlink -f /sys/class/infiniband/%s/device; "
+                       "readlink -f /sys/class/net/%s/device; "
+                       "ls /sys/class/infiniband/%s/device/net/" % (dev, nd, dev), timeout=60)
+            lines = r.stdout.split()
+            t.ok(r.rc == 0 and len(lines) >= 3 and lines[0] == lines[1] and nd in lines[2:],
+                 "node0: %s's parent is the PCI function of %s (sysfs device/ is it, "
+                 "device/net/ lists %s)" % (dev, nd, nd), r.stdout, r.stderr)
+            # The provider matches the PCI ID, not the name: a renamed device still opens.
+            new = "rocep1s0"  # a name udev (rdma_rename NAME_FALLBACK) might give
+            r = n0.run("rdma dev set %s name %s && ibv_devinfo -d %s | grep -E 'hca_id|state'; "
+                       "rc=$?; rdma dev set %s name %s; exit $rc" % (dev, new, new, new, dev),
+                       timeout=60)
+            t.ok(r.rc == 0 and re.search(r"hca_id:\s*%s\b" % new, r.stdout) and
+                 "PORT_ACTIVE" in r.stdout,
+                 "node0: renamed to %s (rdma dev set), the device still opens through the "
+                 "provider (ibv_devinfo: port active)" % new, r.stdout, r.stderr)
+            r = n0.run("rdma dev show %s" % dev, timeout=60)
+            t.ok(r.rc == 0, "node0: renamed back to %s" % dev, r.stdout, r.stderr)
+
         # --- ibv_rc_pingpong ----------------------------------------------------------------
         for size, iters in PINGPONG:
             for events in ("", "-e "):

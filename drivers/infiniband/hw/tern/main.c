@@ -511,7 +511,12 @@ static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_d
 	dev->ibdev.node_type = RDMA_NODE_IB_CA;
 	dev->ibdev.phys_port_cnt = 1;
 	dev->ibdev.num_comp_vectors = dev->num_ceqs;
-	dev->ibdev.dev.parent = &adev->dev;
+	/*
+	 * The PCI function is the parent, as for mlx5, irdma and bnxt_re: sysfs then shows the
+	 * netdev beside the RDMA device (device/net/), udev names it by its PCI path, and the
+	 * provider matches it by PCI ID.
+	 */
+	dev->ibdev.dev.parent = tern_ib_dma_dev(dev);
 	strscpy(dev->ibdev.node_desc, "tern RoCEv2 NIC", sizeof(dev->ibdev.node_desc));
 	ib_set_device_ops(&dev->ibdev, &tern_ib_dev_ops);
 
