@@ -111,6 +111,10 @@ try:
     t.ok(off.ecn_marked() == 0 and off.rdma(ct.RECEIVER, "np_cnp_sent") == 0,
          "DCQCN off: data not ECN-capable: no ECN marks (%d), no CNPs (%d)" % (
              off.ecn_marked(), off.rdma(ct.RECEIVER, "np_cnp_sent")))
+    seen = [v for s in ct.SENDERS for v in off.qp_cc.get(s, [])]
+    t.ok(seen and all(rate == 0 for rate, _ in seen),
+         "DCQCN off: rdma -dd res show qp shows the senders' QPs never rate-limited "
+         "(drv_dcqcn_rate_mbps 0 in %d samples)" % len(seen), repr(off.qp_cc))
 
     # --- DCQCN on: CNPs, fairness, fewer pauses ----------------------------------------------
     cnp_sent = on.rdma(ct.RECEIVER, "np_cnp_sent")
@@ -124,6 +128,11 @@ try:
     t.ok(on.sum_rdma("rp_rate_decrease_events", ct.SENDERS) > 0,
          "DCQCN on: the senders cut their rates (%d rate decrease events)" %
          on.sum_rdma("rp_rate_decrease_events", ct.SENDERS))
+    limited = {s: [r for r, _ in on.qp_cc.get(s, []) if 0 < r < LINK_MBPS] for s in ct.SENDERS}
+    t.ok(all(limited.values()), "DCQCN on: rdma -dd res show qp shows each sender's QP held "
+         "below the %d Mb/s link by DCQCN (lowest drv_dcqcn_rate_mbps: %s)" % (
+             LINK_MBPS, " / ".join(str(min(v)) if v else "never" for v in limited.values())),
+         repr(on.qp_cc))
     t.ok(on.ok and on.jain >= JAIN_MIN, "DCQCN on: the two flows share the bottleneck fairly "
          "(Jain index %.3f >= %.2f)" % (on.jain, JAIN_MIN), repr(on.flows))
     t.ok(on.xoff_sent() * 2 <= off.xoff_sent(), "DCQCN on: at most half the PFC pauses of "

@@ -292,6 +292,20 @@ try:
         t.ok(up, "ib_write_bw -D 600 is running: a QP in RTS on the client, in RTR on the "
              "server",
              client.stdout[-2000:], server.stdout[-2000:])
+        if KIND == "tern":
+            # the firmware's own view of the QP (rdma -dd): the device completes its WQEs
+            views = []
+            for _ in range(2):
+                views.append([q for q in rt.rdma_res(n0, "qp", driver=True)
+                              if q.get("comm") == "ib_write_bw" and q.get("type") == "RC"])
+                time.sleep(1.5)
+            keys = ("drv_sq_ci", "drv_rq_ci", "drv_timeout", "drv_retry_cnt", "drv_rnr_retry",
+                    "drv_dcqcn_rate_mbps", "drv_dcqcn_alpha")
+            t.ok(all(len(v) == 1 and all(k in v[0] for k in keys) for v in views) and
+                 views[0][0]["drv_sq_ci"] != views[1][0]["drv_sq_ci"],
+                 "node0: rdma -dd res show qp shows the firmware's view of ib_write_bw's QP "
+                 "(%s), its drv_sq_ci moving (%s)" % (", ".join(keys), " -> ".join(
+                     str(v[0].get("drv_sq_ci")) if v else "-" for v in views)), repr(views))
         time.sleep(3)
         client.kill(9)
         server.kill(9)

@@ -18,7 +18,7 @@ import json
 import re
 import time
 
-from harness import Cluster, Wire
+from harness import Cluster, HarnessError, Wire
 from harness.fabric import fabric
 import rdmatest as rt
 from ternlib import dcb_write
@@ -256,6 +256,9 @@ class Run:
         self.attempts = 0
         self.results = []
         self.config = None
+        # per sender: (DCQCN rate Mb/s, alpha) of its ib_write_bw QP, as ``rdma res show qp
+        # -dd`` showed them while the flows ran (rate 0: not limited)
+        self.qp_cc = {}
 
     # the figures the test and the benchmark use
     def rdma(self, node, name):
@@ -315,7 +318,8 @@ class Run:
     def as_dict(self):
         return {"label": self.label, "ok": self.ok, "why": self.why, "flows": self.flows,
                 "jain": self.jain, "summary": dict(summary(self)), "nodes": self.nodes,
-                "switch": self.switch, "window": self.window, "config": self.config}
+                "switch": self.switch, "window": self.window, "config": self.config,
+                "qp_cc": self.qp_cc}
 
 
 def _switch_delta(after, before):
@@ -372,6 +376,11 @@ def incast(fab, label, duration, timeout=None, retries=2):
         clients = {s: c[s].spawn("timeout -s KILL %d ib_write_bw %s -p %d %s %s" % (
             timeout, tg.common(c[s]), ports[s], opts, tg.ip(recv)), timeout=timeout + 30)
             for s in SENDERS}
+        run.qp_cc = {s: [] for s in SENDERS}
+        while not all(clients[s].done() for s in SENDERS):
+            for s in SENDERS:
+                run.qp_cc[s] += qp_cc_view(c[s])
+            time.sleep(2)
         cres = {s: clients[s].wait(timeout=timeout + 60, raise_timeout=False) for s in SENDERS}
         sres = {}
         for s in SENDERS:
@@ -409,6 +418,19 @@ def incast(fab, label, duration, timeout=None, retries=2):
             return run
         time.sleep(1)
     return run
+
+
+def qp_cc_view(node):
+    """(rate Mb/s, alpha) of each RC QP of ib_write_bw on ``node`` as the admin sees them
+    (``rdma -dd res show qp``: drv_dcqcn_rate_mbps, drv_dcqcn_alpha); [] if it cannot tell
+    (the QP not created yet or already gone)."""
+    try:
+        qps = rt.rdma_res(node, "qp", driver=True)
+    except (rt.RdmaError, HarnessError):
+        return []
+    return [(q["drv_dcqcn_rate_mbps"], q.get("drv_dcqcn_alpha", 0)) for q in qps
+            if q.get("comm") == "ib_write_bw" and q.get("type") == "RC" and
+            "drv_dcqcn_rate_mbps" in q]
 
 
 def save(runs, path):

@@ -360,9 +360,10 @@ def perftest(target, prog, opts="", server=None, client=None, timeout=300, retri
     return res, rows
 
 
-def rdma_res(node, kind):
-    """``rdma -j res show <kind>`` as a list of dicts (kind: qp, cq, mr, pd)."""
-    r = node.run("rdma -j res show %s" % kind, timeout=30)
+def rdma_res(node, kind, driver=False):
+    """``rdma -j res show <kind>`` as a list of dicts (kind: qp, cq, mr, pd); ``driver``:
+    with the driver's own attributes (``-dd``: ``drv_*`` keys)."""
+    r = node.run("rdma %s-j res show %s" % ("-dd " if driver else "", kind), timeout=30)
     if r.rc != 0:
         raise RdmaError("%s: rdma res show %s: %s" % (node.name, kind, r.stderr))
     try:

@@ -323,6 +323,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.destroy_qp = tern_ib_destroy_qp,
 	.destroy_srq = tern_ib_destroy_srq,
 	.disassociate_ucontext = tern_ib_disassociate_ucontext,
+	.fill_res_qp_entry = tern_ib_fill_res_qp_entry,
 	.get_dev_fw_str = tern_ib_get_dev_fw_str,
 	.get_dma_mr = tern_ib_get_dma_mr,
 	.get_hw_stats = tern_ib_get_hw_stats,

@@ -15,6 +15,8 @@
 #include <linux/log2.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "tern_ib.h"
@@ -764,6 +766,56 @@ int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 out:
 	mutex_unlock(&qp->lock);
 	return err;
+}
+
+/**
+ * tern_ib_fill_res_qp_entry() - the device's own view of a QP for ``rdma res show qp -dd``
+ * @msg: the netlink message the RDMA core is filling
+ * @ibqp: the QP (held by restrack for the call)
+ *
+ * Process context (restrack's lock is not held). Asks the firmware (QUERY_QP) for the WQEs
+ * it has completed, whether an SQD drain is still running, the retry settings in force and
+ * the congestion-control state it keeps: the DCQCN rate (Mb/s, 0 when not limited) and alpha
+ * (1/1024 units), so that an admin sees why one QP is slow.
+ *
+ * Return: 0, -EMSGSIZE when @msg is full, or the command's errno.
+ */
+int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_qp *qp = to_tqp(ibqp);
+	struct tern_cmd_query_qp_in in = { .qpn = cpu_to_le32(qp->qpn) };
+	struct tern_cmd_query_qp_out out = {};
+	struct nlattr *table;
+	int err;
+
+	mutex_lock(&qp->lock);
+	err = tern_ib_cmd(dev, TERN_CMD_QUERY_QP, &in, sizeof(in), &out, sizeof(out), NULL);
+	mutex_unlock(&qp->lock);
+	if (err)
+		return err;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "sq_ci", le16_to_cpu(out.sq_ci)) ||
+	    rdma_nl_put_driver_u32(msg, "rq_ci", le16_to_cpu(out.rq_ci)) ||
+	    rdma_nl_put_driver_u32(msg, "sq_draining",
+				   !!(le32_to_cpu(out.status) & TERN_QP_STATUS_SQ_DRAINING)))
+		goto err;
+	if (qp->type == TERN_QPT_RC &&
+	    (rdma_nl_put_driver_u32(msg, "timeout", out.attrs.timeout) ||
+	     rdma_nl_put_driver_u32(msg, "retry_cnt", out.attrs.retry_cnt) ||
+	     rdma_nl_put_driver_u32(msg, "rnr_retry", out.attrs.rnr_retry) ||
+	     rdma_nl_put_driver_u32(msg, "dcqcn_rate_mbps", le32_to_cpu(out.cc_rate_mbps)) ||
+	     rdma_nl_put_driver_u32(msg, "dcqcn_alpha", le32_to_cpu(out.cc_alpha))))
+		goto err;
+	nla_nest_end(msg, table);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
 }
 
 /**

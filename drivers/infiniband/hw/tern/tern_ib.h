@@ -451,6 +451,7 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		      struct ib_udata *udata);
 int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		     struct ib_qp_init_attr *init_attr);
+int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 u32 tern_ib_access_to_hw(int ib_access);
