@@ -282,6 +282,7 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.alloc_pd = tern_alloc_pd,
 	.create_ah = tern_create_ah,
 	.create_cq = tern_create_cq,
+	.create_cq_ex = tern_create_cq_ex,
 	.create_qp = tern_create_qp,
 	.create_qp_ex = tern_create_qp_ex,
 	.create_srq = tern_create_srq,

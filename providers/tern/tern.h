@@ -28,6 +28,8 @@ DECLARE_DRV_CMD(tern_ucmd_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
 		tern_alloc_ucontext_resp);
 DECLARE_DRV_CMD(tern_ucmd_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, tern_create_cq_cmd,
 		tern_create_cq_resp);
+DECLARE_DRV_CMD(tern_ucmd_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ, tern_create_cq_cmd,
+		tern_create_cq_resp);
 DECLARE_DRV_CMD(tern_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
 		tern_create_qp_resp);
 DECLARE_DRV_CMD(tern_ucmd_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, tern_create_srq_cmd,
@@ -87,7 +89,8 @@ struct tern_cq {
 	struct verbs_cq vcq;
 	/*
 	 * lock protects ci, the ring and ci_rec against other threads polling, arming,
-	 * cleaning (destroy_qp, modify_qp to RESET) the same CQ.
+	 * cleaning (destroy_qp, modify_qp to RESET) the same CQ; an extended CQ's poller
+	 * holds it from a successful start_poll to end_poll, over cur and poll_ci0 too.
 	 */
 	pthread_spinlock_t lock;
 	uint32_t cqn;
@@ -97,6 +100,9 @@ struct tern_cq {
 	struct tern_cq_ci_rec *ci_rec;	/* right after the ring */
 	struct tern_buf buf;
 	uint64_t events;		/* completion events acknowledged (cq_event) */
+	/* extended CQ: the completion start_poll/next_poll took, and ci at start_poll */
+	struct ibv_wc cur;
+	uint32_t poll_ci0;
 };
 
 /* One work queue (SQ or RQ) of a QP. */
@@ -204,6 +210,8 @@ void tern_clear_qp(struct tern_context *ctx, uint32_t qpn);
 /* tern_cq.c */
 struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *tern_create_cq_ex(struct ibv_context *ibctx,
+				    struct ibv_cq_init_attr_ex *attr);
 int tern_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void tern_cq_event(struct ibv_cq *ibcq);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
- * tern libibverbs provider: completion queues. poll_cq and req_notify_cq run in userspace
- * on the ring the provider allocated and the doorbell page; no system call.
+ * tern libibverbs provider: completion queues. poll_cq, the extended CQ poll calls
+ * (start_poll/next_poll/end_poll, read_*) and req_notify_cq run in userspace on the ring the
+ * provider allocated and the doorbell page; no system call.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,12 +46,12 @@ static inline void tern_cq_update_ci(struct tern_cq *cq)
 	__atomic_store_n(&cq->ci_rec->ci, htole32(cq->ci), __ATOMIC_RELAXED);
 }
 
-struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
-			      struct ibv_comp_channel *channel, int comp_vector)
+/*
+ * A CQ of at least @cqe entries with its ring and CI record, not yet known to the kernel;
+ * NULL with errno set.
+ */
+static struct tern_cq *tern_cq_alloc(struct tern_context *ctx, int cqe)
 {
-	struct tern_context *ctx = to_tctx(ibctx);
-	struct tern_ucmd_create_cq_resp resp = {};
-	struct tern_ucmd_create_cq cmd = {};
 	unsigned int log_depth;
 	size_t ring_len;
 	struct tern_cq *cq;
@@ -77,30 +78,54 @@ struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
 	cq->log_depth = log_depth;
 	ring_len = sizeof(struct tern_cqe) << log_depth;
 	ret = tern_buf_alloc(&cq->buf, ring_len + sizeof(struct tern_cq_ci_rec));
-	if (ret)
-		goto err_free;
+	if (ret) {
+		pthread_spin_destroy(&cq->lock);
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
 	cq->ring = cq->buf.addr;
 	cq->ci_rec = (struct tern_cq_ci_rec *)((char *)cq->buf.addr + ring_len);
+	return cq;
+}
 
-	cmd.buf_va = (uintptr_t)cq->buf.addr;
-	cmd.buf_len = cq->buf.len;
-	cmd.log_depth = log_depth;
-	ret = ibv_cmd_create_cq(ibctx, 1 << log_depth, channel, comp_vector, &cq->vcq.cq,
-				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_buf;
-	cq->cqn = resp.cqn;
-	/* the device never overwrites an unconsumed CQE: all 2^n entries are usable */
-	cq->vcq.cq.cqe = 1 << log_depth;
-	return &cq->vcq.cq;
-
-err_buf:
+static void tern_cq_free(struct tern_cq *cq)
+{
 	tern_buf_free(&cq->buf);
-err_free:
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
-	errno = ret;
-	return NULL;
+}
+
+static void tern_cq_fill_cmd(struct tern_cq *cq, struct tern_create_cq_cmd *cmd)
+{
+	cmd->buf_va = (uintptr_t)cq->buf.addr;
+	cmd->buf_len = cq->buf.len;
+	cmd->log_depth = cq->log_depth;
+}
+
+struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct tern_ucmd_create_cq_resp resp = {};
+	struct tern_ucmd_create_cq cmd = {};
+	struct tern_cq *cq;
+	int ret;
+
+	cq = tern_cq_alloc(to_tctx(ibctx), cqe);
+	if (!cq)
+		return NULL;
+	tern_cq_fill_cmd(cq, &cmd.drv_payload);
+	ret = ibv_cmd_create_cq(ibctx, 1 << cq->log_depth, channel, comp_vector, &cq->vcq.cq,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		tern_cq_free(cq);
+		errno = ret;
+		return NULL;
+	}
+	cq->cqn = resp.cqn;
+	/* the device never overwrites an unconsumed CQE: all 2^n entries are usable */
+	cq->vcq.cq.cqe = 1 << cq->log_depth;
+	return &cq->vcq.cq;
 }
 
 int tern_destroy_cq(struct ibv_cq *ibcq)
@@ -111,9 +136,7 @@ int tern_destroy_cq(struct ibv_cq *ibcq)
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	tern_buf_free(&cq->buf);
-	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	tern_cq_free(cq);
 	return 0;
 }
 
@@ -242,6 +265,174 @@ int tern_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		tern_cq_update_ci(cq);
 	pthread_spin_unlock(&cq->lock);
 	return n;
+}
+
+/*
+ * Extended CQs (ibv_create_cq_ex). start_poll takes the CQ's lock and decodes the first CQE
+ * into cq->cur with the same decoder as poll_cq; next_poll decodes the next; the read_*
+ * accessors return fields of cq->cur; end_poll publishes the consumer index once for the
+ * whole batch and drops the lock. No system call on any of them.
+ */
+static inline struct tern_cq *to_tcq_ex(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq(ibv_cq_ex_to_cq(ibcq));
+}
+
+static int tern_cq_ex_take(struct tern_cq *cq)
+{
+	if (!tern_poll_one(to_tctx(cq->vcq.cq.context), cq, &cq->cur))
+		return ENOENT;
+	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+	cq->vcq.cq_ex.status = cq->cur.status;
+	return 0;
+}
+
+static int tern_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct tern_cq *cq = to_tcq_ex(ibcq);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	cq->poll_ci0 = cq->ci;
+	if (tern_cq_ex_take(cq)) {
+		/* nothing to poll: the caller does not call end_poll */
+		if (cq->ci != cq->poll_ci0)
+			tern_cq_update_ci(cq);
+		pthread_spin_unlock(&cq->lock);
+		return ENOENT;
+	}
+	return 0;
+}
+
+static int tern_next_poll(struct ibv_cq_ex *ibcq)
+{
+	return tern_cq_ex_take(to_tcq_ex(ibcq));
+}
+
+static void tern_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct tern_cq *cq = to_tcq_ex(ibcq);
+
+	if (cq->ci != cq->poll_ci0)
+		tern_cq_update_ci(cq);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode tern_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.opcode;
+}
+
+static uint32_t tern_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.vendor_err;
+}
+
+static uint32_t tern_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.byte_len;
+}
+
+static __be32 tern_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.imm_data;
+}
+
+static uint32_t tern_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.qp_num;
+}
+
+static uint32_t tern_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.src_qp;
+}
+
+static unsigned int tern_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.wc_flags;
+}
+
+static uint32_t tern_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.slid;
+}
+
+static uint8_t tern_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.sl;
+}
+
+static uint8_t tern_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur.dlid_path_bits;
+}
+
+/* What a tern CQE carries; RoCE has no LIDs, so SLID and DLID path bits read as 0. */
+#define TERN_CQ_EX_WC_FLAGS	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |		\
+				 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |		\
+				 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |			\
+				 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+struct ibv_cq_ex *tern_create_cq_ex(struct ibv_context *ibctx,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct tern_ucmd_create_cq_ex_resp resp = {};
+	struct tern_ucmd_create_cq_ex cmd = {};
+	struct ibv_cq_ex *cx;
+	struct tern_cq *cq;
+	int ret;
+
+	/* no completion timestamps, no parent domains, no overrun-ignoring CQs */
+	if ((attr->wc_flags & ~(uint64_t)TERN_CQ_EX_WC_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = tern_cq_alloc(to_tctx(ibctx), (int)attr->cqe);
+	if (!cq)
+		return NULL;
+	tern_cq_fill_cmd(cq, &cmd.drv_payload);
+	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	if (ret) {
+		tern_cq_free(cq);
+		errno = ret;
+		return NULL;
+	}
+	cq->cqn = resp.drv_payload.cqn;
+	cq->vcq.cq.cqe = 1 << cq->log_depth;
+
+	/* single-threaded CQs keep the lock: uncontended, it costs one atomic per batch */
+	cx = &cq->vcq.cq_ex;
+	cx->start_poll = tern_start_poll;
+	cx->next_poll = tern_next_poll;
+	cx->end_poll = tern_end_poll;
+	cx->read_opcode = tern_read_opcode;
+	cx->read_vendor_err = tern_read_vendor_err;
+	cx->read_wc_flags = tern_read_wc_flags;
+	if (attr->wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cx->read_byte_len = tern_read_byte_len;
+	if (attr->wc_flags & IBV_WC_EX_WITH_IMM)
+		cx->read_imm_data = tern_read_imm_data;
+	if (attr->wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cx->read_qp_num = tern_read_qp_num;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cx->read_src_qp = tern_read_src_qp;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SLID)
+		cx->read_slid = tern_read_slid;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SL)
+		cx->read_sl = tern_read_sl;
+	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cx->read_dlid_path_bits = tern_read_dlid_path_bits;
+	return cx;
 }
 
 int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)

@@ -67,6 +67,11 @@ CM_PERF = ("ib_write_bw", "-R -n %d" % (100 if DEBUG else 500))
 # rdma-check data: every size up to 4 MiB + 3 bytes (1 MiB + 7 and fewer sizes on the debug
 # kernel)
 CHECK_OPTS = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 64)
+# and with extended CQs on both sides (-x: ibv_create_cq_ex; start_poll, read_*, end_poll;
+# rxe's provider has them too), the quick sizes. Not -X (batches with next_poll): Soft-RoCE
+# 44's provider consumes one CQE too many when end_poll follows a next_poll that found none.
+CHECK_RUNS = (("data", CHECK_OPTS), ("errors", ""),
+              ("data", "-x -q -s %d" % ((1 << 20) + 64)), ("errors", "-x"))
 # Where Soft-RoCE (Linux 6.1, rdma-core 44) is known to differ from what the checks expect
 # (as in tests/guest/rdma.t): (pattern, whose behaviour: "server" or "client", why).
 RXE_KNOWN = [
@@ -185,10 +190,10 @@ try:
                     res.seconds), res.diag())
 
         # --- rdma-check: every byte of every verb, then the error cases ---------------------
-        for mode in ("data", "errors"):
+        for mode, opts in CHECK_RUNS:
+            label = mode + (" -x" if "-x" in opts else "")
             for server, client in pairs:
                 port = rt.next_port()
-                opts = CHECK_OPTS if mode == "data" else ""
                 res = rt.run_pair(
                     server, client,
                     "rdma-check -d %s -g %d -p %d %s %s" % (
@@ -204,7 +209,7 @@ try:
                     if not m:
                         continue
                     seen += 1
-                    desc = "rdma-check %s %s: %s" % (mode, direction(server, client),
+                    desc = "rdma-check %s %s: %s" % (label, direction(server, client),
                                                      m.group(2))
                     known = [why for pat, who, why in RXE_KNOWN
                              if re.search(pat, desc) and
@@ -220,7 +225,7 @@ try:
                 t.ok(res.client is not None and res.client.rc in (0, 1) and seen >= 5 and
                      res.server is not None and res.server.rc == 0,
                      "rdma-check %s %s ran to the end on both sides (%d checks, %.0f s)" % (
-                         mode, direction(server, client), seen, res.seconds), res.diag())
+                         label, direction(server, client), seen, res.seconds), res.diag())
 
     check_kernel_clean(t, c)
 except HarnessError as e:

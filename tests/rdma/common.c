@@ -329,13 +329,125 @@ const char *qp_state_str(int state)
 	return "(ibv_query_qp failed)";
 }
 
+int cq_ex_mode;
+
+/*
+ * Extended CQs and, in CQ_EX_BATCH mode, the completions start_poll/next_poll took but the
+ * program has not asked for yet (one batch: up to EXQ_DEPTH, in order).
+ */
+#define EXQ_MAX		16
+#define EXQ_DEPTH	16
+static struct exq {
+	struct ibv_cq_ex *cq;
+	struct ibv_wc wc[EXQ_DEPTH];
+	int head, n;
+} exqs[EXQ_MAX];
+
+static struct exq *exq_find(struct ibv_cq *cq)
+{
+	for (int i = 0; i < EXQ_MAX; i++)
+		if (exqs[i].cq && ibv_cq_ex_to_cq(exqs[i].cq) == cq)
+			return &exqs[i];
+	return NULL;
+}
+
+struct ibv_cq *cq_create(struct ibv_context *ctx, int cqe)
+{
+	struct ibv_cq_init_attr_ex a = { .cqe = cqe, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_cq_ex *cx;
+	struct exq *q;
+
+	if (!cq_ex_mode)
+		return ibv_create_cq(ctx, cqe, NULL, NULL, 0);
+	for (q = exqs; q < exqs + EXQ_MAX && q->cq; q++)
+		;
+	if (q == exqs + EXQ_MAX)
+		die("more than %d extended CQs at once", EXQ_MAX);
+	cx = ibv_create_cq_ex(ctx, &a);
+	if (!cx)
+		return NULL;
+	q->cq = cx;
+	q->head = q->n = 0;
+	return ibv_cq_ex_to_cq(cx);
+}
+
+int cq_destroy(struct ibv_cq *cq)
+{
+	struct exq *q = exq_find(cq);
+	int ret = ibv_destroy_cq(cq);
+
+	if (q && !ret)
+		q->cq = NULL;
+	return ret;
+}
+
+static void exq_read(struct ibv_cq_ex *cx, struct ibv_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = cx->wr_id;
+	wc->status = cx->status;
+	wc->opcode = ibv_wc_read_opcode(cx);
+	wc->vendor_err = ibv_wc_read_vendor_err(cx);
+	wc->wc_flags = ibv_wc_read_wc_flags(cx);
+	wc->byte_len = ibv_wc_read_byte_len(cx);
+	if (wc->wc_flags & IBV_WC_WITH_IMM)
+		wc->imm_data = ibv_wc_read_imm_data(cx);
+	wc->qp_num = ibv_wc_read_qp_num(cx);
+	wc->src_qp = ibv_wc_read_src_qp(cx);
+	wc->slid = ibv_wc_read_slid(cx);
+	wc->sl = ibv_wc_read_sl(cx);
+	wc->dlid_path_bits = ibv_wc_read_dlid_path_bits(cx);
+}
+
+int cq_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
+	struct exq *q = exq_find(cq);
+	int ret, got = 0;
+
+	if (!q)
+		return ibv_poll_cq(cq, n, wc);
+	if (n < 1)
+		return 0;
+	if (cq_ex_mode == CQ_EX_SINGLE) {
+		ret = ibv_start_poll(q->cq, &pa);
+		if (ret == ENOENT)
+			return 0;
+		if (ret)
+			return -1;
+		exq_read(q->cq, wc);
+		ibv_end_poll(q->cq);
+		return 1;
+	}
+	if (!q->n) {
+		/* one batch: start_poll, next_poll until empty or EXQ_DEPTH, end_poll */
+		ret = ibv_start_poll(q->cq, &pa);
+		if (ret == ENOENT)
+			return 0;
+		if (ret)
+			return -1;
+		q->head = 0;
+		do {
+			exq_read(q->cq, &q->wc[q->n++]);
+		} while (q->n < EXQ_DEPTH && !(ret = ibv_next_poll(q->cq)));
+		ibv_end_poll(q->cq);
+		if (ret && ret != ENOENT)
+			return -1;
+	}
+	while (got < n && q->n) {
+		wc[got++] = q->wc[q->head++];
+		q->n--;
+	}
+	return got;
+}
+
 int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms)
 {
 	long end = now_ms() + timeout_ms;
 	int spins = 0;
 
 	for (;;) {
-		int n = ibv_poll_cq(cq, 1, wc);
+		int n = cq_poll(cq, 1, wc);
 
 		if (n)
 			return n < 0 ? -1 : 1;

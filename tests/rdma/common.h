@@ -69,8 +69,27 @@ int qp_exchange_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *
 enum ibv_qp_state qp_state(struct ibv_qp *qp);
 const char *qp_state_str(int state);
 
+/*
+ * CQs the programs make: with cq_ex_mode set, through ibv_create_cq_ex (the standard
+ * wc_flags) and polled with ibv_start_poll, ibv_wc_read_* and ibv_end_poll, the completions
+ * converted to struct ibv_wc so that every check holds the extended path to the same facts;
+ * else ibv_create_cq and ibv_poll_cq. NULL with errno set on failure.
+ *   CQ_EX_SINGLE  one completion per start_poll/end_poll
+ *   CQ_EX_BATCH   start_poll, then ibv_next_poll until ENOENT (or 16 completions), then
+ *                 end_poll; the ones not asked for yet are handed out by later polls.
+ *                 Soft-RoCE's provider in rdma-core 44 consumes one CQE too many when
+ *                 end_poll follows a next_poll that returned ENOENT (a phantom completion
+ *                 appears), so runs against it use CQ_EX_SINGLE.
+ */
+enum { CQ_EX_OFF, CQ_EX_SINGLE, CQ_EX_BATCH };
+extern int cq_ex_mode;
+struct ibv_cq *cq_create(struct ibv_context *ctx, int cqe);
+int cq_destroy(struct ibv_cq *cq);
+
 /* Polls cq for one completion within timeout_ms; 1: got one, 0: none, -1: poll error. */
 int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms);
+/* One non-blocking poll of up to n completions (ibv_poll_cq's contract). */
+int cq_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 
 /* --- the byte pattern ------------------------------------------------------------------- */
 #define GUARD_BYTE	0xa5

@@ -19,6 +19,12 @@
  *
  * MODE selftest (no device, no peer): the byte checks above detect a corrupted byte.
  *
+ * -x: every CQ is an extended one (ibv_create_cq_ex, polled with ibv_start_poll,
+ * ibv_wc_read_* and ibv_end_poll), so the same checks hold that path to the same completions;
+ * errors mode also checks that completion timestamps are refused with EOPNOTSUPP by a device
+ * that reports none (completion_timestamp_mask 0). -X: the same, polling in batches with
+ * ibv_next_poll until it returns ENOENT (see common.h for why -x exists beside it).
+ *
  * The client prints one line per check: "ok - what", "not ok - what: why" or
  * "skip - what: why", then a summary; it exits 0 only if every check passed. Errors of the
  * program itself (cannot connect, peer went away) exit 2 with a message on stderr.
@@ -220,7 +226,7 @@ static void data_server(struct dev *d, int fd)
 	size_t size = opt_max + SLACK;
 	uint8_t *buf = alloc_buf(size);
 	struct ibv_pd *pd = ibv_alloc_pd(d->ctx);
-	struct ibv_cq *cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
+	struct ibv_cq *cq = cq_create(d->ctx, 64);
 	struct qp_opts o = default_opts(d);
 	struct ibv_mr *mr;
 	struct ibv_qp *qp;
@@ -313,7 +319,7 @@ static void data_server(struct dev *d, int fd)
 	}
 	ibv_destroy_qp(qp);
 	ibv_dereg_mr(mr);
-	ibv_destroy_cq(cq);
+	cq_destroy(cq);
 	ibv_dealloc_pd(pd);
 }
 
@@ -470,7 +476,7 @@ static void data_client(struct dev *d, int fd)
 	char line[MSG_MAX], why[512];
 	unsigned int caseno = 0;
 
-	c.cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
+	c.cq = cq_create(d->ctx, 64);
 	if (!pd || !c.cq)
 		die("alloc_pd/create_cq: %m");
 	c.buf = alloc_buf(size);
@@ -552,7 +558,7 @@ static void data_client(struct dev *d, int fd)
 	oob_send(fd, "BYE");
 	ibv_destroy_qp(c.qp);
 	ibv_dereg_mr(c.mr);
-	ibv_destroy_cq(c.cq);
+	cq_destroy(c.cq);
 	ibv_dealloc_pd(pd);
 }
 
@@ -608,7 +614,7 @@ static void errors_server(struct dev *d, int fd)
 		if (sscanf(line, "CASE %d %d %d", &o.min_rnr_timer, &post_recv, &settle_ms) != 3)
 			die("unknown request: %s", line);
 		o.max_send_sge = o.max_recv_sge = 1;
-		cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+		cq = cq_create(d->ctx, 16);
 		if (!cq)
 			die("ibv_create_cq: %m");
 		qp = qp_create(d, s.pd, cq, &o);
@@ -630,7 +636,7 @@ static void errors_server(struct dev *d, int fd)
 			struct ibv_async_event ev;
 			struct pollfd p = { .fd = d->ctx->async_fd, .events = POLLIN };
 
-			if (!got_cqe && ibv_poll_cq(cq, 1, &wc) == 1) {
+			if (!got_cqe && cq_poll(cq, 1, &wc) == 1) {
 				got_cqe = 1;
 				cqe_status = wc.status;
 			}
@@ -654,7 +660,7 @@ static void errors_server(struct dev *d, int fd)
 		oob_send(fd, "R %d %d %d %s %d", qp_state(qp), got_cqe, cqe_status,
 			 *evs ? evs : "none", intact);
 		ibv_destroy_qp(qp);
-		ibv_destroy_cq(cq);
+		cq_destroy(cq);
 		memset(s.a, GUARD_BYTE, EBUF);
 		memset(s.cbuf, GUARD_BYTE, EBUF);
 	}
@@ -689,7 +695,7 @@ static void err_newqp(struct err_client *c, const struct qp_opts *o, int server_
 {
 	char line[MSG_MAX];
 
-	c->cq = ibv_create_cq(c->d->ctx, 16, NULL, NULL, 0);
+	c->cq = cq_create(c->d->ctx, 16);
 	if (!c->cq)
 		die("ibv_create_cq: %m");
 	c->qp = qp_create(c->d, c->pd, c->cq, o);
@@ -714,7 +720,7 @@ static void err_result(struct err_client *c, struct responder *r)
 		   r->events, &r->intact) != 5)
 		die("bad result line: %s", line);
 	ibv_destroy_qp(c->qp);
-	ibv_destroy_cq(c->cq);
+	cq_destroy(c->cq);
 }
 
 static int has_event(const char *list, const char *name)
@@ -832,6 +838,7 @@ static void args_case(struct err_client *c)
 	struct ibv_sge sg[MAX_PIECES + 1];
 	struct ibv_send_wr w1, w2, *bad;
 	struct ibv_recv_wr rw, *rbad;
+	char line[MSG_MAX];
 	struct ibv_wc wc;
 	int rc, maxs, maxr, e;
 	void *p;
@@ -882,8 +889,11 @@ static void args_case(struct err_client *c)
 	      "... and the good first WR of that chain completes successfully (%s)",
 	      rc == 1 ? ibv_wc_status_str(wc.status) : "no completion");
 	rc = poll_one(c->cq, &wc, 200);
+	if (rc == 1)
+		snprintf(line, sizeof(line), " (one appeared: wr_id %" PRIu64 ", %s)", wc.wr_id,
+			 ibv_wc_status_str(wc.status));
 	check(rc == 0, "... and the refused second WR leaves no completion%s",
-	      rc == 1 ? " (one appeared)" : "");
+	      rc == 1 ? line : "");
 
 	/* atomics, on a device that has none */
 	if (d->attr.atomic_cap == IBV_ATOMIC_NONE) {
@@ -936,7 +946,7 @@ static void args_case(struct err_client *c)
 
 	/* QP and CQ sizes above the device's limits */
 	{
-		struct ibv_cq *cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+		struct ibv_cq *cq = cq_create(d->ctx, 16);
 		struct ibv_qp_init_attr ia = { .send_cq = cq, .recv_cq = cq,
 					       .qp_type = IBV_QPT_RC };
 		struct ibv_qp *qp;
@@ -974,7 +984,32 @@ static void args_case(struct err_client *c)
 		      "fails with EINVAL (got %s)", d->attr.max_cqe + 1, d->attr.max_cqe,
 		      cq2 ? "a CQ" : errname(e));
 		if (cq2)
-			ibv_destroy_cq(cq2);
+			cq_destroy(cq2);
+		if (cq_ex_mode) {
+			struct ibv_cq_init_attr_ex ca = {
+				.cqe = 16,
+				.wc_flags = IBV_WC_STANDARD_FLAGS |
+					    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+			};
+			struct ibv_device_attr_ex dx;
+			struct ibv_cq_ex *cx;
+
+			if (ibv_query_device_ex(d->ctx, NULL, &dx))
+				die("ibv_query_device_ex: %m");
+			errno = 0;
+			cx = ibv_create_cq_ex(d->ctx, &ca);
+			e = errno;
+			if (dx.completion_timestamp_mask)
+				check(cx != NULL, "ibv_create_cq_ex with completion timestamps on a "
+				      "device that keeps them (mask %#" PRIx64 ") (got %s)",
+				      dx.completion_timestamp_mask, cx ? "a CQ" : errname(e));
+			else
+				check(!cx && e == EOPNOTSUPP, "ibv_create_cq_ex with completion "
+				      "timestamps on a device without them fails with EOPNOTSUPP "
+				      "(got %s)", cx ? "a CQ" : errname(e));
+			if (cx)
+				ibv_destroy_cq(ibv_cq_ex_to_cq(cx));
+		}
 
 		/* a QP in RESET cannot jump to RTS */
 		ia.cap.max_send_sge = 1;
@@ -988,7 +1023,7 @@ static void args_case(struct err_client *c)
 		check(rc == EINVAL, "ibv_modify_qp from RESET straight to RTS fails with EINVAL "
 		      "(got %s)", errname(rc));
 		ibv_destroy_qp(qp);
-		ibv_destroy_cq(cq);
+		cq_destroy(cq);
 	}
 
 	/* memory registration without memory behind it, and with inconsistent access flags */
@@ -1110,7 +1145,7 @@ static void selftest(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdma-check [-d DEV] [-i IBPORT] -g GID_INDEX [-p TCP_PORT] "
-		"[-s MAX_BYTES] [-t TIMEOUT_S] [-q] data|errors [SERVER]\n"
+		"[-s MAX_BYTES] [-t TIMEOUT_S] [-q] [-x|-X] data|errors [SERVER]\n"
 		"       rdma-check selftest\n");
 	exit(2);
 }
@@ -1121,7 +1156,7 @@ int main(int argc, char **argv)
 	struct dev d;
 	int c, fd, lfd;
 
-	while ((c = getopt(argc, argv, "d:i:g:p:s:t:q")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:g:p:s:t:qxX")) != -1) {
 		switch (c) {
 		case 'd': opt_dev = optarg; break;
 		case 'i': opt_ibport = atoi(optarg); break;
@@ -1130,6 +1165,8 @@ int main(int argc, char **argv)
 		case 's': opt_max = strtoul(optarg, NULL, 0); break;
 		case 't': opt_timeout_ms = atoi(optarg) * 1000; break;
 		case 'q': opt_quick = 1; break;
+		case 'x': cq_ex_mode = CQ_EX_SINGLE; break;
+		case 'X': cq_ex_mode = CQ_EX_BATCH; break;
 		default: usage();
 		}
 	}

@@ -40,6 +40,8 @@ DECLARE_DRV_CMD(mock_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
 		tern_alloc_ucontext_resp);
 DECLARE_DRV_CMD(mock_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, tern_create_cq_cmd,
 		tern_create_cq_resp);
+DECLARE_DRV_CMD(mock_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ, tern_create_cq_cmd,
+		tern_create_cq_resp);
 DECLARE_DRV_CMD(mock_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
 		tern_create_qp_resp);
 DECLARE_DRV_CMD(mock_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, tern_create_srq_cmd,
@@ -248,6 +250,25 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 	cq->context = context;
 	cq->channel = channel;
 	cq->cqe = cqe;
+	return 0;
+}
+
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr, struct verbs_cq *cq,
+			 struct ibv_create_cq_ex *cmd, size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp, size_t resp_size,
+			 uint32_t cmd_flags)
+{
+	struct mock_create_cq_ex *c = (void *)cmd;
+	struct mock_create_cq_ex_resp *r = (void *)resp;
+
+	if (cmd_size < sizeof(*c) || resp_size < sizeof(*r) || cmd_flags)
+		return EINVAL;
+	g_cq_cmd = c->drv_payload;
+	r->drv_payload.cqn = MOCK_CQN;
+	cq->cq.context = context;
+	cq->cq.channel = cq_attr->channel;
+	cq->cq.cqe = cq_attr->cqe;
 	return 0;
 }
 
@@ -570,6 +591,58 @@ static void data_path(struct ibv_qp *qp, struct ibv_cq *cq)
 }
 
 
+/* ---- extended CQ polling, under seccomp ------------------------------------------------ */
+static void data_path_cq_ex(struct ibv_qp *qp, struct ibv_cq_ex *cx)
+{
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_send_wr w = { .wr_id = 1, .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED }, *bad;
+	uint32_t qpn = qp->qp_num;
+	int ret;
+
+	ret = ibv_start_poll(cx, &pa);
+	ok(ret == ENOENT, "cq_ex: start_poll on an empty CQ: ENOENT (got %d)", ret);
+	pa.comp_mask = 1;
+	ret = ibv_start_poll(cx, &pa);
+	ok(ret == EINVAL, "cq_ex: start_poll with an unknown comp_mask: EINVAL (got %d)", ret);
+	pa.comp_mask = 0;
+
+	g_ops->post_send(qp, &w, &bad);
+	g_ops->post_send(qp, &w, &bad);
+	dev_cqe(qpn, TERN_WQE_RDMA_READ, 0, 700, TERN_CQE_OK, 4097, 0, 0);
+	dev_cqe_x(qpn, TERN_CQE_RECV_IMM, 0, 701, 33, 0, TERN_CQE_F_IMM, htobe32(0xfeedf00d));
+	dev_cqe(qpn, TERN_WQE_SEND, 1, 702, TERN_CQE_REM_ACCESS_ERR, 0, 0, 0);
+	ret = ibv_start_poll(cx, &pa);
+	ok(ret == 0 && cx->wr_id == 700 && cx->status == IBV_WC_SUCCESS &&
+	   ibv_wc_read_opcode(cx) == IBV_WC_RDMA_READ && ibv_wc_read_byte_len(cx) == 4097 &&
+	   ibv_wc_read_qp_num(cx) == qpn && ibv_wc_read_wc_flags(cx) == 0,
+	   "cq_ex: start_poll: wr_id, status, READ, byte_len, qp_num, no flags");
+	ret = ibv_next_poll(cx);
+	ok(ret == 0 && cx->wr_id == 701 && ibv_wc_read_opcode(cx) == IBV_WC_RECV &&
+	   ibv_wc_read_byte_len(cx) == 33 && (ibv_wc_read_wc_flags(cx) & IBV_WC_WITH_IMM) &&
+	   ibv_wc_read_imm_data(cx) == htobe32(0xfeedf00d) && ibv_wc_read_src_qp(cx) == 0 &&
+	   ibv_wc_read_slid(cx) == 0 && ibv_wc_read_sl(cx) == 0 &&
+	   ibv_wc_read_dlid_path_bits(cx) == 0,
+	   "cq_ex: next_poll: RECV with imm, byte_len, imm_data; src_qp, slid, sl 0");
+	ret = ibv_next_poll(cx);
+	ok(ret == 0 && cx->wr_id == 702 && cx->status == IBV_WC_REM_ACCESS_ERR &&
+	   ibv_wc_read_vendor_err(cx) == TERN_SYND_NAK_ACCESS,
+	   "cq_ex: next_poll: error status and vendor_err");
+	ok(le32toh(g_cirec->ci) == 0, "cq_ex: CI record not written before end_poll (got %u)",
+	   le32toh(g_cirec->ci));
+	ret = ibv_next_poll(cx);
+	ok(ret == ENOENT, "cq_ex: next_poll past the last CQE: ENOENT (got %d)", ret);
+	ibv_end_poll(cx);
+	ok(le32toh(g_cirec->ci) == 3, "cq_ex: end_poll publishes CI 3 (got %u)",
+	   le32toh(g_cirec->ci));
+	ret = ibv_start_poll(cx, &pa);
+	ok(ret == ENOENT, "cq_ex: start_poll after the batch: ENOENT, lock released (got %d)",
+	   ret);
+	dev_cqe(qpn, TERN_WQE_SEND, 1, 703, TERN_CQE_OK, 0, 0, 0);
+	ok(g_ops->poll_cq(ibv_cq_ex_to_cq(cx), 1, &(struct ibv_wc){}) == 1 &&
+	   le32toh(g_cirec->ci) == 4, "cq_ex: ibv_poll_cq works on the same CQ");
+}
+
 /* ---- UD, SRQ and atomics: the data path, under seccomp ------------------------------ */
 struct ext_objs {
 	struct ibv_qp *ud, *rc, *sq;	/* UD QP, RC QP (atomics), RC QP on the SRQ */
@@ -828,7 +901,6 @@ int main(int argc, char **argv)
 	if (!vctx)
 		goto out;
 	ctx = &vctx->context;
-	ok(g_ops->create_cq_ex == NULL, "create_cq_ex is not offered (libibverbs: EOPNOTSUPP)");
 
 	pd = g_ops->alloc_pd(ctx);
 	cq = g_ops->create_cq(ctx, 10, NULL, 0);
@@ -1084,6 +1156,70 @@ int main(int argc, char **argv)
 		ok(g_ops->destroy_qp(o.ud) == 0 && g_ops->destroy_qp(o.rc) == 0 &&
 		   g_ops->destroy_srq(o.srq) == 0 && g_ops->destroy_ah(o.ah) == 0 &&
 		   g_ops->destroy_cq(o.cq) == 0, "destroy UD QP, RC QP, SRQ, AH, CQ");
+	}
+	/* extended CQs */
+	{
+		struct ibv_cq_init_attr_ex ca = { .cqe = 5, .wc_flags = IBV_WC_STANDARD_FLAGS,
+						  .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+						  .flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED };
+		struct ibv_cq_ex *cx;
+
+		ok(g_ops->create_cq_ex != NULL, "create_cq_ex is offered");
+		if (!g_ops->create_cq_ex)
+			goto out;
+		ca.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+		errno = 0;
+		ok(!g_ops->create_cq_ex(ctx, &ca) && errno == EOPNOTSUPP,
+		   "create_cq_ex with completion timestamps: EOPNOTSUPP");
+		ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+		ca.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+		errno = 0;
+		ok(!g_ops->create_cq_ex(ctx, &ca) && errno == EOPNOTSUPP,
+		   "create_cq_ex ignoring overruns: EOPNOTSUPP");
+		ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+		ca.comp_mask |= IBV_CQ_INIT_ATTR_MASK_PD;
+		errno = 0;
+		ok(!g_ops->create_cq_ex(ctx, &ca) && errno == EOPNOTSUPP,
+		   "create_cq_ex with a parent domain: EOPNOTSUPP");
+		ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+		g_cq_pi = 0;
+		cx = g_ops->create_cq_ex(ctx, &ca);
+		ok(cx && g_cq_cmd.log_depth == 3 && ibv_cq_ex_to_cq(cx)->cqe == 8 &&
+		   cx->read_byte_len && cx->read_imm_data && cx->read_qp_num && cx->read_src_qp &&
+		   cx->read_sl && cx->read_slid && cx->read_dlid_path_bits,
+		   "create_cq_ex(5, standard flags): 8 entries, every standard reader set");
+		if (!cx)
+			goto out;
+		g_ring = (struct tern_cqe *)(uintptr_t)g_cq_cmd.buf_va;
+		g_cirec = (struct tern_cq_ci_rec *)(g_ring + 8);
+		g_cq_depth = 8;
+		memset(&qa, 0, sizeof(qa));
+		qa.send_cq = ibv_cq_ex_to_cq(cx);
+		qa.recv_cq = ibv_cq_ex_to_cq(cx);
+		qa.qp_type = IBV_QPT_RC;
+		qa.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4,
+					      .max_send_sge = 1, .max_recv_sge = 1 };
+		qp2 = g_ops->create_qp(pd, &qa);
+		ok(qp2 != NULL, "RC QP on the extended CQ");
+		if (!qp2)
+			goto out;
+		attr.qp_state = IBV_QPS_RTS;
+		g_ops->modify_qp(qp2, &attr, IBV_QP_STATE);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			no_more_syscalls();
+			data_path_cq_ex(qp2, cx);
+			syscall(SYS_exit_group, 0);
+		}
+		waitpid(pid, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && sh->sigsys_nr < 0,
+		   "extended CQ polling (start_poll, next_poll, read_*, end_poll) made no system "
+		   "call%s", sh->sigsys_nr >= 0 ? " -- it did: see below" : "");
+		if (sh->sigsys_nr >= 0)
+			ok(0, "trapped syscall number %d", sh->sigsys_nr);
+		ok(g_ops->destroy_qp(qp2) == 0 && g_ops->destroy_cq(ibv_cq_ex_to_cq(cx)) == 0,
+		   "destroy the QP and the extended CQ");
 	}
 	cq2 = g_ops->create_cq(ctx, 1, NULL, 0);
 	ok(cq2 && g_cq_cmd.log_depth == 1, "create_cq(1): 2 entries");
