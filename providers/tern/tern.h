@@ -155,6 +155,21 @@ struct tern_qp {
 	bool sq_sig_all;
 	/* last state set through modify_qp (the device may have moved to ERR since) */
 	enum ibv_qp_state state;
+	/*
+	 * The ibv_wr_* interface (a QP created with send_ops_flags), between wr_start and
+	 * wr_complete/wr_abort, all under sq.lock: the WR being assembled (wr_open from its
+	 * opcode call to its data call, which writes the WQE at sq.pi and advances it), sq.pi
+	 * at wr_start (restored on abort or error), the first error met (wr_complete returns
+	 * it and posts nothing). wr_sge has max(sq.max_sge, 1) entries and wr_inline
+	 * sq.max_inline bytes; both NULL on a QP without send_ops_flags.
+	 */
+	uint64_t send_ops;		/* IBV_QP_EX_WITH_* the QP was created with */
+	struct ibv_send_wr wr;
+	struct ibv_sge *wr_sge;
+	uint8_t *wr_inline;
+	uint16_t wr_pi0;
+	bool wr_open;
+	int wr_err;
 };
 
 /* An address handle: the path tern_ib.ko built, copied into each UD WQE sent with it. */
@@ -176,6 +191,31 @@ static inline struct tern_cq *to_tcq(struct ibv_cq *ibcq)
 static inline struct tern_qp *to_tqp(struct ibv_qp *ibqp)
 {
 	return container_of(ibqp, struct tern_qp, vqp.qp);
+}
+
+/*
+ * libibverbs finds a QP's struct ibv_qp_ex (ibv_qp_to_qp_ex) through VERBS_QP_EX in
+ * verbs_qp.comp_mask, which follows the union of struct ibv_qp and struct ibv_qp_ex. The
+ * rdma-core tree this provider is built in (56, private ABI 34) appended wr_flush to struct
+ * ibv_qp_ex; Debian 12's libibverbs 44 (also private ABI 34), which loads the provider, has
+ * no wr_flush, so its comp_mask sits where this build sees qp_ex.wr_flush (and this build's
+ * comp_mask is its xrcd). The provider marks an extended QP where libibverbs 44 looks and
+ * offers no flush (IBV_QP_EX_WITH_FLUSH is refused), so nothing calls through wr_flush.
+ * tests/static/provider.t checks this offset against Debian's <infiniband/verbs.h>.
+ */
+#define TERN_LIBIBVERBS_QP_COMP_MASK_OFF	offsetof(struct ibv_qp_ex, wr_flush)
+
+static inline void tern_qp_mark_ex(struct tern_qp *qp)
+{
+	uint32_t *comp_mask = (uint32_t *)((char *)&qp->vqp.qp_ex +
+					   TERN_LIBIBVERBS_QP_COMP_MASK_OFF);
+
+	*comp_mask |= VERBS_QP_EX;
+}
+
+static inline struct tern_qp *to_tqp_ex(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct tern_qp, vqp.qp_ex);
 }
 
 static inline struct tern_srq *to_tsrq(struct ibv_srq *ibsrq)

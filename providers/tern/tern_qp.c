@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
- * tern libibverbs provider: queue pairs (RC and UD, with or without an SRQ). post_send and
- * post_recv write WQEs into the rings the provider allocated and ring the doorbell page; no
- * system call.
+ * tern libibverbs provider: queue pairs (RC and UD, with or without an SRQ). post_send, the
+ * ibv_wr_* calls and post_recv write WQEs into the rings the provider allocated and ring the
+ * doorbell page; no system call.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -66,6 +66,8 @@ static void tern_report_caps(struct tern_qp *qp, struct ibv_qp_cap *cap)
 
 static void tern_free_qp(struct tern_qp *qp)
 {
+	free(qp->wr_sge);
+	free(qp->wr_inline);
 	tern_buf_free(&qp->sq.buf);
 	tern_buf_free(&qp->rq.buf);
 	pthread_spin_destroy(&qp->sq.lock);
@@ -207,14 +209,30 @@ err_free:
 	return NULL;
 }
 
-/* Only what ibv_create_qp could ask for: the extended features are not supported. */
+/* The ibv_wr_* operations each QP type offers (the opcodes post_send takes). */
+#define TERN_RC_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
+				 IBV_QP_EX_WITH_RDMA_WRITE |				\
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |			\
+				 IBV_QP_EX_WITH_RDMA_READ |				\
+				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |			\
+				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define TERN_UD_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+
+static void tern_qp_set_wr_ops(struct tern_qp *qp);
+
+/*
+ * What ibv_create_qp asks for, plus the ibv_wr_* interface (IBV_QP_INIT_ATTR_SEND_OPS_FLAGS
+ * with the operations of tern_rc/ud_send_ops); other extensions: EOPNOTSUPP.
+ */
 struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
 				 struct ibv_qp_init_attr_ex *attr)
 {
 	struct ibv_qp_init_attr init = {};
+	uint64_t ops = 0, allowed;
+	struct tern_qp *tqp;
 	struct ibv_qp *qp;
 
-	if (attr->comp_mask & ~IBV_QP_INIT_ATTR_PD) {
+	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -222,6 +240,14 @@ struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
 	    attr->pd->context != ibctx) {
 		errno = EINVAL;
 		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ops = attr->send_ops_flags;
+		allowed = attr->qp_type == IBV_QPT_UD ? TERN_UD_SEND_OPS : TERN_RC_SEND_OPS;
+		if (!ops || (ops & ~allowed)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
 	}
 	init.qp_context = attr->qp_context;
 	init.send_cq = attr->send_cq;
@@ -231,8 +257,22 @@ struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
 	init.qp_type = attr->qp_type;
 	init.sq_sig_all = attr->sq_sig_all;
 	qp = tern_create_qp(attr->pd, &init);
-	if (qp)
-		attr->cap = init.cap;
+	if (!qp)
+		return NULL;
+	attr->cap = init.cap;
+	if (!ops)
+		return qp;
+
+	tqp = to_tqp(qp);
+	tqp->send_ops = ops;
+	tqp->wr_sge = calloc(tqp->sq.max_sge ? tqp->sq.max_sge : 1, sizeof(*tqp->wr_sge));
+	tqp->wr_inline = malloc(tqp->sq.max_inline ? tqp->sq.max_inline : 1);
+	if (!tqp->wr_sge || !tqp->wr_inline) {
+		tern_destroy_qp(qp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	tern_qp_set_wr_ops(tqp);
 	return qp;
 }
 
@@ -500,6 +540,256 @@ int tern_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 out:
 	pthread_spin_unlock(&qp->sq.lock);
 	return ret;
+}
+
+/*
+ * The ibv_wr_* interface. wr_start takes the SQ lock; each opcode call opens a WR from
+ * qpx->wr_id and qpx->wr_flags, ibv_wr_set_ud_addr adds a UD destination, and the data call
+ * (set_sge, set_sge_list, set_inline_data, set_inline_data_list) completes it: the WQE is
+ * built by the same code as post_send's, in the next slot, without a doorbell. wr_complete
+ * rings the doorbell once for the batch; at the first error it posts nothing and returns
+ * that error (the ibv_wr_* calls themselves return nothing); wr_abort drops the batch.
+ */
+static void tern_wr_start(struct ibv_qp_ex *qpx)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+	enum ibv_qp_state state;
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->wr_pi0 = qp->sq.pi;
+	qp->wr_open = false;
+	qp->wr_err = 0;
+	state = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+	if (state == IBV_QPS_RESET || state == IBV_QPS_INIT || state == IBV_QPS_RTR)
+		qp->wr_err = EINVAL;
+}
+
+static void tern_wr_fail(struct tern_qp *qp, int err)
+{
+	if (!qp->wr_err)
+		qp->wr_err = err;
+}
+
+static void tern_wr_open(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+
+	if (qp->wr_open)	/* the previous WR got no data call */
+		tern_wr_fail(qp, EINVAL);
+	qp->wr_open = true;
+	if (tern_wq_full(&qp->sq))
+		tern_wr_fail(qp, ENOMEM);
+	memset(&qp->wr, 0, sizeof(qp->wr));
+	qp->wr.wr_id = qpx->wr_id;
+	/* inline or not is the data call's choice */
+	qp->wr.send_flags = qpx->wr_flags & ~IBV_SEND_INLINE;
+	qp->wr.opcode = opcode;
+}
+
+/* The data call: build the WQE from qp->wr, whose sg_list/num_sge are set. */
+static void tern_wr_close(struct tern_qp *qp)
+{
+	int ret;
+
+	if (!qp->wr_open) {
+		tern_wr_fail(qp, EINVAL);
+		return;
+	}
+	qp->wr_open = false;
+	if (qp->wr_err)
+		return;
+	ret = tern_build_send_wqe(qp, &qp->wr);
+	if (ret)
+		tern_wr_fail(qp, ret);
+	else
+		qp->sq.pi++;
+}
+
+static int tern_wr_complete(struct ibv_qp_ex *qpx)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+	int ret;
+
+	if (qp->wr_open)
+		tern_wr_fail(qp, EINVAL);
+	ret = qp->wr_err;
+	if (ret)
+		qp->sq.pi = qp->wr_pi0;	/* the device never saw these slots */
+	else if (qp->sq.pi != qp->wr_pi0)
+		tern_ring_db(to_tctx(qp->vqp.qp.context), TERN_UDB_SQ, qp->qpn, qp->sq.pi);
+	pthread_spin_unlock(&qp->sq.lock);
+	return ret;
+}
+
+static void tern_wr_abort(struct ibv_qp_ex *qpx)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+
+	qp->sq.pi = qp->wr_pi0;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+static void tern_wr_send(struct ibv_qp_ex *qpx)
+{
+	tern_wr_open(qpx, IBV_WR_SEND);
+}
+
+static void tern_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
+{
+	tern_wr_open(qpx, IBV_WR_SEND_WITH_IMM);
+	to_tqp_ex(qpx)->wr.imm_data = imm_data;
+}
+
+static void tern_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t rkey,
+			 uint64_t remote_addr)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+
+	tern_wr_open(qpx, opcode);
+	qp->wr.wr.rdma.rkey = rkey;
+	qp->wr.wr.rdma.remote_addr = remote_addr;
+}
+
+static void tern_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
+{
+	tern_wr_rdma(qpx, IBV_WR_RDMA_WRITE, rkey, remote_addr);
+}
+
+static void tern_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, __be32 imm_data)
+{
+	tern_wr_rdma(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr);
+	to_tqp_ex(qpx)->wr.imm_data = imm_data;
+}
+
+static void tern_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
+{
+	tern_wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, remote_addr);
+}
+
+static void tern_wr_atomic(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode, uint32_t rkey,
+			   uint64_t remote_addr, uint64_t compare_add, uint64_t swap)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+
+	tern_wr_open(qpx, opcode);
+	qp->wr.wr.atomic.rkey = rkey;
+	qp->wr.wr.atomic.remote_addr = remote_addr;
+	qp->wr.wr.atomic.compare_add = compare_add;
+	qp->wr.wr.atomic.swap = swap;
+}
+
+static void tern_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare, uint64_t swap)
+{
+	tern_wr_atomic(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr, compare, swap);
+}
+
+static void tern_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	tern_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
+}
+
+static void tern_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
+				uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+
+	if (!qp->ud || !qp->wr_open) {
+		tern_wr_fail(qp, EINVAL);
+		return;
+	}
+	qp->wr.wr.ud.ah = ah;
+	qp->wr.wr.ud.remote_qpn = remote_qpn;
+	qp->wr.wr.ud.remote_qkey = remote_qkey;
+}
+
+static void tern_wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
+				 const struct ibv_sge *sg_list)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+	size_t room = qp->sq.max_sge ? qp->sq.max_sge : 1;
+
+	if (num_sge > room) {
+		qp->wr_open = false;
+		tern_wr_fail(qp, EINVAL);
+		return;
+	}
+	memcpy(qp->wr_sge, sg_list, num_sge * sizeof(*sg_list));
+	qp->wr.sg_list = qp->wr_sge;
+	qp->wr.num_sge = (int)num_sge;
+	tern_wr_close(qp);
+}
+
+static void tern_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
+			    uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	tern_wr_set_sge_list(qpx, 1, &sge);
+}
+
+static void tern_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
+					 const struct ibv_data_buf *buf_list)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+	size_t i, len = 0;
+
+	for (i = 0; i < num_buf; i++) {
+		if (buf_list[i].length > qp->sq.max_inline - len) {
+			qp->wr_open = false;
+			tern_wr_fail(qp, EINVAL);
+			return;
+		}
+		memcpy(qp->wr_inline + len, buf_list[i].addr, buf_list[i].length);
+		len += buf_list[i].length;
+	}
+	qp->wr_sge[0].addr = (uintptr_t)qp->wr_inline;
+	qp->wr_sge[0].length = (uint32_t)len;
+	qp->wr_sge[0].lkey = 0;
+	qp->wr.sg_list = qp->wr_sge;
+	qp->wr.num_sge = 1;
+	qp->wr.send_flags |= IBV_SEND_INLINE;
+	tern_wr_close(qp);
+}
+
+static void tern_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	tern_wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+static void tern_qp_set_wr_ops(struct tern_qp *qp)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	uint64_t ops = qp->send_ops;
+
+	qpx->wr_start = tern_wr_start;
+	qpx->wr_complete = tern_wr_complete;
+	qpx->wr_abort = tern_wr_abort;
+	if (ops & IBV_QP_EX_WITH_SEND)
+		qpx->wr_send = tern_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		qpx->wr_send_imm = tern_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		qpx->wr_rdma_write = tern_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		qpx->wr_rdma_write_imm = tern_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		qpx->wr_rdma_read = tern_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		qpx->wr_atomic_cmp_swp = tern_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		qpx->wr_atomic_fetch_add = tern_wr_atomic_fetch_add;
+	if (qp->ud)
+		qpx->wr_set_ud_addr = tern_wr_set_ud_addr;
+	qpx->wr_set_sge = tern_wr_set_sge;
+	qpx->wr_set_sge_list = tern_wr_set_sge_list;
+	qpx->wr_set_inline_data = tern_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = tern_wr_set_inline_data_list;
+	tern_qp_mark_ex(qp);
 }
 
 int tern_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

@@ -72,13 +72,16 @@ PINGPONG = ((1, 200), (100, 200), (4096, 100), (65536, 20), (1 << 20, 5))
 # rdma-check data: messages up to 4 MiB (+3 bytes, unaligned) on stock; fewer sizes, up to
 # 1 MiB (+7), on the debug kernel.
 CHECK_OPTS = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 64)
-# and again with extended CQs (ibv_create_cq_ex; start_poll, read_*, end_poll), the quick
-# sizes: the completions, not the transfers, are what differs. -X polls in batches with
-# next_poll until ENOENT; Soft-RoCE 44's provider miscounts there (tests/rdma/common.h), so a
-# TERN_RDMA_TARGET=rxe run takes one completion per start_poll (-x).
-CQ_EX = "-x" if KIND == "rxe" else "-X"
+# and again through the extended verbs, the quick sizes: extended CQs (ibv_create_cq_ex;
+# start_poll, read_*, end_poll) and every send through ibv_wr_start/ibv_wr_*/ibv_wr_complete
+# on QPs made with send_ops_flags (-W). -X polls in batches with next_poll until ENOENT.
+# Soft-RoCE 44's provider miscounts there and its ibv_wr_set_sge_list adds up the first SGE's
+# length num_sge times (tests/rdma/common.h, Documentation/admin/provider.rst), so a
+# TERN_RDMA_TARGET=rxe run takes one completion per start_poll (-x) and posts with
+# ibv_post_send.
+EXT = "-x" if KIND == "rxe" else "-X -W"
 CHECK_RUNS = (("data", CHECK_OPTS), ("errors", ""),
-              ("data", "%s -q -s %d" % (CQ_EX, (1 << 20) + 64)), ("errors", CQ_EX))
+              ("data", "%s -q -s %d" % (EXT, (1 << 20) + 64)), ("errors", EXT))
 
 n0, n1 = c[0], c[1]
 target = rt.Target(c, KIND, 0 if KIND == "tern" else 1)
@@ -265,7 +268,7 @@ try:
              "rdma-check selftest ran (its byte checks can fail)", r.stdout, r.stderr)
         for mode, opts in CHECK_RUNS:
             port = rt.next_port()
-            label = mode + (" " + CQ_EX if CQ_EX in opts else "")
+            label = mode + (" " + EXT if EXT in opts else "")
             res = rt.run_pair(
                 n1, n0,
                 "rdma-check -d %s -g %d -p %d %s %s" % (dev, target.gid(n1), port, opts, mode),

@@ -67,11 +67,15 @@ CM_PERF = ("ib_write_bw", "-R -n %d" % (100 if DEBUG else 500))
 # rdma-check data: every size up to 4 MiB + 3 bytes (1 MiB + 7 and fewer sizes on the debug
 # kernel)
 CHECK_OPTS = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 64)
-# and with extended CQs on both sides (-x: ibv_create_cq_ex; start_poll, read_*, end_poll;
-# rxe's provider has them too), the quick sizes. Not -X (batches with next_poll): Soft-RoCE
-# 44's provider consumes one CQE too many when end_poll follows a next_poll that found none.
-CHECK_RUNS = (("data", CHECK_OPTS), ("errors", ""),
-              ("data", "-x -q -s %d" % ((1 << 20) + 64)), ("errors", "-x"))
+# and through the extended verbs, the quick sizes: extended CQs on both sides (-x:
+# ibv_create_cq_ex; start_poll, read_*, end_poll), and with tern as the client every send
+# through ibv_wr_* (-W). Not -X (batches with next_poll): Soft-RoCE 44's provider consumes
+# one CQE too many when end_poll follows a next_poll that found none. Not -W on the rxe
+# client: its ibv_wr_set_sge_list adds up the first SGE's length num_sge times, so messages
+# of SGEs of different lengths go out short.
+EXT = "-x -q -s %d" % ((1 << 20) + 64)
+CHECK_RUNS = (("data", CHECK_OPTS, None), ("errors", "", None),
+              ("data", EXT, "-W"), ("errors", "-x", "-W"))
 # Where Soft-RoCE (Linux 6.1, rdma-core 44) is known to differ from what the checks expect
 # (as in tests/guest/rdma.t): (pattern, whose behaviour: "server" or "client", why).
 RXE_KNOWN = [
@@ -190,14 +194,18 @@ try:
                     res.seconds), res.diag())
 
         # --- rdma-check: every byte of every verb, then the error cases ---------------------
-        for mode, opts in CHECK_RUNS:
-            label = mode + (" -x" if "-x" in opts else "")
+        for mode, opts0, tern_client_opts in CHECK_RUNS:
             for server, client in pairs:
+                opts = opts0  # the client's; the server posts no sends
+                if tern_client_opts and target.kind_of(client) == "tern":
+                    opts += " " + tern_client_opts
+                label = mode + "".join(" " + o for o in opts.split()
+                                       if o in ("-x", "-W"))
                 port = rt.next_port()
                 res = rt.run_pair(
                     server, client,
                     "rdma-check -d %s -g %d -p %d %s %s" % (
-                        target.ibdev_of(server), target.gid(server), port, opts, mode),
+                        target.ibdev_of(server), target.gid(server), port, opts0, mode),
                     "rdma-check -d %s -g %d -p %d %s %s %s" % (
                         target.ibdev_of(client), target.gid(client), port, opts, mode,
                         target.ip(server)),

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -206,9 +207,29 @@ struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
 			.max_send_sge = o->max_send_sge, .max_recv_sge = o->max_recv_sge,
 		},
 	};
-	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+	struct ibv_qp_init_attr_ex ix = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC, .cap = ia.cap, .pd = pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+				  IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+				  IBV_QP_EX_WITH_RDMA_READ,
+	};
+	struct ibv_qp *qp;
 
-	(void)d;
+	if (wr_mode) {
+		if (d->attr.atomic_cap != IBV_ATOMIC_NONE)
+			ix.send_ops_flags |= IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+					     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		qp = ibv_create_qp_ex(d->ctx, &ix);
+		if (!qp)
+			die("ibv_create_qp_ex with send_ops_flags %#" PRIx64 " (wr %d/%d, "
+			    "sge %d/%d): %m", ix.send_ops_flags, o->max_send_wr, o->max_recv_wr,
+			    o->max_send_sge, o->max_recv_sge);
+		if (!ibv_qp_to_qp_ex(qp))
+			die("ibv_create_qp_ex with send_ops_flags made a QP without ibv_qp_ex");
+		return qp;
+	}
+	qp = ibv_create_qp(pd, &ia);
 	if (!qp)
 		die("ibv_create_qp (wr %d/%d, sge %d/%d): %m", o->max_send_wr, o->max_recv_wr,
 		    o->max_send_sge, o->max_recv_sge);
@@ -327,6 +348,82 @@ const char *qp_state_str(int state)
 	if (state >= 0 && state < (int)(sizeof(names) / sizeof(names[0])))
 		return names[state];
 	return "(ibv_query_qp failed)";
+}
+
+int wr_mode;
+
+/* WRs first..end (exclusive) in one ibv_wr_start/ibv_wr_complete batch. */
+static int wr_batch(struct ibv_qp_ex *qpx, struct ibv_send_wr *wr, struct ibv_send_wr *end)
+{
+	struct ibv_data_buf bufs[64];
+
+	ibv_wr_start(qpx);
+	for (; wr != end; wr = wr->next) {
+		qpx->wr_id = wr->wr_id;
+		qpx->wr_flags = wr->send_flags & ~IBV_SEND_INLINE;
+		switch (wr->opcode) {
+		case IBV_WR_SEND:
+			ibv_wr_send(qpx);
+			break;
+		case IBV_WR_SEND_WITH_IMM:
+			ibv_wr_send_imm(qpx, wr->imm_data);
+			break;
+		case IBV_WR_RDMA_WRITE:
+			ibv_wr_rdma_write(qpx, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
+			break;
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+			ibv_wr_rdma_write_imm(qpx, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr,
+					      wr->imm_data);
+			break;
+		case IBV_WR_RDMA_READ:
+			ibv_wr_rdma_read(qpx, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
+			break;
+		case IBV_WR_ATOMIC_CMP_AND_SWP:
+			ibv_wr_atomic_cmp_swp(qpx, wr->wr.atomic.rkey, wr->wr.atomic.remote_addr,
+					      wr->wr.atomic.compare_add, wr->wr.atomic.swap);
+			break;
+		case IBV_WR_ATOMIC_FETCH_AND_ADD:
+			ibv_wr_atomic_fetch_add(qpx, wr->wr.atomic.rkey, wr->wr.atomic.remote_addr,
+						wr->wr.atomic.compare_add);
+			break;
+		default:
+			die("post_wrs: opcode %d has no ibv_wr_* call here", wr->opcode);
+		}
+		if (wr->send_flags & IBV_SEND_INLINE) {
+			if (wr->num_sge < 0 || wr->num_sge > 64)
+				die("post_wrs: %d inline pieces", wr->num_sge);
+			for (int i = 0; i < wr->num_sge; i++) {
+				bufs[i].addr = (void *)(uintptr_t)wr->sg_list[i].addr;
+				bufs[i].length = wr->sg_list[i].length;
+			}
+			ibv_wr_set_inline_data_list(qpx, wr->num_sge, bufs);
+		} else {
+			ibv_wr_set_sge_list(qpx, wr->num_sge < 0 ? 0 : (size_t)wr->num_sge,
+					    wr->sg_list);
+		}
+	}
+	return ibv_wr_complete(qpx);
+}
+
+int post_wrs(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	struct ibv_qp_ex *qpx = wr_mode ? ibv_qp_to_qp_ex(qp) : NULL;
+	int ret;
+
+	if (!qpx)
+		return ibv_post_send(qp, wr, bad);
+	ret = wr_batch(qpx, wr, NULL);
+	if (!ret)
+		return 0;
+	/* refused, nothing posted: again one batch per WR, as ibv_post_send would post */
+	for (; wr; wr = wr->next) {
+		ret = wr_batch(qpx, wr, wr->next);
+		if (ret) {
+			*bad = wr;
+			return ret;
+		}
+	}
+	return 0;
 }
 
 int cq_ex_mode;

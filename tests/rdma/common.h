@@ -56,8 +56,19 @@ struct qp_opts {
 	int access;		/* qp_access_flags; 0: local write, remote write and read */
 };
 
+/* An RC QP; with wr_mode set, made by ibv_create_qp_ex with the send_ops_flags of the
+ * opcodes below (the atomics when the device has them), for post_wrs. */
 struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
 			 const struct qp_opts *o);
+/*
+ * ibv_post_send, or with wr_mode set the same WRs through ibv_wr_start, ibv_wr_<opcode>,
+ * ibv_wr_set_sge_list or ibv_wr_set_inline_data_list, ibv_wr_complete: the whole chain in
+ * one batch; if wr_complete refuses it (nothing posted), one batch per WR, so that the WRs
+ * before the bad one are posted and *bad names it, as ibv_post_send does. SEND, WRITE,
+ * READ (with immediate where they have one) and the two atomics.
+ */
+extern int wr_mode;
+int post_wrs(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
 /* RESET -> INIT -> RTR -> RTS towards dest. Returns 0 or an errno (printed). */
 int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
 	       const struct qp_dest *local, const struct qp_dest *remote);

@@ -25,6 +25,11 @@
  * that reports none (completion_timestamp_mask 0). -X: the same, polling in batches with
  * ibv_next_poll until it returns ENOENT (see common.h for why -x exists beside it).
  *
+ * -W: every QP is made by ibv_create_qp_ex with send_ops_flags and every send goes through
+ * ibv_wr_start, ibv_wr_<opcode>, ibv_wr_set_sge_list or ibv_wr_set_inline_data_list and
+ * ibv_wr_complete (common.h: post_wrs). The two checks of ibv_post_send itself (an unknown
+ * opcode, atomics on a device without them) still call ibv_post_send, on that QP.
+ *
  * The client prints one line per check: "ok - what", "not ok - what: why" or
  * "skip - what: why", then a summary; it exits 0 only if every check passed. Errors of the
  * program itself (cannot connect, peer went away) exit 2 with a message on stderr.
@@ -55,6 +60,26 @@ static int opt_port = 18600, opt_gid = -1, opt_ibport = 1;
 static size_t opt_max = (4u << 20) + 64;
 static int opt_timeout_ms = 60000;
 static int opt_quick;
+
+/* What post_wrs() calls, for the check lines. */
+static const char *post_name(void)
+{
+	return wr_mode ? "ibv_wr_start/ibv_wr_*/ibv_wr_complete" : "ibv_post_send";
+}
+
+/*
+ * ibv_post_send refuses too many SGEs with EINVAL; for ibv_wr_complete the verbs leave the
+ * errno to the provider (tern: EINVAL, Soft-RoCE: ENOSPC, mlx5: ENOMEM).
+ */
+static int too_many_sges_err(int rc)
+{
+	return rc == EINVAL || (wr_mode && (rc == ENOSPC || rc == ENOMEM));
+}
+
+static const char *too_many_sges_errs(void)
+{
+	return wr_mode ? "EINVAL, ENOSPC or ENOMEM" : "EINVAL";
+}
 
 /* ---------------------------------------------------------------------------------------
  * A message split into pieces (SGEs) placed at unaligned offsets with gaps between them.
@@ -342,10 +367,10 @@ static int post_and_wait(struct data_client *c, struct ibv_send_wr *wr, enum ibv
 {
 	struct ibv_send_wr *bad;
 	struct ibv_wc wc;
-	int rc = ibv_post_send(c->qp, wr, &bad), got;
+	int rc = post_wrs(c->qp, wr, &bad), got;
 
 	if (rc) {
-		snprintf(why, whylen, "ibv_post_send: %s", strerror(rc));
+		snprintf(why, whylen, "%s: %s", post_name(), strerror(rc));
 		return 0;
 	}
 	got = poll_one(c->cq, &wc, opt_timeout_ms);
@@ -753,9 +778,9 @@ static void access_case(struct err_client *c, const char *name, enum ibv_wr_opco
 	err_newqp(c, &o, 12, 1, 5000);
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	rc = ibv_post_send(c->qp, &wr, &bad);
+	rc = post_wrs(c->qp, &wr, &bad);
 	if (rc)
-		die("%s: ibv_post_send: %s", name, strerror(rc));
+		die("%s: %s: %s", name, post_name(), strerror(rc));
 	got = poll_one(c->cq, &wc, opt_timeout_ms);
 	check(got == 1 && wc.status == IBV_WC_REM_ACCESS_ERR && wc.wr_id == 7,
 	      "%s: the requester's completion is IBV_WC_REM_ACCESS_ERR%s%s%s", name,
@@ -793,9 +818,9 @@ static void rnr_case(struct err_client *c)
 	o.rnr_retry = 1;
 	/* the responder asks for a 0.01 ms RNR delay; no receive is posted */
 	err_newqp(c, &o, 1, 0, 1000);
-	rc = ibv_post_send(c->qp, &wr, &bad);
+	rc = post_wrs(c->qp, &wr, &bad);
 	if (rc)
-		die("rnr: ibv_post_send: %s", strerror(rc));
+		die("rnr: %s: %s", post_name(), strerror(rc));
 	got = poll_one(c->cq, &wc, opt_timeout_ms);
 	check(got == 1 && wc.status == IBV_WC_RNR_RETRY_EXC_ERR,
 	      "SEND with no receive posted, rnr_retry 1: IBV_WC_RNR_RETRY_EXC_ERR%s%s%s",
@@ -861,10 +886,10 @@ static void args_case(struct err_client *c)
 	w1.wr.rdma.remote_addr = c->r.a;
 	w1.wr.rdma.rkey = c->r.ka;
 	bad = NULL;
-	rc = ibv_post_send(c->qp, &w1, &bad);
-	check(rc == EINVAL && bad == &w1, "ibv_post_send with %d SGEs (QP max_send_sge %d) "
-	      "returns EINVAL and sets bad_wr (got %s, bad_wr %s)", maxs + 1, maxs, errname(rc),
-	      bad == &w1 ? "set" : bad ? "wrong" : "NULL");
+	rc = post_wrs(c->qp, &w1, &bad);
+	check(too_many_sges_err(rc) && bad == &w1, "%s with %d SGEs (QP max_send_sge %d) "
+	      "returns %s and sets bad_wr (got %s, bad_wr %s)", post_name(), maxs + 1, maxs,
+	      too_many_sges_errs(), errname(rc), bad == &w1 ? "set" : bad ? "wrong" : "NULL");
 
 	/* a chain whose second WR is bad: the first is posted and completes, bad_wr = second */
 	memset(&w1, 0, sizeof(w1));
@@ -880,9 +905,10 @@ static void args_case(struct err_client *c)
 	w2.num_sge = maxs + 1;
 	w1.next = &w2;
 	bad = NULL;
-	rc = ibv_post_send(c->qp, &w1, &bad);
-	check(rc == EINVAL && bad == &w2, "a chain of a good WR and one with too many SGEs: "
-	      "EINVAL, bad_wr at the second (got %s, bad_wr %s)", errname(rc),
+	rc = post_wrs(c->qp, &w1, &bad);
+	check(too_many_sges_err(rc) && bad == &w2, "%s of a chain of a good WR and one with "
+	      "too many SGEs: %s, bad_wr at the second (got %s, bad_wr %s)", post_name(),
+	      too_many_sges_errs(), errname(rc),
 	      bad == &w2 ? "second" : bad == &w1 ? "first" : bad ? "wrong" : "NULL");
 	rc = poll_one(c->cq, &wc, opt_timeout_ms);
 	check(rc == 1 && wc.wr_id == 11 && wc.status == IBV_WC_SUCCESS,
@@ -1145,7 +1171,7 @@ static void selftest(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdma-check [-d DEV] [-i IBPORT] -g GID_INDEX [-p TCP_PORT] "
-		"[-s MAX_BYTES] [-t TIMEOUT_S] [-q] [-x|-X] data|errors [SERVER]\n"
+		"[-s MAX_BYTES] [-t TIMEOUT_S] [-q] [-x|-X] [-W] data|errors [SERVER]\n"
 		"       rdma-check selftest\n");
 	exit(2);
 }
@@ -1156,7 +1182,7 @@ int main(int argc, char **argv)
 	struct dev d;
 	int c, fd, lfd;
 
-	while ((c = getopt(argc, argv, "d:i:g:p:s:t:qxX")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:g:p:s:t:qxXW")) != -1) {
 		switch (c) {
 		case 'd': opt_dev = optarg; break;
 		case 'i': opt_ibport = atoi(optarg); break;
@@ -1167,6 +1193,7 @@ int main(int argc, char **argv)
 		case 'q': opt_quick = 1; break;
 		case 'x': cq_ex_mode = CQ_EX_SINGLE; break;
 		case 'X': cq_ex_mode = CQ_EX_BATCH; break;
+		case 'W': wr_mode = 1; break;
 		default: usage();
 		}
 	}

@@ -120,6 +120,20 @@ void verbs_set_ops(struct verbs_context *vctx, const struct verbs_context_ops *o
 
 void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt, ...) { }
 
+/*
+ * As Debian 12's libibverbs has it: the extended QP of a QP the provider made one, found
+ * through verbs_qp.comp_mask right after the union of ibv_qp and ibv_qp_ex, whose size in
+ * Debian's <infiniband/verbs.h> provider.t passes as DEBIAN_QP_EX_SIZE (this file is
+ * compiled with the rdma-core tree's headers, where that struct is larger).
+ */
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	uint32_t comp_mask;
+
+	memcpy(&comp_mask, (char *)qp + DEBIAN_QP_EX_SIZE, sizeof(comp_mask));
+	return comp_mask & VERBS_QP_EX ? (struct ibv_qp_ex *)qp : NULL;
+}
+
 int ibv_dontfork_range(void *base, size_t size) { return 0; }
 int ibv_dofork_range(void *base, size_t size) { return 0; }
 
@@ -638,9 +652,113 @@ static void data_path_cq_ex(struct ibv_qp *qp, struct ibv_cq_ex *cx)
 	ret = ibv_start_poll(cx, &pa);
 	ok(ret == ENOENT, "cq_ex: start_poll after the batch: ENOENT, lock released (got %d)",
 	   ret);
-	dev_cqe(qpn, TERN_WQE_SEND, 1, 703, TERN_CQE_OK, 0, 0, 0);
+	dev_cqe(qpn, TERN_CQE_RECV, 1, 703, TERN_CQE_OK, 0, 0, 0);
 	ok(g_ops->poll_cq(ibv_cq_ex_to_cq(cx), 1, &(struct ibv_wc){}) == 1 &&
 	   le32toh(g_cirec->ci) == 4, "cq_ex: ibv_poll_cq works on the same CQ");
+}
+
+/* ---- the ibv_wr_* interface, under seccomp --------------------------------------------- */
+static void data_path_wr(struct ibv_qp *qp, struct tern_create_qp_cmd *c)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	struct ibv_sge sg[3] = {
+		{ .addr = 0x1000, .length = 100, .lkey = 0x111 },
+		{ .addr = 0x2000, .length = 200, .lkey = 0x222 },
+		{ .addr = 0x3000, .length = 300, .lkey = 0x333 },
+	};
+	struct ibv_data_buf ib[2] = { { "abc", 3 }, { "defgh", 5 } };
+	uint32_t qpn = qp->qp_num;
+	uint64_t db0 = g_uar[TERN_UDB_SQ / 8], pi0 = db0 >> 32;
+	struct tern_sq_wqe *s;
+	struct tern_sge *se;
+	struct tern_atomic_seg *at;
+	int ret;
+
+	ok(qpx != NULL, "wr: ibv_qp_to_qp_ex gives the extended QP");
+	if (!qpx)
+		return;
+	/* three WRs in one batch: one doorbell, WQEs as post_send builds them */
+	ibv_wr_start(qpx);
+	qpx->wr_id = 900;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, 0x4567, 0xabcdef0123ull);
+	ibv_wr_set_sge_list(qpx, 2, sg);
+	ok(g_uar[TERN_UDB_SQ / 8] == db0, "wr: no doorbell before wr_complete");
+	qpx->wr_id = 901;
+	qpx->wr_flags = IBV_SEND_SOLICITED;
+	ibv_wr_send_imm(qpx, htobe32(0xcafe));
+	ibv_wr_set_inline_data_list(qpx, 2, ib);
+	qpx->wr_id = 902;
+	qpx->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	ibv_wr_atomic_cmp_swp(qpx, 0x99, 0x10008, 5, 6);
+	ibv_wr_set_sge(qpx, 0x111, 0x1000, 8);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == 0 && g_uar[TERN_UDB_SQ / 8] == (qpn | (pi0 + 3) << 32),
+	   "wr: wr_complete of 3 WRs: 0, one doorbell PI +3 (ret %d, db %#llx)", ret,
+	   (unsigned long long)g_uar[TERN_UDB_SQ / 8]);
+	s = ring_slot(c->sq_va, c->log_sq_depth, c->log_sq_stride, pi0);
+	se = (struct tern_sge *)(s + 1);
+	ok(s->opcode == TERN_WQE_RDMA_WRITE && s->flags == TERN_WQE_F_SIGNALED &&
+	   s->num_sge == 2 && le64toh(s->wr_id) == 900 && le32toh(s->rkey) == 0x4567 &&
+	   le64toh(s->remote_addr) == 0xabcdef0123ull && le32toh(se[1].lkey) == 0x222 &&
+	   le64toh(se[1].addr) == 0x2000 && le32toh(se[1].length) == 200,
+	   "wr: WRITE WQE: opcode, SIGNALED, rkey, raddr, wr_id, both SGEs");
+	s = ring_slot(c->sq_va, c->log_sq_depth, c->log_sq_stride, pi0 + 1);
+	ok(s->opcode == TERN_WQE_SEND_IMM &&
+	   s->flags == (TERN_WQE_F_INLINE | TERN_WQE_F_SOLICITED) && s->num_sge == 0 &&
+	   le32toh(s->inline_len) == 8 && !memcmp(s + 1, "abcdefgh", 8) &&
+	   s->imm_data == htobe32(0xcafe) && le64toh(s->wr_id) == 901,
+	   "wr: SEND_IMM with an inline data list: both buffers copied, imm, SOLICITED");
+	s = ring_slot(c->sq_va, c->log_sq_depth, c->log_sq_stride, pi0 + 2);
+	at = (struct tern_atomic_seg *)(s + 1);
+	se = (struct tern_sge *)(at + 1);
+	ok(s->opcode == TERN_WQE_ATOMIC_CMP_SWP &&
+	   s->flags == (TERN_WQE_F_SIGNALED | TERN_WQE_F_FENCE) && s->num_sge == 1 &&
+	   le64toh(s->remote_addr) == 0x10008 && le32toh(s->rkey) == 0x99 &&
+	   le64toh(at->compare) == 5 && le64toh(at->swap_add) == 6 &&
+	   le32toh(se->length) == 8, "wr: CMP_SWP: compare 5, swap 6, 8-byte SGE, FENCE");
+
+	/* an error anywhere in a batch: wr_complete returns it and posts none of it */
+	ibv_wr_start(qpx);
+	qpx->wr_id = 910;
+	qpx->wr_flags = 0;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 0x111, 0x1000, 10);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge_list(qpx, 3, sg);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL && g_uar[TERN_UDB_SQ / 8] == (qpn | (pi0 + 3) << 32),
+	   "wr: a batch with 3 SGEs on a 2-SGE QP: EINVAL, nothing posted (ret %d)", ret);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ret = ibv_wr_complete(qpx);
+	ok(ret == EINVAL, "wr: a WR without its data call: EINVAL (ret %d)", ret);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 0x111, 0x1000, 10);
+	ibv_wr_abort(qpx);
+	ok(g_uar[TERN_UDB_SQ / 8] == (qpn | (pi0 + 3) << 32), "wr: wr_abort posts nothing");
+	ibv_wr_start(qpx);
+	qpx->wr_id = 920;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_inline_data(qpx, "xyz", 3);
+	ret = ibv_wr_complete(qpx);
+	s = ring_slot(c->sq_va, c->log_sq_depth, c->log_sq_stride, pi0 + 3);
+	ok(ret == 0 && g_uar[TERN_UDB_SQ / 8] == (qpn | (pi0 + 4) << 32) &&
+	   le64toh(s->wr_id) == 920 && s->opcode == TERN_WQE_SEND &&
+	   (s->flags & TERN_WQE_F_INLINE) && !memcmp(s + 1, "xyz", 3),
+	   "wr: after the failed and aborted batches the next WR takes the next slot");
+	/* fill the 8-deep SQ: the WR past it makes wr_complete fail with ENOMEM */
+	ibv_wr_start(qpx);
+	for (int i = 0; i < 5; i++) {
+		qpx->wr_id = 930 + i;
+		ibv_wr_send(qpx);
+		ibv_wr_set_sge(qpx, 0x111, 0x1000, 1);
+	}
+	ret = ibv_wr_complete(qpx);
+	ok(ret == ENOMEM && g_uar[TERN_UDB_SQ / 8] == (qpn | (pi0 + 4) << 32),
+	   "wr: a batch past the SQ's depth: ENOMEM, nothing posted (ret %d)", ret);
 }
 
 /* ---- UD, SRQ and atomics: the data path, under seccomp ------------------------------ */
@@ -963,10 +1081,20 @@ int main(int argc, char **argv)
 	qx.cap = qa.cap;
 	qx.pd = pd;
 	qx.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	qx.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV;
 	errno = 0;
 	ok(!g_ops->create_qp_ex(ctx, &qx) && errno == EOPNOTSUPP,
-	   "create_qp_ex with send_ops_flags: EOPNOTSUPP");
+	   "create_qp_ex with send-with-invalidate among send_ops_flags: EOPNOTSUPP");
+	qx.qp_type = IBV_QPT_UD;
+	qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+	errno = 0;
+	ok(!g_ops->create_qp_ex(ctx, &qx) && errno == EOPNOTSUPP,
+	   "create_qp_ex UD with RDMA WRITE among send_ops_flags: EOPNOTSUPP");
+	qx.qp_type = IBV_QPT_RC;
+	qx.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	errno = 0;
+	ok(!g_ops->create_qp_ex(ctx, &qx) && errno == EOPNOTSUPP,
+	   "create_qp_ex with create flags: EOPNOTSUPP");
 
 	ok(g_ops->post_send(qp, &sw, &bad) == EINVAL && bad == &sw,
 	   "post_send in RESET: EINVAL, bad_wr set");
@@ -1193,14 +1321,26 @@ int main(int argc, char **argv)
 		g_ring = (struct tern_cqe *)(uintptr_t)g_cq_cmd.buf_va;
 		g_cirec = (struct tern_cq_ci_rec *)(g_ring + 8);
 		g_cq_depth = 8;
-		memset(&qa, 0, sizeof(qa));
-		qa.send_cq = ibv_cq_ex_to_cq(cx);
-		qa.recv_cq = ibv_cq_ex_to_cq(cx);
-		qa.qp_type = IBV_QPT_RC;
-		qa.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4,
-					      .max_send_sge = 1, .max_recv_sge = 1 };
-		qp2 = g_ops->create_qp(pd, &qa);
-		ok(qp2 != NULL, "RC QP on the extended CQ");
+		memset(&qx, 0, sizeof(qx));
+		qx.send_cq = ibv_cq_ex_to_cq(cx);
+		qx.recv_cq = ibv_cq_ex_to_cq(cx);
+		qx.qp_type = IBV_QPT_RC;
+		qx.cap = (struct ibv_qp_cap){ .max_send_wr = 8, .max_recv_wr = 4,
+					      .max_send_sge = 2, .max_recv_sge = 1,
+					      .max_inline_data = 16 };
+		qx.pd = pd;
+		qx.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+				    IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+				    IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+				    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		qp2 = g_ops->create_qp_ex(ctx, &qx);
+		qp1_cmd = g_qp_cmd;
+		ok(qp2 && ibv_qp_to_qp_ex(qp2) && ibv_qp_to_qp_ex(qp2)->wr_start &&
+		   ibv_qp_to_qp_ex(qp2)->wr_atomic_fetch_add && ibv_qp_to_qp_ex(qp2)->wr_send_imm &&
+		   !ibv_qp_to_qp_ex(qp2)->wr_send_inv && !ibv_qp_to_qp_ex(qp2)->wr_set_ud_addr,
+		   "RC QP with every send op the device has (create_qp_ex) on the extended CQ: "
+		   "the ibv_wr_* calls set, none it lacks");
 		if (!qp2)
 			goto out;
 		attr.qp_state = IBV_QPS_RTS;
@@ -1210,14 +1350,63 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			no_more_syscalls();
 			data_path_cq_ex(qp2, cx);
+			data_path_wr(qp2, &qp1_cmd);
 			syscall(SYS_exit_group, 0);
 		}
 		waitpid(pid, &status, 0);
 		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && sh->sigsys_nr < 0,
-		   "extended CQ polling (start_poll, next_poll, read_*, end_poll) made no system "
-		   "call%s", sh->sigsys_nr >= 0 ? " -- it did: see below" : "");
+		   "extended CQ polling (start_poll, next_poll, read_*, end_poll) and the ibv_wr_* "
+		   "calls made no system call%s", sh->sigsys_nr >= 0 ? " -- it did: see below" : "");
 		if (sh->sigsys_nr >= 0)
 			ok(0, "trapped syscall number %d", sh->sigsys_nr);
+		/* a UD QP through ibv_wr_*: the AH's path, QPN and Q_Key in the WQE */
+		{
+			struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
+			struct ibv_ah *ah = g_ops->create_ah(pd, &aha);
+			struct ibv_qp *ud;
+			struct ibv_qp_ex *ux;
+			struct tern_sq_wqe *w;
+			struct tern_ud_seg *us;
+			struct tern_sge *se;
+
+			qx.qp_type = IBV_QPT_UD;
+			qx.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4,
+						      .max_send_sge = 1, .max_recv_sge = 1 };
+			qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+			ud = g_ops->create_qp_ex(ctx, &qx);
+			ux = ud ? ibv_qp_to_qp_ex(ud) : NULL;
+			ok(ah && ux && ux->wr_set_ud_addr && !ux->wr_rdma_write,
+			   "UD QP with send_ops_flags: wr_set_ud_addr set, no RDMA calls");
+			if (!ah || !ux)
+				goto out;
+			g_ops->modify_qp(ud, &attr, IBV_QP_STATE);
+			ibv_wr_start(ux);
+			ux->wr_id = 77;
+			ux->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_send_imm(ux, htobe32(0x1234));
+			ibv_wr_set_ud_addr(ux, ah, 0xabcde, 0x11111111);
+			ibv_wr_set_sge(ux, 0x55, 0x7000, 99);
+			ok(ibv_wr_complete(ux) == 0 &&
+			   g_uar[TERN_UDB_SQ / 8] == (ud->qp_num | 1ull << 32),
+			   "UD wr_complete: 0, doorbell PI 1");
+			w = ring_slot(g_qp_cmd.sq_va, g_qp_cmd.log_sq_depth, g_qp_cmd.log_sq_stride, 0);
+			us = (struct tern_ud_seg *)(w + 1);
+			se = (struct tern_sge *)(us + 1);
+			ok(w->opcode == TERN_WQE_SEND_IMM && le64toh(w->wr_id) == 77 &&
+			   w->imm_data == htobe32(0x1234) && le32toh(us->dest_qpn) == 0xabcde &&
+			   le32toh(us->qkey) == 0x11111111 &&
+			   !memcmp(&us->path, &g_ah_path, sizeof(us->path)) &&
+			   le32toh(se->length) == 99 && le32toh(se->lkey) == 0x55,
+			   "UD WQE from ibv_wr_*: SEND_IMM, the AH's path, dest QPN, Q_Key, SGE");
+			ibv_wr_start(ux);
+			ibv_wr_send(ux);
+			ibv_wr_set_sge(ux, 0x55, 0x7000, 99);
+			ok(ibv_wr_complete(ux) == EINVAL &&
+			   g_uar[TERN_UDB_SQ / 8] == (ud->qp_num | 1ull << 32),
+			   "UD send without ibv_wr_set_ud_addr: EINVAL, nothing posted");
+			g_ops->destroy_qp(ud);
+			g_ops->destroy_ah(ah);
+		}
 		ok(g_ops->destroy_qp(qp2) == 0 && g_ops->destroy_cq(ibv_cq_ex_to_cq(cx)) == 0,
 		   "destroy the QP and the extended CQ");
 	}
@@ -1225,7 +1414,6 @@ int main(int argc, char **argv)
 	ok(cq2 && g_cq_cmd.log_depth == 1, "create_cq(1): 2 entries");
 	if (cq2)
 		g_ops->destroy_cq(cq2);
-	(void)qp1_cmd;
 	g_ops->dealloc_pd(pd);
 	g_ops->free_context(ctx);
 	g_dev_ops->uninit_device(vdev);

@@ -45,6 +45,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("loaded%s\n", fork_init ? "" : "?");
+	/* where Debian's libibverbs keeps verbs_qp.comp_mask: right after the union */
+	printf("qp_ex_size %zu\n", sizeof(struct ibv_qp_ex));
 	return 0;
 }
 """
@@ -117,6 +119,7 @@ def main():
     t.ok("RPATH" not in dyn and "RUNPATH" not in dyn, "no RPATH/RUNPATH into rdma-core's tree",
          dyn)
 
+    qp_ex_size = None
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "dl.c")
         exe = os.path.join(tmp, "dl")
@@ -131,6 +134,9 @@ def main():
             r = run([exe, SO])
             t.ok(r.returncode == 0 and "loaded" in r.stdout,
                  "dlopen(RTLD_NOW) into Debian's libibverbs succeeds", r.stdout)
+            m = re.search(r"qp_ex_size (\d+)", r.stdout)
+            if m:
+                qp_ex_size = int(m.group(1))
 
         with open(os.path.join(OUT, "provider", "rdma-core-tree")) as f:
             tree = f.read().strip()
@@ -138,8 +144,12 @@ def main():
         with open(mapf, "w") as f:
             f.write(MOCK_MAP)
         mock = os.path.join(tmp, "provider-mock")
+        if not t.ok(qp_ex_size, "sizeof(struct ibv_qp_ex) in Debian's <infiniband/verbs.h> "
+                    "(where libibverbs 44 keeps verbs_qp.comp_mask): %s" % qp_ex_size):
+            t.exit()
         r = run(["gcc", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter",
                  "-Wno-sign-compare", "-Werror", "-O1", "-g",
+                 "-DDEBIAN_QP_EX_SIZE=%d" % qp_ex_size,
                  "-I" + os.path.join(tree, "build", "include"), "-I" + os.path.join(TOP, "include"),
                  "-o", mock, os.path.join(TOP, "tests", "static", "provider-mock.c"),
                  "-rdynamic", "-Wl,--version-script=" + mapf, "-ldl"])
