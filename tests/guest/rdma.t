@@ -63,6 +63,8 @@ MULTI_QP_OPTS = "-q 4 -n %d" % (50 if DEBUG else 250)
 # loops re-arm a CQ before polling the CQE that raised its event, then poll the CQ they expect
 # the next event from, so an event raised for a CQE already in the ring breaks them.
 EVENTS_OPTS = "-e -n %d" % (100 if DEBUG else 500)
+# "-I 64": 64-byte messages carried inline in the WQE (perftest: WRITE and SEND only)
+INLINE_OPTS = "-I 64 -s 64 -n %d" % (200 if DEBUG else 1000)
 PROGS = ("ib_write_bw", "ib_read_bw", "ib_send_bw", "ib_write_lat", "ib_read_lat",
          "ib_send_lat")
 
@@ -245,7 +247,8 @@ try:
                  DEFAULT_OPTS, PROGS),
                 ("-a (all sizes 2 B..8 MiB, -n 5)", ALL_SIZES_OPTS, PROGS),
                 (MULTI_QP_OPTS, MULTI_QP_OPTS, PROGS),
-                ("%s (completion events)" % EVENTS_OPTS, EVENTS_OPTS, PROGS)):
+                ("%s (completion events)" % EVENTS_OPTS, EVENTS_OPTS, PROGS),
+                ("%s (inline data)" % INLINE_OPTS, INLINE_OPTS, PROGS)):
             for prog in progs:
                 if "-q" in opts and prog.endswith("_lat"):
                     t.skip("%s %s" % (prog, label), "perftest 4.5 has no -q for latency tests")
@@ -253,6 +256,10 @@ try:
                 if "-e" in opts.split() and prog.startswith("ib_write_"):
                     t.skip("%s %s" % (prog, label), "perftest 4.5: \"Events feature not "
                            "available on WRITE verb\"")
+                    continue
+                if "-I" in opts.split() and prog.startswith("ib_read_"):
+                    t.skip("%s %s" % (prog, label), "perftest: \"Inline feature not "
+                           "available on READ/Atomic verbs\"")
                     continue
                 res, rows = rt.perftest(target, prog, opts, timeout=PAIR_TIMEOUT)
                 t.ok(res.ok and rows, "%s %s over RoCEv2 completes on both sides%s%s" % (
