@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""Each test file's wall time from the logs of scripts/test.sh's prove runs (prove --timer),
+slowest first, and the whole run's time against the suite's budget (README: "How long they
+take"): at most 60 min on a fresh 2-core machine, 35 min with warm caches.
+
+  scripts/lib/test-times.py TOTAL_SECONDS FLAVOUR=LOG...
+"""
+
+import re
+import sys
+
+BUDGET_FRESH, BUDGET_WARM = 60 * 60, 35 * 60
+
+
+def times(path):
+    """[(file, seconds or None, verdict)] in the order prove ran them. prove --timer prints
+    "[HH:MM:SS] file ..." when a file is done and, if it passed, "ok  N ms (...)"; a failed
+    file's time is taken from the timestamps (its own minus the previous file's)."""
+    out, cur, last_ts = [], None, None
+
+    def close(verdict, seconds):
+        out.append((cur[0], seconds, verdict))
+
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip()
+            m = re.match(r"^\[(\d\d):(\d\d):(\d\d)\] (\S+\.t) \.+ ?(skipped: .*)?$", line)
+            if m:
+                if cur:
+                    close("FAIL", cur[1])
+                ts = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+                span = None if last_ts is None else (ts - last_ts) % 86400
+                last_ts = ts
+                cur = (m.group(4), span)
+                if m.group(5):
+                    close("skipped", 0.0)
+                    cur = None
+                continue
+            m = re.match(r"^ok\s+(\d+) ms \(", line)
+            if m and cur:
+                close("ok", int(m.group(1)) / 1000.0)
+                cur = None
+    if cur:
+        close("FAIL", cur[1])
+    return out
+
+
+def main():
+    total = int(sys.argv[1])
+    rows = []
+    for arg in sys.argv[2:]:
+        flavour, _, path = arg.partition("=")
+        try:
+            rows += [(flavour, f, s, v) for f, s, v in times(path)]
+        except OSError as e:
+            print("test times: %s: %s" % (path, e))
+    print("=== wall time per test file, slowest first ===")
+    for flavour, f, s, v in sorted(rows, key=lambda r: -(r[2] or 0)):
+        if v != "skipped":
+            print("%8s  %-6s %-5s %s" % ("%.0f s" % s if s is not None else "?", flavour, v, f))
+    tested = sum(r[2] or 0 for r in rows)
+    print("tests %.0f s, builds and set-up %.0f s; total %d s (%.1f min) against a budget of "
+          "%d min warm, %d min on a fresh machine%s" % (
+              tested, max(total - tested, 0), total, total / 60.0, BUDGET_WARM // 60,
+              BUDGET_FRESH // 60, "" if total <= BUDGET_WARM else
+              ": over the warm budget" if total <= BUDGET_FRESH else
+              ": over both budgets"))
+
+
+if __name__ == "__main__":
+    main()
