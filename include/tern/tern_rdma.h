@@ -269,6 +269,7 @@ enum tern_rdma_cmd_opcode {
 	TERN_CMD_MODIFY_SRQ		= 0x010d,
 	TERN_CMD_QUERY_SRQ		= 0x010e,
 	TERN_CMD_DESTROY_SRQ		= 0x010f,
+	TERN_CMD_RESIZE_CQ		= 0x0110,
 };
 
 /* QUERY_RDMA: limits the device enforces. No input. */
@@ -357,6 +358,23 @@ struct tern_cmd_create_cq_in {
 /* DESTROY_CQ: BAD_STATE while a QP uses the CQ. */
 struct tern_cmd_destroy_cq_in {
 	__le32	cqn;
+};
+
+/*
+ * RESIZE_CQ: move a CQ to a new ring. The device reads the consumer index from the old
+ * ring's CI record, copies the CQEs software has not consumed (CI up to its producer index)
+ * to entries 0.. of the new ring in order, with the new ring's phase (1: its first pass),
+ * and goes on writing after them; the new ring's CI record must read 0. The old ring is not
+ * accessed once the command completes; arming and the EQ stay. @mem covers the new ring
+ * (32 << log_depth bytes) and its CI record. BAD_PARAM (syndrome: offset of log_depth) when
+ * more CQEs are outstanding than the new ring holds; BAD_STATE for a CQ in error or whose
+ * old CI record cannot be read.
+ */
+struct tern_cmd_resize_cq_in {
+	struct tern_mem_desc mem;
+	__le32	cqn;
+	__u8	log_depth;		/* 1..max_cq_log_depth */
+	__u8	rsvd[3];
 };
 
 /*
@@ -609,6 +627,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cq_ci_rec, 8);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_rdma_out, 88);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_mr_in, 48);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_cq_in, 24);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_resize_cq_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_qp_in, 56);
 TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);

@@ -695,6 +695,69 @@ static int destroy_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	return TERN_CMD_OK;
 }
 
+/* RESIZE_CQ: see struct tern_cmd_resize_cq_in. */
+static int resize_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_resize_cq_in T;
+	struct ternm_cq *cq = cq_get(m, get_le32(CFLD(in, T, cqn)));
+	uint8_t log = in[offsetof(T, log_depth)];
+	typedef struct tern_cqe E;
+	uint32_t old_mask, ci, n, k, bad_off;
+	struct ternm_mem mem;
+	uint8_t rec[4], e[sizeof(E)];
+	int rc;
+
+	if (!cq)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, cqn));
+	if (log < 1 || log > TERNM_MAX_CQ_LOG)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
+	for (k = 0; k < sizeof(((T *)0)->rsvd); k++)
+		if (in[offsetof(T, rsvd) + k])
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd) + k);
+	if (cq->err)
+		FAIL(TERN_CMD_BAD_STATE, offsetof(T, cqn));
+	old_mask = (1u << cq->log_depth) - 1;
+	if (ternm_mem_read(m, &cq->mem, (uint64_t)sizeof(E) << cq->log_depth, rec, 4))
+		FAIL(TERN_CMD_BAD_STATE, offsetof(T, cqn));
+	ci = get_le32(rec);
+	/* a CI record past the producer, or behind it by more than the ring: nothing valid */
+	n = cq->pi - ci;
+	if (n > old_mask + 1 || n > (1u << log))
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
+	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem),
+			       ((uint64_t)sizeof(E) << log) + sizeof(struct tern_cq_ci_rec), true,
+			       &bad_off);
+	if (rc != TERN_CMD_OK)
+		FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
+	for (k = 0; k < n; k++) {
+		uint64_t off = (uint64_t)k * sizeof(E);
+
+		if (ternm_mem_read(m, &cq->mem, (uint64_t)((ci + k) & old_mask) * sizeof(E), e,
+				   sizeof(e))) {
+			ternm_mem_free(&mem);
+			FAIL(TERN_CMD_BAD_STATE, offsetof(T, cqn));
+		}
+		/* the new ring's first pass: phase 1, the other flags as they were */
+		e[offsetof(E, flags)] |= TERN_CQE_F_PHASE;
+		if (ternm_mem_write(m, &mem, off, e, offsetof(E, flags))) {
+			ternm_mem_free(&mem);
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, mem));
+		}
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		if (ternm_mem_write(m, &mem, off + offsetof(E, flags), e + offsetof(E, flags), 1)) {
+			ternm_mem_free(&mem);
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, mem));
+		}
+	}
+	ternm_mem_free(&cq->mem);
+	cq->mem = mem;
+	cq->log_depth = log;
+	cq->pi = n;
+	cq->ci = 0;
+	cq->db_ci = 0;
+	return TERN_CMD_OK;
+}
+
 static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_rdma *r = m->rdma;
@@ -1174,6 +1237,8 @@ int ternm_rdma_cmd_in_len(uint16_t opcode)
 		return sizeof(struct tern_cmd_create_cq_in);
 	case TERN_CMD_DESTROY_CQ:
 		return sizeof(struct tern_cmd_destroy_cq_in);
+	case TERN_CMD_RESIZE_CQ:
+		return sizeof(struct tern_cmd_resize_cq_in);
 	case TERN_CMD_CREATE_QP:
 		return sizeof(struct tern_cmd_create_qp_in);
 	case TERN_CMD_MODIFY_QP:
@@ -1228,6 +1293,9 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 		break;
 	case TERN_CMD_DESTROY_CQ:
 		st = destroy_cq(m, in, r);
+		break;
+	case TERN_CMD_RESIZE_CQ:
+		st = resize_cq(m, in, r);
 		break;
 	case TERN_CMD_CREATE_QP:
 		st = create_qp(m, in, r);

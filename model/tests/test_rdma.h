@@ -191,6 +191,9 @@ int cq_create(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list);
 int cq_create_ex(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list, uint16_t eqn,
 		 uint16_t uar);
 int cq_destroy(struct rdev *d, struct rcq *cq);
+/* RESIZE_CQ to 2^log entries (after publishing cq->ci); on success the new ring replaces
+ * the old one and cq->ci restarts at 0. */
+int cq_resize(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list);
 /* Next CQE by phase; stores the CI record (and advances ci). */
 bool cq_poll(struct rdev *d, struct rcq *cq, struct wc *wc);
 void cq_arm(struct rdev *d, struct rcq *cq, uint64_t arm);

@@ -538,6 +538,90 @@ static void drain(struct conn *c, unsigned int s, unsigned int want)
 	CHECK_EQ(n, want);
 }
 
+/*
+ * RESIZE_CQ: the CQEs software has not polled move to the new ring in order (with its
+ * phase), later CQEs follow them, arming survives; a ring smaller than what is outstanding,
+ * an unknown CQ and reserved bits are refused and leave the CQ as it was.
+ */
+static void t_cq_resize(void)
+{
+	typedef struct tern_cmd_resize_cq_in T;
+	uint8_t in[sizeof(T)] = { 0 };
+	struct cqe res;
+	struct connopt o;
+	struct conn c;
+	struct rmr lm, rm;
+	struct wc w;
+	bool mrs = false;
+	uint64_t id;
+
+	connopt_default(&o);
+	o.cq_log = 2;		/* 4 entries */
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &lm, c.d[0]->pdn, 4096, ALL_ACC, 0) == 0);
+	RQ(mr_create(c.d[1], &rm, c.d[1]->pdn, 4096, ALL_ACC, 0) == 0);
+	mrs = true;
+	/* 3 receive CQEs, 1 polled, then 4 -> 16 entries: the other 2 come out of the new ring */
+	for (id = 1; id <= 3; id++) {
+		send_one(&c, &lm, &rm, id, 0);
+		drain(&c, 0, 1);	/* the requester's 4-entry CQ */
+	}
+	RQ(cq_poll(c.d[1], &c.cq[1], &w));
+	CHECK_EQ(w.wr_id, 1);
+	CHECK_EQ(cq_resize(c.d[1], &c.cq[1], 4, false), TERN_CMD_OK);
+	RQ(cq_poll(c.d[1], &c.cq[1], &w));
+	CHECK_EQ(w.wr_id, 2);
+	CHECK_EQ(w.status, TERN_CQE_OK);
+	RQ(cq_poll(c.d[1], &c.cq[1], &w));
+	CHECK_EQ(w.wr_id, 3);
+	CHECK(!cq_poll(c.d[1], &c.cq[1], &w));
+	/* 6 more (more than the old ring held) go on in the new one, with an event when armed */
+	drv_eq_arm(&c.d[1]->f, &c.d[1]->comp_eq);
+	cq_arm(c.d[1], &c.cq[1], TERN_UDB_CQ_ARM_NEXT);
+	for (id = 4; id <= 9; id++) {
+		send_one(&c, &lm, &rm, id, 0);
+		drain(&c, 0, 1);
+	}
+	CHECK_EQ(cq_events(&c, 1), 1);
+	for (id = 4; id <= 9; id++) {
+		RQ(cq_poll(c.d[1], &c.cq[1], &w));
+		CHECK_EQ(w.wr_id, id);
+	}
+	/* 3 outstanding do not fit in 2 entries: refused, the CQ goes on as it was */
+	for (id = 10; id <= 12; id++) {
+		send_one(&c, &lm, &rm, id, 0);
+		drain(&c, 0, 1);
+	}
+	CHECK_EQ(cq_resize(c.d[1], &c.cq[1], 1, true), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.cq[1].log, 4);
+	/* ...but they fit in 4 entries (a page-list ring this time) */
+	CHECK_EQ(cq_resize(c.d[1], &c.cq[1], 2, true), TERN_CMD_OK);
+	for (id = 10; id <= 12; id++) {
+		RQ(cq_poll(c.d[1], &c.cq[1], &w));
+		CHECK_EQ(w.wr_id, id);
+	}
+	send_one(&c, &lm, &rm, 13, 0);
+	drain(&c, 0, 1);
+	RQ(cq_poll(c.d[1], &c.cq[1], &w));
+	CHECK_EQ(w.wr_id, 13);
+	/* an unknown CQ, reserved bits */
+	wr32(in + OFF(T, cqn), 999);
+	in[OFF(T, log_depth)] = 3;
+	CHECK_EQ(rdev_cmd(c.d[1], TERN_CMD_RESIZE_CQ, in, sizeof(in), NULL, 0, &res),
+		 TERN_CMD_BAD_RESOURCE);
+	wr32(in + OFF(T, cqn), c.cq[1].cqn);
+	in[OFF(T, rsvd) + 1] = 1;
+	CHECK_EQ(rdev_cmd(c.d[1], TERN_CMD_RESIZE_CQ, in, sizeof(in), NULL, 0, &res),
+		 TERN_CMD_BAD_PARAM);
+	CHECK_EQ(res.syndrome, OFF(T, rsvd) + 1);
+out:
+	if (mrs) {
+		mr_release(&lm);
+		mr_release(&rm);
+	}
+	conn_free(&c);
+}
+
 /* ARM_NEXT: exactly one event (and one MSI-X) for the next CQE; nothing without arming. */
 static void t_cq_arm_next(void)
 {
@@ -657,6 +741,7 @@ const struct test rdma_err_tests[] = {
 	{ "rdma err: modify to ERR flushes outstanding and later WQEs", t_modify_err_flush },
 	{ "rdma err: misdirected, unknown and 32-bit doorbells do nothing", t_doorbells },
 	{ "rdma ev: CQ ARM_NEXT: one event per arming, for CQEs after it", t_cq_arm_next },
+	{ "rdma: RESIZE_CQ keeps unpolled CQEs in order, refuses a ring too small", t_cq_resize },
 	{ "rdma ev: CQ ARM_SOLICITED: solicited and error CQEs only", t_cq_arm_solicited },
 	{ NULL, NULL },
 };

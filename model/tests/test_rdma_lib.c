@@ -408,6 +408,31 @@ int cq_create(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list)
 	return cq_create_ex(d, cq, log, page_list, (uint16_t)d->comp_eq.num, d->uar);
 }
 
+int cq_resize(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list)
+{
+	typedef struct tern_cmd_resize_cq_in T;
+	uint8_t in[sizeof(T)] = { 0 };
+	struct qmem mem;
+	int st;
+
+	/* the consumed CQEs are published first, as a driver does */
+	wr32(qmem_ptr(d, &cq->mem, 32ull << cq->log, 8) + OFF(struct tern_cq_ci_rec, ci), cq->ci);
+	qmem_alloc(d, &mem, (32ull << log) + sizeof(struct tern_cq_ci_rec), page_list);
+	qmem_desc(&mem, in + OFF(T, mem));
+	wr32(in + OFF(T, cqn), cq->cqn);
+	in[OFF(T, log_depth)] = (uint8_t)log;
+	st = rdev_cmd(d, TERN_CMD_RESIZE_CQ, in, sizeof(in), NULL, 0, NULL);
+	if (st != TERN_CMD_OK) {
+		qmem_free(&mem);
+		return st;
+	}
+	qmem_free(&cq->mem);
+	cq->mem = mem;
+	cq->log = log;
+	cq->ci = 0;
+	return st;
+}
+
 int cq_destroy(struct rdev *d, struct rcq *cq)
 {
 	uint8_t in[4];

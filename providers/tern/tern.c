@@ -306,6 +306,7 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.query_srq = tern_query_srq,
 	.reg_mr = tern_reg_mr,
 	.req_notify_cq = tern_req_notify_cq,
+	.resize_cq = tern_resize_cq,
 };
 
 /* The limits tern_ib.ko reported must be ones this provider's WQE layouts can use. */

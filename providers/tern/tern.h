@@ -28,6 +28,7 @@ DECLARE_DRV_CMD(tern_ucmd_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
 		tern_alloc_ucontext_resp);
 DECLARE_DRV_CMD(tern_ucmd_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, tern_create_cq_cmd,
 		tern_create_cq_resp);
+DECLARE_DRV_CMD(tern_ucmd_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ, tern_create_cq_cmd, empty);
 DECLARE_DRV_CMD(tern_ucmd_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ, tern_create_cq_cmd,
 		tern_create_cq_resp);
 DECLARE_DRV_CMD(tern_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
@@ -252,6 +253,7 @@ struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
 			      struct ibv_comp_channel *channel, int comp_vector);
 struct ibv_cq_ex *tern_create_cq_ex(struct ibv_context *ibctx,
 				    struct ibv_cq_init_attr_ex *attr);
+int tern_resize_cq(struct ibv_cq *ibcq, int cqe);
 int tern_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void tern_cq_event(struct ibv_cq *ibcq);

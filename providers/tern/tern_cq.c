@@ -128,6 +128,44 @@ struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
 	return &cq->vcq.cq;
 }
 
+/*
+ * Move the CQ to a new ring of at least @cqe entries. Under the CQ's lock (no poll, arm or
+ * clean meanwhile) the consumer index is published in the old ring's record; the device
+ * copies the CQEs not yet polled to the start of the new ring (tern_ib.ko's
+ * TERN_CMD_RESIZE_CQ) and goes on there, so polling resumes at entry 0. EINVAL when more
+ * CQEs are outstanding than the new ring holds; the CQ is unchanged on any error.
+ */
+int tern_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct ib_uverbs_resize_cq_resp resp = {};
+	struct tern_ucmd_resize_cq cmd = {};
+	struct tern_cq *cq = to_tcq(ibcq), *nq;
+	int ret;
+
+	nq = tern_cq_alloc(to_tctx(ibcq->context), cqe);
+	if (!nq)
+		return errno;
+	tern_cq_fill_cmd(nq, &cmd.drv_payload);
+	pthread_spin_lock(&cq->lock);
+	tern_cq_update_ci(cq);
+	ret = ibv_cmd_resize_cq(ibcq, 1 << nq->log_depth, &cmd.ibv_cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+	if (!ret) {
+		struct tern_buf old = cq->buf;
+
+		cq->buf = nq->buf;
+		cq->ring = nq->ring;
+		cq->ci_rec = nq->ci_rec;
+		cq->log_depth = nq->log_depth;
+		cq->ci = 0;
+		ibcq->cqe = 1 << nq->log_depth;
+		nq->buf = old;
+	}
+	pthread_spin_unlock(&cq->lock);
+	tern_cq_free(nq);	/* the old ring, or the unused new one */
+	return ret;
+}
+
 int tern_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct tern_cq *cq = to_tcq(ibcq);

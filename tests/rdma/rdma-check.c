@@ -921,6 +921,58 @@ static void args_case(struct err_client *c)
 	check(rc == 0, "... and the refused second WR leaves no completion%s",
 	      rc == 1 ? line : "");
 
+	/*
+	 * ibv_resize_cq while completions are on their way and unpolled: none is lost or
+	 * repeated; then down to a size that holds nothing outstanding; then past the limit.
+	 */
+	{
+		struct ibv_send_wr ws[6];
+		int ncq, got = 0, order = 1, cqe_big, cqe_small;
+
+		for (int i = 0; i < 6; i++) {
+			ws[i] = (struct ibv_send_wr){ .wr_id = 500 + i, .sg_list = sg, .num_sge = 1,
+						      .opcode = IBV_WR_RDMA_WRITE,
+						      .send_flags = IBV_SEND_SIGNALED,
+						      .next = i < 5 ? &ws[i + 1] : NULL };
+			ws[i].wr.rdma.remote_addr = c->r.a;
+			ws[i].wr.rdma.rkey = c->r.ka;
+		}
+		rc = post_wrs(c->qp, ws, &bad);
+		if (rc)
+			die("resize: %s: %s", post_name(), strerror(rc));
+		/* poll the first; give the rest 100 ms to land in the old ring (or not) */
+		rc = poll_one(c->cq, &wc, opt_timeout_ms);
+		got += rc == 1 && wc.status == IBV_WC_SUCCESS;
+		order &= rc == 1 && wc.wr_id == 500;
+		usleep(100000);
+		rc = ibv_resize_cq(c->cq, 64);
+		cqe_big = c->cq->cqe;
+		check(rc == 0 && cqe_big >= 64, "ibv_resize_cq from 16 to 64 entries with "
+		      "completions outstanding succeeds (got %s, cqe %d)", errname(rc), cqe_big);
+		while (got < 6 && (ncq = poll_one(c->cq, &wc, opt_timeout_ms)) == 1) {
+			order &= wc.wr_id == (uint64_t)(500 + got);
+			got += wc.status == IBV_WC_SUCCESS;
+		}
+		rc = poll_one(c->cq, &wc, 200);
+		check(got == 6 && order && rc == 0, "... all 6 WRITE completions arrive once, in "
+		      "order, across the resize (got %d%s%s)", got, order ? "" : ", out of order",
+		      rc ? ", and one more" : "");
+		rc = ibv_resize_cq(c->cq, 8);
+		cqe_small = c->cq->cqe;
+		check(rc == 0 && cqe_small >= 8, "ibv_resize_cq down to 8 entries with none "
+		      "outstanding succeeds (got %s, cqe %d)", errname(rc), cqe_small);
+		ws[0].next = NULL;
+		ws[0].wr_id = 510;
+		rc = post_wrs(c->qp, ws, &bad);
+		rc = rc ? rc : poll_one(c->cq, &wc, opt_timeout_ms) != 1 || wc.wr_id != 510 ||
+			       wc.status != IBV_WC_SUCCESS;
+		check(rc == 0, "... and a WRITE completes on the resized CQ");
+		rc = ibv_resize_cq(c->cq, d->attr.max_cqe + 1);
+		check(rc == EINVAL && c->cq->cqe == cqe_small, "ibv_resize_cq to %d entries "
+		      "(device max_cqe %d) fails with EINVAL and leaves the CQ as it was (got %s)",
+		      d->attr.max_cqe + 1, d->attr.max_cqe, errname(rc));
+	}
+
 	/* atomics, on a device that has none */
 	if (d->attr.atomic_cap == IBV_ATOMIC_NONE) {
 		memset(&w1, 0, sizeof(w1));

@@ -40,6 +40,7 @@ DECLARE_DRV_CMD(mock_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
 		tern_alloc_ucontext_resp);
 DECLARE_DRV_CMD(mock_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, tern_create_cq_cmd,
 		tern_create_cq_resp);
+DECLARE_DRV_CMD(mock_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ, tern_create_cq_cmd, empty);
 DECLARE_DRV_CMD(mock_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ, tern_create_cq_cmd,
 		tern_create_cq_resp);
 DECLARE_DRV_CMD(mock_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
@@ -286,6 +287,22 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 	return 0;
 }
 
+static int mock_resize_cq(struct tern_create_cq_cmd *c, int cqe);
+
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size)
+{
+	struct mock_resize_cq *c = (void *)cmd;
+	int ret;
+
+	if (cmd_size < sizeof(*c) || resp_size < sizeof(*resp))
+		return EINVAL;
+	ret = mock_resize_cq(&c->drv_payload, cqe);
+	if (!ret)
+		cq->cqe = resp->cqe = cqe;
+	return ret;
+}
+
 int ibv_cmd_destroy_cq(struct ibv_cq *cq) { return 0; }
 
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_qp_init_attr *attr,
@@ -336,6 +353,7 @@ static struct tern_cqe *g_ring;
 static struct tern_cq_ci_rec *g_cirec;
 static uint32_t g_cq_depth;
 static uint32_t g_cq_pi;		/* CQEs written, free-running */
+static int g_resize_calls;
 
 static void dev_cqe(uint32_t qpn, uint8_t opcode, uint16_t wqe_idx, uint64_t wr_id,
 		    uint8_t status, uint32_t byte_len, int imm, uint32_t imm_be)
@@ -373,6 +391,30 @@ static void dev_cqe_x(uint32_t qpn, uint8_t opcode, uint16_t wqe_idx, uint64_t w
 	c->opcode = opcode;
 	__atomic_store_n(&c->flags, (uint8_t)(phase | flags), __ATOMIC_RELEASE);
 	g_cq_pi++;
+}
+
+/*
+ * The device's RESIZE_CQ (include/tern/tern_rdma.h), on the mock's one CQ ring: the CQEs
+ * from the old ring's CI record up to the producer move to entries 0.. of the new ring with
+ * its first-pass phase; EINVAL when they do not fit.
+ */
+static int mock_resize_cq(struct tern_create_cq_cmd *c, int cqe)
+{
+	struct tern_cqe *nr = (struct tern_cqe *)(uintptr_t)c->buf_va;
+	uint32_t ci = le32toh(g_cirec->ci), n = g_cq_pi - ci, ndepth = 1u << c->log_depth, k;
+
+	if (!c->log_depth || cqe > (int)ndepth || c->buf_len < 32ull * ndepth + 8 || n > ndepth)
+		return EINVAL;
+	for (k = 0; k < n; k++) {
+		nr[k] = g_ring[(ci + k) % g_cq_depth];
+		nr[k].flags |= TERN_CQE_F_PHASE;
+	}
+	g_ring = nr;
+	g_cirec = (struct tern_cq_ci_rec *)(nr + ndepth);
+	g_cq_depth = ndepth;
+	g_cq_pi = n;
+	g_resize_calls++;
+	return 0;
 }
 
 /* Little-endian stores at byte offsets: the contract's layout, spelled out independently. */
@@ -1359,6 +1401,39 @@ int main(int argc, char **argv)
 		   "calls made no system call%s", sh->sigsys_nr >= 0 ? " -- it did: see below" : "");
 		if (sh->sigsys_nr >= 0)
 			ok(0, "trapped syscall number %d", sh->sigsys_nr);
+		/* resize_cq: unpolled CQEs survive in order; too small or too large: EINVAL */
+		{
+			struct ibv_cq *rcq = ibv_cq_ex_to_cq(cx);
+			struct ibv_wc rw[8];
+			int n;
+
+			g_cq_pi = le32toh(g_cirec->ci);	/* what the child polled is consumed */
+			dev_cqe(qp2->qp_num, TERN_CQE_RECV, 0, 801, TERN_CQE_OK, 1, 0, 0);
+			dev_cqe(qp2->qp_num, TERN_CQE_RECV, 1, 802, TERN_CQE_OK, 2, 0, 0);
+			dev_cqe(qp2->qp_num, TERN_CQE_RECV, 2, 803, TERN_CQE_OK, 3, 0, 0);
+			n = g_ops->poll_cq(rcq, 1, rw);
+			ok(n == 1 && rw[0].wr_id == 801, "resize: one of 3 CQEs polled before");
+			ok(g_ops->resize_cq(rcq, 20) == 0 && g_resize_calls == 1 && rcq->cqe == 32 &&
+			   g_cq_depth == 32, "resize_cq(20): a 32-entry ring, through the kernel");
+			n = g_ops->poll_cq(rcq, 8, rw);
+			ok(n == 2 && rw[0].wr_id == 802 && rw[1].wr_id == 803 && rw[1].byte_len == 3,
+			   "resize: the 2 unpolled CQEs come out of the new ring, in order (%d)", n);
+			dev_cqe(qp2->qp_num, TERN_CQE_RECV, 3, 804, TERN_CQE_OK, 4, 0, 0);
+			n = g_ops->poll_cq(rcq, 8, rw);
+			ok(n == 1 && rw[0].wr_id == 804 && le32toh(g_cirec->ci) == 3,
+			   "resize: the next CQE follows them; CI record of the new ring is 3");
+			dev_cqe(qp2->qp_num, TERN_CQE_RECV, 4, 805, TERN_CQE_OK, 5, 0, 0);
+			dev_cqe(qp2->qp_num, TERN_CQE_RECV, 5, 806, TERN_CQE_OK, 6, 0, 0);
+			dev_cqe(qp2->qp_num, TERN_CQE_RECV, 6, 807, TERN_CQE_OK, 7, 0, 0);
+			ok(g_ops->resize_cq(rcq, 2) == EINVAL && rcq->cqe == 32 && g_cq_depth == 32,
+			   "resize_cq(2) with 3 CQEs outstanding: EINVAL, the CQ unchanged");
+			errno = 0;
+			ok(g_ops->resize_cq(rcq, 1 << 13) == EINVAL && rcq->cqe == 32,
+			   "resize_cq above max_cq_log_depth: EINVAL");
+			n = g_ops->poll_cq(rcq, 8, rw);
+			ok(n == 3 && rw[0].wr_id == 805 && rw[2].wr_id == 807,
+			   "after the refused resizes the 3 CQEs poll as before");
+		}
 		/* a UD QP through ibv_wr_*: the AH's path, QPN and Q_Key in the WQE */
 		{
 			struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };

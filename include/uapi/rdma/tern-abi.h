@@ -33,6 +33,8 @@ struct tern_alloc_ucontext_resp {
 /*
  * create_cq: the provider allocates the ring and its consumer-index record in one
  * page-aligned buffer (32 << log_depth bytes of CQEs, then struct tern_cq_ci_rec).
+ * resize_cq takes the same struct for the new ring (zeroed; its CQEs start at entry 0) after
+ * writing its consumer index to the old ring's record; no driver response.
  */
 struct tern_create_cq_cmd {
 	__aligned_u64 buf_va;

@@ -3,8 +3,9 @@
  * tern_ib: completion queues. For user CQs the provider allocates the ring and its
  * consumer-index record in one buffer; the driver pins it, creates the CQ bound to the
  * context's UAR and to the completion EQ of the chosen vector, and forwards completion and
- * error events. Kernel CQs have both in coherent DMA memory and are bound to the driver's
- * own UAR; poll_cq turns their CQEs into work completions and req_notify_cq arms them.
+ * error events; resize_cq moves a user CQ to a new ring the provider allocated. Kernel CQs
+ * have both in coherent DMA memory and are bound to the driver's own UAR; poll_cq turns
+ * their CQEs into work completions and req_notify_cq arms them.
  */
 
 #include <linux/io.h>
@@ -424,6 +425,7 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	refcount_set(&cq->refcount, 1);
 	init_completion(&cq->free);
+	mutex_init(&cq->resize_lock);
 	in.mem = cq->mem.desc;
 	in.log_depth = cmd.log_depth;
 	in.eqn = cpu_to_le16(dev->ceqs[attr->comp_vector].eqn);
@@ -450,9 +452,74 @@ err_destroy:
 	tern_ib_queue_mem_put(dev, &cq->mem,
 			      tern_ib_destroy_failed(dev, "CQ", cqn,
 						     tern_ib_cq_hw_destroy(dev, cqn)));
+	mutex_destroy(&cq->resize_lock);
 	return err;
 err_mem:
 	tern_ib_queue_mem_put(dev, &cq->mem, false);
+	mutex_destroy(&cq->resize_lock);
+	return err;
+}
+
+/**
+ * tern_ib_resize_cq() - move a user CQ to a new, larger or smaller, ring
+ * @ibcq: the CQ
+ * @cqe: entries asked for (at most 2^log_depth of the new ring)
+ * @udata: struct tern_create_cq_cmd in, describing the new ring the provider allocated (it
+ *	has published its consumer index in the old ring's CI record and holds the CQ's lock)
+ *
+ * The device copies the CQEs not yet polled to the start of the new ring
+ * (TERN_CMD_RESIZE_CQ); then the old ring's pages are released. Concurrent resizes of one
+ * CQ (uverbs takes the CQ shared for resize) are serialised by @resize_lock.
+ *
+ * Return: 0, -EOPNOTSUPP for a kernel CQ, -EINVAL for a bad ring or one too small for the
+ * CQEs outstanding, or another negative errno; the CQ is unchanged on error.
+ */
+int tern_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_cq *cq = to_tcq(ibcq);
+	struct tern_cmd_resize_cq_in in = {};
+	struct tern_create_cq_cmd cmd = {};
+	struct tern_ib_queue_mem mem = {};
+	size_t need;
+	int err;
+
+	if (!udata || cq->kbuf.va)
+		return -EOPNOTSUPP;
+	if (udata->inlen < offsetofend(struct tern_create_cq_cmd, log_depth))
+		return -EINVAL;
+	err = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
+	if (err)
+		return err;
+	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)) ||
+	    (udata->inlen > sizeof(cmd) &&
+	     !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd))))
+		return -EINVAL;
+	if (!cmd.log_depth || cmd.log_depth > dev->caps.max_cq_log_depth ||
+	    cqe < 1 || cqe > (1 << cmd.log_depth))
+		return -EINVAL;
+
+	mutex_lock(&cq->resize_lock);
+	need = (sizeof(struct tern_cqe) << cmd.log_depth) + sizeof(struct tern_cq_ci_rec);
+	err = tern_ib_queue_mem_get(dev, &mem, cmd.buf_va, cmd.buf_len, need);
+	if (err)
+		goto out;
+	in.mem = mem.desc;
+	in.cqn = cpu_to_le32(cq->cqn);
+	in.log_depth = cmd.log_depth;
+	err = tern_ib_cmd(dev, TERN_CMD_RESIZE_CQ, &in, sizeof(in), NULL, 0, NULL);
+	tern_ib_queue_mem_done(dev, &mem);
+	if (err) {
+		/* a device that did not answer may have moved to the new ring: keep both */
+		tern_ib_queue_mem_put(dev, &mem, err == -ETIMEDOUT &&
+				      tern_core_alive(dev->tdev));
+		goto out;
+	}
+	tern_ib_queue_mem_put(dev, &cq->mem, false);
+	cq->mem = mem;
+	ibcq->cqe = 1 << cmd.log_depth;
+out:
+	mutex_unlock(&cq->resize_lock);
 	return err;
 }
 
@@ -479,6 +546,7 @@ int tern_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (!cq->kbuf.va) {
 		tern_ib_queue_mem_put(dev, &cq->mem,
 				      tern_ib_destroy_failed(dev, "CQ", cq->cqn, err));
+		mutex_destroy(&cq->resize_lock);
 		return 0;
 	}
 	/* A device that is alive but kept the CQ may still write the ring: leak it. */

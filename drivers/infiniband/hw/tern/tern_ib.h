@@ -255,6 +255,7 @@ struct tern_ib_mr {
  * @ci: kernel CQs: CQEs consumed, free-running
  * @refcount: 1 while in @cq_xa plus one per event handler using the CQ
  * @free: completed when @refcount drops to zero
+ * @resize_lock: user CQs: serialises resize_cq, which replaces @mem
  */
 struct tern_ib_cq {
 	struct ib_cq ibcq;
@@ -266,6 +267,7 @@ struct tern_ib_cq {
 	u32 ci;
 	refcount_t refcount;
 	struct completion free;
+	struct mutex resize_lock;	/* see above */
 };
 
 /**
@@ -438,6 +440,7 @@ int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 int tern_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int tern_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 void tern_ib_cq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe);
 int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
