@@ -11,7 +11,9 @@
  *   tern-failnth N mtu DEV MTU              SIOCSIFMTU
  *
  * Prints "injected=0|1 rc=0|-ERRNO" and exits 0 (the test decides what is acceptable), or 2 on
- * a usage or setup error. N=0 runs the operation without injection.
+ * a usage or setup error. N=0 runs the operation without injection. When nothing was injected
+ * (N beyond the operation's last fault-injectable call) it also prints "calls=M", the number of
+ * such calls the operation made: run it once with a large N to learn how many points there are.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,15 +34,20 @@ static int arm(int fd, unsigned int n)
 	return n && write(fd, buf, len) != len ? -1 : 0;
 }
 
-static int fired(int fd, unsigned int n)
+/* 1 if the N-th call failed; else 0, with the number of calls counted into *calls */
+static int fired(int fd, unsigned int n, long *calls)
 {
 	char buf[16] = "";
+	unsigned long left;
 
+	*calls = -1;
 	if (!n || pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
 		return 0;
 	/* reads back 0 once the N-th call failed, else what was left of the count */
-	if (atoi(buf) == 0)
+	left = strtoul(buf, NULL, 10);
+	if (left == 0)
 		return 1;
+	*calls = n - left;
 	arm(fd, 0);
 	return 0;
 }
@@ -49,7 +56,8 @@ int main(int argc, char **argv)
 {
 	unsigned int n;
 	struct ifreq ifr;
-	int ffd, rc, sock = -1, mod = -1, file = -1;
+	int ffd, rc, injected, sock = -1, mod = -1, file = -1;
+	long calls;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: %s N load FILE [PARAMS] | write FILE STRING |"
@@ -111,6 +119,10 @@ int main(int argc, char **argv)
 	else
 		rc = ioctl(sock, SIOCSIFFLAGS, &ifr);
 	rc = rc ? -errno : 0;
-	printf("injected=%d rc=%d%s%s\n", fired(ffd, n), rc, rc ? " " : "", rc ? strerror(-rc) : "");
+	injected = fired(ffd, n, &calls);
+	printf("injected=%d rc=%d", injected, rc);
+	if (calls >= 0)
+		printf(" calls=%ld", calls);
+	printf("%s%s\n", rc ? " " : "", rc ? strerror(-rc) : "");
 	return 0;
 }

@@ -1,19 +1,25 @@
 #!/usr/bin/python3
 """Fault injection on the debug kernel: make the N-th fault-injectable allocation (slab or page,
-any GFP) of one operation fail, for N = 1, 2, ... until the operation completes with no
-injection left, for (a) probe (binding the PCI function), (b) ip link set up (ndo_open) and
-(c) an MTU change while up. After each attempt: the operation failed cleanly or tolerated the
-failure, and the kernel reported nothing (no WARN, KASAN, lockdep...). At the end: no leaks
-(kmemleak), the module unloads and reloads, and the device passes traffic.
+any GFP) of one operation fail, for (a) probe (binding the PCI function), (b) ip link set up
+(ndo_open) and (c) an MTU change while up. Each operation first runs once without injection
+to count its M fault-injectable calls; then N runs over a stratified sample of 1..M: every N
+when M <= TERN_FAULTS_POINTS (default 40), else one N drawn from each of that many equal slices
+of 1..M, so every part of the operation (its first and last allocations included) has a
+failure injected in every run, and successive runs (a new seed each, printed; TERN_FAULTS_SEED
+repeats one) reach different points. TERN_FAULTS_POINTS=0 tries every N. After each attempt:
+the operation failed cleanly or tolerated the failure, and the kernel reported nothing (no WARN,
+KASAN, lockdep...); once the sample is done the operation completes again without injection.
+At the end: no leaks (kmemleak), the module unloads and reloads, and the device passes traffic.
 
-Debug kernel only (TERN_KERNEL=debug). TERN_FAULTS_MAX_N (default 300) and
-TERN_FAULTS_BUDGET (seconds per operation, default 180) bound each loop.
+Debug kernel only (TERN_KERNEL=debug). TERN_FAULTS_BUDGET (seconds per operation, default
+300) stops a loop that runs long (reported as a skip, not a pass).
 
 Probe is injected through the driver's sysfs bind file rather than modprobe: finit_module
 first copies the module image page by page, which would use up hundreds of injection points
 before the driver's own code runs."""
 
 import os
+import random
 import re
 import sys
 import time
@@ -25,8 +31,11 @@ from tap import Tap  # noqa: E402
 from harness import Cluster, HarnessError, Wire, paths, problem_reports  # noqa: E402
 from ternlib import carrier, check_kernel_clean, wait_for  # noqa: E402
 
-MAX_N = int(os.environ.get("TERN_FAULTS_MAX_N", "300"))
-BUDGET = float(os.environ.get("TERN_FAULTS_BUDGET", "180"))
+POINTS = int(os.environ.get("TERN_FAULTS_POINTS", "40"))
+BUDGET = float(os.environ.get("TERN_FAULTS_BUDGET", "300"))
+SEED = int(os.environ.get("TERN_FAULTS_SEED") or random.SystemRandom().randrange(1 << 31))
+# N for the counting run: beyond any operation's last fault-injectable call.
+COUNT_N = 1 << 30
 DRV = "/sys/bus/pci/drivers/tern_core"
 # Make every allocation count (by default GFP_KERNEL and order-0 pages are exempt) and keep
 # the injections quiet (verbose=2 dumps a stack per injection).
@@ -59,26 +68,41 @@ n0, n1 = c[0], c[1]
 
 def inject(n, op, after=""):
     """One attempt: tern-failnth N OP..., then ``after`` (a state probe), then the kernel log
-    since the previous attempt (dmesg -c). Returns (injected, rc, state, problems)."""
+    since the previous attempt (dmesg -c). Returns (injected, rc, state, problems, calls):
+    calls is the number of fault-injectable calls the operation made when nothing was
+    injected, else None."""
     r = n0.run("tern-failnth %d %s; echo '--state'; %s; echo '--dmesg'; dmesg -c" % (
         n, op, after), timeout=120)
     out, _, log = r.stdout.partition("--dmesg\n")
     res, _, state = out.partition("--state\n")
-    m = re.search(r"injected=(\d) rc=(-?\d+)", res)
+    m = re.search(r"injected=(\d) rc=(-?\d+)(?: calls=(\d+))?", res)
     if not m:
         raise HarnessError("tern-failnth %d %s: %s %s" % (n, op, r.stdout, r.stderr))
-    return m.group(1) == "1", int(m.group(2)), state.strip(), problem_reports(log, IGNORE)
+    calls = int(m.group(3)) if m.group(3) else None
+    return (m.group(1) == "1", int(m.group(2)), state.strip(), problem_reports(log, IGNORE),
+            calls)
+
+
+def sample(m, rng):
+    """The N to inject for an operation with ``m`` fault-injectable calls: all of 1..m when
+    there are at most POINTS (or POINTS is 0), else one from each of POINTS equal slices."""
+    if POINTS <= 0 or m <= POINTS:
+        return list(range(1, m + 1))
+    cuts = [1 + (m * i) // POINTS for i in range(POINTS + 1)]
+    return [rng.randrange(lo, hi) for lo, hi in zip(cuts, cuts[1:])]
 
 
 def loop(name, op, after, check, reset):
-    """Run ``op`` with N = 1, 2, ... injected. ``check(injected, rc, state)`` returns an
-    error string or None; ``reset(rc)`` undoes a successful operation (shell, or None).
-    Returns the number of injection points exercised."""
+    """Count the fault-injectable calls of ``op`` (one run without injection), then run it
+    with each sampled N injected, then once more without. ``check(injected, rc, state)``
+    returns an error string or None; ``reset(rc)`` undoes a successful operation (shell, or
+    None). Returns the number of injection points exercised."""
     t0 = time.monotonic()
-    bad, complete = [], False
-    n = 0
-    for n in range(1, MAX_N + 1):
-        injected, rc, state, problems = inject(n, op, after)
+    rng = random.Random("%d %s" % (SEED, name))
+    bad = []
+
+    def attempt(n):
+        injected, rc, state, problems, calls = inject(n, op, after)
         err = check(injected, rc, state)
         if err:
             bad.append("N=%d (injected=%d rc=%d): %s; state: %s" % (n, injected, rc, err, state))
@@ -87,21 +111,36 @@ def loop(name, op, after, check, reset):
                 n, injected, rc, "\n".join(problems)))
         if rc == 0 and reset:
             n0.run(reset(rc), timeout=120, check=True)
-        if not injected and rc == 0:
-            complete = True
-            break
+        return injected, rc, calls
+
+    injected, rc, m = attempt(COUNT_N)
+    t.ok(bool(not injected and rc == 0 and m), "%s: completes without injection (%s "
+         "fault-injectable calls)" % (name, m), "rc=%d injected=%d" % (rc, injected))
+    if injected or rc or not m:
+        return 0
+    points = sample(m, rng)
+    done = missed = 0
+    for n in points:
+        injected, rc, _ = attempt(n)
+        done += 1
+        # The count can differ a little between runs (caches warmed by the first run).
+        missed += not injected
         if bad or time.monotonic() - t0 > BUDGET:
             break
+    complete = done == len(points)
     secs = time.monotonic() - t0
-    t.diag("%s: %d injection points exercised in %.0f s%s" % (
-        name, n - complete, secs, "" if complete else " (stopped before the operation "
-        "completed without injection: N limit %d or budget %.0f s)" % (MAX_N, BUDGET)))
+    t.diag("%s: %d of %d injection points exercised in %.0f s (%s, seed %d)%s%s" % (
+        name, done - missed, m, secs, "all" if len(points) == m else "%d slices" % POINTS,
+        SEED, ", %d beyond the calls made" % missed if missed else "",
+        "" if complete or bad else " (stopped by the budget of %.0f s)" % BUDGET))
     t.ok(not bad, "%s: every injected allocation failure is handled cleanly" % name, *bad[:3])
     if not complete and not bad:
         t.skip("%s: completes once no injection is left" % name, "budget exhausted")
     elif not bad:
-        t.ok(complete, "%s: completes once no injection is left" % name)
-    return n - complete
+        injected, rc, _ = attempt(COUNT_N)
+        t.ok(not injected and rc == 0 and not bad,
+             "%s: completes once no injection is left" % name, "rc=%d" % rc, *bad[:3])
+    return done - missed
 
 
 try:
