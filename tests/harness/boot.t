@@ -26,6 +26,26 @@ t.eq(len(kernel_problems(sample)), 4, "kernel_problems() finds warnings, traces,
 t.eq(kernel_problems(sample, ignore=["WARNING:", "Call Trace", "KASAN"]),
      ["[    4.0] INFO: task kworker/0:1:12 blocked for more than 120 seconds."],
      "kernel_problems(ignore=...) accepts what a test provokes")
+# Leak suspects are dated from kmemleak's "age" against the uptime read with the report: those
+# allocated before the harness's baseline (boot's) do not count, later ones do.
+from ternlib import kmemleak_suspects  # noqa: E402
+leaks = """120.50
+unreferenced object 0xffff888100a4c000 (size 64):
+  comm "swapper/0", pid 1, jiffies 4294892345 (age 110.000s)
+  hex dump (first 32 bytes):
+    00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00  ................
+  backtrace:
+    [<000000004d3ab6a0>] kmalloc_trace+0x26/0x60
+unreferenced object 0xffff888104e1a200 (size 128):
+  comm "modprobe", pid 99, jiffies 4294992345 (age 20.250s)
+  backtrace:
+    [<00000000a1b2c3d4>] tern_en_open+0x51/0x300 [tern_core]
+"""
+got = kmemleak_suspects(leaks, since=50.0)
+t.ok(len(got) == 1 and "tern_en_open" in got[0] and "swapper" not in got[0],
+     "kmemleak_suspects() counts a leak from after the baseline, not one from boot", repr(got))
+t.eq(len(kmemleak_suspects(leaks, since=None)), 2, "... and every suspect without a baseline")
+t.eq(kmemleak_suspects("", since=50.0), [], "... and none from a kernel without kmemleak")
 try:
     t.diag("QEMU: " + paths.qemu_binary())
 except HarnessError as e:
