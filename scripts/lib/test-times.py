@@ -3,7 +3,11 @@
 slowest first, and the whole run's time against the suite's budget (README: "How long they
 take"): at most 60 min on a fresh 2-core machine, 35 min with warm caches.
 
-  scripts/lib/test-times.py TOTAL_SECONDS FLAVOUR=LOG...
+  scripts/lib/test-times.py TOTAL_SECONDS FLAVOUR=LOG[@HALF_SECONDS]...
+
+HALF_SECONDS: the wall time of that flavour's half (its prove run; the debug half's includes
+its kernel build). The halves run side by side, so their file times add up to more than the
+whole run's.
 """
 
 import re
@@ -47,9 +51,12 @@ def times(path):
 
 def main():
     total = int(sys.argv[1])
-    rows = []
+    rows, halves = [], []
     for arg in sys.argv[2:]:
         flavour, _, path = arg.partition("=")
+        path, _, secs = path.partition("@")
+        if secs:
+            halves.append("%s half %s s" % (flavour, secs))
         try:
             rows += [(flavour, f, s, v) for f, s, v in times(path)]
         except OSError as e:
@@ -59,9 +66,11 @@ def main():
         if v != "skipped":
             print("%8s  %-6s %-5s %s" % ("%.0f s" % s if s is not None else "?", flavour, v, f))
     tested = sum(r[2] or 0 for r in rows)
-    print("tests %.0f s, builds and set-up %.0f s; total %d s (%.1f min) against a budget of "
+    print("test files %.0f s in all%s; total %d s (%.1f min) against a budget of "
           "%d min warm, %d min on a fresh machine%s" % (
-              tested, max(total - tested, 0), total, total / 60.0, BUDGET_WARM // 60,
+              tested, " (%s, side by side)" % ", ".join(halves) if len(halves) > 1 else
+              ", builds and set-up %.0f s" % max(total - tested, 0),
+              total, total / 60.0, BUDGET_WARM // 60,
               BUDGET_FRESH // 60, "" if total <= BUDGET_WARM else
               ": over the warm budget" if total <= BUDGET_FRESH else
               ": over both budgets"))
