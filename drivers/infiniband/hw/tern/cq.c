@@ -400,15 +400,12 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 	if (!udata)
 		return tern_ib_create_kernel_cq(dev, cq, attr);
-	if (udata->inlen < offsetofend(struct tern_create_cq_cmd, log_depth) ||
-	    udata->outlen < sizeof(resp))
-		return -EINVAL;
-	err = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
+	err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd),
+				offsetofend(struct tern_create_cq_cmd, log_depth),
+				sizeof(resp));
 	if (err)
 		return err;
-	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)) ||
-	    (udata->inlen > sizeof(cmd) &&
-	     !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd))))
+	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)))
 		return -EINVAL;
 	if (!cmd.log_depth || cmd.log_depth > dev->caps.max_cq_log_depth ||
 	    attr->cqe < 1 || attr->cqe > (1u << cmd.log_depth)) {
@@ -486,14 +483,11 @@ int tern_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	if (!udata || cq->kbuf.va)
 		return -EOPNOTSUPP;
-	if (udata->inlen < offsetofend(struct tern_create_cq_cmd, log_depth))
-		return -EINVAL;
-	err = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
+	err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd),
+				offsetofend(struct tern_create_cq_cmd, log_depth), 0);
 	if (err)
 		return err;
-	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)) ||
-	    (udata->inlen > sizeof(cmd) &&
-	     !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd))))
+	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)))
 		return -EINVAL;
 	if (!cmd.log_depth || cmd.log_depth > dev->caps.max_cq_log_depth ||
 	    cqe < 1 || cqe > (1 << cmd.log_depth))

@@ -101,6 +101,36 @@ static void tern_ib_zombies_free(struct tern_ib_dev *dev)
 	}
 }
 
+/**
+ * tern_ib_udata_cmd() - copy a create command from the provider, checking its length
+ * @udata: the verb's udata
+ * @cmd: the command structure, zeroed by the caller (fields an older provider does not send
+ *	 stay zero)
+ * @len: sizeof(*@cmd)
+ * @min_len: the bytes every provider sends (up to the last field the verb needs)
+ * @resp_len: the bytes of response the verb writes back, 0 for none
+ *
+ * A newer provider may send a longer command: the bytes this driver does not know must be
+ * zero. Shared by create_cq, resize_cq, create_qp and create_srq.
+ *
+ * Return: 0; -EINVAL for a command shorter than @min_len, a response buffer shorter than
+ * @resp_len or unknown non-zero bytes; -EFAULT for an unreadable command.
+ */
+int tern_ib_udata_cmd(struct ib_udata *udata, void *cmd, size_t len, size_t min_len,
+		      size_t resp_len)
+{
+	int err;
+
+	if (udata->inlen < min_len || udata->outlen < resp_len)
+		return -EINVAL;
+	err = ib_copy_from_udata(cmd, udata, min(udata->inlen, len));
+	if (err)
+		return err;
+	if (udata->inlen > len && !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EINVAL;
+	return 0;
+}
+
 static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				struct ib_udata *udata)
 {

@@ -284,15 +284,11 @@ static int tern_ib_uqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	struct tern_ib_ucontext *uc;
 	int err;
 
-	if (udata->inlen < offsetofend(struct tern_create_qp_cmd, log_rq_stride) ||
-	    udata->outlen < sizeof(struct tern_create_qp_resp))
-		return -EINVAL;
-	err = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
+	err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd),
+				offsetofend(struct tern_create_qp_cmd, log_rq_stride),
+				sizeof(struct tern_create_qp_resp));
 	if (err)
 		return err;
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
-		return -EINVAL;
 	err = tern_ib_qp_check_cmd(dev, &cmd, qp->type, cap, srq);
 	if (err)
 		return err;

@@ -135,15 +135,11 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	    !(le32_to_cpu(dev->caps.cap_flags) & TERN_RDMA_CAP_SRQ) ||
 	    !le32_to_cpu(dev->caps.max_srq))
 		return -EOPNOTSUPP;
-	if (udata->inlen < offsetofend(struct tern_create_srq_cmd, log_stride) ||
-	    udata->outlen < sizeof(resp))
-		return -EINVAL;
-	err = ib_copy_from_udata(&cmd, udata, min(udata->inlen, sizeof(cmd)));
+	err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd),
+				offsetofend(struct tern_create_srq_cmd, log_stride),
+				sizeof(resp));
 	if (err)
 		return err;
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd), udata->inlen - sizeof(cmd)))
-		return -EINVAL;
 	err = tern_ib_srq_check_cmd(dev, &cmd, &attr);
 	if (err)
 		return err;

@@ -408,6 +408,8 @@ int tern_ib_cmd(struct tern_ib_dev *dev, u16 opcode, const void *in, size_t in_l
 		void *out, size_t out_len, u32 *result);
 void tern_ib_zombie_add(struct tern_ib_dev *dev, struct ib_umem *umem);
 bool tern_ib_destroy_failed(struct tern_ib_dev *dev, const char *what, u32 num, int err);
+int tern_ib_udata_cmd(struct ib_udata *udata, void *cmd, size_t len, size_t min_len,
+		      size_t resp_len);
 
 /* verbs.c */
 int tern_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
