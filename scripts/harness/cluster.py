@@ -48,7 +48,8 @@ class Wire:
     (``["tern", "virtio"]``: the first guest has a tern NIC, the second a virtio-net NIC on
     the same segment, e.g. for Soft-RoCE interoperability). ``nodes``: indices of the guests on it (default: all). ``pcap``: dump
     its frames (both directions, as seen by the first guest on it) to ``wire<k>.pcap`` in the
-    result dir. ``test_hooks``: set the tern device's ``test-hooks=on``. ``props``: extra
+    result dir; ``pcap=N`` (an int) keeps only each frame's first N bytes (headers: 128 holds
+    Ethernet, IPv6, UDP, BTH, RETH and AETH). ``test_hooks``: set the tern device's ``test-hooks=on``. ``props``: extra
     ``-device`` properties (dict). ``switched``: connect every guest to a switch process
     (default: when more than two guests share the wire); needs ``Cluster(switch=...)``.
     """
@@ -435,7 +436,9 @@ class Cluster:
                 m = re.search(pattern, line)
                 if m:
                     return "console: " + m.group(0).strip()
-        qemu = [l for l in read(node.qemu_log_path) if l and not l.startswith("$ ")]
+        # the model's own log lines (tern_model_log, "tern nic0: ...") are not QEMU's words
+        qemu = [l for l in read(node.qemu_log_path) if l and not l.startswith("$ ") and
+                "tern_model_log" not in l and not l.startswith("tern ")]
         if qemu:
             return "qemu: " + qemu[-1].strip()
         if node.proc.returncode == 0:
@@ -514,8 +517,14 @@ class Cluster:
             dev.update(w.props)
             argv += ["-device", ",".join([driver] + ["%s=%s" % kv for kv in dev.items()])]
             if w.pcap_path and i == w.nodes[0]:
-                argv += ["-object", "filter-dump,id=dump%d,netdev=w%d,file=%s" % (
-                    k, k, w.pcap_path)]
+                argv += ["-object", "filter-dump,id=dump%d,netdev=w%d,file=%s%s" % (
+                    k, k, w.pcap_path, ",maxlen=%d" % w.pcap
+                    if not isinstance(w.pcap, bool) and w.pcap > 0 else "")]
+        if any(i in w.nodes and w.nic_of(i) == "tern" for w in self.wires):
+            # The model's own account of what it refused and why (an invalid request's
+            # reason, resets, link changes; rare) goes to node<k>.qemu.log. Warnings
+            # (guest errors) reach it through LOG_GUEST_ERROR.
+            argv += ["-trace", "tern_model_log", "-d", "guest_errors"]
         return argv + self.qemu_args
 
     def _start_node(self, node, qemu, kernel, initrd, deadline):
