@@ -453,6 +453,9 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		if (st) {
 			recv_cqe(m, qp, TERN_CQE_RECV, (uint8_t)st, synd, 0, NULL, false);
 			if (st == TERN_CQE_LOC_LEN_ERR) {
+				ternm_log(m, TERN_MODEL_LOG_INFO,
+					  "QP %u: opcode 0x%02x PSN 0x%06x: %u bytes at message offset %u overflow the receive WQE",
+					  qp->qpn, op, p->psn, p->paylen, qp->msg_off);
 				r->stats.resp_local_length_error++;
 				inv_req(m, qp, p->psn, "SEND longer than the receive WQE");
 			} else {
