@@ -304,6 +304,7 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_ATOMIC		(1u << 0)	/* ATOMIC_* WQEs, atomic at the device */
 #define TERN_RDMA_CAP_UD		(1u << 1)	/* UD QPs and the GSI QP (QP1) */
 #define TERN_RDMA_CAP_SRQ		(1u << 2)	/* shared receive queues */
+#define TERN_RDMA_CAP_UC		(1u << 3)	/* UC QPs */
 
 /* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
@@ -382,11 +383,20 @@ struct tern_cmd_resize_cq_in {
  * addressed per WQE by struct tern_ud_seg; received packets are accepted when their DETH
  * Q_Key equals the QP's (else dropped and counted in rx_qkey_mismatch). The GSI QP is a UD
  * QP numbered 1: at most one exists; it receives every packet addressed to QPN 1.
+ *
+ * A UC QP (TERN_RDMA_CAP_UC) is connected like an RC QP but unacknowledged: SEND, SEND_IMM,
+ * RDMA_WRITE and RDMA_WRITE_IMM only (BTH opcodes 0x20 | the RC opcode), no AckReq, no
+ * retransmission; a send WQE completes once its last packet is on the wire. The responder
+ * takes a message only whole and in PSN order and silently drops the rest (see
+ * Documentation/hw/rdma.rst, "UC"). MODIFY_QP takes the attributes IB gives UC: INIT->RTR
+ * needs PATH, PATH_MTU, DEST_QPN and RQ_PSN; RTR->RTS needs SQ_PSN; ACCESS is optional;
+ * TIMEOUT, RETRY_CNT, RNR_RETRY, MIN_RNR_TIMER, MAX_(DEST_)RD_ATOMIC and QKEY are refused.
  */
 enum tern_qp_type {
 	TERN_QPT_RC			= 0,
 	TERN_QPT_UD			= 1,
 	TERN_QPT_GSI			= 2,	/* CREATE_QP result is 1; BAD_STATE if it exists */
+	TERN_QPT_UC			= 3,
 };
 
 #define TERN_QP_F_SQ_SIG_ALL		(1u << 0)	/* every WQE is signaled */
@@ -396,7 +406,7 @@ enum tern_qp_type {
  * CREATE_QP: the QP starts in RESET. Result: QPN. With TERN_QP_F_SRQ, log_rq_depth,
  * log_rq_stride and rq_mem must be zero and srqn names an existing SRQ (of any PD: the
  * lkeys of its receive WQEs are checked against the receiving QP's PD). UD and GSI QPs need
- * log_sq_stride >= TERN_SQ_UD_MIN_LOG_STRIDE.
+ * log_sq_stride >= TERN_SQ_UD_MIN_LOG_STRIDE; RC and UC QPs TERN_SQ_MIN_LOG_STRIDE.
  */
 struct tern_cmd_create_qp_in {
 	__le32	pdn;

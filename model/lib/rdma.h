@@ -88,6 +88,7 @@ enum {
 	IBOP_READ_REQ = 0x0c, IBOP_READ_RESP_FIRST = 0x0d, IBOP_READ_RESP_MIDDLE = 0x0e,
 	IBOP_READ_RESP_LAST = 0x0f, IBOP_READ_RESP_ONLY = 0x10, IBOP_ACK = 0x11,
 	IBOP_ATOMIC_ACK = 0x12, IBOP_CMP_SWAP = 0x13, IBOP_FETCH_ADD = 0x14,
+	IBOP_UC = 0x20,		/* UC: 0x20 | the RC opcode (SEND and WRITE only) */
 	IBOP_UD_SEND_ONLY = 0x64, IBOP_UD_SEND_ONLY_IMM = 0x65,
 	IBOP_CNP = TERN_BTH_OPCODE_CNP,
 };
@@ -226,7 +227,8 @@ struct ternm_resp_item {
 	uint32_t msn;		/* MSN when queued: the AETH carries it */
 };
 
-enum { RQ_MSG_NONE = 0, RQ_MSG_SEND, RQ_MSG_WRITE };
+/* RQ_MSG_DROP (UC only): the message in progress is dropped up to the next FIRST or ONLY */
+enum { RQ_MSG_NONE = 0, RQ_MSG_SEND, RQ_MSG_WRITE, RQ_MSG_DROP };
 
 /* Why a QP stopped sending data packets in this turn (ternm_tx_gate()). */
 enum { TX_GO = 0, TX_PACE, TX_MAC };
@@ -347,6 +349,12 @@ struct ternm_qp {
 	struct ternm_qp *work_next, *work_prev;	/* work list, or the MAC wait list */
 	struct ternm_qp *timer_next, *timer_prev;
 };
+
+/* RC and UC: connected to one remote QP by MODIFY_QP (path, dest_qpn, PSNs). */
+static inline bool ternm_qp_connected(const struct ternm_qp *qp)
+{
+	return qp->type == TERN_QPT_RC || qp->type == TERN_QPT_UC;
+}
 
 #define TERNM_RDMA_STATS(X) \
 	X(tx_roce_packets) X(tx_roce_bytes) X(rx_roce_packets) X(rx_roce_bytes) \

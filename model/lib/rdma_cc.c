@@ -88,10 +88,10 @@ unsigned int ternm_path_prio(const struct tern_model *m, const uint8_t *path)
 			      tagged ? path[offsetof(P, sl)] & 7 : -1) & 7;
 }
 
-/* Is @qp a reaction point: an RC QP whose priority has RP enabled? */
+/* Is @qp a reaction point: an RC or UC QP whose priority has RP enabled? */
 bool ternm_cc_rp(const struct tern_model *m, const struct ternm_qp *qp)
 {
-	if (qp->type != TERN_QPT_RC || !m->cc->rp_en)
+	if (!ternm_qp_connected(qp) || !m->cc->rp_en)
 		return false;
 	return m->cc->rp_en & (1u << ternm_path_prio(m, qp->path));
 }
@@ -101,7 +101,7 @@ static bool is_data_op(uint8_t op)
 	return op <= IBOP_READ_RESP_ONLY || op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD;
 }
 
-/* The ECN field of a packet @qp sends with BTH @opcode: ECT(0) for RC data with RP. */
+/* The ECN field of a packet @qp sends with BTH @opcode: ECT(0) for RC and UC data with RP. */
 unsigned int ternm_cc_ecn(const struct tern_model *m, const struct ternm_qp *qp, uint8_t opcode)
 {
 	return is_data_op(opcode) && ternm_cc_rp(m, qp) ? ECN_ECT0 : ECN_NOT_ECT;
@@ -381,7 +381,7 @@ void ternm_cc_np_rx(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f,
 	if (!(p->np_en & (1u << (ternm_mac_frame_prio(m, f, len) & 7))))
 		return;
 	m->rdma->stats.np_ecn_marked_roce_packets++;
-	if (!qp || qp->type != TERN_QPT_RC)
+	if (!qp || !ternm_qp_connected(qp))
 		return;
 	now = ternm_now(m);
 	if (qp->cc.np_sent &&
@@ -396,7 +396,7 @@ void ternm_cc_np_rx(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f,
 
 /*
  * A CNP (ICRC already checked): @len the frame's length, @bth its BTH, @end its ICRC. Handled by an
- * RC QP in RTR..SQE whose priority has RP; anything else is counted in rp_cnp_ignored.
+ * RC or UC QP in RTR..SQE whose priority has RP; anything else is counted in rp_cnp_ignored.
  */
 void ternm_cc_cnp_rx(struct tern_model *m, size_t len, const uint8_t *bth,
 		     const uint8_t *end)
@@ -413,7 +413,7 @@ void ternm_cc_cnp_rx(struct tern_model *m, size_t len, const uint8_t *bth,
 		return;
 	}
 	qp = ternm_qp_get(m, get_be24(bth + 5));
-	if (!qp || qp->type != TERN_QPT_RC || qp->state < TERN_QPS_RTR ||
+	if (!qp || !ternm_qp_connected(qp) || qp->state < TERN_QPS_RTR ||
 	    qp->state > TERN_QPS_SQE || !ternm_cc_rp(m, qp)) {
 		r->stats.rp_cnp_ignored++;
 		return;

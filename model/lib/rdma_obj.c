@@ -357,7 +357,7 @@ void ternm_rdma_run(struct tern_model *m)
 			more = qp->fifo_count || qp->sq_ci != qp->sq_pi || qp->rq_ci != qp->rq_pi;
 		} else {
 			if (sent < allow && qp->tx_block == TX_GO)
-				req = qp->type == TERN_QPT_RC ? ternm_req_send(m, qp, allow - sent) :
+				req = ternm_qp_connected(qp) ? ternm_req_send(m, qp, allow - sent) :
 				      ternm_ud_send(m, qp, allow - sent);
 			sent += req;
 			more = qp->fifo_count || (sent >= allow && ternm_req_has_work(qp));
@@ -465,6 +465,7 @@ static void put_query(uint8_t *o)
 	put_le16(FLD(o, T, max_inline), TERNM_MAX_INLINE);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_UD);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SRQ);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_UC);
 	put_le32(FLD(o, T, max_srq), TERNM_MAX_SRQ);
 	o[offsetof(T, max_srq_log_depth)] = TERNM_MAX_SRQ_LOG;
 	put_le32(FLD(o, T, max_total_mr_pages), TERNM_TOTAL_MR_PAGES);
@@ -799,7 +800,8 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, send_cqn));
 	if (!cq_get(m, rcqn))
 		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, recv_cqn));
-	if (type != TERN_QPT_RC && type != TERN_QPT_UD && type != TERN_QPT_GSI)
+	if (type != TERN_QPT_RC && type != TERN_QPT_UD && type != TERN_QPT_GSI &&
+	    type != TERN_QPT_UC)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, type));
 	if (flags & ~(uint8_t)(TERN_QP_F_SQ_SIG_ALL | TERN_QP_F_SRQ))
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
@@ -807,7 +809,8 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, uar));
 	if (lsd < 1 || lsd > TERNM_MAX_SQ_LOG)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_sq_depth));
-	if (lss < (type == TERN_QPT_RC ? TERN_SQ_MIN_LOG_STRIDE : TERN_SQ_UD_MIN_LOG_STRIDE) ||
+	if (lss < (type == TERN_QPT_RC || type == TERN_QPT_UC ? TERN_SQ_MIN_LOG_STRIDE :
+		   TERN_SQ_UD_MIN_LOG_STRIDE) ||
 	    lss > TERN_SQ_MAX_LOG_STRIDE)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_sq_stride));
 	if (flags & TERN_QP_F_SRQ) {
@@ -959,6 +962,22 @@ static uint32_t transition_attrs(uint8_t cur, uint8_t next)
 	       TERN_QP_ATTR_RETRY_CNT | TERN_QP_ATTR_RNR_RETRY | TERN_QP_ATTR_MAX_RD_ATOMIC;
 }
 
+/* UC: IB's attributes for UC (no acknowledgement, retry or RDMA READ/atomic ones). */
+#define ATTR_UC		(TERN_QP_ATTR_ACCESS | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU | \
+			 TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN | TERN_QP_ATTR_SQ_PSN | \
+			 TERN_QP_ATTR_SQD_NOTIFY)
+
+static uint32_t uc_attrs(uint8_t cur, uint8_t next, uint32_t *need)
+{
+	*need = 0;
+	if (cur == TERN_QPS_INIT && next == TERN_QPS_RTR)
+		*need = TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU | TERN_QP_ATTR_DEST_QPN |
+			TERN_QP_ATTR_RQ_PSN;
+	else if (cur == TERN_QPS_RTR && next == TERN_QPS_RTS)
+		*need = TERN_QP_ATTR_SQ_PSN;
+	return transition_attrs(cur, next) & ATTR_UC;
+}
+
 static bool v4_mapped(const uint8_t *gid)
 {
 	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
@@ -1056,8 +1075,9 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	    (!(mask & TERN_QP_ATTR_STATE) && cur != TERN_QPS_INIT && cur != TERN_QPS_RTS &&
 	     cur != TERN_QPS_SQD))
 		FAIL(TERN_CMD_BAD_STATE, ao + offsetof(A, state));
-	if (qp->type != TERN_QPT_RC) {
-		uint32_t need, allow = ternm_ud_attrs(cur, next, &need);	/* rdma_ud.c */
+	if (qp->type == TERN_QPT_UD || qp->type == TERN_QPT_GSI || qp->type == TERN_QPT_UC) {
+		uint32_t need, allow = qp->type == TERN_QPT_UC ? uc_attrs(cur, next, &need) :
+				       ternm_ud_attrs(cur, next, &need);	/* rdma_ud.c */
 
 		if ((mask & ~(allow | TERN_QP_ATTR_STATE)) || (mask & need) != need)
 			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));

@@ -22,6 +22,10 @@
  *
  * Atomics are handled like one-packet READs (rd_inflight, FENCE, max_rd_atomic, answered
  * only by their ATOMIC_ACKNOWLEDGE, whose original value goes to the WQE's one SGE).
+ *
+ * A UC QP sends the same packets (UC opcodes, set by ternm_pkt_start) without AckReq, and
+ * nothing answers them: a WQE completes as soon as its last packet went out (una_psn follows),
+ * no timer runs, nothing is resent. READ and atomic WQEs are malformed on UC.
  */
 #include "rdma.h"
 
@@ -142,7 +146,7 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	if (wc->opcode > TERN_WQE_ATOMIC_FETCH_ADD)
 		return TERN_CQE_LOC_QP_OP_ERR;
 	if ((wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode)) &&
-	    qp->max_rd_atomic == 0)
+	    (qp->max_rd_atomic == 0 || qp->type == TERN_QPT_UC))
 		return TERN_CQE_LOC_QP_OP_ERR;
 	if (ternm_is_atomic_wqe(wc->opcode)) {
 		typedef struct tern_atomic_seg A;
@@ -780,6 +784,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 				 psn_diff(qp->req_psn, qp->una_psn) + 1 >= TERNM_MAX_UNACKED;
 			if (ackreq)
 				qp->pkts_since_ack = 0;
+			if (qp->type == TERN_QPT_UC)
+				ackreq = false;
 			x = ternm_pkt_start(m, qp, op, last && (wc->flags & TERN_WQE_F_SOLICITED),
 					    ackreq, qp->req_psn);
 			if (!is_send && firstp) {
@@ -807,6 +813,12 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			}
 			req_sent(m, qp, psn_add(qp->req_psn, TERNM_PSN_MASK), 1,
 				 ternm_pkt_send(m, qp, x + n));
+			if (qp->type == TERN_QPT_UC && last) {
+				/* unacknowledged: done once on the wire (or lost with the link) */
+				qp->una_psn = qp->req_psn;
+				req_complete(m, qp, TERN_CQE_OK, 0, wc);
+				ternm_req_check_drained(m, qp);
+			}
 		}
 		sent++;
 		if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {

@@ -19,6 +19,8 @@
  * that keeps the original value; the ATOMIC_ACKNOWLEDGE goes through the output FIFO. A
  * duplicate atomic whose PSN a resource still holds is answered from it without executing
  * again (atomic_replays); an older one is dropped, the requester retries.
+ *
+ * UC (resp_uc_rx) answers nothing and takes a message only whole and in PSN order; see there.
  */
 #include "rdma.h"
 
@@ -380,6 +382,154 @@ static void resp_atomic(struct tern_model *m, struct ternm_qp *qp, const struct 
 	fifo_push(m, qp, RESP_READ, 0, p->psn, (uint8_t)(res - qp->rd));
 }
 
+/* UC: the QP cannot go on (a receive WQE that cannot be read or used): report, QP to ERR. */
+static void uc_fatal(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, uint8_t st,
+		     uint8_t synd)
+{
+	if (qp->rqe_valid)
+		recv_cqe(m, qp, opcode, st, synd, 0, NULL, false);
+	ternm_qp_to_err(m, qp);
+	ternm_qp_event(m, qp, TERN_QP_EV_FATAL);
+}
+
+/*
+ * A UC request (@p->opcode is the RC one). Nothing is acknowledged and nothing comes again, so
+ * a message is taken only whole and in order: a PSN other than the expected one drops the
+ * message in progress, and the responder resynchronizes on the next FIRST or ONLY packet,
+ * whatever its PSN (out_of_sequence counts the gaps). A packet that cannot continue the
+ * message (MIDDLE or LAST with none in progress, FIRST or ONLY in the middle of one, a wrong
+ * payload length) drops it too (rx_opcode_seq_err). A SEND with no receive WQE posted
+ * (out_of_buffer) or longer than its receive WQE (resp_local_length_error), a WRITE outside
+ * what its rkey grants or the QP's REMOTE_WRITE allows (resp_remote_access_errors), or a
+ * WRITE_IMM finding no receive WQE are dropped whole and silently: the receive WQE stays for
+ * the next message, bytes already placed stay placed, the QP stays as it is (IB's class D).
+ * Only a receive WQE that cannot be read or is malformed, or memory that fails under a valid
+ * MR, ends the QP (ERR, FATAL event), as on RC.
+ */
+static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint8_t op = p->opcode;
+	bool first = is_first_or_only(op), last = is_last_or_only(op);
+	bool is_send = op <= IBOP_SEND_ONLY_IMM;
+	const uint8_t *imm = (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
+			      op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
+	uint8_t synd, cqe_op = is_send ? TERN_CQE_RECV : TERN_CQE_RECV_RDMA_WRITE_IMM;
+	int st;
+
+	if (p->psn != qp->epsn) {
+		/* a gap: whatever was in progress is lost (counted here, not as a sequence error) */
+		r->stats.out_of_sequence++;
+		qp->msg = RQ_MSG_DROP;
+	}
+	qp->epsn = psn_add(p->psn, 1);
+	if (first) {
+		if (qp->msg == RQ_MSG_SEND || qp->msg == RQ_MSG_WRITE)
+			r->stats.rx_opcode_seq_err++;	/* its LAST never came */
+		qp->msg = RQ_MSG_NONE;
+	} else if (qp->msg != (is_send ? RQ_MSG_SEND : RQ_MSG_WRITE)) {
+		if (qp->msg != RQ_MSG_DROP)
+			r->stats.rx_opcode_seq_err++;
+		qp->msg = RQ_MSG_DROP;
+		return;
+	}
+	if (last ? p->paylen > qp->mtu || (!first && p->paylen == 0) : p->paylen != qp->mtu) {
+		r->stats.rx_opcode_seq_err++;
+		qp->msg = RQ_MSG_DROP;
+		return;
+	}
+
+	if (is_send) {
+		if (first)
+			r->stats.rx_send_requests++;
+		st = ternm_rqe_fetch(m, qp);
+		if (st > 0) {
+			r->stats.out_of_buffer++;
+			qp->msg = RQ_MSG_DROP;
+			return;
+		}
+		if (first)
+			qp->msg_off = 0;
+		if (st < 0) {
+			uc_fatal(m, qp, TERN_CQE_RECV, TERN_CQE_LOC_QP_OP_ERR,
+				 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT);
+			return;
+		}
+		st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
+		if (st == TERN_CQE_LOC_LEN_ERR) {
+			r->stats.resp_local_length_error++;
+			qp->msg = RQ_MSG_DROP;
+			return;
+		}
+		if (st) {
+			uc_fatal(m, qp, TERN_CQE_RECV, (uint8_t)st, synd);
+			return;
+		}
+		qp->msg_off += p->paylen;
+		qp->msg = RQ_MSG_SEND;
+		if (last) {
+			recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
+				 qp->msg_off, imm, p->se);
+			qp->msg = RQ_MSG_NONE;
+		}
+		return;
+	}
+	if (first) {
+		r->stats.rx_write_requests++;
+		if (p->dmalen > TERNM_MAX_MSG ||
+		    (p->dmalen && (!(qp->access & TERN_ACCESS_REMOTE_WRITE) ||
+				   ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
+						  p->va, p->dmalen)))) {
+			r->stats.resp_remote_access_errors++;
+			qp->msg = RQ_MSG_DROP;
+			return;
+		}
+		qp->wr_rkey = p->rkey;
+		qp->wr_va = p->va;
+		qp->wr_len = p->dmalen;
+		qp->msg_off = 0;
+	}
+	if ((uint64_t)qp->msg_off + p->paylen > qp->wr_len ||
+	    (last && qp->msg_off + p->paylen != qp->wr_len)) {
+		r->stats.rx_opcode_seq_err++;
+		qp->msg = RQ_MSG_DROP;
+		return;
+	}
+	if (imm) {
+		st = ternm_rqe_fetch(m, qp);
+		if (st > 0) {
+			r->stats.out_of_buffer++;
+			qp->msg = RQ_MSG_DROP;
+			return;
+		}
+		if (st < 0) {
+			uc_fatal(m, qp, cqe_op, TERN_CQE_LOC_QP_OP_ERR,
+				 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT);
+			return;
+		}
+	}
+	/* as on RC: the MR as it is now, for every packet */
+	if (!first && p->paylen &&
+	    ternm_mr_check(m, qp->wr_rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
+			   qp->wr_va + qp->msg_off, p->paylen)) {
+		r->stats.resp_remote_access_errors++;
+		qp->msg = RQ_MSG_DROP;
+		return;
+	}
+	if (p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
+				       (void *)(uintptr_t)p->payload, p->paylen, true, last)) {
+		uc_fatal(m, qp, cqe_op, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA);
+		return;
+	}
+	qp->msg_off += p->paylen;
+	qp->msg = RQ_MSG_WRITE;
+	if (last) {
+		if (imm)
+			recv_cqe(m, qp, cqe_op, TERN_CQE_OK, 0, qp->wr_len, imm, p->se);
+		qp->msg = RQ_MSG_NONE;
+	}
+}
+
 void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
 	struct ternm_rdma *r = m->rdma;
@@ -398,6 +548,10 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 	if (qp->state == TERN_QPS_RTR && !qp->comm_est) {
 		qp->comm_est = true;
 		ternm_qp_event(m, qp, TERN_QP_EV_COMM_EST);
+	}
+	if (qp->type == TERN_QPT_UC) {
+		resp_uc_rx(m, qp, p);
+		return;
 	}
 	if (d > 0) {
 		r->stats.out_of_sequence++;

@@ -276,7 +276,7 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 	if ((size_t)(end - bth) < hl + pad)
 		goto discard;
 	qp = ternm_qp_get(m, get_be24(bth + 5));
-	if (!qp || qp->type == TERN_QPT_RC)
+	if (!qp || (qp->type != TERN_QPT_UD && qp->type != TERN_QPT_GSI))
 		goto discard;
 	if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)
 		goto discard;

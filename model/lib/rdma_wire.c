@@ -184,7 +184,7 @@ uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opco
 
 	memcpy(f, qp->hdr, qp->hdr_len);
 	set_ecn(f + qp->l3_off, qp->ipv6, ternm_cc_ecn(m, qp, opcode));
-	bth[0] = opcode;
+	bth[0] = qp->type == TERN_QPT_UC ? opcode | IBOP_UC : opcode;
 	bth[1] = (uint8_t)((se ? 0x80 : 0) | 0x40);	/* SE, MigReq; pad set at send */
 	bth[2] = bth[3] = 0xff;				/* P_Key */
 	bth[4] = 0;
@@ -364,7 +364,7 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	size_t l3, u, ip_end, ulen, ext;
 	const uint8_t *bth, *end, *x;
 	unsigned int pad;
-	bool v6;
+	bool v6, uc;
 
 	u = roce_udp(f, len, &l3, &v6);
 	if (!u || !m->ready || m->fatal)
@@ -404,7 +404,11 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	p.opcode = bth[0];
 	p.se = bth[1] & 0x80;
 	pad = (bth[1] >> 4) & 3;
-	if ((bth[1] & 0x0f) || p.opcode > IBOP_FETCH_ADD)
+	/* UC carries the RC opcodes of SEND and WRITE with 0x20 set: parsed as those */
+	uc = (p.opcode & 0xe0) == IBOP_UC;
+	if (uc)
+		p.opcode &= 0x1f;
+	if ((bth[1] & 0x0f) || p.opcode > (uc ? IBOP_WRITE_ONLY_IMM : IBOP_FETCH_ADD))
 		goto discard;
 	if ((get_be16(bth + 2) & 0x7fff) != 0x7fff) {
 		r->stats.rx_pkey_mismatch++;
@@ -453,7 +457,7 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	     has_atomic_eth(p.opcode)) && (p.paylen || pad))
 		goto discard;
 	qp = ternm_qp_get(m, p.qpn);
-	if (!qp || qp->type != TERN_QPT_RC)
+	if (!qp || qp->type != (uc ? TERN_QPT_UC : TERN_QPT_RC))
 		goto discard;
 	if (is_request(p.opcode)) {
 		/* a request: the responder works from RTR on */

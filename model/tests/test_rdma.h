@@ -121,9 +121,10 @@ struct connopt {
 	bool page_list;
 	uint8_t rd_atomic;		/* max_rd_atomic and max_dest_rd_atomic; 0: the caps */
 	uint8_t rtr_only;		/* bit s: leave side s in RTR */
+	bool uc;			/* UC QPs (UC attributes only) instead of RC */
 };
 
-/* Two devices on a wire with one RC QP each, connected to each other. */
+/* Two devices on a wire with one RC (or UC) QP each, connected to each other. */
 struct conn {
 	struct rdev *d[2];
 	struct wire w;
@@ -201,6 +202,9 @@ void cq_arm(struct rdev *d, struct rcq *cq, uint64_t arm);
 int qp_create(struct rdev *d, struct rqp *qp, uint32_t pdn, struct rcq *scq, struct rcq *rcq,
 	      unsigned int sq_log, unsigned int sq_stride, unsigned int rq_log,
 	      unsigned int rq_stride, uint8_t flags, bool page_list);
+int qp_create_type(struct rdev *d, struct rqp *qp, uint8_t type, uint32_t pdn, struct rcq *scq,
+		   struct rcq *rcq, unsigned int sq_log, unsigned int sq_stride,
+		   unsigned int rq_log, unsigned int rq_stride, uint8_t flags, bool page_list);
 int qp_destroy(struct rdev *d, struct rqp *qp);
 int qp_modify(struct rdev *d, uint32_t qpn, uint32_t mask, const struct qpattr *a,
 	      struct cqe *c);

@@ -368,7 +368,7 @@ static void t_qp_create_cmds(void)
 	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(QPI, srqn));
 	qp_in_valid(d, in, &cq, &sq, &rq);
-	in[OFF(QPI, type)] = TERN_QPT_GSI + 1;	/* unknown type */
+	in[OFF(QPI, type)] = TERN_QPT_UC + 1;	/* unknown type */
 	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(QPI, type));
 	qp_in_valid(d, in, &cq, &sq, &rq);

@@ -499,6 +499,14 @@ int qp_create(struct rdev *d, struct rqp *qp, uint32_t pdn, struct rcq *scq, str
 	      unsigned int sq_log, unsigned int sq_stride, unsigned int rq_log,
 	      unsigned int rq_stride, uint8_t flags, bool page_list)
 {
+	return qp_create_type(d, qp, TERN_QPT_RC, pdn, scq, rcq, sq_log, sq_stride, rq_log,
+			      rq_stride, flags, page_list);
+}
+
+int qp_create_type(struct rdev *d, struct rqp *qp, uint8_t type, uint32_t pdn, struct rcq *scq,
+		   struct rcq *rcq, unsigned int sq_log, unsigned int sq_stride,
+		   unsigned int rq_log, unsigned int rq_stride, uint8_t flags, bool page_list)
+{
 	typedef struct tern_cmd_create_qp_in T;
 	uint8_t in[sizeof(T)] = { 0 };
 	struct cqe c;
@@ -519,7 +527,7 @@ int qp_create(struct rdev *d, struct rqp *qp, uint32_t pdn, struct rcq *scq, str
 	wr32(in + OFF(T, pdn), pdn);
 	wr32(in + OFF(T, send_cqn), scq ? scq->cqn : 0xffffff);
 	wr32(in + OFF(T, recv_cqn), rcq ? rcq->cqn : 0xffffff);
-	in[OFF(T, type)] = TERN_QPT_RC;
+	in[OFF(T, type)] = type;
 	in[OFF(T, flags)] = flags;
 	wr16(in + OFF(T, uar), d->uar);
 	in[OFF(T, log_sq_depth)] = (uint8_t)sq_log;
@@ -841,10 +849,12 @@ bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_
 	a.rq_psn = o->psn[!s];
 	a.max_dest_rd_atomic = o->rd_atomic ? o->rd_atomic : d->caps.max_dest_rd_atomic;
 	a.min_rnr_timer = o->min_rnr_timer[s];
+	/* UC takes only the path, MTU, peer and PSN */
 	st = qp_modify(d, qp->qpn,
 		       TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU |
 			       TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN |
-			       TERN_QP_ATTR_MAX_DEST_RD_ATOMIC | TERN_QP_ATTR_MIN_RNR_TIMER,
+			       (o->uc ? 0 : TERN_QP_ATTR_MAX_DEST_RD_ATOMIC |
+				TERN_QP_ATTR_MIN_RNR_TIMER),
 		       &a, &cq);
 	if (st) {
 		printf("#   conn: ->RTR status %d syndrome %u\n", st, cq.syndrome);
@@ -859,9 +869,9 @@ bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_
 	a.rnr_retry = o->rnr_retry;
 	a.max_rd_atomic = o->rd_atomic ? o->rd_atomic : d->caps.max_rd_atomic;
 	st = qp_modify(d, qp->qpn,
-		       TERN_QP_ATTR_STATE | TERN_QP_ATTR_SQ_PSN | TERN_QP_ATTR_TIMEOUT |
-			       TERN_QP_ATTR_RETRY_CNT | TERN_QP_ATTR_RNR_RETRY |
-			       TERN_QP_ATTR_MAX_RD_ATOMIC,
+		       TERN_QP_ATTR_STATE | TERN_QP_ATTR_SQ_PSN |
+			       (o->uc ? 0 : TERN_QP_ATTR_TIMEOUT | TERN_QP_ATTR_RETRY_CNT |
+				TERN_QP_ATTR_RNR_RETRY | TERN_QP_ATTR_MAX_RD_ATOMIC),
 		       &a, &cq);
 	if (st) {
 		printf("#   conn: ->RTS status %d syndrome %u\n", st, cq.syndrome);
@@ -964,8 +974,9 @@ bool conn_setup(struct conn *c, const struct connopt *o)
 			printf("#   conn: CREATE_CQ status %d\n", st);
 			return false;
 		}
-		st = qp_create(d, &c->qp[s], d->pdn, &c->cq[s], &c->cq[s], o->sq_log, o->sq_stride,
-			       o->rq_log, o->rq_stride, o->qp_flags, o->page_list);
+		st = qp_create_type(d, &c->qp[s], o->uc ? TERN_QPT_UC : TERN_QPT_RC, d->pdn,
+				    &c->cq[s], &c->cq[s], o->sq_log, o->sq_stride, o->rq_log,
+				    o->rq_stride, o->qp_flags, o->page_list);
 		if (st) {
 			printf("#   conn: CREATE_QP status %d\n", st);
 			return false;
@@ -1095,6 +1106,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 {
 	const uint8_t *ip, *udp, *bth, *x, *end;
 	size_t off = 14, iph;
+	uint8_t op;
 
 	memset(p, 0, sizeof(*p));
 	p->why = "short";
@@ -1188,7 +1200,10 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	p->ackreq = bth[8] & 0x80;
 	p->psn = be32(bth + 8) & 0xffffff;
 	x = bth + 12;
-	switch (p->opcode) {
+	/* UC: 0x20 | the RC opcode of a SEND or WRITE, with the same headers */
+	op = (p->opcode & 0xe0) == 0x20 && (p->opcode & 0x1f) <= OP_WRITE_ONLY_IMM ?
+	     p->opcode & 0x1f : p->opcode;
+	switch (op) {
 	case OP_WRITE_FIRST:
 	case OP_WRITE_ONLY:
 	case OP_WRITE_ONLY_IMM:
@@ -1212,14 +1227,14 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	default:
 		break;
 	}
-	if (p->opcode == OP_SEND_LAST_IMM || p->opcode == OP_SEND_ONLY_IMM ||
-	    p->opcode == OP_WRITE_LAST_IMM || p->opcode == OP_WRITE_ONLY_IMM)
+	if (op == OP_SEND_LAST_IMM || op == OP_SEND_ONLY_IMM || op == OP_WRITE_LAST_IMM ||
+	    op == OP_WRITE_ONLY_IMM)
 		p->has_imm = true;
 	if (p->opcode == OP_UD_SEND_ONLY || p->opcode == OP_UD_SEND_ONLY_IMM) {
 		p->has_deth = true;
 		p->has_imm = p->opcode == OP_UD_SEND_ONLY_IMM;
 	}
-	if (p->opcode > OP_FETCH_ADD && !p->has_deth) {
+	if (op > OP_FETCH_ADD && !p->has_deth) {
 		p->why = "opcode";
 		return false;
 	}
