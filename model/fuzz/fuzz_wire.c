@@ -2,9 +2,10 @@
 /*
  * libFuzzer target for the model's wire receive path: what any peer on the segment can send.
  *
- * Two devices joined by the tests' wire (model/tests/harness.c), with one RC and one UD QP
- * each and a memory region; each input connects the QPs anew (its first two bytes: path MTU, IPv4 or
- * IPv6, retry counts, message sizes), posts receive WQEs and WQEs of every opcode on both
+ * Two devices joined by the tests' wire (model/tests/harness.c), with one RC (or UC: the top
+ * bit of the first two bytes) and one UD QP each and a memory region; each input connects the
+ * QPs anew (its first two bytes: path MTU, IPv4 or IPv6, retry counts, message sizes, QP
+ * type), posts receive WQEs and WQEs of every opcode (UC: SEND and WRITE) on both
  * sides, partly sent, so that QPs hold outstanding work (segments in flight, READ responses
  * expected, atomics saved). The rest of the input is a script:
  *
@@ -77,7 +78,8 @@ static const uint8_t ops[] = {
 static void post_one(struct fz *f, unsigned int s, unsigned int op, uint32_t len)
 {
 	struct rmr *l = &f->mr[s], *r = &f->mr[!s];
-	uint8_t opcode = ops[op % sizeof(ops)];
+	/* UC: SEND and WRITE only (READ or an atomic would put the QP in ERR) */
+	uint8_t opcode = ops[op % (f->c.o.uc ? 4 : sizeof(ops))];
 	struct sge sg;
 
 	if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
@@ -288,6 +290,8 @@ static bool start(struct fz *f, const struct connopt *o)
 			f->c.qp[s].sq_pi = f->c.qp[s].rq_pi = 0;
 			f->ud[s].sq_pi = f->ud[s].rq_pi = 0;
 		}
+		if (f->c.o.uc != o->uc)
+			goto anew;	/* the other QP type */
 		drain_cqs(f);
 		wire_clear_log(&f->c.w);
 		f->c.o = *o;
@@ -345,6 +349,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.retry_cnt = (uint8_t)((cfg >> 4) & 7);
 	o.rnr_retry = (uint8_t)((cfg >> 7) & 7);
 	o.access = ALL_ACC;
+	o.uc = (cfg >> 15) & 1;
+	if (o.uc) {
+		o.access = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE;
+	}
 	if (!start(f, &o)) {
 		teardown(f);
 		return 0;
@@ -352,7 +360,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* work of every opcode on both sides, a third of the frames lost */
 	f->c.w.filter = drop_some;
 	for (i = 0; i < sizeof(ops); i++)
-		post_one(f, i & 1, i, (cfg >> 10) * 1500 + i * 700);
+		post_one(f, i & 1, i, ((cfg >> 10) & 0x1f) * 1500 + i * 700);
 	wire_pump(&f->c.w);
 	f->c.w.filter = NULL;
 
