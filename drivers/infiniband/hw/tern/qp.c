@@ -148,12 +148,12 @@ static int tern_ib_qp_hw_destroy(struct tern_ib_dev *dev, u32 qpn)
 static u32 tern_ib_sq_hdr_bytes(u8 type)
 {
 	return sizeof(struct tern_sq_wqe) +
-	       (type == TERN_QPT_RC ? 0 : sizeof(struct tern_ud_seg));
+	       (tern_ib_qpt_ud(type) ? sizeof(struct tern_ud_seg) : 0);
 }
 
 static u32 tern_ib_sq_min_log_stride(u8 type)
 {
-	return type == TERN_QPT_RC ? TERN_SQ_MIN_LOG_STRIDE : TERN_SQ_UD_MIN_LOG_STRIDE;
+	return tern_ib_qpt_ud(type) ? TERN_SQ_UD_MIN_LOG_STRIDE : TERN_SQ_MIN_LOG_STRIDE;
 }
 
 /*
@@ -381,6 +381,11 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	case IB_QPT_RC:
 		qp->type = TERN_QPT_RC;
 		break;
+	case IB_QPT_UC:
+		if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_UC))
+			return -EOPNOTSUPP;
+		qp->type = TERN_QPT_UC;
+		break;
 	case IB_QPT_UD:
 		qp->type = TERN_QPT_UD;
 		break;
@@ -392,7 +397,7 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (qp->type != TERN_QPT_RC && !tern_ib_has_cap(dev, TERN_RDMA_CAP_UD))
+	if (tern_ib_qpt_ud(qp->type) && !tern_ib_has_cap(dev, TERN_RDMA_CAP_UD))
 		return -EOPNOTSUPP;
 	if (!init_attr->send_cq || !init_attr->recv_cq)
 		return -EINVAL;
@@ -744,7 +749,7 @@ int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init_attr->qp_type = ibqp->qp_type;
 	init_attr->port_num = TERN_IB_PORT;
-	if (qp->type != TERN_QPT_RC)
+	if (tern_ib_qpt_ud(qp->type))
 		goto out;	/* UD and GSI QPs have no path of their own */
 
 	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
@@ -802,8 +807,10 @@ int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (qp->type == TERN_QPT_RC &&
 	    (rdma_nl_put_driver_u32(msg, "timeout", out.attrs.timeout) ||
 	     rdma_nl_put_driver_u32(msg, "retry_cnt", out.attrs.retry_cnt) ||
-	     rdma_nl_put_driver_u32(msg, "rnr_retry", out.attrs.rnr_retry) ||
-	     rdma_nl_put_driver_u32(msg, "dcqcn_rate_mbps", le32_to_cpu(out.cc_rate_mbps)) ||
+	     rdma_nl_put_driver_u32(msg, "rnr_retry", out.attrs.rnr_retry)))
+		goto err;
+	if (!tern_ib_qpt_ud(qp->type) &&
+	    (rdma_nl_put_driver_u32(msg, "dcqcn_rate_mbps", le32_to_cpu(out.cc_rate_mbps)) ||
 	     rdma_nl_put_driver_u32(msg, "dcqcn_alpha", le32_to_cpu(out.cc_alpha))))
 		goto err;
 	nla_nest_end(msg, table);
@@ -882,7 +889,7 @@ static int tern_ib_wqe_opcode(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	default:
 		break;
 	}
-	if (qp->type != TERN_QPT_RC)
+	if (tern_ib_qpt_ud(qp->type))
 		return -EINVAL;
 	switch (op) {
 	case IB_WR_RDMA_WRITE:
@@ -891,6 +898,12 @@ static int tern_ib_wqe_opcode(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		*opcode = TERN_WQE_RDMA_WRITE_IMM;
 		return 0;
+	default:
+		break;
+	}
+	if (qp->type != TERN_QPT_RC)
+		return -EINVAL;		/* UC: no READ, no atomics */
+	switch (op) {
 	case IB_WR_RDMA_READ:
 		*opcode = TERN_WQE_RDMA_READ;
 		return 0;
@@ -935,7 +948,7 @@ static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp
 	if (opcode == TERN_WQE_SEND_IMM || opcode == TERN_WQE_RDMA_WRITE_IMM)
 		wqe->imm_data = wr->ex.imm_data;
 
-	if (qp->type != TERN_QPT_RC) {
+	if (tern_ib_qpt_ud(qp->type)) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
 		struct tern_ud_seg *us = seg;
 

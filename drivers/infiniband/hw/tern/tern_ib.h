@@ -292,7 +292,7 @@ struct tern_ib_kq {
 };
 
 /**
- * struct tern_ib_qp - a queue pair (RC, UD or GSI)
+ * struct tern_ib_qp - a queue pair (RC, UC, UD or GSI)
  * @ibqp: the RDMA core's QP
  * @qpn: the device's number
  * @type: TERN_QPT_*
@@ -386,6 +386,12 @@ static inline struct tern_ib_cq *to_tcq(struct ib_cq *ibcq)
 static inline struct tern_ib_qp *to_tqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct tern_ib_qp, ibqp);
+}
+
+/* UD and GSI QPs address each send WQE; RC and UC QPs are connected by modify_qp. */
+static inline bool tern_ib_qpt_ud(u8 type)
+{
+	return type == TERN_QPT_UD || type == TERN_QPT_GSI;
 }
 
 static inline struct tern_ib_srq *to_tsrq(struct ib_srq *ibsrq)
