@@ -153,6 +153,7 @@ struct tern_qp {
 	struct tern_srq *srq;		/* the SRQ it receives from, or NULL */
 	uint32_t qpn;
 	bool ud;			/* UD QP: every send WQE carries a struct tern_ud_seg */
+	bool uc;			/* UC QP: SEND and RDMA WRITE only */
 	bool sq_sig_all;
 	/* last state set through modify_qp (the device may have moved to ERR since) */
 	enum ibv_qp_state state;

@@ -88,7 +88,8 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	size_t data, hdr;
 	int ret;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -110,6 +111,7 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	qp->ud = attr->qp_type == IBV_QPT_UD;
+	qp->uc = attr->qp_type == IBV_QPT_UC;
 	qp->srq = attr->srq ? to_tsrq(attr->srq) : NULL;
 
 	/* a UD WQE carries the address vector between its header and its data */
@@ -216,6 +218,9 @@ err_free:
 				 IBV_QP_EX_WITH_RDMA_READ |				\
 				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |			\
 				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define TERN_UC_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
+				 IBV_QP_EX_WITH_RDMA_WRITE |				\
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define TERN_UD_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
 static void tern_qp_set_wr_ops(struct tern_qp *qp);
@@ -243,7 +248,8 @@ struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
 	}
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		ops = attr->send_ops_flags;
-		allowed = attr->qp_type == IBV_QPT_UD ? TERN_UD_SEND_OPS : TERN_RC_SEND_OPS;
+		allowed = attr->qp_type == IBV_QPT_UD ? TERN_UD_SEND_OPS :
+			  attr->qp_type == IBV_QPT_UC ? TERN_UC_SEND_OPS : TERN_RC_SEND_OPS;
 		if (!ops || (ops & ~allowed)) {
 			errno = EOPNOTSUPP;
 			return NULL;
@@ -422,6 +428,9 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 	/* UD: SEND and SEND_WITH_IMM only, each to the address of an AH */
 	if (qp->ud && ((opcode != TERN_WQE_SEND && opcode != TERN_WQE_SEND_IMM) ||
 		       !wr->wr.ud.ah))
+		return EINVAL;
+	/* UC: SEND and RDMA WRITE (with or without immediate), no READ, no atomics */
+	if (qp->uc && (opcode == TERN_WQE_RDMA_READ || tern_opcode_is_atomic(opcode)))
 		return EINVAL;
 	/* atomics: one 8-byte SGE that receives the original value, never inline */
 	if (tern_opcode_is_atomic(opcode) &&

@@ -1024,7 +1024,7 @@ int main(int argc, char **argv)
 	struct verbs_context *vctx;
 	struct ibv_context *ctx;
 	struct ibv_cq *cq, *cq2;
-	struct ibv_qp *qp, *qp2;
+	struct ibv_qp *qp, *qp2, *ucqp;
 	struct ibv_qp_attr attr;
 	struct ibv_send_wr sw = { .opcode = IBV_WR_SEND }, *bad;
 	struct ibv_recv_wr rw = { .wr_id = 1 }, *rbad;
@@ -1100,9 +1100,35 @@ int main(int argc, char **argv)
 	   g_qp_cmd.sq_len >= 1024 && g_qp_cmd.rq_len >= 256, "QP rings page aligned");
 	qp1_cmd = g_qp_cmd;
 
+	/* UC: RC's ring layout; SEND and WRITE post, READ and atomics are refused */
 	qa.qp_type = IBV_QPT_UC;
-	errno = 0;
-	ok(!g_ops->create_qp(pd, &qa) && errno == EOPNOTSUPP, "UC QP: EOPNOTSUPP");
+	ucqp = g_ops->create_qp(pd, &qa);
+	ok(ucqp && g_qp_cmd.log_sq_stride == 7 && g_qp_cmd.log_rq_stride == 5,
+	   "create_qp UC: RC's WQE layout (SQ 8 x 128 B, RQ 8 x 32 B)");
+	if (ucqp) {
+		struct ibv_send_wr uw, *ubad = NULL;
+		struct ibv_sge usg = { .addr = 0x6000, .length = 8, .lkey = 0x616 };
+		static const enum ibv_wr_opcode refused[] = {
+			IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		};
+		unsigned int k, nref = 0;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.qp_state = IBV_QPS_RTS;
+		g_ops->modify_qp(ucqp, &attr, IBV_QP_STATE);
+		memset(&uw, 0, sizeof(uw));
+		uw.sg_list = &usg;
+		uw.num_sge = 1;
+		for (k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+			uw.opcode = refused[k];
+			nref += g_ops->post_send(ucqp, &uw, &ubad) == EINVAL && ubad == &uw;
+		}
+		uw.opcode = IBV_WR_RDMA_WRITE;
+		ok(nref == 3 && g_ops->post_send(ucqp, &uw, &ubad) == 0,
+		   "UC QP: READ, CMP_AND_SWP, FETCH_AND_ADD EINVAL; RDMA_WRITE posts");
+		g_ops->destroy_qp(ucqp);
+	}
+	g_qp_cmd = qp1_cmd;	/* the data path below looks at the RC QP's rings */
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_inline_data = MOCK_MAX_INLINE + 1;
 	errno = 0;
