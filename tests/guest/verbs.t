@@ -4,6 +4,9 @@ atomics and asynchronous events.
 
 - UD: ibv_ud_pingpong (buffers checked) at small and MTU-sized messages, ib_send_bw and
   ib_send_lat with -c UD; the UD counters move (tern).
+- UC: ibv_uc_pingpong (buffers checked) at one byte, one page and 64 KiB (multi-packet
+  messages); ib_send_bw, ib_write_bw, ib_send_lat and ib_write_lat with -c UC (stock kernel);
+  the responders count the SENDs and WRITEs (tern).
 - SRQ: ibv_srq_pingpong with 4 and 8 RC QPs on one SRQ (buffers checked), polling and with
   completion events; rdma-events srq-limit: IBV_EVENT_SRQ_LIMIT_REACHED when the armed limit
   is crossed, once.
@@ -218,6 +221,30 @@ try:
                 prog, opts, res.seconds, perf_desc(prog, rows)), res.diag())
         counters_moved(before, {0: ("tx_ud_packets", "rx_ud_packets"),
                                 1: ("tx_ud_packets", "rx_ud_packets")}, "UD traffic counted")
+
+        # --- UC -------------------------------------------------------------------------------
+        # Unacknowledged: a lost packet loses its message, a SEND finding no receive WQE is
+        # dropped, and neither the pingpong nor perftest's SEND tests recover from that by
+        # design. The pingpongs and latency tests keep one message in flight; ib_send_bw -n 100
+        # stays within the 512 receive WQEs perftest posts before the client starts;
+        # ib_write_bw completes at the sender. The debug kernel runs the pingpong (the kernel
+        # sees only the QP's creation and transitions).
+        before = counters()
+        for size in (1, 4096) if DEBUG else (1, 4096, 65536):
+            res, good = pingpong("ibv_uc_pingpong", "-s %d -c" % size, ITERS)
+            t.ok(good, "ibv_uc_pingpong: %d x %d B, buffers checked (%.0f s)" % (
+                ITERS, size, res.seconds), res.diag())
+        if not DEBUG:
+            for prog, opts in (("ib_send_bw", "-c UC -n 100"),
+                               ("ib_write_bw", "-c UC -n %d" % (ITERS * 5)),
+                               ("ib_send_lat", "-c UC -n %d" % ITERS),
+                               ("ib_write_lat", "-c UC -n %d -s 4096" % ITERS)):
+                res, rows = rt.perftest(target, prog, opts, timeout=PAIR_TIMEOUT)
+                t.ok(res.ok and rows, "%s %s completes on both sides (%.0f s%s)" % (
+                    prog, opts, res.seconds, perf_desc(prog, rows)), res.diag())
+        counters_moved(before, {1: ("rx_send_requests",)} if DEBUG else
+                       {0: ("rx_send_requests", "rx_write_requests"),
+                        1: ("rx_send_requests", "rx_write_requests")}, "UC requests counted")
 
         # --- SRQ ------------------------------------------------------------------------------
         for opts in ("-q 4 -s 4096 -c", "-q 8 -s 100 -c -e"):

@@ -2,7 +2,8 @@
 """RDMA interoperability between tern and Soft-RoCE: guest A (node 0) runs tern (tern_ib's
 tern0 on its tern NIC), guest B (node 1) runs Soft-RoCE (rdma_rxe's rxe0 on a virtio-net NIC)
 on the same L2 segment. ibv_rc_pingpong, ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat
-complete in both directions (tern as the client and as the server), and tests/rdma/rdma-check
+complete in both directions (tern as the client and as the server), UC too (ibv_uc_pingpong
+with its buffers checked, ib_write_bw -c UC, ib_send_lat -c UC), and tests/rdma/rdma-check
 moves patterned data with every verb across the pair in both directions, every byte checked
 on the side that received it; its error cases (remote access errors, RNR retries exhausted)
 run in both directions too: the NAKs cross between the two implementations. Connection
@@ -62,7 +63,12 @@ PERFTEST = (
     ("ib_write_bw", "-n %d" % N), ("ib_read_bw", "-n %d %s" % (N, READ_OPTS)),
     ("ib_send_bw", "-n %d" % N), ("ib_send_lat", "-n %d" % N),
     ("ib_write_bw", "-a -n 5"), ("ib_read_bw", "-a -n 5 %s" % READ_OPTS),
-    ("ib_send_bw", "-a -n 5"), ("ib_send_lat", "-s 65536 -n 100"))
+    ("ib_send_bw", "-a -n 5"), ("ib_send_lat", "-s 65536 -n 100"),
+    # UC: WRITE bandwidth (completes at the sender whatever the wire loses) and SEND latency
+    # (one message in flight); ibv_uc_pingpong below checks the bytes
+    ("ib_write_bw", "-c UC -n %d" % N), ("ib_send_lat", "-c UC -s 4096 -n %d" % (N // 5)))
+# ibv_uc_pingpong: one page (four packets at MTU 1024), buffers checked
+UC_PINGPONG = (4096, 50)
 # rdma_cm: rping count and the -R run
 RPING_COUNT = 50 if DEBUG else 200
 CM_PERF = ("ib_write_bw", "-R -n %d" % (100 if DEBUG else 500))
@@ -158,6 +164,24 @@ try:
                 t.ok(res.ok and rows, "%s %s %s completes on both sides (%s; %.0f s)" % (
                     prog, opts, direction(server, client), perf_desc(prog, rows),
                     res.seconds), res.diag())
+
+        # --- UC -----------------------------------------------------------------------------
+        for server, client in pairs:
+            size, iters = UC_PINGPONG
+            port = rt.next_port()
+            opts = "-s %d -n %d -c" % (size, iters)
+            res = rt.run_pair(
+                server, client,
+                "ibv_uc_pingpong -d %s -g %d -p %d %s" % (
+                    target.ibdev_of(server), target.gid(server), port, opts),
+                "ibv_uc_pingpong -d %s -g %d -p %d %s %s" % (
+                    target.ibdev_of(client), target.gid(client), port, opts,
+                    target.ip(server)),
+                port, PAIR_TIMEOUT)
+            good = res.ok and all("%d iters in" % iters in r.stdout
+                                  for r in (res.client, res.server))
+            t.ok(good, "ibv_uc_pingpong %s: %d x %d B, buffers checked (%.0f s)" % (
+                direction(server, client), iters, size, res.seconds), res.diag())
 
         # --- rdma_cm: rping and perftest -R ------------------------------------------------
         cm_ok = True
