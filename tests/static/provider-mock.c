@@ -1158,6 +1158,23 @@ int main(int argc, char **argv)
 	errno = 0;
 	ok(!g_ops->create_qp_ex(ctx, &qx) && errno == EOPNOTSUPP,
 	   "create_qp_ex UD with RDMA WRITE among send_ops_flags: EOPNOTSUPP");
+	qx.qp_type = IBV_QPT_UC;
+	qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
+	errno = 0;
+	ok(!g_ops->create_qp_ex(ctx, &qx) && errno == EOPNOTSUPP,
+	   "create_qp_ex UC with RDMA READ among send_ops_flags: EOPNOTSUPP");
+	qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	errno = 0;
+	ok(!g_ops->create_qp_ex(ctx, &qx) && errno == EOPNOTSUPP,
+	   "create_qp_ex UC with FETCH_AND_ADD among send_ops_flags: EOPNOTSUPP");
+	qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+			    IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	ucqp = g_ops->create_qp_ex(ctx, &qx);
+	ok(ucqp && ibv_qp_to_qp_ex(ucqp)->wr_rdma_write && ibv_qp_to_qp_ex(ucqp)->wr_send_imm,
+	   "create_qp_ex UC with SEND and WRITE (with and without immediate): wr_* set");
+	if (ucqp)
+		g_ops->destroy_qp(ucqp);
+	g_qp_cmd = qp1_cmd;
 	qx.qp_type = IBV_QPT_RC;
 	qx.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	errno = 0;
