@@ -813,11 +813,17 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			}
 			req_sent(m, qp, psn_add(qp->req_psn, TERNM_PSN_MASK), 1,
 				 ternm_pkt_send(m, qp, x + n));
-			if (qp->type == TERN_QPT_UC && last) {
-				/* unacknowledged: done once on the wire (or lost with the link) */
+			if (qp->type == TERN_QPT_UC) {
+				/*
+				 * Unacknowledged: nothing stays outstanding (no window, however
+				 * long the message), and a WQE is done once its last packet is on
+				 * the wire (or lost with the link).
+				 */
 				qp->una_psn = qp->req_psn;
-				req_complete(m, qp, TERN_CQE_OK, 0, wc);
-				ternm_req_check_drained(m, qp);
+				if (last) {
+					req_complete(m, qp, TERN_CQE_OK, 0, wc);
+					ternm_req_check_drained(m, qp);
+				}
 			}
 		}
 		sent++;

@@ -127,6 +127,42 @@ out:
 	conn_free(&c);
 }
 
+/* A message of more packets than the RC window (TERNM_MAX_UNACKED, 256): 1 MiB at MTU 1024. */
+static void t_uc_long(void)
+{
+	const uint32_t len = 1u << 20;
+	struct conn c;
+	struct rmr s = { 0 }, d = { 0 };
+	struct wc wc[2];
+	struct sge r;
+
+	RQ(uc_conn(&c));
+	RQ(mr_create(c.d[0], &s, c.d[0]->pdn, len, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	RQ(mr_create(c.d[1], &d, c.d[1]->pdn, len,
+		     TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE, 0) == 0);
+	mr_fill(c.d[0], &s, 11);
+	mr_fill(c.d[1], &d, 12);
+	uc_post(&c, TERN_WQE_RDMA_WRITE, &s, 0, len, &d, 0, 0xd1);
+	RQ(conn_poll(&c, 0, wc, 1, 100000000) == 1);
+	CHECK_WC(&wc[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 0xd1);
+	wire_advance(&c.w, 1000000);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &d, 0, len, 11, 0), -1);
+	r = mr_sge(&d, 0, len);
+	post_recv(c.d[1], &c.qp[1], 0xd2, &r, 1);
+	ring_rq(c.d[1], &c.qp[1]);
+	mr_fill(c.d[0], &s, 13);
+	uc_post(&c, TERN_WQE_SEND, &s, 0, len, NULL, 0, 0xd3);
+	RQ(conn_poll(&c, 1, wc, 1, 100000000) == 1);
+	CHECK_WC(&wc[0], TERN_CQE_RECV, TERN_CQE_OK, 0xd2);
+	CHECK_EQ(wc[0].byte_len, len);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &d, 0, len, 13, 0), -1);
+	CHECK_EQ(c.w.sent[1], 0);
+out:
+	mr_release(&s);
+	mr_release(&d);
+	conn_free(&c);
+}
+
 /*
  * A lost middle packet loses its SEND (the requester completes it anyway: nothing is
  * resent); the next SEND lands in the same receive WQE. A lost FIRST of a WRITE: the rest
@@ -415,6 +451,7 @@ out:
 const struct test rdma_uc_tests[] = {
 	{ "rdma uc: SEND/WRITE/WRITE_IMM of 3 packets, UC opcodes, no AckReq, nothing back",
 	  t_uc_data },
+	{ "rdma uc: 1 MiB WRITE and SEND: more packets than the RC window", t_uc_long },
 	{ "rdma uc: a lost packet loses its message only, no resend, next one delivered",
 	  t_uc_loss },
 	{ "rdma uc: no receive WQE, too long, bad rkey, beyond MR: dropped, counted, QPs go on",

@@ -237,6 +237,7 @@ try:
         if not DEBUG:
             for prog, opts in (("ib_send_bw", "-c UC -n 100"),
                                ("ib_write_bw", "-c UC -n %d" % (ITERS * 5)),
+                               ("ib_write_bw", "-c UC -s 1048576 -n 20"),
                                ("ib_send_lat", "-c UC -n %d" % ITERS),
                                ("ib_write_lat", "-c UC -n %d -s 4096" % ITERS)):
                 res, rows = rt.perftest(target, prog, opts, timeout=PAIR_TIMEOUT)
