@@ -14,6 +14,8 @@ import json
 import re
 import time
 
+from harness import CommandTimeout
+
 # perftest's out-of-band TCP ports: one per run, so that a killed run's socket cannot
 # collide with the next one.
 _next_port = [18600]
@@ -134,11 +136,15 @@ class Target:
 
     def wait_ready(self, node, timeout=60):
         """Wait until ``node``'s device is ACTIVE with an IPv4 RoCEv2 GID; records the GID
-        index."""
+        index. A look that times out in the guest (a debug kernel on a loaded host can take
+        more than its 30 s) counts as not ready yet."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
-            idx, last = self.find_gid(node)
+            try:
+                idx, last = self.find_gid(node)
+            except CommandTimeout as e:
+                idx, last = None, "looking timed out: %s" % e
             if idx is not None:
                 self.gid_index[node.index] = idx
                 return idx
@@ -148,21 +154,25 @@ class Target:
 
     def find_gid(self, node):
         """(index of the RoCE v2 GID holding ``node``'s IPv4 address, or None; the state and
-        GID table as text)."""
+        GID table as text). One grep reads the state and the first 16 GIDs and types."""
         octets = [int(x) for x in self.ip(node).split(".")]
         want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(octets)
         d = "/sys/class/infiniband/%s/ports/1" % self.ibdev_of(node)
-        r = node.run("cat %s/state 2>&1; for i in $(seq 0 15); do g=$(cat %s/gids/$i 2>/dev/null)"
-                     " || continue; t=$(cat %s/gid_attrs/types/$i 2>/dev/null); "
-                     "echo \"$i $g $t\"; done" % (d, d, d), timeout=30)
+        r = node.run("cd %s && cat state && grep -H . gids/[0-9] gids/1[0-5] "
+                     "gid_attrs/types/[0-9] gid_attrs/types/1[0-5] 2>/dev/null" % d, timeout=30)
         text = r.stdout
         first = text.splitlines()[0] if text else ""
         if "ACTIVE" not in first:
             return None, text
+        gids, types = {}, {}
         for line in text.splitlines()[1:]:
-            parts = line.split(None, 2)
-            if len(parts) == 3 and parts[1] == want and parts[2].strip() == "RoCE v2":
-                return int(parts[0]), text
+            path, _, value = line.partition(":")
+            kind, _, i = path.rpartition("/")
+            if i.isdigit():
+                (gids if kind == "gids" else types)[int(i)] = value.strip()
+        for i in sorted(gids):
+            if gids[i] == want and types.get(i) == "RoCE v2":
+                return i, text
         return None, text
 
     def gid(self, node):
