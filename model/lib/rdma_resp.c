@@ -382,6 +382,46 @@ static void resp_atomic(struct tern_model *m, struct ternm_qp *qp, const struct 
 	fifo_push(m, qp, RESP_READ, 0, p->psn, (uint8_t)(res - qp->rd));
 }
 
+/* ---- rules RC and UC share (what breaking one does differs: NAK and ERR, or drop) ---------- */
+
+/* Payload length of a SEND/WRITE packet: MIDDLE and FIRST exactly the MTU, LAST 1..MTU. */
+static bool paylen_ok(const struct ternm_qp *qp, const struct ternm_pkt *p, bool first, bool last)
+{
+	return last ? p->paylen <= qp->mtu && (first || p->paylen) : p->paylen == qp->mtu;
+}
+
+/* A WRITE's RETH: within max_msg_size (else *too_long) and what the QP and rkey allow. */
+static bool write_reth_ok(struct tern_model *m, const struct ternm_qp *qp,
+			  const struct ternm_pkt *p, bool *too_long)
+{
+	*too_long = p->dmalen > TERNM_MAX_MSG;
+	if (*too_long)
+		return false;
+	return !p->dmalen || ((qp->access & TERN_ACCESS_REMOTE_WRITE) &&
+			      !ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
+					      p->va, p->dmalen));
+}
+
+/* The packet stays within its WRITE's RETH length, and the last one ends exactly there. */
+static bool write_bounds_ok(const struct ternm_qp *qp, const struct ternm_pkt *p, bool last)
+{
+	return (uint64_t)qp->msg_off + p->paylen <= qp->wr_len &&
+	       (!last || qp->msg_off + p->paylen == qp->wr_len);
+}
+
+/*
+ * Every packet after the first is checked against the MR as it is now: the key may have been
+ * deregistered, or its slot registered again, since the first packet (a guest driver may
+ * reuse key bytes).
+ */
+static bool write_mr_still_ok(struct tern_model *m, const struct ternm_qp *qp,
+			      const struct ternm_pkt *p, bool first)
+{
+	return first || !p->paylen ||
+	       !ternm_mr_check(m, qp->wr_rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
+			       qp->wr_va + qp->msg_off, p->paylen);
+}
+
 /* UC: the QP cannot go on (a receive WQE that cannot be read or used): report, QP to ERR. */
 static void uc_fatal(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, uint8_t st,
 		     uint8_t synd)
@@ -433,7 +473,7 @@ static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct t
 		qp->msg = RQ_MSG_DROP;
 		return;
 	}
-	if (last ? p->paylen > qp->mtu || (!first && p->paylen == 0) : p->paylen != qp->mtu) {
+	if (!paylen_ok(qp, p, first, last)) {
 		r->stats.rx_opcode_seq_err++;
 		qp->msg = RQ_MSG_DROP;
 		return;
@@ -475,11 +515,10 @@ static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct t
 		return;
 	}
 	if (first) {
+		bool too_long;
+
 		r->stats.rx_write_requests++;
-		if (p->dmalen > TERNM_MAX_MSG ||
-		    (p->dmalen && (!(qp->access & TERN_ACCESS_REMOTE_WRITE) ||
-				   ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
-						  p->va, p->dmalen)))) {
+		if (!write_reth_ok(m, qp, p, &too_long)) {
 			r->stats.resp_remote_access_errors++;
 			qp->msg = RQ_MSG_DROP;
 			return;
@@ -489,8 +528,7 @@ static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct t
 		qp->wr_len = p->dmalen;
 		qp->msg_off = 0;
 	}
-	if ((uint64_t)qp->msg_off + p->paylen > qp->wr_len ||
-	    (last && qp->msg_off + p->paylen != qp->wr_len)) {
+	if (!write_bounds_ok(qp, p, last)) {
 		r->stats.rx_opcode_seq_err++;
 		qp->msg = RQ_MSG_DROP;
 		return;
@@ -508,10 +546,7 @@ static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct t
 			return;
 		}
 	}
-	/* as on RC: the MR as it is now, for every packet */
-	if (!first && p->paylen &&
-	    ternm_mr_check(m, qp->wr_rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
-			   qp->wr_va + qp->msg_off, p->paylen)) {
+	if (!write_mr_still_ok(m, qp, p, first)) {
 		r->stats.resp_remote_access_errors++;
 		qp->msg = RQ_MSG_DROP;
 		return;
@@ -574,8 +609,7 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		inv_req(m, qp, p->psn, "opcode out of sequence");
 		return;
 	}
-	if (op != IBOP_READ_REQ && !atomic &&
-	    (last ? p->paylen > qp->mtu || (!first && p->paylen == 0) : p->paylen != qp->mtu)) {
+	if (op != IBOP_READ_REQ && !atomic && !paylen_ok(qp, p, first, last)) {
 		inv_req(m, qp, p->psn, "payload length");
 		return;
 	}
@@ -627,15 +661,14 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		}
 	} else {
 		if (first) {
+			bool too_long;
+
 			r->stats.rx_write_requests++;
-			if (p->dmalen > TERNM_MAX_MSG) {
-				inv_req(m, qp, p->psn, "WRITE length above max_msg_size");
-				return;
-			}
-			if (p->dmalen && (!(qp->access & TERN_ACCESS_REMOTE_WRITE) ||
-					  ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
-							 p->va, p->dmalen))) {
-				access_err(m, qp, p->psn);
+			if (!write_reth_ok(m, qp, p, &too_long)) {
+				if (too_long)
+					inv_req(m, qp, p->psn, "WRITE length above max_msg_size");
+				else
+					access_err(m, qp, p->psn);
 				return;
 			}
 			qp->wr_rkey = p->rkey;
@@ -643,8 +676,7 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 			qp->wr_len = p->dmalen;
 			qp->msg_off = 0;
 		}
-		if ((uint64_t)qp->msg_off + p->paylen > qp->wr_len ||
-		    (last && qp->msg_off + p->paylen != qp->wr_len)) {
+		if (!write_bounds_ok(qp, p, last)) {
 			inv_req(m, qp, p->psn, "WRITE payload beyond its RETH length");
 			return;
 		}
@@ -660,14 +692,7 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 				return;
 			}
 		}
-		/*
-		 * Every packet of the message is checked against the MR as it is now: the
-		 * key may have been deregistered, or its slot registered again, since the
-		 * first packet (a guest driver may reuse key bytes).
-		 */
-		if (!first && p->paylen &&
-		    ternm_mr_check(m, qp->wr_rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
-				   qp->wr_va + qp->msg_off, p->paylen)) {
+		if (!write_mr_still_ok(m, qp, p, first)) {
 			access_err(m, qp, p->psn);
 			return;
 		}
