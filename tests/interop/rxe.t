@@ -117,6 +117,22 @@ def direction(server, client):
     return "%s client -> %s server" % (target.kind_of(client), target.kind_of(server))
 
 
+def pingpong(prog, server, client, size, iters):
+    """ibv_rc_pingpong or ibv_uc_pingpong -c (buffers checked) from ``client`` to ``server``."""
+    port = rt.next_port()
+    opts = "-s %d -n %d -c" % (size, iters)
+    res = rt.run_pair(
+        server, client,
+        "%s -d %s -g %d -p %d %s" % (prog, target.ibdev_of(server), target.gid(server), port,
+                                     opts),
+        "%s -d %s -g %d -p %d %s %s" % (prog, target.ibdev_of(client), target.gid(client),
+                                        port, opts, target.ip(server)),
+        port, PAIR_TIMEOUT)
+    good = res.ok and all("%d iters in" % iters in r.stdout for r in (res.client, res.server))
+    t.ok(good, "%s %s: %d x %d B, buffers checked (%.0f s)" % (
+        prog, direction(server, client), iters, size, res.seconds), res.diag())
+
+
 def perf_desc(prog, rows):
     if not rows:
         return ""
@@ -154,20 +170,7 @@ try:
         # --- ibv_rc_pingpong ----------------------------------------------------------------
         for server, client in pairs:
             for size, iters in PINGPONG:
-                port = rt.next_port()
-                opts = "-s %d -n %d -c" % (size, iters)
-                res = rt.run_pair(
-                    server, client,
-                    "ibv_rc_pingpong -d %s -g %d -p %d %s" % (
-                        target.ibdev_of(server), target.gid(server), port, opts),
-                    "ibv_rc_pingpong -d %s -g %d -p %d %s %s" % (
-                        target.ibdev_of(client), target.gid(client), port, opts,
-                        target.ip(server)),
-                    port, PAIR_TIMEOUT)
-                good = res.ok and all("%d iters in" % iters in r.stdout
-                                      for r in (res.client, res.server))
-                t.ok(good, "ibv_rc_pingpong %s: %d x %d B, buffers checked (%.0f s)" % (
-                    direction(server, client), iters, size, res.seconds), res.diag())
+                pingpong("ibv_rc_pingpong", server, client, size, iters)
 
         # --- perftest -----------------------------------------------------------------------
         for prog, opts in PERFTEST:
@@ -181,21 +184,7 @@ try:
 
         # --- UC -----------------------------------------------------------------------------
         for server, client in pairs:
-            size, iters = UC_PINGPONG
-            port = rt.next_port()
-            opts = "-s %d -n %d -c" % (size, iters)
-            res = rt.run_pair(
-                server, client,
-                "ibv_uc_pingpong -d %s -g %d -p %d %s" % (
-                    target.ibdev_of(server), target.gid(server), port, opts),
-                "ibv_uc_pingpong -d %s -g %d -p %d %s %s" % (
-                    target.ibdev_of(client), target.gid(client), port, opts,
-                    target.ip(server)),
-                port, PAIR_TIMEOUT)
-            good = res.ok and all("%d iters in" % iters in r.stdout
-                                  for r in (res.client, res.server))
-            t.ok(good, "ibv_uc_pingpong %s: %d x %d B, buffers checked (%.0f s)" % (
-                direction(server, client), iters, size, res.seconds), res.diag())
+            pingpong("ibv_uc_pingpong", server, client, *UC_PINGPONG)
 
         # --- rdma_cm: rping and perftest -R ------------------------------------------------
         cm_ok = True
