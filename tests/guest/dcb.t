@@ -4,7 +4,8 @@
 back from the device); invalid settings are refused with a clear message; ``devlink dev param``
 lists the 19 DCQCN parameters with their defaults, takes valid values (into the firmware) and
 refuses out-of-range ones with an extack message; everything survives ``devlink dev reload``
-and a device recovery (``devlink health test``); ``ethtool -S`` has the PFC counters and
+and a device recovery (``devlink health test``), which keep the netdev as it was (name,
+ifindex, MTU, address, route, qdisc; the counters go on); ``ethtool -S`` has the PFC counters and
 ``ethtool --set-tunable pfc-prevention-tout`` the storm guard; a peer that floods PFC frames
 for priority 3 is reported as a PFC storm and counted, and the storm's end too."""
 
@@ -47,6 +48,9 @@ PFC_PRIO_STATS = ["rx_prio%d_" + s for s in ("packets", "bytes", "pause", "pause
 PFC_PORT_STATS = ["rx_pfc_frames", "tx_pfc_frames", "tx_pause_storm_events",
                   "rx_pause_storm_events", "pfc_storm_detected", "pfc_storm_recovered"]
 STORM_MS = 100
+# Counters a reset must not take back to zero: the port's (hardware) and the netdev's.
+KEPT_COUNTERS = ("hw_tx_frames", "hw_tx_bytes", "hw_rx_frames", "hw_rx_bytes", "tx_packets",
+                 "rx_packets")
 
 t = Tap()
 # 1 Gb/s: a pause quantum is 512 ns, 65535 of them 33.5 ms, so a PFC frame per millisecond
@@ -100,6 +104,15 @@ def params(node, dl):
 
 def kernel_log_since(node, mark):
     return node.dmesg()[mark:]
+
+
+def iface_state(node, dev):
+    """What an admin set up on the interface and expects a reset to keep."""
+    q = "/sys/class/net/%s/" % dev
+    r = node.run("cat %sifindex %saddress %smtu; echo ---; ip -4 -o addr show dev %s | "
+                 "awk '{print $4}'; echo ---; ip -4 route show dev %s; echo ---; "
+                 "tc qdisc show dev %s" % (q, q, q, dev, dev, dev))
+    return r.stdout.strip() if r.rc == 0 else "error: " + r.stderr
 
 
 def check_all(node, dev, bdf, dl, when, cc):
@@ -266,12 +279,26 @@ try:
     t.ok(r.rc == 0 and all(re.search(r"\b%s \d+" % k, r.stdout) for k in CC_COUNTERS),
          "rdma statistic show has the 8 congestion-control counters", r.stdout, r.stderr)
 
+    # --- what an admin set up on the interface: reload and recovery keep the netdev --------
+    # A non-default MTU (1400: RoCE's path MTU stays 1024), a route, a qdisc with a limit.
+    r = n0.run("ip link set %s mtu 1400 && ip route add 198.51.100.0/24 via %s dev %s && "
+               "tc qdisc replace dev %s root bfifo limit 250000" % (dev, n1.ip(0), dev, dev))
+    t.ok(r.rc == 0, "MTU 1400, a route and a bfifo qdisc on %s" % dev, r.stderr)
+    kept = iface_state(n0, dev)
+    t.ok("bfifo" in kept and "198.51.100.0/24" in kept and n0.ip(0) in kept,
+         "the interface shows them", kept)
+    hw0 = ethtool_stats(n0, dev)
+
     # --- devlink dev reload ------------------------------------------------------------------
     r = n0.run("devlink dev reload %s" % dl, timeout=120)
     t.ok(r.rc == 0, "devlink dev reload", r.stdout, r.stderr)
-    n0.forget_ifaces()
-    dev = n0.configure_ip(0)
     t.ok(wait_for(lambda: carrier(n0, dev) == 1, timeout=15), "carrier after the reload")
+    t.eq(iface_state(n0, dev), kept, "after devlink reload: %s keeps its ifindex, MAC, MTU, "
+         "address, route and qdisc" % dev)
+    hw1 = ethtool_stats(n0, dev)
+    t.ok(all(hw1.get(k, -1) >= hw0.get(k, 0) > 0 for k in KEPT_COUNTERS),
+         "after devlink reload: the port's and the netdev's counters went on from where "
+         "they were", {k: (hw0.get(k), hw1.get(k)) for k in KEPT_COUNTERS})
     t.ok("reloaded" in n0.dmesg(), "the kernel log shows the reload")
     t.ok(wait_for(lambda: "tern" in n0.run("rdma link show").stdout, timeout=15),
          "the RDMA device is back after the reload", n0.run("rdma link show").stdout)
@@ -285,13 +312,23 @@ try:
     t.ok(wait_for(lambda: n0.dmesg().count("recovering: resetting the device") > before and
                   re.search(r"tern_core \S+: recovered", n0.dmesg()), timeout=60),
          "the test error made tern_core reset and recover the device")
-    n0.forget_ifaces()
-    dev = n0.configure_ip(0)
     t.ok(wait_for(lambda: carrier(n0, dev) == 1, timeout=15), "carrier after the recovery")
+    t.eq(iface_state(n0, dev), kept, "after recovery: %s keeps its ifindex, MAC, MTU, "
+         "address, route and qdisc" % dev)
+    r = n0.run("ip route get 198.51.100.7")
+    t.ok(r.rc == 0 and "via %s dev %s" % (n1.ip(0), dev) in r.stdout,
+         "after recovery: the route still takes traffic to the peer", r.stdout, r.stderr)
     check_all(n0, dev, bdf, dl, "after recovery", cc)
     t.eq(fw(n0, bdf).get("pfc_storm_ms"), str(STORM_MS), "after recovery: storm guard")
     r = n0.run("ping -c 2 -W 5 %s" % n1.ip(0), timeout=30)
     t.ok(r.rc == 0, "traffic flows after reload and recovery", r.stdout, r.stderr)
+    hw2 = ethtool_stats(n0, dev)
+    t.ok(all(hw2.get(k, -1) > hw1.get(k, 0) > 0 for k in KEPT_COUNTERS),
+         "after recovery and a ping: the port's and the netdev's counters went on from "
+         "where they were", {k: (hw1.get(k), hw2.get(k)) for k in KEPT_COUNTERS})
+    r = n0.run("ip route del 198.51.100.0/24 && tc qdisc del dev %s root && "
+               "ip link set %s mtu 1500" % (dev, dev))
+    t.ok(r.rc == 0, "the route, qdisc and MTU go back to how they were", r.stderr)
 
     # --- a PFC storm from the peer ---------------------------------------------------------------
     s0 = ethtool_stats(n0, dev)

@@ -379,7 +379,12 @@ struct tern_en_sw_stats {
  * @tx_timeouts: TX watchdog expiries; written by ndo_tx_timeout (netif_tx_lock held)
  * @hw_stats_mutex: serialises QUERY_ETH_STATS so that @hw_stats never goes backwards
  * @hw_stats_lock: protects @hw_stats and @hw_stats_stamp (taken from atomic context)
- * @hw_stats: last hardware counters read from the device
+ * @hw_stats: last hardware counters read from the device, plus @hw_stats_base
+ * @hw_stats_base: what the device had counted before its last reset (recovery and reload
+ *	keep the netdev, and its counters must not go backwards); under @hw_stats_mutex
+ * @hw_stats_frozen: between tern_en_suspend() and tern_en_resume(): @hw_stats is not
+ *	refreshed, since the device is about to be reset or is being reset; under
+ *	@hw_stats_mutex
  * @hw_stats_stamp: jiffies of the last refresh of @hw_stats
  * @stats_work: refreshes @hw_stats, periodically while @stats_periodic
  * @stats_periodic: @stats_work re-arms itself; set while the channel is open (RTNL)
@@ -407,6 +412,8 @@ struct tern_en_priv {
 	struct mutex hw_stats_mutex;	/* see above */
 	spinlock_t hw_stats_lock;	/* see above */
 	struct tern_cmd_eth_stats_out hw_stats;
+	struct tern_cmd_eth_stats_out hw_stats_base;
+	bool hw_stats_frozen;
 	unsigned long hw_stats_stamp;
 	struct delayed_work stats_work;
 	bool stats_periodic;

@@ -179,6 +179,9 @@ static void tern_en_rx_mode_work(struct work_struct *work)
 	struct tern_en_priv *priv = container_of(work, struct tern_en_priv, rx_mode_work);
 	u32 flags;
 
+	/* During a reset: tern_en_resume() pushes the whole configuration, then runs this. */
+	if (!netif_device_present(priv->netdev))
+		return;
 	mutex_lock(&priv->port_lock);
 	flags = READ_ONCE(priv->rx_mode_flags);
 	if (flags != priv->port.flags)
@@ -209,28 +212,56 @@ static void tern_en_set_rx_mode(struct net_device *netdev)
  * Statistics
  */
 
-/**
- * tern_en_update_hw_stats() - read the MAC's counters from the device into the cache
- * @priv: the Ethernet function
- *
- * Context: process context; sleeps (QUERY_ETH_STATS).
- * Return: 0, or the command's negative errno (the cache is left as it was).
- */
-int tern_en_update_hw_stats(struct tern_en_priv *priv)
+/* Every field of the counters block is a little-endian 64-bit counter (rsvd included). */
+static_assert(sizeof(struct tern_cmd_eth_stats_out) % sizeof(__le64) == 0);
+
+static void tern_en_hw_stats_add(struct tern_cmd_eth_stats_out *sum,
+				 const struct tern_cmd_eth_stats_out *base)
+{
+	__le64 *s = (__le64 *)sum;
+	const __le64 *b = (const __le64 *)base;
+	size_t i;
+
+	for (i = 0; i < sizeof(*sum) / sizeof(__le64); i++)
+		s[i] = cpu_to_le64(le64_to_cpu(s[i]) + le64_to_cpu(b[i]));
+}
+
+/* QUERY_ETH_STATS into the cache, on top of the counts before the last reset. */
+static int tern_en_query_hw_stats(struct tern_en_priv *priv)
 {
 	struct tern_cmd_eth_stats_out out;
 	unsigned long flags;
 	int err;
 
-	mutex_lock(&priv->hw_stats_mutex);
+	lockdep_assert_held(&priv->hw_stats_mutex);
+	if (priv->hw_stats_frozen)
+		return -EAGAIN;
 	err = tern_cmd_exec(priv->tdev, TERN_CMD_QUERY_ETH_STATS, NULL, 0, &out, sizeof(out),
 			    NULL);
-	if (!err) {
-		spin_lock_irqsave(&priv->hw_stats_lock, flags);
-		priv->hw_stats = out;
-		priv->hw_stats_stamp = jiffies;
-		spin_unlock_irqrestore(&priv->hw_stats_lock, flags);
-	}
+	if (err)
+		return err;
+	tern_en_hw_stats_add(&out, &priv->hw_stats_base);
+	spin_lock_irqsave(&priv->hw_stats_lock, flags);
+	priv->hw_stats = out;
+	priv->hw_stats_stamp = jiffies;
+	spin_unlock_irqrestore(&priv->hw_stats_lock, flags);
+	return 0;
+}
+
+/**
+ * tern_en_update_hw_stats() - read the MAC's counters from the device into the cache
+ * @priv: the Ethernet function
+ *
+ * Context: process context; sleeps (QUERY_ETH_STATS).
+ * Return: 0, or the command's negative errno, or -EAGAIN while the device is being reset
+ * (tern_en_suspend() to tern_en_resume()); the cache is then left as it was.
+ */
+int tern_en_update_hw_stats(struct tern_en_priv *priv)
+{
+	int err;
+
+	mutex_lock(&priv->hw_stats_mutex);
+	err = tern_en_query_hw_stats(priv);
 	mutex_unlock(&priv->hw_stats_mutex);
 	return err;
 }
@@ -1432,4 +1463,93 @@ void tern_en_remove(struct tern_dev *tdev)
 	cancel_delayed_work_sync(&priv->stats_work);
 	netif_napi_del(&priv->ch.napi);
 	free_netdev(netdev);
+}
+
+/**
+ * tern_en_suspend() - quiesce the Ethernet function for a device reset, keeping the netdev
+ * @tdev: the device; the command queue may already fail every command (a dead device)
+ *
+ * Recovery and devlink reload reset the device under a netdev that stays registered, so
+ * that its name, ifindex, addresses, routes, qdiscs, MTU, MAC and ring sizes survive. The
+ * netdev is detached: transmit stops, and the core refuses ndo_open, MTU and MAC changes
+ * and ethtool while the device is not present. The channel's queues and EQ are destroyed
+ * and the carrier drops. The hardware counters read last become the base that the reset
+ * device's counters are added to, so that none goes backwards. Idempotent.
+ *
+ * Context: process context, RTNL not held; state_lock held (tern_dev_down()).
+ */
+void tern_en_suspend(struct tern_dev *tdev)
+{
+	struct net_device *netdev = tdev->netdev;
+	struct tern_en_priv *priv;
+
+	if (!netdev)
+		return;
+	priv = netdev_priv(netdev);
+
+	rtnl_lock();
+	netif_device_detach(netdev);
+	tern_en_close_channel(priv);
+	tern_en_refresh_carrier(priv);
+
+	/* Lock order: RTNL, then hw_stats_mutex (as ethtool's get_ethtool_stats takes them). */
+	mutex_lock(&priv->hw_stats_mutex);
+	if (!priv->hw_stats_frozen) {
+		/* The last counts of this device's life; a dead device keeps the cached ones. */
+		if (tern_dev_alive(tdev))
+			tern_en_query_hw_stats(priv);
+		priv->hw_stats_base = priv->hw_stats;
+		priv->hw_stats_frozen = true;
+	}
+	mutex_unlock(&priv->hw_stats_mutex);
+	rtnl_unlock();
+
+	/* Their next runs see the device absent, the channel closed, the counters frozen. */
+	cancel_work_sync(&priv->rx_mode_work);
+	cancel_work_sync(&priv->reset_work);
+	cancel_delayed_work_sync(&priv->stats_work);
+}
+
+/**
+ * tern_en_resume() - bring a suspended Ethernet function back on the reset device
+ * @tdev: the device, reset, with its command queue and async EQ working again
+ *
+ * Pushes the netdev's configuration (MAC, MTU, receive mode) to the port, recreates the
+ * channel if the interface is up, attaches the netdev and takes the link state from the
+ * device. On failure the netdev stays registered: the port or the queues are not set up,
+ * and setting the interface down and up (or another recovery) retries.
+ *
+ * Context: process context, RTNL not held; state_lock held (tern_dev_up()).
+ * Return: 0, or the negative errno of the step that failed.
+ */
+int tern_en_resume(struct tern_dev *tdev)
+{
+	struct net_device *netdev = tdev->netdev;
+	struct tern_en_priv *priv;
+	int err;
+
+	if (!netdev)
+		return 0;
+	priv = netdev_priv(netdev);
+
+	rtnl_lock();
+	mutex_lock(&priv->hw_stats_mutex);
+	priv->hw_stats_frozen = false;
+	mutex_unlock(&priv->hw_stats_mutex);
+
+	/* open_channel pushes the port configuration itself. */
+	if (netif_running(netdev))
+		err = tern_en_open_channel(priv);
+	else
+		err = tern_en_port_sync(priv);
+	if (err)
+		netdev_err(netdev, "cannot set the port up after the reset (%d)%s\n", err,
+			   netif_running(netdev) ? "; set the interface down and up to retry" : "");
+	netif_device_attach(netdev);
+	tern_en_sync_link(priv);
+	rtnl_unlock();
+
+	/* A receive-mode change made while the device was away. */
+	schedule_work(&priv->rx_mode_work);
+	return err;
 }

@@ -12,9 +12,10 @@
  * Recovery (devlink health "fw" recover, automatic after a report): when the device is
  * alive and a NOP goes through, an isolated command timeout needs nothing more. Otherwise
  * DMA is stopped and commands fail at once, the RDMA auxiliary device is deleted, the
- * Ethernet function and the asynchronous EQ are torn down, the device is reset, and the
- * command queue, the EQ, the DCB settings (dcb.c), the Ethernet function and the auxiliary
- * device are brought up again. devlink reload (driver_reinit) does the same, gracefully.
+ * Ethernet function is suspended (its netdev stays registered, detached, without queues:
+ * en_main.c) and the asynchronous EQ torn down, the device is reset, and the command
+ * queue, the EQ, the DCB settings (dcb.c), the Ethernet function and the auxiliary device
+ * are brought up again. devlink reload (driver_reinit) does the same, gracefully.
  */
 
 #include <linux/delay.h>
@@ -251,7 +252,9 @@ static void tern_dev_down(struct tern_dev *tdev, bool force)
 		tern_cmdq_abort(tdev);
 	}
 	tern_aux_del(tdev);
-	tern_en_stop(tdev);
+	/* The netdev stays registered, detached; removal unregisters it (tern_en_stop()). */
+	if (tdev->en_ready)
+		tern_en_suspend(tdev);
 	tern_async_eq_stop(tdev);
 	tern_cmdq_stop(tdev);
 }
@@ -288,12 +291,17 @@ static int tern_dev_up(struct tern_dev *tdev)
 		return err;
 	/* The reset brought the firmware's defaults back; a failure is logged, not fatal. */
 	tern_dcb_apply(tdev);
-	err = tern_en_probe(tdev);
+	if (tdev->en_ready) {
+		err = tern_en_resume(tdev);
+	} else {
+		/* The first bring-up of the Ethernet function failed: try again. */
+		err = tern_en_probe(tdev);
+		tdev->en_ready = !err;
+	}
 	if (err) {
 		dev_err(&pdev->dev, "Ethernet function failed to come back: %d\n", err);
 		return err;
 	}
-	tdev->en_ready = true;
 	/* A fatal error while reports were not taken must not look like a success. */
 	if (!tern_dev_alive(tdev))
 		return -EIO;
@@ -319,8 +327,8 @@ static void tern_dev_up_done(struct tern_dev *tdev)
  * test asked for a reset: TERN_FLAG_TEST_RESET). Otherwise: remove the RDMA
  * auxiliary device and the Ethernet function, destroy the asynchronous EQ, stop the
  * command queue, reset the device and bring everything up again, the DCB settings and
- * DCQCN parameters included. The Ethernet function is re-created, so its configuration
- * (addresses, MTU) starts from the defaults; the DCB settings do not (struct tern_dcb).
+ * DCQCN parameters included. The netdev is kept (tern_en_suspend(), tern_en_resume()):
+ * its name, addresses, routes, qdiscs, MTU and MAC survive, as the DCB settings do.
  *
  * Return: 0 when the device is working again, a negative errno otherwise (what could be
  * brought down stays down; another recovery, or removal, can follow).

@@ -243,7 +243,8 @@ struct tern_dcb {
  * @debugfs: debugfs directory of this device
  * @state_lock: serialises device-wide reconfiguration (reset, recovery, removal) and
  *	protects @started, @eq_ready and @en_ready. Taken outside RTNL: never take it with
- *	RTNL held (recovery holds it while it unregisters and registers the netdev).
+ *	RTNL held (recovery holds it while it suspends and resumes the netdev, which take
+ *	RTNL).
  * @flags: TERN_FLAG_* bits (atomic bitops; set from any context)
  * @started: probe has finished; recovery may run; cleared at removal
  * @eq_ready: @async_eq exists
@@ -425,11 +426,13 @@ void tern_eq_arm(struct tern_eq *eq);
 
 /*
  * en_main.c. tern_en_link_change() is called in process context (a work item, state_lock
- * held), only between a successful tern_en_probe() and tern_en_remove(). Recovery calls
- * tern_en_remove() and then tern_en_probe() again on the same struct tern_dev.
+ * held), only between a successful tern_en_probe() and tern_en_remove(). Recovery and
+ * reload keep the netdev: tern_en_suspend() before the reset, tern_en_resume() after it.
  */
 int tern_en_probe(struct tern_dev *tdev);
 void tern_en_remove(struct tern_dev *tdev);
+void tern_en_suspend(struct tern_dev *tdev);
+int tern_en_resume(struct tern_dev *tdev);
 void tern_en_link_change(struct tern_dev *tdev, bool up);
 
 /* ethtool.c */
