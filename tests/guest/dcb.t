@@ -7,7 +7,9 @@ refuses out-of-range ones with an extack message; everything survives ``devlink 
 and a device recovery (``devlink health test``), which keep the netdev as it was (name,
 ifindex, MTU, address, route, qdisc; the counters go on); ``ethtool -S`` has the PFC counters and
 ``ethtool --set-tunable pfc-prevention-tout`` the storm guard; a peer that floods PFC frames
-for priority 3 is reported as a PFC storm and counted, and the storm's end too."""
+for priority 3 is reported as a PFC storm and counted, and the storm's end too; the devlink
+health reporter ``pfc`` is in error while the storm lasts (its diagnosis names the priority)
+and healthy after it."""
 
 import json
 import os
@@ -100,6 +102,12 @@ def params(node, dl):
             if v.get("cmode") == "runtime":
                 out[p["name"]] = v["value"]
     return out
+
+
+def health(node, dl, reporter):
+    """``devlink health show`` of one reporter, on one line."""
+    r = node.run("devlink health show %s reporter %s" % (dl, reporter))
+    return " ".join(r.stdout.split()) if r.rc == 0 else "error: " + r.stderr
 
 
 def kernel_log_since(node, mark):
@@ -331,11 +339,25 @@ try:
     t.ok(r.rc == 0, "the route, qdisc and MTU go back to how they were", r.stderr)
 
     # --- a PFC storm from the peer ---------------------------------------------------------------
+    t.ok(re.search(r"state healthy error 0\b", health(n0, dl, "pfc")),
+         "devlink health show: reporter pfc, healthy, no error yet", health(n0, dl, "pfc"))
     s0 = ethtool_stats(n0, dev)
     mark = len(n0.dmesg())
-    r = n1.run("pfc-send %s 3 2" % devs[1], timeout=30)
-    sent = int(r.stdout.strip()) if r.rc == 0 and r.stdout.strip().isdigit() else 0
-    t.ok(sent > 100, "node1 sent %d PFC frames (XOFF, priority 3) in 2 s" % sent, r.stderr)
+    n1.run("rm -f /tmp/pfc-send.out; pfc-send %s 3 3 > /tmp/pfc-send.out 2>&1 &" % devs[1],
+           check=True)
+    # While it lasts, the reporter is in error and its diagnosis names the priority.
+    t.ok(wait_for(lambda: re.search(r"state error error 1\b", health(n0, dl, "pfc")),
+                  timeout=3, interval=0.1),
+         "during the storm: reporter pfc in error, one error", health(n0, dl, "pfc"))
+    r = n0.run("devlink health diagnose %s reporter pfc" % dl)
+    t.ok(re.search(r"peer_pausing_too_long: 3\b", r.stdout) and
+         re.search(r"storm_guard_ms: %d\b" % STORM_MS, r.stdout),
+         "during the storm: devlink health diagnose names priority 3 and the %d ms guard"
+         % STORM_MS, r.stdout, r.stderr)
+    wait_for(lambda: n1.run("cat /tmp/pfc-send.out").stdout.strip(), timeout=20)
+    out = n1.run("cat /tmp/pfc-send.out").stdout.strip()
+    sent = int(out) if out.isdigit() else 0
+    t.ok(sent > 100, "node1 sent %d PFC frames (XOFF, priority 3) in 3 s" % sent, out)
     t.ok(wait_for(lambda: "PFC storm on priority 3 over" in kernel_log_since(n0, mark),
                   timeout=10), "node0 reported the storm's end")
     s1 = ethtool_stats(n0, dev)
@@ -354,6 +376,17 @@ try:
     m = re.search(r"\b3:(\d+)", pairs(r.stdout, "indications") or "")
     t.ok(m and int(m.group(1)) >= delta["rx_prio3_pause"],
          "dcb pfc show indications counts the pauses of priority 3", r.stdout, r.stderr)
+    t.ok(wait_for(lambda: re.search(r"state healthy error 1\b", health(n0, dl, "pfc")),
+                  timeout=10),
+         "after the storm: reporter pfc healthy again, one error counted",
+         health(n0, dl, "pfc"))
+    r = n0.run("devlink health diagnose %s reporter pfc" % dl)
+    d = dict(re.findall(r"(\w+): (\w+)", r.stdout))
+    t.ok(d.get("peer_pausing_too_long") == "none" and
+         int(d.get("storms_detected", 0)) >= 1 and int(d.get("storms_over", 0)) >= 1 and
+         int(d.get("fw_rx_pause_storm_events", 0)) >= 1,
+         "after the storm: the diagnosis shows none in progress and the counts", r.stdout,
+         r.stderr)
     r = n0.run("ping -c 2 -W 5 %s" % n1.ip(0), timeout=30)
     t.ok(r.rc == 0, "traffic flows after the storm", r.stdout, r.stderr)
 

@@ -256,9 +256,11 @@ int tern_dcb_query_pfc_stats(struct tern_dev *tdev, struct tern_cmd_pfc_stats_ou
  * @eqe: the event: subtype enum tern_pfc_storm, data[0] the priority, data[1] 1 when the
  *	storm was detected, 0 when it ended
  *
- * Counts it and logs it (rate limited). Hard interrupt context. tdev->netdev is cleared
- * before the netdev is unregistered, and unregistering waits for an RCU grace period
- * (synchronize_net()) that this handler, with interrupts off, is inside of.
+ * Counts it, logs it (rate limited) and hands it to the devlink health reporter "pfc"
+ * (tern_devlink_pfc_storm()), which shows the storms in progress. Hard interrupt context.
+ * tdev->netdev is cleared before the netdev is unregistered, and unregistering waits for
+ * an RCU grace period (synchronize_net()) that this handler, with interrupts off, is
+ * inside of.
  */
 void tern_dcb_storm_event(struct tern_dev *tdev, const struct tern_eqe *eqe)
 {
@@ -272,6 +274,19 @@ void tern_dcb_storm_event(struct tern_dev *tdev, const struct tern_eqe *eqe)
 		atomic64_inc(&tdev->dcb.storm_detected);
 	else
 		atomic64_inc(&tdev->dcb.storm_recovered);
+	/* The device's word, bounded before it indexes anything. */
+	if (prio < TERN_NUM_PRIO && (eqe->subtype == TERN_PFC_STORM_TX_PAUSE ||
+				     eqe->subtype == TERN_PFC_STORM_RX_PAUSE)) {
+		unsigned int bit = TERN_DCB_STORM_BIT(eqe->subtype, prio);
+
+		if (detected) {
+			set_bit(bit, &tdev->dcb.storm_active);
+			set_bit(bit, &tdev->dcb.storm_new);
+		} else {
+			clear_bit(bit, &tdev->dcb.storm_active);
+		}
+		tern_devlink_pfc_storm(tdev);
+	}
 	switch (eqe->subtype) {
 	case TERN_PFC_STORM_TX_PAUSE:
 		what = detected ? "we paused the peer too long (host not receiving): dropping" :

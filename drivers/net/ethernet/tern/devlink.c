@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tern devlink instance: device information, reload (driver_reinit), the DCQCN parameters
- * and the "fw" health reporter.
+ * and the health reporters "fw" (firmware errors, command timeouts; recovery resets the
+ * device) and "pfc" (PFC storms the firmware's storm guard detected; in error while one
+ * lasts).
  *
  * DCQCN parameters: runtime devlink params named as mlxconfig names them, registered when
  * the device has TERN_DEV_CAP_DCB. Their values live in struct tern_dcb (dcb.c); a set
@@ -381,6 +383,109 @@ static const struct devlink_health_reporter_ops tern_fw_reporter_ops = {
 	.test = tern_fw_reporter_test,
 };
 
+/* Priorities whose bit of @kind is set in @storms, as "3 5", or "none". */
+static void tern_pfc_storm_prios(char *buf, size_t len, unsigned long storms, u8 kind)
+{
+	size_t n = 0;
+	u32 prio;
+
+	buf[0] = '\0';
+	for (prio = 0; prio < TERN_NUM_PRIO; prio++)
+		if (test_bit(TERN_DCB_STORM_BIT(kind, prio), &storms))
+			n += scnprintf(buf + n, len - n, "%s%u", n ? " " : "", prio);
+	if (!n)
+		strscpy(buf, "none", len);
+}
+
+/*
+ * "devlink health diagnose ... reporter pfc": the storms in progress, the storm guard and
+ * the counts, the firmware's included.
+ */
+static int tern_pfc_reporter_diagnose(struct devlink_health_reporter *reporter,
+				      struct devlink_fmsg *fmsg, struct netlink_ext_ack *extack)
+{
+	struct tern_dev *tdev = devlink_health_reporter_priv(reporter);
+	unsigned long storms = READ_ONCE(tdev->dcb.storm_active);
+	struct tern_cmd_pfc_stats_out st;
+	char prios[2 * TERN_NUM_PRIO + 1];
+	int err;
+
+	tern_pfc_storm_prios(prios, sizeof(prios), storms, TERN_PFC_STORM_RX_PAUSE);
+	err = devlink_fmsg_string_pair_put(fmsg, "peer_pausing_too_long", prios);
+	if (err)
+		return err;
+	tern_pfc_storm_prios(prios, sizeof(prios), storms, TERN_PFC_STORM_TX_PAUSE);
+	err = devlink_fmsg_string_pair_put(fmsg, "pausing_peer_too_long", prios);
+	if (err)
+		return err;
+	err = devlink_fmsg_u32_pair_put(fmsg, "storm_guard_ms", tern_dcb_get_storm_ms(tdev));
+	if (err)
+		return err;
+	err = devlink_fmsg_u64_pair_put(fmsg, "storms_detected",
+					atomic64_read(&tdev->dcb.storm_detected));
+	if (err)
+		return err;
+	err = devlink_fmsg_u64_pair_put(fmsg, "storms_over",
+					atomic64_read(&tdev->dcb.storm_recovered));
+	if (err)
+		return err;
+	/* The firmware's counts since its last reset; absent when it does not answer. */
+	if (tern_dcb_query_pfc_stats(tdev, &st))
+		return 0;
+	err = devlink_fmsg_u64_pair_put(fmsg, "fw_rx_pause_storm_events",
+					le64_to_cpu(st.rx_pause_storm_events));
+	if (err)
+		return err;
+	return devlink_fmsg_u64_pair_put(fmsg, "fw_tx_pause_storm_events",
+					 le64_to_cpu(st.tx_pause_storm_events));
+}
+
+/*
+ * No recover callback: the storm guard in the firmware acts by itself (it stops honouring,
+ * or sending, the pauses of the priority) and undoes it when the storm is over; the
+ * reporter is in the error state while a storm lasts and healthy again after it.
+ */
+static const struct devlink_health_reporter_ops tern_pfc_reporter_ops = {
+	.name = "pfc",
+	.diagnose = tern_pfc_reporter_diagnose,
+};
+
+static void tern_devlink_pfc_work(struct work_struct *work)
+{
+	struct tern_dev *tdev = container_of(work, struct tern_dev, pfc_work);
+	unsigned long storms = xchg(&tdev->dcb.storm_new, 0);
+	char msg[80];
+	u32 bit;
+
+	for_each_set_bit(bit, &storms, TERN_DCB_STORM_BITS) {
+		bool rx = bit >= TERN_DCB_STORM_BIT(TERN_PFC_STORM_RX_PAUSE, 0);
+
+		snprintf(msg, sizeof(msg), "PFC storm on priority %u: %s", bit % TERN_NUM_PRIO,
+			 rx ? "the peer paused us too long" : "we paused the peer too long");
+		devlink_health_report(tdev->pfc_reporter, msg, NULL);
+	}
+	if (!READ_ONCE(tdev->dcb.storm_active))
+		devlink_health_reporter_state_update(tdev->pfc_reporter,
+						     DEVLINK_HEALTH_REPORTER_STATE_HEALTHY);
+}
+
+/**
+ * tern_devlink_pfc_storm() - a PFC storm began or ended: update the "pfc" reporter
+ * @tdev: the device; struct tern_dcb @storm_new and @storm_active already updated
+ *
+ * Callable from any context (the async EQ's interrupt handler). Does nothing on a device
+ * without the reporter or before devlink is registered.
+ */
+void tern_devlink_pfc_storm(struct tern_dev *tdev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&tdev->health_lock, flags);
+	if (tdev->health_enabled && tdev->pfc_reporter)
+		queue_work(system_long_wq, &tdev->pfc_work);
+	spin_unlock_irqrestore(&tdev->health_lock, flags);
+}
+
 static void tern_devlink_health_work(struct work_struct *work)
 {
 	struct tern_dev *tdev = container_of(work, struct tern_dev, health_work);
@@ -457,6 +562,7 @@ struct tern_dev *tern_devlink_alloc(struct device *dev)
 	tdev = devlink_priv(devlink);
 	spin_lock_init(&tdev->health_lock);
 	INIT_WORK(&tdev->health_work, tern_devlink_health_work);
+	INIT_WORK(&tdev->pfc_work, tern_devlink_pfc_work);
 	return tdev;
 }
 
@@ -488,12 +594,16 @@ int tern_devlink_register(struct tern_dev *tdev)
 	tdev->fw_reporter = reporter;
 
 	if (tdev->dcb.supported) {
-		err = devlink_params_register(devlink, tern_cc_params, ARRAY_SIZE(tern_cc_params));
-		if (err) {
-			devlink_health_reporter_destroy(reporter);
-			tdev->fw_reporter = NULL;
-			return err;
+		reporter = devlink_health_reporter_create(devlink, &tern_pfc_reporter_ops, 0,
+							  tdev);
+		if (IS_ERR(reporter)) {
+			err = PTR_ERR(reporter);
+			goto err_fw_reporter;
 		}
+		tdev->pfc_reporter = reporter;
+		err = devlink_params_register(devlink, tern_cc_params, ARRAY_SIZE(tern_cc_params));
+		if (err)
+			goto err_pfc_reporter;
 	}
 	devlink_set_features(devlink, DEVLINK_F_RELOAD);
 	devlink_register(devlink);
@@ -502,6 +612,14 @@ int tern_devlink_register(struct tern_dev *tdev)
 	tdev->health_enabled = true;
 	spin_unlock_irq(&tdev->health_lock);
 	return 0;
+
+err_pfc_reporter:
+	devlink_health_reporter_destroy(tdev->pfc_reporter);
+	tdev->pfc_reporter = NULL;
+err_fw_reporter:
+	devlink_health_reporter_destroy(tdev->fw_reporter);
+	tdev->fw_reporter = NULL;
+	return err;
 }
 
 /**
@@ -518,11 +636,15 @@ void tern_devlink_unregister(struct tern_dev *tdev)
 	tdev->health_what = NULL;
 	spin_unlock_irq(&tdev->health_lock);
 	cancel_work_sync(&tdev->health_work);
+	cancel_work_sync(&tdev->pfc_work);
 
 	devlink_unregister(tern_to_devlink(tdev));
 	if (tdev->dcb.supported)
 		devlink_params_unregister(tern_to_devlink(tdev), tern_cc_params,
 					  ARRAY_SIZE(tern_cc_params));
+	if (tdev->pfc_reporter)
+		devlink_health_reporter_destroy(tdev->pfc_reporter);
+	tdev->pfc_reporter = NULL;
 	devlink_health_reporter_destroy(tdev->fw_reporter);
 	tdev->fw_reporter = NULL;
 }

@@ -289,6 +289,9 @@ static int tern_dev_up(struct tern_dev *tdev)
 	err = tern_async_eq_start(tdev);
 	if (err)
 		return err;
+	/* The reset ended every PFC storm the firmware's guard was handling. */
+	WRITE_ONCE(tdev->dcb.storm_active, 0);
+	tern_devlink_pfc_storm(tdev);
 	/* The reset brought the firmware's defaults back; a failure is logged, not fatal. */
 	tern_dcb_apply(tdev);
 	if (tdev->en_ready) {

@@ -213,6 +213,10 @@ struct tern_eq {
  * @cc_ok: the firmware executes SET_CC_PARAMS (cleared when it answers BAD_OPCODE)
  * @storm_detected: TERN_EQE_PFC_STORM events reporting a storm (atomic)
  * @storm_recovered: TERN_EQE_PFC_STORM events reporting the end of one (atomic)
+ * @storm_active: storms in progress, bit TERN_DCB_STORM_BIT(kind, prio) (atomic bitops;
+ *	set and cleared by the async EQ's handler, cleared by a reset)
+ * @storm_new: storms detected and not yet reported to the devlink health reporter "pfc"
+ *	(atomic bitops; taken whole by its work item)
  *
  * Lives in struct tern_dev, so it survives device resets, recoveries, devlink reloads and
  * the re-creation of the netdev; tern_dcb_apply() sends it to the firmware after each.
@@ -225,7 +229,13 @@ struct tern_dcb {
 	bool cc_ok;
 	atomic64_t storm_detected;
 	atomic64_t storm_recovered;
+	unsigned long storm_active;
+	unsigned long storm_new;
 };
+
+/* Storm bits: TERN_PFC_STORM_TX_PAUSE on bits 0..7, TERN_PFC_STORM_RX_PAUSE on 8..15. */
+#define TERN_DCB_STORM_BIT(kind, prio)	(((kind) - 1) * TERN_NUM_PRIO + (prio))
+#define TERN_DCB_STORM_BITS		(2 * TERN_NUM_PRIO)
 
 /**
  * struct tern_dev - one tern PCI function
@@ -235,6 +245,7 @@ struct tern_dcb {
  * @db_bar_start: bus address of BAR2 (user doorbell pages are mapped from there)
  * @fw_reporter: devlink health reporter for firmware errors and command timeouts
  *	(struct tern_dev is the private data of its devlink instance: tern_to_devlink())
+ * @pfc_reporter: devlink health reporter "pfc" for PFC storms (devices with DCB), or NULL
  * @cmdq: the command queue
  * @caps: QUERY_DEVICE output (immutable after probe)
  * @num_vectors: MSI-X vectors allocated
@@ -257,6 +268,8 @@ struct tern_dcb {
  * @health_detail: opcode or fatal syndrome of the pending report
  * @health_work: passes reports to devlink health (which may run recovery) from process
  *	context
+ * @pfc_work: passes PFC storms (struct tern_dcb @storm_new, @storm_active) to
+ *	@pfc_reporter from process context; queued only while @health_enabled
  * @recoveries: bumped when a recovery ends; a command issued before that does not report
  *	its timeout (the recovery dealt with that incident)
  * @rdma_adev: auxiliary device of the RDMA function, NULL when it does not exist; protected
@@ -275,6 +288,7 @@ struct tern_dev {
 	void __iomem *db;
 	resource_size_t db_bar_start;
 	struct devlink_health_reporter *fw_reporter;
+	struct devlink_health_reporter *pfc_reporter;
 	struct tern_cmdq cmdq;
 	struct tern_cmd_query_device_out caps;
 	int num_vectors;
@@ -293,6 +307,7 @@ struct tern_dev {
 	const char *health_what;
 	u32 health_detail;
 	struct work_struct health_work;
+	struct work_struct pfc_work;
 	atomic_t recoveries;
 	struct tern_aux_dev *rdma_adev;
 	spinlock_t async_lock;		/* see above; IRQ-safe */
@@ -445,6 +460,7 @@ int tern_devlink_register(struct tern_dev *tdev);
 void tern_devlink_unregister(struct tern_dev *tdev);
 void tern_devlink_report_fw_error(struct tern_dev *tdev, const char *what, u32 detail);
 void tern_devlink_clear_reports(struct tern_dev *tdev);
+void tern_devlink_pfc_storm(struct tern_dev *tdev);
 
 /*
  * aux.c. tern_aux_add() and tern_aux_del() are called with state_lock held: add after the
