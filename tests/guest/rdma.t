@@ -336,6 +336,29 @@ try:
                  "node0: rdma -dd res show qp shows the firmware's view of ib_write_bw's QP "
                  "(%s), its drv_sq_ci moving (%s)" % (", ".join(keys), " -> ".join(
                      str(v[0].get("drv_sq_ci")) if v else "-" for v in views)), repr(views))
+            # and the driver's view of its CQs and MRs, and of the kernel's CQs (ib_mad's)
+            cqs = rt.rdma_res(n0, "cq", driver=True)
+            mine = [q for q in cqs if q.get("comm") == "ib_write_bw"]
+            kern = [q for q in cqs if q.get("drv_poll") == "kernel"]
+            t.ok(mine and all(q.get("drv_poll") == "user" and "drv_ci" not in q and
+                              all(isinstance(q.get(k), int) for k in
+                                  ("drv_cqn", "drv_vector", "drv_eqn")) for q in mine) and
+                 kern and all(isinstance(q.get("drv_ci"), int) for q in kern),
+                 "node0: rdma -dd res show cq: ib_write_bw's CQs polled by user space with "
+                 "their CQN, vector and EQN; the kernel's with their consumer index",
+                 repr(cqs))
+            mrs = [m for m in rt.rdma_res(n0, "mr", driver=True)
+                   if m.get("comm") == "ib_write_bw"]
+            t.ok(mrs and all(m.get("drv_translation") == "page_list" and
+                             m.get("drv_page_size", 0) >= 4096 and
+                             m.get("drv_pages", 0) >= 1 and
+                             m.get("drv_page_list") in ("direct", "chunked") and
+                             isinstance(m.get("drv_mr_index"), int) and
+                             int(str(m.get("lkey")), 16) >> 8 == m["drv_mr_index"] and
+                             int(str(m.get("lkey")), 16) & 0xff == m.get("drv_key")
+                             for m in mrs),
+                 "node0: rdma -dd res show mr: ib_write_bw's MR with its index and key (its "
+                 "lkey split), page size and page count", repr(mrs))
         time.sleep(3)
         client.kill(9)
         server.kill(9)

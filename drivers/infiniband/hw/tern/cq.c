@@ -10,6 +10,7 @@
 
 #include <linux/io.h>
 #include <linux/log2.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "tern_ib.h"
@@ -398,6 +399,7 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= dev->num_ceqs)
 		return -EINVAL;
+	cq->vector = attr->comp_vector;
 	if (!udata)
 		return tern_ib_create_kernel_cq(dev, cq, attr);
 	err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd),
@@ -515,6 +517,47 @@ int tern_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 out:
 	mutex_unlock(&cq->resize_lock);
 	return err;
+}
+
+/**
+ * tern_ib_fill_res_cq_entry() - the driver's view of a CQ for ``rdma res show cq -dd``
+ * @msg: the netlink message the RDMA core is filling
+ * @ibcq: the CQ (held by restrack for the call)
+ *
+ * The device's CQ number, the completion vector and event queue its events go to, who polls
+ * it (the kernel, or user space through the provider), and for kernel CQs the CQEs consumed.
+ *
+ * Return: 0 or -EMSGSIZE when @msg is full.
+ */
+int tern_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_cq *cq = to_tcq(ibcq);
+	bool kernel = !ibcq->uobject;
+	struct nlattr *table;
+	unsigned long flags;
+	u32 ci = 0;
+
+	if (kernel) {
+		spin_lock_irqsave(&cq->lock, flags);
+		ci = cq->ci;
+		spin_unlock_irqrestore(&cq->lock, flags);
+	}
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "cqn", cq->cqn) ||
+	    rdma_nl_put_driver_u32(msg, "vector", cq->vector) ||
+	    rdma_nl_put_driver_u32(msg, "eqn", dev->ceqs[cq->vector].eqn) ||
+	    rdma_nl_put_driver_string(msg, "poll", kernel ? "kernel" : "user") ||
+	    (kernel && rdma_nl_put_driver_u32(msg, "ci", ci)))
+		goto err;
+	nla_nest_end(msg, table);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
 }
 
 /**

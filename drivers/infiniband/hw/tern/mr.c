@@ -16,6 +16,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
 #include <rdma/iter.h>
+#include <rdma/restrack.h>
 
 #include "tern_ib.h"
 
@@ -354,6 +355,9 @@ struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64
 	tern_ib_pbl_free(dev, &pbl);
 	if (err)
 		goto err_release;
+	mr->page_shift = in.page_shift;
+	mr->npages = npages;
+	mr->pbl_mode = in.pbl.mode;
 	return &mr->ibmr;
 
 err_release:
@@ -392,6 +396,47 @@ struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access)
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
+}
+
+/**
+ * tern_ib_fill_res_mr_entry() - the driver's view of an MR for ``rdma res show mr -dd``
+ * @msg: the netlink message the RDMA core is filling
+ * @ibmr: the MR (held by restrack for the call)
+ *
+ * The MR's index in the device's table and its key byte (the lkey/rkey split), and how the
+ * device translates it: "physical" (a DMA MR, bus addresses) or the page size and number
+ * of pages of its page list, handed over directly or in chunks.
+ *
+ * Return: 0 or -EMSGSIZE when @msg is full.
+ */
+int tern_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct tern_ib_mr *mr = to_tmr(ibmr);
+	struct nlattr *table;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "mr_index", ibmr->lkey >> 8) ||
+	    rdma_nl_put_driver_u32_hex(msg, "key", ibmr->lkey & 0xff))
+		goto err;
+	if (!mr->umem) {
+		if (rdma_nl_put_driver_string(msg, "translation", "physical"))
+			goto err;
+	} else if (rdma_nl_put_driver_string(msg, "translation", "page_list") ||
+		   rdma_nl_put_driver_u32(msg, "page_size", 1u << mr->page_shift) ||
+		   rdma_nl_put_driver_u32(msg, "pages", mr->npages) ||
+		   rdma_nl_put_driver_string(msg, "page_list",
+					     mr->pbl_mode == TERN_MEM_PAGE_LIST ? "chunked" :
+					     "direct")) {
+		goto err;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
 }
 
 /**

@@ -238,10 +238,17 @@ struct tern_ib_ah {
  * struct tern_ib_mr - a memory region
  * @ibmr: the RDMA core's MR
  * @umem: pinned user pages, NULL for a DMA MR
+ * @page_shift: log2 of the blocks the device translates with (0 for a DMA MR)
+ * @npages: blocks in the page list the device was given (0 for a DMA MR)
+ * @pbl_mode: TERN_MEM_DIRECT or TERN_MEM_PAGE_LIST: how that list was handed over
+ * (the last three immutable after registration; shown by rdma res show mr -dd)
  */
 struct tern_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	u8 page_shift;
+	u32 npages;
+	u8 pbl_mode;
 };
 
 /**
@@ -256,10 +263,12 @@ struct tern_ib_mr {
  * @refcount: 1 while in @cq_xa plus one per event handler using the CQ
  * @free: completed when @refcount drops to zero
  * @resize_lock: user CQs: serialises resize_cq, which replaces @mem
+ * @vector: the completion vector (index into tern_ib_dev.ceqs) its events go to
  */
 struct tern_ib_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
+	u32 vector;
 	struct tern_ib_queue_mem mem;
 	struct tern_ib_dma_buf kbuf;
 	u32 log_depth;
@@ -463,6 +472,8 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		     struct ib_qp_init_attr *init_attr);
 int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int tern_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int tern_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 u32 tern_ib_access_to_hw(int ib_access);
