@@ -70,6 +70,38 @@ static const char * const tern_dbg_status_names[] = {
 	[TERN_CMD_INTERNAL]	= "internal",
 };
 
+/*
+ * The line a debugfs write carries: at most @max - 1 bytes, copied and NUL-terminated
+ * (kfree() it). ERR_PTR(-EINVAL) when longer, or memdup_user_nul()'s error.
+ */
+static char *tern_dbg_user_line(const char __user *ubuf, size_t count, size_t max)
+{
+	if (count >= max)
+		return ERR_PTR(-EINVAL);
+	return memdup_user_nul(ubuf, count);
+}
+
+/*
+ * The settings parser of every file here: the next blank-separated word of *@line, split
+ * into @key and @val at its first '=' (@val NULL for a bare key); *@line moves past it.
+ * Return: false at the end of the line.
+ */
+static bool tern_dbg_next_kv(char **line, char **key, char **val)
+{
+	char *word;
+
+	while ((word = strsep(line, " \t"))) {
+		if (!*word)
+			continue;
+		*val = strchr(word, '=');
+		if (*val)
+			*(*val)++ = '\0';
+		*key = word;
+		return true;
+	}
+	return false;
+}
+
 static int tern_dbg_parse_status(const char *arg, u8 *status)
 {
 	unsigned int i;
@@ -97,8 +129,8 @@ static int tern_dbg_parse_status(const char *arg, u8 *status)
 TERN_VISIBLE_IF_KUNIT int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail)
 {
 	u32 flags = 0, delay = 0, syndrome = 0;
+	char *verb, *arg, *key, *val;
 	unsigned long len;
-	char *verb, *arg;
 	u8 status = 0;
 	int err;
 
@@ -108,16 +140,16 @@ TERN_VISIBLE_IF_KUNIT int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop
 		return -EINVAL;
 
 	if (!strcmp(verb, "nop")) {
-		while ((arg = strsep(&line, " \t"))) {
-			if (!*arg)
-				continue;
-			if (!strncmp(arg, "delay=", 6)) {
-				err = kstrtou32(arg + 6, 0, &delay);
+		while (tern_dbg_next_kv(&line, &key, &val)) {
+			if (!val)
+				return -EINVAL;
+			if (!strcmp(key, "delay")) {
+				err = kstrtou32(val, 0, &delay);
 				if (err)
 					return err;
 				flags |= TERN_NOP_F_DELAY;
-			} else if (!strncmp(arg, "len=", 4)) {
-				err = kstrtoul(arg + 4, 0, &len);
+			} else if (!strcmp(key, "len")) {
+				err = kstrtoul(val, 0, &len);
 				if (err)
 					return err;
 				if (len > TERN_DBG_NOP_MAX_TAIL)
@@ -194,17 +226,15 @@ static ssize_t tern_dbg_cmd_test_write(struct file *file, const char __user *ubu
 {
 	struct tern_dev *tdev = file->private_data;
 	struct tern_cmd_nop_in nop;
-	char buf[TERN_DBG_CMD_MAX];
 	size_t tail;
+	char *buf;
 	int err;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-
+	buf = tern_dbg_user_line(ubuf, count, TERN_DBG_CMD_MAX);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	err = tern_dbg_parse(strim(buf), &nop, &tail);
+	kfree(buf);
 	if (err)
 		return err;
 	err = tern_dbg_run_nop(tdev, &nop, tail);
@@ -272,13 +302,8 @@ TERN_VISIBLE_IF_KUNIT int tern_dbg_parse_wire_faults(char *line, struct tern_wir
 
 	if (!strcmp(line, "off"))
 		goto out;
-	while ((word = strsep(&line, " \t"))) {
-		if (!*word)
-			continue;
+	while (tern_dbg_next_kv(&line, &word, &val)) {
 		nwords++;
-		val = strchr(word, '=');
-		if (val)
-			*val++ = '\0';
 		for (i = 0; i < ARRAY_SIZE(keys); i++)
 			if (!strcmp(word, keys[i]))
 				break;
@@ -317,16 +342,14 @@ static ssize_t tern_dbg_wire_faults_write(struct file *file, const char __user *
 	struct seq_file *sf = file->private_data;
 	struct tern_dev *tdev = sf->private;
 	struct tern_wire_faults wf;
-	char buf[TERN_DBG_WF_MAX];
+	char *buf;
 	int err;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-
+	buf = tern_dbg_user_line(ubuf, count, TERN_DBG_WF_MAX);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	err = tern_dbg_parse_wire_faults(strim(buf), &wf);
+	kfree(buf);
 	if (err)
 		return err;
 	err = tern_cmd_exec(tdev, TERN_CMD_SET_WIRE_FAULTS, &wf, sizeof(wf), NULL, 0, NULL);
