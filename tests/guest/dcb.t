@@ -343,21 +343,27 @@ try:
          "devlink health show: reporter pfc, healthy, no error yet", health(n0, dl, "pfc"))
     s0 = ethtool_stats(n0, dev)
     mark = len(n0.dmesg())
-    n1.run("rm -f /tmp/pfc-send.out; pfc-send %s 3 3 > /tmp/pfc-send.out 2>&1 &" % devs[1],
+    # 12 s: long enough for a few looks from a slow (debug-kernel) guest while it lasts.
+    n1.run("rm -f /tmp/pfc-send.out; pfc-send %s 3 12 > /tmp/pfc-send.out 2>&1 &" % devs[1],
            check=True)
-    # While it lasts, the reporter is in error and its diagnosis names the priority.
-    t.ok(wait_for(lambda: re.search(r"state error error 1\b", health(n0, dl, "pfc")),
-                  timeout=3, interval=0.1),
-         "during the storm: reporter pfc in error, one error", health(n0, dl, "pfc"))
-    r = n0.run("devlink health diagnose %s reporter pfc" % dl)
-    t.ok(re.search(r"peer_pausing_too_long: 3\b", r.stdout) and
-         re.search(r"storm_guard_ms: %d\b" % STORM_MS, r.stdout),
+    # While it lasts, the reporter is in error and its diagnosis names the priority. (A
+    # sending guest descheduled for longer than the guard ends the storm early and the next
+    # frames start another: each look waits for a moment inside one.)
+    t.ok(wait_for(lambda: re.search(r"state error error [1-9]", health(n0, dl, "pfc")),
+                  timeout=10, interval=0.1),
+         "during the storm: reporter pfc in error", health(n0, dl, "pfc"))
+
+    def diagnosis():
+        r = n0.run("devlink health diagnose %s reporter pfc" % dl)
+        return r.stdout if re.search(r"peer_pausing_too_long: 3\b", r.stdout) else None
+    d = wait_for(diagnosis, timeout=10, interval=0.1)
+    t.ok(d and re.search(r"storm_guard_ms: %d\b" % STORM_MS, d),
          "during the storm: devlink health diagnose names priority 3 and the %d ms guard"
-         % STORM_MS, r.stdout, r.stderr)
-    wait_for(lambda: n1.run("cat /tmp/pfc-send.out").stdout.strip(), timeout=20)
+         % STORM_MS, n0.run("devlink health diagnose %s reporter pfc" % dl).stdout)
+    wait_for(lambda: n1.run("cat /tmp/pfc-send.out").stdout.strip(), timeout=40)
     out = n1.run("cat /tmp/pfc-send.out").stdout.strip()
     sent = int(out) if out.isdigit() else 0
-    t.ok(sent > 100, "node1 sent %d PFC frames (XOFF, priority 3) in 3 s" % sent, out)
+    t.ok(sent > 100, "node1 sent %d PFC frames (XOFF, priority 3) in 12 s" % sent, out)
     t.ok(wait_for(lambda: "PFC storm on priority 3 over" in kernel_log_since(n0, mark),
                   timeout=10), "node0 reported the storm's end")
     s1 = ethtool_stats(n0, dev)
@@ -376,9 +382,9 @@ try:
     m = re.search(r"\b3:(\d+)", pairs(r.stdout, "indications") or "")
     t.ok(m and int(m.group(1)) >= delta["rx_prio3_pause"],
          "dcb pfc show indications counts the pauses of priority 3", r.stdout, r.stderr)
-    t.ok(wait_for(lambda: re.search(r"state healthy error 1\b", health(n0, dl, "pfc")),
+    t.ok(wait_for(lambda: re.search(r"state healthy error [1-9]", health(n0, dl, "pfc")),
                   timeout=10),
-         "after the storm: reporter pfc healthy again, one error counted",
+         "after the storm: reporter pfc healthy again, the storm counted as an error",
          health(n0, dl, "pfc"))
     r = n0.run("devlink health diagnose %s reporter pfc" % dl)
     d = dict(re.findall(r"(\w+): (\w+)", r.stdout))
