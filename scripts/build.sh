@@ -28,9 +28,12 @@ debug_modules() {
 	local kdir src=$TERN_OUT/debug/src
 	kdir=$("$TERN_TOP/scripts/build-debug-kernel.sh")
 	mkdir -p "$src" "$TERN_OUT/debug/modules"
+	# Not the stock build's generated *.mod.c: they carry the stock kernel's symbol CRCs,
+	# and one copied over ours gave the debug modules __versions that the debug kernel
+	# (no MODVERSIONS) and depmod do not expect (tern_core_test lost its dependency).
 	(cd "$TERN_TOP" && find Kbuild drivers include -type f \( -name '*.[ch]' -o -name Kbuild \
-		-o -name Makefile \) | cpio -pdmu --quiet "$src")
-	find "$src" -name '*.ko' -delete
+		-o -name Makefile \) ! -name '*.mod.c' | cpio -pdmu --quiet "$src")
+	find "$src" \( -name '*.ko' -o -name '*.mod.[co]' -o -name Module.symvers \) -delete
 	timeout 1200 make -s -C "$kdir/build" M="$src" modules >&2
 	rm -f "$TERN_OUT/debug/modules/"*.ko
 	find "$src/drivers" -name '*.ko' -exec cp -f {} "$TERN_OUT/debug/modules/" \;
