@@ -128,9 +128,19 @@ def snapshot(name):
     return path, end
 
 
+# Wireshark's guesses at what an InfiniBand payload carries (an EtherType, RPC-over-RDMA,
+# iSER, SDP, SMB Direct, SMC-R, FC, EoIB). They read the application's bytes, not our
+# headers: perftest's payload once began with 0x9000 and was decoded as a malformed LOOP
+# frame (run P, 2026-12-05). Off, so that "malformed" speaks of the RoCE headers only.
+IB_PAYLOAD_HEURISTICS = ("eth_over_ib", "mellanox_eoib", "sdp_infiniband", "iser_infiniband",
+                         "rpcrdma_infiniband", "smb_direct_infiniband", "smcr_infiniband",
+                         "fc_infiniband")
+
+
 def tshark(path, *args):
+    heur = [a for h in IB_PAYLOAD_HEURISTICS for a in ("--disable-heuristic", h)]
     r = subprocess.run([TSHARK, "-n", "-r", path, "-o", "ip.check_checksum:TRUE",
-                        "-o", "udp.check_checksum:TRUE"] + list(args),
+                        "-o", "udp.check_checksum:TRUE"] + heur + list(args),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                        timeout=600)
     return r
