@@ -270,6 +270,7 @@ enum tern_rdma_cmd_opcode {
 	TERN_CMD_QUERY_SRQ		= 0x010e,
 	TERN_CMD_DESTROY_SRQ		= 0x010f,
 	TERN_CMD_RESIZE_CQ		= 0x0110,
+	TERN_CMD_MODIFY_CQ		= 0x0111,
 };
 
 /* QUERY_RDMA: limits the device enforces. No input. */
@@ -298,13 +299,16 @@ struct tern_cmd_query_rdma_out {
 	__u8	rsvd1[3];
 	__le32	max_total_mr_pages;	/* entries in the page lists of all MRs together */
 	__le32	max_total_sq_wqes;	/* SQ entries of all QPs together */
-	__le32	rsvd[4];
+	__le16	max_cq_moder_count;	/* MODIFY_CQ: largest max_count */
+	__le16	max_cq_moder_period;	/* MODIFY_CQ: largest period_us */
+	__le32	rsvd[3];
 };
 
 #define TERN_RDMA_CAP_ATOMIC		(1u << 0)	/* ATOMIC_* WQEs, atomic at the device */
 #define TERN_RDMA_CAP_UD		(1u << 1)	/* UD QPs and the GSI QP (QP1) */
 #define TERN_RDMA_CAP_SRQ		(1u << 2)	/* shared receive queues */
 #define TERN_RDMA_CAP_UC		(1u << 3)	/* UC QPs */
+#define TERN_RDMA_CAP_CQ_MODERATION	(1u << 4)	/* MODIFY_CQ: completion-event moderation */
 
 /* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
@@ -376,6 +380,22 @@ struct tern_cmd_resize_cq_in {
 	__le32	cqn;
 	__u8	log_depth;		/* 1..max_cq_log_depth */
 	__u8	rsvd[3];
+};
+
+/*
+ * MODIFY_CQ (TERN_RDMA_CAP_CQ_MODERATION): moderate the CQ's completion events. The CQE that
+ * fires an arming (see the CQ doorbell) starts a moderation instead of posting the event at
+ * once: the event is posted when @max_count CQEs have been written counting that one, or
+ * @period_us microseconds after it, whichever comes first (0: no such bound; both 0, as
+ * CREATE_CQ leaves a CQ: at once). A moderation under way takes new bounds at once, measured
+ * from its start. BAD_PARAM (syndrome: the field's offset) beyond QUERY_RDMA's
+ * max_cq_moder_count / max_cq_moder_period or for reserved bits; BAD_STATE for a CQ in error.
+ */
+struct tern_cmd_modify_cq_in {
+	__le32	cqn;
+	__le16	max_count;
+	__le16	period_us;
+	__le32	rsvd;
 };
 
 /*
@@ -638,6 +658,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_query_rdma_out, 88);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_mr_in, 48);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_cq_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_resize_cq_in, 24);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_cq_in, 12);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_qp_in, 56);
 TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);

@@ -50,6 +50,8 @@
 #define TERNM_MAX_RQ_LOG	14
 #define TERNM_MAX_SRQ_LOG	14
 #define TERNM_MAX_CQ_LOG	16
+#define TERNM_MAX_CQ_MODER_COUNT	4095	/* 12-bit fields of the CQ context */
+#define TERNM_MAX_CQ_MODER_PERIOD	4095	/* us */
 #define TERNM_MAX_SEND_SGE	16
 #define TERNM_MAX_RECV_SGE	16
 #define TERNM_MAX_RD_ATOMIC	16
@@ -162,6 +164,13 @@ struct ternm_cq {
 	uint32_t ci;		/* consumed, as last read from the CI record */
 	uint32_t db_ci;		/* consumed, as last rung (24 bits) */
 	uint32_t refs;		/* QPs */
+	/* completion-event moderation (MODIFY_CQ); 0/0: off */
+	uint16_t moder_count;
+	uint16_t moder_period_us;
+	uint32_t moder_n;	/* CQEs since the moderation started; 0: none under way */
+	uint64_t moder_start;	/* when it started (ns) */
+	bool on_timer;		/* on ternm_rdma.cq_timer_head, due at moder_start + period */
+	struct ternm_cq *timer_next;
 	struct ternm_mem mem;
 };
 
@@ -391,6 +400,7 @@ struct ternm_rdma {
 	struct ternm_qp *work_head, *work_tail;
 	struct ternm_qp *macwait_head, *macwait_tail;	/* held back by the MAC */
 	struct ternm_qp *timer_head;
+	struct ternm_cq *cq_timer_head;	/* CQs whose moderation ends by time */
 	struct ternm_rdma_stats stats;
 	uint8_t tx[TERN_ETH_MAX_FRAME];
 	/* CNPs: built in their own buffer, they are sent while a received frame is handled */
@@ -528,5 +538,10 @@ struct ternm_cqe_info {
 void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 		    const struct ternm_cqe_info *ci);
 void ternm_cq_doorbell(struct ternm_cq *cq, uint64_t val);
+int ternm_cq_modify(struct tern_model *m, struct ternm_cq *cq, const uint8_t *in,
+		    uint32_t *syndrome);
+void ternm_cq_cancel(struct tern_model *m, struct ternm_cq *cq);
+uint64_t ternm_cq_next_deadline(const struct tern_model *m);
+void ternm_cq_timer(struct tern_model *m, uint64_t now);
 
 #endif /* TERN_MODEL_RDMA_H */

@@ -17,16 +17,109 @@
  * poll anyway would reach it later as a stale one (perftest's latency loops then poll the
  * wrong CQ). Software that may have missed a CQE polls after arming; the kernel driver
  * answers IB_CQ_REPORT_MISSED_EVENTS by looking at the ring.
+ *
+ * Moderation (MODIFY_CQ): with a count or a period set, the CQE that fires the arming starts
+ * a moderation instead: every CQE written from then on counts, and the event is posted at
+ * the max_count-th or period_us after the start, whichever is first. A CQ whose moderation
+ * can end by time sits on the rdma cq_timer_head list (singly linked, in no order: it holds
+ * only CQs with an event pending, so it stays short); the model's timer walks it.
  */
 #include "rdma.h"
 
 #define ARM_SOL		1
 #define ARM_NEXT	2
 
+static void cq_timer_remove(struct ternm_rdma *r, struct ternm_cq *cq)
+{
+	struct ternm_cq **pp;
+
+	if (!cq->on_timer)
+		return;
+	for (pp = &r->cq_timer_head; *pp; pp = &(*pp)->timer_next) {
+		if (*pp == cq) {
+			*pp = cq->timer_next;
+			break;
+		}
+	}
+	cq->on_timer = false;
+	cq->timer_next = NULL;
+}
+
+/* No event pending any more: the CQ leaves the timer list. */
+static void cq_moder_stop(struct tern_model *m, struct ternm_cq *cq)
+{
+	cq->moder_n = 0;
+	cq_timer_remove(m->rdma, cq);
+}
+
 static void cq_event(struct tern_model *m, struct ternm_cq *cq)
 {
 	cq->arm = 0;
+	cq_moder_stop(m, cq);
 	ternm_eq_post(m, cq->eqn, TERN_EQE_CQ_COMPLETION, (uint32_t)(cq - m->rdma->cq));
+}
+
+static uint64_t cq_moder_deadline(const struct ternm_cq *cq)
+{
+	return cq->moder_start + (uint64_t)cq->moder_period_us * TERNM_NS_PER_US;
+}
+
+/*
+ * A moderation under way (moder_n > 0) met its bounds, or must now wait on the timer: the
+ * event goes out, or the CQ goes on (or stays on) the timer list.
+ */
+static void cq_moder_check(struct tern_model *m, struct ternm_cq *cq)
+{
+	struct ternm_rdma *r = m->rdma;
+
+	if ((!cq->moder_count && !cq->moder_period_us) ||
+	    (cq->moder_count && cq->moder_n >= cq->moder_count) ||
+	    (cq->moder_period_us && cq_moder_deadline(cq) <= ternm_now(m))) {
+		cq_event(m, cq);
+		return;
+	}
+	if (!cq->moder_period_us) {
+		cq_timer_remove(r, cq);
+		return;
+	}
+	if (!cq->on_timer) {
+		cq->on_timer = true;
+		cq->timer_next = r->cq_timer_head;
+		r->cq_timer_head = cq;
+	}
+	if (cq_moder_deadline(cq) < m->timer_armed_ns)
+		ternm_timer_update(m);
+}
+
+uint64_t ternm_cq_next_deadline(const struct tern_model *m)
+{
+	const struct ternm_cq *cq;
+	uint64_t next = TERNM_NO_DEADLINE;
+
+	for (cq = m->rdma->cq_timer_head; cq; cq = cq->timer_next)
+		if (cq_moder_deadline(cq) < next)
+			next = cq_moder_deadline(cq);
+	return next;
+}
+
+void ternm_cq_timer(struct tern_model *m, uint64_t now)
+{
+	struct ternm_cq *cq = m->rdma->cq_timer_head, *next;
+
+	while (cq) {
+		next = cq->timer_next;
+		/* cq_event unlinks only @cq itself: @next stays on the list */
+		if (cq_moder_deadline(cq) <= now)
+			cq_event(m, cq);
+		cq = next;
+	}
+}
+
+/* The CQ goes away or into error: no event stays pending. */
+void ternm_cq_cancel(struct tern_model *m, struct ternm_cq *cq)
+{
+	cq->arm = 0;
+	cq_moder_stop(m, cq);
 }
 
 static void cq_fail(struct tern_model *m, struct ternm_cq *cq, uint8_t why)
@@ -36,6 +129,7 @@ static void cq_fail(struct tern_model *m, struct ternm_cq *cq, uint8_t why)
 	unsigned int i;
 
 	cq->err = true;
+	ternm_cq_cancel(m, cq);
 	if (why == TERN_CQ_ERR_OVERFLOW)
 		r->stats.cq_overflows++;
 	ternm_log(m, TERN_MODEL_LOG_WARN, "CQ %u %s: CQ in error", cqn,
@@ -100,9 +194,48 @@ void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 		return;
 	}
 	cq->pi++;
-	if (cq->arm == ARM_NEXT ||
-	    (cq->arm == ARM_SOL && ((ci->flags & TERN_CQE_F_SOLICITED) || ci->status != TERN_CQE_OK)))
-		cq_event(m, cq);
+	if (cq->moder_n) {
+		if (cq->moder_n < UINT32_MAX)
+			cq->moder_n++;
+		cq_moder_check(m, cq);
+	} else if (cq->arm == ARM_NEXT ||
+		   (cq->arm == ARM_SOL &&
+		    ((ci->flags & TERN_CQE_F_SOLICITED) || ci->status != TERN_CQE_OK))) {
+		cq->moder_n = 1;
+		cq->moder_start = ternm_now(m);
+		cq_moder_check(m, cq);
+	}
+}
+
+/* MODIFY_CQ: see struct tern_cmd_modify_cq_in. @cq is in use. */
+int ternm_cq_modify(struct tern_model *m, struct ternm_cq *cq, const uint8_t *in,
+		    uint32_t *syndrome)
+{
+	typedef struct tern_cmd_modify_cq_in T;
+	uint16_t count = get_le16(CFLD(in, T, max_count));
+	uint16_t period = get_le16(CFLD(in, T, period_us));
+
+	if (count > TERNM_MAX_CQ_MODER_COUNT) {
+		*syndrome = offsetof(T, max_count);
+		return TERN_CMD_BAD_PARAM;
+	}
+	if (period > TERNM_MAX_CQ_MODER_PERIOD) {
+		*syndrome = offsetof(T, period_us);
+		return TERN_CMD_BAD_PARAM;
+	}
+	if (get_le32(CFLD(in, T, rsvd))) {
+		*syndrome = offsetof(T, rsvd);
+		return TERN_CMD_BAD_PARAM;
+	}
+	if (cq->err) {
+		*syndrome = offsetof(T, cqn);
+		return TERN_CMD_BAD_STATE;
+	}
+	cq->moder_count = count;
+	cq->moder_period_us = period;
+	if (cq->moder_n)
+		cq_moder_check(m, cq);
+	return TERN_CMD_OK;
 }
 
 void ternm_cq_doorbell(struct ternm_cq *cq, uint64_t val)

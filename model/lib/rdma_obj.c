@@ -276,6 +276,7 @@ uint64_t ternm_rdma_next_deadline(const struct tern_model *m)
 
 	if (!m->rdma || !m->ready || m->fatal)
 		return next;
+	next = ternm_cq_next_deadline(m);
 	for (qp = m->rdma->timer_head; qp; qp = qp->timer_next) {
 		uint64_t d = qp_deadline(qp);
 
@@ -288,6 +289,8 @@ uint64_t ternm_rdma_next_deadline(const struct tern_model *m)
 void ternm_rdma_timer(struct tern_model *m, uint64_t now)
 {
 	struct ternm_qp *qp = m->rdma->timer_head, *next;
+
+	ternm_cq_timer(m, now);
 
 	/*
 	 * One pass over the list. Handling a QP may take others off it (a loopback ACK, an
@@ -471,6 +474,10 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, max_total_mr_pages), TERNM_TOTAL_MR_PAGES);
 	put_le32(FLD(o, T, max_total_sq_wqes), TERNM_TOTAL_SQ_WQES);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_ATOMIC);
+	put_le32(FLD(o, T, cap_flags),
+		 get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_CQ_MODERATION);
+	put_le16(FLD(o, T, max_cq_moder_count), TERNM_MAX_CQ_MODER_COUNT);
+	put_le16(FLD(o, T, max_cq_moder_period), TERNM_MAX_CQ_MODER_PERIOD);
 }
 
 #define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
@@ -691,9 +698,19 @@ static int destroy_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_cq_in, cqn));
 	if (cq->refs)
 		FAIL(TERN_CMD_BAD_STATE, offsetof(struct tern_cmd_destroy_cq_in, cqn));
+	ternm_cq_cancel(m, cq);
 	ternm_mem_free(&cq->mem);
 	memset(cq, 0, sizeof(*cq));
 	return TERN_CMD_OK;
+}
+
+static int modify_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	struct ternm_cq *cq = cq_get(m, get_le32(CFLD(in, struct tern_cmd_modify_cq_in, cqn)));
+
+	if (!cq)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_modify_cq_in, cqn));
+	return ternm_cq_modify(m, cq, in, &r->syndrome);
 }
 
 /* RESIZE_CQ: see struct tern_cmd_resize_cq_in. */
@@ -1259,6 +1276,8 @@ int ternm_rdma_cmd_in_len(uint16_t opcode)
 		return sizeof(struct tern_cmd_destroy_cq_in);
 	case TERN_CMD_RESIZE_CQ:
 		return sizeof(struct tern_cmd_resize_cq_in);
+	case TERN_CMD_MODIFY_CQ:
+		return sizeof(struct tern_cmd_modify_cq_in);
 	case TERN_CMD_CREATE_QP:
 		return sizeof(struct tern_cmd_create_qp_in);
 	case TERN_CMD_MODIFY_QP:
@@ -1316,6 +1335,9 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 		break;
 	case TERN_CMD_RESIZE_CQ:
 		st = resize_cq(m, in, r);
+		break;
+	case TERN_CMD_MODIFY_CQ:
+		st = modify_cq(m, in, r);
 		break;
 	case TERN_CMD_CREATE_QP:
 		st = create_qp(m, in, r);
@@ -1382,6 +1404,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	for (i = 0; i < TERNM_MAX_CQ; i++)
 		ternm_mem_free(&r->cq[i].mem);
 	memset(r->cq, 0, sizeof(r->cq));
+	r->cq_timer_head = NULL;
 	memset(r->pd, 0, sizeof(r->pd));
 	memset(&r->stats, 0, sizeof(r->stats));
 	r->work_head = r->work_tail = NULL;

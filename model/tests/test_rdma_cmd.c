@@ -47,8 +47,12 @@ static void t_query_rdma(void)
 	CHECK(c->ack_delay <= 31);
 	CHECK(c->max_inline >= 1 && c->max_inline <= 1024 - 32);
 	CHECK_EQ(rd16(out + OFF(T, rsvd0)), 0);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 3; i++)
 		CHECK_EQ(rd32(out + OFF(T, rsvd) + 4 * i), 0);
+	/* moderation, with room above what DIM asks (32 CQEs, 32 us) and verbs.t uses (1 ms) */
+	CHECK(rd32(out + OFF(T, cap_flags)) & TERN_RDMA_CAP_CQ_MODERATION);
+	CHECK(rd16(out + OFF(T, max_cq_moder_count)) >= 256);
+	CHECK(rd16(out + OFF(T, max_cq_moder_period)) >= 1000);
 	/* no input allowed; output must fit */
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA, out, 4, out, sizeof(out), &cq), TERN_CMD_BAD_LEN);
 	CHECK_EQ(cq.syndrome, 0);

@@ -731,6 +731,149 @@ out:
 	conn_free(&c);
 }
 
+static int cq_moderate_raw(struct conn *c, unsigned int s, uint32_t cqn, uint16_t count,
+			   uint16_t period, uint32_t rsvd, uint32_t *syndrome)
+{
+	typedef struct tern_cmd_modify_cq_in T;
+	uint8_t in[sizeof(T)] = { 0 };
+	struct cqe res = { 0 };
+	int st;
+
+	wr32(in + offsetof(T, cqn), cqn);
+	wr16(in + offsetof(T, max_count), count);
+	wr16(in + offsetof(T, period_us), period);
+	wr32(in + offsetof(T, rsvd), rsvd);
+	st = rdev_cmd(c->d[s], TERN_CMD_MODIFY_CQ, in, sizeof(in), NULL, 0, &res);
+	if (syndrome)
+		*syndrome = res.syndrome;
+	return st;
+}
+
+static int cq_moderate(struct conn *c, unsigned int s, uint32_t cqn, uint16_t count,
+		       uint16_t period, uint32_t *syndrome)
+{
+	return cq_moderate_raw(c, s, cqn, count, period, 0, syndrome);
+}
+
+/* Re-arms node 1's completion EQ and arms its CQ (@how: TERN_UDB_CQ_ARM_*). */
+static void arm_cq1(struct conn *c, uint64_t how)
+{
+	drv_eq_arm(&c->d[1]->f, &c->d[1]->comp_eq);
+	cq_arm(c->d[1], &c->cq[1], how);
+}
+
+/* Polls @n completions on each side: node 1's receives, node 0's sends. */
+static void drain_both(struct conn *c, unsigned int n)
+{
+	drain(c, 1, n);
+	drain(c, 0, n);
+}
+
+/*
+ * MODIFY_CQ: an armed CQ's event waits for max_count CQEs or period_us after the CQE that
+ * fired the arming, whichever is first; new bounds apply to a moderation under way; 0/0
+ * is the unmoderated behaviour; limits and reserved bits are refused.
+ */
+static void t_cq_moderation(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr lm, rm;
+	bool mrs = false;
+	uint32_t syn, cqn;
+	uint64_t id = 1;
+
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &lm, c.d[0]->pdn, 4096, ALL_ACC, 0) == 0);
+	RQ(mr_create(c.d[1], &rm, c.d[1]->pdn, 4096, ALL_ACC, 0) == 0);
+	mrs = true;
+	cqn = c.cq[1].cqn;
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 4096, 0, &syn), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(syn, offsetof(struct tern_cmd_modify_cq_in, max_count));
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 0, 4096, &syn), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(syn, offsetof(struct tern_cmd_modify_cq_in, period_us));
+	CHECK_EQ(cq_moderate(&c, 1, cqn + 1000, 1, 1, &syn), TERN_CMD_BAD_RESOURCE);
+	/* a count of 3, no time bound: the third CQE from the one that fired */
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 3, 0, NULL), TERN_CMD_OK);
+	arm_cq1(&c, TERN_UDB_CQ_ARM_NEXT);
+	send_one(&c, &lm, &rm, id++, 0);
+	send_one(&c, &lm, &rm, id++, 0);
+	wire_advance(&c.w, 100 * 1000 * 1000);
+	CHECK_EQ(cq_events(&c, 1), 0);
+	send_one(&c, &lm, &rm, id++, 0);
+	CHECK_EQ(cq_events(&c, 1), 1);
+	CHECK_EQ(c.d[1]->f.msix[1], 1);
+	drain_both(&c, 3);
+	/* a period of 1 ms only: the event comes 1 ms after the CQE, not before */
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 0, 1000, NULL), TERN_CMD_OK);
+	arm_cq1(&c, TERN_UDB_CQ_ARM_NEXT);
+	send_one(&c, &lm, &rm, id++, 0);	/* the CQE, then 200 us */
+	CHECK_EQ(cq_events(&c, 1), 0);
+	wire_advance(&c.w, 700 * 1000);
+	CHECK_EQ(cq_events(&c, 1), 0);
+	wire_advance(&c.w, 300 * 1000);
+	CHECK_EQ(cq_events(&c, 1), 1);
+	drain_both(&c, 1);
+	/* both bounds: the count wins when CQEs come fast, the time when they do not */
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 2, 1000, NULL), TERN_CMD_OK);
+	arm_cq1(&c, TERN_UDB_CQ_ARM_NEXT);
+	send_one(&c, &lm, &rm, id++, 0);
+	send_one(&c, &lm, &rm, id++, 0);
+	CHECK_EQ(cq_events(&c, 1), 1);
+	drain_both(&c, 2);
+	arm_cq1(&c, TERN_UDB_CQ_ARM_NEXT);
+	send_one(&c, &lm, &rm, id++, 0);
+	CHECK_EQ(cq_events(&c, 1), 0);
+	wire_advance(&c.w, 1000 * 1000);
+	CHECK_EQ(cq_events(&c, 1), 1);
+	drain_both(&c, 1);
+	/* new bounds reach a moderation under way: a count already met posts at once */
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 8, 0, NULL), TERN_CMD_OK);
+	arm_cq1(&c, TERN_UDB_CQ_ARM_NEXT);
+	send_one(&c, &lm, &rm, id++, 0);
+	send_one(&c, &lm, &rm, id++, 0);
+	CHECK_EQ(cq_events(&c, 1), 0);
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 2, 0, NULL), TERN_CMD_OK);
+	CHECK_EQ(cq_events(&c, 1), 1);
+	drain_both(&c, 2);
+	/* ARM_SOLICITED: ordinary CQEs before the solicited one do not start it */
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 2, 0, NULL), TERN_CMD_OK);
+	arm_cq1(&c, TERN_UDB_CQ_ARM_SOLICITED);
+	send_one(&c, &lm, &rm, id++, 0);
+	send_one(&c, &lm, &rm, id++, TERN_WQE_F_SOLICITED);
+	CHECK_EQ(cq_events(&c, 1), 0);
+	send_one(&c, &lm, &rm, id++, 0);
+	CHECK_EQ(cq_events(&c, 1), 1);
+	drain_both(&c, 3);
+	/* a moderation pending by time, then the bounds taken off: the event at once */
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 0, 4000, NULL), TERN_CMD_OK);
+	arm_cq1(&c, TERN_UDB_CQ_ARM_NEXT);
+	send_one(&c, &lm, &rm, id++, 0);
+	CHECK_EQ(cq_events(&c, 1), 0);
+	CHECK_EQ(cq_moderate(&c, 1, cqn, 0, 0, NULL), TERN_CMD_OK);
+	CHECK_EQ(cq_events(&c, 1), 1);
+	drain_both(&c, 1);
+	/* unmoderated again: the next CQE after arming raises the event; nothing fires later */
+	arm_cq1(&c, TERN_UDB_CQ_ARM_NEXT);
+	send_one(&c, &lm, &rm, id++, 0);
+	CHECK_EQ(cq_events(&c, 1), 1);
+	wire_advance(&c.w, 10 * 1000 * 1000);
+	CHECK_EQ(cq_events(&c, 1), 0);
+	drain_both(&c, 1);
+	/* reserved bits; the requester's CQ was never armed */
+	CHECK_EQ(cq_moderate_raw(&c, 1, cqn, 1, 1, 0x100, &syn), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(syn, offsetof(struct tern_cmd_modify_cq_in, rsvd));
+	CHECK_EQ(cq_events(&c, 0), 0);
+	CHECK_EQ(c.d[1]->f.msix_bad + c.d[0]->f.msix_bad, 0);
+out:
+	if (mrs) {
+		mr_release(&lm);
+		mr_release(&rm);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_err_tests[] = {
 	{ "rdma err: local errors (lkey, PD, bounds, access, opcode, SGEs, inline)",
 	  t_local_errors },
@@ -743,5 +886,6 @@ const struct test rdma_err_tests[] = {
 	{ "rdma ev: CQ ARM_NEXT: one event per arming, for CQEs after it", t_cq_arm_next },
 	{ "rdma: RESIZE_CQ keeps unpolled CQEs in order, refuses a ring too small", t_cq_resize },
 	{ "rdma ev: CQ ARM_SOLICITED: solicited and error CQEs only", t_cq_arm_solicited },
+	{ "rdma ev: MODIFY_CQ moderates events by count and by time", t_cq_moderation },
 	{ NULL, NULL },
 };
