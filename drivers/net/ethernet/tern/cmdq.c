@@ -98,6 +98,18 @@ const char *tern_cmd_opcode_name(u16 opcode)
 		return "DESTROY_QP";
 	case TERN_CMD_QUERY_RDMA_STATS:
 		return "QUERY_RDMA_STATS";
+	case TERN_CMD_CREATE_SRQ:
+		return "CREATE_SRQ";
+	case TERN_CMD_MODIFY_SRQ:
+		return "MODIFY_SRQ";
+	case TERN_CMD_QUERY_SRQ:
+		return "QUERY_SRQ";
+	case TERN_CMD_DESTROY_SRQ:
+		return "DESTROY_SRQ";
+	case TERN_CMD_RESIZE_CQ:
+		return "RESIZE_CQ";
+	case TERN_CMD_MODIFY_CQ:
+		return "MODIFY_CQ";
 	case TERN_CMD_SET_DCB:
 		return "SET_DCB";
 	case TERN_CMD_QUERY_DCB:
