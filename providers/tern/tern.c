@@ -294,6 +294,7 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.destroy_qp = tern_destroy_qp,
 	.destroy_srq = tern_destroy_srq,
 	.free_context = tern_free_context,
+	.modify_cq = tern_modify_cq,
 	.modify_qp = tern_modify_qp,
 	.modify_srq = tern_modify_srq,
 	.poll_cq = tern_poll_cq,

@@ -255,6 +255,7 @@ struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
 struct ibv_cq_ex *tern_create_cq_ex(struct ibv_context *ibctx,
 				    struct ibv_cq_init_attr_ex *attr);
 int tern_resize_cq(struct ibv_cq *ibcq, int cqe);
+int tern_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr);
 int tern_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void tern_cq_event(struct ibv_cq *ibcq);

@@ -166,6 +166,18 @@ int tern_resize_cq(struct ibv_cq *ibcq, int cqe)
 	return ret;
 }
 
+/*
+ * ibv_modify_cq(): completion-event moderation (IBV_CQ_ATTR_MODERATE, limits in
+ * ibv_query_device_ex()'s cq_mod_caps) is the device's business, through tern_ib
+ * (TERN_CMD_MODIFY_CQ): nothing changes on the polling side.
+ */
+int tern_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct ibv_modify_cq cmd = {};
+
+	return ibv_cmd_modify_cq(ibcq, attr, &cmd, sizeof(cmd));
+}
+
 int tern_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct tern_cq *cq = to_tcq(ibcq);

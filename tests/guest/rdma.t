@@ -233,6 +233,17 @@ try:
                  "provider (ibv_devinfo: port active)" % new, r.stdout, r.stderr)
             r = n0.run("rdma dev show %s" % dev, timeout=60)
             t.ok(r.rc == 0, "node0: renamed back to %s" % dev, r.stdout, r.stderr)
+            # Adaptive moderation of kernel CQs (DIM over modify_cq): on by default, as mlx5
+            # has it; ib_mad's CQ, made when the device registered, has it; an admin turns
+            # it off and on.
+            # (rdma dev shows the setting among the details: -d)
+            r = n0.run("rdma -d dev show %s; rdma dev set %s adaptive-moderation off && "
+                       "rdma -d dev show %s; rdma dev set %s adaptive-moderation on && "
+                       "rdma -d dev show %s" % ((dev,) * 5), timeout=60)
+            shown = re.findall(r"adaptive-moderation (\w+)", r.stdout)
+            t.ok(r.rc == 0 and shown == ["on", "off", "on"],
+                 "node0: rdma -d dev show: adaptive-moderation on by default; rdma dev set turns "
+                 "it off and on again (%s)" % " -> ".join(shown), r.stdout, r.stderr)
 
         # --- ibv_rc_pingpong ----------------------------------------------------------------
         for size, iters in PINGPONG:
@@ -342,11 +353,16 @@ try:
             kern = [q for q in cqs if q.get("drv_poll") == "kernel"]
             t.ok(mine and all(q.get("drv_poll") == "user" and "drv_ci" not in q and
                               all(isinstance(q.get(k), int) for k in
-                                  ("drv_cqn", "drv_vector", "drv_eqn")) for q in mine) and
+                                  ("drv_cqn", "drv_vector", "drv_eqn", "drv_moder_count",
+                                   "drv_moder_period_us")) for q in mine) and
                  kern and all(isinstance(q.get("drv_ci"), int) for q in kern),
                  "node0: rdma -dd res show cq: ib_write_bw's CQs polled by user space with "
-                 "their CQN, vector and EQN; the kernel's with their consumer index",
-                 repr(cqs))
+                 "their CQN, vector, EQN and event moderation; the kernel's with their "
+                 "consumer index", repr(cqs))
+            # ib_mad's CQ (polled from a workqueue) was made with DIM on
+            t.ok(any(q.get("adaptive-moderation") in ("on", True) for q in kern),
+                 "node0: rdma res show cq: the kernel's CQs have adaptive-moderation on",
+                 repr(kern))
             mrs = [m for m in rt.rdma_res(n0, "mr", driver=True)
                    if m.get("comm") == "ib_write_bw"]
             t.ok(mrs and all(m.get("drv_translation") == "page_list" and

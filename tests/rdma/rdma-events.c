@@ -23,6 +23,16 @@
  *	(IBV_EVENT_QP_FATAL, QP in ERR); tern's interface does exactly that
  *	(TERN_EQE_CQ_ERROR/OVERFLOW, then TERN_QP_EV_FATAL).
  *
+ *   rdma-events -d DEV -g GIDX [-t SECONDS] cq-moderation
+ *	Completion-event moderation (ibv_modify_cq, IBV_CQ_ATTR_MODERATE). Two RC QPs of this
+ *	process through the device's loopback; B's receive CQ has a completion channel.
+ *	ibv_query_device_ex reports cq_mod_caps; values beyond them and an empty or unknown
+ *	attr_mask are EINVAL. Count 4: B's CQ armed, 3 SENDs land (their send completions
+ *	are in) and no event comes for 1 s; the 4th gives one. Period 4000 us alone: one SEND
+ *	gives an event, not before 2 ms (a margin for the guest's clock). Count 8, then
+ *	lowered to 2 while 2 completions wait: the event at once. 0/0: an event per arming
+ *	again. All 9 receive completions in order, data intact.
+ *
  * One line per check ("ok - what" / "not ok - what: why"), one "# event ..." line per
  * event received. Exit 0: every check passed, 1: one failed, 2: the program could not run.
  */
@@ -371,10 +381,238 @@ static int run_srq_limit(struct dev *d)
 	return checks_failed ? 1 : 0;
 }
 
+/*
+ * Waits up to timeout_ms for a completion event of @want on the (non-blocking) channel;
+ * 1: got it (acknowledged), 0: none. Events of other CQs are counted in *other.
+ */
+static int cq_event_wait(struct ibv_comp_channel *ch, struct ibv_cq *want, long timeout_ms,
+			 int *other)
+{
+	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
+	long end = now_ms() + timeout_ms;
+	struct ibv_cq *cq;
+	void *cq_ctx;
+
+	for (;;) {
+		long left;
+
+		if (!ibv_get_cq_event(ch, &cq, &cq_ctx)) {
+			ibv_ack_cq_events(cq, 1);
+			if (cq == want)
+				return 1;
+			(*other)++;
+			continue;
+		}
+		if (errno != EAGAIN)
+			die("ibv_get_cq_event: %m");
+		left = end - now_ms();
+		if (left <= 0 || poll(&p, 1, left) == 0)
+			return 0;
+	}
+}
+
+static int moderate(struct ibv_cq *cq, uint32_t mask, uint16_t count, uint16_t period)
+{
+	struct ibv_modify_cq_attr a = {
+		.attr_mask = mask, .moderate = { .cq_count = count, .cq_period = period },
+	};
+
+	return ibv_modify_cq(cq, &a);
+}
+
+/* @n SENDs of 32 bytes (ids from @first) from @a; waits for their send completions. */
+static void mod_sends(struct ibv_qp *a, struct ibv_cq *scq, struct ibv_mr *mr, uint8_t *buf,
+		      int first, int n)
+{
+	struct ibv_wc wc;
+
+	for (int i = first; i < first + n; i++) {
+		memset(buf + 2048 + 32 * i, i + 1, 32);
+		if (post_send(a, mr, buf + 2048 + 32 * i, 32, i))
+			die("ibv_post_send: %m");
+	}
+	for (int i = 0; i < n; i++) {
+		if (poll_one(scq, &wc, opt_timeout_s * 1000) != 1)
+			die("SEND %d of %d: no completion", first + i, first + n);
+		if (wc.status != IBV_WC_SUCCESS)
+			die("SEND %d: %s", first + i, ibv_wc_status_str(wc.status));
+	}
+}
+
+/* Polls every receive completion on @mcq: SENDs @first.. in order, 32 bytes, intact. */
+static int mod_recvs(struct ibv_cq *mcq, uint8_t *buf, int first, int *ok)
+{
+	struct ibv_wc wc;
+	int n = 0;
+
+	while (ibv_poll_cq(mcq, 1, &wc) == 1) {
+		uint8_t *p = buf + 64 * wc.wr_id;
+
+		if (wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV ||
+		    wc.wr_id != (uint64_t)(first + n) || wc.byte_len != 32 ||
+		    p[0] != first + n + 1 || p[31] != first + n + 1)
+			*ok = 0;
+		n++;
+	}
+	return n;
+}
+
+static int run_cq_moderation(struct dev *d)
+{
+	struct qp_opts o = {
+		.max_send_wr = 32, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1,
+		.rnr_retry = 7, .min_rnr_timer = 12, .timeout = 14,
+	};
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC };
+	struct ibv_device_attr_ex dx;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *scq, *mcq;
+	struct ibv_pd *pd;
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct qp_dest da, db;
+	uint8_t *buf;
+	int rc, got, n, fl, other = 0, ok = 1, next = 0;
+	uint32_t maxc, maxp;
+	long t0, dt;
+
+	memset(&dx, 0, sizeof(dx));
+	if (ibv_query_device_ex(d->ctx, NULL, &dx))
+		die("ibv_query_device_ex: %m");
+	maxc = dx.cq_mod_caps.max_cq_count;
+	maxp = dx.cq_mod_caps.max_cq_period;
+	check(maxc >= 8 && maxp >= 4000, "ibv_query_device_ex: cq_mod_caps: up to %u CQEs, "
+	      "%u us", maxc, maxp);
+	if (maxc < 8 || maxp < 4000)
+		return 1;
+	pd = ibv_alloc_pd(d->ctx);
+	ch = ibv_create_comp_channel(d->ctx);
+	if (!pd || !ch)
+		die("ibv_alloc_pd/ibv_create_comp_channel: %m");
+	fl = fcntl(ch->fd, F_GETFL);
+	if (fl < 0 || fcntl(ch->fd, F_SETFL, fl | O_NONBLOCK))
+		die("fcntl(channel): %m");
+	scq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
+	mcq = ibv_create_cq(d->ctx, 64, NULL, ch, 0);
+	buf = calloc(1, 4096);
+	if (!scq || !mcq || !buf)
+		die("ibv_create_cq: %m");
+	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		die("ibv_reg_mr: %m");
+	a = qp_create(d, pd, scq, &o);
+	ia.send_cq = scq;
+	ia.recv_cq = mcq;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 32;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	b = ibv_create_qp(pd, &ia);
+	if (!b)
+		die("ibv_create_qp: %m");
+	da = (struct qp_dest){ .qpn = a->qp_num, .psn = 500, .gid = d->gid };
+	db = (struct qp_dest){ .qpn = b->qp_num, .psn = 600, .gid = d->gid };
+	if (qp_connect(d, a, &o, &da, &db) || qp_connect(d, b, &o, &db, &da))
+		die("cannot connect the two QPs");
+	for (int i = 0; i < 24; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)buf + 64 * i, .length = 64,
+				       .lkey = mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		if (ibv_post_recv(b, &wr, &bad))
+			die("ibv_post_recv %d: %m", i);
+	}
+
+	rc = moderate(mcq, IBV_CQ_ATTR_MODERATE, maxc + 1, 0);
+	check(rc == EINVAL, "ibv_modify_cq: a count of %u (beyond %u) is EINVAL (%s)", maxc + 1,
+	      maxc, strerror(rc));
+	rc = moderate(mcq, IBV_CQ_ATTR_MODERATE, 0, maxp + 1);
+	check(rc == EINVAL, "ibv_modify_cq: a period of %u us (beyond %u) is EINVAL (%s)",
+	      maxp + 1, maxp, strerror(rc));
+	rc = moderate(mcq, 0, 4, 0);
+	check(rc == EINVAL, "ibv_modify_cq: an empty attr_mask is EINVAL (%s)", strerror(rc));
+	rc = moderate(mcq, IBV_CQ_ATTR_RESERVED, 4, 0);
+	check(rc == EINVAL, "ibv_modify_cq: an unknown attr_mask bit is EINVAL (%s)",
+	      strerror(rc));
+
+	/* by count */
+	rc = moderate(mcq, IBV_CQ_ATTR_MODERATE, 4, 0);
+	check(rc == 0, "ibv_modify_cq: count 4, no period (%s)", strerror(rc));
+	if (ibv_req_notify_cq(mcq, 0))
+		die("ibv_req_notify_cq: %m");
+	mod_sends(a, scq, mr, buf, next, 3);
+	got = cq_event_wait(ch, mcq, 1000, &other);
+	check(!got, "count 4: no completion event in 1 s after 3 receives landed");
+	mod_sends(a, scq, mr, buf, next + 3, 1);
+	if (!got)
+		got = cq_event_wait(ch, mcq, opt_timeout_s * 1000L, &other);
+	check(got, "count 4: one event once the 4th landed");
+	n = mod_recvs(mcq, buf, next, &ok);
+	check(n == 4, "count 4: the CQ holds the 4 receive completions (%d)", n);
+	next += n;
+
+	/* by time */
+	rc = moderate(mcq, IBV_CQ_ATTR_MODERATE, 0, 4000);
+	check(rc == 0, "ibv_modify_cq: period 4000 us, no count (%s)", strerror(rc));
+	if (ibv_req_notify_cq(mcq, 0))
+		die("ibv_req_notify_cq: %m");
+	t0 = now_ms();
+	mod_sends(a, scq, mr, buf, next, 1);
+	got = cq_event_wait(ch, mcq, opt_timeout_s * 1000L, &other);
+	dt = now_ms() - t0;
+	check(got && dt >= 2, "period 4000 us: one completion event for one receive, %ld ms "
+	      "after the SEND was posted (not before 2 ms)", dt);
+	n = mod_recvs(mcq, buf, next, &ok);
+	check(n == 1, "period 4000 us: the CQ holds the receive completion (%d)", n);
+	next += n;
+
+	/* new bounds reach an event already waiting */
+	rc = moderate(mcq, IBV_CQ_ATTR_MODERATE, 8, 0);
+	check(rc == 0, "ibv_modify_cq: count 8 (%s)", strerror(rc));
+	if (ibv_req_notify_cq(mcq, 0))
+		die("ibv_req_notify_cq: %m");
+	mod_sends(a, scq, mr, buf, next, 2);
+	got = cq_event_wait(ch, mcq, 1000, &other);
+	check(!got, "count 8: no event in 1 s for 2 receives");
+	rc = moderate(mcq, IBV_CQ_ATTR_MODERATE, 2, 0);
+	if (!got)
+		got = cq_event_wait(ch, mcq, opt_timeout_s * 1000L, &other);
+	check(rc == 0 && got, "count lowered to 2 while 2 wait: the event comes (%s)",
+	      strerror(rc));
+	n = mod_recvs(mcq, buf, next, &ok);
+	check(n == 2, "the CQ holds the 2 receive completions (%d)", n);
+	next += n;
+
+	/* moderation off again */
+	rc = moderate(mcq, IBV_CQ_ATTR_MODERATE, 0, 0);
+	check(rc == 0, "ibv_modify_cq: 0/0, no moderation (%s)", strerror(rc));
+	for (int k = 0; k < 2; k++) {
+		if (ibv_req_notify_cq(mcq, 0))
+			die("ibv_req_notify_cq: %m");
+		mod_sends(a, scq, mr, buf, next, 1);
+		got = cq_event_wait(ch, mcq, opt_timeout_s * 1000L, &other);
+		check(got, "0/0: an event for receive %d after arming", next);
+		n = mod_recvs(mcq, buf, next, &ok);
+		next += n;
+	}
+	check(next == 9 && ok, "9 receive completions in order, 32 bytes each, data intact "
+	      "(%d)", next);
+	check(!other, "no completion event for another CQ (%d)", other);
+
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(scq);
+	ibv_destroy_cq(mcq);
+	ibv_destroy_comp_channel(ch);
+	ibv_dealloc_pd(pd);
+	free(buf);
+	return checks_failed ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdma-events [-d DEV] [-i IBPORT] -g GID_INDEX [-t SECONDS] "
-		"port|srq-limit|cq-overrun\n");
+		"port|srq-limit|cq-overrun|cq-moderation\n");
 	exit(2);
 }
 
@@ -403,6 +641,8 @@ int main(int argc, char **argv)
 		rc = run_srq_limit(&d);
 	else if (!strcmp(argv[optind], "cq-overrun"))
 		rc = run_cq_overrun(&d);
+	else if (!strcmp(argv[optind], "cq-moderation"))
+		rc = run_cq_moderation(&d);
 	else
 		usage();
 	printf("%d checks, %d failed\n", checks_run, checks_failed);

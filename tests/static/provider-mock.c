@@ -303,6 +303,12 @@ int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd, siz
 	return ret;
 }
 
+int ibv_cmd_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr, struct ibv_modify_cq *cmd,
+		      size_t cmd_size)
+{
+	return attr->attr_mask & ~IBV_CQ_ATTR_MODERATE ? EINVAL : 0;
+}
+
 int ibv_cmd_destroy_cq(struct ibv_cq *cq) { return 0; }
 
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_qp_init_attr *attr,

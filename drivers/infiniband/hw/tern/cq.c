@@ -520,12 +520,55 @@ out:
 }
 
 /**
+ * tern_ib_modify_cq() - moderate a CQ's completion events
+ * @ibcq: the CQ
+ * @cq_count: an event waits until this many CQEs have come (0: no such bound)...
+ * @cq_period: ...or until this many microseconds after the first of them (0: no such
+ *	bound); both 0: an event at every armed completion, as a new CQ has
+ *
+ * ibv_modify_cq() (IBV_CQ_ATTR_MODERATE) and the RDMA core's adaptive moderation (DIM) of
+ * kernel CQs land here. The device applies the bounds to the next event and to one already
+ * waiting (TERN_CMD_MODIFY_CQ).
+ *
+ * Return: 0, -EOPNOTSUPP on a device without TERN_RDMA_CAP_CQ_MODERATION, -EINVAL beyond
+ * its limits (ib_device_attr.cq_caps), or another negative errno (the bounds stay).
+ */
+int tern_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
+{
+	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_cq *cq = to_tcq(ibcq);
+	struct tern_cmd_modify_cq_in in = {};
+	bool user = !cq->kbuf.va;
+	int err;
+
+	if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_CQ_MODERATION))
+		return -EOPNOTSUPP;
+	if (cq_count > le16_to_cpu(dev->caps.max_cq_moder_count) ||
+	    cq_period > le16_to_cpu(dev->caps.max_cq_moder_period))
+		return -EINVAL;
+	in.cqn = cpu_to_le32(cq->cqn);
+	in.max_count = cpu_to_le16(cq_count);
+	in.period_us = cpu_to_le16(cq_period);
+	if (user)
+		mutex_lock(&cq->resize_lock);
+	err = tern_ib_cmd(dev, TERN_CMD_MODIFY_CQ, &in, sizeof(in), NULL, 0, NULL);
+	if (!err) {
+		WRITE_ONCE(cq->moder_count, cq_count);
+		WRITE_ONCE(cq->moder_period, cq_period);
+	}
+	if (user)
+		mutex_unlock(&cq->resize_lock);
+	return err;
+}
+
+/**
  * tern_ib_fill_res_cq_entry() - the driver's view of a CQ for ``rdma res show cq -dd``
  * @msg: the netlink message the RDMA core is filling
  * @ibcq: the CQ (held by restrack for the call)
  *
  * The device's CQ number, the completion vector and event queue its events go to, who polls
- * it (the kernel, or user space through the provider), and for kernel CQs the CQEs consumed.
+ * it (the kernel, or user space through the provider), its event moderation, and for kernel
+ * CQs the CQEs consumed.
  *
  * Return: 0 or -EMSGSIZE when @msg is full.
  */
@@ -550,6 +593,8 @@ int tern_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 	    rdma_nl_put_driver_u32(msg, "vector", cq->vector) ||
 	    rdma_nl_put_driver_u32(msg, "eqn", dev->ceqs[cq->vector].eqn) ||
 	    rdma_nl_put_driver_string(msg, "poll", kernel ? "kernel" : "user") ||
+	    rdma_nl_put_driver_u32(msg, "moder_count", READ_ONCE(cq->moder_count)) ||
+	    rdma_nl_put_driver_u32(msg, "moder_period_us", READ_ONCE(cq->moder_period)) ||
 	    (kernel && rdma_nl_put_driver_u32(msg, "ci", ci)))
 		goto err;
 	nla_nest_end(msg, table);

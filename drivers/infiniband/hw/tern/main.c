@@ -172,6 +172,10 @@ static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *
 	attr->max_ah = TERN_IB_MAX_AH;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
+	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_CQ_MODERATION) {
+		attr->cq_caps.max_cq_moderation_count = le16_to_cpu(c->max_cq_moder_count);
+		attr->cq_caps.max_cq_moderation_period = le16_to_cpu(c->max_cq_moder_period);
+	}
 	return 0;
 }
 
@@ -363,6 +367,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.get_port_immutable = tern_ib_get_port_immutable,
 	.mmap = tern_ib_mmap,
 	.mmap_free = tern_ib_mmap_free,
+	.modify_cq = tern_ib_modify_cq,
 	.modify_qp = tern_ib_modify_qp,
 	.modify_srq = tern_ib_modify_srq,
 	.poll_cq = tern_ib_poll_cq,
@@ -553,6 +558,12 @@ static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_d
 	dev->ibdev.dev.parent = tern_ib_dma_dev(dev);
 	strscpy(dev->ibdev.node_desc, "tern RoCEv2 NIC", sizeof(dev->ibdev.node_desc));
 	ib_set_device_ops(&dev->ibdev, &tern_ib_dev_ops);
+	/*
+	 * Adaptive moderation of kernel CQs (the RDMA core's DIM driving modify_cq) is on by
+	 * default, as mlx5 and erdma have it; `rdma dev set tern0 adaptive-moderation off`
+	 * turns it off for the CQs created after.
+	 */
+	dev->ibdev.use_cq_dim = tern_ib_has_cap(dev, TERN_RDMA_CAP_CQ_MODERATION);
 
 	err = ib_device_set_netdev(&dev->ibdev, dev->netdev, TERN_IB_PORT);
 	if (err) {

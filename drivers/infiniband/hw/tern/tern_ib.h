@@ -262,8 +262,12 @@ struct tern_ib_mr {
  * @ci: kernel CQs: CQEs consumed, free-running
  * @refcount: 1 while in @cq_xa plus one per event handler using the CQ
  * @free: completed when @refcount drops to zero
- * @resize_lock: user CQs: serialises resize_cq, which replaces @mem
+ * @resize_lock: user CQs: serialises resize_cq, which replaces @mem, and modify_cq
  * @vector: the completion vector (index into tern_ib_dev.ceqs) its events go to
+ * @moder_count: the event moderation the device last accepted (modify_cq): CQEs...
+ * @moder_period: ...and microseconds; 0/0: none. Written by modify_cq (serialised: the
+ *	RDMA core's DIM work for a kernel CQ, @resize_lock for a user CQ), read locklessly
+ *	by fill_res_cq_entry.
  */
 struct tern_ib_cq {
 	struct ib_cq ibcq;
@@ -277,6 +281,8 @@ struct tern_ib_cq {
 	refcount_t refcount;
 	struct completion free;
 	struct mutex resize_lock;	/* see above */
+	u16 moder_count;
+	u16 moder_period;
 };
 
 /**
@@ -473,6 +479,7 @@ int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		     struct ib_qp_init_attr *init_attr);
 int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int tern_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int tern_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
 int tern_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
