@@ -92,8 +92,10 @@ CHECK_OPTS = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 
 # TERN_RDMA_TARGET=rxe run takes one completion per start_poll (-x) and posts with
 # ibv_post_send.
 EXT = "-x" if KIND == "rxe" else "-X -W"
+# UC (-c UC: SEND and WRITE with and without immediate, no READ) through the same path.
 CHECK_RUNS = (("data", CHECK_OPTS), ("errors", ""),
-              ("data", "%s -q -s %d" % (EXT, (1 << 20) + 64)), ("errors", EXT))
+              ("data", "%s -q -s %d" % (EXT, (1 << 20) + 64)), ("errors", EXT),
+              ("data", "%s -c UC -q -s %d" % (EXT, (1 << 20) + 64)))
 
 n0, n1 = c[0], c[1]
 target = rt.Target(c, KIND, 0 if KIND == "tern" else 1)
@@ -299,7 +301,8 @@ try:
              "rdma-check selftest ran (its byte checks can fail)", r.stdout, r.stderr)
         for mode, opts in CHECK_RUNS:
             port = rt.next_port()
-            label = mode + (" " + EXT if EXT in opts else "")
+            label = mode + (" " + EXT if EXT in opts else "") + \
+                (" -c UC" if "-c UC" in opts else "")
             res = rt.run_pair(
                 n1, n0,
                 "rdma-check -d %s -g %d -p %d %s %s" % (dev, target.gid(n1), port, opts, mode),

@@ -5,7 +5,7 @@ on the same L2 segment. ibv_rc_pingpong, ib_write_bw, ib_read_bw, ib_send_bw and
 complete in both directions (tern as the client and as the server), UC too (ibv_uc_pingpong
 with its buffers checked, ib_write_bw -c UC, ib_send_lat -c UC), and tests/rdma/rdma-check
 moves patterned data with every verb across the pair in both directions, every byte checked
-on the side that received it; its error cases (remote access errors, RNR retries exhausted)
+on the side that received it, over RC and over UC (with tern's sends through ibv_wr_*); its error cases (remote access errors, RNR retries exhausted)
 run in both directions too: the NAKs cross between the two implementations. Connection
 management interoperates too (issue 7): rping (buffers validated) and ib_write_bw -R connect
 through rdma_cm, whose CM MADs cross between tern's GSI QP and Soft-RoCE's, both directions.
@@ -95,8 +95,10 @@ CHECK_OPTS = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 
 # client: its ibv_wr_set_sge_list adds up the first SGE's length num_sge times, so messages
 # of SGEs of different lengths go out short.
 EXT = "-x -q -s %d" % ((1 << 20) + 64)
+# UC too (-c UC: SEND and WRITE with and without immediate; UC has no READ), both
+# directions, tern's sends through ibv_wr_*.
 CHECK_RUNS = (("data", CHECK_OPTS, None), ("errors", "", None),
-              ("data", EXT, "-W"), ("errors", "-x", "-W"))
+              ("data", EXT, "-W"), ("errors", "-x", "-W"), ("data", EXT + " -c UC", "-W"))
 # Where Soft-RoCE (Linux 6.1, rdma-core 44) is known to differ from what the checks expect
 # (as in tests/guest/rdma.t): (pattern, whose behaviour: "server" or "client", why).
 RXE_KNOWN = [
@@ -230,7 +232,8 @@ try:
                 if tern_client_opts and target.kind_of(client) == "tern":
                     opts += " " + tern_client_opts
                 label = mode + "".join(" " + o for o in opts.split()
-                                       if o in ("-x", "-W"))
+                                       if o in ("-x", "-W")) + \
+                    (" -c UC" if "-c UC" in opts else "")
                 port = rt.next_port()
                 res = rt.run_pair(
                     server, client,

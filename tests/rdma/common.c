@@ -200,15 +200,16 @@ void dev_open(struct dev *d, const char *name, int port, int gid_index)
 struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
 			 const struct qp_opts *o)
 {
+	enum ibv_qp_type type = qp_type_uc ? IBV_QPT_UC : IBV_QPT_RC;
 	struct ibv_qp_init_attr ia = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
 		.cap = {
 			.max_send_wr = o->max_send_wr, .max_recv_wr = o->max_recv_wr,
 			.max_send_sge = o->max_send_sge, .max_recv_sge = o->max_recv_sge,
 		},
 	};
 	struct ibv_qp_init_attr_ex ix = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC, .cap = ia.cap, .pd = pd,
+		.send_cq = cq, .recv_cq = cq, .qp_type = type, .cap = ia.cap, .pd = pd,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 				  IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
@@ -216,8 +217,10 @@ struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
 	};
 	struct ibv_qp *qp;
 
+	if (qp_type_uc)
+		ix.send_ops_flags &= ~(uint64_t)IBV_QP_EX_WITH_RDMA_READ;
 	if (wr_mode) {
-		if (d->attr.atomic_cap != IBV_ATOMIC_NONE)
+		if (d->attr.atomic_cap != IBV_ATOMIC_NONE && !qp_type_uc)
 			ix.send_ops_flags |= IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 					     IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
 		qp = ibv_create_qp_ex(d->ctx, &ix);
@@ -231,10 +234,12 @@ struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
 	}
 	qp = ibv_create_qp(pd, &ia);
 	if (!qp)
-		die("ibv_create_qp (wr %d/%d, sge %d/%d): %m", o->max_send_wr, o->max_recv_wr,
-		    o->max_send_sge, o->max_recv_sge);
+		die("ibv_create_qp %s (wr %d/%d, sge %d/%d): %m", qp_type_uc ? "UC" : "RC",
+		    o->max_send_wr, o->max_recv_wr, o->max_send_sge, o->max_recv_sge);
 	return qp;
 }
+
+int qp_type_uc;
 
 int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
 	       const struct qp_dest *local, const struct qp_dest *remote)
@@ -247,7 +252,7 @@ int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
 	a.port_num = d->port;
 	a.pkey_index = 0;
 	a.qp_access_flags = o->access ? o->access : IBV_ACCESS_LOCAL_WRITE |
-			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+			    IBV_ACCESS_REMOTE_WRITE | (qp_type_uc ? 0 : IBV_ACCESS_REMOTE_READ);
 	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			   IBV_QP_ACCESS_FLAGS);
 	if (rc) {
@@ -267,8 +272,10 @@ int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
 	a.ah_attr.grh.sgid_index = d->gid_index;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = d->port;
+	/* UC: no reads, no RNR NAKs, no ACKs: none of their attributes */
 	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+			   IBV_QP_RQ_PSN | (qp_type_uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
+					    IBV_QP_MIN_RNR_TIMER));
 	if (rc) {
 		fprintf(stderr, "modify_qp to RTR: %s\n", strerror(rc));
 		return rc;
@@ -281,8 +288,9 @@ int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
 	a.retry_cnt = 7;
 	a.rnr_retry = o->rnr_retry;
 	a.max_rd_atomic = d->attr.max_qp_init_rd_atom < 16 ? d->attr.max_qp_init_rd_atom : 16;
-	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			   (qp_type_uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC));
 	if (rc)
 		fprintf(stderr, "modify_qp to RTS: %s\n", strerror(rc));
 	return rc;

@@ -56,8 +56,13 @@ struct qp_opts {
 	int access;		/* qp_access_flags; 0: local write, remote write and read */
 };
 
-/* An RC QP; with wr_mode set, made by ibv_create_qp_ex with the send_ops_flags of the
- * opcodes below (the atomics when the device has them), for post_wrs. */
+/*
+ * An RC QP (a UC one with qp_type_uc set: SEND and WRITE only, no READ, no atomics); with
+ * wr_mode set, made by ibv_create_qp_ex with the send_ops_flags of the opcodes below (the
+ * atomics when the device has them), for post_wrs. qp_connect gives each type the
+ * attributes the verbs allow it.
+ */
+extern int qp_type_uc;
 struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
 			 const struct qp_opts *o);
 /*
