@@ -92,10 +92,11 @@ CHECK_OPTS = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 
 # TERN_RDMA_TARGET=rxe run takes one completion per start_poll (-x) and posts with
 # ibv_post_send.
 EXT = "-x" if KIND == "rxe" else "-X -W"
-# UC (-c UC: SEND and WRITE with and without immediate, no READ) through the same path.
+# UC (-c UC: SEND and WRITE with and without immediate, no READ) and UD (SENDs through an
+# AH, ibv_wr_set_ud_addr with -W) through the same path.
 CHECK_RUNS = (("data", CHECK_OPTS), ("errors", ""),
               ("data", "%s -q -s %d" % (EXT, (1 << 20) + 64)), ("errors", EXT),
-              ("data", "%s -c UC -q -s %d" % (EXT, (1 << 20) + 64)))
+              ("data", "%s -c UC -q -s %d" % (EXT, (1 << 20) + 64)), ("ud", EXT))
 
 n0, n1 = c[0], c[1]
 target = rt.Target(c, KIND, 0 if KIND == "tern" else 1)

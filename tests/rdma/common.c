@@ -397,6 +397,9 @@ static int wr_batch(struct ibv_qp_ex *qpx, struct ibv_send_wr *wr, struct ibv_se
 		default:
 			die("post_wrs: opcode %d has no ibv_wr_* call here", wr->opcode);
 		}
+		if (qpx->qp_base.qp_type == IBV_QPT_UD)
+			ibv_wr_set_ud_addr(qpx, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+					   wr->wr.ud.remote_qkey);
 		if (wr->send_flags & IBV_SEND_INLINE) {
 			if (wr->num_sge < 0 || wr->num_sge > 64)
 				die("post_wrs: %d inline pieces", wr->num_sge);

@@ -70,7 +70,8 @@ struct ibv_qp *qp_create(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq,
  * ibv_wr_set_sge_list or ibv_wr_set_inline_data_list, ibv_wr_complete: the whole chain in
  * one batch; if wr_complete refuses it (nothing posted), one batch per WR, so that the WRs
  * before the bad one are posted and *bad names it, as ibv_post_send does. SEND, WRITE,
- * READ (with immediate where they have one) and the two atomics.
+ * READ (with immediate where they have one) and the two atomics; on a UD QP the address
+ * through ibv_wr_set_ud_addr.
  */
 extern int wr_mode;
 int post_wrs(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);

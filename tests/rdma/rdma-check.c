@@ -25,6 +25,14 @@
  * that reports none (completion_timestamp_mask 0). -X: the same, polling in batches with
  * ibv_next_poll until it returns ENOENT (see common.h for why -x exists beside it).
  *
+ * MODE ud: UD SENDs (with and without immediate) of patterned data, 1 byte to the port's
+ * active MTU, 1 to the device's maximum number of SGEs on the gather side, to a UD QP of the
+ * server through an address handle. The server checks each receive: status, opcode, the
+ * immediate, src_qp, IBV_WC_GRH, byte_len (the message plus the 40-byte GRH area) and every
+ * byte of the message after the GRH area, guard bytes after it. A SEND with another Q_Key
+ * is dropped: the receive it would have taken goes to the next SEND. With -W the client's
+ * SENDs go through ibv_wr_send(_imm), ibv_wr_set_ud_addr and ibv_wr_set_sge_list.
+ *
  * -c UC (data mode): the QPs are UC: SEND and WRITE with and without immediate, no READ (a
  * skip line says so). A UC WRITE completes at the requester once it is on the wire, not
  * when it landed, so the server waits (up to -t) for a WRITE's bytes to be all there.
@@ -601,6 +609,274 @@ static void data_client(struct dev *d, int fd)
 	ibv_destroy_qp(c.qp);
 	ibv_dereg_mr(c.mr);
 	cq_destroy(c.cq);
+	ibv_dealloc_pd(pd);
+}
+
+/* =======================================================================================
+ * ud mode
+ */
+#define UD_QKEY		0x11113333u
+#define UD_GRH		40
+
+/* A UD QP (with wr_mode set: ibv_create_qp_ex with the two sends) in RTS with UD_QKEY. */
+static struct ibv_qp *ud_qp(struct dev *d, struct ibv_pd *pd, struct ibv_cq *cq, int sges)
+{
+	struct ibv_qp_init_attr_ex ix = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD, .pd = pd,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = sges,
+			 .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = d->port,
+				 .qkey = UD_QKEY };
+	struct ibv_qp *qp;
+
+	if (wr_mode) {
+		ix.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ix.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	}
+	qp = ibv_create_qp_ex(d->ctx, &ix);
+	if (!qp)
+		die("ibv_create_qp_ex (UD, %d SGEs%s): %m", sges,
+		    wr_mode ? ", send_ops_flags" : "");
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		die("UD QP to INIT: %m");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("UD QP to RTR: %m");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = (uint32_t)rand() & 0xffffff;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("UD QP to RTS: %m");
+	return qp;
+}
+
+static void ud_server(struct dev *d, int fd)
+{
+	size_t size = 2 * 65536;
+	uint8_t *buf = alloc_buf(size);
+	struct ibv_pd *pd = ibv_alloc_pd(d->ctx);
+	struct ibv_cq *cq = cq_create(d->ctx, 64);
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	struct qp_dest me;
+	char line[MSG_MAX], mine[128];
+	uint32_t peer_qpn = 0;
+
+	if (!pd || !cq)
+		die("alloc_pd/create_cq: %m");
+	mr = reg(pd, buf, size, IBV_ACCESS_LOCAL_WRITE);
+	qp = ud_qp(d, pd, cq, 1);
+	me = (struct qp_dest){ .qpn = qp->qp_num, .gid = d->gid };
+	dest_format(&me, mine, sizeof(mine));
+	oob_expect(fd, line, sizeof(line), "UD ");
+	if (sscanf(line, "UD %u", &peer_qpn) != 1)
+		die("bad UD line: %s", line);
+	oob_send(fd, "UD %s", mine);
+
+	while (!oob_recv(fd, line, sizeof(line))) {
+		size_t len;
+		unsigned int seed, imm;
+		int flags;
+
+		if (sscanf(line, "URECV %zu %u", &len, &seed) == 2) {
+			struct ibv_sge sg = { .addr = (uintptr_t)buf + GUARD, .length = len + UD_GRH,
+					      .lkey = mr->lkey };
+			struct ibv_recv_wr wr = { .wr_id = seed, .sg_list = &sg, .num_sge = 1 },
+					   *bad;
+			int rc;
+
+			if (len + UD_GRH + 2 * GUARD > size)
+				die("UD receive of %zu bytes does not fit", len);
+			memset(buf, GUARD_BYTE, len + UD_GRH + 2 * GUARD);
+			rc = ibv_post_recv(qp, &wr, &bad);
+			if (rc)
+				oob_send(fd, "BAD ibv_post_recv: %s", strerror(rc));
+			else
+				oob_send(fd, "OK");
+		} else if (sscanf(line, "UCHK %zu %u %u %d", &len, &seed, &imm, &flags) == 4) {
+			struct ibv_wc wc;
+			int got = poll_one(cq, &wc, opt_timeout_ms);
+			long bad;
+
+			if (got != 1)
+				oob_send(fd, "BAD no receive completion within %d ms",
+					 opt_timeout_ms);
+			else if (wc.status != IBV_WC_SUCCESS)
+				oob_send(fd, "BAD receive completed with %s (%d)",
+					 ibv_wc_status_str(wc.status), wc.status);
+			else if (wc.opcode != IBV_WC_RECV || wc.wr_id != seed)
+				oob_send(fd, "BAD receive opcode %d wr_id %" PRIu64 ", expected %d %u",
+					 wc.opcode, wc.wr_id, IBV_WC_RECV, seed);
+			else if (wc.byte_len != len + UD_GRH)
+				oob_send(fd, "BAD byte_len %u, expected %zu (the message and the "
+					 "40-byte GRH area)", wc.byte_len, len + UD_GRH);
+			else if (!(wc.wc_flags & IBV_WC_GRH))
+				oob_send(fd, "BAD IBV_WC_GRH is clear");
+			else if (wc.src_qp != peer_qpn)
+				oob_send(fd, "BAD src_qp %u, expected %u", wc.src_qp, peer_qpn);
+			else if (!!(wc.wc_flags & IBV_WC_WITH_IMM) != !!flags)
+				oob_send(fd, "BAD IBV_WC_WITH_IMM is %s", flags ? "clear" : "set");
+			else if (flags && ntohl(wc.imm_data) != imm)
+				oob_send(fd, "BAD immediate 0x%x, expected 0x%x", ntohl(wc.imm_data),
+					 imm);
+			else if ((bad = guard_check(buf, GUARD)) >= 0)
+				oob_send(fd, "BAD guard byte %ld before the buffer was written", bad);
+			else if ((bad = pattern_check(buf + GUARD + UD_GRH, len, seed, 0)) >= 0)
+				oob_send(fd, "BAD message byte %ld is 0x%02x, expected 0x%02x", bad,
+					 buf[GUARD + UD_GRH + bad], pattern_byte(seed, bad));
+			else if ((bad = guard_check(buf + GUARD + UD_GRH + len, GUARD)) >= 0)
+				oob_send(fd, "BAD guard byte %ld after the message was written", bad);
+			else
+				oob_send(fd, "OK");
+		} else if (!strcmp(line, "BYE")) {
+			break;
+		} else {
+			die("unknown request: %s", line);
+		}
+	}
+	ibv_destroy_qp(qp);
+	ibv_dereg_mr(mr);
+	cq_destroy(cq);
+	ibv_dealloc_pd(pd);
+}
+
+struct ud_client {
+	struct data_client c;
+	struct ibv_ah *ah;
+	uint32_t rqpn;
+};
+
+/* One UD SEND of @len bytes in @nsge pieces with Q_Key @qkey; 1: it landed intact. */
+static int ud_case(struct ud_client *u, int imm_op, size_t len, int nsge, uint32_t seed,
+		   uint32_t qkey, char *why, size_t whylen)
+{
+	struct data_client *c = &u->c;
+	struct ibv_sge sg[MAX_PIECES];
+	struct ibv_send_wr wr = { .wr_id = seed, .sg_list = sg, .send_flags = IBV_SEND_SIGNALED };
+	uint32_t imm = seed * 2654435761u;
+	struct layout l;
+
+	layout_make(&l, len, nsge, seed);
+	wr.num_sge = layout_sges(&l, c->buf, c->mr->lkey, sg);
+	layout_fill(&l, c->buf, seed);
+	wr.opcode = imm_op ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+	wr.imm_data = htonl(imm);
+	wr.wr.ud.ah = u->ah;
+	wr.wr.ud.remote_qpn = u->rqpn;
+	wr.wr.ud.remote_qkey = qkey;
+	if (qkey == UD_QKEY && !ask(c, why, whylen, "URECV %zu %u", len, seed))
+		return 0;
+	if (!post_and_wait(c, &wr, IBV_WC_SEND, why, whylen))
+		return 0;
+	if (qkey != UD_QKEY)
+		return 1;
+	return ask(c, why, whylen, "UCHK %zu %u %u %d", len, seed, imm, imm_op);
+}
+
+static void ud_client(struct dev *d, int fd)
+{
+	static const size_t sizes[] = {
+		1, 2, 3, 7, 8, 63, 64, 65, 255, 256, 511, 512, 1000, 1023, 1024, 2047, 2048,
+		4095, 4096,
+	};
+	struct ud_client u = { .c = { .d = d, .fd = fd } };
+	struct data_client *c = &u.c;
+	struct ibv_pd *pd = ibv_alloc_pd(d->ctx);
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = d->port };
+	struct qp_dest srv;
+	size_t mtu = 128u << d->port_attr.active_mtu, biggest = 0;
+	int maxsge = d->attr.max_sge < MAX_PIECES ? d->attr.max_sge : MAX_PIECES;
+	int runs[2] = { 0 }, fails[2] = { 0 };
+	char line[MSG_MAX], why[512];
+	unsigned int caseno = 0;
+	uint32_t seed;
+	int ok;
+
+	c->cq = cq_create(d->ctx, 64);
+	if (!pd || !c->cq)
+		die("alloc_pd/create_cq: %m");
+	c->buf = alloc_buf(65536 + SLACK);
+	c->mr = reg(pd, c->buf, 65536 + SLACK, IBV_ACCESS_LOCAL_WRITE);
+	c->qp = ud_qp(d, pd, c->cq, maxsge);
+	oob_send(fd, "UD %u", c->qp->qp_num);
+	oob_expect(fd, line, sizeof(line), "UD ");
+	if (dest_parse(line + 3, &srv))
+		die("bad UD line from the server: %s", line);
+	u.rqpn = srv.qpn;
+	aa.grh.dgid = srv.gid;
+	aa.grh.sgid_index = d->gid_index;
+	aa.grh.hop_limit = 64;
+	u.ah = ibv_create_ah(pd, &aa);
+	if (!u.ah)
+		die("ibv_create_ah: %m");
+	printf("# UD QP %u -> %u, active MTU %zu, up to %d SGEs, sends through %s\n",
+	       c->qp->qp_num, u.rqpn, mtu, maxsge, post_name());
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t len = sizes[si];
+
+		if (len > mtu)
+			continue;
+		for (int op = 0; op < 2; op++) {
+			int variants[3] = { 1, maxsge, 2 + (int)(len % 7) };
+
+			for (int v = 0; v < (op ? 1 : 3); v++) {
+				int nsge = variants[v];
+
+				if ((v && (size_t)nsge > len) || (v == 2 && nsge >= maxsge))
+					continue;
+				seed = 0x0d0000u + caseno++ * 7919u;
+				if (c->broken)
+					break;
+				runs[op]++;
+				if (!ud_case(&u, op, len, nsge, seed, UD_QKEY, why, sizeof(why))) {
+					if (++fails[op] <= 8)
+						check(0, "UD %s of %zu bytes, %d SGEs: %s",
+						      op ? "SEND with immediate" : "SEND", len, nsge,
+						      why);
+				} else if (len > biggest) {
+					biggest = len;
+				}
+			}
+		}
+	}
+	for (int op = 0; op < 2; op++)
+		check(runs[op] && !fails[op], "UD %s: %d messages from 1 B to %zu B (the active MTU "
+		      "%zu), 1 to %d SGEs, through an AH: src_qp, IBV_WC_GRH, byte_len with the GRH "
+		      "area, every byte and the guard bytes after it checked%s%.0d",
+		      op ? "SEND with immediate" : "SEND", runs[op], biggest, mtu,
+		      op ? 1 : maxsge, fails[op] ? "; failed: " : "", fails[op]);
+
+	/* another Q_Key: dropped, the posted receive takes the next SEND with the right one */
+	seed = 0x0d0000u + caseno++ * 7919u;
+	ok = !c->broken && ask(c, why, sizeof(why), "URECV %d %u", 100, seed) &&
+	     ud_case(&u, 0, 100, 1, seed + 1, UD_QKEY ^ 0x10, why, sizeof(why));
+	if (ok) {
+		/* same receive (wr_id seed), a SEND of seed's pattern with the right Q_Key */
+		struct ibv_sge sg[MAX_PIECES];
+		struct ibv_send_wr wr = { .wr_id = seed, .sg_list = sg, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED };
+		struct layout l;
+
+		layout_make(&l, 100, 1, seed);
+		wr.num_sge = layout_sges(&l, c->buf, c->mr->lkey, sg);
+		layout_fill(&l, c->buf, seed);
+		wr.wr.ud.ah = u.ah;
+		wr.wr.ud.remote_qpn = u.rqpn;
+		wr.wr.ud.remote_qkey = UD_QKEY;
+		ok = post_and_wait(c, &wr, IBV_WC_SEND, why, sizeof(why)) &&
+		     ask(c, why, sizeof(why), "UCHK %d %u 0 0", 100, seed);
+	}
+	check(ok, "a UD SEND with another Q_Key is dropped by the receiver: its receive WQE "
+	      "takes the next SEND, with the QP's Q_Key%s%s", ok ? "" : ": ", ok ? "" : why);
+
+	oob_send(fd, "BYE");
+	ibv_destroy_ah(u.ah);
+	ibv_destroy_qp(c->qp);
+	ibv_dereg_mr(c->mr);
+	cq_destroy(c->cq);
 	ibv_dealloc_pd(pd);
 }
 
@@ -1240,7 +1516,8 @@ static void selftest(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdma-check [-d DEV] [-i IBPORT] -g GID_INDEX [-p TCP_PORT] "
-		"[-s MAX_BYTES] [-t TIMEOUT_S] [-q] [-x|-X] [-W] [-c RC|UC] data|errors [SERVER]\n"
+		"[-s MAX_BYTES] [-t TIMEOUT_S] [-q] [-x|-X] [-W] [-c RC|UC] data|errors|ud "
+		"[SERVER]\n"
 		"       rdma-check selftest\n");
 	exit(2);
 }
@@ -1279,7 +1556,7 @@ int main(int argc, char **argv)
 		usage();
 	mode = argv[optind];
 	host = optind + 1 < argc ? argv[optind + 1] : NULL;
-	if (strcmp(mode, "data") && strcmp(mode, "errors"))
+	if (strcmp(mode, "data") && strcmp(mode, "errors") && strcmp(mode, "ud"))
 		usage();
 	if (qp_type_uc && strcmp(mode, "data"))
 		usage();	/* the errors mode's cases are RC's (READs, RNR, NAKs) */
@@ -1294,6 +1571,8 @@ int main(int argc, char **argv)
 		close(lfd);
 		if (!strcmp(mode, "data"))
 			data_server(&d, fd);
+		else if (!strcmp(mode, "ud"))
+			ud_server(&d, fd);
 		else
 			errors_server(&d, fd);
 		close(fd);
@@ -1303,6 +1582,8 @@ int main(int argc, char **argv)
 	fd = oob_connect(host, opt_port, 60);
 	if (!strcmp(mode, "data"))
 		data_client(&d, fd);
+	else if (!strcmp(mode, "ud"))
+		ud_client(&d, fd);
 	else
 		errors_client(&d, fd);
 	close(fd);
