@@ -61,6 +61,7 @@ enum tern_cmd_status {
 #define TERN_NOP_F_DELAY		(1u << 0)	/* complete delay_us later (max 1 s) */
 #define TERN_NOP_F_FAIL			(1u << 1)	/* test hook: complete with fail_status */
 #define TERN_NOP_F_DROP			(1u << 2)	/* test hook: never complete */
+#define TERN_NOP_F_FATAL		(1u << 3)	/* test hook: the firmware dies (FATAL) */
 #define TERN_NOP_MAX_DELAY_US		1000000
 
 struct tern_cmd_nop_in {

@@ -244,16 +244,24 @@ static void cmd_nop(struct tern_model *m, struct cmd_ctx *c, const uint8_t *in)
 	uint32_t flags = get_le32(CFLD(in, struct tern_cmd_nop_in, flags));
 	uint32_t delay_us = get_le32(CFLD(in, struct tern_cmd_nop_in, delay_us));
 	const uint8_t *rsvd = CFLD(in, struct tern_cmd_nop_in, rsvd);
-	const uint32_t known = TERN_NOP_F_DELAY | TERN_NOP_F_FAIL | TERN_NOP_F_DROP;
+	const uint32_t known = TERN_NOP_F_DELAY | TERN_NOP_F_FAIL | TERN_NOP_F_DROP |
+			       TERN_NOP_F_FATAL;
+	const uint32_t hooks = TERN_NOP_F_FAIL | TERN_NOP_F_DROP | TERN_NOP_F_FATAL;
 	size_t echo = c->in_len - sizeof(struct tern_cmd_nop_in);
 
 	if ((flags & ~known) ||
-	    (!m->cfg.test_hooks && (flags & (TERN_NOP_F_FAIL | TERN_NOP_F_DROP))))
+	    (!m->cfg.test_hooks && (flags & hooks)))
 		return bad_param(c, offsetof(struct tern_cmd_nop_in, flags));
 	if ((flags & TERN_NOP_F_DELAY) && delay_us > TERN_NOP_MAX_DELAY_US)
 		return bad_param(c, offsetof(struct tern_cmd_nop_in, delay_us));
 	if (rsvd[0] || rsvd[1] || rsvd[2])
 		return bad_param(c, offsetof(struct tern_cmd_nop_in, rsvd));
+	if (flags & TERN_NOP_F_FATAL) {
+		/* a firmware crash in the middle of a command: it never completes */
+		ternm_fatal(m, TERN_FATAL_INTERNAL);
+		c->drop = true;
+		return;
+	}
 	if (flags & TERN_NOP_F_DROP) {
 		c->drop = true;
 		return;

@@ -167,7 +167,7 @@ static void t_bad_params(void)
 
 	/* NOP */
 	memset(nop, 0, sizeof(nop));
-	wr32(nop, 1u << 3);
+	wr32(nop, 1u << 4);
 	EXPECT(TERN_CMD_NOP, nop, TERN_CMD_BAD_PARAM, 0);
 	wr32(nop, 0x80000000u);
 	EXPECT(TERN_CMD_NOP, nop, TERN_CMD_BAD_PARAM, 0);
@@ -514,6 +514,53 @@ static void t_hooks_on(void)
 	fk_fini(&f);
 }
 
+/*
+ * NOP FATAL: the firmware dies in the middle of the command. STATUS.FATAL with the INTERNAL
+ * syndrome, one FATAL event on the async EQ, no completion for it or anything behind it; a
+ * reset recovers. Without the test hooks: BAD_PARAM and nothing else.
+ */
+static void t_hooks_fatal(void)
+{
+	struct fake f;
+	struct drv_ring eq;
+	struct cqe c;
+	uint8_t type;
+	uint32_t d0;
+
+	fk_init(&f, false);
+	REQUIRE(drv_cmdq_enable(&f, 3));
+	post_nop(&f, 1, TERN_NOP_F_FATAL, 0, 0, 0, NULL, 0, 0);
+	drv_cmd_ring(&f);
+	fk_run(&f);
+	REQUIRE(drv_cmd_poll(&f, &c));
+	CHECK_EQ(c.status, TERN_CMD_BAD_PARAM);
+	CHECK_EQ(rreg(&f, TERN_REG_STATUS) & TERN_STATUS_FATAL, 0);
+	fk_fini(&f);
+
+	fk_init(&f, true);
+	REQUIRE(drv_cmdq_enable(&f, 3));
+	REQUIRE(drv_eq_create(&f, &eq, 4, 2, TERN_EQ_F_ASYNC, false) == TERN_CMD_OK);
+	drv_eq_arm(&f, &eq);
+	post_nop(&f, 1, TERN_NOP_F_FATAL, 0, 0, 0, NULL, 0, 0);
+	post_nop(&f, 2, 0, 0, 0, 0, NULL, 0, 0);
+	drv_cmd_ring(&f);
+	fk_run(&f);
+	CHECK(rreg(&f, TERN_REG_STATUS) & TERN_STATUS_FATAL);
+	CHECK_EQ(rreg(&f, TERN_REG_STATUS) >> TERN_STATUS_SYNDROME_SHIFT, TERN_FATAL_INTERNAL);
+	REQUIRE(drv_eq_poll(&f, &eq, &type, &d0));
+	CHECK_EQ(type, TERN_EQE_FATAL);
+	CHECK_EQ(d0, TERN_FATAL_INTERNAL);
+	CHECK(!drv_eq_poll(&f, &eq, NULL, NULL));
+	fk_advance(&f, 100000000ull);
+	CHECK(!drv_cmd_poll(&f, &c));
+	wreg(&f, TERN_REG_CTRL, TERN_CTRL_RESET);
+	fk_advance(&f, 2000000);
+	CHECK_EQ(rreg(&f, TERN_REG_STATUS), TERN_STATUS_READY | TERN_STATUS_LINK_UP);
+	REQUIRE(drv_cmdq_enable(&f, 3));
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_PORT, NULL, 0, NULL, 64, &c), TERN_CMD_OK);
+	fk_fini(&f);
+}
+
 /* Many passes over a small ring with batches of varying size; phases and tokens checked. */
 static void t_ring_wrap(void)
 {
@@ -708,6 +755,8 @@ const struct test cmd_tests[] = {
 	{ "delayed NOPs complete out of order, tokens and outputs matched", t_delayed_out_of_order },
 	{ "test hooks off: NOP FAIL/DROP -> BAD_PARAM", t_hooks_off },
 	{ "test hooks on: FAIL status/syndrome, DROP never completes, late FAIL", t_hooks_on },
+	{ "test hook NOP FATAL: STATUS.FATAL INTERNAL, FATAL event, nothing completes; reset",
+	  t_hooks_fatal },
 	{ "command ring wrap-around, depth 2..256, phase bits and sq_ci", t_ring_wrap },
 	{ "command doorbell beyond depth (incl. delayed in flight) ignored", t_doorbell_flow_control },
 	{ "SET_PORT / QUERY_PORT, defaults restored by reset", t_port },

@@ -7,7 +7,9 @@
  *                nop [delay=<us>] [len=<bytes>]   (len: bytes echoed and checked)
  *                fail <status> [<syndrome>]       (status: number or name, e.g. bad_param)
  *                drop                             (never completes: -ETIMEDOUT)
- *              fail and drop need a device with test hooks (QEMU test-hooks=on);
+ *                fatal                            (the firmware dies: -EIO, then the
+ *                                                  recovery devlink health starts)
+ *              fail, drop and fatal need a device with test hooks (QEMU test-hooks=on);
  *              elsewhere the device rejects them with BAD_PARAM (-EINVAL).
  *   wire_faults  TX fault injection, for testing recovery (SET/QUERY_WIRE_FAULTS)
  *              write: [drop=<p>] [corrupt=<p>] [duplicate=<p>] [reorder=<p>] [seed=<n>]
@@ -176,6 +178,10 @@ TERN_VISIBLE_IF_KUNIT int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop
 		if (line && *line)
 			return -EINVAL;
 		flags |= TERN_NOP_F_DROP;
+	} else if (!strcmp(verb, "fatal")) {
+		if (line && *line)
+			return -EINVAL;
+		flags |= TERN_NOP_F_FATAL;
 	} else {
 		return -EINVAL;
 	}

@@ -1007,6 +1007,7 @@ static const struct {
 	{ "fail 0", 0, TERN_NOP_F_FAIL, 0, 0, TERN_CMD_OK, 0 },
 	{ "fail 0xff", 0, TERN_NOP_F_FAIL, 0, 0, 0xff, 0 },
 	{ "drop", 0, TERN_NOP_F_DROP, 0, 0, 0, 0 },
+	{ "fatal", 0, TERN_NOP_F_FATAL, 0, 0, 0, 0 },
 	{ "", -EINVAL },
 	{ "NOP", -EINVAL },
 	{ "bogus", -EINVAL },
@@ -1022,6 +1023,7 @@ static const struct {
 	{ "fail 3 xyz", -EINVAL },
 	{ "fail 3 4 5", -EINVAL },
 	{ "drop now", -EINVAL },
+	{ "fatal now", -EINVAL },
 };
 
 static void tern_dbg_parse_lines(struct kunit *test)
