@@ -33,6 +33,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(TernState, TERN)
 
 /* PCI Express capability offset (MSI-X finds a free slot by itself). */
 #define TERN_QEMU_PCIE_CAP 0x80
+/* Advanced Error Reporting, first in extended config space (QEMU's pcie_aer_inject_error) */
+#define TERN_QEMU_AER_CAP 0x100
 
 /* Line rate (property "speed", Mb/s): default and largest accepted value. */
 #define TERN_QEMU_DEFAULT_SPEED 25000
@@ -304,6 +306,12 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     pcie_cap_flr_init(pdev);
+    /* error reporting enables in DevCtl, which AER's messages need (pcie_aer.c) */
+    pcie_cap_deverr_init(pdev);
+    if (pcie_aer_init(pdev, PCI_ERR_VER, TERN_QEMU_AER_CAP, PCI_ERR_SIZEOF, errp) < 0) {
+        pcie_cap_exit(pdev);
+        return;
+    }
 
     memory_region_init_io(&s->regs, OBJECT(s), &tern_regs_ops, s,
                           "tern-regs", TERN_BAR_REGS_SIZE);
@@ -313,6 +321,7 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, TERN_BAR_DB, TERN_QEMU_BAR_TYPE, &s->db);
 
     if (msix_init_exclusive_bar(pdev, TERN_MAX_MSIX, TERN_BAR_MSIX, errp) < 0) {
+        pcie_aer_exit(pdev);
         pcie_cap_exit(pdev);
         return;
     }
@@ -345,6 +354,7 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
         s->bh = NULL;
         msix_unuse_all_vectors(pdev);
         msix_uninit_exclusive_bar(pdev);
+        pcie_aer_exit(pdev);
         pcie_cap_exit(pdev);
         return;
     }
@@ -372,6 +382,7 @@ static void tern_exit(PCIDevice *pdev)
 
     msix_unuse_all_vectors(pdev);
     msix_uninit_exclusive_bar(pdev);
+    pcie_aer_exit(pdev);
     pcie_cap_exit(pdev);
 }
 
@@ -386,6 +397,7 @@ static void tern_reset(DeviceState *dev)
      * spurious tern_model_run() has nothing to do.
      */
     tern_model_reset(s->model);
+    pcie_cap_deverr_reset(PCI_DEVICE(dev));
     /* The carrier belongs to the wire, not to the state a reset forgets. */
     tern_model_set_link(s->model, !qemu_get_queue(s->nic)->link_down);
 }

@@ -16,8 +16,15 @@
  * en_main.c) and the asynchronous EQ torn down, the device is reset, and the command
  * queue, the EQ, the DCB settings (dcb.c), the Ethernet function and the auxiliary device
  * are brought up again. devlink reload (driver_reinit) does the same, gracefully.
+ *
+ * PCI errors (AER, pci_error_handlers): error_detected takes everything down as a forced
+ * recovery does, RDMA users first told (IB_EVENT_DEVICE_FATAL), and asks for a reset;
+ * slot_reset enables the function again and restores its config space; resume brings the
+ * device up as a recovery does, the netdev kept. While that runs, devlink recovery and
+ * reload are refused (-EBUSY); after a permanent failure they stay refused until removal.
  */
 
+#include <linux/aer.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -346,6 +353,10 @@ int tern_dev_recover(struct tern_dev *tdev)
 		err = -ENODEV;
 		goto out_unlock;
 	}
+	if (test_bit(TERN_FLAG_PCI_ERROR, &tdev->flags)) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
 	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
 
 	/* "devlink health test" asks for a reset whatever the device's state. */
@@ -391,6 +402,10 @@ int tern_dev_reload_down(struct tern_dev *tdev)
 		err = -ENODEV;
 		goto out_unlock;
 	}
+	if (test_bit(TERN_FLAG_PCI_ERROR, &tdev->flags)) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
 	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
 	tern_dev_down(tdev, !tern_dev_alive(tdev));
 out_unlock:
@@ -416,6 +431,10 @@ int tern_dev_reload_up(struct tern_dev *tdev)
 	mutex_lock(&tdev->state_lock);
 	if (!tdev->started) {
 		err = -ENODEV;
+		goto out_unlock;
+	}
+	if (test_bit(TERN_FLAG_PCI_ERROR, &tdev->flags)) {
+		err = -EBUSY;
 		goto out_unlock;
 	}
 	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
@@ -603,6 +622,11 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_debugfs;
 	}
 
+	/* AER reports reach tern_pci_err_handlers; slot_reset restores this state */
+	if (pci_enable_pcie_error_reporting(pdev))
+		dev_dbg(dev, "AER not under the kernel's control: no error reporting\n");
+	pci_save_state(pdev);
+
 	fw = le32_to_cpu(tdev->caps.fw_version);
 	dev_info(dev, "tern NIC, firmware %u.%u.%u, serial %s, %d MSI-X vectors\n",
 		 fw >> 24, (fw >> 16) & 0xff, fw & 0xffff, tdev->caps.serial,
@@ -664,10 +688,12 @@ static void tern_remove(struct pci_dev *pdev)
 		tern_reset(tdev);
 	tern_cmdq_cleanup(tdev);
 
+	pci_disable_pcie_error_reporting(pdev);
 	pci_free_irq_vectors(pdev);
 	tern_unmap_bars(tdev);
 	pci_release_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB));
-	pci_disable_device(pdev);
+	if (!test_and_set_bit(TERN_FLAG_PCI_DISABLED, &tdev->flags))
+		pci_disable_device(pdev);
 	pci_set_drvdata(pdev, NULL);
 	tern_dcb_destroy(tdev);
 	mutex_destroy(&tdev->state_lock);
@@ -680,12 +706,96 @@ static void tern_shutdown(struct pci_dev *pdev)
 	tern_remove(pdev);
 }
 
+/*
+ * PCI error recovery (AER). Called by the PCI core's recovery thread, in order:
+ * error_detected, then (unless it gave up) slot_reset and resume.
+ */
+static pci_ers_result_t tern_pci_error_detected(struct pci_dev *pdev,
+						pci_channel_state_t state)
+{
+	struct tern_dev *tdev = pci_get_drvdata(pdev);
+	bool lost = state == pci_channel_io_perm_failure;
+
+	dev_err(&pdev->dev, "PCI error, channel %s: taking the device down\n",
+		lost ? "lost" : state == pci_channel_io_frozen ? "frozen" : "working");
+	if (!tdev)
+		return PCI_ERS_RESULT_DISCONNECT;
+	mutex_lock(&tdev->state_lock);
+	if (!tdev->started) {
+		mutex_unlock(&tdev->state_lock);
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
+	set_bit(TERN_FLAG_PCI_ERROR, &tdev->flags);
+	/* RDMA users learn first that their resources are gone */
+	if (!test_and_set_bit(TERN_FLAG_DEAD, &tdev->flags)) {
+		tern_cmdq_abort(tdev);
+		tern_aux_device_fatal(tdev, ~0u);
+	}
+	tern_dev_down(tdev, true);
+	mutex_unlock(&tdev->state_lock);
+	if (!test_and_set_bit(TERN_FLAG_PCI_DISABLED, &tdev->flags))
+		pci_disable_device(pdev);
+	return lost ? PCI_ERS_RESULT_DISCONNECT : PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t tern_pci_slot_reset(struct pci_dev *pdev)
+{
+	struct tern_dev *tdev = pci_get_drvdata(pdev);
+	u32 magic;
+
+	if (!tdev)
+		return PCI_ERS_RESULT_DISCONNECT;
+	if (pci_enable_device_mem(pdev)) {
+		dev_err(&pdev->dev, "cannot enable the device after the PCI error\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	clear_bit(TERN_FLAG_PCI_DISABLED, &tdev->flags);
+	pci_set_master(pdev);
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	magic = tern_rd(tdev, TERN_REG_MAGIC);
+	if (magic != TERN_MAGIC) {
+		dev_err(&pdev->dev, "device not back after the PCI error (magic %#x)\n", magic);
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void tern_pci_resume(struct pci_dev *pdev)
+{
+	struct tern_dev *tdev = pci_get_drvdata(pdev);
+	int err;
+
+	if (!tdev)
+		return;
+	mutex_lock(&tdev->state_lock);
+	if (tdev->started) {
+		err = tern_dev_up(tdev);
+		if (err)
+			dev_err(&pdev->dev, "device did not come back after the PCI error: %d\n",
+				err);
+		else
+			dev_info(&pdev->dev, "recovered from the PCI error\n");
+		clear_bit(TERN_FLAG_PCI_ERROR, &tdev->flags);
+		tern_dev_up_done(tdev);
+	}
+	mutex_unlock(&tdev->state_lock);
+}
+
+static const struct pci_error_handlers tern_pci_err_handlers = {
+	.error_detected = tern_pci_error_detected,
+	.slot_reset = tern_pci_slot_reset,
+	.resume = tern_pci_resume,
+};
+
 static struct pci_driver tern_pci_driver = {
 	.name = TERN_DRV_NAME,
 	.id_table = tern_pci_ids,
 	.probe = tern_probe,
 	.remove = tern_remove,
 	.shutdown = tern_shutdown,
+	.err_handler = &tern_pci_err_handlers,
 };
 
 static int __init tern_init(void)

@@ -321,6 +321,8 @@ enum tern_dev_flag {
 	TERN_FLAG_DEAD,		/* FATAL or gone: commands fail fast until a reset */
 	TERN_FLAG_RECOVERING,	/* recovery runs: health reports are not taken */
 	TERN_FLAG_TEST_RESET,	/* devlink health test: the next recovery resets the device */
+	TERN_FLAG_PCI_ERROR,	/* PCI error recovery under way (or failed): no other one */
+	TERN_FLAG_PCI_DISABLED,	/* pci_disable_device() done by error recovery */
 };
 
 /**
