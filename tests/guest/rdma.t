@@ -35,7 +35,7 @@ RXE_KNOWN = [
 t = Tap()
 if KIND not in ("tern", "rxe"):
     t.abort("TERN_RDMA_TARGET must be tern or rxe, not %r" % KIND)
-c = Cluster(nodes=2, wires=[Wire("tern"), "virtio"],
+c = Cluster(nodes=2, wires=[Wire("tern", test_hooks=True), "virtio"],
             name="rdma" if KIND == "tern" else "rdma-rxe")
 try:
     c.boot()
@@ -152,6 +152,109 @@ def perf_desc(prog, opts, rows):
                                                      last["iterations"], last["bw_avg"])
     return " (%d rows; %d B x %d: typical %.0f us)" % (len(rows), last["bytes"],
                                                        last["iterations"], last["t_typical"])
+
+
+# How device_failure() makes node0's device fail: what the kernel logs when it is back.
+FAILURES = {
+    "firmware": "the firmware dies (cmd_test fatal: the NOP FATAL test hook)",
+    "aer-fatal": "a fatal PCIe error (QEMU's pcie_aer_inject_error SDN: surprise down)",
+    "aer-nonfatal": "a non-fatal PCIe error (pcie_aer_inject_error COMP_TIME: completion "
+                    "timeout)",
+}
+
+
+def device_failure(kind):
+    """node0's device fails (FAILURES[kind]) while ib_write_bw runs to node1 and another
+    process holds a context: that process gets IBV_EVENT_DEVICE_FATAL, tern_core resets the
+    device (devlink health for the firmware, the PCI core's error recovery for AER), the
+    netdev keeps its name, index and address, tern0 comes back, and new users (that
+    process, a new ib_write_bw) work."""
+    what = "%s: %s" % (kind, FAILURES[kind])
+    netdev = target.netdev[n0.index]
+    if kind.startswith("aer") and n0.run("ls /sys/bus/pci/drivers/tern_core/*/aer_dev_fatal"
+                                         ).rc != 0:
+        t.skip("%s: node0 recovers the device" % what,
+               "the guest kernel has no PCIe AER (CONFIG_PCIEAER)")
+        return
+    link = lambda: n0.run("ip -o -4 addr show dev %s; cat /sys/class/net/%s/ifindex" % (
+        netdev, netdev)).stdout
+    before_link = link()
+    health = n0.run("devlink health show").stdout
+    errors_before = int((re.search(r"reporter fw\s+state \S+ error (\d+)", health) or
+                         re.search(r"()", "0")).group(1) or 0)
+    port = rt.next_port()
+    server = n1.spawn("exec ib_write_bw %s -p %d -D 600" % (target.common(n1), port),
+                      timeout=900)
+    wait_for(lambda: rt.tcp_listening(n1, port), timeout=60)
+    client = n0.spawn("exec ib_write_bw %s -p %d -D 600 %s" % (
+        target.common(n0), port, target.ip(n1)), timeout=900)
+    user = n0.spawn("exec rdma-events -d %s -g %d -t 240 fatal" % (dev, target.gid(n0)),
+                    timeout=300)
+    moving = wait_for(lambda: any(q.get("comm") == "ib_write_bw" and q.get("state") == "RTS"
+                                  for q in rt.rdma_res(n0, "qp")), timeout=120, interval=1)
+    listening = wait_for(lambda: "ready" in user.stdout or user.done(), timeout=120)
+    t.ok(moving and listening and not user.done() and not client.done(),
+         "%s: before it, ib_write_bw runs from node0 to node1 and rdma-events holds a "
+         "context on %s" % (kind, dev), client.stdout[-2000:], user.stdout[-2000:],
+         user.stderr)
+    dm0 = len(n0.dmesg())
+    dm = lambda: n0.dmesg()[dm0:]
+    if kind == "firmware":
+        cmd_test = n0.run("ls /sys/kernel/debug/tern/*/cmd_test").stdout.strip()
+        r = n0.run("echo fatal > %s" % cmd_test, timeout=120)
+        t.ok(r.rc != 0 and "Input/output error" in r.stderr,
+             "%s: the command that kills the firmware fails with EIO" % kind, r.stdout,
+             r.stderr)
+        done = r"tern_core \S+: recovered\n"
+        logged = r"device fatal error, syndrome 0x3"
+    else:
+        err = "SDN" if kind == "aer-fatal" else "COMP_TIME"
+        out = n0.qmp("human-monitor-command",
+                     **{"command-line": "pcie_aer_inject_error nic0 %s" % err})
+        t.ok(out.startswith("OK"), "%s: QEMU injects the error" % kind, out)
+        done = r"tern_core \S+: recovered from the PCI error"
+        logged = (r"AER: Uncorrected \(%s\) error message received from [0-9a-f:.]+\n"
+                  r"(.*\n)*.*tern_core \S+: PCI error, channel %s: taking the device down" % (
+                      "Fatal" if kind == "aer-fatal" else "Non-Fatal",
+                      "frozen" if kind == "aer-fatal" else "working"))
+    t.ok(wait_for(lambda: re.search(done, dm()), timeout=180),
+         "%s: node0 recovers the device" % what, dm()[-3000:])
+    t.ok(re.search(logged, dm()), "%s: the kernel log says what happened" % kind, dm()[-3000:])
+    r = user.wait(timeout=300, raise_timeout=False)
+    seen = tap_lines(r.stdout, "%s: rdma-events fatal: " % kind)
+    t.ok(r.rc in (0, 1) and seen >= 6, "%s: rdma-events fatal ran to the end (%d checks)" % (
+        kind, seen), r.stdout[-3000:], r.stderr[-2000:])
+    # ib_write_bw does not read async events: its QP and CQ went with the old device, and it
+    # can only end by its -D 600 or a signal; what the kernel still held for it is released
+    t.diag("%s: ib_write_bw afterwards: client %s, server %s" % ((kind,) + tuple(
+        "exited rc %s" % j.poll().rc if j.done() else "still running"
+        for j in (client, server))))
+    for job in (client, server):
+        job.kill(9)
+        job.wait(timeout=60, raise_timeout=False)
+    gone = wait_for(lambda: not any(x.get("comm") == "ib_write_bw" for n in c
+                                    for k in ("qp", "cq", "mr", "pd")
+                                    for x in rt.rdma_res(n, k)), timeout=60, interval=1)
+    t.ok(gone, "%s: afterwards nothing of the old ib_write_bw is left on either node" % kind)
+    health = n0.run("devlink health show").stdout
+    m = re.search(r"reporter fw\s+state (\S+) error (\d+)", health)
+    want = errors_before + (1 if kind == "firmware" else 0)
+    t.ok(m and m.group(1) == "healthy" and int(m.group(2)) == want,
+         "%s: devlink health: reporter fw healthy, %d error%s counted (the PCI core handles "
+         "PCI errors)" % (kind, want - errors_before, "" if want - errors_before == 1 else "s"),
+         health)
+    t.eq(link(), before_link, "%s: node0's %s keeps its address and ifindex" % (kind, netdev))
+    r = n0.run("ping -c 2 -W 5 %s" % target.ip(n1), timeout=30)
+    t.ok(r.rc == 0, "%s: IP traffic over %s flows afterwards" % (kind, netdev), r.stdout)
+    try:
+        target.wait_ready(n0, 60)
+        back = True
+    except rt.RdmaError as e:
+        back = False
+        t.diag(str(e))
+    res, rows = rt.perftest(target, "ib_write_bw", "-n 100", timeout=PAIR_TIMEOUT)
+    t.ok(back and res.ok and rows, "%s: %s ACTIVE again, a new ib_write_bw passes%s"
+         % (kind, dev, perf_desc("ib_write_bw", "", rows)), res.diag())
 
 
 try:
@@ -394,6 +497,11 @@ try:
             gone = wait_for(lambda: not any(leftovers().values()), timeout=60, interval=1)
             t.ok(gone, "%s: after kill -9 of both sides, rdma res show qp/cq/mr/pd lists "
                  "nothing of ib_write_bw" % n.name, repr(leftovers()))
+
+        # --- the device fails under load: firmware, PCIe errors --------------------------------
+        if KIND == "tern":
+            for kind in FAILURES:
+                device_failure(kind)
 
         # --- unload and reload ---------------------------------------------------------------
         for n in c:

@@ -33,6 +33,14 @@
  *	lowered to 2 while 2 completions wait: the event at once. 0/0: an event per arming
  *	again. All 9 receive completions in order, data intact.
  *
+ *   rdma-events -d DEV -g GIDX [-t SECONDS] fatal
+ *	A user of the device when it dies. Two RC QPs of this process through the device's
+ *	loopback move a 4 KiB SEND (the context works), then "ready" is printed and someone
+ *	else (the test harness) makes the device fail. Checks: IBV_EVENT_DEVICE_FATAL arrives;
+ *	the objects of the dead context can still be destroyed and the context closed; the
+ *	device comes back under the same name with its port ACTIVE and the GID; a new context
+ *	on it moves a 4 KiB SEND intact.
+ *
  * One line per check ("ok - what" / "not ok - what: why"), one "# event ..." line per
  * event received. Exit 0: every check passed, 1: one failed, 2: the program could not run.
  */
@@ -609,10 +617,174 @@ static int run_cq_moderation(struct dev *d)
 	return checks_failed ? 1 : 0;
 }
 
+/*
+ * Two RC QPs of one context through the device's loopback; one SEND of 4 KiB with a pattern
+ * that depends on @seed, received and compared. Returns 0 when the bytes arrived intact
+ * with both completions successful; the objects are destroyed either way.
+ */
+static int loopback_send(struct dev *d, int seed)
+{
+	struct qp_opts o = {
+		.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1,
+		.rnr_retry = 7, .min_rnr_timer = 12, .timeout = 14,
+	};
+	struct ibv_pd *pd = ibv_alloc_pd(d->ctx);
+	struct ibv_cq *cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+	uint8_t *buf = calloc(1, 8192);
+	struct ibv_qp *a, *b;
+	struct ibv_mr *mr;
+	struct qp_dest da, db;
+	struct ibv_wc wc;
+	int sent = 0, recvd = 0, bad = 0;
+
+	if (!pd || !cq || !buf)
+		die("ibv_alloc_pd/ibv_create_cq: %m");
+	mr = ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		die("ibv_reg_mr: %m");
+	a = qp_create(d, pd, cq, &o);
+	b = qp_create(d, pd, cq, &o);
+	da = (struct qp_dest){ .qpn = a->qp_num, .psn = 700, .gid = d->gid };
+	db = (struct qp_dest){ .qpn = b->qp_num, .psn = 800, .gid = d->gid };
+	if (qp_connect(d, a, &o, &da, &db) || qp_connect(d, b, &o, &db, &da))
+		die("cannot connect the two QPs");
+	for (int i = 0; i < 4096; i++)
+		buf[i] = (uint8_t)(i * 13 + seed);
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)buf + 4096, .length = 4096,
+				       .lkey = mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *badwr;
+
+		if (ibv_post_recv(b, &wr, &badwr))
+			die("ibv_post_recv: %m");
+	}
+	if (post_send(a, mr, buf, 4096, 2))
+		die("ibv_post_send: %m");
+	while (sent + recvd < 2) {
+		if (poll_one(cq, &wc, 10000) != 1) {
+			printf("# no completion within 10 s\n");
+			bad = 1;
+			break;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			printf("# completion %s (wr_id %llu)\n", ibv_wc_status_str(wc.status),
+			       (unsigned long long)wc.wr_id);
+			bad = 1;
+		}
+		if (wc.wr_id == 2)
+			sent = 1;
+		else
+			recvd = 1;
+	}
+	if (!bad && memcmp(buf, buf + 4096, 4096)) {
+		printf("# the received bytes differ from the sent ones\n");
+		bad = 1;
+	}
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	free(buf);
+	return bad ? -1 : 0;
+}
+
+/* Is @name listed with its port ACTIVE and a non-zero GID at opt_gid? */
+static int device_back(const char *name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct ibv_port_attr pa;
+	union ibv_gid gid, zero = {};
+	int n, back = 0;
+
+	list = ibv_get_device_list(&n);
+	for (int i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!ctx)
+		return 0;
+	back = !ibv_query_port(ctx, opt_ibport, &pa) && pa.state == IBV_PORT_ACTIVE &&
+	       !ibv_query_gid(ctx, opt_ibport, opt_gid, &gid) && memcmp(&gid, &zero, sizeof(gid));
+	ibv_close_device(ctx);
+	return back;
+}
+
+static int run_fatal(struct dev *d)
+{
+	char name[IBV_SYSFS_NAME_MAX];
+	struct ibv_async_event ev;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct dev nd;
+	long end = now_ms() + opt_timeout_s * 1000L, t_fatal = -1, t_back = -1;
+	int fatal = 0, others = 0, back = 0, rc;
+	void *buf = calloc(1, 4096);
+
+	snprintf(name, sizeof(name), "%s", ibv_get_device_name(d->ctx->device));
+	nonblocking(d->ctx);
+	check(loopback_send(d, 1) == 0, "before the failure: a 4 KiB SEND through %s's loopback "
+	      "arrives intact", name);
+	/* objects the user still holds when the device dies */
+	pd = ibv_alloc_pd(d->ctx);
+	cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+	if (!pd || !cq || !buf)
+		die("ibv_alloc_pd/ibv_create_cq: %m");
+	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		die("ibv_reg_mr: %m");
+	printf("ready\n");
+	fflush(stdout);
+	while (!fatal && now_ms() < end) {
+		if (!next_event(d->ctx, &ev, end - now_ms()))
+			break;
+		printf("# event %s at %.1f s\n", event_tag(ev.event_type),
+		       (now_ms() - t_start) / 1000.0);
+		if (ev.event_type == IBV_EVENT_DEVICE_FATAL) {
+			fatal = 1;
+			t_fatal = now_ms();
+		} else {
+			others++;
+		}
+		ibv_ack_async_event(&ev);
+	}
+	check(fatal, "IBV_EVENT_DEVICE_FATAL when the device failed");
+	if (!fatal)
+		return 1;
+	/* the kernel may have released them already: destroying what is left must still work */
+	rc = ibv_dereg_mr(mr);
+	rc = rc ? rc : ibv_destroy_cq(cq);
+	rc = rc ? rc : ibv_dealloc_pd(pd);
+	check(rc == 0, "after the failure the dead context's MR, CQ and PD are destroyed (%s)",
+	      strerror(rc));
+	free(buf);
+	rc = ibv_close_device(d->ctx);
+	d->ctx = NULL;
+	check(rc == 0, "the dead context is closed (rc %d)", rc);
+	while (!(back = device_back(name)) && now_ms() < end)
+		usleep(200 * 1000);
+	if (back)
+		t_back = now_ms();
+	check(back, "%s comes back with port %d ACTIVE and GID %d set (%.1f s after the event)",
+	      name, opt_ibport, opt_gid, back ? (t_back - t_fatal) / 1000.0 : -1.0);
+	if (!back)
+		return 1;
+	dev_open(&nd, name, opt_ibport, opt_gid);
+	check(loopback_send(&nd, 2) == 0, "after the recovery a new user's 4 KiB SEND through "
+	      "the loopback arrives intact");
+	ibv_close_device(nd.ctx);
+	if (others)
+		printf("# %d other events (listed above)\n", others);
+	return checks_failed ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdma-events [-d DEV] [-i IBPORT] -g GID_INDEX [-t SECONDS] "
-		"port|srq-limit|cq-overrun|cq-moderation\n");
+		"port|srq-limit|cq-overrun|cq-moderation|fatal\n");
 	exit(2);
 }
 
@@ -643,9 +815,12 @@ int main(int argc, char **argv)
 		rc = run_cq_overrun(&d);
 	else if (!strcmp(argv[optind], "cq-moderation"))
 		rc = run_cq_moderation(&d);
+	else if (!strcmp(argv[optind], "fatal"))
+		rc = run_fatal(&d);
 	else
 		usage();
 	printf("%d checks, %d failed\n", checks_run, checks_failed);
-	ibv_close_device(d.ctx);
+	if (d.ctx)
+		ibv_close_device(d.ctx);
 	return rc;
 }
