@@ -257,6 +257,51 @@ def device_failure(kind):
          % (kind, dev, perf_desc("ib_write_bw", "", rows)), res.diag())
 
 
+# What the forged frames must leave in node1's port counters, at least (roce-forge.c).
+FORGE_COUNTS = {
+    "rx_icrc_errors": 1,             # the bad ICRC
+    "rx_pkey_mismatch": 1,           # P_Key 0x1234
+    "rx_roce_discards": 6,           # cut RETH, UDP and IPv4 lengths, pad, opcode 0x1f, QPN
+    "out_of_sequence": 1,            # the WRITE from the future
+    "resp_remote_access_errors": 4,  # past the MR (WRITE, READ), another PD's rkey (x2)
+}
+
+
+def hostile_peer():
+    """A hostile peer on the wire: node0 forges RoCEv2 frames through a raw socket at QPs of
+    a roce-forge target on node1 (see tests/rdma/roce-forge.c for the cases). node1 keeps
+    running, takes exactly the valid frames, touches no byte outside them (MR guards,
+    another PD's MR), its QPs end in the states the spec gives, the drops are counted."""
+    done = "/tmp/roce-forge.done"
+    n1.run("rm -f %s" % done)
+    before = rt.hw_counters(n1, dev)
+    tgt = n1.spawn("exec roce-forge -d %s -g %d -t 180 target %s %s" % (
+        dev, target.gid(n1), target.ip(n0), done), timeout=300)
+    wait_for(lambda: "target qp=" in tgt.stdout or tgt.done(), timeout=120)
+    line = next((x for x in tgt.stdout.splitlines() if x.startswith("target qp=")), None)
+    t.ok(line and not tgt.done(), "hostile peer: node1's roce-forge target publishes its QPs "
+         "and MRs", tgt.stdout[-2000:], tgt.stderr[-2000:])
+    if not line:
+        tgt.kill(9)
+        return
+    mac = n1.run("cat /sys/class/net/%s/address" % target.netdev[n1.index]).stdout.strip()
+    r = n0.run("roce-forge attack %s %s %s %s '%s'" % (
+        target.netdev[n0.index], mac, target.ip(n0), target.ip(n1), line), timeout=180)
+    sent = r.stdout.count("# sent ")
+    t.ok(r.rc == 0 and "attack done" in r.stdout and sent >= 22,
+         "hostile peer: node0's raw socket sent %d forged frames at them" % sent,
+         r.stdout[-4000:], r.stderr[-2000:])
+    n1.run("touch %s" % done)
+    r = tgt.wait(timeout=300, raise_timeout=False)
+    seen = tap_lines(r.stdout, "hostile peer: node1: ")
+    t.ok(r.rc in (0, 1) and seen >= 14, "hostile peer: roce-forge target ran to the end (%d "
+         "checks)" % seen, r.stdout[-3000:], r.stderr[-2000:])
+    delta = rt.counter_delta(rt.hw_counters(n1, dev), before)
+    short = {k: delta.get(k) for k, v in FORGE_COUNTS.items() if delta.get(k, 0) < v}
+    t.ok(not short, "hostile peer: node1 counted the frames it dropped or refused (%s)" % (
+        ", ".join("%s +%s" % (k, delta.get(k)) for k in FORGE_COUNTS)),
+        "short: %r" % short)
+
 try:
     # --- the device comes up ------------------------------------------------------------------
     why = target.available(n0)
@@ -422,6 +467,10 @@ try:
             if mode == "errors":
                 # A provoked error must not make the kernel complain: checked at the end.
                 pass
+
+        # --- a hostile peer forges frames at live QPs --------------------------------------------
+        if KIND == "tern":
+            hostile_peer()
 
         # --- kill -9 in the middle of a run ---------------------------------------------------
         port = rt.next_port()
