@@ -179,15 +179,9 @@ def device_failure(kind):
     link = lambda: n0.run("ip -o -4 addr show dev %s; cat /sys/class/net/%s/ifindex" % (
         netdev, netdev)).stdout
     before_link = link()
-    health = n0.run("devlink health show").stdout
-    errors_before = int((re.search(r"reporter fw\s+state \S+ error (\d+)", health) or
-                         re.search(r"()", "0")).group(1) or 0)
-    port = rt.next_port()
-    server = n1.spawn("exec ib_write_bw %s -p %d -D 600" % (target.common(n1), port),
-                      timeout=900)
-    wait_for(lambda: rt.tcp_listening(n1, port), timeout=60)
-    client = n0.spawn("exec ib_write_bw %s -p %d -D 600 %s" % (
-        target.common(n0), port, target.ip(n1)), timeout=900)
+    m = re.search(r"reporter fw\s+state \S+ error (\d+)", n0.run("devlink health show").stdout)
+    errors_before = int(m.group(1)) if m else 0
+    server, client = rt.spawn_write_bw(target, n1, n0)
     user = n0.spawn("exec rdma-events -d %s -g %d -t 240 fatal" % (dev, target.gid(n0)),
                     timeout=300)
     moving = wait_for(lambda: any(q.get("comm") == "ib_write_bw" and q.get("state") == "RTS"
@@ -246,15 +240,9 @@ def device_failure(kind):
     t.eq(link(), before_link, "%s: node0's %s keeps its address and ifindex" % (kind, netdev))
     r = n0.run("ping -c 2 -W 5 %s" % target.ip(n1), timeout=30)
     t.ok(r.rc == 0, "%s: IP traffic over %s flows afterwards" % (kind, netdev), r.stdout)
-    try:
-        target.wait_ready(n0, 60)
-        back = True
-    except rt.RdmaError as e:
-        back = False
-        t.diag(str(e))
-    res, rows = rt.perftest(target, "ib_write_bw", "-n 100", timeout=PAIR_TIMEOUT)
-    t.ok(back and res.ok and rows, "%s: %s ACTIVE again, a new ib_write_bw passes%s"
-         % (kind, dev, perf_desc("ib_write_bw", "", rows)), res.diag())
+    why, res, rows = rt.back_and_short_bw(target, n0, PAIR_TIMEOUT)
+    t.ok(not why and res.ok and rows, "%s: %s ACTIVE again, a new ib_write_bw passes%s"
+         % (kind, dev, perf_desc("ib_write_bw", "", rows)), why or "", res.diag())
 
 
 # What the forged frames must leave in node1's port counters, at least (roce-forge.c).
@@ -473,12 +461,7 @@ try:
             hostile_peer()
 
         # --- kill -9 in the middle of a run ---------------------------------------------------
-        port = rt.next_port()
-        server = n1.spawn("exec ib_write_bw %s -p %d -D 600" % (target.common(n1), port),
-                          timeout=900)
-        wait_for(lambda: rt.tcp_listening(n1, port), timeout=60)
-        client = n0.spawn("exec ib_write_bw %s -p %d -D 600 %s" % (
-            target.common(n0), port, target.ip(n1)), timeout=900)
+        server, client = rt.spawn_write_bw(target, n1, n0)
 
         def running():
             # the active side's QP is in RTS; perftest leaves the passive side's in RTR

@@ -370,6 +370,33 @@ def perftest(target, prog, opts="", server=None, client=None, timeout=300, retri
     return res, rows
 
 
+def spawn_write_bw(target, server, client, seconds=600, timeout=900):
+    """Start ``ib_write_bw -D seconds`` from ``client`` to ``server`` and return their jobs
+    (server, client) without waiting for them: for tests that disturb a running transfer."""
+    port = next_port()
+    srv = server.spawn("exec ib_write_bw %s -p %d -D %d" % (target.common(server), port,
+                                                            seconds), timeout=timeout)
+    deadline = time.monotonic() + 60
+    while not tcp_listening(server, port) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    cli = client.spawn("exec ib_write_bw %s -p %d -D %d %s" % (
+        target.common(client), port, seconds, target.ip(server)), timeout=timeout)
+    return srv, cli
+
+
+def back_and_short_bw(target, node, timeout):
+    """After a disruption on ``node``: wait (60 s) until its device is ACTIVE with its GID
+    again, then run a short ``ib_write_bw -n 100``. Returns (why it did not come back or
+    None, PairResult, rows)."""
+    try:
+        target.wait_ready(node, 60)
+        why = None
+    except RdmaError as e:
+        why = str(e)
+    res, rows = perftest(target, "ib_write_bw", "-n 100", timeout=timeout)
+    return why, res, rows
+
+
 def rdma_res(node, kind, driver=False):
     """``rdma -j res show <kind>`` as a list of dicts (kind: qp, cq, mr, pd); ``driver``:
     with the driver's own attributes (``-dd``: ``drv_*`` keys)."""
