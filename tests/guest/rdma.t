@@ -171,6 +171,10 @@ def device_failure(kind):
     process, a new ib_write_bw) work."""
     what = "%s: %s" % (kind, FAILURES[kind])
     netdev = target.netdev[n0.index]
+    if kind == "aer-nonfatal" and DEBUG:
+        # the fatal round's path without the link reset; the debug half is the critical path
+        t.skip("%s: node0 recovers the device" % what, "the stock kernel runs this round")
+        return
     if kind.startswith("aer") and n0.run("ls /sys/bus/pci/drivers/tern_core/*/aer_dev_fatal"
                                          ).rc != 0:
         t.skip("%s: node0 recovers the device" % what,
