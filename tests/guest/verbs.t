@@ -180,6 +180,39 @@ def atomic_integrity(n, label, timeout, lossy=False):
     return results
 
 
+# An rdma cgroup that lets its members open three contexts (hca_handle) of tern0.
+CGROUP = "/sys/fs/cgroup/tern-rdma"
+CGROUP_SETUP = ("{ grep -q '^cgroup2 /sys/fs/cgroup ' /proc/mounts || "
+                "mount -t cgroup2 none /sys/fs/cgroup; } && "
+                "grep -qw rdma /sys/fs/cgroup/cgroup.controllers && "
+                "echo +rdma > /sys/fs/cgroup/cgroup.subtree_control && mkdir -p %s && "
+                "echo '%%s hca_handle=3 hca_object=max' > %s/rdma.max" % (CGROUP, CGROUP))
+
+
+def user_contexts():
+    """User contexts (one doorbell page each) are a device-wide resource: exhausting them
+    gives ENOSPC and closing one frees it again. The per-user bound is the kernel's rdma
+    cgroup (rdma.max hca_handle), which tern's contexts are charged to."""
+    r = n0.run("rdma-events -d %s -g %d -t 60 contexts 1000 ENOSPC" % (dev, target.gid(n0)),
+               timeout=300)
+    seen = tap_lines(r.stdout, "rdma-events contexts: ")
+    m = re.search(r"# contexts (\d+)", r.stdout)
+    t.ok(r.rc in (0, 1) and seen >= 2 and m and int(m.group(1)) >= 200,
+         "rdma-events contexts ran to the end: %s contexts until the doorbell pages ran out"
+         % (m.group(1) if m else "?"), r.stdout[-2000:], r.stderr[-2000:])
+    r = n0.run(CGROUP_SETUP % dev)
+    if r.rc != 0:
+        t.skip("rdma cgroup: hca_handle=3 bounds one process to three contexts",
+               "no cgroup2 rdma controller in this kernel")
+        return
+    r = n0.run("sh -c 'echo $$ > %s/cgroup.procs && exec rdma-events -d %s -g %d -t 60 "
+               "contexts 1000 EAGAIN'" % (CGROUP, dev, target.gid(n0)), timeout=120)
+    seen = tap_lines(r.stdout, "rdma-events contexts (rdma cgroup hca_handle=3): ")
+    t.ok(r.rc in (0, 1) and seen >= 2 and "# contexts 3," in r.stdout,
+         "rdma cgroup: hca_handle=3 bounds one process to three contexts of %s" % dev,
+         r.stdout[-2000:], r.stderr[-2000:])
+    n0.run("rmdir %s" % CGROUP)
+
 try:
     why = target.available(n0)
     if why:
@@ -318,6 +351,7 @@ try:
             t.ok(r.rc in (0, 1) and seen >= 21,
                  "rdma-events cq-moderation ran to the end (%d checks)" % seen,
                  r.stdout[-3000:], r.stderr[-2000:])
+            user_contexts()
 
         job = n0.spawn("exec rdma-events -d %s -g %d -t 120 port" % (dev, target.gid(n0)),
                        timeout=200)

@@ -41,6 +41,13 @@
  *	device comes back under the same name with its port ACTIVE and the GID; a new context
  *	on it moves a 4 KiB SEND intact.
  *
+ *   rdma-events -d DEV -g GIDX contexts MAX EXPECT
+ *	Opens DEV again and again (each ibv_open_device is a user context with its own
+ *	doorbell page) until one is refused or MAX are open, counting the first. Checks: it
+ *	was refused with EXPECT (an errno name: ENOSPC when the device's doorbell pages are
+ *	gone, EAGAIN when an rdma cgroup's hca_handle limit is reached); after one context is
+ *	closed another opens and works (ibv_alloc_pd). Prints "# contexts N".
+ *
  * One line per check ("ok - what" / "not ok - what: why"), one "# event ..." line per
  * event received. Exit 0: every check passed, 1: one failed, 2: the program could not run.
  */
@@ -781,10 +788,53 @@ static int run_fatal(struct dev *d)
 	return checks_failed ? 1 : 0;
 }
 
+static int run_contexts(struct dev *d, int max, const char *expect)
+{
+	struct ibv_context **ctx = calloc(max, sizeof(*ctx));
+	struct ibv_device **list;
+	struct ibv_device *dev = d->ctx->device;
+	struct ibv_pd *pd;
+	int n = 1, err = 0, n_dev;
+
+	list = ibv_get_device_list(&n_dev);
+	if (!ctx || !list)
+		die("calloc/ibv_get_device_list: %m");
+	for (int i = 0; i < n_dev; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), ibv_get_device_name(dev)))
+			dev = list[i];
+	while (n < max) {
+		ctx[n] = ibv_open_device(dev);
+		if (!ctx[n]) {
+			err = errno;
+			break;
+		}
+		n++;
+	}
+	printf("# contexts %d, then %s\n", n, err ? strerrorname_np(err) : "none refused");
+	check(err && !strcmp(strerrorname_np(err), expect), "opening %s again and again: "
+	      "refused with %s after %d contexts (%s expected)", ibv_get_device_name(dev),
+	      err ? strerrorname_np(err) : "nothing", n, expect);
+	if (n > 1) {
+		ibv_close_device(ctx[n - 1]);
+		ctx[n - 1] = ibv_open_device(dev);
+		pd = ctx[n - 1] ? ibv_alloc_pd(ctx[n - 1]) : NULL;
+		check(pd != NULL, "with one of them closed, another opens and allocates a PD (%s)",
+		      pd ? "ok" : strerror(errno));
+		if (pd)
+			ibv_dealloc_pd(pd);
+	}
+	for (int i = 1; i < n; i++)
+		if (ctx[i])
+			ibv_close_device(ctx[i]);
+	ibv_free_device_list(list);
+	free(ctx);
+	return checks_failed ? 1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdma-events [-d DEV] [-i IBPORT] -g GID_INDEX [-t SECONDS] "
-		"port|srq-limit|cq-overrun|cq-moderation|fatal\n");
+		"port|srq-limit|cq-overrun|cq-moderation|fatal|contexts MAX ERRNO\n");
 	exit(2);
 }
 
@@ -803,7 +853,8 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (opt_gid < 0 || argc - optind != 1)
+	if (opt_gid < 0 || argc - optind < 1 ||
+	    argc - optind != (strcmp(argv[optind], "contexts") ? 1 : 3))
 		usage();
 	t_start = now_ms();
 	dev_open(&d, opt_dev, opt_ibport, opt_gid);
@@ -817,6 +868,8 @@ int main(int argc, char **argv)
 		rc = run_cq_moderation(&d);
 	else if (!strcmp(argv[optind], "fatal"))
 		rc = run_fatal(&d);
+	else if (!strcmp(argv[optind], "contexts"))
+		rc = run_contexts(&d, atoi(argv[optind + 1]), argv[optind + 2]);
 	else
 		usage();
 	printf("%d checks, %d failed\n", checks_run, checks_failed);
