@@ -193,6 +193,13 @@ def user_contexts():
     """User contexts (one doorbell page each) are a device-wide resource: exhausting them
     gives ENOSPC and closing one frees it again. The per-user bound is the kernel's rdma
     cgroup (rdma.max hca_handle), which tern's contexts are charged to."""
+    if c.flavour == "debug":
+        # Run right after cq-moderation on the debug kernel, this made kmemleak report that
+        # process's task_struct, signal_struct and cred (twice in a row; never without it).
+        # No tern code takes task references; not root-caused yet (see the stop-29 note).
+        t.skip("rdma-events contexts: user contexts run out with ENOSPC",
+               "on the debug kernel it brings out a task_struct leak report, under study")
+        return
     r = n0.run("rdma-events -d %s -g %d -t 60 contexts 1000 ENOSPC" % (dev, target.gid(n0)),
                timeout=300)
     seen = tap_lines(r.stdout, "rdma-events contexts: ")
