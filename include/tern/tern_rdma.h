@@ -68,7 +68,10 @@ enum tern_wqe_opcode {
 	TERN_WQE_RDMA_READ		= 0x04,
 	TERN_WQE_ATOMIC_CMP_SWP		= 0x05,	/* RC: 8-byte compare and swap */
 	TERN_WQE_ATOMIC_FETCH_ADD	= 0x06,	/* RC: 8-byte fetch and add */
-	/* 0x07..0x0f reserved: send with invalidate, local invalidate. */
+	TERN_WQE_SEND_INV		= 0x07,	/* RC: SEND, then the peer invalidates rkey */
+	TERN_WQE_REG_MR			= 0x08,	/* RC/UC: fast registration (local) */
+	TERN_WQE_LOCAL_INV		= 0x09,	/* RC/UC: invalidate a key (local) */
+	/* 0x0a..0x0f reserved: memory window binds. */
 };
 
 #define TERN_WQE_F_SIGNALED		(1u << 0)	/* write a CQE when done (or SQ_SIG_ALL) */
@@ -83,15 +86,58 @@ struct tern_sq_wqe {
 	__u8	rsvd0;
 	__le32	inline_len;		/* bytes of inline data (INLINE only) */
 	__be32	imm_data;		/* *_IMM: as the verbs and the wire carry it */
-	__le32	rkey;			/* RDMA_*: remote MR */
+	__le32	rkey;			/* RDMA_*: remote MR; SEND_INV, REG_MR, LOCAL_INV: */
+					/* the key (see "Memory keys" below) */
 	__le64	remote_addr;		/* RDMA_*: remote virtual address */
 	__le64	wr_id;			/* echoed in the CQE */
 	/*
 	 * followed by, in this order:
 	 *   struct tern_ud_seg       UD and GSI QPs only (every WQE)
 	 *   struct tern_atomic_seg   ATOMIC_* only
+	 *   struct tern_reg_mr_seg   REG_MR only (and nothing after it)
 	 *   struct tern_sge[num_sge] or inline data
 	 */
+};
+
+/*
+ * Memory keys. An MR created with TERN_MR_F_FAST_REG (CREATE_MR) has no translation and no
+ * rights at first: it is free, and every access through it fails as through a key that
+ * does not exist. Its translation, rights and key byte come from REG_MR work requests, and
+ * LOCAL_INV or a peer's SEND with invalidate takes them away again. The rules:
+ *
+ * - REG_MR (num_sge 0, no INLINE) names the MR by the full new key in the header's rkey:
+ *   the index must be a FAST_REG MR of the QP's PD, free (never registered, or
+ *   invalidated since), and the key byte becomes the MR's. The segment gives iova, length,
+ *   access and a page list of npages (1..the MR's max_pages) addresses of 2^page_shift-byte
+ *   pages in one DMA-contiguous array at pbl_addr, which the device reads when it executes
+ *   the WQE (software must not change it until the WQE completes). length must fit the
+ *   pages: (iova & (2^page_shift - 1)) + length <= npages << page_shift. REMOTE_WRITE and
+ *   REMOTE_ATOMIC need LOCAL_WRITE. Errors complete the WQE with LOC_PROT_ERR (key, PD,
+ *   state: TERN_SYND_LKEY, TERN_SYND_PD, TERN_SYND_MR_STATE) or LOC_QP_OP_ERR (the segment:
+ *   TERN_SYND_BAD_REG) and the QP goes to ERR, as for any failed WQE.
+ * - LOCAL_INV (num_sge 0) names a key in the header's rkey: a FAST_REG MR of the QP's PD
+ *   whose key byte matches. The MR becomes free (invalidating a free MR is allowed). It
+ *   waits until every WQE posted before it has completed, so that nothing the QP still
+ *   sends or retransmits uses the key after it is gone.
+ * - SEND_INV is a SEND whose last packet carries the key in an IETH (BTH opcodes
+ *   SEND_LAST_WITH_INVALIDATE 0x16, SEND_ONLY_WITH_INVALIDATE 0x17). The responder places
+ *   the message, then invalidates the key as LOCAL_INV would in the responder QP's PD; the
+ *   receive CQE has TERN_CQE_F_INV and the key in invalidated_rkey. A key it cannot
+ *   invalidate (no FAST_REG MR, another PD, stale key byte) is an invalid request: the
+ *   receive completes with REM_INV_REQ_ERR (TERN_SYND_INV_RKEY), the requester's SEND with
+ *   REM_INV_REQ_ERR after the NAK, and both QPs go to ERR.
+ * - REG_MR and LOCAL_INV take no PSNs and send nothing; they complete in SQ order like any
+ *   WQE (their CQE comes after those of the WQEs before them), with opcode REG_MR or
+ *   LOCAL_INV and byte_len 0.
+ */
+struct tern_reg_mr_seg {
+	__le64	iova;			/* address of the first byte in work requests */
+	__le64	length;			/* bytes, 1..max_mr_size */
+	__le64	pbl_addr;		/* DMA address of npages __le64 page addresses */
+	__le32	npages;			/* 1..the MR's max_pages */
+	__u8	page_shift;		/* a size in page_size_cap, 12..TERN_MEM_MAX_PAGE_SHIFT */
+	__u8	access;			/* TERN_ACCESS_* */
+	__u8	rsvd[2];
 };
 
 /*
@@ -177,12 +223,16 @@ enum tern_cqe_status {
 #define TERN_CQE_F_SOLICITED		(1u << 1)	/* received with the solicited-event bit */
 #define TERN_CQE_F_GRH			(1u << 2)	/* UD/GSI receive: GRH area filled */
 #define TERN_CQE_F_IPV4			(1u << 3)	/* with F_GRH: the network header is IPv4 */
+#define TERN_CQE_F_INV			(1u << 4)	/* receive: invalidated_rkey is valid */
 #define TERN_CQE_F_PHASE		(1u << 7)
 
 struct tern_cqe {
 	__le64	wr_id;
 	__le32	byte_len;		/* receive: bytes placed; READ: bytes read */
-	__be32	imm_data;		/* with TERN_CQE_F_IMM */
+	union {
+		__be32	imm_data;		/* with TERN_CQE_F_IMM */
+		__le32	invalidated_rkey;	/* with TERN_CQE_F_INV */
+	};
 	__le32	qpn;			/* local QP */
 	__le32	src_qpn;		/* UD/GSI receive: the sender's QPN (DETH); else 0 */
 	__le16	wqe_idx;		/* slot of the WQE in its queue */
@@ -213,6 +263,9 @@ enum tern_cqe_syndrome {
 	TERN_SYND_FLUSH			= 15,	/* flushed: QP in error */
 	TERN_SYND_BAD_RESP		= 16,	/* malformed or unexpected response */
 	TERN_SYND_BAD_AV		= 17,	/* UD: bad tern_ud_seg (path, dest_qpn) */
+	TERN_SYND_MR_STATE		= 18,	/* REG_MR of an MR that is not free */
+	TERN_SYND_BAD_REG		= 19,	/* REG_MR: bad tern_reg_mr_seg */
+	TERN_SYND_INV_RKEY		= 20,	/* SEND_INV from a peer: key not to invalidate */
 };
 
 struct tern_cq_ci_rec {
@@ -301,7 +354,8 @@ struct tern_cmd_query_rdma_out {
 	__le32	max_total_sq_wqes;	/* SQ entries of all QPs together */
 	__le16	max_cq_moder_count;	/* MODIFY_CQ: largest max_count */
 	__le16	max_cq_moder_period;	/* MODIFY_CQ: largest period_us */
-	__le32	rsvd[3];
+	__le32	max_fast_reg_pages;	/* TERN_RDMA_CAP_MEM_MGT: largest FAST_REG max_pages */
+	__le32	rsvd[2];
 };
 
 #define TERN_RDMA_CAP_ATOMIC		(1u << 0)	/* ATOMIC_* WQEs, atomic at the device */
@@ -309,6 +363,7 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_SRQ		(1u << 2)	/* shared receive queues */
 #define TERN_RDMA_CAP_UC		(1u << 3)	/* UC QPs */
 #define TERN_RDMA_CAP_CQ_MODERATION	(1u << 4)	/* MODIFY_CQ: completion-event moderation */
+#define TERN_RDMA_CAP_MEM_MGT		(1u << 5)	/* FAST_REG MRs and their WQEs */
 
 /* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
@@ -323,6 +378,12 @@ struct tern_cmd_destroy_pd_in {
 
 /* The MR covers bus addresses, not a page list: iova is the DMA address (kernel DMA MR). */
 #define TERN_MR_F_PHYSICAL		(1u << 0)
+/*
+ * Fast registration (TERN_RDMA_CAP_MEM_MGT): the MR starts free, REG_MR work requests give
+ * it a translation (see struct tern_reg_mr_seg). npages is its max_pages (the page list
+ * REG_MR may give, 1..max_fast_reg_pages); access, iova, length, page_shift and pbl are 0.
+ */
+#define TERN_MR_F_FAST_REG		(1u << 1)
 
 /*
  * CREATE_MR. The MR maps [iova, iova + length) onto pages of 2^page_shift bytes: byte
@@ -343,6 +404,10 @@ struct tern_cmd_create_mr_in {
 	struct tern_mem_desc pbl;	/* the page address array; zero with PHYSICAL */
 };
 
+/*
+ * DESTROY_MR: the full key; for a FAST_REG MR only its index counts (the key byte software
+ * last chose may be ahead of the device's, if its REG_MR never ran).
+ */
 struct tern_cmd_destroy_mr_in {
 	__le32	key;			/* the full lkey/rkey */
 };
@@ -650,6 +715,7 @@ struct tern_cmd_rdma_stats_out {
 TERN_HW_ASSERT_SIZE(struct tern_sge, 16);
 TERN_HW_ASSERT_SIZE(struct tern_sq_wqe, 32);
 TERN_HW_ASSERT_SIZE(struct tern_atomic_seg, 16);
+TERN_HW_ASSERT_SIZE(struct tern_reg_mr_seg, 32);
 TERN_HW_ASSERT_SIZE(struct tern_ud_seg, 80);
 TERN_HW_ASSERT_SIZE(struct tern_rq_wqe, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cqe, 32);

@@ -3,6 +3,7 @@
  * tern device model: the RDMA engine (RoCEv2 RC transport) and its objects.
  *
  * Files: rdma_obj.c (objects, firmware commands, doorbells, the work and timer lists),
+ * rdma_mr.c (memory keys: MRs, fast registration, invalidation),
  * rdma_wire.c (RoCEv2 headers, ICRC, parsing), rdma_req.c (requester and completer),
  * rdma_resp.c (responder), rdma_atomic.c (atomics), rdma_srq.c (shared receive queues),
  * rdma_ud.c (UD and GSI QPs), rdma_cq.c (CQEs and completion events).
@@ -44,6 +45,7 @@
 				 ~((1ull << TERN_MEM_MIN_PAGE_SHIFT) - 1))
 #define TERNM_MAX_MSG		(1u << 31)
 #define TERNM_MAX_MR_PAGES	(1u << 20)
+#define TERNM_MAX_FAST_REG_PAGES 512u	/* a FAST_REG MR's page list (2 MiB in 4 KiB pages) */
 #define TERNM_TOTAL_MR_PAGES	(1u << 24)	/* page entries of all MRs together (128 MiB) */
 #define TERNM_MAX_SQ_LOG	14
 #define TERNM_TOTAL_SQ_WQES	(1u << 20)	/* SQ entries of all QPs together (24 MiB of send state) */
@@ -90,6 +92,7 @@ enum {
 	IBOP_READ_REQ = 0x0c, IBOP_READ_RESP_FIRST = 0x0d, IBOP_READ_RESP_MIDDLE = 0x0e,
 	IBOP_READ_RESP_LAST = 0x0f, IBOP_READ_RESP_ONLY = 0x10, IBOP_ACK = 0x11,
 	IBOP_ATOMIC_ACK = 0x12, IBOP_CMP_SWAP = 0x13, IBOP_FETCH_ADD = 0x14,
+	IBOP_SEND_LAST_INV = 0x16, IBOP_SEND_ONLY_INV = 0x17,
 	IBOP_UC = 0x20,		/* UC: 0x20 | the RC opcode (SEND and WRITE only) */
 	IBOP_UD_SEND_ONLY = 0x64, IBOP_UD_SEND_ONLY_IMM = 0x65,
 	IBOP_CNP = TERN_BTH_OPCODE_CNP,
@@ -99,6 +102,7 @@ enum {
 #define RETH_LEN	16
 #define AETH_LEN	4
 #define IMM_LEN		4
+#define IETH_LEN	4	/* the R_Key a SEND with invalidate names */
 #define ICRC_LEN	4
 #define DETH_LEN	8	/* UD: Q_Key, source QPN */
 #define ATOMIC_ETH_LEN	28	/* VA, R_Key, Swap (or Add) Data, Compare Data */
@@ -128,6 +132,8 @@ struct ternm_pkt {
 	uint64_t va;
 	uint32_t rkey, dmalen;
 	uint8_t imm[4];
+	bool inv;		/* SEND_LAST/ONLY_WITH_INVALIDATE, parsed as SEND_LAST/ONLY */
+	uint32_t ieth;		/* with inv: the key to invalidate */
 	uint8_t syndrome;	/* AETH */
 	uint32_t msn;
 	uint64_t swap_add, compare;	/* AtomicETH (va, rkey above) */
@@ -141,7 +147,8 @@ struct ternm_pd {
 };
 
 struct ternm_mr {
-	bool used;
+	bool used;		/* the index is taken */
+	bool valid;		/* the key works; FAST_REG: registered, not invalidated */
 	uint8_t key;
 	uint8_t flags;		/* TERN_MR_F_* */
 	uint8_t page_shift;
@@ -149,7 +156,8 @@ struct ternm_mr {
 	uint32_t access;
 	uint64_t iova;
 	uint64_t length;	/* 0 with PHYSICAL: all memory */
-	uint32_t npages;
+	uint32_t npages;	/* pages[] entries in use */
+	uint32_t max_pages;	/* pages[] entries allocated (counted in mr_pages) */
 	uint64_t *pages;	/* owned */
 };
 
@@ -184,6 +192,7 @@ struct ternm_swqe {
 	uint8_t flags;
 	bool read;		/* READ or atomic: answered by responses, counts in rd_inflight */
 	bool atomic;
+	bool local;		/* REG_MR, LOCAL_INV: executed when started, no PSN (npkts 0) */
 };
 
 struct ternm_sge {
@@ -203,6 +212,7 @@ struct ternm_wqe_cache {
 	uint64_t wr_id;
 	uint32_t len;		/* message bytes */
 	uint64_t swap_add, compare;	/* ATOMIC_* */
+	uint8_t reg[sizeof(struct tern_reg_mr_seg)];	/* REG_MR */
 	struct ternm_sge sge[TERNM_MAX_SEND_SGE];
 	uint8_t inl[TERNM_MAX_INLINE];
 };
@@ -338,6 +348,8 @@ struct ternm_qp {
 	uint16_t rqe_idx;	/* its slot (in the RQ, or in the SRQ) */
 	bool srq_last_wqe;	/* TERN_QP_EV_LAST_WQE_REACHED sent (SRQ QP in ERR) */
 	uint64_t rqe_wr_id;
+	bool rqe_inv;		/* its CQE reports rqe_inv_key invalidated (SEND_INV) */
+	uint32_t rqe_inv_key;
 	uint8_t rqe_nsge;
 	struct ternm_sge rqe_sge[TERNM_MAX_RECV_SGE];
 	/* WRITE in progress */
@@ -442,11 +454,20 @@ void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_timer_sync(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_to_err(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_event(struct tern_model *m, struct ternm_qp *qp, uint8_t ev);
+int ternm_path_check(const uint8_t *path);
+
+/* rdma_mr.c */
 int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t access,
 		   uint64_t va, uint64_t len);
 int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, uint32_t len,
 		  bool write, bool last_byte_last);
-int ternm_path_check(const uint8_t *path);
+int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r);
+int ternm_mr_destroy(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r);
+void ternm_mr_clear(struct tern_model *m);
+int ternm_mr_fast_reg(struct tern_model *m, const struct ternm_qp *qp, uint32_t key,
+		      const uint8_t *seg, uint8_t *synd);
+int ternm_mr_invalidate(struct tern_model *m, uint32_t pdn, uint32_t key);
+void ternm_mr_flush_key(struct tern_model *m, uint32_t pdn, uint32_t key);
 
 /* rdma_wire.c */
 void ternm_qp_build_hdr(struct ternm_qp *qp);

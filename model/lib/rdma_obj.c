@@ -3,7 +3,7 @@
  * tern device model: RDMA objects (PD, MR, CQ, QP), their firmware commands, user doorbells,
  * and the engine's work and timer lists.
  *
- * Numbering: PDNs, MR indexes and CQNs are the lowest free; QPNs are allocated round-robin
+ * Memory regions are in rdma_mr.c. Numbering: PDNs and CQNs are the lowest free; QPNs are allocated round-robin
  * from 2 so that a destroyed QP's number is not reused at once (late packets for it are
  * dropped rather than delivered to a new QP). Every page list is copied while the command
  * runs. Destroying a PD that an MR or QP uses, or a CQ that a QP uses, is BAD_STATE.
@@ -26,114 +26,6 @@ static struct ternm_cq *cq_get(struct tern_model *m, uint32_t cqn)
 	if (cqn >= TERNM_MAX_CQ || !m->rdma->cq[cqn].used)
 		return NULL;
 	return &m->rdma->cq[cqn];
-}
-
-static struct ternm_mr *mr_get(struct tern_model *m, uint32_t key)
-{
-	uint32_t idx = key >> 8;
-	struct ternm_mr *mr;
-
-	if (idx >= TERNM_MAX_MR)
-		return NULL;
-	mr = &m->rdma->mr[idx];
-	if (!mr->used || mr->key != (uint8_t)key)
-		return NULL;
-	return mr;
-}
-
-/*
- * Check that [va, va + len) of the MR named by @key may be used by a QP of @pdn with
- * @access (TERN_ACCESS_*). Returns 0 or the enum tern_cqe_syndrome that explains why not.
- */
-int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t access,
-		   uint64_t va, uint64_t len)
-{
-	struct ternm_mr *mr = mr_get(m, key);
-
-	if (!mr)
-		return TERN_SYND_LKEY;
-	if (mr->pdn != pdn)
-		return TERN_SYND_PD;
-	if ((mr->access & access) != access)
-		return TERN_SYND_ACCESS;
-	if (va + len < va)
-		return TERN_SYND_BOUNDS;
-	if (mr->flags & TERN_MR_F_PHYSICAL) {
-		if (mr->length && (va < mr->iova || va + len > mr->iova + mr->length))
-			return TERN_SYND_BOUNDS;
-		return 0;
-	}
-	if (va < mr->iova || va + len > mr->iova + mr->length)
-		return TERN_SYND_BOUNDS;
-	return 0;
-}
-
-/*
- * Copy between @buf and an MR range already checked with ternm_mr_check(). With
- * @last_byte_last (writes), the final byte is written after everything else, behind a
- * release fence, for software that polls it. Returns 0, or -1 on a DMA fault or a vanished MR.
- */
-int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, uint32_t len,
-		  bool write, bool last_byte_last)
-{
-	struct ternm_mr *mr = mr_get(m, key);
-	uint8_t *b = buf;
-	uint32_t body = len;
-
-	if (!mr)
-		return -1;
-	if (len == 0)
-		return 0;
-	if (write && last_byte_last)
-		body = len - 1;
-	if (mr->flags & TERN_MR_F_PHYSICAL) {
-		if (write) {
-			if (ternm_dma_write(m, va, b, body))
-				return -1;
-			if (body != len) {
-				__atomic_thread_fence(__ATOMIC_RELEASE);
-				return ternm_dma_write(m, va + body, b + body, 1);
-			}
-			return 0;
-		}
-		return ternm_dma_read(m, va, b, len);
-	}
-	{
-		uint64_t psize = 1ull << mr->page_shift;
-		uint64_t off = (mr->iova & (psize - 1)) + (va - mr->iova);
-		uint32_t done = 0;
-
-		while (done < len) {
-			uint64_t idx = off >> mr->page_shift;
-			uint64_t in_page = off & (psize - 1);
-			uint32_t chunk = len - done;
-			int rc;
-
-			if (idx >= mr->npages)
-				return -1;
-			if (chunk > psize - in_page)
-				chunk = (uint32_t)(psize - in_page);
-			if (write) {
-				uint32_t c = chunk;
-
-				if (done + c > body)
-					c = body - done;	/* stop before the last byte */
-				rc = ternm_dma_write(m, mr->pages[idx] + in_page, b + done, c);
-				if (!rc && c != chunk) {
-					__atomic_thread_fence(__ATOMIC_RELEASE);
-					rc = ternm_dma_write(m, mr->pages[idx] + in_page + c,
-							     b + done + c, 1);
-				}
-			} else {
-				rc = ternm_dma_read(m, mr->pages[idx] + in_page, b + done, chunk);
-			}
-			if (rc)
-				return -1;
-			done += chunk;
-			off += chunk;
-		}
-	}
-	return 0;
 }
 
 /* ---- work and timer lists --------------------------------------------------------------- */
@@ -478,6 +370,8 @@ static void put_query(uint8_t *o)
 		 get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_CQ_MODERATION);
 	put_le16(FLD(o, T, max_cq_moder_count), TERNM_MAX_CQ_MODER_COUNT);
 	put_le16(FLD(o, T, max_cq_moder_period), TERNM_MAX_CQ_MODER_PERIOD);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MEM_MGT);
+	put_le32(FLD(o, T, max_fast_reg_pages), TERNM_MAX_FAST_REG_PAGES);
 }
 
 #define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
@@ -506,137 +400,6 @@ static int destroy_pd(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	if (m->rdma->pd[pdn].refs)
 		FAIL(TERN_CMD_BAD_STATE, offsetof(struct tern_cmd_destroy_pd_in, pdn));
 	m->rdma->pd[pdn].used = false;
-	return TERN_CMD_OK;
-}
-
-static int create_mr(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
-{
-	typedef struct tern_cmd_create_mr_in T;
-	const uint32_t known = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
-			       TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
-	uint32_t pdn = get_le32(CFLD(in, T, pdn));
-	uint32_t access = get_le32(CFLD(in, T, access));
-	uint64_t iova = get_le64(CFLD(in, T, iova));
-	uint64_t length = get_le64(CFLD(in, T, length));
-	uint8_t flags = in[offsetof(T, flags)];
-	uint8_t shift = in[offsetof(T, page_shift)];
-	uint32_t npages = get_le32(CFLD(in, T, npages));
-	const uint8_t *pbl = CFLD(in, T, pbl);
-	struct ternm_mr *mr = NULL;
-	struct ternm_mem mem;
-	uint32_t bad_off, i, idx = 0;
-	uint64_t *pages = NULL;
-	uint8_t *raw;
-	int rc;
-
-	if (pdn >= TERNM_MAX_PD || !m->rdma->pd[pdn].used)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
-	if (access & ~known)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
-	if (flags & ~(uint8_t)TERN_MR_F_PHYSICAL)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
-	if (in[offsetof(T, rsvd0)])
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
-	if (flags & TERN_MR_F_PHYSICAL) {
-		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
-			if (pbl[i])
-				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
-		if (npages)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
-		if (shift && (shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift))))
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
-		if (length && iova + length < iova)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
-	} else {
-		uint64_t psize, need;
-
-		if (shift < 12 || shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift)))
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
-		if (length == 0 || length > TERNM_MAX_MR_SIZE)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
-		if (iova + length < iova)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, iova));
-		psize = 1ull << shift;
-		need = ((iova & (psize - 1)) + length + psize - 1) >> shift;
-		if (npages == 0 || npages > TERNM_MAX_MR_PAGES || npages != need)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
-	}
-	for (i = 0; i < TERNM_MAX_MR; i++) {
-		uint32_t k = (m->rdma->next_mr + i) % TERNM_MAX_MR;
-
-		if (!m->rdma->mr[k].used) {
-			mr = &m->rdma->mr[k];
-			idx = k;
-			break;
-		}
-	}
-	if (!mr || npages > TERNM_TOTAL_MR_PAGES - m->rdma->mr_pages)
-		return TERN_CMD_NO_RESOURCES;
-	if (!(flags & TERN_MR_F_PHYSICAL)) {
-		rc = ternm_mem_init(m, &mem, pbl, (uint64_t)npages * 8, &bad_off);
-		if (rc != TERN_CMD_OK)
-			FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
-		pages = malloc((size_t)npages * sizeof(*pages));
-		raw = malloc((size_t)npages * 8);
-		if (!pages || !raw) {
-			free(pages);
-			free(raw);
-			ternm_mem_free(&mem);
-			return TERN_CMD_NO_RESOURCES;
-		}
-		if (ternm_mem_read(m, &mem, 0, raw, (size_t)npages * 8)) {
-			free(pages);
-			free(raw);
-			ternm_mem_free(&mem);
-			return TERN_CMD_DMA_ERROR;
-		}
-		ternm_mem_free(&mem);
-		for (i = 0; i < npages; i++) {
-			uint64_t pa = get_le64(raw + 8 * (size_t)i);
-
-			if (pa == 0 || (pa & ((1ull << shift) - 1)) || pa + (1ull << shift) - 1 < pa) {
-				free(pages);
-				free(raw);
-				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl));
-			}
-			pages[i] = pa;
-		}
-		free(raw);
-	}
-	memset(mr, 0, sizeof(*mr));
-	mr->used = true;
-	mr->key = in[offsetof(T, key)];
-	mr->flags = flags;
-	mr->page_shift = shift;
-	mr->pdn = pdn;
-	mr->access = access;
-	mr->iova = iova;
-	mr->length = length;
-	mr->npages = npages;
-	mr->pages = pages;
-	m->rdma->pd[pdn].refs++;
-	m->rdma->mr_pages += npages;
-	m->rdma->next_mr = (idx + 1) % TERNM_MAX_MR;
-	r->result = idx;
-	return TERN_CMD_OK;
-}
-
-static void mr_free(struct tern_model *m, struct ternm_mr *mr)
-{
-	m->rdma->pd[mr->pdn].refs--;
-	m->rdma->mr_pages -= mr->npages;
-	free(mr->pages);
-	memset(mr, 0, sizeof(*mr));
-}
-
-static int destroy_mr(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
-{
-	uint32_t key = get_le32(CFLD(in, struct tern_cmd_destroy_mr_in, key));
-	struct ternm_mr *mr = mr_get(m, key);
-
-	if (!mr)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_mr_in, key));
-	mr_free(m, mr);
 	return TERN_CMD_OK;
 }
 
@@ -1322,10 +1085,10 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 		st = destroy_pd(m, in, r);
 		break;
 	case TERN_CMD_CREATE_MR:
-		st = create_mr(m, in, r);
+		st = ternm_mr_create(m, in, r);
 		break;
 	case TERN_CMD_DESTROY_MR:
-		st = destroy_mr(m, in, r);
+		st = ternm_mr_destroy(m, in, r);
 		break;
 	case TERN_CMD_CREATE_CQ:
 		st = create_cq(m, in, r);
@@ -1397,9 +1160,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	for (i = 0; i < TERNM_MAX_QP; i++)
 		if (r->qp[i])
 			qp_free(m, r->qp[i]);
-	for (i = 0; i < TERNM_MAX_MR; i++)
-		if (r->mr[i].used)
-			mr_free(m, &r->mr[i]);
+	ternm_mr_clear(m);
 	ternm_srq_clear(m);
 	for (i = 0; i < TERNM_MAX_CQ; i++)
 		ternm_mem_free(&r->cq[i].mem);
@@ -1412,8 +1173,6 @@ void ternm_rdma_clear(struct tern_model *m)
 	r->timer_head = NULL;
 	ternm_cc_clear(m);
 	r->next_qpn = 2;
-	r->next_mr = 0;
-	r->mr_pages = 0;
 	r->sq_wqes = 0;
 }
 

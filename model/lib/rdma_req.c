@@ -116,6 +116,12 @@ int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_
 	return 0;
 }
 
+/* REG_MR and LOCAL_INV: work on the device's memory keys, nothing goes on the wire. */
+static bool is_local(uint8_t wqe_opcode)
+{
+	return wqe_opcode == TERN_WQE_REG_MR || wqe_opcode == TERN_WQE_LOCAL_INV;
+}
+
 /*
  * Read and check the WQE in slot @idx into @wc. Returns 0, or a CQE status with the
  * syndrome in *synd.
@@ -143,8 +149,27 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	wc->wr_id = get_le64(CFLD(h, W, wr_id));
 	wc->len = 0;
 	*synd = TERN_SYND_BAD_OPCODE;
-	if (wc->opcode > TERN_WQE_ATOMIC_FETCH_ADD)
+	if (wc->opcode > TERN_WQE_LOCAL_INV ||
+	    (wc->opcode == TERN_WQE_SEND_INV && qp->type != TERN_QPT_RC))
 		return TERN_CQE_LOC_QP_OP_ERR;
+	if (is_local(wc->opcode)) {
+		/* no data: LOCAL_INV is the header alone, REG_MR has its segment */
+		*synd = TERN_SYND_BAD_SGE_COUNT;
+		if (wc->num_sge || (wc->flags & TERN_WQE_F_INLINE))
+			return TERN_CQE_LOC_QP_OP_ERR;
+		if (wc->opcode == TERN_WQE_REG_MR) {
+			*synd = TERN_SYND_BAD_REG;
+			if (sizeof(W) + sizeof(wc->reg) > slot)
+				return TERN_CQE_LOC_QP_OP_ERR;
+			*synd = TERN_SYND_DMA;
+			if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), wc->reg,
+					   sizeof(wc->reg)))
+				return TERN_CQE_LOC_QP_OP_ERR;
+		}
+		*synd = 0;
+		wc->valid = true;
+		return 0;
+	}
 	if ((wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode)) &&
 	    (qp->max_rd_atomic == 0 || qp->type == TERN_QPT_UC))
 		return TERN_CQE_LOC_QP_OP_ERR;
@@ -326,6 +351,17 @@ static void req_fail(struct tern_model *m, struct ternm_qp *qp, uint8_t status, 
 	ternm_qp_to_err(m, qp);
 }
 
+/*
+ * Complete the local WQEs (REG_MR, LOCAL_INV) at sq_ci: they were executed when started
+ * and only waited for the WQEs before them to complete.
+ */
+static void req_complete_locals(struct tern_model *m, struct ternm_qp *qp)
+{
+	while (qp->sq_ci != qp->req_max && qp->state != TERN_QPS_ERR &&
+	       qp->swq[qp->sq_ci & sq_mask(qp)].local)
+		req_complete(m, qp, TERN_CQE_OK, 0, NULL);
+}
+
 /* The SQ ring cannot be read: no CQE can describe the WQE; the QP goes to ERR (FATAL). */
 static void req_ring_fault(struct tern_model *m, struct ternm_qp *qp)
 {
@@ -442,6 +478,7 @@ static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const str
 	qp->retry_left = qp->retry_cnt;
 	qp->rnr_left = qp->rnr_retry;
 	req_complete(m, qp, TERN_CQE_OK, 0, wc);
+	req_complete_locals(m, qp);
 	ternm_req_check_drained(m, qp);
 	ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	retx_arm(m, qp);
@@ -528,6 +565,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 	qp->rnr_left = qp->rnr_retry;
 	if (pos == s->npkts - 1) {
 		req_complete(m, qp, TERN_CQE_OK, 0, wc);
+		req_complete_locals(m, qp);
 		ternm_req_check_drained(m, qp);
 		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	}
@@ -674,6 +712,50 @@ bool ternm_req_has_work(const struct ternm_qp *qp)
 	return true;
 }
 
+/*
+ * Start the local WQE (REG_MR, LOCAL_INV) at req_idx, loaded in @wc: execute it and take it
+ * off the requester's way; it completes in order (at once if nothing is outstanding before
+ * it). Returns true if the QP must stop sending for now: the WQE waits (LOCAL_INV and FENCE
+ * for what comes before), or it failed.
+ */
+static bool req_local(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+		      struct ternm_swqe *s)
+{
+	uint16_t idx = qp->req_idx;
+	uint8_t synd = 0;
+	int st;
+
+	if ((wc->opcode == TERN_WQE_LOCAL_INV && qp->sq_ci != idx) ||
+	    ((wc->flags & TERN_WQE_F_FENCE) && qp->rd_inflight))
+		return true;
+	if (wc->opcode == TERN_WQE_REG_MR) {
+		st = ternm_mr_fast_reg(m, qp, wc->rkey, wc->reg, &synd);
+	} else {
+		synd = (uint8_t)ternm_mr_invalidate(m, qp->pdn, wc->rkey);
+		st = synd ? TERN_CQE_LOC_PROT_ERR : 0;
+	}
+	if (st) {
+		if (qp->sq_ci == idx)	/* else reported in order, when it is retried */
+			req_fail(m, qp, (uint8_t)st, synd, wc);
+		return true;
+	}
+	s->first_psn = qp->next_psn;
+	s->npkts = 0;
+	s->opcode = wc->opcode;
+	s->read = s->atomic = false;
+	s->local = true;
+	s->wr_id = wc->wr_id;
+	s->len = 0;
+	s->flags = wc->flags;
+	qp->req_max++;
+	qp->req_idx++;
+	qp->req_pkt = 0;
+	qp->req_psn = qp->next_psn;
+	req_complete_locals(m, qp);
+	ternm_req_check_drained(m, qp);
+	return false;
+}
+
 unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
 {
 	struct ternm_wqe_cache *wc = &qp->wc;
@@ -690,6 +772,14 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 
 		if (psn_diff(qp->req_psn, qp->una_psn) >= TERNM_MAX_UNACKED)
 			break;
+		if (!first_time && s->local) {
+			/* executed when first started: going back passes over it */
+			qp->req_idx++;
+			qp->req_pkt = 0;
+			qp->req_psn = qp->req_idx != qp->req_max ?
+				      qp->swq[qp->req_idx & sq_mask(qp)].first_psn : qp->next_psn;
+			continue;
+		}
 		if (!ternm_tx_gate(m, qp, qp->path))
 			break;		/* paced (timer list) or the MAC is busy: retried later */
 		if (!wc->valid || wc->idx != idx) {
@@ -704,6 +794,11 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 				req_fail(m, qp, (uint8_t)st, synd, NULL);
 				break;
 			}
+		}
+		if (first_time && is_local(wc->opcode)) {
+			if (req_local(m, qp, wc, s))
+				break;
+			continue;
 		}
 		if (first_time) {
 			bool rd = wc->opcode == TERN_WQE_RDMA_READ ||
@@ -725,6 +820,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			s->opcode = wc->opcode;
 			s->read = rd;
 			s->atomic = ternm_is_atomic_wqe(wc->opcode);
+			s->local = false;
 			s->wr_id = wc->wr_id;
 			s->len = wc->len;
 			s->flags = wc->flags;
@@ -761,7 +857,9 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			qp->pkts_since_ack = 0;
 			req_sent(m, qp, psn, 1, ternm_pkt_send(m, qp, x));
 		} else {
-			bool is_send = wc->opcode <= TERN_WQE_SEND_IMM;
+			bool is_send = wc->opcode <= TERN_WQE_SEND_IMM ||
+				       wc->opcode == TERN_WQE_SEND_INV;
+			bool inv = wc->opcode == TERN_WQE_SEND_INV;
 			bool imm = wc->opcode == TERN_WQE_SEND_IMM ||
 				   wc->opcode == TERN_WQE_RDMA_WRITE_IMM;
 			bool firstp = qp->req_pkt == 0;
@@ -770,12 +868,14 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			last = qp->req_pkt == s->npkts - 1;
 			n = last ? wc->len - off : qp->mtu;
 			if (firstp && last)
-				op = is_send ? (imm ? IBOP_SEND_ONLY_IMM : IBOP_SEND_ONLY)
+				op = inv ? IBOP_SEND_ONLY_INV :
+				     is_send ? (imm ? IBOP_SEND_ONLY_IMM : IBOP_SEND_ONLY)
 					     : (imm ? IBOP_WRITE_ONLY_IMM : IBOP_WRITE_ONLY);
 			else if (firstp)
 				op = is_send ? IBOP_SEND_FIRST : IBOP_WRITE_FIRST;
 			else if (last)
-				op = is_send ? (imm ? IBOP_SEND_LAST_IMM : IBOP_SEND_LAST)
+				op = inv ? IBOP_SEND_LAST_INV :
+				     is_send ? (imm ? IBOP_SEND_LAST_IMM : IBOP_SEND_LAST)
 					     : (imm ? IBOP_WRITE_LAST_IMM : IBOP_WRITE_LAST);
 			else
 				op = is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
@@ -797,6 +897,10 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			if (imm && last) {
 				memcpy(x, wc->imm, 4);
 				x += IMM_LEN;
+			}
+			if (inv && last) {
+				put_be32(x, wc->rkey);	/* IETH */
+				x += IETH_LEN;
 			}
 			if (wqe_data(m, wc, off, x, n, false)) {
 				if (qp->sq_ci != idx)
@@ -861,6 +965,9 @@ unsigned int ternm_qp_flush(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			continue;
 		ci.wr_id = get_le64(CFLD(h, struct tern_sq_wqe, wr_id));
 		ci.opcode = h[offsetof(struct tern_sq_wqe, opcode)];
+		/* a flushed REG_MR or LOCAL_INV leaves its MR free, whether it ran or not */
+		if (is_local(ci.opcode))
+			ternm_mr_flush_key(m, qp->pdn, get_le32(CFLD(h, struct tern_sq_wqe, rkey)));
 		ci.wqe_idx = (uint16_t)(idx & sq_mask(qp));
 		ci.status = TERN_CQE_WR_FLUSH_ERR;
 		ci.vendor_err = TERN_SYND_FLUSH;

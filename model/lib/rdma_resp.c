@@ -12,7 +12,9 @@
  * PD, bounds, MR or QP rights) are NAKed and move the QP to ERR with TERN_QP_EV_ACCESS_ERR;
  * invalid requests (opcode sequence, lengths, a SEND longer than the receive WQE, too many
  * READs) are NAKed and move it to ERR with TERN_QP_EV_REQ_ERR; in ERR the RQ is flushed.
- * On the last packet of a message the final payload byte is written last.
+ * On the last packet of a message the final payload byte is written last. A SEND with
+ * invalidate (IETH on its last packet) invalidates the key once the message is placed
+ * (rdma_mr.c); a key the QP may not invalidate is an invalid request.
  *
  * Atomics (COMPARE_SWAP, FETCH_ADD) execute at once on the 8 bytes they name (misaligned:
  * invalid request; rights as for WRITE/READ but REMOTE_ATOMIC) and take a READ resource
@@ -32,6 +34,7 @@ void ternm_resp_reset(struct ternm_qp *qp)
 	qp->msg = RQ_MSG_NONE;
 	qp->msg_off = 0;
 	qp->rqe_valid = false;
+	qp->rqe_inv = false;
 	qp->srq_last_wqe = false;
 	memset(qp->rd, 0, sizeof(qp->rd));
 	qp->rd_next = 0;
@@ -95,6 +98,11 @@ static void recv_cqe(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, 
 	}
 	if (se)
 		ci.flags |= TERN_CQE_F_SOLICITED;
+	if (qp->rqe_inv) {
+		put_le32(ci.imm, qp->rqe_inv_key);	/* invalidated_rkey */
+		ci.flags |= TERN_CQE_F_INV;
+		qp->rqe_inv = false;
+	}
 	ci.flags |= qp->ud_cqe_flags;
 	ci.src_qpn = qp->ud_src_qpn;
 	ternm_cq_write(m, qp, qp->rcqn, &ci);
@@ -653,6 +661,21 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		}
 		qp->msg_off += p->paylen;
 		qp->msg = RQ_MSG_SEND;
+		if (last && p->inv) {
+			/* SEND with invalidate: the key goes, then the receive completes */
+			synd = (uint8_t)ternm_mr_invalidate(m, qp->pdn, p->ieth);
+			if (synd) {
+				ternm_log(m, TERN_MODEL_LOG_INFO,
+					  "QP %u: PSN 0x%06x: SEND with invalidate of key 0x%08x, which cannot be invalidated",
+					  qp->qpn, p->psn, p->ieth);
+				recv_cqe(m, qp, TERN_CQE_RECV, TERN_CQE_REM_INV_REQ_ERR,
+					 TERN_SYND_INV_RKEY, qp->msg_off, NULL, false);
+				inv_req(m, qp, p->psn, "SEND with invalidate of a key it may not");
+				return;
+			}
+			qp->rqe_inv = true;
+			qp->rqe_inv_key = p->ieth;
+		}
 		if (last) {
 			recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
 				 qp->msg_off, imm, p->se);

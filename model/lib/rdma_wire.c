@@ -18,7 +18,8 @@
  *
  * Received frames are dropped and counted (rx_roce_discards) when malformed (lengths, IPv4
  * header checksum or fragments, TVer, unknown opcode or one the QP's type does not take
- * (UD opcodes 0x64/0x65 go to rdma_ud.c and CNPs (0x81) to rdma_cc.c after the ICRC check),
+ * (UD opcodes 0x64/0x65 go to rdma_ud.c and CNPs (0x81) to rdma_cc.c after the ICRC check;
+ * RC takes SEND_LAST/ONLY_WITH_INVALIDATE 0x16/0x17 with their IETH, UC does not),
  * headers longer than the packet, a payload after a READ request, ACK, atomic request or
  * atomic ACK), for an unknown QP, or for a QP whose state does not accept them; a bad ICRC
  * counts rx_icrc_errors, a BTH P_Key whose low 15 bits are not the default partition's
@@ -408,8 +409,15 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	uc = (p.opcode & 0xe0) == IBOP_UC;
 	if (uc)
 		p.opcode &= 0x1f;
-	if ((bth[1] & 0x0f) || p.opcode > (uc ? IBOP_WRITE_ONLY_IMM : IBOP_FETCH_ADD))
+	if ((bth[1] & 0x0f) || (p.opcode > (uc ? IBOP_WRITE_ONLY_IMM : IBOP_FETCH_ADD) &&
+				(uc || (p.opcode != IBOP_SEND_LAST_INV &&
+					p.opcode != IBOP_SEND_ONLY_INV))))
 		goto discard;
+	/* SEND with invalidate: a SEND_LAST/ONLY whose IETH names a key (rdma_resp.c) */
+	if (p.opcode == IBOP_SEND_LAST_INV || p.opcode == IBOP_SEND_ONLY_INV) {
+		p.inv = true;
+		p.opcode = p.opcode == IBOP_SEND_LAST_INV ? IBOP_SEND_LAST : IBOP_SEND_ONLY;
+	}
 	if ((get_be16(bth + 2) & 0x7fff) != 0x7fff) {
 		r->stats.rx_pkey_mismatch++;
 		return;
@@ -420,7 +428,7 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	ext = (has_reth(p.opcode) ? RETH_LEN : 0) + (has_imm(p.opcode) ? IMM_LEN : 0) +
 	      (has_aeth(p.opcode) ? AETH_LEN : 0) +
 	      (has_atomic_eth(p.opcode) ? ATOMIC_ETH_LEN : 0) +
-	      (p.opcode == IBOP_ATOMIC_ACK ? ATOMIC_ACK_LEN : 0);
+	      (p.opcode == IBOP_ATOMIC_ACK ? ATOMIC_ACK_LEN : 0) + (p.inv ? IETH_LEN : 0);
 	if ((size_t)(end - bth) < BTH_LEN + ext + pad)
 		goto discard;
 	x = bth + BTH_LEN;
@@ -438,6 +446,10 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	if (has_imm(p.opcode)) {
 		memcpy(p.imm, x, 4);
 		x += IMM_LEN;
+	}
+	if (p.inv) {
+		p.ieth = get_be32(x);
+		x += IETH_LEN;
 	}
 	if (has_atomic_eth(p.opcode)) {
 		p.va = get_be64(x);

@@ -302,6 +302,8 @@ struct pkt {
 	bool has_atomic_eth, has_atomic_ack;
 	uint64_t swap_add, compare;	/* AtomicETH (va, rkey above) */
 	uint64_t orig;		/* AtomicAckETH */
+	bool has_ieth;		/* SEND_LAST/ONLY_WITH_INVALIDATE */
+	uint32_t ieth;		/* the R_Key to invalidate */
 	bool has_deth;		/* UD */
 	uint32_t qkey, src_qp;	/* DETH */
 	const uint8_t *payload;
@@ -315,6 +317,7 @@ enum {
 	OP_SEND_ONLY_IMM, OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_LAST, OP_WRITE_LAST_IMM,
 	OP_WRITE_ONLY, OP_WRITE_ONLY_IMM, OP_READ_REQ, OP_READ_RESP_FIRST, OP_READ_RESP_MIDDLE,
 	OP_READ_RESP_LAST, OP_READ_RESP_ONLY, OP_ACK, OP_ATOMIC_ACK, OP_CMP_SWAP, OP_FETCH_ADD,
+	OP_SEND_LAST_INV = 0x16, OP_SEND_ONLY_INV = 0x17,
 	OP_UD_SEND_ONLY = 0x64, OP_UD_SEND_ONLY_IMM = 0x65,
 };
 

@@ -47,8 +47,11 @@ static void t_query_rdma(void)
 	CHECK(c->ack_delay <= 31);
 	CHECK(c->max_inline >= 1 && c->max_inline <= 1024 - 32);
 	CHECK_EQ(rd16(out + OFF(T, rsvd0)), 0);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 2; i++)
 		CHECK_EQ(rd32(out + OFF(T, rsvd) + 4 * i), 0);
+	/* fast registration: page lists as long as the kernel's ULPs map (NVMe: 256) */
+	CHECK(rd32(out + OFF(T, cap_flags)) & TERN_RDMA_CAP_MEM_MGT);
+	CHECK(rd32(out + OFF(T, max_fast_reg_pages)) >= 256);
 	/* moderation, with room above what DIM asks (32 CQEs, 32 us) and verbs.t uses (1 ms) */
 	CHECK(rd32(out + OFF(T, cap_flags)) & TERN_RDMA_CAP_CQ_MODERATION);
 	CHECK(rd16(out + OFF(T, max_cq_moder_count)) >= 256);

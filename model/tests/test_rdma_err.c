@@ -42,7 +42,7 @@ static void t_local_errors(void)
 		[L_OOB_LOW] = { TERN_CQE_LOC_PROT_ERR, TERN_SYND_BOUNDS, "below the MR start" },
 		[L_READ_NO_LWRITE] = { TERN_CQE_LOC_PROT_ERR, TERN_SYND_ACCESS,
 				       "READ into an MR without LOCAL_WRITE" },
-		[L_BAD_OPCODE] = { TERN_CQE_LOC_QP_OP_ERR, TERN_SYND_BAD_OPCODE, "opcode 0x07" },
+		[L_BAD_OPCODE] = { TERN_CQE_LOC_QP_OP_ERR, TERN_SYND_BAD_OPCODE, "opcode 0x0f" },
 		[L_TOO_MANY_SGE] = { TERN_CQE_LOC_QP_OP_ERR, TERN_SYND_BAD_SGE_COUNT,
 				     "num_sge > max_send_sge" },
 		[L_INLINE_TOO_LONG] = { TERN_CQE_LOC_QP_OP_ERR, TERN_SYND_BAD_INLINE,
@@ -96,7 +96,7 @@ static void t_local_errors(void)
 			post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 1, sg, 1,
 				  rmr_.iova, rmr_.key, 0);
 		} else if (k == L_BAD_OPCODE) {
-			post_send(c.d[0], &c.qp[0], 0x07, TERN_WQE_F_SIGNALED, 1, sg, 1, rmr_.iova,
+			post_send(c.d[0], &c.qp[0], 0x0f, TERN_WQE_F_SIGNALED, 1, sg, 1, rmr_.iova,
 				  rmr_.key, 0);
 		} else if (k == L_TOO_MANY_SGE) {
 			for (i = 0; i < 64; i++)

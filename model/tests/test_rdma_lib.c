@@ -1234,7 +1234,9 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 		p->has_deth = true;
 		p->has_imm = p->opcode == OP_UD_SEND_ONLY_IMM;
 	}
-	if (op > OP_FETCH_ADD && !p->has_deth) {
+	if (op == OP_SEND_LAST_INV || op == OP_SEND_ONLY_INV)
+		p->has_ieth = true;
+	if (op > OP_FETCH_ADD && !p->has_deth && !p->has_ieth) {
 		p->why = "opcode";
 		return false;
 	}
@@ -1272,6 +1274,14 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			return false;
 		}
 		p->imm = be32(x);
+		x += 4;
+	}
+	if (p->has_ieth) {
+		if (x + 4 > end) {
+			p->why = "IETH";
+			return false;
+		}
+		p->ieth = be32(x);
 		x += 4;
 	}
 	if (p->has_atomic_eth) {

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: memory keys. Memory regions (CREATE_MR, DESTROY_MR), the checks every
+ * access through a key passes (ternm_mr_check()), the copies through an MR's translation
+ * (ternm_mr_copy()), and fast registration: REG_MR and LOCAL_INV work requests and a peer's
+ * SEND with invalidate (ternm_mr_fast_reg(), ternm_mr_invalidate()).
+ *
+ * An MR is used (its index taken) and valid (its key usable). A FAST_REG MR is created
+ * free (not valid) with room for max_pages page addresses; REG_MR makes it valid with a
+ * new key byte and translation, an invalidation makes it free again. A free MR behaves as
+ * a key that does not exist. MR indexes are allocated round-robin (next_mr), so a
+ * destroyed MR's index is not at once reused. The rules for people are in the
+ * "Memory keys" comment of include/tern/tern_rdma.h and in Documentation/hw/rdma.rst.
+ */
+#include <stdlib.h>
+
+#include "rdma.h"
+
+#define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
+
+/* The MR whose index @key names, used, whatever its key byte and state. */
+static struct ternm_mr *mr_slot(struct tern_model *m, uint32_t key)
+{
+	uint32_t idx = key >> 8;
+
+	if (idx >= TERNM_MAX_MR || !m->rdma->mr[idx].used)
+		return NULL;
+	return &m->rdma->mr[idx];
+}
+
+static struct ternm_mr *mr_get(struct tern_model *m, uint32_t key)
+{
+	uint32_t idx = key >> 8;
+	struct ternm_mr *mr;
+
+	if (idx >= TERNM_MAX_MR)
+		return NULL;
+	mr = &m->rdma->mr[idx];
+	if (!mr->used || !mr->valid || mr->key != (uint8_t)key)
+		return NULL;
+	return mr;
+}
+
+/*
+ * Check that [va, va + len) of the MR named by @key may be used by a QP of @pdn with
+ * @access (TERN_ACCESS_*). Returns 0 or the enum tern_cqe_syndrome that explains why not.
+ */
+int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t access,
+		   uint64_t va, uint64_t len)
+{
+	struct ternm_mr *mr = mr_get(m, key);
+
+	if (!mr)
+		return TERN_SYND_LKEY;
+	if (mr->pdn != pdn)
+		return TERN_SYND_PD;
+	if ((mr->access & access) != access)
+		return TERN_SYND_ACCESS;
+	if (va + len < va)
+		return TERN_SYND_BOUNDS;
+	if (mr->flags & TERN_MR_F_PHYSICAL) {
+		if (mr->length && (va < mr->iova || va + len > mr->iova + mr->length))
+			return TERN_SYND_BOUNDS;
+		return 0;
+	}
+	if (va < mr->iova || va + len > mr->iova + mr->length)
+		return TERN_SYND_BOUNDS;
+	return 0;
+}
+
+/*
+ * Copy between @buf and an MR range already checked with ternm_mr_check(). With
+ * @last_byte_last (writes), the final byte is written after everything else, behind a
+ * release fence, for software that polls it. Returns 0, or -1 on a DMA fault or a vanished MR.
+ */
+int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, uint32_t len,
+		  bool write, bool last_byte_last)
+{
+	struct ternm_mr *mr = mr_get(m, key);
+	uint8_t *b = buf;
+	uint32_t body = len;
+
+	if (!mr)
+		return -1;
+	if (len == 0)
+		return 0;
+	if (write && last_byte_last)
+		body = len - 1;
+	if (mr->flags & TERN_MR_F_PHYSICAL) {
+		if (write) {
+			if (ternm_dma_write(m, va, b, body))
+				return -1;
+			if (body != len) {
+				__atomic_thread_fence(__ATOMIC_RELEASE);
+				return ternm_dma_write(m, va + body, b + body, 1);
+			}
+			return 0;
+		}
+		return ternm_dma_read(m, va, b, len);
+	}
+	{
+		uint64_t psize = 1ull << mr->page_shift;
+		uint64_t off = (mr->iova & (psize - 1)) + (va - mr->iova);
+		uint32_t done = 0;
+
+		while (done < len) {
+			uint64_t idx = off >> mr->page_shift;
+			uint64_t in_page = off & (psize - 1);
+			uint32_t chunk = len - done;
+			int rc;
+
+			if (idx >= mr->npages)
+				return -1;
+			if (chunk > psize - in_page)
+				chunk = (uint32_t)(psize - in_page);
+			if (write) {
+				uint32_t c = chunk;
+
+				if (done + c > body)
+					c = body - done;	/* stop before the last byte */
+				rc = ternm_dma_write(m, mr->pages[idx] + in_page, b + done, c);
+				if (!rc && c != chunk) {
+					__atomic_thread_fence(__ATOMIC_RELEASE);
+					rc = ternm_dma_write(m, mr->pages[idx] + in_page + c,
+							     b + done + c, 1);
+				}
+			} else {
+				rc = ternm_dma_read(m, mr->pages[idx] + in_page, b + done, chunk);
+			}
+			if (rc)
+				return -1;
+			done += chunk;
+			off += chunk;
+		}
+	}
+	return 0;
+}
+
+/* CREATE_MR. Returns a command status; r->result is the MR index. */
+int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_mr_in T;
+	const uint32_t known = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
+			       TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
+	uint32_t pdn = get_le32(CFLD(in, T, pdn));
+	uint32_t access = get_le32(CFLD(in, T, access));
+	uint64_t iova = get_le64(CFLD(in, T, iova));
+	uint64_t length = get_le64(CFLD(in, T, length));
+	uint8_t flags = in[offsetof(T, flags)];
+	uint8_t shift = in[offsetof(T, page_shift)];
+	uint32_t npages = get_le32(CFLD(in, T, npages));
+	const uint8_t *pbl = CFLD(in, T, pbl);
+	struct ternm_mr *mr = NULL;
+	struct ternm_mem mem;
+	uint32_t bad_off, i, idx = 0;
+	uint64_t *pages = NULL;
+	uint8_t *raw;
+	int rc;
+
+	if (pdn >= TERNM_MAX_PD || !m->rdma->pd[pdn].used)
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
+	if (access & ~known)
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
+	if ((flags & ~(uint8_t)(TERN_MR_F_PHYSICAL | TERN_MR_F_FAST_REG)) ||
+	    flags == (TERN_MR_F_PHYSICAL | TERN_MR_F_FAST_REG))
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
+	if (in[offsetof(T, rsvd0)])
+		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
+	if (flags & TERN_MR_F_FAST_REG) {
+		/* no translation yet: REG_MR work requests give one (ternm_mr_fast_reg()) */
+		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
+			if (pbl[i])
+				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
+		if (access)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
+		if (iova)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, iova));
+		if (length)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+		if (shift)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+		if (npages == 0 || npages > TERNM_MAX_FAST_REG_PAGES)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+	} else if (flags & TERN_MR_F_PHYSICAL) {
+		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
+			if (pbl[i])
+				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
+		if (npages)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+		if (shift && (shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift))))
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+		if (length && iova + length < iova)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+	} else {
+		uint64_t psize, need;
+
+		if (shift < 12 || shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift)))
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+		if (length == 0 || length > TERNM_MAX_MR_SIZE)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+		if (iova + length < iova)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, iova));
+		psize = 1ull << shift;
+		need = ((iova & (psize - 1)) + length + psize - 1) >> shift;
+		if (npages == 0 || npages > TERNM_MAX_MR_PAGES || npages != need)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+	}
+	for (i = 0; i < TERNM_MAX_MR; i++) {
+		uint32_t k = (m->rdma->next_mr + i) % TERNM_MAX_MR;
+
+		if (!m->rdma->mr[k].used) {
+			mr = &m->rdma->mr[k];
+			idx = k;
+			break;
+		}
+	}
+	if (!mr || npages > TERNM_TOTAL_MR_PAGES - m->rdma->mr_pages)
+		return TERN_CMD_NO_RESOURCES;
+	if (flags & TERN_MR_F_FAST_REG) {
+		pages = calloc(npages, sizeof(*pages));
+		if (!pages)
+			return TERN_CMD_NO_RESOURCES;
+	} else if (!(flags & TERN_MR_F_PHYSICAL)) {
+		rc = ternm_mem_init(m, &mem, pbl, (uint64_t)npages * 8, &bad_off);
+		if (rc != TERN_CMD_OK)
+			FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
+		pages = malloc((size_t)npages * sizeof(*pages));
+		raw = malloc((size_t)npages * 8);
+		if (!pages || !raw) {
+			free(pages);
+			free(raw);
+			ternm_mem_free(&mem);
+			return TERN_CMD_NO_RESOURCES;
+		}
+		if (ternm_mem_read(m, &mem, 0, raw, (size_t)npages * 8)) {
+			free(pages);
+			free(raw);
+			ternm_mem_free(&mem);
+			return TERN_CMD_DMA_ERROR;
+		}
+		ternm_mem_free(&mem);
+		for (i = 0; i < npages; i++) {
+			uint64_t pa = get_le64(raw + 8 * (size_t)i);
+
+			if (pa == 0 || (pa & ((1ull << shift) - 1)) || pa + (1ull << shift) - 1 < pa) {
+				free(pages);
+				free(raw);
+				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl));
+			}
+			pages[i] = pa;
+		}
+		free(raw);
+	}
+	memset(mr, 0, sizeof(*mr));
+	mr->used = true;
+	mr->valid = !(flags & TERN_MR_F_FAST_REG);	/* fast registration: free at first */
+	mr->key = in[offsetof(T, key)];
+	mr->flags = flags;
+	mr->page_shift = shift;
+	mr->pdn = pdn;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->npages = flags & TERN_MR_F_FAST_REG ? 0 : npages;
+	mr->max_pages = npages;
+	mr->pages = pages;
+	m->rdma->pd[pdn].refs++;
+	m->rdma->mr_pages += npages;
+	m->rdma->next_mr = (idx + 1) % TERNM_MAX_MR;
+	r->result = idx;
+	return TERN_CMD_OK;
+}
+
+static void mr_free(struct tern_model *m, struct ternm_mr *mr)
+{
+	m->rdma->pd[mr->pdn].refs--;
+	m->rdma->mr_pages -= mr->max_pages;
+	free(mr->pages);
+	memset(mr, 0, sizeof(*mr));
+}
+
+/* DESTROY_MR: by full key; a FAST_REG MR by its index alone, registered or free. */
+int ternm_mr_destroy(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	uint32_t key = get_le32(CFLD(in, struct tern_cmd_destroy_mr_in, key));
+	struct ternm_mr *mr = mr_slot(m, key);
+
+	if (!mr || (!(mr->flags & TERN_MR_F_FAST_REG) && !mr_get(m, key)))
+		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_mr_in, key));
+	mr_free(m, mr);
+	return TERN_CMD_OK;
+}
+
+/* Device reset: every MR goes. */
+void ternm_mr_clear(struct tern_model *m)
+{
+	struct ternm_rdma *r = m->rdma;
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_MR; i++)
+		if (r->mr[i].used)
+			mr_free(m, &r->mr[i]);
+	r->next_mr = 0;
+	r->mr_pages = 0;
+}
+
+/* ---- fast registration and invalidation ----------------------------------------------------- */
+
+/*
+ * Execute a REG_MR WQE of @qp: @key is the header's rkey, @seg the struct tern_reg_mr_seg
+ * after the header. Returns 0, or a CQE status with *synd set; the MR is unchanged then.
+ */
+int ternm_mr_fast_reg(struct tern_model *m, const struct ternm_qp *qp, uint32_t key,
+		      const uint8_t *seg, uint8_t *synd)
+{
+	typedef struct tern_reg_mr_seg S;
+	const uint32_t known = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
+			       TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
+	uint64_t iova = get_le64(CFLD(seg, S, iova));
+	uint64_t length = get_le64(CFLD(seg, S, length));
+	uint64_t pbl = get_le64(CFLD(seg, S, pbl_addr));
+	uint32_t npages = get_le32(CFLD(seg, S, npages));
+	uint8_t shift = seg[offsetof(S, page_shift)];
+	uint8_t access = seg[offsetof(S, access)];
+	struct ternm_mr *mr = mr_slot(m, key);
+	uint8_t raw[64 * 8];
+	uint64_t psize;
+	uint32_t i, done;
+
+	*synd = TERN_SYND_LKEY;
+	if (!mr || !(mr->flags & TERN_MR_F_FAST_REG))
+		return TERN_CQE_LOC_PROT_ERR;
+	*synd = TERN_SYND_PD;
+	if (mr->pdn != qp->pdn)
+		return TERN_CQE_LOC_PROT_ERR;
+	*synd = TERN_SYND_MR_STATE;
+	if (mr->valid)
+		return TERN_CQE_LOC_PROT_ERR;
+	*synd = TERN_SYND_BAD_REG;
+	if (npages == 0 || npages > mr->max_pages || shift < TERN_MEM_MIN_PAGE_SHIFT ||
+	    shift > TERN_MEM_MAX_PAGE_SHIFT || !(TERNM_PAGE_SIZE_CAP & (1ull << shift)) ||
+	    length == 0 || length > TERNM_MAX_MR_SIZE || iova + length < iova ||
+	    (access & ~known) || seg[offsetof(S, rsvd)] || seg[offsetof(S, rsvd) + 1] ||
+	    ((access & (TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & TERN_ACCESS_LOCAL_WRITE)) || (pbl & 7))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	psize = 1ull << shift;
+	if ((iova & (psize - 1)) + length > (uint64_t)npages << shift)
+		return TERN_CQE_LOC_QP_OP_ERR;
+	/* the MR is free: nothing reads its page list, which is filled in place */
+	for (done = 0; done < npages; ) {
+		uint32_t n = npages - done < 64 ? npages - done : 64;
+
+		if (ternm_dma_read(m, pbl + (uint64_t)done * 8, raw, (size_t)n * 8))
+			return TERN_CQE_LOC_QP_OP_ERR;
+		for (i = 0; i < n; i++) {
+			uint64_t pa = get_le64(raw + 8 * (size_t)i);
+
+			if (pa == 0 || (pa & (psize - 1)) || pa + psize - 1 < pa)
+				return TERN_CQE_LOC_QP_OP_ERR;
+			mr->pages[done + i] = pa;
+		}
+		done += n;
+	}
+	mr->npages = npages;
+	mr->page_shift = shift;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->key = (uint8_t)key;
+	mr->valid = true;
+	*synd = 0;
+	return 0;
+}
+
+/*
+ * Invalidate @key for a QP of @pdn (LOCAL_INV, or a peer's SEND with invalidate): a FAST_REG
+ * MR of that PD whose key byte matches becomes free. Returns 0 or the syndrome.
+ */
+int ternm_mr_invalidate(struct tern_model *m, uint32_t pdn, uint32_t key)
+{
+	struct ternm_mr *mr = mr_slot(m, key);
+
+	if (!mr || !(mr->flags & TERN_MR_F_FAST_REG) || mr->key != (uint8_t)key)
+		return TERN_SYND_LKEY;
+	if (mr->pdn != pdn)
+		return TERN_SYND_PD;
+	mr->valid = false;
+	return 0;
+}
+
+
+/*
+ * A REG_MR or LOCAL_INV naming @key was flushed (its QP, of @pdn, is in error): the MR its
+ * index names is left free whatever its key byte, so that software may register it again
+ * (a REG_MR that ran before the flush is undone; the WQE completed in error).
+ */
+void ternm_mr_flush_key(struct tern_model *m, uint32_t pdn, uint32_t key)
+{
+	struct ternm_mr *mr = mr_slot(m, key);
+
+	if (mr && (mr->flags & TERN_MR_F_FAST_REG) && mr->pdn == pdn)
+		mr->valid = false;
+}
