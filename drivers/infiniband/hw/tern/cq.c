@@ -230,6 +230,10 @@ static enum ib_wc_opcode tern_ib_wc_send_opcode(u8 opcode)
 		return IB_WC_COMP_SWAP;
 	case TERN_WQE_ATOMIC_FETCH_ADD:
 		return IB_WC_FETCH_ADD;
+	case TERN_WQE_REG_MR:
+		return IB_WC_REG_MR;
+	case TERN_WQE_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	default:
 		return IB_WC_SEND;
 	}
@@ -272,6 +276,9 @@ static bool tern_ib_poll_one(struct tern_ib_dev *dev, struct tern_ib_cq *cq, str
 		if (cqe->flags & TERN_CQE_F_IMM) {
 			wc->ex.imm_data = cqe->imm_data;
 			wc->wc_flags |= IB_WC_WITH_IMM;
+		} else if (cqe->flags & TERN_CQE_F_INV) {
+			wc->ex.invalidate_rkey = le32_to_cpu(cqe->invalidated_rkey);
+			wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 		}
 		if (cqe->flags & TERN_CQE_F_GRH) {
 			wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;

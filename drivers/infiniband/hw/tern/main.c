@@ -172,6 +172,10 @@ static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *
 	attr->max_ah = TERN_IB_MAX_AH;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
+	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_MEM_MGT) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		attr->max_fast_reg_page_list_len = le32_to_cpu(c->max_fast_reg_pages);
+	}
 	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_CQ_MODERATION) {
 		attr->cq_caps.max_cq_moderation_count = le16_to_cpu(c->max_cq_moder_count);
 		attr->cq_caps.max_cq_moderation_period = le16_to_cpu(c->max_cq_moder_period);
@@ -342,6 +346,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.uverbs_abi_ver = TERN_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = tern_ib_alloc_hw_port_stats,
+	.alloc_mr = tern_ib_alloc_mr,
 	.alloc_pd = tern_ib_alloc_pd,
 	.alloc_ucontext = tern_ib_alloc_ucontext,
 	.create_ah = tern_ib_create_ah,
@@ -365,6 +370,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.get_hw_stats = tern_ib_get_hw_stats,
 	.get_link_layer = tern_ib_get_link_layer,
 	.get_port_immutable = tern_ib_get_port_immutable,
+	.map_mr_sg = tern_ib_map_mr_sg,
 	.mmap = tern_ib_mmap,
 	.mmap_free = tern_ib_mmap_free,
 	.modify_cq = tern_ib_modify_cq,

@@ -9,6 +9,9 @@
  * (TERN_MEM_PAGE_LIST). The device copies the list while it runs the command, so the list
  * is freed right after it.
  *
+ * A fast-registration MR (ib_alloc_mr) owns a coherent page list that .map_mr_sg fills and
+ * IB_WR_REG_MR work requests hand to the device (struct tern_reg_mr_seg).
+ *
  * Ring memory (CQs, QPs) is described in 4 KiB pages: TERN_MEM_DIRECT when the pages are
  * contiguous, otherwise a TERN_MEM_PAGE_LIST of their addresses.
  */
@@ -399,6 +402,89 @@ struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access)
 }
 
 /**
+ * tern_ib_alloc_mr() - an MR for fast registration (the kernel's storage ULPs use these)
+ * @ibpd: the PD
+ * @type: IB_MR_TYPE_MEM_REG only
+ * @max_num_sg: pages one registration may map, 1..max_fast_reg_page_list_len
+ *
+ * The MR is created free (TERN_MR_F_FAST_REG): .map_mr_sg fills its page list and an
+ * IB_WR_REG_MR work request hands it to the device with a key and rights; IB_WR_LOCAL_INV
+ * or a peer's SEND with invalidate takes them away again.
+ *
+ * Return: the MR or an ERR_PTR(): -EOPNOTSUPP for another type or a device without
+ * TERN_RDMA_CAP_MEM_MGT, -EINVAL for @max_num_sg out of range, -ENOSPC when the device
+ * has no MR left.
+ */
+struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg)
+{
+	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_cmd_create_mr_in in = {};
+	struct tern_ib_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG || !tern_ib_has_cap(dev, TERN_RDMA_CAP_MEM_MGT))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > le32_to_cpu(dev->caps.max_fast_reg_pages))
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = tern_ib_dma_buf_alloc(dev, &mr->fr_list, max_num_sg * sizeof(__le64));
+	if (err)
+		goto err_free;
+	mr->fr_max = max_num_sg;
+	in.pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
+	in.flags = TERN_MR_F_FAST_REG;
+	in.npages = cpu_to_le32(max_num_sg);
+	err = tern_ib_create_mr_cmd(dev, mr, &in);
+	if (err)
+		goto err_list;
+	return &mr->ibmr;
+
+err_list:
+	tern_ib_dma_buf_free(dev, &mr->fr_list);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int tern_ib_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct tern_ib_mr *mr = to_tmr(ibmr);
+	__le64 *list = mr->fr_list.va;
+
+	if (mr->fr_n >= mr->fr_max)
+		return -ENOMEM;
+	list[mr->fr_n++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/**
+ * tern_ib_map_mr_sg() - fill a fast-registration MR's page list from a DMA-mapped list
+ * @ibmr: an MR of tern_ib_alloc_mr()
+ * @sg: the scatterlist
+ * @sg_nents: its entries
+ * @sg_offset: offset into the first entry, or NULL
+ *
+ * ib_sg_to_pages() cuts the list into ibmr->page_size pages (the device takes any page
+ * size in page_size_cap from 4 KiB on) and sets iova and length; the next IB_WR_REG_MR
+ * of the MR hands the list to the device.
+ *
+ * Return: the number of entries mapped (fewer than @sg_nents when the list is full or has
+ * a gap inside a page), or a negative errno.
+ */
+int tern_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset)
+{
+	struct tern_ib_mr *mr = to_tmr(ibmr);
+
+	if (!mr->fr_max)
+		return -EINVAL;
+	mr->fr_n = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, tern_ib_set_page);
+}
+
+/**
  * tern_ib_fill_res_mr_entry() - the driver's view of an MR for ``rdma res show mr -dd``
  * @msg: the netlink message the RDMA core is filling
  * @ibmr: the MR (held by restrack for the call)
@@ -420,7 +506,11 @@ int tern_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	if (rdma_nl_put_driver_u32(msg, "mr_index", ibmr->lkey >> 8) ||
 	    rdma_nl_put_driver_u32_hex(msg, "key", ibmr->lkey & 0xff))
 		goto err;
-	if (!mr->umem) {
+	if (mr->fr_max) {
+		if (rdma_nl_put_driver_string(msg, "translation", "fast_reg") ||
+		    rdma_nl_put_driver_u32(msg, "max_pages", mr->fr_max))
+			goto err;
+	} else if (!mr->umem) {
 		if (rdma_nl_put_driver_string(msg, "translation", "physical"))
 			goto err;
 	} else if (rdma_nl_put_driver_string(msg, "translation", "page_list") ||
@@ -455,10 +545,13 @@ int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	int err;
 
 	err = tern_ib_cmd(dev, TERN_CMD_DESTROY_MR, &in, sizeof(in), NULL, 0, NULL);
-	if (tern_ib_destroy_failed(dev, "MR", ibmr->lkey, err))
+	if (tern_ib_destroy_failed(dev, "MR", ibmr->lkey, err)) {
+		/* the device may still use the pages; a page list is leaked on purpose */
 		tern_ib_zombie_add(dev, mr->umem);
-	else
+	} else {
 		ib_umem_release(mr->umem);
+		tern_ib_dma_buf_free(dev, &mr->fr_list);
+	}
 	kfree(mr);
 	return 0;
 }

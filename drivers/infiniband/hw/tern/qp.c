@@ -901,9 +901,16 @@ static int tern_ib_wqe_opcode(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	default:
 		break;
 	}
+	if (op == IB_WR_REG_MR || op == IB_WR_LOCAL_INV) {
+		*opcode = op == IB_WR_REG_MR ? TERN_WQE_REG_MR : TERN_WQE_LOCAL_INV;
+		return tern_ib_has_cap(dev, TERN_RDMA_CAP_MEM_MGT) ? 0 : -EINVAL;
+	}
 	if (qp->type != TERN_QPT_RC)
-		return -EINVAL;		/* UC: no READ, no atomics */
+		return -EINVAL;		/* UC: no READ, no atomics, no SEND with invalidate */
 	switch (op) {
+	case IB_WR_SEND_WITH_INV:
+		*opcode = TERN_WQE_SEND_INV;
+		return tern_ib_has_cap(dev, TERN_RDMA_CAP_MEM_MGT) ? 0 : -EINVAL;
 	case IB_WR_RDMA_READ:
 		*opcode = TERN_WQE_RDMA_READ;
 		return 0;
@@ -917,6 +924,42 @@ static int tern_ib_wqe_opcode(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 		return -EINVAL;
 	}
 	return tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC) ? 0 : -EINVAL;
+}
+
+/*
+ * The rest of a REG_MR or LOCAL_INV WQE (@wqe: its header, zeroed, wr_id set): the key and,
+ * for REG_MR, the MR's page list as .map_mr_sg left it (struct tern_reg_mr_seg).
+ */
+static int tern_ib_build_local_wqe(struct tern_ib_qp *qp, const struct ib_send_wr *wr,
+				   u8 opcode, struct tern_sq_wqe *wqe, u32 room)
+{
+	const struct ib_reg_wr *reg = reg_wr(wr);
+	struct tern_reg_mr_seg *seg = (void *)(wqe + 1);
+	struct tern_ib_mr *mr;
+
+	if (wr->num_sge || (wr->send_flags & IB_SEND_INLINE))
+		return -EINVAL;
+	if (opcode == TERN_WQE_LOCAL_INV) {
+		wqe->rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+		return 0;
+	}
+	mr = to_tmr(reg->mr);
+	if (!mr->fr_max || !mr->fr_n || sizeof(*seg) > room ||
+	    !is_power_of_2(reg->mr->page_size) || reg->mr->page_size < SZ_4K ||
+	    (reg->access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+			     IB_ACCESS_RELAXED_ORDERING)) ||
+	    (reg->key >> 8) != (reg->mr->lkey >> 8))
+		return -EINVAL;
+	wqe->rkey = cpu_to_le32(reg->key);
+	memset(seg, 0, sizeof(*seg));
+	seg->iova = cpu_to_le64(reg->mr->iova);
+	seg->length = cpu_to_le64(reg->mr->length);
+	seg->pbl_addr = cpu_to_le64(mr->fr_list.dma);
+	seg->npages = cpu_to_le32(mr->fr_n);
+	seg->page_shift = ilog2(reg->mr->page_size);
+	seg->access = tern_ib_access_to_hw(reg->access);
+	return 0;
 }
 
 /* Build one send WQE at the SQ's producer index. Caller holds ksq.lock and found room. */
@@ -938,7 +981,7 @@ static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp
 		flags |= TERN_WQE_F_SIGNALED;
 	if ((wr->send_flags & IB_SEND_SOLICITED) &&
 	    (opcode == TERN_WQE_SEND || opcode == TERN_WQE_SEND_IMM ||
-	     opcode == TERN_WQE_RDMA_WRITE_IMM))
+	     opcode == TERN_WQE_SEND_INV || opcode == TERN_WQE_RDMA_WRITE_IMM))
 		flags |= TERN_WQE_F_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		flags |= TERN_WQE_F_FENCE;
@@ -947,6 +990,16 @@ static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp
 	wqe->wr_id = cpu_to_le64(wr->wr_id);
 	if (opcode == TERN_WQE_SEND_IMM || opcode == TERN_WQE_RDMA_WRITE_IMM)
 		wqe->imm_data = wr->ex.imm_data;
+	if (opcode == TERN_WQE_SEND_INV)
+		wqe->rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+	if (opcode == TERN_WQE_REG_MR || opcode == TERN_WQE_LOCAL_INV) {
+		err = tern_ib_build_local_wqe(qp, wr, opcode, wqe, room);
+		if (err)
+			return err;
+		wqe->flags = flags & (TERN_WQE_F_SIGNALED | TERN_WQE_F_FENCE);
+		wqe->opcode = opcode;
+		return 0;
+	}
 
 	if (tern_ib_qpt_ud(qp->type)) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
@@ -979,7 +1032,8 @@ static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp
 		}
 		seg = as + 1;
 		room -= sizeof(*as);
-	} else if (opcode != TERN_WQE_SEND && opcode != TERN_WQE_SEND_IMM) {
+	} else if (opcode != TERN_WQE_SEND && opcode != TERN_WQE_SEND_IMM &&
+		   opcode != TERN_WQE_SEND_INV) {
 		wqe->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 		wqe->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 	}
@@ -1024,8 +1078,9 @@ static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp
  * @bad_wr: set to the first request not posted, on error
  *
  * Any context. RC: SEND, SEND_WITH_IMM, RDMA_WRITE(_WITH_IMM), RDMA_READ and, on a device
- * with atomics, ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD; UD and GSI: SEND and
- * SEND_WITH_IMM to the AH, remote QPN and Q_Key of each request.
+ * with atomics, ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD; with fast registration
+ * (TERN_RDMA_CAP_MEM_MGT) SEND_WITH_INV, and REG_MR and LOCAL_INV on RC and UC; UD and
+ * GSI: SEND and SEND_WITH_IMM to the AH, remote QPN and Q_Key of each request.
  *
  * Return: 0, -EINVAL for a QP not yet in RTS (nor SQD, SQE, ERR) or a malformed request,
  * -ENOMEM when the send queue is full.

@@ -237,11 +237,16 @@ struct tern_ib_ah {
 /**
  * struct tern_ib_mr - a memory region
  * @ibmr: the RDMA core's MR
- * @umem: pinned user pages, NULL for a DMA MR
+ * @umem: pinned user pages, NULL for a DMA MR or a fast-registration MR
  * @page_shift: log2 of the blocks the device translates with (0 for a DMA MR)
  * @npages: blocks in the page list the device was given (0 for a DMA MR)
  * @pbl_mode: TERN_MEM_DIRECT or TERN_MEM_PAGE_LIST: how that list was handed over
  * (the last three immutable after registration; shown by rdma res show mr -dd)
+ * @fr_list: fast registration (ib_alloc_mr): the page list REG_MR work requests hand to
+ * the device, DMA-contiguous as struct tern_reg_mr_seg requires; unused otherwise
+ * @fr_max: entries @fr_list holds (the MR's max_pages at CREATE_MR)
+ * @fr_n: entries .map_mr_sg filled; written by the ULP's map call and read by its post of
+ * the REG_MR that follows, which the ULP orders (the RDMA core takes no lock)
  */
 struct tern_ib_mr {
 	struct ib_mr ibmr;
@@ -249,6 +254,9 @@ struct tern_ib_mr {
 	u8 page_shift;
 	u32 npages;
 	u8 pbl_mode;
+	struct tern_ib_dma_buf fr_list;
+	u32 fr_max;
+	u32 fr_n;
 };
 
 /**
@@ -457,6 +465,9 @@ void tern_ib_dma_buf_desc(const struct tern_ib_dma_buf *buf, struct tern_mem_des
 struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
 				  int access, struct ib_udata *udata);
 struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+int tern_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset);
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* cq.c */
