@@ -71,7 +71,8 @@ enum tern_wqe_opcode {
 	TERN_WQE_SEND_INV		= 0x07,	/* RC: SEND, then the peer invalidates rkey */
 	TERN_WQE_REG_MR			= 0x08,	/* RC/UC: fast registration (local) */
 	TERN_WQE_LOCAL_INV		= 0x09,	/* RC/UC: invalidate a key (local) */
-	/* 0x0a..0x0f reserved: memory window binds. */
+	TERN_WQE_BIND_MW		= 0x0a,	/* RC/UC: bind a memory window (local) */
+	/* 0x0b..0x0f reserved */
 };
 
 #define TERN_WQE_F_SIGNALED		(1u << 0)	/* write a CQE when done (or SQ_SIG_ALL) */
@@ -95,6 +96,7 @@ struct tern_sq_wqe {
 	 *   struct tern_ud_seg       UD and GSI QPs only (every WQE)
 	 *   struct tern_atomic_seg   ATOMIC_* only
 	 *   struct tern_reg_mr_seg   REG_MR only (and nothing after it)
+	 *   struct tern_bind_mw_seg  BIND_MW only (and nothing after it)
 	 *   struct tern_sge[num_sge] or inline data
 	 */
 };
@@ -130,6 +132,32 @@ struct tern_sq_wqe {
  *   WQE (their CQE comes after those of the WQEs before them), with opcode REG_MR or
  *   LOCAL_INV and byte_len 0.
  */
+/*
+ * Memory windows (TERN_RDMA_CAP_MW): CREATE_MR with TERN_MR_F_MW_TYPE1 or _TYPE2 makes an
+ * unbound window in a PD; its key is an rkey like an MR's (index << 8 | key byte), usable
+ * only by peers (never in a local SGE). BIND_MW (num_sge 0, no INLINE; the window's new full
+ * key in the header's rkey, struct tern_bind_mw_seg after it) binds it to [addr, addr +
+ * length) of a valid MR of the same PD registered with TERN_ACCESS_MW_BIND, with the
+ * window's remote rights (REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC; write and atomic need
+ * the MR's LOCAL_WRITE). Addresses through a window are the MR's (not zero-based). A type 1
+ * window may be bound again while bound (length 0 unbinds it) and is never invalidated; a
+ * type 2 window must be unbound, is bound to the QP that binds it (only that QP's peer may
+ * use its key) and is unbound by LOCAL_INV or a peer's SEND_INV of its key (same PD, key byte
+ * matching). Errors complete the WQE with MW_BIND_ERR (TERN_SYND_LKEY, _PD, _MR_STATE: window
+ * not unbound, _ACCESS: MR without MW_BIND or rights, _BOUNDS) and the QP goes to ERR. A
+ * bound window holds its MR: DESTROY_MR, REG_MR and invalidation of that MR are refused
+ * (BAD_STATE; TERN_SYND_MR_STATE) until its windows are unbound or destroyed. DESTROY_MR of a
+ * window goes by its index alone (software's key byte may be ahead of the device's).
+ */
+struct tern_bind_mw_seg {
+	__le64	addr;			/* first byte of the window, in the MR's addresses */
+	__le64	length;			/* bytes; 0 (type 1 only): unbind */
+	__le32	mr_key;			/* the MR's lkey */
+	__u8	access;			/* TERN_ACCESS_REMOTE_* */
+	__u8	rsvd[3];
+	__le64	rsvd1;
+};
+
 struct tern_reg_mr_seg {
 	__le64	iova;			/* address of the first byte in work requests */
 	__le64	length;			/* bytes, 1..max_mr_size */
@@ -208,6 +236,7 @@ enum tern_cqe_status {
 	TERN_CQE_LOC_LEN_ERR		= 1,	/* receive buffer too small, or bad SGE length */
 	TERN_CQE_LOC_QP_OP_ERR		= 2,	/* malformed WQE (opcode, num_sge, inline) */
 	TERN_CQE_LOC_PROT_ERR		= 4,	/* lkey invalid, wrong PD, out of bounds, access */
+	TERN_CQE_MW_BIND_ERR		= 6,	/* BIND_MW refused */
 	TERN_CQE_WR_FLUSH_ERR		= 5,	/* QP in error: the WQE was not executed */
 	TERN_CQE_BAD_RESP_ERR		= 7,	/* unexpected response opcode or length */
 	TERN_CQE_LOC_ACCESS_ERR		= 8,	/* responder: local access error */
@@ -364,6 +393,7 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_UC		(1u << 3)	/* UC QPs */
 #define TERN_RDMA_CAP_CQ_MODERATION	(1u << 4)	/* MODIFY_CQ: completion-event moderation */
 #define TERN_RDMA_CAP_MEM_MGT		(1u << 5)	/* FAST_REG MRs and their WQEs */
+#define TERN_RDMA_CAP_MW		(1u << 6)	/* memory windows type 1 and 2 */
 
 /* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
@@ -375,6 +405,7 @@ struct tern_cmd_destroy_pd_in {
 #define TERN_ACCESS_REMOTE_WRITE	(1u << 1)
 #define TERN_ACCESS_REMOTE_READ		(1u << 2)
 #define TERN_ACCESS_REMOTE_ATOMIC	(1u << 3)
+#define TERN_ACCESS_MW_BIND		(1u << 4)	/* MRs: windows may be bound to it */
 
 /* The MR covers bus addresses, not a page list: iova is the DMA address (kernel DMA MR). */
 #define TERN_MR_F_PHYSICAL		(1u << 0)
@@ -384,6 +415,12 @@ struct tern_cmd_destroy_pd_in {
  * REG_MR may give, 1..max_fast_reg_pages); access, iova, length, page_shift and pbl are 0.
  */
 #define TERN_MR_F_FAST_REG		(1u << 1)
+/*
+ * Memory windows (TERN_RDMA_CAP_MW, see struct tern_bind_mw_seg): pdn and key only, every
+ * other field 0.
+ */
+#define TERN_MR_F_MW_TYPE1		(1u << 2)
+#define TERN_MR_F_MW_TYPE2		(1u << 3)
 
 /*
  * CREATE_MR. The MR maps [iova, iova + length) onto pages of 2^page_shift bytes: byte
@@ -716,6 +753,7 @@ TERN_HW_ASSERT_SIZE(struct tern_sge, 16);
 TERN_HW_ASSERT_SIZE(struct tern_sq_wqe, 32);
 TERN_HW_ASSERT_SIZE(struct tern_atomic_seg, 16);
 TERN_HW_ASSERT_SIZE(struct tern_reg_mr_seg, 32);
+TERN_HW_ASSERT_SIZE(struct tern_bind_mw_seg, 32);
 TERN_HW_ASSERT_SIZE(struct tern_ud_seg, 80);
 TERN_HW_ASSERT_SIZE(struct tern_rq_wqe, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cqe, 32);

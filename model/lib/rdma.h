@@ -159,6 +159,11 @@ struct ternm_mr {
 	uint32_t npages;	/* pages[] entries in use */
 	uint32_t max_pages;	/* pages[] entries allocated (counted in mr_pages) */
 	uint64_t *pages;	/* owned */
+	uint32_t binds;		/* windows bound to this MR */
+	/* a window (TERN_MR_F_MW_TYPE*), while bound (valid): iova/length/access are the
+	 * window's, and its MR is named by parent_key; type 2: bound through QP qpn */
+	uint32_t parent_key;
+	uint32_t qpn;
 };
 
 struct ternm_cq {
@@ -192,7 +197,7 @@ struct ternm_swqe {
 	uint8_t flags;
 	bool read;		/* READ or atomic: answered by responses, counts in rd_inflight */
 	bool atomic;
-	bool local;		/* REG_MR, LOCAL_INV: executed when started, no PSN (npkts 0) */
+	bool local;		/* REG_MR, LOCAL_INV, BIND_MW: executed when started, no PSN */
 };
 
 struct ternm_sge {
@@ -212,7 +217,7 @@ struct ternm_wqe_cache {
 	uint64_t wr_id;
 	uint32_t len;		/* message bytes */
 	uint64_t swap_add, compare;	/* ATOMIC_* */
-	uint8_t reg[sizeof(struct tern_reg_mr_seg)];	/* REG_MR */
+	uint8_t reg[sizeof(struct tern_reg_mr_seg)];	/* REG_MR, BIND_MW: the segment */
 	struct ternm_sge sge[TERNM_MAX_SEND_SGE];
 	uint8_t inl[TERNM_MAX_INLINE];
 };
@@ -457,8 +462,8 @@ void ternm_qp_event(struct tern_model *m, struct ternm_qp *qp, uint8_t ev);
 int ternm_path_check(const uint8_t *path);
 
 /* rdma_mr.c */
-int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t access,
-		   uint64_t va, uint64_t len);
+int ternm_mr_check(struct tern_model *m, uint32_t key, const struct ternm_qp *qp,
+		   uint32_t access, uint64_t va, uint64_t len);
 int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, uint32_t len,
 		  bool write, bool last_byte_last);
 int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r);
@@ -468,6 +473,8 @@ int ternm_mr_fast_reg(struct tern_model *m, const struct ternm_qp *qp, uint32_t 
 		      const uint8_t *seg, uint8_t *synd);
 int ternm_mr_invalidate(struct tern_model *m, uint32_t pdn, uint32_t key);
 void ternm_mr_flush_key(struct tern_model *m, uint32_t pdn, uint32_t key);
+int ternm_mw_bind(struct tern_model *m, const struct ternm_qp *qp, uint32_t key,
+		  const uint8_t *seg, uint8_t *synd);
 
 /* rdma_wire.c */
 void ternm_qp_build_hdr(struct ternm_qp *qp);

@@ -28,44 +28,83 @@ static struct ternm_mr *mr_slot(struct tern_model *m, uint32_t key)
 	return &m->rdma->mr[idx];
 }
 
+#define MW_FLAGS	(TERN_MR_F_MW_TYPE1 | TERN_MR_F_MW_TYPE2)
+#define REMOTE_ANY	(TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_WRITE | \
+			 TERN_ACCESS_REMOTE_ATOMIC)
+
+static bool is_mw(const struct ternm_mr *mr)
+{
+	return mr->flags & MW_FLAGS;
+}
+
+/* The valid MR (not a window) @key names, key byte matching; NULL if none. */
 static struct ternm_mr *mr_get(struct tern_model *m, uint32_t key)
 {
-	uint32_t idx = key >> 8;
-	struct ternm_mr *mr;
+	struct ternm_mr *mr = mr_slot(m, key);
 
-	if (idx >= TERNM_MAX_MR)
-		return NULL;
-	mr = &m->rdma->mr[idx];
-	if (!mr->used || !mr->valid || mr->key != (uint8_t)key)
+	if (!mr || is_mw(mr) || !mr->valid || mr->key != (uint8_t)key)
 		return NULL;
 	return mr;
 }
 
 /*
- * Check that [va, va + len) of the MR named by @key may be used by a QP of @pdn with
- * @access (TERN_ACCESS_*). Returns 0 or the enum tern_cqe_syndrome that explains why not.
+ * The MR whose translation @key uses: the MR itself, or for a bound window its MR. NULL if
+ * the key does not work (any more).
  */
-int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t access,
-		   uint64_t va, uint64_t len)
+static struct ternm_mr *key_mr(struct tern_model *m, uint32_t key)
 {
-	struct ternm_mr *mr = mr_get(m, key);
+	struct ternm_mr *mr = mr_slot(m, key);
 
+	if (mr && is_mw(mr)) {
+		if (!mr->valid || mr->key != (uint8_t)key)
+			return NULL;
+		return mr_get(m, mr->parent_key);
+	}
+	return mr_get(m, key);
+}
+
+static bool in_range(const struct ternm_mr *mr, uint64_t va, uint64_t len)
+{
+	if ((mr->flags & TERN_MR_F_PHYSICAL) && !mr->length)
+		return true;		/* all memory */
+	return va >= mr->iova && va + len <= mr->iova + mr->length;
+}
+
+/*
+ * Check that [va, va + len) of the MR or window named by @key may be used by @qp with
+ * @access (TERN_ACCESS_*; a window only with a remote right, by the QP it is bound to if it
+ * is of type 2). Returns 0 or the enum tern_cqe_syndrome that explains why not.
+ */
+int ternm_mr_check(struct tern_model *m, uint32_t key, const struct ternm_qp *qp,
+		   uint32_t access, uint64_t va, uint64_t len)
+{
+	struct ternm_mr *mr = mr_slot(m, key);
+
+	if (va + len < va)
+		return TERN_SYND_BOUNDS;
+	if (mr && is_mw(mr)) {
+		if (!mr->valid || mr->key != (uint8_t)key || !(access & REMOTE_ANY) ||
+		    ((mr->flags & TERN_MR_F_MW_TYPE2) && mr->qpn != qp->qpn))
+			return TERN_SYND_LKEY;
+		if (mr->pdn != qp->pdn)
+			return TERN_SYND_PD;
+		if ((mr->access & access) != access)
+			return TERN_SYND_ACCESS;
+		if (!in_range(mr, va, len))
+			return TERN_SYND_BOUNDS;
+		mr = mr_get(m, mr->parent_key);	/* held valid while bound */
+		if (!mr)
+			return TERN_SYND_LKEY;
+		return in_range(mr, va, len) ? 0 : TERN_SYND_BOUNDS;
+	}
+	mr = mr_get(m, key);
 	if (!mr)
 		return TERN_SYND_LKEY;
-	if (mr->pdn != pdn)
+	if (mr->pdn != qp->pdn)
 		return TERN_SYND_PD;
 	if ((mr->access & access) != access)
 		return TERN_SYND_ACCESS;
-	if (va + len < va)
-		return TERN_SYND_BOUNDS;
-	if (mr->flags & TERN_MR_F_PHYSICAL) {
-		if (mr->length && (va < mr->iova || va + len > mr->iova + mr->length))
-			return TERN_SYND_BOUNDS;
-		return 0;
-	}
-	if (va < mr->iova || va + len > mr->iova + mr->length)
-		return TERN_SYND_BOUNDS;
-	return 0;
+	return in_range(mr, va, len) ? 0 : TERN_SYND_BOUNDS;
 }
 
 /*
@@ -76,7 +115,7 @@ int ternm_mr_check(struct tern_model *m, uint32_t key, uint32_t pdn, uint32_t ac
 int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, uint32_t len,
 		  bool write, bool last_byte_last)
 {
-	struct ternm_mr *mr = mr_get(m, key);
+	struct ternm_mr *mr = key_mr(m, key);
 	uint8_t *b = buf;
 	uint32_t body = len;
 
@@ -141,7 +180,8 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 {
 	typedef struct tern_cmd_create_mr_in T;
 	const uint32_t known = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
-			       TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
+			       TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC |
+			       TERN_ACCESS_MW_BIND;
 	uint32_t pdn = get_le32(CFLD(in, T, pdn));
 	uint32_t access = get_le32(CFLD(in, T, access));
 	uint64_t iova = get_le64(CFLD(in, T, iova));
@@ -161,12 +201,28 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
 	if (access & ~known)
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
-	if ((flags & ~(uint8_t)(TERN_MR_F_PHYSICAL | TERN_MR_F_FAST_REG)) ||
-	    flags == (TERN_MR_F_PHYSICAL | TERN_MR_F_FAST_REG))
+	/* one kind at most: a plain MR (0), PHYSICAL, FAST_REG, a window of type 1 or 2 */
+	if ((flags & ~(uint8_t)(TERN_MR_F_PHYSICAL | TERN_MR_F_FAST_REG | MW_FLAGS)) ||
+	    (flags & (flags - 1)))
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
 	if (in[offsetof(T, rsvd0)])
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
-	if (flags & TERN_MR_F_FAST_REG) {
+	if (flags & MW_FLAGS) {
+		/* a window: unbound, no translation of its own (ternm_mw_bind()) */
+		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
+			if (pbl[i])
+				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
+		if (access)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
+		if (iova)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, iova));
+		if (length)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+		if (shift)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+		if (npages)
+			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+	} else if (flags & TERN_MR_F_FAST_REG) {
 		/* no translation yet: REG_MR work requests give one (ternm_mr_fast_reg()) */
 		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
 			if (pbl[i])
@@ -220,7 +276,7 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 		pages = calloc(npages, sizeof(*pages));
 		if (!pages)
 			return TERN_CMD_NO_RESOURCES;
-	} else if (!(flags & TERN_MR_F_PHYSICAL)) {
+	} else if (!(flags & (TERN_MR_F_PHYSICAL | MW_FLAGS))) {
 		rc = ternm_mem_init(m, &mem, pbl, (uint64_t)npages * 8, &bad_off);
 		if (rc != TERN_CMD_OK)
 			FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
@@ -253,7 +309,8 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 	}
 	memset(mr, 0, sizeof(*mr));
 	mr->used = true;
-	mr->valid = !(flags & TERN_MR_F_FAST_REG);	/* fast registration: free at first */
+	/* fast registration: free at first; a window: unbound */
+	mr->valid = !(flags & (TERN_MR_F_FAST_REG | MW_FLAGS));
 	mr->key = in[offsetof(T, key)];
 	mr->flags = flags;
 	mr->page_shift = shift;
@@ -271,6 +328,19 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 	return TERN_CMD_OK;
 }
 
+/* A bound window lets go of its MR (and is unbound); nothing for anything else. */
+static void mw_unbind(struct tern_model *m, struct ternm_mr *mw)
+{
+	struct ternm_mr *mr;
+
+	if (!is_mw(mw) || !mw->valid)
+		return;
+	mr = mr_slot(m, mw->parent_key);
+	if (mr && mr->binds)
+		mr->binds--;
+	mw->valid = false;
+}
+
 static void mr_free(struct tern_model *m, struct ternm_mr *mr)
 {
 	m->rdma->pd[mr->pdn].refs--;
@@ -279,14 +349,20 @@ static void mr_free(struct tern_model *m, struct ternm_mr *mr)
 	memset(mr, 0, sizeof(*mr));
 }
 
-/* DESTROY_MR: by full key; a FAST_REG MR by its index alone, registered or free. */
+/*
+ * DESTROY_MR: by full key; a FAST_REG MR or a window by its index alone, registered or free,
+ * bound or not. An MR that windows are bound to is BAD_STATE.
+ */
 int ternm_mr_destroy(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
 {
 	uint32_t key = get_le32(CFLD(in, struct tern_cmd_destroy_mr_in, key));
 	struct ternm_mr *mr = mr_slot(m, key);
 
-	if (!mr || (!(mr->flags & TERN_MR_F_FAST_REG) && !mr_get(m, key)))
+	if (!mr || (!(mr->flags & (TERN_MR_F_FAST_REG | MW_FLAGS)) && !mr_get(m, key)))
 		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_mr_in, key));
+	if (mr->binds)
+		FAIL(TERN_CMD_BAD_STATE, offsetof(struct tern_cmd_destroy_mr_in, key));
+	mw_unbind(m, mr);
 	mr_free(m, mr);
 	return TERN_CMD_OK;
 }
@@ -381,11 +457,83 @@ int ternm_mr_invalidate(struct tern_model *m, uint32_t pdn, uint32_t key)
 {
 	struct ternm_mr *mr = mr_slot(m, key);
 
-	if (!mr || !(mr->flags & TERN_MR_F_FAST_REG) || mr->key != (uint8_t)key)
+	if (!mr || !(mr->flags & (TERN_MR_F_FAST_REG | TERN_MR_F_MW_TYPE2)) ||
+	    mr->key != (uint8_t)key)
 		return TERN_SYND_LKEY;
 	if (mr->pdn != pdn)
 		return TERN_SYND_PD;
-	mr->valid = false;
+	if (mr->binds)
+		return TERN_SYND_MR_STATE;	/* windows are bound to it */
+	if (is_mw(mr))
+		mw_unbind(m, mr);
+	else
+		mr->valid = false;
+	return 0;
+}
+
+/*
+ * Execute a BIND_MW WQE of @qp: @key is the window's new key (the header's rkey), @seg the
+ * struct tern_bind_mw_seg. Returns 0, or TERN_CQE_MW_BIND_ERR with *synd set; the window is
+ * unchanged then.
+ */
+int ternm_mw_bind(struct tern_model *m, const struct ternm_qp *qp, uint32_t key,
+		  const uint8_t *seg, uint8_t *synd)
+{
+	typedef struct tern_bind_mw_seg S;
+	uint64_t addr = get_le64(CFLD(seg, S, addr));
+	uint64_t len = get_le64(CFLD(seg, S, length));
+	uint32_t mr_key = get_le32(CFLD(seg, S, mr_key));
+	uint8_t access = seg[offsetof(S, access)];
+	struct ternm_mr *mw = mr_slot(m, key), *mr;
+	unsigned int i;
+
+	*synd = TERN_SYND_LKEY;
+	if (!mw || !is_mw(mw))
+		return TERN_CQE_MW_BIND_ERR;
+	*synd = TERN_SYND_PD;
+	if (mw->pdn != qp->pdn)
+		return TERN_CQE_MW_BIND_ERR;
+	*synd = TERN_SYND_MR_STATE;
+	if ((mw->flags & TERN_MR_F_MW_TYPE2) && mw->valid)
+		return TERN_CQE_MW_BIND_ERR;	/* type 2: invalidate first */
+	*synd = TERN_SYND_BAD_REG;
+	for (i = 0; i < sizeof(S) - offsetof(S, rsvd); i++)
+		if (seg[offsetof(S, rsvd) + i])
+			return TERN_CQE_MW_BIND_ERR;
+	if ((access & ~REMOTE_ANY) || addr + len < addr ||
+	    (!len && (mw->flags & TERN_MR_F_MW_TYPE2)))
+		return TERN_CQE_MW_BIND_ERR;
+	if (!len && (mw->flags & TERN_MR_F_MW_TYPE1)) {
+		mw_unbind(m, mw);		/* type 1, length 0: unbind */
+		mw->key = (uint8_t)key;
+		*synd = 0;
+		return 0;
+	}
+	mr = mr_get(m, mr_key);
+	*synd = TERN_SYND_LKEY;
+	if (!mr || mr == mw)
+		return TERN_CQE_MW_BIND_ERR;
+	*synd = TERN_SYND_PD;
+	if (mr->pdn != qp->pdn)
+		return TERN_CQE_MW_BIND_ERR;
+	*synd = TERN_SYND_ACCESS;
+	if (!(mr->access & TERN_ACCESS_MW_BIND) ||
+	    ((access & (TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_ATOMIC)) &&
+	     !(mr->access & TERN_ACCESS_LOCAL_WRITE)))
+		return TERN_CQE_MW_BIND_ERR;
+	*synd = TERN_SYND_BOUNDS;
+	if (!in_range(mr, addr, len))
+		return TERN_CQE_MW_BIND_ERR;
+	mw_unbind(m, mw);		/* type 1 bound again */
+	mw->key = (uint8_t)key;
+	mw->iova = addr;
+	mw->length = len;
+	mw->access = access;
+	mw->parent_key = mr_key;
+	mw->qpn = qp->qpn;
+	mw->valid = true;
+	mr->binds++;
+	*synd = 0;
 	return 0;
 }
 

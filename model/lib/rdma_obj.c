@@ -371,6 +371,7 @@ static void put_query(uint8_t *o)
 	put_le16(FLD(o, T, max_cq_moder_count), TERNM_MAX_CQ_MODER_COUNT);
 	put_le16(FLD(o, T, max_cq_moder_period), TERNM_MAX_CQ_MODER_PERIOD);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MEM_MGT);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MW);
 	put_le32(FLD(o, T, max_fast_reg_pages), TERNM_MAX_FAST_REG_PAGES);
 }
 

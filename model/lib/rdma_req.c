@@ -106,7 +106,7 @@ int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_
 		*total += g->len;
 		if (!g->len)
 			continue;
-		bad = ternm_mr_check(m, g->key, qp->pdn, access, g->addr, g->len);
+		bad = ternm_mr_check(m, g->key, qp, access, g->addr, g->len);
 		if (bad) {
 			*synd = (uint8_t)bad;
 			return TERN_CQE_LOC_PROT_ERR;
@@ -116,10 +116,11 @@ int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_
 	return 0;
 }
 
-/* REG_MR and LOCAL_INV: work on the device's memory keys, nothing goes on the wire. */
+/* REG_MR, LOCAL_INV, BIND_MW: work on the device's memory keys, nothing goes on the wire. */
 static bool is_local(uint8_t wqe_opcode)
 {
-	return wqe_opcode == TERN_WQE_REG_MR || wqe_opcode == TERN_WQE_LOCAL_INV;
+	return wqe_opcode == TERN_WQE_REG_MR || wqe_opcode == TERN_WQE_LOCAL_INV ||
+	       wqe_opcode == TERN_WQE_BIND_MW;
 }
 
 /*
@@ -149,15 +150,15 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	wc->wr_id = get_le64(CFLD(h, W, wr_id));
 	wc->len = 0;
 	*synd = TERN_SYND_BAD_OPCODE;
-	if (wc->opcode > TERN_WQE_LOCAL_INV ||
+	if (wc->opcode > TERN_WQE_BIND_MW ||
 	    (wc->opcode == TERN_WQE_SEND_INV && qp->type != TERN_QPT_RC))
 		return TERN_CQE_LOC_QP_OP_ERR;
 	if (is_local(wc->opcode)) {
-		/* no data: LOCAL_INV is the header alone, REG_MR has its segment */
+		/* no data: LOCAL_INV is the header alone, REG_MR and BIND_MW have a segment */
 		*synd = TERN_SYND_BAD_SGE_COUNT;
 		if (wc->num_sge || (wc->flags & TERN_WQE_F_INLINE))
 			return TERN_CQE_LOC_QP_OP_ERR;
-		if (wc->opcode == TERN_WQE_REG_MR) {
+		if (wc->opcode != TERN_WQE_LOCAL_INV) {
 			*synd = TERN_SYND_BAD_REG;
 			if (sizeof(W) + sizeof(wc->reg) > slot)
 				return TERN_CQE_LOC_QP_OP_ERR;
@@ -198,7 +199,7 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 		*synd = TERN_SYND_MSG_TOO_LONG;
 		if (g->len != 8)
 			return TERN_CQE_LOC_LEN_ERR;
-		bad = ternm_mr_check(m, g->key, qp->pdn, TERN_ACCESS_LOCAL_WRITE, g->addr, 8);
+		bad = ternm_mr_check(m, g->key, qp, TERN_ACCESS_LOCAL_WRITE, g->addr, 8);
 		if (bad) {
 			*synd = (uint8_t)bad;
 			return TERN_CQE_LOC_PROT_ERR;
@@ -713,7 +714,7 @@ bool ternm_req_has_work(const struct ternm_qp *qp)
 }
 
 /*
- * Start the local WQE (REG_MR, LOCAL_INV) at req_idx, loaded in @wc: execute it and take it
+ * Start the local WQE (REG_MR, LOCAL_INV, BIND_MW) at req_idx, loaded in @wc: execute it and take it
  * off the requester's way; it completes in order (at once if nothing is outstanding before
  * it). Returns true if the QP must stop sending for now: the WQE waits (LOCAL_INV and FENCE
  * for what comes before), or it failed.
@@ -730,6 +731,8 @@ static bool req_local(struct tern_model *m, struct ternm_qp *qp, struct ternm_wq
 		return true;
 	if (wc->opcode == TERN_WQE_REG_MR) {
 		st = ternm_mr_fast_reg(m, qp, wc->rkey, wc->reg, &synd);
+	} else if (wc->opcode == TERN_WQE_BIND_MW) {
+		st = ternm_mw_bind(m, qp, wc->rkey, wc->reg, &synd);
 	} else {
 		synd = (uint8_t)ternm_mr_invalidate(m, qp->pdn, wc->rkey);
 		st = synd ? TERN_CQE_LOC_PROT_ERR : 0;

@@ -213,7 +213,7 @@ static int rqe_place(struct tern_model *m, struct ternm_qp *qp, uint32_t off, co
 			continue;
 		}
 		c = g->len - off < n ? g->len - off : n;
-		bad = ternm_mr_check(m, g->key, qp->pdn, TERN_ACCESS_LOCAL_WRITE, g->addr + off, c);
+		bad = ternm_mr_check(m, g->key, qp, TERN_ACCESS_LOCAL_WRITE, g->addr + off, c);
 		if (bad) {
 			*synd = (uint8_t)bad;
 			return TERN_CQE_LOC_PROT_ERR;
@@ -315,7 +315,7 @@ static void resp_read(struct tern_model *m, struct ternm_qp *qp, const struct te
 		return;
 	}
 	if (p->dmalen && (!(qp->access & TERN_ACCESS_REMOTE_READ) ||
-			  ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_READ, p->va,
+			  ternm_mr_check(m, p->rkey, qp, TERN_ACCESS_REMOTE_READ, p->va,
 					 p->dmalen))) {
 		access_err(m, qp, p->psn);
 		return;
@@ -360,7 +360,7 @@ static void resp_atomic(struct tern_model *m, struct ternm_qp *qp, const struct 
 		return;
 	}
 	if (!(qp->access & TERN_ACCESS_REMOTE_ATOMIC) ||
-	    ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_ATOMIC, p->va, 8)) {
+	    ternm_mr_check(m, p->rkey, qp, TERN_ACCESS_REMOTE_ATOMIC, p->va, 8)) {
 		access_err(m, qp, p->psn);
 		return;
 	}
@@ -406,7 +406,7 @@ static bool write_reth_ok(struct tern_model *m, const struct ternm_qp *qp,
 	if (*too_long)
 		return false;
 	return !p->dmalen || ((qp->access & TERN_ACCESS_REMOTE_WRITE) &&
-			      !ternm_mr_check(m, p->rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
+			      !ternm_mr_check(m, p->rkey, qp, TERN_ACCESS_REMOTE_WRITE,
 					      p->va, p->dmalen));
 }
 
@@ -426,7 +426,7 @@ static bool write_mr_still_ok(struct tern_model *m, const struct ternm_qp *qp,
 			      const struct ternm_pkt *p, bool first)
 {
 	return first || !p->paylen ||
-	       !ternm_mr_check(m, qp->wr_rkey, qp->pdn, TERN_ACCESS_REMOTE_WRITE,
+	       !ternm_mr_check(m, qp->wr_rkey, qp, TERN_ACCESS_REMOTE_WRITE,
 			       qp->wr_va + qp->msg_off, p->paylen);
 }
 
@@ -848,7 +848,7 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			x += AETH_LEN;
 		}
 		/* the MR as it is now, not as it was at the request (as for WRITEs) */
-		if (n && ternm_mr_check(m, res->rkey, qp->pdn, TERN_ACCESS_REMOTE_READ,
+		if (n && ternm_mr_check(m, res->rkey, qp, TERN_ACCESS_REMOTE_READ,
 					res->va + off, n)) {
 			m->rdma->stats.resp_remote_access_errors++;
 			read_abort(m, qp, res, AETH_NAK_ACCESS, TERN_QP_EV_ACCESS_ERR);

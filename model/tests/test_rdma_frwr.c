@@ -511,6 +511,218 @@ out:
 	conn_free(&c);
 }
 
+/* CREATE_MR of a window of @type (TERN_MR_F_MW_TYPE1/2): the command status, *idx. */
+static int mw_create(struct rdev *d, uint32_t pdn, uint8_t type, uint32_t *idx)
+{
+	typedef struct tern_cmd_create_mr_in T;
+	uint8_t in[sizeof(T)] = { 0 };
+	struct cqe c;
+	int st;
+
+	wr32(in + OFF(T, pdn), pdn);
+	in[OFF(T, flags)] = type;
+	in[OFF(T, key)] = 0x10;
+	st = rdev_cmd(d, TERN_CMD_CREATE_MR, in, sizeof(in), NULL, 0, &c);
+	if (st == TERN_CMD_OK)
+		*idx = c.result;
+	return st;
+}
+
+/* A BIND_MW WQE in the next SQ slot (no doorbell): window key @key over @mr's [off, +len). */
+static void post_bind(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key,
+		      const struct rmr *mr, uint64_t off, uint64_t len, uint8_t access)
+{
+	typedef struct tern_bind_mw_seg B;
+	unsigned int slot = qp->sq_pi & ((1u << qp->sq_log) - 1);
+	size_t sz = 1u << qp->sq_stride;
+	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)slot * sz, sz);
+	uint8_t *g = w + sizeof(struct tern_sq_wqe);
+
+	memset(w, 0, sz);
+	w[SQE(opcode)] = TERN_WQE_BIND_MW;
+	w[SQE(flags)] = TERN_WQE_F_SIGNALED;
+	wr32(w + SQE(rkey), key);
+	wr64(w + SQE(wr_id), wr_id);
+	wr64(g + OFF(B, addr), mr->iova + off);
+	wr64(g + OFF(B, length), len);
+	wr32(g + OFF(B, mr_key), mr->key);
+	g[OFF(B, access)] = access;
+	qp->sq_pi++;
+}
+
+/* Both QPs (in error or not): flushed, RESET, connected again from their first PSNs. */
+static bool reconnect_both(struct conn *c, const struct connopt *o)
+{
+	struct qpattr a = { .state = TERN_QPS_RESET };
+	unsigned int s;
+
+	for (s = 0; s < 2; s++) {
+		drain(c, s, 10000000ull);
+		if (qp_modify(c->d[s], c->qp[s].qpn, TERN_QP_ATTR_STATE, &a, NULL) != 0)
+			return false;
+		c->qp[s].sq_pi = c->qp[s].rq_pi = 0;
+	}
+	return qp_connect(c->d[0], &c->qp[0], c->d[1], c->qp[1].qpn, o, 0) &&
+	       qp_connect(c->d[1], &c->qp[1], c->d[0], c->qp[0].qpn, o, 1);
+}
+
+/*
+ * Memory windows: a type 2 window bound over 4 KiB in the middle of an MR (MW_BIND) takes
+ * remote WRITE and READ inside it only; it holds the MR (DESTROY_MR BAD_STATE); a local SGE
+ * through it fails; a second bind is refused until the peer's SEND_INV unbinds it (F_INV in
+ * the CQE); the stale window key then fails remotely. A type 1 window binds, binds again
+ * elsewhere (the old range refused), and unbinds with length 0.
+ */
+static void t_mw(void)
+{
+	const uint32_t acc = acc_rw | TERN_ACCESS_MW_BIND;
+	const uint8_t racc = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ;
+	struct rmr lm, rm, plain;
+	unsigned int nmr = 0;
+	struct connopt o;
+	struct conn c;
+	struct sge sg;
+	struct wc w[2];
+	uint32_t w2 = 0, w1 = 0, k2, k1;
+	uint8_t buf[64];
+
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &lm, c.d[0]->pdn, 16384, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	nmr = 1;
+	RQ(mr_create(c.d[1], &rm, c.d[1]->pdn, 16384, acc, 0) == 0);
+	nmr = 2;
+	RQ(mr_create(c.d[1], &plain, c.d[1]->pdn, 4096, acc_rw, 0) == 0);
+	nmr = 3;
+	mr_fill(c.d[0], &lm, 8);
+	mr_fill(c.d[1], &rm, 9);
+	RQ(mw_create(c.d[1], c.d[1]->pdn, TERN_MR_F_MW_TYPE2, &w2) == TERN_CMD_OK);
+	RQ(mw_create(c.d[1], c.d[1]->pdn, TERN_MR_F_MW_TYPE1, &w1) == TERN_CMD_OK);
+	k2 = w2 << 8 | 0x21;
+	k1 = w1 << 8 | 0x11;
+
+	/* unbound: a window key is no key at all; an MR without MW_BIND cannot take one */
+	post_bind(c.d[1], &c.qp[1], 1, k2, &plain, 0, 4096, racc);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_MW_BIND_ERR, 1);
+	CHECK_EQ(w[0].vendor_err, TERN_SYND_ACCESS);
+	RQ(reconnect_both(&c, &o));
+
+	/* type 2 over [4096, 8192) of rm, remote write and read */
+	post_bind(c.d[1], &c.qp[1], 2, k2, &rm, 4096, 4096, racc);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_OK, 2);
+	CHECK_EQ(mr_destroy(c.d[1], &rm), TERN_CMD_BAD_STATE);	/* held by the window */
+	sg = mr_sge(&lm, 0, 4096);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 3, &sg, 1,
+		  rm.iova + 4096, k2, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 3);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rm, 4096, 4096, 8, 0), -1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rm, 0, 4096, 9, 0), -1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rm, 8192, 8192, 9, 8192), -1);
+	sg = mr_sge(&lm, 8192, 100);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 4, &sg, 1,
+		  rm.iova + 8192 - 100, k2, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_READ, TERN_CQE_OK, 4);
+	CHECK_EQ(mr_diff_pattern(c.d[0], &lm, 8192, 100, 8, 4096 - 100), -1);
+	/* bound already: a type 2 window is not bound twice */
+	post_bind(c.d[1], &c.qp[1], 5, w2 << 8 | 0x22, &rm, 0, 4096, racc);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_MW_BIND_ERR, 5);
+	CHECK_EQ(w[0].vendor_err, TERN_SYND_MR_STATE);
+	RQ(reconnect_both(&c, &o));
+	/* a local SGE through a window: no such lkey */
+	sg.addr = rm.iova + 4096;
+	sg.len = 16;
+	sg.lkey = k2;
+	post_send(c.d[1], &c.qp[1], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 6, &sg, 1,
+		  lm.iova, lm.key, 0);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_LOC_PROT_ERR, 6);
+	CHECK_EQ(w[0].vendor_err, TERN_SYND_LKEY);
+	RQ(reconnect_both(&c, &o));
+	/* one byte before the window, through its key: a remote access error */
+	sg = mr_sge(&lm, 0, 16);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 7, &sg, 1,
+		  rm.iova + 4095, k2, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_READ, TERN_CQE_REM_ACCESS_ERR, 7);
+	conn_free(&c);
+	mr_release(&lm);
+	mr_release(&rm);
+	mr_release(&plain);
+	nmr = 0;
+
+	/* a new pair: SEND_INV unbinds a type 2 window; type 1 binds, rebinds, unbinds */
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &lm, c.d[0]->pdn, 16384, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	nmr = 1;
+	RQ(mr_create(c.d[1], &rm, c.d[1]->pdn, 16384, acc, 0) == 0);
+	nmr = 2;
+	RQ(mr_create(c.d[1], &plain, c.d[1]->pdn, 4096, acc_rw, 0) == 0);
+	nmr = 3;
+	mr_fill(c.d[0], &lm, 10);
+	RQ(mw_create(c.d[1], c.d[1]->pdn, TERN_MR_F_MW_TYPE2, &w2) == TERN_CMD_OK);
+	RQ(mw_create(c.d[1], c.d[1]->pdn, TERN_MR_F_MW_TYPE1, &w1) == TERN_CMD_OK);
+	k2 = w2 << 8 | 0x31;
+	k1 = w1 << 8 | 0x41;
+	post_bind(c.d[1], &c.qp[1], 10, k2, &rm, 0, 4096, racc);
+	post_bind(c.d[1], &c.qp[1], 11, k1, &rm, 8192, 4096, TERN_ACCESS_REMOTE_READ);
+	post_bind(c.d[1], &c.qp[1], 12, w1 << 8 | 0x42, &rm, 12288, 4096,
+		  TERN_ACCESS_REMOTE_READ);
+	ring_sq(c.d[1], &c.qp[1]);
+	RQ(conn_poll(&c, 1, w, 2, 1000000000ull) == 2);
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_OK, 10);
+	CHECK_WC(&w[1], TERN_WQE_BIND_MW, TERN_CQE_OK, 11);
+	RQ(conn_poll(&c, 1, w, 1, 1000000000ull) == 1);
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_OK, 12);
+	k1 = w1 << 8 | 0x42;
+	/* the type 1 window's new range and key work for READ */
+	sg = mr_sge(&lm, 0, 64);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 13, &sg, 1,
+		  rm.iova + 12288, k1, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_READ, TERN_CQE_OK, 13);
+	/* SEND with invalidate of the type 2 window's key */
+	sg = mr_sge(&plain, 0, 64);
+	post_recv(c.d[1], &c.qp[1], 14, &sg, 1);
+	ring_rq(c.d[1], &c.qp[1]);
+	sg = mr_sge(&lm, 1024, 16);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_SEND_INV, TERN_WQE_F_SIGNALED, 15, &sg, 1, 0, k2, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 1, w, 1, 1000000000ull) == 1);
+	CHECK_WC(&w[0], TERN_CQE_RECV, TERN_CQE_OK, 14);
+	CHECK(w[0].flags & TERN_CQE_F_INV);
+	CHECK_EQ(rd32(w[0].raw + OFF(struct tern_cqe, invalidated_rkey)), k2);
+	RQ(conn_poll(&c, 0, w, 1, 1000000000ull) == 1);
+	CHECK_WC(&w[0], TERN_WQE_SEND_INV, TERN_CQE_OK, 15);
+	/* unbind type 1 with length 0: the MR is free of windows and may go */
+	post_bind(c.d[1], &c.qp[1], 16, w1 << 8 | 0x43, &rm, 0, 0, 0);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_OK, 16);
+	/* the invalidated type 2 key now fails at the responder */
+	sg = mr_sge(&lm, 0, 16);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 17, &sg, 1, rm.iova,
+		  k2, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_REM_ACCESS_ERR, 17);
+	memset(buf, 0, sizeof(buf));
+	CHECK_EQ(mr_destroy(c.d[1], &rm), TERN_CMD_OK);
+	CHECK_EQ(fr_destroy(c.d[1], w2 << 8), TERN_CMD_OK);
+	CHECK_EQ(fr_destroy(c.d[1], w1 << 8), TERN_CMD_OK);
+	(void)buf;
+out:
+	if (nmr > 0)
+		mr_release(&lm);
+	if (nmr > 1)
+		mr_release(&rm);
+	if (nmr > 2)
+		mr_release(&plain);
+	conn_free(&c);
+}
+
 const struct test rdma_frwr_tests[] = {
 	{ "rdma frwr: REG_MR, remote WRITE/READ through it, SEND_INV (IETH, F_INV), key gone",
 	  t_frwr_remote },
@@ -520,5 +732,7 @@ const struct test rdma_frwr_tests[] = {
 	  t_frwr_errors },
 	{ "rdma frwr: REG_MR/LOCAL_INV complete in order behind lost ACKs; LOCAL_INV waits",
 	  t_frwr_order },
+	{ "rdma mw: type 2 window: range, rights, holds its MR, SEND_INV; type 1 rebind/unbind",
+	  t_mw },
 	{ NULL, NULL },
 };
