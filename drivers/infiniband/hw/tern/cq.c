@@ -202,6 +202,7 @@ static enum ib_wc_status tern_ib_wc_status(u8 status)
 	case TERN_CQE_LOC_LEN_ERR:
 	case TERN_CQE_LOC_QP_OP_ERR:
 	case TERN_CQE_LOC_PROT_ERR:
+	case TERN_CQE_MW_BIND_ERR:
 	case TERN_CQE_WR_FLUSH_ERR:
 	case TERN_CQE_BAD_RESP_ERR:
 	case TERN_CQE_LOC_ACCESS_ERR:
@@ -234,6 +235,8 @@ static enum ib_wc_opcode tern_ib_wc_send_opcode(u8 opcode)
 		return IB_WC_REG_MR;
 	case TERN_WQE_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case TERN_WQE_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}

@@ -172,6 +172,8 @@ static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *
 	attr->max_ah = TERN_IB_MAX_AH;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
+	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_MW)
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW | IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_MEM_MGT) {
 		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		attr->max_fast_reg_page_list_len = le32_to_cpu(c->max_fast_reg_pages);
@@ -347,6 +349,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 
 	.alloc_hw_port_stats = tern_ib_alloc_hw_port_stats,
 	.alloc_mr = tern_ib_alloc_mr,
+	.alloc_mw = tern_ib_alloc_mw,
 	.alloc_pd = tern_ib_alloc_pd,
 	.alloc_ucontext = tern_ib_alloc_ucontext,
 	.create_ah = tern_ib_create_ah,
@@ -354,6 +357,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.create_qp = tern_ib_create_qp,
 	.create_srq = tern_ib_create_srq,
 	.create_user_ah = tern_ib_create_ah,
+	.dealloc_mw = tern_ib_dealloc_mw,
 	.dealloc_pd = tern_ib_dealloc_pd,
 	.dealloc_ucontext = tern_ib_dealloc_ucontext,
 	.dereg_mr = tern_ib_dereg_mr,
@@ -391,6 +395,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, tern_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, tern_ib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, tern_ib_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, tern_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, tern_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, tern_ib_srq, ibsrq),

@@ -29,14 +29,26 @@
 #define TERN_IB_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ)
 
-/* The access flags an MR may have: remote atomics only on a device with atomics. */
+/*
+ * The access flags an MR may have: remote atomics only on a device with atomics, window
+ * binding only on a device with windows.
+ */
 static bool tern_ib_mr_access_ok(struct tern_ib_dev *dev, int access)
 {
 	int ok = TERN_IB_MR_ACCESS | IB_ACCESS_OPTIONAL;
 
 	if (tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC))
 		ok |= IB_ACCESS_REMOTE_ATOMIC;
+	if (tern_ib_has_cap(dev, TERN_RDMA_CAP_MW))
+		ok |= IB_ACCESS_MW_BIND;
 	return !(access & ~ok);
+}
+
+/* An MR's rights for the device: the QP's rights, and whether windows may be bound. */
+static u32 tern_ib_mr_access_to_hw(int access)
+{
+	return tern_ib_access_to_hw(access) |
+	       (access & IB_ACCESS_MW_BIND ? TERN_ACCESS_MW_BIND : 0);
 }
 
 /**
@@ -266,8 +278,9 @@ static u8 tern_ib_next_key(struct tern_ib_dev *dev)
 	return (u8)atomic_inc_return(&dev->mr_key);
 }
 
-static int tern_ib_create_mr_cmd(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
-				 struct tern_cmd_create_mr_in *in)
+/* CREATE_MR (an MR or a window) with a new key byte; *@key: the full key. */
+static int tern_ib_create_key(struct tern_ib_dev *dev, struct tern_cmd_create_mr_in *in,
+			      u32 *key)
 {
 	u32 idx;
 	int err;
@@ -276,10 +289,9 @@ static int tern_ib_create_mr_cmd(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
 	err = tern_ib_cmd(dev, TERN_CMD_CREATE_MR, in, sizeof(*in), NULL, 0, &idx);
 	if (err)
 		return err;
-	mr->ibmr.lkey = idx << 8 | in->key;
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	*key = idx << 8 | in->key;
 	if (idx >= le32_to_cpu(dev->caps.max_mr) || idx > (U32_MAX >> 8)) {
-		struct tern_cmd_destroy_mr_in din = { .key = cpu_to_le32(mr->ibmr.lkey) };
+		struct tern_cmd_destroy_mr_in din = { .key = cpu_to_le32(*key) };
 
 		ibdev_err(&dev->ibdev, "CREATE_MR returned index %u (limit %u)\n", idx,
 			  le32_to_cpu(dev->caps.max_mr));
@@ -287,6 +299,15 @@ static int tern_ib_create_mr_cmd(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
 		return -EIO;
 	}
 	return 0;
+}
+
+static int tern_ib_create_mr_cmd(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
+				 struct tern_cmd_create_mr_in *in)
+{
+	int err = tern_ib_create_key(dev, in, &mr->ibmr.lkey);
+
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return err;
 }
 
 /**
@@ -348,7 +369,7 @@ struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64
 		goto err_release;
 
 	in.pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
-	in.access = cpu_to_le32(tern_ib_access_to_hw(access));
+	in.access = cpu_to_le32(tern_ib_mr_access_to_hw(access));
 	in.iova = cpu_to_le64(iova);
 	in.length = cpu_to_le64(length);
 	in.page_shift = order_base_2(pgsz);
@@ -390,7 +411,7 @@ struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	in.pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
-	in.access = cpu_to_le32(tern_ib_access_to_hw(access));
+	in.access = cpu_to_le32(tern_ib_mr_access_to_hw(access));
 	in.flags = TERN_MR_F_PHYSICAL;
 	in.page_shift = TERN_MEM_MIN_PAGE_SHIFT;
 	err = tern_ib_create_mr_cmd(dev, mr, &in);
@@ -530,12 +551,52 @@ err:
 }
 
 /**
+ * tern_ib_alloc_mw() - a memory window of type 1 or 2 (user space binds it)
+ * @ibmw: the RDMA core's window (type and PD set)
+ * @udata: no driver data
+ *
+ * The window starts unbound; ibv_bind_mw (type 1) or an IBV_WR_BIND_MW work request binds it
+ * through a QP's send queue (struct tern_bind_mw_seg), the provider tracks its rkey.
+ *
+ * Return: 0, -EOPNOTSUPP without TERN_RDMA_CAP_MW, -ENOSPC when the device has no key left.
+ */
+int tern_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibmw->device);
+	struct tern_cmd_create_mr_in in = {};
+
+	if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_MW))
+		return -EOPNOTSUPP;
+	in.pdn = cpu_to_le32(to_tpd(ibmw->pd)->pdn);
+	in.flags = ibmw->type == IB_MW_TYPE_1 ? TERN_MR_F_MW_TYPE1 : TERN_MR_F_MW_TYPE2;
+	return tern_ib_create_key(dev, &in, &ibmw->rkey);
+}
+
+/**
+ * tern_ib_dealloc_mw() - destroy a memory window, bound or not
+ * @ibmw: the window
+ *
+ * Return: 0 (a window holds no host memory; a device that refuses is reported).
+ */
+int tern_ib_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct tern_ib_dev *dev = to_tdev(ibmw->device);
+	struct tern_cmd_destroy_mr_in in = { .key = cpu_to_le32(ibmw->rkey) };
+	int err;
+
+	err = tern_ib_cmd(dev, TERN_CMD_DESTROY_MR, &in, sizeof(in), NULL, 0, NULL);
+	tern_ib_destroy_failed(dev, "MW", ibmw->rkey >> 8, err);
+	return 0;
+}
+
+/**
  * tern_ib_dereg_mr() - destroy an MR
  * @ibmr: the MR
  * @udata: unused
  *
- * Return: 0. When the device is alive but refuses to destroy the MR, the pages stay pinned
- * until the device is removed.
+ * Return: 0, or -EBUSY while memory windows are bound to the MR (nothing changes then).
+ * When the device is alive but refuses to destroy the MR for another reason, the pages
+ * stay pinned until the device is removed.
  */
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -545,6 +606,8 @@ int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	int err;
 
 	err = tern_ib_cmd(dev, TERN_CMD_DESTROY_MR, &in, sizeof(in), NULL, 0, NULL);
+	if (err == -EBUSY && tern_core_alive(dev->tdev))
+		return -EBUSY;		/* windows are bound to it: unbind or free them first */
 	if (tern_ib_destroy_failed(dev, "MR", ibmr->lkey, err)) {
 		/* the device may still use the pages; a page list is leaked on purpose */
 		tern_ib_zombie_add(dev, mr->umem);

@@ -260,6 +260,15 @@ struct tern_ib_mr {
 };
 
 /**
+ * struct tern_ib_mw - a memory window: all its state is the device's and the RDMA core's
+ * @ibmw: the RDMA core's window (rkey: index << 8 | the key byte of its creation; the
+ *	  provider tracks the key of each bind)
+ */
+struct tern_ib_mw {
+	struct ib_mw ibmw;
+};
+
+/**
  * struct tern_ib_cq - a completion queue
  * @ibcq: the RDMA core's CQ
  * @cqn: the device's number
@@ -466,6 +475,8 @@ struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64
 				  int access, struct ib_udata *udata);
 struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+int tern_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int tern_ib_dealloc_mw(struct ib_mw *ibmw);
 int tern_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
