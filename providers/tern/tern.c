@@ -213,6 +213,60 @@ static int tern_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/* Memory windows: tern_ib.ko creates them unbound; binds go through a QP's send queue. */
+static struct ibv_mw *tern_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int tern_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}
+
+/*
+ * ibv_bind_mw (type 1 windows): a BIND_MW work request with the next key byte; the window's
+ * rkey is the new key once it is posted (as the verbs define it), its CQE reports the bind.
+ */
+static int tern_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {}, *bad;
+	int ret;
+
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.wr_id = mw_bind->wr_id;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = tern_post_send(qp, &wr, &bad);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
+}
+
 /*
  * tern_ib.ko resolves the destination and answers with the path exactly as a UD WQE
  * carries it (struct tern_create_ah_resp); post_send copies it into each WQE. A kernel that
@@ -276,10 +330,12 @@ static void tern_free_context(struct ibv_context *ibctx)
 
 /*
  * create_cq_ex is not set: libibverbs answers ibv_create_cq_ex with EOPNOTSUPP.
- * create_srq_ex, MW, XRC, flows, DM, counters: likewise not supported.
+ * create_srq_ex, XRC, flows, DM, counters: likewise not supported.
  */
 static const struct verbs_context_ops tern_ctx_ops = {
+	.alloc_mw = tern_alloc_mw,
 	.alloc_pd = tern_alloc_pd,
+	.bind_mw = tern_bind_mw,
 	.create_ah = tern_create_ah,
 	.create_cq = tern_create_cq,
 	.create_cq_ex = tern_create_cq_ex,
@@ -287,6 +343,7 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.create_qp_ex = tern_create_qp_ex,
 	.create_srq = tern_create_srq,
 	.cq_event = tern_cq_event,
+	.dealloc_mw = tern_dealloc_mw,
 	.dealloc_pd = tern_dealloc_pd,
 	.dereg_mr = tern_dereg_mr,
 	.destroy_ah = tern_destroy_ah,

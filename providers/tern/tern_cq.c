@@ -197,6 +197,7 @@ static enum ibv_wc_status tern_wc_status(uint8_t status)
 	case TERN_CQE_LOC_LEN_ERR:		return IBV_WC_LOC_LEN_ERR;
 	case TERN_CQE_LOC_QP_OP_ERR:		return IBV_WC_LOC_QP_OP_ERR;
 	case TERN_CQE_LOC_PROT_ERR:		return IBV_WC_LOC_PROT_ERR;
+	case TERN_CQE_MW_BIND_ERR:		return IBV_WC_MW_BIND_ERR;
 	case TERN_CQE_WR_FLUSH_ERR:		return IBV_WC_WR_FLUSH_ERR;
 	case TERN_CQE_BAD_RESP_ERR:		return IBV_WC_BAD_RESP_ERR;
 	case TERN_CQE_LOC_ACCESS_ERR:		return IBV_WC_LOC_ACCESS_ERR;
@@ -272,6 +273,9 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 		if (cqe->flags & TERN_CQE_F_IMM) {
 			wc->imm_data = cqe->imm_data;
 			wc->wc_flags |= IBV_WC_WITH_IMM;
+		} else if (cqe->flags & TERN_CQE_F_INV) {
+			wc->invalidated_rkey = le32toh(cqe->invalidated_rkey);
+			wc->wc_flags |= IBV_WC_WITH_INV;
 		}
 		/* UD: the first 40 bytes placed are the network header (IPv4 or IPv6) */
 		if (cqe->flags & TERN_CQE_F_GRH)
@@ -291,6 +295,12 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 			break;
 		case TERN_WQE_ATOMIC_FETCH_ADD:
 			wc->opcode = IBV_WC_FETCH_ADD;
+			break;
+		case TERN_WQE_LOCAL_INV:
+			wc->opcode = IBV_WC_LOCAL_INV;
+			break;
+		case TERN_WQE_BIND_MW:
+			wc->opcode = IBV_WC_BIND_MW;
 			break;
 		default:
 			wc->opcode = IBV_WC_SEND;

@@ -217,10 +217,13 @@ err_free:
 				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |			\
 				 IBV_QP_EX_WITH_RDMA_READ |				\
 				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |			\
-				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |			\
+				 IBV_QP_EX_WITH_SEND_WITH_INV |				\
+				 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 #define TERN_UC_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |	\
 				 IBV_QP_EX_WITH_RDMA_WRITE |				\
-				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |			\
+				 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 #define TERN_UD_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
 static void tern_qp_set_wr_ops(struct tern_qp *qp);
@@ -401,10 +404,56 @@ static int tern_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		*opcode = TERN_WQE_ATOMIC_FETCH_ADD;
 		return 0;
+	case IBV_WR_SEND_WITH_INV:
+		*opcode = TERN_WQE_SEND_INV;
+		return 0;
+	case IBV_WR_LOCAL_INV:
+		*opcode = TERN_WQE_LOCAL_INV;
+		return 0;
+	case IBV_WR_BIND_MW:
+		*opcode = TERN_WQE_BIND_MW;
+		return 0;
 	default:
-		/* invalidate, bind MW, TSO: not supported */
+		/* TSO, atomic write, driver opcodes: not supported */
 		return EINVAL;
 	}
+}
+
+#define TERN_MW_ACCESS	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * LOCAL_INV (the key in the header) and BIND_MW (the window's new key in the header, struct
+ * tern_bind_mw_seg after it): no data. A bind of length 0 (type 1: unbind) names no MR.
+ */
+static int tern_build_local_wqe(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t opcode,
+				struct tern_sq_wqe *wqe)
+{
+	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+	struct tern_bind_mw_seg *seg = (void *)(wqe + 1);
+
+	if (wr->send_flags & IBV_SEND_INLINE)
+		return EINVAL;
+	if (opcode == TERN_WQE_LOCAL_INV) {
+		wqe->rkey = htole32(wr->invalidate_rkey);
+		return 0;
+	}
+	if (!wr->bind_mw.mw || (bi->mw_access_flags & ~TERN_MW_ACCESS) ||
+	    (!bi->mr && bi->length) || (bi->mr && bi->mr->pd != wr->bind_mw.mw->pd) ||
+	    ((wr->bind_mw.rkey ^ wr->bind_mw.mw->rkey) & ~0xffu))
+		return EINVAL;
+	wqe->rkey = htole32(wr->bind_mw.rkey);
+	memset(seg, 0, sizeof(*seg));
+	seg->addr = htole64(bi->addr);
+	seg->length = htole64(bi->length);
+	seg->mr_key = htole32(bi->mr ? bi->mr->lkey : 0);
+	if (bi->mw_access_flags & IBV_ACCESS_REMOTE_READ)
+		seg->access |= TERN_ACCESS_REMOTE_READ;
+	if (bi->mw_access_flags & IBV_ACCESS_REMOTE_WRITE)
+		seg->access |= TERN_ACCESS_REMOTE_WRITE;
+	if (bi->mw_access_flags & IBV_ACCESS_REMOTE_ATOMIC)
+		seg->access |= TERN_ACCESS_REMOTE_ATOMIC;
+	return 0;
 }
 
 static inline bool tern_opcode_is_atomic(uint8_t opcode)
@@ -430,7 +479,8 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 		       !wr->wr.ud.ah))
 		return EINVAL;
 	/* UC: SEND and RDMA WRITE (with or without immediate), no READ, no atomics */
-	if (qp->uc && (opcode == TERN_WQE_RDMA_READ || tern_opcode_is_atomic(opcode)))
+	if (qp->uc && (opcode == TERN_WQE_RDMA_READ || tern_opcode_is_atomic(opcode) ||
+		       opcode == TERN_WQE_SEND_INV))
 		return EINVAL;
 	/* atomics: one 8-byte SGE that receives the original value, never inline */
 	if (tern_opcode_is_atomic(opcode) &&
@@ -441,7 +491,7 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 		flags |= TERN_WQE_F_SIGNALED;
 	if ((wr->send_flags & IBV_SEND_SOLICITED) &&
 	    (opcode == TERN_WQE_SEND || opcode == TERN_WQE_SEND_IMM ||
-	     opcode == TERN_WQE_RDMA_WRITE_IMM))
+	     opcode == TERN_WQE_SEND_INV || opcode == TERN_WQE_RDMA_WRITE_IMM))
 		flags |= TERN_WQE_F_SOLICITED;
 	if (wr->send_flags & IBV_SEND_FENCE)
 		flags |= TERN_WQE_F_FENCE;
@@ -450,6 +500,16 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 	wqe->wr_id = htole64(wr->wr_id);
 	if (opcode == TERN_WQE_SEND_IMM || opcode == TERN_WQE_RDMA_WRITE_IMM)
 		wqe->imm_data = wr->imm_data;
+	if (opcode == TERN_WQE_SEND_INV)
+		wqe->rkey = htole32(wr->invalidate_rkey);
+	if (opcode == TERN_WQE_LOCAL_INV || opcode == TERN_WQE_BIND_MW) {
+		ret = tern_build_local_wqe(qp, wr, opcode, wqe);
+		if (ret)
+			return ret;
+		wqe->flags = flags & (TERN_WQE_F_SIGNALED | TERN_WQE_F_FENCE);
+		wqe->opcode = opcode;
+		return 0;
+	}
 	if (opcode == TERN_WQE_RDMA_WRITE || opcode == TERN_WQE_RDMA_WRITE_IMM ||
 	    opcode == TERN_WQE_RDMA_READ) {
 		wqe->rkey = htole32(wr->wr.rdma.rkey);
@@ -700,6 +760,36 @@ static void tern_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	tern_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
+static void tern_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	tern_wr_open(qpx, IBV_WR_SEND_WITH_INV);
+	to_tqp_ex(qpx)->wr.invalidate_rkey = invalidate_rkey;
+}
+
+/* LOCAL_INV and BIND_MW carry no data: the opcode call builds the WQE at once. */
+static void tern_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+
+	tern_wr_open(qpx, IBV_WR_LOCAL_INV);
+	qp->wr.invalidate_rkey = invalidate_rkey;
+	tern_wr_close(qp);
+}
+
+static void tern_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
+			    const struct ibv_mw_bind_info *bind_info)
+{
+	struct tern_qp *qp = to_tqp_ex(qpx);
+
+	tern_wr_open(qpx, IBV_WR_BIND_MW);
+	if (mw->type != IBV_MW_TYPE_2)
+		tern_wr_fail(qp, EINVAL);	/* type 1: ibv_bind_mw */
+	qp->wr.bind_mw.mw = mw;
+	qp->wr.bind_mw.rkey = rkey;
+	qp->wr.bind_mw.bind_info = *bind_info;
+	tern_wr_close(qp);
+}
+
 static void tern_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 				uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -792,6 +882,12 @@ static void tern_qp_set_wr_ops(struct tern_qp *qp)
 		qpx->wr_atomic_cmp_swp = tern_wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = tern_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = tern_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = tern_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = tern_wr_bind_mw;
 	if (qp->ud)
 		qpx->wr_set_ud_addr = tern_wr_set_ud_addr;
 	qpx->wr_set_sge = tern_wr_set_sge;
