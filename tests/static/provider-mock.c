@@ -1155,10 +1155,10 @@ int main(int argc, char **argv)
 	qx.cap = qa.cap;
 	qx.pd = pd;
 	qx.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV;
+	qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
 	errno = 0;
 	ok(!g_ops->create_qp_ex(ctx, &qx) && errno == EOPNOTSUPP,
-	   "create_qp_ex with send-with-invalidate among send_ops_flags: EOPNOTSUPP");
+	   "create_qp_ex with TSO among send_ops_flags: EOPNOTSUPP");
 	qx.qp_type = IBV_QPT_UD;
 	qx.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
 	errno = 0;
