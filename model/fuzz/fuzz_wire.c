@@ -21,7 +21,7 @@
  *                                       reached); delivered to @dev
  *   'T' ns16                            time passes (retransmit, RNR, ACK timers), wire pumped
  *   'S' dev state                       MODIFY_QP to SQD, SQD->SQD with a new MTU, RTS or ERR
- *   'P' dev op len16                    one more WQE posted and rung
+ *   'P' dev op len16                    one more WQE posted and rung (also SEND_INV)
  *   'D' dev                             the MR deregistered and registered again
  *
  * Any sanitizer report, a hang or unbounded memory is a bug. The devices outlive inputs (they
@@ -78,8 +78,13 @@ static const uint8_t ops[] = {
 static void post_one(struct fz *f, unsigned int s, unsigned int op, uint32_t len)
 {
 	struct rmr *l = &f->mr[s], *r = &f->mr[!s];
-	/* UC: SEND and WRITE only (READ or an atomic would put the QP in ERR) */
-	uint8_t opcode = ops[op % (f->c.o.uc ? 4 : sizeof(ops))];
+	/*
+	 * UC: SEND and WRITE only (READ or an atomic would put the QP in ERR). A 'P' may also
+	 * post a SEND with invalidate of the peer's (regular) MR key: its IETH reaches the
+	 * wire and the peer's responder refuses the key (invalid request).
+	 */
+	unsigned int k = op % (f->c.o.uc ? 4 : sizeof(ops) + 1);
+	uint8_t opcode = k < sizeof(ops) ? ops[k] : TERN_WQE_SEND_INV;
 	struct sge sg;
 
 	if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
