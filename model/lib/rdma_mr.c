@@ -207,8 +207,11 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
 	if (in[offsetof(T, rsvd0)])
 		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
-	if (flags & MW_FLAGS) {
-		/* a window: unbound, no translation of its own (ternm_mw_bind()) */
+	if (flags & (MW_FLAGS | TERN_MR_F_FAST_REG)) {
+		/*
+		 * No translation yet: a window gets one from BIND_MW (ternm_mw_bind()), a
+		 * FAST_REG MR from REG_MR (ternm_mr_fast_reg()), with room for npages pages.
+		 */
 		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
 			if (pbl[i])
 				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
@@ -220,22 +223,8 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
 		if (shift)
 			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
-		if (npages)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
-	} else if (flags & TERN_MR_F_FAST_REG) {
-		/* no translation yet: REG_MR work requests give one (ternm_mr_fast_reg()) */
-		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
-			if (pbl[i])
-				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
-		if (access)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
-		if (iova)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, iova));
-		if (length)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
-		if (shift)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
-		if (npages == 0 || npages > TERNM_MAX_FAST_REG_PAGES)
+		if ((flags & MW_FLAGS) ? npages != 0 :
+		    npages == 0 || npages > TERNM_MAX_FAST_REG_PAGES)
 			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
 	} else if (flags & TERN_MR_F_PHYSICAL) {
 		for (i = 0; i < sizeof(struct tern_mem_desc); i++)

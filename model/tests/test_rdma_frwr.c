@@ -16,8 +16,9 @@
 static const uint32_t acc_rw = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
 			       TERN_ACCESS_REMOTE_READ;
 
-/* CREATE_MR of a FAST_REG MR with room for @max_pages: the command status, *idx its index. */
-static int fr_create(struct rdev *d, uint32_t pdn, uint32_t max_pages, uint32_t *idx)
+/* CREATE_MR of a key without translation (@flags: FAST_REG or a window type): *idx. */
+static int key_create(struct rdev *d, uint32_t pdn, uint8_t flags, uint32_t npages,
+		      uint32_t *idx)
 {
 	typedef struct tern_cmd_create_mr_in T;
 	uint8_t in[sizeof(T)] = { 0 };
@@ -25,13 +26,19 @@ static int fr_create(struct rdev *d, uint32_t pdn, uint32_t max_pages, uint32_t 
 	int st;
 
 	wr32(in + OFF(T, pdn), pdn);
-	in[OFF(T, flags)] = TERN_MR_F_FAST_REG;
+	in[OFF(T, flags)] = flags;
 	in[OFF(T, key)] = 0x33;
-	wr32(in + OFF(T, npages), max_pages);
+	wr32(in + OFF(T, npages), npages);
 	st = rdev_cmd(d, TERN_CMD_CREATE_MR, in, sizeof(in), NULL, 0, &c);
 	if (st == TERN_CMD_OK)
 		*idx = c.result;
 	return st;
+}
+
+/* A FAST_REG MR with room for @max_pages: the command status, *idx its index. */
+static int fr_create(struct rdev *d, uint32_t pdn, uint32_t max_pages, uint32_t *idx)
+{
+	return key_create(d, pdn, TERN_MR_F_FAST_REG, max_pages, idx);
 }
 
 static int fr_destroy(struct rdev *d, uint32_t key)
@@ -42,28 +49,39 @@ static int fr_destroy(struct rdev *d, uint32_t key)
 	return rdev_cmd(d, TERN_CMD_DESTROY_MR, in, 4, NULL, 0, NULL);
 }
 
+/*
+ * A signaled local WQE (@opcode, @key in the header) in the next SQ slot, no doorbell;
+ * returns where its segment goes (REG_MR, BIND_MW).
+ */
+static uint8_t *post_local(struct rdev *d, struct rqp *qp, uint8_t opcode, uint64_t wr_id,
+			   uint32_t key)
+{
+	unsigned int slot = qp->sq_pi & ((1u << qp->sq_log) - 1);
+	size_t sz = 1u << qp->sq_stride;
+	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)slot * sz, sz);
+
+	memset(w, 0, sz);
+	w[SQE(opcode)] = opcode;
+	w[SQE(flags)] = TERN_WQE_F_SIGNALED;
+	wr32(w + SQE(rkey), key);
+	wr64(w + SQE(wr_id), wr_id);
+	qp->sq_pi++;
+	return w + sizeof(struct tern_sq_wqe);
+}
+
 /* A REG_MR WQE in the next SQ slot (no doorbell) mapping @back's pages at @iova. */
 static void post_reg(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key,
 		     const struct rmr *back, uint64_t iova, uint64_t len, uint32_t npages,
 		     uint8_t access)
 {
-	unsigned int slot = qp->sq_pi & ((1u << qp->sq_log) - 1);
-	size_t sz = 1u << qp->sq_stride;
-	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)slot * sz, sz);
-	uint8_t *g = w + sizeof(struct tern_sq_wqe);
+	uint8_t *g = post_local(d, qp, TERN_WQE_REG_MR, wr_id, key);
 
-	memset(w, 0, sz);
-	w[SQE(opcode)] = TERN_WQE_REG_MR;
-	w[SQE(flags)] = TERN_WQE_F_SIGNALED;
-	wr32(w + SQE(rkey), key);
-	wr64(w + SQE(wr_id), wr_id);
 	wr64(g + RMS(iova), iova);
 	wr64(g + RMS(length), len);
 	wr64(g + RMS(pbl_addr), back->pbl);
 	wr32(g + RMS(npages), npages);
 	g[RMS(page_shift)] = 12;
 	g[RMS(access)] = access;
-	qp->sq_pi++;
 }
 
 static void post_linv(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key)
@@ -511,21 +529,10 @@ out:
 	conn_free(&c);
 }
 
-/* CREATE_MR of a window of @type (TERN_MR_F_MW_TYPE1/2): the command status, *idx. */
+/* A window of @type (TERN_MR_F_MW_TYPE1/2): the command status, *idx its index. */
 static int mw_create(struct rdev *d, uint32_t pdn, uint8_t type, uint32_t *idx)
 {
-	typedef struct tern_cmd_create_mr_in T;
-	uint8_t in[sizeof(T)] = { 0 };
-	struct cqe c;
-	int st;
-
-	wr32(in + OFF(T, pdn), pdn);
-	in[OFF(T, flags)] = type;
-	in[OFF(T, key)] = 0x10;
-	st = rdev_cmd(d, TERN_CMD_CREATE_MR, in, sizeof(in), NULL, 0, &c);
-	if (st == TERN_CMD_OK)
-		*idx = c.result;
-	return st;
+	return key_create(d, pdn, type, 0, idx);
 }
 
 /* A BIND_MW WQE in the next SQ slot (no doorbell): window key @key over @mr's [off, +len). */
@@ -533,21 +540,12 @@ static void post_bind(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t k
 		      const struct rmr *mr, uint64_t off, uint64_t len, uint8_t access)
 {
 	typedef struct tern_bind_mw_seg B;
-	unsigned int slot = qp->sq_pi & ((1u << qp->sq_log) - 1);
-	size_t sz = 1u << qp->sq_stride;
-	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)slot * sz, sz);
-	uint8_t *g = w + sizeof(struct tern_sq_wqe);
+	uint8_t *g = post_local(d, qp, TERN_WQE_BIND_MW, wr_id, key);
 
-	memset(w, 0, sz);
-	w[SQE(opcode)] = TERN_WQE_BIND_MW;
-	w[SQE(flags)] = TERN_WQE_F_SIGNALED;
-	wr32(w + SQE(rkey), key);
-	wr64(w + SQE(wr_id), wr_id);
 	wr64(g + OFF(B, addr), mr->iova + off);
 	wr64(g + OFF(B, length), len);
 	wr32(g + OFF(B, mr_key), mr->key);
 	g[OFF(B, access)] = access;
-	qp->sq_pi++;
 }
 
 /* Both QPs (in error or not): flushed, RESET, connected again from their first PSNs. */
@@ -567,6 +565,29 @@ static bool reconnect_both(struct conn *c, const struct connopt *o)
 }
 
 /*
+ * A connected pair for the window tests: @lm on side 0 (local write), @rm (MW_BIND) and
+ * @plain (no MW_BIND) on side 1, 16/16/4 KiB; *@nmr counts the MRs made (for the cleanup);
+ * a type 2 (*@w2) and a type 1 (*@w1) window on side 1. False (reported) on failure.
+ */
+static bool mw_pair(struct conn *c, const struct connopt *o, struct rmr *lm, struct rmr *rm,
+		    struct rmr *plain, unsigned int *nmr, uint32_t *w2, uint32_t *w1)
+{
+	*nmr = 0;
+	RQ(conn_setup(c, o));
+	RQ(mr_create(c->d[0], lm, c->d[0]->pdn, 16384, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	*nmr = 1;
+	RQ(mr_create(c->d[1], rm, c->d[1]->pdn, 16384, acc_rw | TERN_ACCESS_MW_BIND, 0) == 0);
+	*nmr = 2;
+	RQ(mr_create(c->d[1], plain, c->d[1]->pdn, 4096, acc_rw, 0) == 0);
+	*nmr = 3;
+	RQ(mw_create(c->d[1], c->d[1]->pdn, TERN_MR_F_MW_TYPE2, w2) == TERN_CMD_OK);
+	RQ(mw_create(c->d[1], c->d[1]->pdn, TERN_MR_F_MW_TYPE1, w1) == TERN_CMD_OK);
+	return true;
+out:
+	return false;
+}
+
+/*
  * Memory windows: a type 2 window bound over 4 KiB in the middle of an MR (MW_BIND) takes
  * remote WRITE and READ inside it only; it holds the MR (DESTROY_MR BAD_STATE); a local SGE
  * through it fails; a second bind is refused until the peer's SEND_INV unbinds it (F_INV in
@@ -575,7 +596,6 @@ static bool reconnect_both(struct conn *c, const struct connopt *o)
  */
 static void t_mw(void)
 {
-	const uint32_t acc = acc_rw | TERN_ACCESS_MW_BIND;
 	const uint8_t racc = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ;
 	struct rmr lm, rm, plain;
 	unsigned int nmr = 0;
@@ -587,17 +607,9 @@ static void t_mw(void)
 	uint8_t buf[64];
 
 	connopt_default(&o);
-	RQ(conn_setup(&c, &o));
-	RQ(mr_create(c.d[0], &lm, c.d[0]->pdn, 16384, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
-	nmr = 1;
-	RQ(mr_create(c.d[1], &rm, c.d[1]->pdn, 16384, acc, 0) == 0);
-	nmr = 2;
-	RQ(mr_create(c.d[1], &plain, c.d[1]->pdn, 4096, acc_rw, 0) == 0);
-	nmr = 3;
+	RQ(mw_pair(&c, &o, &lm, &rm, &plain, &nmr, &w2, &w1));
 	mr_fill(c.d[0], &lm, 8);
 	mr_fill(c.d[1], &rm, 9);
-	RQ(mw_create(c.d[1], c.d[1]->pdn, TERN_MR_F_MW_TYPE2, &w2) == TERN_CMD_OK);
-	RQ(mw_create(c.d[1], c.d[1]->pdn, TERN_MR_F_MW_TYPE1, &w1) == TERN_CMD_OK);
 	k2 = w2 << 8 | 0x21;
 	k1 = w1 << 8 | 0x11;
 
@@ -656,16 +668,8 @@ static void t_mw(void)
 	nmr = 0;
 
 	/* a new pair: SEND_INV unbinds a type 2 window; type 1 binds, rebinds, unbinds */
-	RQ(conn_setup(&c, &o));
-	RQ(mr_create(c.d[0], &lm, c.d[0]->pdn, 16384, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
-	nmr = 1;
-	RQ(mr_create(c.d[1], &rm, c.d[1]->pdn, 16384, acc, 0) == 0);
-	nmr = 2;
-	RQ(mr_create(c.d[1], &plain, c.d[1]->pdn, 4096, acc_rw, 0) == 0);
-	nmr = 3;
+	RQ(mw_pair(&c, &o, &lm, &rm, &plain, &nmr, &w2, &w1));
 	mr_fill(c.d[0], &lm, 10);
-	RQ(mw_create(c.d[1], c.d[1]->pdn, TERN_MR_F_MW_TYPE2, &w2) == TERN_CMD_OK);
-	RQ(mw_create(c.d[1], c.d[1]->pdn, TERN_MR_F_MW_TYPE1, &w1) == TERN_CMD_OK);
 	k2 = w2 << 8 | 0x31;
 	k1 = w1 << 8 | 0x41;
 	post_bind(c.d[1], &c.qp[1], 10, k2, &rm, 0, 4096, racc);
