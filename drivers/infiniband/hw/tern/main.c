@@ -379,6 +379,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.poll_cq = tern_ib_poll_cq,
 	.post_recv = tern_ib_post_recv,
 	.post_send = tern_ib_post_send,
+	.post_srq_recv = tern_ib_post_srq_recv,
 	.query_ah = tern_ib_query_ah,
 	.query_device = tern_ib_query_device,
 	.query_pkey = tern_ib_query_pkey,
