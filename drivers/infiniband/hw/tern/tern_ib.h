@@ -251,6 +251,7 @@ struct tern_ib_ah {
  * @npages: blocks in the page list the device was given (0 for a DMA MR)
  * @pbl_mode: TERN_MEM_DIRECT or TERN_MEM_PAGE_LIST: how that list was handed over
  * (the last three immutable after registration; shown by rdma res show mr -dd)
+ * @access: user MRs: the IB_ACCESS_* flags registered, for a rereg_mr that keeps them
  * @fr_list: fast registration (ib_alloc_mr): the page list REG_MR work requests hand to
  * the device, DMA-contiguous as struct tern_reg_mr_seg requires; unused otherwise
  * @fr_max: entries @fr_list holds (the MR's max_pages at CREATE_MR)
@@ -263,6 +264,7 @@ struct tern_ib_mr {
 	u8 page_shift;
 	u32 npages;
 	u8 pbl_mode;
+	int access;
 	struct tern_ib_dma_buf fr_list;
 	u32 fr_max;
 	u32 fr_n;
@@ -504,6 +506,9 @@ struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max
 int tern_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *tern_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
+				    u64 iova, int access, struct ib_pd *ibpd,
+				    struct ib_udata *udata);
 
 /* cq.c */
 int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
