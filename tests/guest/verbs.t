@@ -13,6 +13,12 @@ atomics and asynchronous events.
   RAM disk, nvme-rdma connecting from the other guest): 4 MiB intact both ways, the SRQ in
   rdma res show srq with the QPs on it, IB_EVENT_QP_LAST_WQE_REACHED at disconnect, the SRQ
   destroyed with the module (skipped on a kernel without NVMe-oF modules).
+- ibv_rereg_mr (tern; Soft-RoCE in 6.1 cannot): tests/rdma/rdma-rereg moves the bytes of a
+  WRITE and a READ through an MR before and after each reregistration: a new translation
+  (the bytes land in the new buffer, the old one is untouched), REMOTE_WRITE dropped (the
+  WRITE completes with IBV_WC_REM_ACCESS_ERR, both QPs in ERR, nothing written), a new PD
+  (a QP pair in it works, the old PD can be freed), and a rereg that fails leaving the MR
+  with its keys and range; IBV_ACCESS_RELAXED_ORDERING is accepted at registration.
 - Atomics: ib_atomic_bw and ib_atomic_lat with compare-and-swap and fetch-and-add;
   tests/rdma/rdma-atomic: two clients (processes on node0) each do N fetch-and-adds of 1 on
   one counter of node1: the counter ends at exactly 2N and the values returned are 0..2N-1,
@@ -300,6 +306,23 @@ cat <&3""".format(ip=ip1, nqn=NVMET_SRQ_NQN)
          "checks)" % (time.monotonic() - start), r.stdout, r.stderr)
 
 
+def rereg():
+    """tests/rdma/rdma-rereg: ibv_rereg_mr of the server's MR (node1) between the client's
+    READs and WRITEs (node0): new translation, REMOTE_WRITE dropped (IBV_WC_REM_ACCESS_ERR,
+    both QPs in ERR), new PD, a failed rereg leaving the MR as it was."""
+    port = rt.next_port()
+    res = rt.run_pair(
+        n1, n0, "rdma-rereg -d %s -g %d -p %d" % (dev, target.gid(n1), port),
+        "rdma-rereg -d %s -g %d -p %d %s" % (dev, target.gid(n0), port, target.ip(n1)),
+        port, PAIR_TIMEOUT)
+    seen = 0
+    for side, r in (("client", res.client), ("server", res.server)):
+        if r is not None:
+            seen += tap_lines(r.stdout)
+    t.ok(res.ok and seen >= 4, "rdma-rereg ran to the end on both sides (%d checks, %.0f s)"
+         % (seen, res.seconds), res.diag())
+
+
 try:
     why = target.available(n0)
     if why:
@@ -384,6 +407,11 @@ try:
         counters_moved(before, {0: ("srq_limit_events",)}, "SRQ limit event counted")
         kernel_srq()
 
+        # --- ibv_rereg_mr --------------------------------------------------------------------
+        if KIND == "rxe":
+            t.skip("rdma-rereg (ibv_rereg_mr)", "Soft-RoCE in Linux 6.1 has no rereg_user_mr")
+        else:
+            rereg()
 
         # --- atomics ---------------------------------------------------------------------------
         before = counters()
