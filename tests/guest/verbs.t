@@ -67,6 +67,8 @@ RXE_KNOWN = [
     (r"4 bytes off 8-byte alignment completes with IBV_WC_REM_INV_REQ_ERR|the misaligned "
      r"atomic's QP is in ERR", "Soft-RoCE's provider refuses a misaligned atomic in "
      "ibv_post_send (EINVAL) instead of sending it for the responder to NAK"),
+    (r"IB_EVENT_QP_LAST_WQE_REACHED", "Soft-RoCE in Linux 6.1 never raises "
+     "IB_EVENT_QP_LAST_WQE_REACHED (drivers/infiniband/sw/rxe has no such event)"),
 ]
 
 t = Tap()
@@ -294,9 +296,16 @@ cat <&3""".format(ip=ip1, nqn=NVMET_SRQ_NQN)
          "kernel SRQ: rdma res show srq: nvmet_rdma's SRQ with the controller's QPs on it",
          tr.stdout)
     n0.run("echo 1 > /sys/class/nvme/%s/delete_controller" % ctrl, timeout=60)
-    seen = wait_for(lambda: "last WQE reached" in n1.dmesg(), 30, interval=1)
-    t.ok(seen, "kernel SRQ: nvmet_rdma got IB_EVENT_QP_LAST_WQE_REACHED for its QPs "
-         "after the disconnect", "\n".join(n1.dmesg().splitlines()[-20:]))
+    # Soft-RoCE never raises it (RXE_KNOWN): no point waiting long there
+    seen = wait_for(lambda: "last WQE reached" in n1.dmesg(), 30 if KIND == "tern" else 5,
+                    interval=1)
+    desc = "kernel SRQ: nvmet_rdma got IB_EVENT_QP_LAST_WQE_REACHED for its QPs after the " \
+        "disconnect"
+    known = [why for pat, why in RXE_KNOWN if KIND == "rxe" and re.search(pat, desc)]
+    if known:
+        t.todo(bool(seen), desc, known[0])
+    else:
+        t.ok(seen, desc, "\n".join(n1.dmesg().splitlines()[-20:]))
     r = n1.run("set -e; S=/sys/kernel/config/nvmet/subsystems/{nqn}; "
                "P=/sys/kernel/config/nvmet/ports/1; rm $P/subsystems/{nqn}; rmdir $P; "
                "echo 0 > $S/namespaces/1/enable; rmdir $S/namespaces/1; rmdir $S; "
