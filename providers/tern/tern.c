@@ -203,6 +203,21 @@ static struct ibv_mr *tern_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * tern_ib.ko registers a new MR in the device and the kernel destroys the old one once that
+ * worked: the keys change (ibv_cmd_rereg_mr copies the new ones into @vmr), and a failure
+ * leaves the old MR as it was.
+ */
+static int tern_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd, void *addr,
+			 size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr, access, pd, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+}
+
 static int tern_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);
@@ -363,6 +378,7 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.query_qp = tern_query_qp,
 	.query_srq = tern_query_srq,
 	.reg_mr = tern_reg_mr,
+	.rereg_mr = tern_rereg_mr,
 	.req_notify_cq = tern_req_notify_cq,
 	.resize_cq = tern_resize_cq,
 };

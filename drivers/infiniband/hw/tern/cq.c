@@ -134,6 +134,7 @@ static int tern_ib_create_kernel_cq(struct tern_ib_dev *dev, struct tern_ib_cq *
 	log_depth = max_t(u32, order_base_2(attr->cqe), 1);
 	cq->log_depth = log_depth;
 	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->dying);
 	cq->ci = 0;
 	err = tern_ib_dma_buf_alloc(dev, &cq->kbuf, tern_ib_kcq_ring_bytes(cq) +
 				    sizeof(struct tern_cq_ci_rec));
@@ -242,6 +243,47 @@ static enum ib_wc_opcode tern_ib_wc_send_opcode(u8 opcode)
 	}
 }
 
+/*
+ * A receive CQE of a kernel QP on an SRQ that is being destroyed gives its SRQ slot back
+ * (the QP is on @cq's dying list from before it left qp_xa). Caller holds cq->lock.
+ */
+static void tern_ib_cq_dying_srq_complete(struct tern_ib_cq *cq, const struct tern_cqe *cqe,
+					  u32 qpn)
+{
+	struct tern_ib_qp *qp;
+
+	lockdep_assert_held(&cq->lock);
+	if (!(cqe->opcode & 0x80))
+		return;
+	list_for_each_entry(qp, &cq->dying, dying) {
+		if (qp->qpn == qpn) {
+			tern_ib_srq_complete(to_tsrq(qp->ibqp.srq));
+			return;
+		}
+	}
+}
+
+/**
+ * tern_ib_cq_dying() - put a kernel QP on an SRQ on its receive CQ's dying list, or off it
+ * @cq: the QP's receive CQ (a kernel CQ)
+ * @qp: the QP, being destroyed: added before it leaves qp_xa, removed once its CQEs were
+ *	cleaned with tern_ib_cq_clean()
+ * @add: add or remove
+ *
+ * Any context.
+ */
+void tern_ib_cq_dying(struct tern_ib_cq *cq, struct tern_ib_qp *qp, bool add)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (add)
+		list_add(&qp->dying, &cq->dying);
+	else
+		list_del(&qp->dying);
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 /* Turn the CQE at cq->ci into *wc. Caller holds cq->lock. Return: false when empty. */
 static bool tern_ib_poll_one(struct tern_ib_dev *dev, struct tern_ib_cq *cq, struct ib_wc *wc)
 {
@@ -262,6 +304,7 @@ static bool tern_ib_poll_one(struct tern_ib_dev *dev, struct tern_ib_cq *cq, str
 			break;
 		/* A QP being destroyed (erased before its CQEs are cleaned): drop the CQE. */
 		ibdev_dbg(&dev->ibdev, "CQ %u: CQE of QP %u without a kernel QP\n", cq->cqn, qpn);
+		tern_ib_cq_dying_srq_complete(cq, cqe, qpn);
 	}
 
 	memset(wc, 0, sizeof(*wc));
@@ -272,7 +315,10 @@ static bool tern_ib_poll_one(struct tern_ib_dev *dev, struct tern_ib_cq *cq, str
 	wc->qp = &qp->ibqp;
 	wc->port_num = TERN_IB_PORT;
 	if (cqe->opcode & 0x80) {
-		tern_ib_kq_complete(&qp->krq, le16_to_cpu(cqe->wqe_idx));
+		if (qp->ibqp.srq)
+			tern_ib_srq_complete(to_tsrq(qp->ibqp.srq));
+		else
+			tern_ib_kq_complete(&qp->krq, le16_to_cpu(cqe->wqe_idx));
 		wc->opcode = cqe->opcode == TERN_CQE_RECV_RDMA_WRITE_IMM ?
 			     IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
 		wc->src_qp = le32_to_cpu(cqe->src_qpn) & TERN_UDB_OBJ_MASK;
@@ -362,10 +408,12 @@ int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * tern_ib_cq_clean() - invalidate the CQEs a kernel CQ still holds for a destroyed QP
  * @cq: the kernel CQ
  * @qpn: the QP, already erased from qp_xa and destroyed in the device
+ * @srq: the QP's SRQ when @cq is its receive CQ, else NULL: each receive CQE invalidated
+ *	gives its slot back (tern_ib_srq_complete())
  *
  * Any context. poll_cq skips the invalidated CQEs.
  */
-void tern_ib_cq_clean(struct tern_ib_cq *cq, u32 qpn)
+void tern_ib_cq_clean(struct tern_ib_cq *cq, u32 qpn, struct tern_ib_srq *srq)
 {
 	struct tern_cqe *cqe;
 	unsigned long flags;
@@ -376,8 +424,11 @@ void tern_ib_cq_clean(struct tern_ib_cq *cq, u32 qpn)
 		cqe = tern_ib_cqe_valid(cq, idx);
 		if (!cqe)
 			break;
-		if (le32_to_cpu(cqe->qpn) == qpn)
-			WRITE_ONCE(cqe->qpn, cpu_to_le32(TERN_IB_CQE_QPN_STALE));
+		if (le32_to_cpu(cqe->qpn) != qpn)
+			continue;
+		if (srq && (cqe->opcode & 0x80))
+			tern_ib_srq_complete(srq);
+		WRITE_ONCE(cqe->qpn, cpu_to_le32(TERN_IB_CQE_QPN_STALE));
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 }

@@ -383,6 +383,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.poll_cq = tern_ib_poll_cq,
 	.post_recv = tern_ib_post_recv,
 	.post_send = tern_ib_post_send,
+	.post_srq_recv = tern_ib_post_srq_recv,
 	.query_ah = tern_ib_query_ah,
 	.query_device = tern_ib_query_device,
 	.query_pkey = tern_ib_query_pkey,
@@ -391,6 +392,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.query_srq = tern_ib_query_srq,
 	.reg_user_mr = tern_ib_reg_user_mr,
 	.req_notify_cq = tern_ib_req_notify_cq,
+	.rereg_user_mr = tern_ib_rereg_user_mr,
 	.resize_cq = tern_ib_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, tern_ib_ah, ibah),

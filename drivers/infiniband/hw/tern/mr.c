@@ -31,7 +31,9 @@
 
 /*
  * The access flags an MR may have: remote atomics only on a device with atomics, window
- * binding only on a device with windows.
+ * binding only on a device with windows. The optional range (IB_ACCESS_OPTIONAL) holds
+ * hints a device may ignore, among them IB_ACCESS_RELAXED_ORDERING: tern's DMA is ordered
+ * anyway, so it is accepted and ignored.
  */
 static bool tern_ib_mr_access_ok(struct tern_ib_dev *dev, int access)
 {
@@ -382,6 +384,7 @@ struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64
 	mr->page_shift = in.page_shift;
 	mr->npages = npages;
 	mr->pbl_mode = in.pbl.mode;
+	mr->access = access;
 	return &mr->ibmr;
 
 err_release:
@@ -617,4 +620,48 @@ int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	}
 	kfree(mr);
 	return 0;
+}
+
+/**
+ * tern_ib_rereg_user_mr() - change a user MR's translation, PD or access rights
+ * @ibmr: the MR
+ * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD and/or IB_MR_REREG_ACCESS
+ * @start: with IB_MR_REREG_TRANS: the new range's start in the caller's address space
+ * @length: with IB_MR_REREG_TRANS: its bytes
+ * @iova: with IB_MR_REREG_TRANS: the address it has in work requests
+ * @access: with IB_MR_REREG_ACCESS: the new IB_ACCESS_* flags
+ * @ibpd: the PD the MR is to be in (the old one without IB_MR_REREG_PD)
+ * @udata: no driver data
+ *
+ * The device cannot change an MR in place, so this registers a new MR with what changes and
+ * what is kept (the old range is pinned again when the translation stays), and the RDMA
+ * core destroys the old MR once it has the new one. The new MR has new keys; the old MR is
+ * untouched when this fails.
+ *
+ * Return: the new MR, or an ERR_PTR() (as tern_ib_reg_user_mr(); -EINVAL for an MR that is
+ * not a user MR).
+ */
+struct ib_mr *tern_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
+				    u64 iova, int access, struct ib_pd *ibpd,
+				    struct ib_udata *udata)
+{
+	struct tern_ib_mr *mr = to_tmr(ibmr);
+	struct ib_mr *new;
+
+	if (!mr->umem || (flags & ~IB_MR_REREG_SUPPORTED))
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	new = tern_ib_reg_user_mr(ibpd, start, length, iova, access, udata);
+	if (IS_ERR(new))
+		return new;
+	/* The RDMA core sets these for a registration, not for an MR that replaces another. */
+	new->iova = iova;
+	new->length = length;
+	return new;
 }

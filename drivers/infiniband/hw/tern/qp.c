@@ -211,15 +211,22 @@ static int tern_ib_qp_check_cmd(struct tern_ib_dev *dev, const struct tern_creat
 	return 0;
 }
 
-/* Size a kernel QP's rings from the requested capabilities; report what it really has. */
+/*
+ * Size a kernel QP's rings from the requested capabilities; report what it really has. A
+ * QP on an SRQ (@srq) has no receive ring: its receive capabilities are zero.
+ */
 static int tern_ib_kqp_geometry(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
-				struct ib_qp_cap *cap)
+				struct ib_qp_cap *cap, bool srq)
 {
 	const struct tern_cmd_query_rdma_out *c = &dev->caps;
 	u32 hdr = tern_ib_sq_hdr_bytes(qp->type);
 	u32 sq_need, rq_need, atomic_need = 0;
 	u8 log_sq, log_rq;
 
+	if (srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	if (cap->max_send_wr > (1u << c->max_sq_log_depth) ||
 	    cap->max_recv_wr > (1u << c->max_rq_log_depth) ||
 	    cap->max_send_sge > c->max_send_sge || cap->max_recv_sge > c->max_recv_sge ||
@@ -246,9 +253,9 @@ static int tern_ib_kqp_geometry(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 
 	/* What the QP really takes (the verbs report it back to the caller). */
 	cap->max_send_wr = 1u << qp->ksq.log_depth;
-	cap->max_recv_wr = 1u << qp->krq.log_depth;
+	cap->max_recv_wr = srq ? 0 : 1u << qp->krq.log_depth;
 	cap->max_send_sge = qp->ksq.max_sge;
-	cap->max_recv_sge = qp->krq.max_sge;
+	cap->max_recv_sge = srq ? 0 : qp->krq.max_sge;
 	cap->max_inline_data = min_t(u32, le16_to_cpu(c->max_inline), (1u << log_sq) - hdr);
 	return 0;
 }
@@ -316,13 +323,13 @@ static int tern_ib_uqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	return 0;
 }
 
-/* A kernel QP's rings in coherent memory, described in @in. */
-static int tern_ib_kqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+/* A kernel QP's rings in coherent memory (no receive ring on an SRQ), described in @in. */
+static int tern_ib_kqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp, bool srq,
 			     struct ib_qp_cap *cap, struct tern_cmd_create_qp_in *in)
 {
 	int err;
 
-	err = tern_ib_kqp_geometry(dev, qp, cap);
+	err = tern_ib_kqp_geometry(dev, qp, cap, srq);
 	if (err) {
 		ibdev_dbg(&dev->ibdev,
 			  "create_qp: kernel caps %u/%u wr, %u/%u sge, %u inline not possible\n",
@@ -333,17 +340,19 @@ static int tern_ib_kqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	err = tern_ib_kq_alloc(dev, &qp->ksq);
 	if (err)
 		return err;
+	in->uar = cpu_to_le16(dev->kuar);
+	in->log_sq_depth = qp->ksq.log_depth;
+	in->log_sq_stride = qp->ksq.log_stride;
+	tern_ib_dma_buf_desc(&qp->ksq.buf, &in->sq_mem);
+	if (srq)
+		return 0;
 	err = tern_ib_kq_alloc(dev, &qp->krq);
 	if (err) {
 		tern_ib_dma_buf_free(dev, &qp->ksq.buf);
 		return err;
 	}
-	in->uar = cpu_to_le16(dev->kuar);
-	in->log_sq_depth = qp->ksq.log_depth;
-	in->log_sq_stride = qp->ksq.log_stride;
 	in->log_rq_depth = qp->krq.log_depth;
 	in->log_rq_stride = qp->krq.log_stride;
-	tern_ib_dma_buf_desc(&qp->ksq.buf, &in->sq_mem);
 	tern_ib_dma_buf_desc(&qp->krq.buf, &in->rq_mem);
 	return 0;
 }
@@ -356,13 +365,14 @@ static int tern_ib_kqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
  * @udata: struct tern_create_qp_cmd in, struct tern_create_qp_resp out; NULL for kernel
  *	QPs
  *
- * UD and GSI QPs need a device with TERN_RDMA_CAP_UD; the GSI QP is QPN 1. A user QP on an
- * SRQ (@init_attr->srq) has no receive ring and takes its receive WQEs from the SRQ
- * (TERN_QP_F_SRQ). A kernel QP's CQs must be kernel CQs.
+ * UD and GSI QPs need a device with TERN_RDMA_CAP_UD; the GSI QP is QPN 1. A QP on an SRQ
+ * (@init_attr->srq) has no receive ring and takes its receive WQEs from the SRQ
+ * (TERN_QP_F_SRQ); a kernel QP takes them from a kernel SRQ, a user QP from a user SRQ.
+ * A kernel QP's CQs must be kernel CQs.
  *
- * Return: 0 or a negative errno (-EOPNOTSUPP for other types, kernel QPs on an SRQ and
- * create flags; -EINVAL for capabilities or rings the device cannot take; -ENOSPC when
- * the device has no QP left).
+ * Return: 0 or a negative errno (-EOPNOTSUPP for other types and create flags; -EINVAL
+ * for capabilities or rings the device cannot take, or an SRQ of the other kind; -ENOSPC
+ * when the device has no QP left).
  */
 int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		      struct ib_udata *udata)
@@ -375,7 +385,7 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	u32 qpn;
 	int err;
 
-	if (init_attr->create_flags || init_attr->rwq_ind_tbl || (!udata && init_attr->srq))
+	if (init_attr->create_flags || init_attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	switch (init_attr->qp_type) {
 	case IB_QPT_RC:
@@ -405,11 +415,14 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (qp->kernel && (!to_tcq(init_attr->send_cq)->kbuf.va ||
 			   !to_tcq(init_attr->recv_cq)->kbuf.va))
 		return -EINVAL;
+	if (init_attr->srq && to_tsrq(init_attr->srq)->kernel != qp->kernel)
+		return -EINVAL;
+	INIT_LIST_HEAD(&qp->dying);
 
 	if (udata)
 		err = tern_ib_uqp_rings(dev, qp, udata, !!init_attr->srq, &cap, &in);
 	else
-		err = tern_ib_kqp_rings(dev, qp, &cap, &in);
+		err = tern_ib_kqp_rings(dev, qp, !!init_attr->srq, &cap, &in);
 	if (err)
 		return err;
 
@@ -834,9 +847,13 @@ err:
 int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_srq *srq = ibqp->srq ? to_tsrq(ibqp->srq) : NULL;
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	bool hold;
 
+	/* The receive CQEs poll_cq drops from now on still give their SRQ slots back. */
+	if (qp->kernel && srq)
+		tern_ib_cq_dying(to_tcq(ibqp->recv_cq), qp, true);
 	xa_erase_irq(&dev->qp_xa, qp->qpn);
 	tern_ib_qp_put(qp);
 	wait_for_completion(&qp->free);
@@ -844,9 +861,11 @@ int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	hold = tern_ib_destroy_failed(dev, "QP", qp->qpn, tern_ib_qp_hw_destroy(dev, qp->qpn));
 	if (qp->kernel) {
 		/* poll_cq must not hand out this QP's completions any more. */
-		tern_ib_cq_clean(to_tcq(ibqp->send_cq), qp->qpn);
 		if (ibqp->recv_cq != ibqp->send_cq)
-			tern_ib_cq_clean(to_tcq(ibqp->recv_cq), qp->qpn);
+			tern_ib_cq_clean(to_tcq(ibqp->send_cq), qp->qpn, NULL);
+		tern_ib_cq_clean(to_tcq(ibqp->recv_cq), qp->qpn, srq);
+		if (srq)
+			tern_ib_cq_dying(to_tcq(ibqp->recv_cq), qp, false);
 	}
 	tern_ib_qp_rings_put(dev, qp, hold);
 	mutex_destroy(&qp->lock);
@@ -1136,8 +1155,8 @@ out:
  * Any context. On UD and GSI QPs the first 40 bytes of each receive get the packet's
  * network header (the GRH area).
  *
- * Return: 0, -EINVAL for a QP in RESET or too many SGEs, -ENOMEM when the receive queue is
- * full.
+ * Return: 0, -EINVAL for a QP in RESET or on an SRQ (ib_post_srq_recv() feeds it) or too
+ * many SGEs, -ENOMEM when the receive queue is full.
  */
 int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
@@ -1153,6 +1172,10 @@ int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (!qp->kernel) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
+	}
+	if (ibqp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
 	}
 	spin_lock_irqsave(&qp->krq.lock, flags);
 	pi0 = qp->krq.pi;

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern_ib: shared receive queues (user space). The provider allocates the ring and picks
+ * tern_ib: shared receive queues. For a user SRQ the provider allocates the ring and picks
  * its depth and stride; the driver checks them against the device's limits and the
  * requested capabilities, pins the ring and creates the SRQ bound to the context's UAR. The
- * provider posts receive WQEs and rings TERN_UDB_SRQ itself; this driver arms the limit
- * (modify_srq), reads it back (query_srq) and forwards the SRQ's events.
+ * provider posts receive WQEs and rings TERN_UDB_SRQ itself. A kernel SRQ has its ring in
+ * coherent DMA memory and is bound to the driver's own UAR; post_srq_recv fills it, and
+ * poll_cq gives its slots back (tern_ib_srq_complete()). For both, this driver arms the
+ * limit (modify_srq), reads it back (query_srq) and forwards the SRQ's events.
  */
 
+#include <linux/io.h>
+#include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "tern_ib.h"
@@ -106,17 +110,115 @@ static int tern_ib_srq_check_cmd(struct tern_ib_dev *dev,
 	return 0;
 }
 
+/* A free-running u16 producer index tells at most 0xffff outstanding WQEs apart. */
+#define TERN_IB_SRQ_MAX_WQE	0xffffu
+
+/* Size a kernel SRQ's ring from the requested attributes; report what it really has. */
+static int tern_ib_ksrq_geometry(struct tern_ib_dev *dev, struct tern_ib_srq *srq,
+				 struct ib_srq_attr *attr)
+{
+	const struct tern_cmd_query_rdma_out *c = &dev->caps;
+	u32 log_depth, log_stride;
+
+	if (!attr->max_wr || attr->max_wr > TERN_IB_SRQ_MAX_WQE ||
+	    attr->max_sge > c->max_recv_sge)
+		return -EINVAL;
+	log_depth = max_t(u32, order_base_2(attr->max_wr), 1);
+	log_stride = max_t(u32, order_base_2(sizeof(struct tern_rq_wqe) +
+					     attr->max_sge * sizeof(struct tern_sge)),
+			   TERN_RQ_MIN_LOG_STRIDE);
+	if (log_depth > c->max_srq_log_depth || log_depth > 16 ||
+	    log_stride > TERN_RQ_MAX_LOG_STRIDE)
+		return -EINVAL;
+	srq->log_depth = log_depth;
+	srq->log_stride = log_stride;
+	attr->max_wr = min_t(u32, 1u << log_depth, TERN_IB_SRQ_MAX_WQE);
+	attr->max_sge = min_t(u32, c->max_recv_sge,
+			      ((1u << log_stride) - sizeof(struct tern_rq_wqe)) /
+			      sizeof(struct tern_sge));
+	attr->srq_limit = 0;
+	return 0;
+}
+
+/* The ring of a kernel SRQ, described in @in. */
+static int tern_ib_ksrq_ring(struct tern_ib_dev *dev, struct tern_ib_srq *srq,
+			     struct ib_srq_attr *attr, struct tern_cmd_create_srq_in *in)
+{
+	int err;
+
+	err = tern_ib_ksrq_geometry(dev, srq, attr);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "create_srq: kernel SRQ of %u wr, %u sge not possible\n",
+			  attr->max_wr, attr->max_sge);
+		return err;
+	}
+	err = tern_ib_dma_buf_alloc(dev, &srq->kbuf,
+				    (size_t)1 << (srq->log_depth + srq->log_stride));
+	if (err)
+		return err;
+	spin_lock_init(&srq->klock);
+	srq->pi = 0;
+	atomic_set(&srq->done, 0);
+	in->uar = cpu_to_le16(dev->kuar);
+	in->log_depth = srq->log_depth;
+	in->log_stride = srq->log_stride;
+	tern_ib_dma_buf_desc(&srq->kbuf, &in->mem);
+	return 0;
+}
+
+/* A user SRQ's ring from struct tern_create_srq_cmd: checked, pinned, described in @in. */
+static int tern_ib_usrq_ring(struct tern_ib_dev *dev, struct tern_ib_srq *srq,
+			     struct ib_udata *udata, struct ib_srq_attr *attr,
+			     struct tern_cmd_create_srq_in *in)
+{
+	struct tern_create_srq_cmd cmd = {};
+	struct tern_ib_ucontext *uc;
+	int err;
+
+	err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd),
+				offsetofend(struct tern_create_srq_cmd, log_stride),
+				sizeof(struct tern_create_srq_resp));
+	if (err)
+		return err;
+	err = tern_ib_srq_check_cmd(dev, &cmd, attr);
+	if (err)
+		return err;
+	uc = rdma_udata_to_drv_context(udata, struct tern_ib_ucontext, ibuc);
+
+	err = tern_ib_queue_mem_get(dev, &srq->mem, cmd.buf_va, cmd.buf_len,
+				    (size_t)1 << (cmd.log_depth + cmd.log_stride));
+	if (err)
+		return err;
+	in->uar = cpu_to_le16(uc->uar);
+	in->log_depth = cmd.log_depth;
+	in->log_stride = cmd.log_stride;
+	in->mem = srq->mem.desc;
+	return 0;
+}
+
+/* Release an SRQ's ring; @hold: the device, alive, may still use it (failed destroy). */
+static void tern_ib_srq_ring_put(struct tern_ib_dev *dev, struct tern_ib_srq *srq, bool hold)
+{
+	if (!srq->kernel) {
+		tern_ib_queue_mem_put(dev, &srq->mem, hold);
+		return;
+	}
+	if (hold)
+		return;		/* leaked on purpose: the device may still read there */
+	tern_ib_dma_buf_free(dev, &srq->kbuf);
+}
+
 /**
- * tern_ib_create_srq() - create a user SRQ
+ * tern_ib_create_srq() - create an SRQ
  * @ibsrq: the SRQ
  * @init_attr: basic SRQ, max_wr and max_sge (updated to what the SRQ really has); the
  *	limit is not armed at creation (modify_srq arms it)
  * @udata: struct tern_create_srq_cmd in, struct tern_create_srq_resp out; NULL for kernel
- *	SRQs, which are not supported
+ *	SRQs, whose ring the driver allocates
  *
- * Return: 0 or a negative errno (-EOPNOTSUPP for kernel SRQs, XRC and tag-matching SRQs
- * and a device without SRQs; -EINVAL for sizes or a ring the device cannot take; -ENOSPC
- * when the device has no SRQ left).
+ * Return: 0 or a negative errno (-EOPNOTSUPP for XRC and tag-matching SRQs and a device
+ * without SRQs; -EINVAL for sizes or a ring the device cannot take; -ENOMEM; -ENOSPC when
+ * the device has no SRQ left).
  */
 int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		       struct ib_udata *udata)
@@ -126,27 +228,18 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	struct ib_srq_attr attr = init_attr->attr;
 	struct tern_cmd_create_srq_in in = {};
 	struct tern_create_srq_resp resp = {};
-	struct tern_create_srq_cmd cmd = {};
-	struct tern_ib_ucontext *uc;
 	u32 srqn;
 	int err;
 
-	if (!udata || init_attr->srq_type != IB_SRQT_BASIC ||
+	if (init_attr->srq_type != IB_SRQT_BASIC ||
 	    !(le32_to_cpu(dev->caps.cap_flags) & TERN_RDMA_CAP_SRQ) ||
 	    !le32_to_cpu(dev->caps.max_srq))
 		return -EOPNOTSUPP;
-	err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd),
-				offsetofend(struct tern_create_srq_cmd, log_stride),
-				sizeof(resp));
-	if (err)
-		return err;
-	err = tern_ib_srq_check_cmd(dev, &cmd, &attr);
-	if (err)
-		return err;
-	uc = rdma_udata_to_drv_context(udata, struct tern_ib_ucontext, ibuc);
-
-	err = tern_ib_queue_mem_get(dev, &srq->mem, cmd.buf_va, cmd.buf_len,
-				    (size_t)1 << (cmd.log_depth + cmd.log_stride));
+	srq->kernel = !udata;
+	if (udata)
+		err = tern_ib_usrq_ring(dev, srq, udata, &attr, &in);
+	else
+		err = tern_ib_ksrq_ring(dev, srq, &attr, &in);
 	if (err)
 		return err;
 
@@ -157,14 +250,11 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	srq->max_sge = attr.max_sge;
 
 	in.pdn = cpu_to_le32(to_tpd(ibsrq->pd)->pdn);
-	in.uar = cpu_to_le16(uc->uar);
-	in.log_depth = cmd.log_depth;
-	in.log_stride = cmd.log_stride;
-	in.mem = srq->mem.desc;
 	err = tern_ib_cmd(dev, TERN_CMD_CREATE_SRQ, &in, sizeof(in), NULL, 0, &srqn);
-	tern_ib_queue_mem_done(dev, &srq->mem);
+	if (!srq->kernel)
+		tern_ib_queue_mem_done(dev, &srq->mem);
 	if (err)
-		goto err_mem;
+		goto err_ring;
 	srq->srqn = srqn;
 	if (srqn >= le32_to_cpu(dev->caps.max_srq)) {
 		ibdev_err(&dev->ibdev, "CREATE_SRQ returned SRQN %u (limit %u)\n", srqn,
@@ -178,10 +268,12 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		err = -EIO;
 		goto err_destroy;
 	}
-	resp.srqn = srqn;
-	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_erase;
+	if (udata) {
+		resp.srqn = srqn;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase;
+	}
 	init_attr->attr = attr;
 	return 0;
 
@@ -190,13 +282,13 @@ err_erase:
 	tern_ib_srq_put(srq);
 	wait_for_completion(&srq->free);
 err_destroy:
-	tern_ib_queue_mem_put(dev, &srq->mem,
-			      tern_ib_destroy_failed(dev, "SRQ", srqn,
-						     tern_ib_srq_hw_destroy(dev, srqn)));
+	tern_ib_srq_ring_put(dev, srq,
+			     tern_ib_destroy_failed(dev, "SRQ", srqn,
+						    tern_ib_srq_hw_destroy(dev, srqn)));
 	mutex_destroy(&srq->lock);
 	return err;
-err_mem:
-	tern_ib_queue_mem_put(dev, &srq->mem, false);
+err_ring:
+	tern_ib_srq_ring_put(dev, srq, false);
 	mutex_destroy(&srq->lock);
 	return err;
 }
@@ -295,7 +387,82 @@ int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	hold = tern_ib_destroy_failed(dev, "SRQ", srq->srqn,
 				      tern_ib_srq_hw_destroy(dev, srq->srqn));
-	tern_ib_queue_mem_put(dev, &srq->mem, hold);
+	tern_ib_srq_ring_put(dev, srq, hold);
 	mutex_destroy(&srq->lock);
 	return 0;
+}
+
+/* ----------------------------------------------------------------------------------- */
+/* Kernel data path                                                                      */
+
+/**
+ * tern_ib_srq_complete() - a receive WQE of a kernel SRQ has completed
+ * @srq: the kernel SRQ of the QP whose receive CQE was consumed (or invalidated)
+ *
+ * Any context; called under the lock of the CQ that held the CQE. The device takes an SRQ's
+ * WQEs in ring order, so the oldest slot in use is free again, whichever QP completed.
+ */
+void tern_ib_srq_complete(struct tern_ib_srq *srq)
+{
+	/* Pairs with post_srq_recv's atomic_read_acquire(): the slot is no longer read. */
+	atomic_inc_return_release(&srq->done);
+}
+
+/**
+ * tern_ib_post_srq_recv() - post receive work requests on a kernel SRQ
+ * @ibsrq: the SRQ
+ * @wr: the first work request
+ * @bad_wr: set to the first request not posted, on error
+ *
+ * Any context.
+ *
+ * Return: 0, -EINVAL for too many SGEs or a user SRQ, -ENOMEM when the SRQ is full.
+ */
+int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
+	struct tern_ib_srq *srq = to_tsrq(ibsrq);
+	struct tern_rq_wqe *wqe;
+	struct tern_sge *sge;
+	unsigned long flags;
+	int i, err = 0;
+	u16 pi0;
+
+	if (!srq->kernel) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->klock, flags);
+	pi0 = srq->pi;
+	for (; wr; wr = wr->next) {
+		if ((u16)(srq->pi - (u16)atomic_read_acquire(&srq->done)) >= srq->max_wr) {
+			err = -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			err = -EINVAL;
+			*bad_wr = wr;
+			break;
+		}
+		wqe = srq->kbuf.va + ((size_t)(srq->pi & ((1u << srq->log_depth) - 1)) <<
+				      srq->log_stride);
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = cpu_to_le64(wr->wr_id);
+		wqe->num_sge = wr->num_sge;
+		sge = (struct tern_sge *)(wqe + 1);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
+			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
+			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+		}
+		srq->pi++;
+	}
+	/* writeq() orders the WQEs (coherent memory) before the doorbell. */
+	if (srq->pi != pi0)
+		writeq((srq->srqn & TERN_UDB_OBJ_MASK) | (u64)srq->pi << TERN_UDB_PI_SHIFT,
+		       dev->kdb + TERN_UDB_SRQ);
+	spin_unlock_irqrestore(&srq->klock, flags);
+	return err;
 }

@@ -13,6 +13,7 @@
  *   cq.c        completion queues: user CQs, and kernel CQs with poll_cq/req_notify_cq
  *   qp.c        queue pairs (RC, UD, GSI): create, modify (RoCEv2 path), query, destroy,
  *               and the kernel data path (post_send/post_recv)
+ *   srq.c       shared receive queues: user SRQs, and kernel SRQs with post_srq_recv
  *   counters.c  port hardware counters (rdma statistic)
  *
  * Two kinds of consumers. User space (the provider, rdma-core providers/tern) owns the rings
@@ -37,6 +38,14 @@
  *    erases it from qp_xa and then takes the lock of each of its CQs to invalidate the
  *    CQEs still queued for it, so poll_cq never returns a QP that is gone. Lock order: a
  *    CQ lock is never held while taking a queue lock, nor the reverse.
+ *  - Kernel SRQs: post_srq_recv takes the SRQ's spinlock (tern_ib_srq.klock, irqsave),
+ *    which protects its producer index and ring slots. Slots come back through the receive
+ *    CQEs of the QPs on the SRQ, which may sit on different CQs: poll_cq, under the lock of
+ *    whichever CQ, counts them in tern_ib_srq.done (an atomic with several writers). A
+ *    kernel QP on an SRQ that is being destroyed is put on its receive CQ's dying list
+ *    (under that CQ's lock) before it leaves qp_xa, so a receive CQE poll_cq drops in that
+ *    window still gives its slot back; tern_ib_cq_clean() counts those it invalidates.
+ *    No lock of an SRQ is taken under a CQ lock, nor the reverse.
  *  - Events arrive in hard interrupt context (async EQ: QP, SRQ and CQ events; completion
  *    EQs: CQ completions). The handler looks the object up in tern_ib_dev.qp_xa / cq_xa /
  *    srq_xa under the xarray's lock (IRQ-safe) and takes a reference
@@ -242,6 +251,7 @@ struct tern_ib_ah {
  * @npages: blocks in the page list the device was given (0 for a DMA MR)
  * @pbl_mode: TERN_MEM_DIRECT or TERN_MEM_PAGE_LIST: how that list was handed over
  * (the last three immutable after registration; shown by rdma res show mr -dd)
+ * @access: user MRs: the IB_ACCESS_* flags registered, for a rereg_mr that keeps them
  * @fr_list: fast registration (ib_alloc_mr): the page list REG_MR work requests hand to
  * the device, DMA-contiguous as struct tern_reg_mr_seg requires; unused otherwise
  * @fr_max: entries @fr_list holds (the MR's max_pages at CREATE_MR)
@@ -254,6 +264,7 @@ struct tern_ib_mr {
 	u8 page_shift;
 	u32 npages;
 	u8 pbl_mode;
+	int access;
 	struct tern_ib_dma_buf fr_list;
 	u32 fr_max;
 	u32 fr_n;
@@ -275,8 +286,10 @@ struct tern_ib_mw {
  * @mem: user CQs: the ring and consumer-index record in user memory
  * @kbuf: kernel CQs: the ring, then the consumer-index record, in coherent DMA memory
  * @log_depth: kernel CQs: 2^@log_depth CQEs
- * @lock: kernel CQs: protects @ci and the CI record (see the locking notes above)
+ * @lock: kernel CQs: protects @ci, the CI record and @dying (see the locking notes above)
  * @ci: kernel CQs: CQEs consumed, free-running
+ * @dying: kernel CQs: kernel QPs on an SRQ that receive into this CQ and are being
+ *	destroyed (tern_ib_qp.dying)
  * @refcount: 1 while in @cq_xa plus one per event handler using the CQ
  * @free: completed when @refcount drops to zero
  * @resize_lock: user CQs: serialises resize_cq, which replaces @mem, and modify_cq
@@ -295,6 +308,7 @@ struct tern_ib_cq {
 	u32 log_depth;
 	spinlock_t lock;	/* see above */
 	u32 ci;
+	struct list_head dying;
 	refcount_t refcount;
 	struct completion free;
 	struct mutex resize_lock;	/* see above */
@@ -342,6 +356,9 @@ struct tern_ib_kq {
  * @sgid_index: GID index of the path, for query_qp
  * @refcount: 1 while in @qp_xa plus one per event handler using the QP
  * @free: completed when @refcount drops to zero
+ * @dying: kernel QPs on an SRQ: in tern_ib_cq.dying of the receive CQ from the moment
+ *	destroy_qp erases the QP from @qp_xa until its CQEs are cleaned, so that poll_cq
+ *	still credits the SRQ for the receive CQEs it drops meanwhile (the CQ's lock)
  */
 struct tern_ib_qp {
 	struct ib_qp ibqp;
@@ -361,26 +378,46 @@ struct tern_ib_qp {
 	u8 sgid_index;
 	refcount_t refcount;
 	struct completion free;
+	struct list_head dying;
 };
 
 /**
- * struct tern_ib_srq - a shared receive queue (user space only)
+ * struct tern_ib_srq - a shared receive queue
  * @ibsrq: the RDMA core's SRQ
  * @srqn: the device's number
- * @mem: the ring in user memory
- * @max_wr: WQEs it holds (its depth)
+ * @kernel: a kernel SRQ (ring in @kbuf) rather than a user SRQ (ring in @mem)
+ * @mem: user SRQs: the ring in user memory
+ * @kbuf: kernel SRQs: the ring in coherent DMA memory, 2^@log_depth slots of
+ *	2^@log_stride bytes
+ * @log_depth: kernel SRQs: see @kbuf
+ * @log_stride: kernel SRQs: see @kbuf
+ * @max_wr: WQEs it holds (its depth, at most 0xffff: the producer index is a u16)
  * @max_sge: SGEs a WQE may carry
  * @lock: serialises modify_srq and query_srq
+ * @klock: kernel SRQs: protects @pi and the ring slots (post_srq_recv; irqsave)
+ * @pi: kernel SRQs: WQEs posted, free-running (the doorbell value)
+ * @done: kernel SRQs: receive completions of the QPs on the SRQ, free-running. The device
+ *	takes WQEs in ring order and keeps what it needs of each, so n completions free the
+ *	n oldest slots whichever QPs and CQs they came from; there are several writers (the
+ *	CQ lock of each receive CQ of those QPs: atomic_inc_return_release()), and the poster
+ *	reads it with atomic_read_acquire() under @klock
  * @refcount: 1 while in @srq_xa plus one per event handler using the SRQ
  * @free: completed when @refcount drops to zero
  */
 struct tern_ib_srq {
 	struct ib_srq ibsrq;
 	u32 srqn;
+	bool kernel;
 	struct tern_ib_queue_mem mem;
+	struct tern_ib_dma_buf kbuf;
+	u8 log_depth;
+	u8 log_stride;
 	u32 max_wr;
 	u32 max_sge;
 	struct mutex lock;	/* see above */
+	spinlock_t klock;	/* see above */
+	u16 pi;
+	atomic_t done;
 	refcount_t refcount;
 	struct completion free;
 };
@@ -480,6 +517,9 @@ int tern_ib_dealloc_mw(struct ib_mw *ibmw);
 int tern_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *tern_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
+				    u64 iova, int access, struct ib_pd *ibpd,
+				    struct ib_udata *udata);
 
 /* cq.c */
 int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -490,7 +530,8 @@ void tern_ib_cq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe);
 int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-void tern_ib_cq_clean(struct tern_ib_cq *cq, u32 qpn);
+void tern_ib_cq_clean(struct tern_ib_cq *cq, u32 qpn, struct tern_ib_srq *srq);
+void tern_ib_cq_dying(struct tern_ib_cq *cq, struct tern_ib_qp *qp, bool add);
 
 /* qp.c */
 int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -520,6 +561,9 @@ int tern_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
 int tern_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+void tern_ib_srq_complete(struct tern_ib_srq *srq);
 void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 
 /* counters.c */
