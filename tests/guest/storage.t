@@ -28,11 +28,19 @@ Each part's wall time is printed (t.diag), and the sizes are small (far smaller 
 kernel): the suite's budget is tight.
 
 TERN_RDMA_TARGET=tern|rxe as in cm.t: tern (tern_ib's tern0 on the tern NIC) or Soft-RoCE
-(rdma_rxe's rxe0 on the virtio-net NIC of the same guests, the reference). Over a device
-that does not advertise fast registration (IB_DEVICE_MEM_MGT_EXTENSIONS, "MEM_MGT_EXTENSIONS"
-in ibv_devinfo -v), which nvme-rdma and xprtrdma require, the test skips with that reason;
-with it advertised, any failure of the RDMA path fails. Missing tools or modules in the guest
-image (scripts/guest/storage-files.txt) skip the part that needs them.
+(rdma_rxe's rxe0 on the virtio-net NIC of the same guests, the reference). HOST+TARGET mixes
+them on one segment (node0's kind first, as rdmatest.Target labels it): rxe+tern is a
+Soft-RoCE NVMe host and NFS client against a tern target and server (tests/interop/storage.t).
+
+Fast registration: nvme-rdma and xprtrdma (the host and the client) register memory with
+it, and nvmet-rdma answers a host that asked for remote invalidation with SEND_WITH_INV:
+both are memory management extensions (IB_DEVICE_MEM_MGT_EXTENSIONS, "MEM_MGT_EXTENSIONS" in
+ibv_devinfo -v). svcrdma does without them (plain SENDs). So NVMe-oF needs them on both
+sides and NFS on the client's; a part whose devices do not advertise them skips with that
+reason (today tern's: the whole file skips over tern, and rxe+tern runs NFS only). Advertised,
+any failure of the RDMA path fails. TERN_STORAGE_FORCE=1 runs every part anyway (to see what
+fails while fast registration is being written). Missing tools or modules in the guest image
+(scripts/guest/storage-files.txt) skip the part that needs them.
 """
 
 import json
@@ -51,13 +59,19 @@ from ternlib import check_kernel_clean, wait_for  # noqa: E402
 import rdmatest as rt  # noqa: E402
 
 KIND = os.environ.get("TERN_RDMA_TARGET", "tern")
+KINDS = KIND.split("+") if "+" in KIND else [KIND, KIND]   # node0 (host), node1 (target)
+NIC = {"tern": "tern", "rxe": "virtio"}
 
 t = Tap()
-if KIND not in ("tern", "rxe"):
-    t.abort("TERN_RDMA_TARGET must be tern or rxe, not %r" % KIND)
+if len(KINDS) != 2 or any(k not in NIC for k in KINDS):
+    t.abort("TERN_RDMA_TARGET must be tern, rxe or HOST+TARGET of them, not %r" % KIND)
+MIXED = KINDS[0] != KINDS[1]
 T0 = time.monotonic()
-c = Cluster(nodes=2, wires=[Wire("tern"), "virtio"], initrd_image="storage",
-            name="storage" if KIND == "tern" else "storage-rxe")
+# one kind: tern's NIC on wire 0 and virtio-net (for rxe) on wire 1, as in cm.t; mixed: one
+# segment with each guest's NIC for its kind, as in tests/interop/rxe.t
+c = Cluster(nodes=2, wires=[Wire([NIC[k] for k in KINDS])] if MIXED else [Wire("tern"),
+                                                                              "virtio"],
+            initrd_image="storage", name="storage" + ("" if KIND == "tern" else "-" + KIND))
 try:
     c.boot()
 except HarnessError as e:
@@ -86,8 +100,8 @@ NFS_PORT = 20049
 CFS = "/sys/kernel/config/nvmet"
 
 host, tgt = c[0], c[1]                # NVMe host / NFS client; NVMe target / NFS server
-target = rt.Target(c, KIND, 0 if KIND == "tern" else 1)
-dev = target.ibdev
+target = rt.Target(c, KINDS, 0 if MIXED or KIND == "tern" else 1)
+dev = target.ibdev or "/".join(target.ibdev_of(n) for n in c)
 times = []                            # (part, seconds) for the summary
 
 
@@ -563,24 +577,46 @@ try:
         except (rt.RdmaError, HarnessError) as e:
             t.ok(False, "%s comes up on both guests" % dev, str(e))
     if ready:
+        if MIXED:
+            # as tests/interop/rxe.t: rdma_cm's RoCE mode set to v2 on the Soft-RoCE side
+            for n in c:
+                if target.kind_of(n) == "rxe":
+                    rt.load_rdma_cm(n)
+                    mode, _ = rt.cm_roce_mode(n, target.ibdev_of(n), "RoCE v2")
+                    t.diag("%s: rdma_cm default RoCE mode for %s: %s" % (
+                        n.name, target.ibdev_of(n), mode))
+        frwr = {}
         for n in c:
-            frwr, r = has_frwr(n)
-            if not frwr:
-                t.skip_all("%s on %s does not advertise fast registration (no "
-                           "MEM_MGT_EXTENSIONS in ibv_devinfo -v): nvme-rdma and xprtrdma "
-                           "need it (%s)" % (target.ibdev_of(n), n.name,
-                                             "ibv_devinfo rc %s" % r.rc if r.rc else
-                                             "device_cap_flags without it"))
-        t.ok(True, "%s on both guests advertises fast registration (MEM_MGT_EXTENSIONS)" %
-             dev)
+            frwr[n.index], r = has_frwr(n)
+            t.diag("%s: %s %s fast registration (MEM_MGT_EXTENSIONS in ibv_devinfo -v)%s" % (
+                n.name, target.ibdev_of(n), "advertises" if frwr[n.index] else
+                "does not advertise", "" if r.rc == 0 else ": ibv_devinfo rc %s" % r.rc))
+
+        def no_frwr(nodes, who):
+            lack = ["%s on %s" % (target.ibdev_of(n), n.name) for n in nodes
+                    if not frwr[n.index]]
+            if lack and os.environ.get("TERN_STORAGE_FORCE") == "1":
+                t.diag("TERN_STORAGE_FORCE=1: running anyway without fast registration on %s"
+                       % ", ".join(lack))
+                return None
+            return ("%s: no fast registration (MEM_MGT_EXTENSIONS), which %s" % (
+                ", ".join(lack), who)) if lack else None
+        nvme_skip = ("not in the guest image: %s" % " ".join(nvme_missing)
+                     if nvme_missing else
+                     no_frwr([host, tgt], "nvme-rdma registers memory with and nvmet-rdma "
+                             "answers with (SEND_WITH_INV)"))
+        nfs_skip = ("not in the guest image: %s" % " ".join(nfs_missing) if nfs_missing else
+                    no_frwr([host], "xprtrdma registers memory with"))
+        if nvme_skip and nfs_skip:
+            t.skip_all("NVMe-oF: %s; NFS over RDMA: %s" % (nvme_skip, nfs_skip))
         nfs_up = False
-        if nfs_missing:
-            t.skip("NFS over RDMA", "not in the guest image: %s" % " ".join(nfs_missing))
+        if nfs_skip:
+            t.skip("NFS over RDMA", nfs_skip)
         else:
             with Part("NFS: server start"):
                 nfs_up = nfs_server()
-        if nvme_missing:
-            t.skip("NVMe over Fabrics", "not in the guest image: %s" % " ".join(nvme_missing))
+        if nvme_skip:
+            t.skip("NVMe over Fabrics", nvme_skip)
         else:
             nvme_part()
         if nfs_up:
