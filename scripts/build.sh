@@ -92,10 +92,13 @@ for f in $flavours; do
 		step "guest kernel" "$TERN_TOP/scripts/guest-kernel.sh" >/dev/null
 		step "provider" "$TERN_TOP/scripts/build-provider.sh" >/dev/null
 		step "initramfs" "$TERN_TOP/scripts/mkinitramfs.sh" >/dev/null
+		step "initramfs (storage)" "$TERN_TOP/scripts/mkinitramfs.sh" --image storage >/dev/null
 	else
 		step "debug kernel" "$TERN_TOP/scripts/build-debug-kernel.sh" >/dev/null
 		step "kernel modules (debug)" debug_modules
 		step "provider" "$TERN_TOP/scripts/build-provider.sh" >/dev/null
 		step "initramfs (debug)" "$TERN_TOP/scripts/mkinitramfs.sh" --debug >/dev/null
+		step "initramfs (debug, storage)" "$TERN_TOP/scripts/mkinitramfs.sh" --debug \
+			--image storage >/dev/null
 	fi
 done

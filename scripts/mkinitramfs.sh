@@ -10,6 +10,10 @@
 #   scripts/guest/extra-files.txt, $TERN_OUT/initramfs.d/*.list,
 #   $TERN_INITRAMFS_EXTRA (colon-separated list files), and list files given as arguments.
 # The format is described in scripts/guest/extra-files.txt. TERN_GUEST_MODULES adds modules.
+# --image NAME: a larger image for the tests that need it: everything above plus
+# scripts/guest/NAME-files.txt, into initramfs-NAME.cpio.gz next to the default one (e.g.
+# --image storage: NVMe-oF, NFS and fio, about 100 MB that every other guest would otherwise
+# unpack at boot). Tests ask for it with Cluster(initrd_image=NAME).
 #
 # Rebuilds only when an input changed (paths, sizes and mtimes are hashed); -f forces it.
 set -euo pipefail
@@ -18,15 +22,24 @@ set -euo pipefail
 
 force=0
 flavour=stock
+image=
 [ "${TERN_KERNEL:-}" = debug ] && flavour=debug
 lists=("$TERN_TOP/scripts/guest/extra-files.txt")
-for arg in "$@"; do
-	case "$arg" in
+while [ $# -gt 0 ]; do
+	case "$1" in
 	-f|--force) force=1 ;;
 	--debug) flavour=debug ;;
-	-h|--help) sed -n '2,15p' "$0"; exit 0 ;;
-	*) [ -r "$arg" ] || die "no such list file: $arg"; lists+=("$arg") ;;
+	--image)
+		[ $# -ge 2 ] || die "--image needs a name"
+		image=$2
+		shift
+		[ -r "$TERN_TOP/scripts/guest/$image-files.txt" ] ||
+			die "no scripts/guest/$image-files.txt for --image $image"
+		;;
+	-h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+	*) [ -r "$1" ] || die "no such list file: $1"; lists+=("$1") ;;
 	esac
+	shift
 done
 shopt -s nullglob
 lists+=("$TERN_OUT"/initramfs.d/*.list)
@@ -34,6 +47,7 @@ if [ -n "${TERN_INITRAMFS_EXTRA:-}" ]; then
 	IFS=: read -r -a more <<< "$TERN_INITRAMFS_EXTRA"
 	lists+=("${more[@]}")
 fi
+[ -z "$image" ] || lists+=("$TERN_TOP/scripts/guest/$image-files.txt")
 
 if [ $flavour = debug ]; then
 	kdir=$("$TERN_TOP/scripts/build-debug-kernel.sh")
@@ -49,8 +63,8 @@ mkdir -p "$fout"
 # One build at a time per output dir (tests running in parallel all call this).
 exec 9> "$fout/initramfs.lock"
 timeout 600 flock 9 || die "timed out waiting for $fout/initramfs.lock"
-out=$fout/initramfs.cpio.gz
-stamp=$fout/initramfs.stamp
+out=$fout/initramfs${image:+-$image}.cpio.gz
+stamp=$fout/initramfs${image:+-$image}.stamp
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 # --- the guest agent: a small static binary ------------------------------------------------

@@ -19,6 +19,9 @@ pkgs=(
 	# run Debian's libibverbs, its utilities, perftest and Soft-RoCE's provider
 	cmake libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	rdma-core
+	# storage over RDMA in guests (tests/guest/storage.t): NVMe-oF host tools, fio, and the
+	# NFS server and client userland (exportfs, rpc.mountd, rpc.nfsd, mount.nfs4)
+	nvme-cli fio nfs-kernel-server nfs-common netbase
 	# debug guest kernel (scripts/build-debug-kernel.sh)
 	ccache
 	# decoding captured RoCEv2 traffic (bench/loss.py and tests looking at the wire)

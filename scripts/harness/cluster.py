@@ -290,7 +290,8 @@ class Cluster:
     ``$TERN_OUT/runs/<name>-<timestamp>-<pid>`` (default: the running script's name).
     ``memory`` (MiB), ``append`` (extra kernel command line), ``qemu_args`` (extra QEMU
     arguments for every guest; $TERN_QEMU_ARGS adds more), ``qemu``/``kernel``/``initrd``
-    override the defaults from :mod:`harness.paths`. ``switch``: a factory for switched wires,
+    override the defaults from :mod:`harness.paths`; ``initrd_image``: a named larger
+    initramfs (:func:`harness.paths.guest_initrd`, e.g. ``"storage"`` with fio). ``switch``: a factory for switched wires,
     called as ``switch(wire, ports, result_dir)`` with ``ports`` mapping node index to the
     unix socket path it must listen on for that guest (every QEMU connects as a client); it
     returns an object with ``close()``, and the cluster waits for the sockets to exist.
@@ -302,7 +303,7 @@ class Cluster:
 
     def __init__(self, nodes=2, wires=("virtio",), name=None, memory=None, append="",
                  qemu=None, kernel=None, initrd=None, qemu_args=(), boot_timeout=None,
-                 switch=None, kernel_flavour=None):
+                 switch=None, kernel_flavour=None, initrd_image=None):
         self.name = name or _default_name()
         self.n = nodes
         self.flavour = paths.flavour(kernel_flavour)
@@ -311,6 +312,7 @@ class Cluster:
         self.qemu = qemu
         self.kernel = kernel
         self.initrd = initrd
+        self.initrd_image = initrd_image
         self.qemu_args = list(qemu_args) + shlex.split(os.environ.get("TERN_QEMU_ARGS", ""))
         self.boot_timeout = boot_timeout or BOOT_TIMEOUT[self.flavour]
         self.switch_factory = switch
@@ -364,7 +366,7 @@ class Cluster:
         self._started = True
         qemu = self.qemu or paths.qemu_binary()
         kernel = self.kernel or paths.guest_kernel(self.flavour)
-        initrd = self.initrd or paths.guest_initrd(self.flavour)
+        initrd = self.initrd or paths.guest_initrd(self.flavour, self.initrd_image)
         t0 = time.monotonic()
         deadline = t0 + self.boot_timeout
         runs = os.environ.get("TERN_RUNS") or os.path.join(paths.OUT, "runs")

@@ -59,9 +59,14 @@ def guest_kernel(flav=None):
     return os.path.join(root, "boot", "vmlinuz-" + os.path.basename(root))
 
 
-def guest_initrd(flav=None):
+def guest_initrd(flav=None, image=None):
     """The guest initramfs: $TERN_INITRD, else scripts/mkinitramfs.sh [--debug] (rebuilt if
-    stale)."""
-    if os.environ.get("TERN_INITRD"):
+    stale). ``image``: a named larger image instead (``mkinitramfs.sh --image NAME``: the
+    default contents plus scripts/guest/NAME-files.txt), which $TERN_INITRD does not
+    replace."""
+    if os.environ.get("TERN_INITRD") and not image:
         return os.environ["TERN_INITRD"]
-    return _script("mkinitramfs.sh", *(["--debug"] if flavour(flav) == "debug" else []))
+    args = ["--debug"] if flavour(flav) == "debug" else []
+    if image:
+        args += ["--image", image]
+    return _script("mkinitramfs.sh", *args)

@@ -1,0 +1,637 @@
+#!/usr/bin/python3
+"""The kernel's storage stack over RDMA between two guests: NVMe over Fabrics (nvmet and
+nvmet-rdma on node1, nvme-rdma with Debian's nvme-cli on node0) and NFS over RDMA (nfsd
+listening on RDMA port 20049 on node1, an NFSv4 mount with -o rdma,port=20049 on node0).
+These are kernel ULPs: their QPs, CQs and MRs are the driver's kernel verbs, and both hosts
+(nvme-rdma, xprtrdma) register memory with fast registration (IB_WR_REG_MR, LOCAL_INV,
+SEND_WITH_INV).
+
+- NVMe-oF: a subsystem with two namespaces (null_blk, and brd's /dev/ram0 whose bytes are
+  read back on the target) behind an RDMA port on node1's address, trsvcid 4420, set up
+  through configfs; nvme discover and nvme connect on node0; fio with crc32c verification
+  (4 KiB random and 128 KiB sequential writes, every block read back and checked, direct
+  I/O); a pattern written through NVMe-oF is found byte for byte in /dev/ram0 on the target
+  and one written there is read back through NVMe-oF; nvme disconnect leaves no QP and no
+  rdma_cm ID behind on either side. Then the RDMA device goes away and comes back under live
+  controllers, on each side in turn: on the target (the host reconnects by itself once the
+  port listens again) and on the host (nvme-rdma deletes its controller; nvme connect
+  again); the data written before is still there and fio verifies again.
+- NFS over RDMA: nfsd exports a tmpfs directory; "rdma 20049" is added to
+  /proc/fs/nfsd/portlist; node0 mounts it over RDMA (proto=rdma in /proc/mounts, "xprt:
+  rdma" in mountstats, an RC QP while mounted), writes files (buffered and O_DIRECT) whose
+  SHA-256 must match on the server, reads them back after dropping its caches, reads a file
+  the server wrote, unmounts; nothing is left behind once the server stops.
+- The kernel log stays clean (check_kernel_clean: KASAN, lockdep, kmemleak on the debug
+  kernel; hung tasks).
+
+Each part's wall time is printed (t.diag), and the sizes are small (far smaller on the debug
+kernel): the suite's budget is tight.
+
+TERN_RDMA_TARGET=tern|rxe as in cm.t: tern (tern_ib's tern0 on the tern NIC) or Soft-RoCE
+(rdma_rxe's rxe0 on the virtio-net NIC of the same guests, the reference). HOST+TARGET mixes
+them on one segment (node0's kind first, as rdmatest.Target labels it): rxe+tern is a
+Soft-RoCE NVMe host and NFS client against a tern target and server (tests/interop/storage.t).
+
+Fast registration: nvme-rdma and xprtrdma (the host and the client) register memory with
+it, and nvmet-rdma answers a host that asked for remote invalidation with SEND_WITH_INV:
+both are memory management extensions (IB_DEVICE_MEM_MGT_EXTENSIONS, "MEM_MGT_EXTENSIONS" in
+ibv_devinfo -v). svcrdma does without them (plain SENDs). So NVMe-oF needs them on both
+sides and NFS on the client's; a part whose devices do not advertise them skips with that
+reason (today tern's: the whole file skips over tern, and rxe+tern runs NFS only). Advertised,
+any failure of the RDMA path fails. TERN_STORAGE_FORCE=1 runs every part anyway (to see what
+fails while fast registration is being written). Missing tools or modules in the guest image
+(scripts/guest/storage-files.txt) skip the part that needs them.
+"""
+
+import json
+import os
+import re
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(TOP, "tests", "lib"), os.path.join(TOP, "scripts"),
+                os.path.join(TOP, "tests", "rdma")]
+
+from tap import Tap  # noqa: E402
+from harness import Cluster, HarnessError, Wire  # noqa: E402
+from ternlib import check_kernel_clean, wait_for  # noqa: E402
+import rdmatest as rt  # noqa: E402
+
+KIND = os.environ.get("TERN_RDMA_TARGET", "tern")
+KINDS = KIND.split("+") if "+" in KIND else [KIND, KIND]   # node0 (host), node1 (target)
+NIC = {"tern": "tern", "rxe": "virtio"}
+
+t = Tap()
+if len(KINDS) != 2 or any(k not in NIC for k in KINDS):
+    t.abort("TERN_RDMA_TARGET must be tern, rxe or HOST+TARGET of them, not %r" % KIND)
+MIXED = KINDS[0] != KINDS[1]
+T0 = time.monotonic()
+# one kind: tern's NIC on wire 0 and virtio-net (for rxe) on wire 1, as in cm.t; mixed: one
+# segment with each guest's NIC for its kind, as in tests/interop/rxe.t
+c = Cluster(nodes=2, wires=[Wire([NIC[k] for k in KINDS])] if MIXED else [Wire("tern"),
+                                                                              "virtio"],
+            initrd_image="storage", name="storage" + ("" if KIND == "tern" else "-" + KIND))
+try:
+    c.boot()
+except HarnessError as e:
+    t.abort("cluster did not boot: %s" % e)
+
+DEBUG = c.flavour == "debug"
+MIB = 1 << 20
+# --- how much moves (the debug kernel runs guest code 3-5x slower; Soft-RoCE moves a few MB/s
+# under TCG) ---
+# brd's /dev/ram0, namespace 2: regions for fio's sequential and random jobs and the patterns
+RAM_MIB = 32 if DEBUG else 64
+SEQ_MIB = 8 if DEBUG else 32          # 128 KiB sequential writes, then verified
+RAND_MIB = 2 if DEBUG else 8          # 4 KiB random writes, then verified
+AGAIN_MIB = 1 if DEBUG else 2         # 4 KiB random again after each device reload
+PAT_MIB = 1 if DEBUG else 2           # host -> target pattern (and target -> host: 1 MiB)
+SEQ_OFF, RAND_OFF = 0, SEQ_MIB
+AGAIN_OFF = RAND_OFF + RAND_MIB
+PAT_OFF = RAM_MIB - PAT_MIB - 1       # MiB; the target's pattern in the last MiB
+BACK_OFF = RAM_MIB - 1
+NFS_MIB = 2 if DEBUG else 8           # per file
+TIMEOUT = 900 if DEBUG else 300       # bound of one I/O step (fio, a copy)
+
+NQN = "nqn.2026-12.io.tern:storage-test"
+NVME_PORT = 4420
+NFS_PORT = 20049
+CFS = "/sys/kernel/config/nvmet"
+
+host, tgt = c[0], c[1]                # NVMe host / NFS client; NVMe target / NFS server
+target = rt.Target(c, KINDS, 0 if MIXED or KIND == "tern" else 1)
+dev = target.ibdev or "/".join(target.ibdev_of(n) for n in c)
+times = []                            # (part, seconds) for the summary
+
+
+class Part:
+    """Times a part of the test and prints its wall time."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self.t0 = time.monotonic()
+        return self
+
+    def __exit__(self, *exc):
+        secs = time.monotonic() - self.t0
+        times.append((self.name, secs))
+        t.diag("time: %s: %.1f s (%s kernel, %s)" % (self.name, secs, c.flavour, KIND))
+
+
+def sh(node, script, timeout=120):
+    """Run a shell script (``set -e``) on ``node``; returns the Result."""
+    return node.run("set -e\n" + script, timeout=timeout)
+
+
+def out(r):
+    """A Result's output for diagnostics."""
+    return "rc %s, %.1f s: %s\n%s%s" % (r.rc, r.duration, r.cmd[-400:], r.stdout[-3000:],
+                                       ("\nstderr: " + r.stderr[-2000:]) if r.stderr.strip()
+                                       else "")
+
+
+def missing(node, commands, modules):
+    """What of ``commands`` and ``modules`` the guest image lacks (a list of names)."""
+    script = "".join("command -v %s >/dev/null || echo %s\n" % (x, x) for x in commands)
+    script += "".join("modinfo -F filename %s >/dev/null 2>&1 || echo %s.ko\n" % (m, m)
+                      for m in modules)
+    return node.run(script, timeout=60).stdout.split()
+
+
+def has_frwr(node):
+    """Whether ``node``'s RDMA device advertises fast registration (memory management
+    extensions: IB_DEVICE_MEM_MGT_EXTENSIONS, which nvme-rdma and xprtrdma require)."""
+    r = node.run("ibv_devinfo -v -d %s" % target.ibdev_of(node), timeout=60)
+    return r.rc == 0 and re.search(r"^\s+MEM_MGT_EXTENSIONS\s*$", r.stdout, re.M), r
+
+
+# --- RDMA resources: what the ULPs leave behind ------------------------------------------
+
+def rc_qps(node):
+    """The RC QPs on ``node`` (lines of ``rdma res show qp``): kernel ULPs' connections."""
+    r = node.run("rdma res show qp", timeout=30)
+    return [ln.strip() for ln in r.stdout.splitlines() if re.search(r"\btype RC\b", ln)]
+
+
+def cm_ids(node, comm=None):
+    """rdma_cm IDs on ``node`` (lines of ``rdma res show cm_id``), of ``comm`` if given."""
+    r = node.run("rdma res show cm_id", timeout=30)
+    return [ln.strip() for ln in r.stdout.splitlines() if ln.strip() and
+            (comm is None or "comm [%s]" % comm in ln)]
+
+
+def nothing_left(node, what, allowed=()):
+    """One TAP line: no RC QP and no rdma_cm ID other than the ``allowed`` regexes (the
+    listeners still wanted) on ``node`` within 30 s (a target tears down asynchronously)."""
+    def left():
+        ids = [ln for ln in cm_ids(node) if not any(re.search(a, ln) for a in allowed)]
+        return rc_qps(node) + ids
+    gone = wait_for(lambda: not left(), timeout=30, interval=1)
+    return t.ok(gone, "%s: %s: no RC QP and no rdma_cm ID left (rdma res show qp, cm_id)" %
+                (node.name, what), *left())
+
+
+# the target's listeners, which stay: nvmet-rdma's port, svcrdma's while nfsd runs
+LISTENERS = [r"LISTEN.*comm \[nvmet_rdma\]", r"LISTEN.*comm \[rpcrdma\]"]
+
+
+def listening(node, comm, port):
+    return [ln for ln in cm_ids(node, comm) if "state LISTEN" in ln and
+            re.search(r"src-addr \S*:%d\b" % port, ln)]
+
+
+# --- NVMe-oF ---------------------------------------------------------------------------------
+
+def target_setup():
+    """nvmet on node1: a null_blk and a brd namespace, an RDMA port on its address."""
+    s = "%s/subsystems/%s" % (CFS, NQN)
+    return sh(tgt, """
+modprobe nvmet_rdma
+modprobe null_blk nr_devices=1 gb=1
+modprobe brd rd_nr=1 rd_size=%(kib)d max_part=0
+grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config
+mkdir %(s)s
+echo 1 > %(s)s/attr_allow_any_host
+mkdir %(s)s/namespaces/1
+echo -n /dev/nullb0 > %(s)s/namespaces/1/device_path
+echo 1 > %(s)s/namespaces/1/enable
+mkdir %(s)s/namespaces/2
+echo -n /dev/ram0 > %(s)s/namespaces/2/device_path
+echo 1 > %(s)s/namespaces/2/enable
+mkdir %(cfs)s/ports/1
+echo rdma > %(cfs)s/ports/1/addr_trtype
+echo ipv4 > %(cfs)s/ports/1/addr_adrfam
+echo %(addr)s > %(cfs)s/ports/1/addr_traddr
+echo %(port)d > %(cfs)s/ports/1/addr_trsvcid
+ln -s %(s)s %(cfs)s/ports/1/subsystems/%(nqn)s
+""" % dict(kib=RAM_MIB * 1024, s=s, cfs=CFS, addr=target.ip(tgt), port=NVME_PORT, nqn=NQN))
+
+
+def port_reenable():
+    """Disable and enable nvmet's port 1 (the subsystem's link in it): what an admin does
+    to make nvmet-rdma listen again."""
+    return sh(tgt, "rm %(cfs)s/ports/1/subsystems/%(nqn)s\n"
+              "ln -s %(cfs)s/subsystems/%(nqn)s %(cfs)s/ports/1/subsystems/%(nqn)s" %
+              dict(cfs=CFS, nqn=NQN))
+
+
+CONNECT = "nvme connect -t rdma -n %s -a %%s -s %d --reconnect-delay=2" % (NQN, NVME_PORT)
+
+
+def controllers():
+    """node0's NVMe controllers of our subsystem: {name: {"transport", "state", "address"}}."""
+    r = host.run("for c in /sys/class/nvme/nvme*; do [ -e $c/subsysnqn ] || continue; "
+                 "echo \"${c##*/}|$(cat $c/subsysnqn)|$(cat $c/transport)|$(cat $c/state)|"
+                 "$(cat $c/address)\"; done", timeout=30)
+    ctrls = {}
+    for ln in r.stdout.splitlines():
+        f = ln.split("|")
+        if len(f) == 5 and f[1] == NQN:
+            ctrls[f[0]] = {"transport": f[2], "state": f[3], "address": f[4]}
+    return ctrls
+
+
+def namespaces():
+    """node0's block devices of our subsystem: {nsid: (name, bytes)}."""
+    r = host.run("for d in /sys/block/nvme*; do [ -e $d/device/subsysnqn ] || continue; "
+                 "echo \"${d##*/}|$(cat $d/nsid)|$(cat $d/size)|$(cat $d/device/subsysnqn)\"; "
+                 "done", timeout=30)
+    ns = {}
+    for ln in r.stdout.splitlines():
+        f = ln.split("|")
+        if len(f) == 4 and f[3] == NQN and f[1].isdigit() and f[2].isdigit():
+            ns[int(f[1])] = (f[0], int(f[2]) * 512)
+    return ns
+
+
+def connect(what):
+    """nvme connect, then wait for both namespaces; TAP line. Returns the /dev path of
+    namespace 2 (brd) or None."""
+    r = host.run(CONNECT % target.ip(tgt), timeout=120)
+    ns = {}
+    if r.rc == 0:
+        ns = wait_for(lambda: (lambda n: len(n) >= 2 and n)(namespaces()), timeout=60,
+                      interval=1) or namespaces()
+    ctrls = controllers()
+    good = r.rc == 0 and len(ctrls) == 1 and ns and 1 in ns and 2 in ns and \
+        ns[2][1] == RAM_MIB * MIB and all(v["transport"] == "rdma" for v in ctrls.values())
+    t.ok(good, "node0: %s: nvme connect -t rdma -a %s -s %d: %s, namespaces %s (%.1f s)" % (
+        what, target.ip(tgt), NVME_PORT,
+        ", ".join("%s %s %s" % (k, v["transport"], v["state"]) for k, v in ctrls.items()) or
+        "no controller",
+        ", ".join("%d: %s %d MiB" % (k, v[0], v[1] // MIB) for k, v in sorted(ns.items()))
+        if ns else "none", r.duration), out(r), "dmesg:\n" + dmesg_tail(host))
+    return "/dev/%s" % ns[2][0] if good else None
+
+
+def dmesg_tail(node, n=15):
+    return node.run("dmesg | tail -n %d" % n, timeout=30).stdout
+
+
+def fio(devpath, name, rw, bs, off_mib, mib, iodepth):
+    """fio with crc32c verification of every block it wrote; one TAP line."""
+    cmd = ("fio --name=%s --filename=%s --direct=1 --ioengine=libaio --iodepth=%d --rw=%s "
+           "--bs=%s --offset=%dM --size=%dM --verify=crc32c --do_verify=1 --verify_fatal=1 "
+           "--output-format=json" % (name, devpath, iodepth, rw, bs, off_mib, mib))
+    r = host.run(cmd, timeout=TIMEOUT + 60)
+    job, err = None, ""
+    try:
+        job = json.loads(r.stdout[r.stdout.index("{"):])["jobs"][0]
+    except (ValueError, KeyError, IndexError) as e:
+        err = "fio's JSON: %s" % e
+    want = mib * MIB
+    wrote = job["write"]["io_bytes"] if job else 0
+    read = job["read"]["io_bytes"] if job else 0
+    good = r.rc == 0 and job is not None and job["error"] == 0 and wrote == want and \
+        read == want
+    t.ok(good, "fio %s (%s, bs %s, iodepth %d, direct) %d MiB at %d MiB on %s, crc32c verify: "
+         "%d MiB written, %d MiB read back and verified, error %s (%.1f s, %.2f MB/s)" % (
+             name, rw, bs, iodepth, mib, off_mib, devpath, wrote // MIB, read // MIB,
+             job["error"] if job else "?", r.duration, 2 * want / 1e6 / max(r.duration, 0.1)),
+         out(r), err)
+    return good
+
+
+def make_pattern(node, path, mib):
+    """Random bytes in a file on ``node``; returns their SHA-256."""
+    r = sh(node, "dd if=/dev/urandom of=%s bs=1M count=%d 2>/dev/null\nsha256sum %s" % (
+        path, mib, path), timeout=120)
+    return r.stdout.split()[0] if r.rc == 0 and r.stdout.strip() else None
+
+
+def sha_of(node, devpath, off_mib, mib):
+    """SHA-256 of ``mib`` MiB at ``off_mib`` of a block device, read with O_DIRECT (no page
+    cache: what the device holds now)."""
+    r = sh(node, "dd if=%s bs=1M skip=%d count=%d iflag=direct 2>/dev/null | sha256sum" % (
+        devpath, off_mib, mib), timeout=TIMEOUT)
+    return (r.stdout.split()[0] if r.rc == 0 and r.stdout.strip() else None), r
+
+
+def check_pattern(devpath, sha, what):
+    """The host's pattern at PAT_OFF, read through NVMe-oF; TAP line."""
+    got, r = sha_of(host, devpath, PAT_OFF, PAT_MIB)
+    t.ok(got == sha, "node0: %s: the %d MiB pattern reads back intact through NVMe-oF "
+         "(sha256 %s)" % (what, PAT_MIB, (got or "?")[:16]), out(r), "want %s" % sha)
+
+
+def disconnect(what):
+    r = host.run("nvme disconnect -n %s" % NQN, timeout=120)
+    gone = wait_for(lambda: not controllers(), timeout=30, interval=1)
+    return t.ok(r.rc == 0 and "disconnected 1 controller" in r.stdout and gone,
+                "node0: %s: nvme disconnect -n %s: %s (%.1f s)" % (
+                    what, NQN, r.stdout.strip() or r.stderr.strip(), r.duration), out(r),
+                "controllers left: %r" % controllers())
+
+
+def nvme_part():
+    with Part("NVMe-oF: target set up, discover, connect"):
+        r = target_setup()
+        t.ok(r.rc == 0, "node1: nvmet through configfs: subsystem %s, namespace 1 null_blk, "
+             "namespace 2 brd /dev/ram0 (%d MiB), port 1 rdma %s:%d" % (
+                 NQN, RAM_MIB, target.ip(tgt), NVME_PORT), out(r))
+        if r.rc != 0:
+            return
+        lst = wait_for(lambda: listening(tgt, "nvmet_rdma", NVME_PORT), timeout=30)
+        t.ok(lst, "node1: nvmet-rdma listens on %s:%d (rdma res show cm_id)" % (
+            target.ip(tgt), NVME_PORT), "\n".join(cm_ids(tgt)))
+        r = sh(host, "modprobe nvme_rdma\nmkdir -p /etc/nvme\n"
+               "echo nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid) "
+               "> /etc/nvme/hostnqn\ncat /proc/sys/kernel/random/uuid > /etc/nvme/hostid")
+        t.ok(r.rc == 0, "node0: nvme-rdma loaded, host NQN and ID in /etc/nvme", out(r))
+        r = host.run("nvme discover -t rdma -a %s -s %d" % (target.ip(tgt), NVME_PORT),
+                     timeout=120)
+        entries = [e for e in r.stdout.split("=====Discovery Log Entry")
+                   if re.search(r"^subnqn:\s+%s\s*$" % re.escape(NQN), e, re.M)]
+        t.ok(r.rc == 0 and entries and re.search(r"^trtype:\s+rdma\s*$", entries[0], re.M) and
+             re.search(r"^traddr:\s+%s\s*$" % re.escape(target.ip(tgt)), entries[0], re.M),
+             "node0: nvme discover -t rdma -a %s -s %d lists %s over rdma (%.1f s)" % (
+                 target.ip(tgt), NVME_PORT, NQN, r.duration), out(r))
+        ram = connect("first connect")
+    if not ram:
+        return
+    t.diag("host QPs while connected:", *rc_qps(host))
+    nullns = "/dev/%s" % namespaces()[1][0]
+
+    with Part("NVMe-oF: fio with verification"):
+        fio(ram, "seq128k", "write", "128k", SEQ_OFF, SEQ_MIB, 4)
+        fio(ram, "rand4k", "randwrite", "4k", RAND_OFF, RAND_MIB, 8)
+
+    with Part("NVMe-oF: bytes on the target"):
+        sha = make_pattern(host, "/tmp/pattern", PAT_MIB)
+        r = sh(host, "dd if=/tmp/pattern of=%s bs=1M seek=%d oflag=direct conv=fsync "
+               "2>/dev/null" % (ram, PAT_OFF), timeout=TIMEOUT)
+        got, r2 = sha_of(tgt, "/dev/ram0", PAT_OFF, PAT_MIB)
+        t.ok(r.rc == 0 and sha and got == sha, "%d MiB of random bytes written by node0 "
+             "through NVMe-oF (O_DIRECT) are in node1's /dev/ram0 at %d MiB (sha256 %s)" % (
+                 PAT_MIB, PAT_OFF, (got or "?")[:16]), out(r), out(r2), "want %s" % sha)
+        back = make_pattern(tgt, "/tmp/pattern", 1)
+        r = sh(tgt, "dd if=/tmp/pattern of=/dev/ram0 bs=1M seek=%d oflag=direct conv=fsync "
+               "2>/dev/null" % BACK_OFF)
+        got2, r2 = sha_of(host, ram, BACK_OFF, 1)
+        t.ok(r.rc == 0 and back and got2 == back, "1 MiB written on node1 into /dev/ram0 at "
+             "%d MiB reads back on node0 through NVMe-oF (O_DIRECT, sha256 %s)" % (
+                 BACK_OFF, (got2 or "?")[:16]), out(r), out(r2), "want %s" % back)
+        r = host.run("dd if=%s of=/dev/null bs=1M count=4 iflag=direct" % nullns, timeout=TIMEOUT)
+        t.ok(r.rc == 0 and "4+0 records in" in r.stderr, "node0: 4 MiB read from namespace 1 "
+             "(null_blk, %s) with O_DIRECT" % nullns, out(r))
+
+    with Part("NVMe-oF: disconnect, nothing left"):
+        disconnect("after the I/O")
+        nothing_left(host, "after nvme disconnect")
+        nothing_left(tgt, "after nvme disconnect", allowed=LISTENERS)
+
+    with Part("NVMe-oF: the target's RDMA device reloaded under a live controller"):
+        ram = connect("connect before the target's reload")
+        if ram:
+            reload_target(ram, sha)
+    with Part("NVMe-oF: the host's RDMA device reloaded under a live controller"):
+        ram = ram or connect("connect before the host's reload")
+        if ram:
+            reload_host(sha)
+
+
+def unload(node):
+    """Remove the RDMA device (rxe: rdma link delete, rmmod; tern: rmmod tern_ib); TAP."""
+    r = target.unload(node, timeout=180)
+    t.ok(r.rc == 0, "%s: %s removed under live ULP connections (%s, %.1f s)" % (
+        node.name, target.ibdev_of(node), "rdma link delete, rmmod rdma_rxe"
+        if target.kind_of(node) == "rxe" else "rmmod tern_ib", r.duration), out(r),
+        dmesg_tail(node, 30))
+    return r.rc == 0
+
+
+def reload(node):
+    """Load the device again and wait for its GID; TAP."""
+    r = target.load(node)
+    why = None
+    try:
+        target.wait_ready(node, 120)
+    except rt.RdmaError as e:
+        why = str(e)
+    return t.ok(r.rc == 0 and not why, "%s: %s back, port ACTIVE with its GID" % (
+        node.name, target.ibdev_of(node)), out(r), why or "")
+
+
+def reload_target(ram, sha):
+    if not unload(tgt):
+        return
+    # the host notices: its controller leaves the live state (it reconnects every 2 s)
+    down = wait_for(lambda: any(v["state"] != "live" for v in controllers().values()),
+                    timeout=60, interval=1)
+    t.ok(down, "node0: the controller noticed the target's device going away (%s)" %
+         ", ".join("%s %s" % (k, v["state"]) for k, v in controllers().items()),
+         dmesg_tail(host))
+    if not reload(tgt):
+        return
+    if not wait_for(lambda: listening(tgt, "nvmet_rdma", NVME_PORT), timeout=5):
+        # nvmet-rdma (Linux 6.1) drops a port's listener when its device goes away and does
+        # not listen again by itself when a device comes back: the admin re-enables the port
+        t.diag("node1: nvmet-rdma's listener went with the device; re-enabling port 1")
+        r = port_reenable()
+        t.ok(r.rc == 0, "node1: port 1 re-enabled (its subsystem link removed and made "
+             "again)", out(r))
+    lst = wait_for(lambda: listening(tgt, "nvmet_rdma", NVME_PORT), timeout=30)
+    t.ok(lst, "node1: nvmet-rdma listens again on %s:%d" % (target.ip(tgt), NVME_PORT),
+         "\n".join(cm_ids(tgt)))
+    t0 = time.monotonic()
+    live = wait_for(lambda: controllers() and all(v["state"] == "live"
+                                                  for v in controllers().values()),
+                    timeout=120, interval=1)
+    t.ok(live, "node0: the controller reconnected by itself (live %.0f s after the target "
+         "listened again)" % (time.monotonic() - t0), repr(controllers()), dmesg_tail(host))
+    if live:
+        check_pattern(ram, sha, "after the target's reload")
+        fio(ram, "again4k", "randwrite", "4k", AGAIN_OFF, AGAIN_MIB, 8)
+
+
+def reload_host(sha):
+    if not unload(host):
+        return
+    gone = wait_for(lambda: not controllers(), timeout=60, interval=1)
+    t.ok(gone, "node0: nvme-rdma deleted the controller of the device that went away",
+         repr(controllers()), dmesg_tail(host))
+    nothing_left(tgt, "after the host's device went away", allowed=LISTENERS)
+    if not reload(host):
+        return
+    ram = connect("connect after the host's reload")
+    if ram:
+        check_pattern(ram, sha, "after the host's reload")
+        fio(ram, "again4k", "randwrite", "4k", AGAIN_OFF, AGAIN_MIB, 8)
+        disconnect("after the reloads")
+    nothing_left(host, "at the end of NVMe-oF")
+
+
+# --- NFS over RDMA ---------------------------------------------------------------------------
+
+def nfs_server():
+    """nfsd on node1 exporting a tmpfs at /export, then listening on RDMA port 20049. Its
+    grace period (10 s, the least nfsd takes) runs while NVMe-oF is tested."""
+    r = sh(tgt, """
+modprobe nfsd
+modprobe rpcrdma
+grep -q ' /proc/fs/nfsd ' /proc/mounts || mount -t nfsd nfsd /proc/fs/nfsd
+mkdir -p /export /var/lib/nfs/v4recovery
+mount -t tmpfs -o size=%(mib)dm tmpfs /export
+: > /var/lib/nfs/etab
+: > /var/lib/nfs/rmtab
+echo '/export *(rw,fsid=1,no_subtree_check,no_root_squash,insecure)' > /etc/exports
+exportfs -ra
+rpc.mountd -N 2 -N 3
+rpc.nfsd -N 3 -G 10 4
+echo rdma %(port)d > /proc/fs/nfsd/portlist
+cat /proc/fs/nfsd/portlist
+""" % dict(mib=4 * NFS_MIB + 8, port=NFS_PORT))
+    ok = t.ok(r.rc == 0 and re.search(r"^rdma %d$" % NFS_PORT, r.stdout, re.M),
+              "node1: nfsd serves /export (tmpfs) and listens on rdma %d (portlist: %s)" % (
+                  NFS_PORT, " / ".join(r.stdout.split("\n")).strip(" /")), out(r))
+    if ok:
+        lst = wait_for(lambda: listening(tgt, "rpcrdma", NFS_PORT), timeout=30)
+        ok = t.ok(lst, "node1: svcrdma listens on port %d (rdma res show cm_id)" % NFS_PORT,
+                  "\n".join(cm_ids(tgt)))
+    return ok
+
+
+def nfs_client():
+    addr = target.ip(tgt)
+    r = sh(host, "modprobe nfsv4\nmodprobe rpcrdma\nmkdir -p /mnt/nfs", timeout=180)
+    if not t.ok(r.rc == 0, "node0: nfsv4 and rpcrdma loaded (%.1f s)" % r.duration, out(r)):
+        return
+    r = sh(host, "mount -t nfs4 -o rdma,port=%d %s:/export /mnt/nfs\n"
+           "grep ' /mnt/nfs ' /proc/mounts" % (NFS_PORT, addr), timeout=180)
+    opts = r.stdout.split()[3] if len(r.stdout.split()) > 3 else ""
+    mounted = t.ok(r.rc == 0 and "proto=rdma" in opts.split(",") and
+                   "port=%d" % NFS_PORT in opts.split(","),
+                   "node0: mount -t nfs4 -o rdma,port=%d %s:/export /mnt/nfs: %s (%.1f s)" % (
+                       NFS_PORT, addr, ",".join(o for o in opts.split(",")
+                                                if o.startswith(("vers=", "proto="))),
+                       r.duration), out(r), dmesg_tail(host))
+    if not mounted:
+        return
+    r = host.run("grep -A1 ' mounted on /mnt/nfs with fstype nfs4' /proc/self/mountstats; "
+                 "grep -E '^\\s+xprt:' /proc/self/mountstats", timeout=30)
+    t.ok(re.search(r"^\s+xprt:\s+rdma\s", r.stdout, re.M),
+         "node0: /proc/self/mountstats: the mount's transport is rdma", out(r))
+    qps = rc_qps(host)
+    ids = [ln for ln in cm_ids(host) if re.search(r"dst-addr %s:%d\b" % (re.escape(addr),
+                                                                       NFS_PORT), ln)]
+    t.ok(qps and ids, "node0: while mounted, an RC QP and an rdma_cm ID to %s:%d" % (
+        addr, NFS_PORT), *(qps + cm_ids(host)))
+
+    sha = make_pattern(host, "/tmp/nfs-data", NFS_MIB)
+    r = sh(host, "cp /tmp/nfs-data /mnt/nfs/buffered\nsync /mnt/nfs/buffered\n"
+           "dd if=/tmp/nfs-data of=/mnt/nfs/direct bs=64k oflag=direct 2>/dev/null",
+           timeout=TIMEOUT)
+    t.ok(r.rc == 0, "node0: %d MiB written to /mnt/nfs twice: cp + sync (buffered), dd with "
+         "O_DIRECT in 64 KiB writes (%.1f s)" % (NFS_MIB, r.duration), out(r))
+    r = tgt.run("sha256sum /export/buffered /export/direct", timeout=TIMEOUT)
+    got = [ln.split()[0] for ln in r.stdout.splitlines()]
+    t.ok(r.rc == 0 and sha and got == [sha, sha], "node1: both files in /export have the "
+         "written bytes (sha256 %s)" % (sha or "?")[:16], out(r), "want %s" % sha)
+    back = make_pattern(tgt, "/export/from-server", NFS_MIB)
+    r = sh(host, "echo 3 > /proc/sys/vm/drop_caches\n"
+           "sha256sum /mnt/nfs/buffered /mnt/nfs/direct /mnt/nfs/from-server", timeout=TIMEOUT)
+    got = [ln.split()[0] for ln in r.stdout.splitlines()]
+    t.ok(r.rc == 0 and sha and back and got == [sha, sha, back], "node0: read back over NFS "
+         "after dropping its caches: both files, and %d MiB node1 wrote (%.1f s)" % (
+             NFS_MIB, r.duration), out(r), "want %s %s %s" % (sha, sha, back))
+    r = host.run("grep -E '^\\s+(READ|WRITE):' /proc/self/mountstats", timeout=30)
+    ops = {m.group(1): int(m.group(2))
+           for m in re.finditer(r"^\s+(READ|WRITE):\s+(\d+)", r.stdout, re.M)}
+    t.ok(ops.get("READ", 0) > 0 and ops.get("WRITE", 0) > 0, "node0: mountstats counts the "
+         "NFS READs and WRITEs (%s)" % ", ".join("%s %d" % kv for kv in sorted(ops.items())),
+         out(r))
+    r = host.run("umount /mnt/nfs", timeout=120)
+    t.ok(r.rc == 0, "node0: umount /mnt/nfs (%.1f s)" % r.duration, out(r))
+    nothing_left(host, "after umount")
+
+
+def nfs_server_stop():
+    r = sh(tgt, "rpc.nfsd 0\nexportfs -ua\nkillall rpc.mountd")
+    t.ok(r.rc == 0, "node1: nfsd stopped (rpc.nfsd 0), exports removed", out(r))
+    nothing_left(tgt, "after nfsd stopped", allowed=LISTENERS[:1])
+
+
+# --- the test --------------------------------------------------------------------------------
+
+try:
+    t.diag("time: boot: %.1f s (%s kernel)" % (c.boot_seconds or 0, c.flavour))
+    why = target.available(host)
+    if why:
+        t.skip_all(why)
+    nvme_missing = sorted(set(missing(host, ["nvme", "fio"], ["nvme_rdma"]) +
+                              missing(tgt, [], ["nvmet_rdma", "null_blk", "brd"])))
+    nfs_missing = sorted(set(missing(host, ["mount.nfs4"], ["nfsv4", "rpcrdma"]) +
+                             missing(tgt, ["exportfs", "rpc.mountd", "rpc.nfsd"],
+                                     ["nfsd", "rpcrdma"])))
+    if nvme_missing and nfs_missing:
+        t.skip_all("not in the guest image (scripts/guest/storage-files.txt, %s kernel): %s" %
+                   (c.flavour, " ".join(sorted(set(nvme_missing + nfs_missing)))))
+    ready = False
+    with Part("RDMA devices up"):
+        try:
+            target.setup()
+            ready = True
+        except (rt.RdmaError, HarnessError) as e:
+            t.ok(False, "%s comes up on both guests" % dev, str(e))
+    if ready:
+        if MIXED:
+            # as tests/interop/rxe.t: rdma_cm's RoCE mode set to v2 on the Soft-RoCE side
+            for n in c:
+                if target.kind_of(n) == "rxe":
+                    rt.load_rdma_cm(n)
+                    mode, _ = rt.cm_roce_mode(n, target.ibdev_of(n), "RoCE v2")
+                    t.diag("%s: rdma_cm default RoCE mode for %s: %s" % (
+                        n.name, target.ibdev_of(n), mode))
+        frwr = {}
+        for n in c:
+            frwr[n.index], r = has_frwr(n)
+            t.diag("%s: %s %s fast registration (MEM_MGT_EXTENSIONS in ibv_devinfo -v)%s" % (
+                n.name, target.ibdev_of(n), "advertises" if frwr[n.index] else
+                "does not advertise", "" if r.rc == 0 else ": ibv_devinfo rc %s" % r.rc))
+
+        def no_frwr(nodes, who):
+            lack = ["%s on %s" % (target.ibdev_of(n), n.name) for n in nodes
+                    if not frwr[n.index]]
+            if lack and os.environ.get("TERN_STORAGE_FORCE") == "1":
+                t.diag("TERN_STORAGE_FORCE=1: running anyway without fast registration on %s"
+                       % ", ".join(lack))
+                return None
+            return ("%s: no fast registration (MEM_MGT_EXTENSIONS), which %s" % (
+                ", ".join(lack), who)) if lack else None
+        nvme_skip = ("not in the guest image: %s" % " ".join(nvme_missing)
+                     if nvme_missing else
+                     no_frwr([host, tgt], "nvme-rdma registers memory with and nvmet-rdma "
+                             "answers with (SEND_WITH_INV)"))
+        nfs_skip = ("not in the guest image: %s" % " ".join(nfs_missing) if nfs_missing else
+                    no_frwr([host], "xprtrdma registers memory with"))
+        if nvme_skip and nfs_skip:
+            t.skip_all("NVMe-oF: %s; NFS over RDMA: %s" % (nvme_skip, nfs_skip))
+        nfs_up = False
+        if nfs_skip:
+            t.skip("NFS over RDMA", nfs_skip)
+        else:
+            with Part("NFS: server start"):
+                nfs_up = nfs_server()
+        if nvme_skip:
+            t.skip("NVMe over Fabrics", nvme_skip)
+        else:
+            nvme_part()
+        if nfs_up:
+            with Part("NFS: mount over RDMA, files both ways, umount"):
+                nfs_client()
+            with Part("NFS: server stop"):
+                nfs_server_stop()
+    with Part("kernel log check"):
+        check_kernel_clean(t, c)
+except HarnessError as e:
+    t.ok(False, "harness error", str(e))
+finally:
+    c.close()
+    t.diag("time: the whole file: %.1f s (%s kernel, %s): %s" % (
+        time.monotonic() - T0, c.flavour, KIND,
+        ", ".join("%s %.0f s" % (n, s) for n, s in times)))
+    t.diag("logs: %s" % c.result_dir)
+t.exit()
