@@ -4,10 +4,9 @@ client (node0: rdma_rxe on a virtio-net NIC) against a tern target and server (n
 on one segment (TERN_RDMA_TARGET=rxe+tern). nvmet-rdma and nfsd's svcrdma run on tern's
 kernel verbs: kernel QPs and CQs, RDMA READ and WRITE from the local DMA key, SENDs.
 
-While tern offers no fast registration, only NFS over RDMA runs here: svcrdma does without it,
-while nvmet-rdma answers hosts that ask for remote invalidation (nvme-rdma always does) with
-SEND_WITH_INV, a memory management extension; storage.t skips NVMe-oF with that reason until
-tern0 advertises MEM_MGT_EXTENSIONS. Stock kernel only, like tests/interop/rxe.t.
+nvme-rdma on Soft-RoCE registers its buffers with fast registration and asks tern's
+nvmet-rdma to invalidate them (SEND_WITH_INV from tern to rxe); the NFS client's xprtrdma
+likewise. Stock kernel only, like tests/interop/rxe.t.
 """
 
 import os
