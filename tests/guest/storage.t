@@ -16,6 +16,8 @@ SEND_WITH_INV).
   controllers, on each side in turn: on the target (the host reconnects by itself once the
   port listens again) and on the host (nvme-rdma deletes its controller; nvme connect
   again); the data written before is still there and fio verifies again.
+- tern on both sides: fio again while tern's wire fault injector drops and reorders 1 % of
+  the frames each way; the data verifies and the injectors did drop and reorder.
 - NFS over RDMA: nfsd exports a tmpfs directory; "rdma 20049" is added to
   /proc/fs/nfsd/portlist; node0 mounts it over RDMA (proto=rdma in /proc/mounts, "xprt:
   rdma" in mountstats, an RC QP while mounted), writes files (buffered and O_DIRECT) whose
@@ -37,8 +39,8 @@ it, and nvmet-rdma answers a host that asked for remote invalidation with SEND_W
 both are memory management extensions (IB_DEVICE_MEM_MGT_EXTENSIONS, "MEM_MGT_EXTENSIONS" in
 ibv_devinfo -v). svcrdma does without them (plain SENDs). So NVMe-oF needs them on both
 sides and NFS on the client's; a part whose devices do not advertise them skips with that
-reason (today tern's: the whole file skips over tern, and rxe+tern runs NFS only). Advertised,
-any failure of the RDMA path fails. TERN_STORAGE_FORCE=1 runs every part anyway (to see what
+reason. tern and Soft-RoCE advertise them, so everything runs over both and across them;
+advertised, any failure of the RDMA path fails. TERN_STORAGE_FORCE=1 runs every part anyway (to see what
 fails while fast registration is being written). Missing tools or modules in the guest image
 (scripts/guest/storage-files.txt) skip the part that needs them.
 """
@@ -86,9 +88,12 @@ RAM_MIB = 32 if DEBUG else 64
 SEQ_MIB = 8 if DEBUG else 32          # 128 KiB sequential writes, then verified
 RAND_MIB = 2 if DEBUG else 8          # 4 KiB random writes, then verified
 AGAIN_MIB = 1 if DEBUG else 2         # 4 KiB random again after each device reload
+FAULT_MIB = 1 if DEBUG else 2         # 4 KiB random through wire faults (tern only)
 PAT_MIB = 1 if DEBUG else 2           # host -> target pattern (and target -> host: 1 MiB)
 SEQ_OFF, RAND_OFF = 0, SEQ_MIB
 AGAIN_OFF = RAND_OFF + RAND_MIB
+FAULT_OFF = AGAIN_OFF + AGAIN_MIB
+FAULTS = "drop=1 reorder=1 seed=%d"   # percent of frames each way (tests/guest/wire.t)
 PAT_OFF = RAM_MIB - PAT_MIB - 1       # MiB; the target's pattern in the last MiB
 BACK_OFF = RAM_MIB - 1
 NFS_MIB = 2 if DEBUG else 8           # per file
@@ -295,6 +300,27 @@ def fio(devpath, name, rw, bs, off_mib, mib, iodepth):
     return good
 
 
+def under_faults(ram):
+    """tern on both sides: the wire drops and reorders 1 % of the frames each way (tern's
+    fault injector, as in wire.t) while fio writes and verifies: the RC transport's
+    retransmissions keep NVMe-oF's data intact; the injectors dropped frames."""
+    nd = target.netdev
+    for n in c:
+        r = rt.set_wire_faults(n, nd[n.index], FAULTS % (n.index + 31))
+        t.ok(r.rc == 0, "%s: wire_faults '%s'" % (n.name, FAULTS % (n.index + 31)), out(r))
+    try:
+        fio(ram, "faults4k", "randwrite", "4k", FAULT_OFF, FAULT_MIB, 8)
+        inj = {n.index: rt.read_wire_faults(n, nd[n.index]) for n in c}
+    finally:
+        for n in c:
+            rt.set_wire_faults(n, nd[n.index], "off")
+    t.ok(all(inj[i].get("dropped", 0) > 0 and inj[i].get("reordered", 0) > 0 for i in inj),
+         "the injectors dropped and reordered frames on both guests during that fio (%s)" %
+         ", ".join("%s: %d dropped, %d reordered of %d" % (
+             c[i].name, inj[i].get("dropped", 0), inj[i].get("reordered", 0),
+             inj[i].get("frames", 0)) for i in sorted(inj)))
+
+
 def make_pattern(node, path, mib):
     """Random bytes in a file on ``node``; returns their SHA-256."""
     r = sh(node, "dd if=/dev/urandom of=%s bs=1M count=%d 2>/dev/null\nsha256sum %s" % (
@@ -358,6 +384,10 @@ def nvme_part():
     with Part("NVMe-oF: fio with verification"):
         fio(ram, "seq128k", "write", "128k", SEQ_OFF, SEQ_MIB, 4)
         fio(ram, "rand4k", "randwrite", "4k", RAND_OFF, RAND_MIB, 8)
+
+    if KINDS == ["tern", "tern"]:
+        with Part("NVMe-oF: fio through wire faults"):
+            under_faults(ram)
 
     with Part("NVMe-oF: bytes on the target"):
         sha = make_pattern(host, "/tmp/pattern", PAT_MIB)
