@@ -27,7 +27,14 @@ modules() {
 debug_modules() {
 	local kdir src=$TERN_OUT/debug/src
 	kdir=$("$TERN_TOP/scripts/build-debug-kernel.sh")
+	# Objects built against another debug kernel (debug.config changed) look up to date to
+	# kbuild (same source tree, same relative paths) but have that kernel's struct layouts,
+	# and without MODVERSIONS nothing refuses them at load: start over when the kernel moves.
+	if [ "$(cat "$src.kdir" 2>/dev/null)" != "$kdir" ]; then
+		rm -rf "$src"
+	fi
 	mkdir -p "$src" "$TERN_OUT/debug/modules"
+	echo "$kdir" > "$src.kdir"
 	# Not the stock build's generated *.mod.c: they carry the stock kernel's symbol CRCs,
 	# and one copied over ours gave the debug modules __versions that the debug kernel
 	# (no MODVERSIONS) and depmod do not expect (tern_core_test lost its dependency).
