@@ -66,8 +66,10 @@ def target_setup(n1, ports):
 def connect(n0, trtype, addr):
     sh(n0, "modprobe nvme_%s && nvme connect -t %s -n %s -a %s -s 4420" % (
         trtype, trtype, NQN, addr), 120)
-    dev = sh(n0, "for d in /sys/class/nvme/nvme*; do grep -qx %s $d/subsysnqn && "
-             "ls -d $d/nvme*n1 2>/dev/null | head -1; done" % NQN).strip().splitlines()
+    # the namespace's visible disk (with multipath, Debian's default, not the hidden path)
+    dev = sh(n0, "for d in /sys/block/nvme*; do [ \"$(cat $d/hidden 2>/dev/null)\" = 1 ] && "
+             "continue; grep -qx %s $d/device/subsysnqn 2>/dev/null && echo $d; done" %
+             NQN).strip().splitlines()
     if not dev:
         raise SystemExit("bench: no namespace after nvme connect -t %s" % trtype)
     return "/dev/" + os.path.basename(dev[0])
