@@ -102,6 +102,11 @@ PAT_OFF = RAM_MIB - PAT_MIB - 1       # MiB; the target's pattern in the last Mi
 BACK_OFF = RAM_MIB - 1
 NFS_MIB = 1 if DEBUG else 8           # per file
 TIMEOUT = 900 if DEBUG else 300       # bound of one I/O step (fio, a copy)
+# bounds of the other steps: a loaded host (the other half's guests beside the debug half)
+# makes a debug guest take seconds for a sysfs read and minutes for a modprobe
+QUICK = 120 if DEBUG else 60          # a look (sysfs, rdma res, dmesg)
+STEP = 400 if DEBUG else 120          # a setup step, nvme connect, a mount
+WAIT = 90 if DEBUG else 30            # for the kernel to get somewhere (listening, torn down)
 
 NQN = "nqn.2026-12.io.tern:storage-test"
 NVME_PORT = 4420
@@ -130,7 +135,7 @@ class Part:
         t.diag("time: %s: %.1f s (%s kernel, %s)" % (self.name, secs, c.flavour, KIND))
 
 
-def sh(node, script, timeout=120):
+def sh(node, script, timeout=STEP):
     """Run a shell script (``set -e``) on ``node``; returns the Result."""
     return node.run("set -e\n" + script, timeout=timeout)
 
@@ -147,13 +152,13 @@ def missing(node, commands, modules):
     script = "".join("command -v %s >/dev/null || echo %s\n" % (x, x) for x in commands)
     script += "".join("modinfo -F filename %s >/dev/null 2>&1 || echo %s.ko\n" % (m, m)
                       for m in modules)
-    return node.run(script, timeout=60).stdout.split()
+    return node.run(script, timeout=QUICK).stdout.split()
 
 
 def has_frwr(node):
     """Whether ``node``'s RDMA device advertises fast registration (memory management
     extensions: IB_DEVICE_MEM_MGT_EXTENSIONS, which nvme-rdma and xprtrdma require)."""
-    r = node.run("ibv_devinfo -v -d %s" % target.ibdev_of(node), timeout=60)
+    r = node.run("ibv_devinfo -v -d %s" % target.ibdev_of(node), timeout=QUICK)
     return r.rc == 0 and re.search(r"^\s+MEM_MGT_EXTENSIONS\s*$", r.stdout, re.M), r
 
 
@@ -161,13 +166,13 @@ def has_frwr(node):
 
 def rc_qps(node):
     """The RC QPs on ``node`` (lines of ``rdma res show qp``): kernel ULPs' connections."""
-    r = node.run("rdma res show qp", timeout=30)
+    r = node.run("rdma res show qp", timeout=QUICK)
     return [ln.strip() for ln in r.stdout.splitlines() if re.search(r"\btype RC\b", ln)]
 
 
 def cm_ids(node, comm=None):
     """rdma_cm IDs on ``node`` (lines of ``rdma res show cm_id``), of ``comm`` if given."""
-    r = node.run("rdma res show cm_id", timeout=30)
+    r = node.run("rdma res show cm_id", timeout=QUICK)
     return [ln.strip() for ln in r.stdout.splitlines() if ln.strip() and
             (comm is None or "comm [%s]" % comm in ln)]
 
@@ -178,7 +183,7 @@ def nothing_left(node, what, allowed=()):
     def left():
         ids = [ln for ln in cm_ids(node) if not any(re.search(a, ln) for a in allowed)]
         return rc_qps(node) + ids
-    gone = wait_for(lambda: not left(), timeout=30, interval=1)
+    gone = wait_for(lambda: not left(), timeout=WAIT, interval=1)
     return t.ok(gone, "%s: %s: no RC QP and no rdma_cm ID left (rdma res show qp, cm_id)" %
                 (node.name, what), *left())
 
@@ -242,7 +247,7 @@ def controllers():
     """node0's NVMe controllers of our subsystem: {name: {"transport", "state", "address"}}."""
     r = host.run("for c in /sys/class/nvme/nvme*; do [ -e $c/subsysnqn ] || continue; "
                  "echo \"${c##*/}|$(cat $c/subsysnqn)|$(cat $c/transport)|$(cat $c/state)|"
-                 "$(cat $c/address)\"; done", timeout=30)
+                 "$(cat $c/address)\"; done", timeout=QUICK)
     ctrls = {}
     for ln in r.stdout.splitlines():
         f = ln.split("|")
@@ -257,7 +262,7 @@ def namespaces():
     r = host.run("for d in /sys/block/nvme*; do [ -e $d/device/subsysnqn ] || continue; "
                  "[ \"$(cat $d/hidden 2>/dev/null)\" = 1 ] && continue; "
                  "echo \"${d##*/}|$(cat $d/nsid)|$(cat $d/size)|$(cat $d/device/subsysnqn)\"; "
-                 "done", timeout=30)
+                 "done", timeout=QUICK)
     ns = {}
     for ln in r.stdout.splitlines():
         f = ln.split("|")
@@ -269,10 +274,10 @@ def namespaces():
 def connect(what):
     """nvme connect, then wait for both namespaces; TAP line. Returns the /dev path of
     namespace 2 (brd) or None."""
-    r = host.run(CONNECT % target.ip(tgt), timeout=120)
+    r = host.run(CONNECT % target.ip(tgt), timeout=STEP)
     ns = {}
     if r.rc == 0:
-        ns = wait_for(lambda: (lambda n: len(n) >= 2 and n)(namespaces()), timeout=60,
+        ns = wait_for(lambda: (lambda n: len(n) >= 2 and n)(namespaces()), timeout=2 * WAIT,
                       interval=1) or namespaces()
     ctrls = controllers()
     good = r.rc == 0 and len(ctrls) == 1 and ns and 1 in ns and 2 in ns and \
@@ -287,7 +292,7 @@ def connect(what):
 
 
 def dmesg_tail(node, n=15):
-    return node.run("dmesg | tail -n %d" % n, timeout=30).stdout
+    return node.run("dmesg | tail -n %d" % n, timeout=QUICK).stdout
 
 
 def fio(devpath, name, rw, bs, off_mib, kib, iodepth):
@@ -338,7 +343,7 @@ def under_faults(ram):
 def make_pattern(node, path, mib):
     """Random bytes in a file on ``node``; returns their SHA-256."""
     r = sh(node, "dd if=/dev/urandom of=%s bs=1M count=%d 2>/dev/null\nsha256sum %s" % (
-        path, mib, path), timeout=120)
+        path, mib, path), timeout=STEP)
     return r.stdout.split()[0] if r.rc == 0 and r.stdout.strip() else None
 
 
@@ -358,8 +363,8 @@ def check_pattern(devpath, sha, what):
 
 
 def disconnect(what):
-    r = host.run("nvme disconnect -n %s" % NQN, timeout=120)
-    gone = wait_for(lambda: not controllers(), timeout=30, interval=1)
+    r = host.run("nvme disconnect -n %s" % NQN, timeout=STEP)
+    gone = wait_for(lambda: not controllers(), timeout=WAIT, interval=1)
     return t.ok(r.rc == 0 and "disconnected 1 controller" in r.stdout and gone,
                 "node0: %s: nvme disconnect -n %s: %s (%.1f s)" % (
                     what, NQN, r.stdout.strip() or r.stderr.strip(), r.duration), out(r),
@@ -374,7 +379,7 @@ def nvme_part():
                  NQN, RAM_MIB, target.ip(tgt), NVME_PORT), out(r))
         if r.rc != 0:
             return
-        lst = wait_for(lambda: listening(tgt, "nvmet_rdma", NVME_PORT), timeout=30)
+        lst = wait_for(lambda: listening(tgt, "nvmet_rdma", NVME_PORT), timeout=WAIT)
         t.ok(lst, "node1: nvmet-rdma listens on %s:%d (rdma res show cm_id)" % (
             target.ip(tgt), NVME_PORT), "\n".join(cm_ids(tgt)))
         r = sh(host, NVME_CORE + "modprobe nvme_rdma\nmkdir -p /etc/nvme\n"
@@ -382,7 +387,7 @@ def nvme_part():
                "> /etc/nvme/hostnqn\ncat /proc/sys/kernel/random/uuid > /etc/nvme/hostid")
         t.ok(r.rc == 0, "node0: nvme-rdma loaded, host NQN and ID in /etc/nvme", out(r))
         r = host.run("nvme discover -t rdma -a %s -s %d" % (target.ip(tgt), NVME_PORT),
-                     timeout=120)
+                     timeout=STEP)
         entries = [e for e in r.stdout.split("=====Discovery Log Entry")
                    if re.search(r"^subnqn:\s+%s\s*$" % re.escape(NQN), e, re.M)]
         t.ok(r.rc == 0 and entries and re.search(r"^trtype:\s+rdma\s*$", entries[0], re.M) and
@@ -439,7 +444,7 @@ def nvme_part():
 
 def unload(node):
     """Remove the RDMA device (rxe: rdma link delete, rmmod; tern: rmmod tern_ib); TAP."""
-    r = target.unload(node, timeout=180)
+    r = target.unload(node, timeout=STEP)
     t.ok(r.rc == 0, "%s: %s removed under live ULP connections (%s, %.1f s)" % (
         node.name, target.ibdev_of(node), "rdma link delete, rmmod rdma_rxe"
         if target.kind_of(node) == "rxe" else "rmmod tern_ib", r.duration), out(r),
@@ -449,10 +454,10 @@ def unload(node):
 
 def reload(node):
     """Load the device again and wait for its GID; TAP."""
-    r = target.load(node)
+    r = target.load(node, timeout=STEP)
     why = None
     try:
-        target.wait_ready(node, 120)
+        target.wait_ready(node, STEP)
     except rt.RdmaError as e:
         why = str(e)
     return t.ok(r.rc == 0 and not why, "%s: %s back, port ACTIVE with its GID" % (
@@ -464,26 +469,27 @@ def reload_target(ram, sha):
         return
     # the host notices: its controller leaves the live state (it reconnects every 2 s)
     down = wait_for(lambda: any(v["state"] != "live" for v in controllers().values()),
-                    timeout=60, interval=1)
+                    timeout=2 * WAIT, interval=1)
     t.ok(down, "node0: the controller noticed the target's device going away (%s)" %
          ", ".join("%s %s" % (k, v["state"]) for k, v in controllers().items()),
          dmesg_tail(host))
     if not reload(tgt):
         return
-    if not wait_for(lambda: listening(tgt, "nvmet_rdma", NVME_PORT), timeout=5):
-        # nvmet-rdma (Linux 6.1) drops a port's listener when its device goes away and does
-        # not listen again by itself when a device comes back: the admin re-enables the port
+    if not listening(tgt, "nvmet_rdma", NVME_PORT):
+        # nvmet-rdma (Linux 6.1) drops a port's listener when its device goes away (in the
+        # removal itself) and does not listen again by itself when a device comes back: the
+        # admin re-enables the port
         t.diag("node1: nvmet-rdma's listener went with the device; re-enabling port 1")
         r = port_reenable()
         t.ok(r.rc == 0, "node1: port 1 re-enabled (its subsystem link removed and made "
              "again)", out(r))
-    lst = wait_for(lambda: listening(tgt, "nvmet_rdma", NVME_PORT), timeout=30)
+    lst = wait_for(lambda: listening(tgt, "nvmet_rdma", NVME_PORT), timeout=WAIT)
     t.ok(lst, "node1: nvmet-rdma listens again on %s:%d" % (target.ip(tgt), NVME_PORT),
          "\n".join(cm_ids(tgt)))
     t0 = time.monotonic()
     live = wait_for(lambda: controllers() and all(v["state"] == "live"
                                                   for v in controllers().values()),
-                    timeout=120, interval=1)
+                    timeout=4 * WAIT, interval=1)
     t.ok(live, "node0: the controller reconnected by itself (live %.0f s after the target "
          "listened again)" % (time.monotonic() - t0), repr(controllers()), dmesg_tail(host))
     if live:
@@ -494,7 +500,7 @@ def reload_target(ram, sha):
 def reload_host(sha):
     if not unload(host):
         return
-    gone = wait_for(lambda: not controllers(), timeout=60, interval=1)
+    gone = wait_for(lambda: not controllers(), timeout=2 * WAIT, interval=1)
     t.ok(gone, "node0: nvme-rdma deleted the controller of the device that went away",
          repr(controllers()), dmesg_tail(host))
     nothing_left(tgt, "after the host's device went away", allowed=LISTENERS)
@@ -532,7 +538,7 @@ cat /proc/fs/nfsd/portlist
               "node1: nfsd serves /export (tmpfs) and listens on rdma %d (portlist: %s)" % (
                   NFS_PORT, " / ".join(r.stdout.split("\n")).strip(" /")), out(r))
     if ok:
-        lst = wait_for(lambda: listening(tgt, "rpcrdma", NFS_PORT), timeout=30)
+        lst = wait_for(lambda: listening(tgt, "rpcrdma", NFS_PORT), timeout=WAIT)
         ok = t.ok(lst, "node1: svcrdma listens on port %d (rdma res show cm_id)" % NFS_PORT,
                   "\n".join(cm_ids(tgt)))
     return ok
@@ -540,11 +546,11 @@ cat /proc/fs/nfsd/portlist
 
 def nfs_client():
     addr = target.ip(tgt)
-    r = sh(host, "modprobe nfsv4\nmodprobe rpcrdma\nmkdir -p /mnt/nfs", timeout=180)
+    r = sh(host, "modprobe nfsv4\nmodprobe rpcrdma\nmkdir -p /mnt/nfs", timeout=STEP)
     if not t.ok(r.rc == 0, "node0: nfsv4 and rpcrdma loaded (%.1f s)" % r.duration, out(r)):
         return
     r = sh(host, "mount -t nfs4 -o rdma,port=%d %s:/export /mnt/nfs\n"
-           "grep ' /mnt/nfs ' /proc/mounts" % (NFS_PORT, addr), timeout=180)
+           "grep ' /mnt/nfs ' /proc/mounts" % (NFS_PORT, addr), timeout=STEP)
     opts = r.stdout.split()[3] if len(r.stdout.split()) > 3 else ""
     mounted = t.ok(r.rc == 0 and "proto=rdma" in opts.split(",") and
                    "port=%d" % NFS_PORT in opts.split(","),
@@ -555,7 +561,7 @@ def nfs_client():
     if not mounted:
         return
     r = host.run("grep -A1 ' mounted on /mnt/nfs with fstype nfs4' /proc/self/mountstats; "
-                 "grep -E '^\\s+xprt:' /proc/self/mountstats", timeout=30)
+                 "grep -E '^\\s+xprt:' /proc/self/mountstats", timeout=QUICK)
     t.ok(re.search(r"^\s+xprt:\s+rdma\s", r.stdout, re.M),
          "node0: /proc/self/mountstats: the mount's transport is rdma", out(r))
     qps = rc_qps(host)
@@ -581,13 +587,13 @@ def nfs_client():
     t.ok(r.rc == 0 and sha and back and got == [sha, sha, back], "node0: read back over NFS "
          "after dropping its caches: both files, and %d MiB node1 wrote (%.1f s)" % (
              NFS_MIB, r.duration), out(r), "want %s %s %s" % (sha, sha, back))
-    r = host.run("grep -E '^\\s+(READ|WRITE):' /proc/self/mountstats", timeout=30)
+    r = host.run("grep -E '^\\s+(READ|WRITE):' /proc/self/mountstats", timeout=QUICK)
     ops = {m.group(1): int(m.group(2))
            for m in re.finditer(r"^\s+(READ|WRITE):\s+(\d+)", r.stdout, re.M)}
     t.ok(ops.get("READ", 0) > 0 and ops.get("WRITE", 0) > 0, "node0: mountstats counts the "
          "NFS READs and WRITEs (%s)" % ", ".join("%s %d" % kv for kv in sorted(ops.items())),
          out(r))
-    r = host.run("umount /mnt/nfs", timeout=120)
+    r = host.run("umount /mnt/nfs", timeout=STEP)
     t.ok(r.rc == 0, "node0: umount /mnt/nfs (%.1f s)" % r.duration, out(r))
     nothing_left(host, "after umount")
 
@@ -616,7 +622,7 @@ try:
     ready = False
     with Part("RDMA devices up"):
         try:
-            target.setup()
+            target.setup(timeout=STEP)
             ready = True
         except (rt.RdmaError, HarnessError) as e:
             t.ok(False, "%s comes up on both guests" % dev, str(e))
