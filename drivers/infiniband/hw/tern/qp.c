@@ -1147,6 +1147,26 @@ out:
 }
 
 /**
+ * tern_ib_fill_rq_wqe() - write a receive WQE (RQ or SRQ ring slot) from a work request
+ * @wqe: the slot, with room for @wr's SGEs (the caller checked num_sge against its max_sge)
+ * @wr: the work request
+ */
+void tern_ib_fill_rq_wqe(struct tern_rq_wqe *wqe, const struct ib_recv_wr *wr)
+{
+	struct tern_sge *sge = (struct tern_sge *)(wqe + 1);
+	int i;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
+		sge[i].length = cpu_to_le32(wr->sg_list[i].length);
+		sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+	}
+}
+
+/**
  * tern_ib_post_recv() - post receive work requests on a kernel QP
  * @ibqp: the QP
  * @wr: the first work request
@@ -1164,9 +1184,8 @@ int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct tern_ib_dev *dev = to_tdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_rq_wqe *wqe;
-	struct tern_sge *sge;
 	unsigned long flags;
-	int i, err = 0;
+	int err = 0;
 	u16 pi0;
 
 	if (!qp->kernel) {
@@ -1196,15 +1215,7 @@ int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			break;
 		}
 		wqe = tern_ib_kq_slot(&qp->krq, qp->krq.pi);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = cpu_to_le64(wr->wr_id);
-		wqe->num_sge = wr->num_sge;
-		sge = (struct tern_sge *)(wqe + 1);
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-		}
+		tern_ib_fill_rq_wqe(wqe, wr);
 		qp->krq.pi++;
 	}
 	if (qp->krq.pi != pi0)

@@ -424,9 +424,8 @@ int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
 	struct tern_ib_srq *srq = to_tsrq(ibsrq);
 	struct tern_rq_wqe *wqe;
-	struct tern_sge *sge;
 	unsigned long flags;
-	int i, err = 0;
+	int err = 0;
 	u16 pi0;
 
 	if (!srq->kernel) {
@@ -448,15 +447,7 @@ int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		}
 		wqe = srq->kbuf.va + ((size_t)(srq->pi & ((1u << srq->log_depth) - 1)) <<
 				      srq->log_stride);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = cpu_to_le64(wr->wr_id);
-		wqe->num_sge = wr->num_sge;
-		sge = (struct tern_sge *)(wqe + 1);
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-		}
+		tern_ib_fill_rq_wqe(wqe, wr);
 		srq->pi++;
 	}
 	/* writeq() orders the WQEs (coherent memory) before the doorbell. */

@@ -514,6 +514,7 @@ struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int tern_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int tern_ib_dealloc_mw(struct ib_mw *ibmw);
+void tern_ib_fill_rq_wqe(struct tern_rq_wqe *wqe, const struct ib_recv_wr *wr);
 int tern_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
