@@ -13,8 +13,9 @@ again), medians over --runs. Guest CPU per I/O is the busy time (user + system +
 softirq, /proc/stat) of both guests during the fio run divided by the I/Os done.
 
 The guests run under QEMU's software emulation (TCG, no KVM) on a shared host: absolute
-numbers mean little, only ratios within one run do. The host's load average is printed
-before and after; a run whose load changed by more than one core is flagged as noisy.
+numbers mean little, only ratios within one run do. The host CPU that anything other than
+this run's two QEMU processes used while the transports ran is printed (in cores); a run
+where other work took more than half a core is flagged as noisy.
 """
 
 import argparse
@@ -22,6 +23,7 @@ import json
 import os
 import statistics
 import sys
+import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma")]
@@ -88,9 +90,20 @@ def fio(c, n0, dev, rw, bs, qd, seconds):
     return job["iops"], job["bw_bytes"] / 1e6, busy / ios
 
 
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
+def host_busy():
+    """Busy seconds of the whole host (/proc/stat) and of the cluster's QEMU processes."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def qemu_busy(c):
+    t = 0
+    for n in c:
+        with open("/proc/%d/stat" % n.proc.pid) as f:
+            v = f.read().rsplit(")", 1)[1].split()
+        t += int(v[11]) + int(v[12])       # utime, stime (all threads)
+    return t / os.sysconf("SC_CLK_TCK")
 
 
 def main():
@@ -99,7 +112,6 @@ def main():
     ap.add_argument("--seconds", type=int, default=15, help="seconds per fio job")
     args = ap.parse_args()
 
-    load0 = loadavg()
     c = Cluster(nodes=2, wires=[Wire("tern"), "virtio"], name="bench-storage",
                 memory=1536, initrd_image="storage")
     c.boot()
@@ -114,6 +126,7 @@ def main():
         target_setup(n1, [(1, "rdma", tern.ip(n1)), (2, "rdma", rxe.ip(n1)),
                           (3, "tcp", rxe.ip(n1))])
         res = {(t, j[0]): [] for t, _, _ in transports for j in JOBS}
+        t0, h0, q0 = time.monotonic(), host_busy(), qemu_busy(c)
         for run in range(args.runs):
             for name, trtype, addr in transports:
                 dev = connect(n0, trtype, addr)
@@ -121,9 +134,9 @@ def main():
                     res[(name, label)].append(fio(c, n0, dev, rw, bs, qd, args.seconds))
                 sh(n0, "nvme disconnect -n %s" % NQN, 120)
                 print("# run %d: %s done" % (run + 1, name), file=sys.stderr)
+        others = (host_busy() - h0 - (qemu_busy(c) - q0)) / (time.monotonic() - t0)
     finally:
         c.close()
-    load1 = loadavg()
 
     print("NVMe-oF, fio on a 256 MiB RAM disk, medians of %d runs of %d s (guests under TCG)"
           % (args.runs, args.seconds))
@@ -146,9 +159,8 @@ def main():
             med["tern"][0] / med["rxe"][0] if med["rxe"][0] else 0,
             med["tern"][0] / med["tcp"][0] if med["tcp"][0] else 0))
     print()
-    print("host load average: %.2f before, %.2f after%s" % (
-        load0, load1, " (NOISY: the host's load changed by more than one core)"
-        if abs(load1 - load0) > 1.0 else ""))
+    print("host CPU used by other work during the runs: %.2f cores%s" % (
+        others, " (NOISY: more than half a core)" if others > 0.5 else ""))
 
 
 if __name__ == "__main__":
