@@ -3,8 +3,13 @@
 #   1  the modules build with W=1: no compiler, kernel-doc or modpost warning
 #   2  sparse (C=2 CHECK=sparse) reports nothing
 #   3  checkpatch.pl --no-tree --strict is clean on every kernel source and header we own
-#      (drivers/**/*.[ch]: tern_core and tern_ib; include/tern/*.h; the uverbs ABI header
-#      include/uapi/rdma/tern-abi.h)
+#      (drivers/**/*.[ch] and the Kconfig files: tern_core and tern_ib; include/tern/*.h;
+#      the uverbs ABI header include/uapi/rdma/tern-abi.h)
+#   4  the driver folders drop into a kernel source tree as they are: with their Kconfig files
+#      sourced from drivers/net/ethernet/Kconfig and drivers/infiniband/Kconfig, Debian's own
+#      configuration plus TERN_CORE=m, INFINIBAND_TERN=m resolves (kconfig's conf from
+#      linux-kbuild-6.1, olddefconfig) to both modules; without rdma_cm's address
+#      translation, or without tern_core, to no tern_ib: the dependencies are the code's
 # Gates 1 and 2 build every module the top-level Kbuild lists (drivers/net/ethernet/tern and
 # drivers/infiniband/hw/tern), which compile the shared headers.
 # The build runs on a scratch copy of the sources under $TERN_OUT/check-kernel, so every run
@@ -31,12 +36,12 @@ diag() { sed 's/^/# /' "$@"; }
 owned_sources() {
 	if git -C "$TERN_TOP" rev-parse --git-dir >/dev/null 2>&1; then
 		git -C "$TERN_TOP" ls-files --cached --others --exclude-standard -- \
-			'drivers/*.c' 'drivers/*.h' 'include/tern/*.h' \
+			'drivers/*.c' 'drivers/*.h' 'drivers/*/Kconfig' 'include/tern/*.h' \
 			'include/uapi/rdma/tern-abi.h' |
 			while read -r f; do [ -f "$TERN_TOP/$f" ] && echo "$f"; done
 	else
 		(cd "$TERN_TOP" && {
-			find drivers include/tern -name '*.[ch]' ! -name '*.mod.c'
+			find drivers include/tern \( -name '*.[ch]' -o -name Kconfig \) ! -name '*.mod.c'
 			ls include/uapi/rdma/tern-abi.h
 		} | sort)
 	fi
@@ -78,6 +83,35 @@ checkpatch_dir() {
 	echo "$dir"
 }
 
+# The kernel's Kconfig files and the scripts they call, from Debian's linux-source-6.1
+# tarball, extracted once into $TERN_CACHE/kconfig-<package version>/ (about 12 s).
+kconfig_dir() {
+	local ver dir tmp
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
+		ver=$(stat -c '%Y-%s' "$tarball" 2>/dev/null) || return 1
+	dir=$TERN_CACHE/kconfig-$ver
+	if [ ! -f "$dir/Kconfig" ]; then
+		[ -f "$tarball" ] || return 1
+		log "extracting the Kconfig files from $tarball (once)"
+		tmp=$(mktemp -d "$TERN_CACHE/kconfig.XXXXXX") || return 1
+		if ! tar -xJf "$tarball" -C "$tmp" --strip-components=1 --wildcards \
+			'linux-source-6.1/*Kconfig*' 'linux-source-6.1/scripts/*'; then
+			rm -rf "$tmp"
+			return 1
+		fi
+		rm -rf "$dir"
+		mv "$tmp" "$dir" || { rm -rf "$tmp"; return 1; }
+	fi
+	echo "$dir"
+}
+
+# Run kconfig's olddefconfig in kernel tree $1 on config file $2.
+kconfig_resolve() {
+	(cd "$1" && env srctree=. SRCARCH=x86 ARCH=x86_64 CC=gcc LD=ld HOSTCC=gcc \
+		KERNELVERSION="$kver" KCONFIG_CONFIG="$2" "$conf" --olddefconfig Kconfig) \
+		>>"$work/kconfig.log" 2>&1
+}
+
 # Extra checkpatch options for one file.
 checkpatch_opts() {
 	case $1 in
@@ -97,7 +131,7 @@ if [ -z "$kver" ] || [ ! -d "$kdir" ]; then
 	exit 1
 fi
 
-echo "1..3"
+echo "1..4"
 log "check-kernel: building against $kver in $work"
 
 # Scratch copy of the sources.
@@ -152,6 +186,49 @@ else
 	else
 		not_ok "checkpatch --strict (${#bad[@]} files: ${bad[*]})"
 		diag "$work/checkpatch.log"
+	fi
+fi
+
+# Gate 4: Kconfig, in a scratch kernel tree made of the kernel's Kconfig files and ours.
+conf=/usr/lib/linux-kbuild-6.1/scripts/kconfig/conf
+tree=$work/kconfig
+if [ ! -x "$conf" ]; then
+	not_ok "Kconfig # $conf is missing (linux-kbuild-6.1, installed with the headers)"
+elif ! kcdir=$(kconfig_dir); then
+	not_ok "Kconfig # cannot extract the Kconfig files from $tarball"
+else
+	rm -rf "$tree" && cp -a "$kcdir" "$tree" && : >"$work/kconfig.log"
+	(cd "$TERN_TOP" && cp --parents -t "$tree" drivers/net/ethernet/tern/Kconfig \
+		drivers/infiniband/hw/tern/Kconfig)
+	sed -i 's|^endif # ETHERNET|source "drivers/net/ethernet/tern/Kconfig"\n&|' \
+		"$tree/drivers/net/ethernet/Kconfig"
+	sed -i '0,/^source "drivers\/infiniband\/hw\//s||source "drivers/infiniband/hw/tern/Kconfig"\n&|' \
+		"$tree/drivers/infiniband/Kconfig"
+	{ cat "$kdir/.config"; printf 'CONFIG_TERN_CORE=m\nCONFIG_INFINIBAND_TERN=m\n'; } \
+		>"$tree/both.config"
+	# without rdma_cm's address translation, and without tern_core: no tern_ib
+	{ grep -v '^CONFIG_INFINIBAND_ADDR_TRANS=' "$tree/both.config"
+	  echo '# CONFIG_INFINIBAND_ADDR_TRANS is not set'; } >"$tree/no-cm.config"
+	{ grep -v '^CONFIG_TERN_CORE=' "$tree/both.config"
+	  echo '# CONFIG_TERN_CORE is not set'; } >"$tree/no-core.config"
+	want() { grep -qx "$1" "$tree/$2" || echo "$2: no $1"; }
+	never() { ! grep -q "^$1=" "$tree/$2" || echo "$2: $1 all the same"; }
+	if ! kconfig_resolve "$tree" both.config || ! kconfig_resolve "$tree" no-cm.config ||
+		! kconfig_resolve "$tree" no-core.config; then
+		not_ok "Kconfig: conf --olddefconfig failed"
+		diag "$work/kconfig.log"
+	elif why=$(want CONFIG_NET_VENDOR_TERN=y both.config
+		   want CONFIG_TERN_CORE=m both.config
+		   want CONFIG_INFINIBAND_TERN=m both.config
+		   want CONFIG_TERN_CORE=m no-cm.config
+		   never CONFIG_INFINIBAND_TERN no-cm.config
+		   never CONFIG_INFINIBAND_TERN no-core.config
+		   grep -i 'warning' "$work/kconfig.log"
+		   true) && [ -z "$why" ]; then
+		ok "Kconfig: TERN_CORE and INFINIBAND_TERN in Debian's $kver configuration"
+	else
+		not_ok "Kconfig: TERN_CORE and INFINIBAND_TERN in Debian's $kver configuration"
+		printf '%s\n' "$why" | diag
 	fi
 fi
 
