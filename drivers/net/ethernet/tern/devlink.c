@@ -17,6 +17,7 @@
  * registered, and no recovery is running (recovery itself provokes timeouts and resets).
  */
 
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "tern_core.h"
@@ -122,7 +123,8 @@ enum tern_devlink_param_id {
  * @min: smallest value
  * @max: largest value; with @line_rate, the line rate in Mb/s instead
  * @line_rate: a rate, bounded by the port's line rate
- * @msg: the extack message for a value out of range: the range and unit
+ *
+ * The message for a value out of range is tern_cc_range_msg()'s.
  */
 struct tern_cc_param_desc {
 	size_t offset;
@@ -130,76 +132,38 @@ struct tern_cc_param_desc {
 	u32 min;
 	u32 max;
 	bool line_rate;
-	const char *msg;
 };
 
-#define TERN_CC_U8(f, lo, hi, m) \
-	{ offsetof(struct tern_cc_params, f), true, lo, hi, false, KBUILD_MODNAME ": " m }
-#define TERN_CC_U32(f, lo, hi, m) \
-	{ offsetof(struct tern_cc_params, f), false, lo, hi, false, KBUILD_MODNAME ": " m }
-#define TERN_CC_RATE(f, lo, m) \
-	{ offsetof(struct tern_cc_params, f), false, lo, 0, true, KBUILD_MODNAME ": " m }
+#define TERN_CC_U8(f, lo, hi) \
+	{ offsetof(struct tern_cc_params, f), true, lo, hi, false }
+#define TERN_CC_U32(f, lo, hi) \
+	{ offsetof(struct tern_cc_params, f), false, lo, hi, false }
+#define TERN_CC_RATE(f, lo) \
+	{ offsetof(struct tern_cc_params, f), false, lo, 0, true }
 
 #define TERN_CC_IDX(id)	((id) - TERN_DL_PARAM_BASE - 1)
 
 static const struct tern_cc_param_desc tern_cc_descs[] = {
-	[TERN_CC_IDX(TERN_DL_PARAM_RP_ENABLE)] =
-		TERN_CC_U8(rp_en, 0, 0xff,
-			   "roce_rp_enable must be a priority bit mask, 0..255"),
-	[TERN_CC_IDX(TERN_DL_PARAM_NP_ENABLE)] =
-		TERN_CC_U8(np_en, 0, 0xff,
-			   "roce_np_enable must be a priority bit mask, 0..255"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_TIME_RESET)] =
-		TERN_CC_U32(rpg_time_reset, 1, 131071,
-			    "rpg_time_reset must be 1..131071 us"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_BYTE_RESET)] =
-		TERN_CC_U32(rpg_byte_reset, 0, 1u << 30,
-			    "rpg_byte_reset must be 0..1073741824 bytes (0: no byte stage)"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_THRESHOLD)] =
-		TERN_CC_U32(rpg_threshold, 1, 31,
-			    "rpg_threshold must be 1..31 stages"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MAX_RATE)] =
-		TERN_CC_RATE(rpg_max_rate, 0,
-			     "rpg_max_rate must be 0 (line rate) or 1..line rate Mb/s"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_AI_RATE)] =
-		TERN_CC_RATE(rpg_ai_rate, 1,
-			     "rpg_ai_rate must be 1..line rate Mb/s"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_HAI_RATE)] =
-		TERN_CC_RATE(rpg_hai_rate, 1,
-			     "rpg_hai_rate must be 1..line rate Mb/s"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_GD)] =
-		TERN_CC_U32(rpg_gd, 1, 15,
-			    "rpg_gd must be 1..15 (cut by alpha / 2^rpg_gd)"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MIN_DEC_FAC)] =
-		TERN_CC_U32(rpg_min_dec_fac, 1, 100,
-			    "rpg_min_dec_fac must be 1..100 percent"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MIN_RATE)] =
-		TERN_CC_RATE(rpg_min_rate, 1,
-			     "rpg_min_rate must be 1..line rate Mb/s"),
-	[TERN_CC_IDX(TERN_DL_PARAM_RATE_FIRST_CNP)] =
-		TERN_CC_RATE(rate_to_set_on_first_cnp, 0,
-			     "rate_to_set_on_first_cnp must be 0 (off) or 1..line rate Mb/s"),
-	[TERN_CC_IDX(TERN_DL_PARAM_DCE_TCP_G)] =
-		TERN_CC_U32(dce_tcp_g, 0, 1023,
-			    "dce_tcp_g must be 0..1023 (1/1024 units)"),
-	[TERN_CC_IDX(TERN_DL_PARAM_DCE_TCP_RTT)] =
-		TERN_CC_U32(dce_tcp_rtt, 1, 131071,
-			    "dce_tcp_rtt must be 1..131071 us"),
+	[TERN_CC_IDX(TERN_DL_PARAM_RP_ENABLE)] = TERN_CC_U8(rp_en, 0, 0xff),
+	[TERN_CC_IDX(TERN_DL_PARAM_NP_ENABLE)] = TERN_CC_U8(np_en, 0, 0xff),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_TIME_RESET)] = TERN_CC_U32(rpg_time_reset, 1, 131071),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_BYTE_RESET)] = TERN_CC_U32(rpg_byte_reset, 0, 1u << 30),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_THRESHOLD)] = TERN_CC_U32(rpg_threshold, 1, 31),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MAX_RATE)] = TERN_CC_RATE(rpg_max_rate, 0),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_AI_RATE)] = TERN_CC_RATE(rpg_ai_rate, 1),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_HAI_RATE)] = TERN_CC_RATE(rpg_hai_rate, 1),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_GD)] = TERN_CC_U32(rpg_gd, 1, 15),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MIN_DEC_FAC)] = TERN_CC_U32(rpg_min_dec_fac, 1, 100),
+	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MIN_RATE)] = TERN_CC_RATE(rpg_min_rate, 1),
+	[TERN_CC_IDX(TERN_DL_PARAM_RATE_FIRST_CNP)] = TERN_CC_RATE(rate_to_set_on_first_cnp, 0),
+	[TERN_CC_IDX(TERN_DL_PARAM_DCE_TCP_G)] = TERN_CC_U32(dce_tcp_g, 0, 1023),
+	[TERN_CC_IDX(TERN_DL_PARAM_DCE_TCP_RTT)] = TERN_CC_U32(dce_tcp_rtt, 1, 131071),
 	[TERN_CC_IDX(TERN_DL_PARAM_MONITOR_PERIOD)] =
-		TERN_CC_U32(rate_reduce_monitor_period, 0, 131071,
-			    "rate_reduce_monitor_period must be 0..131071 us"),
-	[TERN_CC_IDX(TERN_DL_PARAM_INITIAL_ALPHA)] =
-		TERN_CC_U32(initial_alpha_value, 0, 1023,
-			    "initial_alpha_value must be 0..1023 (1/1024 units)"),
-	[TERN_CC_IDX(TERN_DL_PARAM_MIN_TIME_CNPS)] =
-		TERN_CC_U32(min_time_between_cnps, 0, 4095,
-			    "min_time_between_cnps must be 0..4095 us"),
-	[TERN_CC_IDX(TERN_DL_PARAM_CNP_DSCP)] =
-		TERN_CC_U8(cnp_dscp, 0, 63,
-			   "cnp_dscp must be a DSCP, 0..63"),
-	[TERN_CC_IDX(TERN_DL_PARAM_CNP_PRIO)] =
-		TERN_CC_U8(cnp_prio, 0, 7,
-			   "cnp_802p_prio must be a priority, 0..7"),
+		TERN_CC_U32(rate_reduce_monitor_period, 0, 131071),
+	[TERN_CC_IDX(TERN_DL_PARAM_INITIAL_ALPHA)] = TERN_CC_U32(initial_alpha_value, 0, 1023),
+	[TERN_CC_IDX(TERN_DL_PARAM_MIN_TIME_CNPS)] = TERN_CC_U32(min_time_between_cnps, 0, 4095),
+	[TERN_CC_IDX(TERN_DL_PARAM_CNP_DSCP)] = TERN_CC_U8(cnp_dscp, 0, 63),
+	[TERN_CC_IDX(TERN_DL_PARAM_CNP_PRIO)] = TERN_CC_U8(cnp_prio, 0, 7),
 };
 
 static_assert(ARRAY_SIZE(tern_cc_descs) == TERN_CC_IDX(TERN_DL_PARAM_END));
@@ -246,6 +210,74 @@ static int tern_cc_param_set(struct devlink *devlink, u32 id, struct devlink_par
 	return tern_dcb_set_cc(tdev, &cc);
 }
 
+/* The range and unit of param @id, for a value outside it. */
+static void tern_cc_range_msg(u32 id, struct netlink_ext_ack *extack)
+{
+	switch (id) {
+	case TERN_DL_PARAM_RP_ENABLE:
+		NL_SET_ERR_MSG_MOD(extack, "roce_rp_enable must be a priority bit mask, 0..255");
+		break;
+	case TERN_DL_PARAM_NP_ENABLE:
+		NL_SET_ERR_MSG_MOD(extack, "roce_np_enable must be a priority bit mask, 0..255");
+		break;
+	case TERN_DL_PARAM_RPG_TIME_RESET:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_time_reset must be 1..131071 us");
+		break;
+	case TERN_DL_PARAM_RPG_BYTE_RESET:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_byte_reset must be 0..1073741824 bytes (0: off)");
+		break;
+	case TERN_DL_PARAM_RPG_THRESHOLD:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_threshold must be 1..31 stages");
+		break;
+	case TERN_DL_PARAM_RPG_MAX_RATE:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_max_rate must be 0..line rate Mb/s (0: line rate)");
+		break;
+	case TERN_DL_PARAM_RPG_AI_RATE:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_ai_rate must be 1..line rate Mb/s");
+		break;
+	case TERN_DL_PARAM_RPG_HAI_RATE:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_hai_rate must be 1..line rate Mb/s");
+		break;
+	case TERN_DL_PARAM_RPG_GD:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_gd must be 1..15 (cut by alpha / 2^rpg_gd)");
+		break;
+	case TERN_DL_PARAM_RPG_MIN_DEC_FAC:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_min_dec_fac must be 1..100 percent");
+		break;
+	case TERN_DL_PARAM_RPG_MIN_RATE:
+		NL_SET_ERR_MSG_MOD(extack, "rpg_min_rate must be 1..line rate Mb/s");
+		break;
+	case TERN_DL_PARAM_RATE_FIRST_CNP:
+		NL_SET_ERR_MSG_MOD(extack,
+				   "rate_to_set_on_first_cnp must be 0 (off) or 1..line rate Mb/s");
+		break;
+	case TERN_DL_PARAM_DCE_TCP_G:
+		NL_SET_ERR_MSG_MOD(extack, "dce_tcp_g must be 0..1023 (1/1024 units)");
+		break;
+	case TERN_DL_PARAM_DCE_TCP_RTT:
+		NL_SET_ERR_MSG_MOD(extack, "dce_tcp_rtt must be 1..131071 us");
+		break;
+	case TERN_DL_PARAM_MONITOR_PERIOD:
+		NL_SET_ERR_MSG_MOD(extack, "rate_reduce_monitor_period must be 0..131071 us");
+		break;
+	case TERN_DL_PARAM_INITIAL_ALPHA:
+		NL_SET_ERR_MSG_MOD(extack, "initial_alpha_value must be 0..1023 (1/1024 units)");
+		break;
+	case TERN_DL_PARAM_MIN_TIME_CNPS:
+		NL_SET_ERR_MSG_MOD(extack, "min_time_between_cnps must be 0..4095 us");
+		break;
+	case TERN_DL_PARAM_CNP_DSCP:
+		NL_SET_ERR_MSG_MOD(extack, "cnp_dscp must be a DSCP, 0..63");
+		break;
+	case TERN_DL_PARAM_CNP_PRIO:
+		NL_SET_ERR_MSG_MOD(extack, "cnp_802p_prio must be a priority, 0..7");
+		break;
+	default:
+		NL_SET_ERR_MSG_MOD(extack, "value out of range");
+		break;
+	}
+}
+
 static int tern_cc_param_validate(struct devlink *devlink, u32 id, union devlink_param_value val,
 				  struct netlink_ext_ack *extack)
 {
@@ -263,9 +295,7 @@ static int tern_cc_param_validate(struct devlink *devlink, u32 id, union devlink
 			max = U32_MAX;
 	}
 	if (v < d->min || v > max) {
-		/* NL_SET_ERR_MSG_MOD() of a message chosen at run time (static strings). */
-		if (extack)
-			extack->_msg = d->msg;
+		tern_cc_range_msg(id, extack);
 		return -ERANGE;
 	}
 	return 0;
@@ -406,7 +436,7 @@ static int tern_pfc_reporter_diagnose(struct devlink_health_reporter *reporter,
 {
 	struct tern_dev *tdev = devlink_health_reporter_priv(reporter);
 	unsigned long storms = READ_ONCE(tdev->dcb.storm_active);
-	struct tern_cmd_pfc_stats_out st;
+	struct tern_cmd_pfc_stats_out *st;
 	char prios[2 * TERN_NUM_PRIO + 1];
 	int err;
 
@@ -429,15 +459,23 @@ static int tern_pfc_reporter_diagnose(struct devlink_health_reporter *reporter,
 					atomic64_read(&tdev->dcb.storm_recovered));
 	if (err)
 		return err;
-	/* The firmware's counts since its last reset; absent when it does not answer. */
-	if (tern_dcb_query_pfc_stats(tdev, &st))
-		return 0;
+	/*
+	 * The firmware's counts since its last reset; absent when it does not answer. The
+	 * answer is 832 bytes: on the heap, as the other readers of it keep it.
+	 */
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	if (tern_dcb_query_pfc_stats(tdev, st))
+		goto out;
 	err = devlink_fmsg_u64_pair_put(fmsg, "fw_rx_pause_storm_events",
-					le64_to_cpu(st.rx_pause_storm_events));
-	if (err)
-		return err;
-	return devlink_fmsg_u64_pair_put(fmsg, "fw_tx_pause_storm_events",
-					 le64_to_cpu(st.tx_pause_storm_events));
+					le64_to_cpu(st->rx_pause_storm_events));
+	if (!err)
+		err = devlink_fmsg_u64_pair_put(fmsg, "fw_tx_pause_storm_events",
+						le64_to_cpu(st->tx_pause_storm_events));
+out:
+	kfree(st);
+	return err;
 }
 
 /*
