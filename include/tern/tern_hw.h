@@ -15,7 +15,7 @@
 
 /* Interface version reported by TERN_REG_VERSION: a driver must match the major. */
 #define TERN_IF_VERSION_MAJOR		1
-#define TERN_IF_VERSION_MINOR		0
+#define TERN_IF_VERSION_MINOR		1
 #define TERN_IF_VERSION			((TERN_IF_VERSION_MAJOR << 16) | TERN_IF_VERSION_MINOR)
 
 /*
@@ -47,6 +47,8 @@
 #define TERN_REG_CTRL			0x000c	/* RW: TERN_CTRL_* */
 #define TERN_REG_STATUS			0x0010	/* RO: TERN_STATUS_* */
 #define TERN_REG_SCRATCH		0x0014	/* RW: no effect; for MMIO sanity checks */
+#define TERN_REG_CMD_TIMEOUT		0x0018	/* RO: longest command completion, ms (1.1) */
+#define TERN_REG_RESET_TIMEOUT		0x001c	/* RO: longest reset, ms (1.1) */
 #define TERN_REG_CMDQ_SQ_LO		0x0020	/* RW: command ring DMA address, low 32 */
 #define TERN_REG_CMDQ_SQ_HI		0x0024	/* RW: command ring DMA address, high 32 */
 #define TERN_REG_CMDQ_CQ_LO		0x0028	/* RW: completion ring DMA address, low 32 */
@@ -80,9 +82,16 @@ enum tern_fatal_syndrome {
 #define TERN_CMDQ_STATUS_ENABLED	(1u << 0)
 #define TERN_CMDQ_STATUS_ERROR		(1u << 1)	/* ring DMA fault; see STATUS syndrome */
 
-/* Timeouts the driver uses, chosen with the device's worst case in mind (milliseconds). */
-#define TERN_RESET_TIMEOUT_MS		2000
-#define TERN_CMD_TIMEOUT_MS		5000
+/*
+ * Timeouts (milliseconds). The device states its own worst cases in TERN_REG_CMD_TIMEOUT and
+ * TERN_REG_RESET_TIMEOUT (interface 1.1; a 1.0 device reads 0 there): a driver waits that
+ * long, taking a value outside TERN_TIMEOUT_MIN_MS..TERN_TIMEOUT_MAX_MS, or 0, as the
+ * defaults below, the values of interface 1.0.
+ */
+#define TERN_CMD_TIMEOUT_DEFAULT_MS	5000
+#define TERN_RESET_TIMEOUT_DEFAULT_MS	2000
+#define TERN_TIMEOUT_MIN_MS		100
+#define TERN_TIMEOUT_MAX_MS		60000
 
 /* ---------------------------------------------------------------------------------------
  * BAR2: doorbells. 4 KiB pages; page 0 belongs to the kernel driver, pages 1..255 are user

@@ -87,6 +87,12 @@ struct tern_model_config {
 	 * allowance so that pacing never costs a timer per frame (the QEMU adapter: 64 KiB).
 	 */
 	uint32_t tx_burst_bytes;
+	/*
+	 * The longest a command takes to complete, in ms, as TERN_REG_CMD_TIMEOUT states it to
+	 * the driver (0: TERN_CMD_TIMEOUT_DEFAULT_MS). The firmware completes every command well
+	 * within it; only the NOP's test hooks (delay, drop) go beyond.
+	 */
+	uint32_t cmd_timeout_ms;
 };
 
 /* Create a device in its power-on state (STATUS.READY set, nothing created). NULL on ENOMEM. */

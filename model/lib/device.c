@@ -215,6 +215,11 @@ static uint32_t reg_read(struct tern_model *m, uint64_t off)
 		       ((uint32_t)m->fatal_syndrome << TERN_STATUS_SYNDROME_SHIFT);
 	case TERN_REG_SCRATCH:
 		return m->scratch;
+	case TERN_REG_CMD_TIMEOUT:
+		return m->cfg.cmd_timeout_ms ? m->cfg.cmd_timeout_ms : TERN_CMD_TIMEOUT_DEFAULT_MS;
+	case TERN_REG_RESET_TIMEOUT:
+		/* resets take TERNM_RESET_NS (1 ms); the default leaves a host room to be late */
+		return TERN_RESET_TIMEOUT_DEFAULT_MS;
 	case TERN_REG_CMDQ_SQ_LO:
 		return m->cmdq_sq_lo;
 	case TERN_REG_CMDQ_SQ_HI:

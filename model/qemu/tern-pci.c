@@ -55,6 +55,7 @@ struct TernState {
     char *serial;
     bool test_hooks;
     uint32_t speed;                 /* line rate, Mb/s (property "speed") */
+    uint32_t cmd_timeout;           /* TERN_REG_CMD_TIMEOUT, ms (property "cmd-timeout") */
 
     QEMUBH *bh;                     /* runs tern_model_run() after host.kick */
     QEMUTimer *timer;               /* the model's one-shot timer */
@@ -276,6 +277,7 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
          * rate: let the MAC run 64 KiB ahead before it makes senders wait (tern_model.h).
          */
         .tx_burst_bytes = 64 * 1024,
+        .cmd_timeout_ms = s->cmd_timeout,
     };
     const uint8_t *mac;
     unsigned int i;
@@ -298,6 +300,12 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
     if (!s->speed || s->speed > TERN_QEMU_MAX_SPEED) {
         error_setg(errp, "tern: speed %" PRIu32 " Mb/s is out of range (1..%u)",
                    s->speed, TERN_QEMU_MAX_SPEED);
+        return;
+    }
+
+    if (s->cmd_timeout < TERN_TIMEOUT_MIN_MS || s->cmd_timeout > TERN_TIMEOUT_MAX_MS) {
+        error_setg(errp, "tern: cmd-timeout %" PRIu32 " ms is out of range (%u..%u)",
+                   s->cmd_timeout, TERN_TIMEOUT_MIN_MS, TERN_TIMEOUT_MAX_MS);
         return;
     }
 
@@ -417,6 +425,7 @@ static Property tern_properties[] = {
     DEFINE_PROP_STRING("serial", TernState, serial),
     DEFINE_PROP_BOOL("test-hooks", TernState, test_hooks, false),
     DEFINE_PROP_UINT32("speed", TernState, speed, TERN_QEMU_DEFAULT_SPEED),
+    DEFINE_PROP_UINT32("cmd-timeout", TernState, cmd_timeout, TERN_CMD_TIMEOUT_DEFAULT_MS),
     DEFINE_PROP_END_OF_LIST(),
 };
 

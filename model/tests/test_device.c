@@ -10,6 +10,9 @@ static void t_power_on_registers(void)
 	CHECK_EQ(rreg(&f, TERN_REG_MAGIC), TERN_MAGIC);
 	CHECK_EQ(rreg(&f, TERN_REG_VERSION), TERN_IF_VERSION);
 	CHECK_EQ(rreg(&f, TERN_REG_FW_VERSION), 0x01000000u);
+	/* the worst cases the driver waits for (config cmd_timeout_ms 0: the defaults) */
+	CHECK_EQ(rreg(&f, TERN_REG_CMD_TIMEOUT), TERN_CMD_TIMEOUT_DEFAULT_MS);
+	CHECK_EQ(rreg(&f, TERN_REG_RESET_TIMEOUT), TERN_RESET_TIMEOUT_DEFAULT_MS);
 	CHECK_EQ(rreg(&f, TERN_REG_CTRL), 0);
 	CHECK_EQ(rreg(&f, TERN_REG_STATUS), TERN_STATUS_READY | TERN_STATUS_LINK_UP);
 	CHECK_EQ(rreg(&f, TERN_REG_CMDQ_STATUS), 0);
@@ -18,7 +21,9 @@ static void t_power_on_registers(void)
 	/* read-only registers ignore writes */
 	wreg(&f, TERN_REG_MAGIC, 0);
 	wreg(&f, TERN_REG_STATUS, 0);
+	wreg(&f, TERN_REG_CMD_TIMEOUT, 1);
 	CHECK_EQ(rreg(&f, TERN_REG_MAGIC), TERN_MAGIC);
+	CHECK_EQ(rreg(&f, TERN_REG_CMD_TIMEOUT), TERN_CMD_TIMEOUT_DEFAULT_MS);
 	CHECK_EQ(rreg(&f, TERN_REG_STATUS), TERN_STATUS_READY | TERN_STATUS_LINK_UP);
 	/* unknown registers read 0 and ignore writes */
 	wreg(&f, 0x100, 0x12345678);

@@ -27,7 +27,11 @@ RX_FATES = ("rx_frames", "rx_filtered", "rx_oversize", "rx_runt", "rx_no_queue",
             "rx_dma_errors")
 
 t = Tap()
-c = Cluster(nodes=2, wires=[Wire("tern", pcap=True, test_hooks=True)], name="ethernet")
+# the device states a command timeout of 1 s (TERN_REG_CMD_TIMEOUT; 5 s by default): the lost
+# command below shows that the driver waits what the device says
+CMD_TIMEOUT_MS = 1000
+c = Cluster(nodes=2, wires=[Wire("tern", pcap=True, test_hooks=True,
+                                 props={"cmd-timeout": CMD_TIMEOUT_MS})], name="ethernet")
 try:
     c.boot()
 except HarnessError as e:
@@ -149,11 +153,18 @@ try:
     dm = n0.dmesg()
     t.ok(re.search(r"tern_core .*(timed out|timeout)", dm, re.I),
          "the timeout is reported in the kernel log")
+    t.ok(re.search(r"tern_core .*NOP.* timed out after %d ms" % CMD_TIMEOUT_MS, dm),
+         "the driver waited the %d ms the device states (TERN_REG_CMD_TIMEOUT)" %
+         CMD_TIMEOUT_MS, "\n".join(dm.splitlines()[-10:]))
     r = n0.run("devlink health show")
     t.ok(re.search(r"reporter fw\b", r.stdout) and
          re.search(r"error (\d+)", r.stdout) and
          int(re.search(r"error (\d+)", r.stdout).group(1)) >= 1,
          "devlink health reporter 'fw' counted the timeout", r.stdout, r.stderr)
+    r = n0.run("devlink health diagnose $(devlink dev | head -1) reporter fw")
+    t.ok(re.search(r"command_timeout_ms:? %d\b" % CMD_TIMEOUT_MS, r.stdout),
+         "devlink health diagnose ... reporter fw: command_timeout_ms %d" % CMD_TIMEOUT_MS,
+         r.stdout, r.stderr)
     r = n0.run("echo nop > %s && ping -c 2 -W 5 %s" % (CMD_TEST, n1.ip(0)), timeout=30)
     t.ok(r.rc == 0, "the device still works after the lost command", r.stdout, r.stderr)
 

@@ -16,7 +16,8 @@
  * Waiters also look at the ring and at the device status every TERN_CMD_WAIT_SLICE_MS, so
  * a lost interrupt costs latency, not a command, and a dead device is noticed quickly.
  *
- * A command that does not complete within TERN_CMD_TIMEOUT_MS returns -ETIMEDOUT. Its slot
+ * A command that does not complete within the device's command timeout (TERN_REG_CMD_TIMEOUT,
+ * cmdq->timeout_ms) returns -ETIMEDOUT. Its slot
  * stays reserved ("abandoned") until the late completion arrives or the device is reset,
  * because the device may still write the slot's output mailbox.
  */
@@ -610,7 +611,7 @@ static struct tern_cmd_slot *tern_cmd_get_slot(struct tern_dev *tdev, u16 opcode
 	unsigned long deadline;
 	u32 i;
 
-	deadline = jiffies + msecs_to_jiffies(TERN_CMD_TIMEOUT_MS);
+	deadline = jiffies + msecs_to_jiffies(cmdq->timeout_ms);
 	while (down_timeout(&cmdq->slots_sem, msecs_to_jiffies(TERN_CMD_WAIT_SLICE_MS))) {
 		if (READ_ONCE(cmdq->stopped))
 			return ERR_PTR(-EIO);
@@ -619,7 +620,7 @@ static struct tern_cmd_slot *tern_cmd_get_slot(struct tern_dev *tdev, u16 opcode
 			dev_err_ratelimited(&tdev->pdev->dev,
 					    "command %s (%#x): no free command slot after %u ms\n",
 					    tern_cmd_opcode_name(opcode), opcode,
-					    TERN_CMD_TIMEOUT_MS);
+					    cmdq->timeout_ms);
 			tern_devlink_report_fw_error(tdev, "command queue full", opcode);
 			return ERR_PTR(-ETIMEDOUT);
 		}
@@ -697,7 +698,7 @@ static int tern_cmd_wait(struct tern_dev *tdev, struct tern_cmd_slot *slot)
 	unsigned long deadline, next_check, slice;
 	unsigned int poll_us = TERN_CMD_POLL_MIN_US;
 
-	deadline = jiffies + msecs_to_jiffies(TERN_CMD_TIMEOUT_MS);
+	deadline = jiffies + msecs_to_jiffies(cmdq->timeout_ms);
 	slice = msecs_to_jiffies(TERN_CMD_WAIT_SLICE_MS);
 	next_check = jiffies + slice;
 	for (;;) {
@@ -759,7 +760,7 @@ static bool tern_cmd_abandon(struct tern_cmdq *cmdq, struct tern_cmd_slot *slot)
  * @result: where to store the completion's result, or NULL
  *
  * Sleeps; safe for any number of concurrent callers (they queue for one of the depth
- * slots). Returns within about twice TERN_CMD_TIMEOUT_MS whatever the device does.
+ * slots). Returns within about twice the device's command timeout whatever it does.
  *
  * Return: 0; the errno of a non-OK status (see tern_cmd_status_to_errno()); -ETIMEDOUT if
  * the device did not answer in time; -EIO if the device is dead, gone or being reset;
@@ -803,7 +804,7 @@ int tern_cmd_exec(struct tern_dev *tdev, u16 opcode, const void *in, size_t in_l
 		atomic_inc(&cmdq->timeouts);
 		dev_err_ratelimited(&tdev->pdev->dev,
 				    "command %s (%#x) timed out after %u ms (token %#x)\n",
-				    tern_cmd_opcode_name(opcode), opcode, TERN_CMD_TIMEOUT_MS,
+				    tern_cmd_opcode_name(opcode), opcode, cmdq->timeout_ms,
 				    slot->token);
 		/* Timeouts from before the last recovery belong to the incident it handled. */
 		if (atomic_read(&tdev->recoveries) == recoveries)
@@ -864,6 +865,7 @@ void tern_cmdq_get_stats(struct tern_dev *tdev, struct tern_cmdq_stats *st)
 		return;
 	spin_lock_irq(&cmdq->lock);
 	st->depth = cmdq->depth;
+	st->timeout_ms = cmdq->timeout_ms;
 	for (i = 0; i < cmdq->depth; i++) {
 		const struct tern_cmd_slot *slot = &cmdq->slots[i];
 

@@ -47,6 +47,7 @@ static int tern_dbg_cmdq_show(struct seq_file *s, void *unused)
 
 	tern_cmdq_get_stats(tdev, &st);
 	seq_printf(s, "depth: %u\n", st.depth);
+	seq_printf(s, "timeout_ms: %u\n", st.timeout_ms);
 	seq_printf(s, "in_flight: %u\n", st.in_flight);
 	seq_printf(s, "abandoned: %u\n", st.abandoned);
 	seq_printf(s, "timeouts: %u\n", st.timeouts);

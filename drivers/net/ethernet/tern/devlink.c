@@ -359,6 +359,9 @@ static int tern_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
 	err = devlink_fmsg_bool_pair_put(fmsg, "dead", test_bit(TERN_FLAG_DEAD, &tdev->flags));
 	if (err)
 		return err;
+	err = devlink_fmsg_u32_pair_put(fmsg, "command_timeout_ms", st.timeout_ms);
+	if (err)
+		return err;
 	err = devlink_fmsg_u32_pair_put(fmsg, "command_timeouts", st.timeouts);
 	if (err)
 		return err;

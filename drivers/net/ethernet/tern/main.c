@@ -106,7 +106,7 @@ bool tern_dev_alive(struct tern_dev *tdev)
 /* Reset handshake: CTRL.RESET, then wait (sleeping) for READY with RESET cleared. */
 static int tern_reset(struct tern_dev *tdev)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(TERN_RESET_TIMEOUT_MS);
+	unsigned long deadline = jiffies + msecs_to_jiffies(tdev->reset_timeout_ms);
 	struct device *dev = &tdev->pdev->dev;
 	u32 ctrl, status;
 
@@ -123,7 +123,7 @@ static int tern_reset(struct tern_dev *tdev)
 			break;
 		if (time_after(jiffies, deadline)) {
 			dev_err(dev, "reset not done after %u ms (ctrl %#x, status %#x)\n",
-				TERN_RESET_TIMEOUT_MS, ctrl, status);
+				tdev->reset_timeout_ms, ctrl, status);
 			return -ETIMEDOUT;
 		}
 	}
@@ -484,6 +484,24 @@ static void tern_unmap_bars(struct tern_dev *tdev)
 	tdev->regs = NULL;
 }
 
+/*
+ * A timeout the device states (ms): the register's value, or @dflt when it is 0 (an
+ * interface 1.0 device) or outside TERN_TIMEOUT_MIN_MS..TERN_TIMEOUT_MAX_MS.
+ */
+static u32 tern_timeout_reg(struct tern_dev *tdev, u32 reg, u32 dflt)
+{
+	u32 v = tern_rd(tdev, reg);
+
+	if (v < TERN_TIMEOUT_MIN_MS || v > TERN_TIMEOUT_MAX_MS) {
+		if (v)
+			dev_warn(&tdev->pdev->dev,
+				 "device states a timeout of %u ms (register %#x): using %u ms\n",
+				 v, reg, dflt);
+		return dflt;
+	}
+	return v;
+}
+
 static int tern_check_identity(struct tern_dev *tdev)
 {
 	struct device *dev = &tdev->pdev->dev;
@@ -505,6 +523,10 @@ static int tern_check_identity(struct tern_dev *tdev)
 			version >> 16, version & 0xffff, TERN_IF_VERSION_MAJOR);
 		return -ENODEV;
 	}
+	tdev->cmdq.timeout_ms = tern_timeout_reg(tdev, TERN_REG_CMD_TIMEOUT,
+						 TERN_CMD_TIMEOUT_DEFAULT_MS);
+	tdev->reset_timeout_ms = tern_timeout_reg(tdev, TERN_REG_RESET_TIMEOUT,
+						  TERN_RESET_TIMEOUT_DEFAULT_MS);
 	return 0;
 }
 

@@ -114,6 +114,8 @@ struct tern_cmd_slot {
  * @errors: commands that completed with a status other than OK
  * @stale: completions whose token matched no command waiting for one
  * @late: completions of timed-out commands (they freed their slot)
+ * @timeout_ms: how long a command may take before its caller gets -ETIMEDOUT: what the
+ *	device states in TERN_REG_CMD_TIMEOUT, read once at probe before the queue exists
  */
 struct tern_cmdq {
 	spinlock_t lock;	/* see above; IRQ-safe */
@@ -136,11 +138,13 @@ struct tern_cmdq {
 	atomic_t errors;
 	atomic_t stale;
 	atomic_t late;
+	u32 timeout_ms;
 };
 
 /**
  * struct tern_cmdq_stats - snapshot of the command queue's state (debugfs, devlink health)
  * @depth: slots (ring entries)
+ * @timeout_ms: the command timeout (from the device)
  * @in_flight: commands posted and being waited for
  * @abandoned: slots held by commands that timed out and have not completed since
  * @timeouts: commands that timed out (including waits for a free slot)
@@ -152,6 +156,7 @@ struct tern_cmdq {
  */
 struct tern_cmdq_stats {
 	u32 depth;
+	u32 timeout_ms;
 	u32 in_flight;
 	u32 abandoned;
 	u32 timeouts;
@@ -242,6 +247,8 @@ struct tern_dcb {
  * @pdev: PCI device
  * @regs: BAR0 registers
  * @db: BAR2 doorbell page 0 (the kernel's page)
+ * @reset_timeout_ms: how long a reset may take: what the device states in
+ *	TERN_REG_RESET_TIMEOUT, read at probe
  * @db_bar_start: bus address of BAR2 (user doorbell pages are mapped from there)
  * @fw_reporter: devlink health reporter for firmware errors and command timeouts
  *	(struct tern_dev is the private data of its devlink instance: tern_to_devlink())
@@ -286,6 +293,7 @@ struct tern_dev {
 	struct pci_dev *pdev;
 	void __iomem *regs;
 	void __iomem *db;
+	u32 reset_timeout_ms;
 	resource_size_t db_bar_start;
 	struct devlink_health_reporter *fw_reporter;
 	struct devlink_health_reporter *pfc_reporter;

@@ -377,6 +377,7 @@ static void tern_test_cmdq_init(struct kunit *test, struct tern_test_cmdq *q, u8
 	cmdq = &q->tdev->cmdq;
 	q->cmdq = cmdq;
 	spin_lock_init(&cmdq->lock);
+	cmdq->timeout_ms = TERN_CMD_TIMEOUT_DEFAULT_MS;
 	cmdq->log_depth = log_depth;
 	cmdq->depth = 1u << log_depth;
 	cmdq->cq = kunit_kcalloc(test, cmdq->depth, sizeof(*cmdq->cq), GFP_KERNEL);
