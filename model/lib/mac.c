@@ -578,7 +578,7 @@ void ternm_mac_timer(struct tern_model *m, uint64_t now)
 
 /* ---- commands ---------------------------------------------------------------------------- */
 
-static int dcb_check(const uint8_t *in, uint32_t *syndrome)
+static int dcb_check(const uint8_t *in, struct ternm_cmd_result *r)
 {
 	typedef struct tern_dcb_cfg T;
 	uint32_t storm = get_le32(CFLD(in, T, pfc_storm_ms));
@@ -588,54 +588,52 @@ static int dcb_check(const uint8_t *in, uint32_t *syndrome)
 	unsigned int i, sum = 0;
 	bool ets = false;
 
-#define BAD(off) do { *syndrome = (uint32_t)(off); return TERN_CMD_BAD_PARAM; } while (0)
 	if (in[offsetof(T, trust)] > TERN_DCB_TRUST_DSCP)
-		BAD(offsetof(T, trust));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, trust));
 	if (in[offsetof(T, default_prio)] >= TERN_NUM_PRIO)
-		BAD(offsetof(T, default_prio));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, default_prio));
 	if (in[offsetof(T, rsvd0)])
-		BAD(offsetof(T, rsvd0));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
 	for (i = 0; i < TERN_NUM_PRIO; i++) {
 		if (in[offsetof(T, prio_tc) + i] >= TERN_NUM_TC)
-			BAD(offsetof(T, prio_tc) + i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, prio_tc) + i);
 	}
 	for (i = 0; i < TERN_NUM_TC; i++) {
 		uint8_t tsa = in[offsetof(T, tc_tsa) + i];
 
 		if (tsa != TERN_DCB_TSA_STRICT && tsa != TERN_DCB_TSA_ETS)
-			BAD(offsetof(T, tc_tsa) + i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, tc_tsa) + i);
 	}
 	for (i = 0; i < TERN_NUM_TC; i++) {
 		uint8_t bw = in[offsetof(T, tc_bw) + i];
 
 		if (in[offsetof(T, tc_tsa) + i] == TERN_DCB_TSA_STRICT ? bw != 0 : bw > 100)
-			BAD(offsetof(T, tc_bw) + i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, tc_bw) + i);
 		if (in[offsetof(T, tc_tsa) + i] == TERN_DCB_TSA_ETS)
 			ets = true;
 		sum += bw;
 	}
 	/* The ETS classes share 100 %; with no ETS class at all every bandwidth is 0. */
 	if (ets && sum != 100)
-		BAD(offsetof(T, tc_bw));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, tc_bw));
 	for (i = 0; i < TERN_NUM_DSCP; i++) {
 		uint8_t prio = in[offsetof(T, dscp_prio) + i];
 
 		if (prio >= TERN_NUM_PRIO && prio != TERN_DCB_DSCP_UNMAPPED)
-			BAD(offsetof(T, dscp_prio) + i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, dscp_prio) + i);
 	}
 	if (storm && (storm < TERN_DCB_STORM_MIN_MS || storm > TERN_DCB_STORM_MAX_MS))
-		BAD(offsetof(T, pfc_storm_ms));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pfc_storm_ms));
 	if (buf > TERN_DCB_MAX_RX_BUF)
-		BAD(offsetof(T, rx_buf_bytes));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rx_buf_bytes));
 	if (xoff > buf)
-		BAD(offsetof(T, xoff_bytes));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, xoff_bytes));
 	if (xon >= xoff)
-		BAD(offsetof(T, xon_bytes));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, xon_bytes));
 	for (i = 0; i < 4; i++) {
 		if (get_le32(CFLD(in, T, rsvd1) + 4 * i))
-			BAD(offsetof(T, rsvd1) + 4 * i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd1) + 4 * i);
 	}
-#undef BAD
 	return TERN_CMD_OK;
 }
 
@@ -742,7 +740,7 @@ void ternm_dcb_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uin
 	r->status = TERN_CMD_OK;
 	switch (opcode) {
 	case TERN_CMD_SET_DCB:
-		r->status = (uint8_t)dcb_check(in, &r->syndrome);
+		r->status = (uint8_t)dcb_check(in, r);
 		if (r->status == TERN_CMD_OK)
 			dcb_set(m, in);
 		break;

@@ -246,6 +246,16 @@ struct ternm_cmd_result {
 	size_t out_size;
 };
 
+/*
+ * A command refused with @status because of the input field at byte offset @field, which
+ * becomes the syndrome the driver reads back. Returns @status: `return ternm_refuse(...);`.
+ */
+static inline int ternm_refuse(struct ternm_cmd_result *r, int status, size_t field)
+{
+	r->syndrome = (uint32_t)field;
+	return status;
+}
+
 /* ---- the device ---------------------------------------------------------------------------- */
 struct tern_model {
 	struct tern_model_host host;
