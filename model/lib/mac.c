@@ -21,17 +21,8 @@
  */
 #include <stdlib.h>
 
+#include "frame.h"
 #include "mac.h"
-
-#define ETH_HLEN		14
-#define ETH_P_8021Q		0x8100
-#define ETH_P_IP		0x0800
-#define ETH_P_IPV6		0x86dd
-#define MAC_CTRL_PAUSE		0x0001	/* 802.3x PAUSE: counted and dropped */
-#define LINE_OVERHEAD		24	/* preamble + SFD, FCS, inter-frame gap */
-#define PFC_FRAME_LEN		60	/* the 64-byte minimum frame, without its FCS */
-#define PFC_HDR_LEN		(ETH_HLEN + 2 + 2 + 2 * TERN_NUM_PRIO)	/* opcode, vector, times */
-#define PFC_XOFF_QUANTA		0xffff
 
 /* A frame kept in the lossless receive buffer. */
 struct mac_rxbuf {
@@ -216,19 +207,12 @@ unsigned int ternm_mac_prio(const struct tern_model *m, int dscp, int pcp)
 
 unsigned int ternm_mac_frame_prio(const struct tern_model *m, const uint8_t *frame, size_t len)
 {
-	int dscp = -1;
-	uint16_t type;
+	struct frame_info fi;
 
-	if (len < ETH_HLEN)
-		return ternm_mac_prio(m, -1, -1);
-	type = get_be16(frame + 12);
-	if (type == ETH_P_8021Q && len >= ETH_HLEN + 4)
-		return ternm_mac_prio(m, -1, frame[14] >> 5);
-	if (type == ETH_P_IP && len >= ETH_HLEN + 2 && (frame[14] >> 4) == 4)
-		dscp = frame[15] >> 2;
-	else if (type == ETH_P_IPV6 && len >= ETH_HLEN + 2 && (frame[14] >> 4) == 6)
-		dscp = (((frame[14] & 0x0f) << 4) | (frame[15] >> 4)) >> 2;
-	return ternm_mac_prio(m, dscp, -1);
+	frame_parse(frame, len, &fi);
+	if (fi.vlan)
+		return ternm_mac_prio(m, -1, fi.pcp);
+	return ternm_mac_prio(m, fi.ipver ? fi.tclass >> 2 : -1, -1);
 }
 
 /* ---- events ------------------------------------------------------------------------------ */
@@ -250,7 +234,7 @@ void ternm_mac_tx(struct tern_model *m, const uint8_t *frame, size_t len)
 {
 	struct ternm_mac *mac = m->port;
 	uint64_t now = ternm_now(m);
-	uint64_t q = ((uint64_t)len + LINE_OVERHEAD) * 8 * 1000;
+	uint64_t q = ((uint64_t)len + FRAME_LINE_OVERHEAD) * 8 * 1000;
 
 	/*
 	 * The frame starts when the line is free, or now if it has been idle for a whole ns (a
@@ -266,7 +250,7 @@ void ternm_mac_tx(struct tern_model *m, const uint8_t *frame, size_t len)
 		mac->line_frac -= mac->speed;
 		mac->line_ns++;
 	}
-	if (len < ETH_HLEN || get_be16(frame + 12) != TERN_PFC_ETHERTYPE) {
+	if (len < FRAME_ETH_HLEN || get_be16(frame + 12) != TERN_PFC_ETHERTYPE) {
 		struct mac_prio *p = &mac->prio[ternm_mac_frame_prio(m, frame, len)];
 
 		p->tx_frames++;
@@ -279,7 +263,7 @@ void ternm_mac_tx(struct tern_model *m, const uint8_t *frame, size_t len)
 static void send_pfc(struct tern_model *m, unsigned int prio, uint16_t quanta)
 {
 	struct ternm_mac *mac = m->port;
-	uint8_t f[PFC_FRAME_LEN];
+	uint8_t f[FRAME_ETH_ZLEN];
 
 	if (!m->link_up)
 		return;
@@ -302,8 +286,8 @@ static void xoff_start(struct tern_model *m, unsigned int prio, uint64_t now)
 
 	p->xoff = true;
 	p->xoff_since = now;
-	p->next_refresh = now + quanta_ns(m->port, PFC_XOFF_QUANTA) / 2;
-	send_pfc(m, prio, PFC_XOFF_QUANTA);
+	p->next_refresh = now + quanta_ns(m->port, FRAME_PFC_XOFF_QUANTA) / 2;
+	send_pfc(m, prio, FRAME_PFC_XOFF_QUANTA);
 }
 
 static void xoff_end(struct tern_model *m, unsigned int prio, uint64_t now)
@@ -371,8 +355,8 @@ static void prio_update(struct tern_model *m, unsigned int prio, uint64_t now)
 		storm_event(m, TERN_PFC_STORM_TX_PAUSE, prio, true);
 	}
 	if (p->xoff && now >= p->next_refresh) {
-		send_pfc(m, prio, PFC_XOFF_QUANTA);
-		p->next_refresh = now + quanta_ns(mac, PFC_XOFF_QUANTA) / 2;
+		send_pfc(m, prio, FRAME_PFC_XOFF_QUANTA);
+		p->next_refresh = now + quanta_ns(mac, FRAME_PFC_XOFF_QUANTA) / 2;
 	}
 }
 
@@ -419,7 +403,7 @@ static void rx_mac_ctrl(struct tern_model *m, const uint8_t *frame, size_t len, 
 	uint16_t vec;
 	unsigned int prio;
 
-	if (len < PFC_HDR_LEN || get_be16(frame + 14) != TERN_PFC_OPCODE ||
+	if (len < FRAME_PFC_LEN || get_be16(frame + 14) != TERN_PFC_OPCODE ||
 	    memcmp(frame, pfc_dmac, 6)) {
 		mac->rx_mac_ctrl++;
 		return;
@@ -493,11 +477,11 @@ size_t ternm_mac_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	unsigned int prio;
 	size_t r;
 
-	if (len >= ETH_HLEN && get_be16(frame + 12) == TERN_PFC_ETHERTYPE) {
+	if (len >= FRAME_ETH_HLEN && get_be16(frame + 12) == TERN_PFC_ETHERTYPE) {
 		rx_mac_ctrl(m, frame, len, now);
 		return len;
 	}
-	if (len < ETH_HLEN)
+	if (len < FRAME_ETH_HLEN)
 		return ternm_eth_rx_frame(m, frame, len);
 	/* Frames already waiting go first. */
 	ternm_mac_rx_drain(m);
