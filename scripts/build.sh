@@ -70,11 +70,12 @@ tern_switch() {
 		return 0
 	fi
 	if [ -x "$out" ] && [ "$out" -nt "$d/tern-switch.c" ] && [ "$out" -nt "$d/switch.c" ] &&
-		[ "$out" -nt "$d/switch.h" ]; then
+		[ "$out" -nt "$d/switch.h" ] && [ "$out" -nt "$TERN_TOP/model/lib/frame.h" ]; then
 		return 0
 	fi
 	gcc -std=gnu11 -O2 -g "${warn[@]}" -I "$TERN_TOP/include" -I "$TERN_TOP/model/include" \
-		-I "$d" -o "$out.tmp" "$d/tern-switch.c" "$d/switch.c" -lm || return
+		-I "$d" -I "$TERN_TOP/model/lib" -o "$out.tmp" "$d/tern-switch.c" "$d/switch.c" \
+		-lm || return
 	mv "$out.tmp" "$out"
 }
 

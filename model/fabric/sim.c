@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * tern-sim: N:1 incast in virtual time. N sender NICs and one receiver NIC (the real device
- * model, model/lib, driven through tern_model.h by the model tests' fake host and mini RDMA
- * driver) are cabled to one switch (switch.c); everything runs in one discrete-event loop
- * with a single virtual clock. Documentation/fabric.rst describes the scenario, the
+ * model, model/lib, driven through tern_model.h by the model's minimal host driver,
+ * model/hostdrv) are cabled to one switch (switch.c); everything runs in one discrete-event
+ * loop with a single virtual clock. Documentation/fabric.rst describes the scenario, the
  * parameters, and how every reported figure is measured.
  *
  *   tern-sim --n 16 --dcqcn on [--duration-us 40000] [--series FILE] [...]   (--help)
@@ -21,7 +21,7 @@
 
 #include <tern/tern_dcb.h>
 
-#include "test_rdma.h"
+#include "rdma_drv.h"
 #include "switch.h"
 
 #define MAX_SENDERS	(TSW_MAX_PORTS - 1)

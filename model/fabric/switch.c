@@ -14,15 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame.h"		/* model/lib: the frame parser and constants the NIC model uses */
 #include "switch.h"
-
-#define ETH_HLEN		14
-#define ETH_OVERHEAD		24	/* preamble + SFD 8, FCS 4, inter-frame gap 12 */
-#define ETH_ZLEN		60	/* minimum frame without FCS */
-#define PFC_ETHERTYPE		0x8808
-#define PFC_OPCODE		0x0101
-#define PFC_QUANTUM_BITS	512
-#define PFC_XOFF_QUANTA		0xffff
 #define LEARN_SIZE		256
 
 struct tsw_pkt {
@@ -103,14 +96,14 @@ static uint64_t tsw_now(const struct tsw *sw)
 /* Nanoseconds a frame of @len bytes (no FCS) occupies the line. */
 static uint64_t ser_ns(const struct tsw *sw, size_t len)
 {
-	if (len < ETH_ZLEN)
-		len = ETH_ZLEN;
-	return ((uint64_t)len + ETH_OVERHEAD) * 8000 / sw->cfg.link_mbps;
+	if (len < FRAME_ETH_ZLEN)
+		len = FRAME_ETH_ZLEN;
+	return ((uint64_t)len + FRAME_LINE_OVERHEAD) * 8000 / sw->cfg.link_mbps;
 }
 
 static uint64_t quanta_ns(const struct tsw *sw, unsigned int quanta)
 {
-	return (uint64_t)quanta * PFC_QUANTUM_BITS * 1000 / sw->cfg.link_mbps;
+	return (uint64_t)quanta * TERN_PFC_QUANTUM_BITS * 1000 / sw->cfg.link_mbps;
 }
 
 /* splitmix64 */
@@ -144,7 +137,7 @@ struct tsw *tsw_create(const struct tsw_config *cfg, const struct tsw_host *host
 	sw->host = *host;
 	sw->rng = cfg->seed;
 	sw->armed = UINT64_MAX;
-	sw->refresh_ns = quanta_ns(sw, PFC_XOFF_QUANTA) / 2;
+	sw->refresh_ns = quanta_ns(sw, FRAME_PFC_XOFF_QUANTA) / 2;
 	return sw;
 }
 
@@ -170,53 +163,15 @@ void tsw_destroy(struct tsw *sw)
 
 /* ---- classification, ECN ----------------------------------------------------------------- */
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Offset of the IP header and its version (4, 6), or 0 when the frame is not IP. */
-static size_t ip_offset(const uint8_t *f, size_t len, unsigned int *ver)
-{
-	size_t off = ETH_HLEN;
-	uint16_t et;
-
-	if (len < ETH_HLEN)
-		return 0;
-	et = be16(f + 12);
-	if (et == 0x8100) {
-		if (len < ETH_HLEN + 4)
-			return 0;
-		et = be16(f + 16);
-		off += 4;
-	}
-	if (et == 0x0800 && len >= off + 20 && f[off] >> 4 == 4 && (f[off] & 0xf) >= 5 &&
-	    len >= off + (size_t)(f[off] & 0xf) * 4) {
-		*ver = 4;
-		return off;
-	}
-	if (et == 0x86dd && len >= off + 40 && f[off] >> 4 == 6) {
-		*ver = 6;
-		return off;
-	}
-	return 0;
-}
-
-static unsigned int ip_tclass(const uint8_t *ip, unsigned int ver)
-{
-	return ver == 4 ? ip[1] : (unsigned int)((ip[0] & 0xf) << 4 | ip[1] >> 4);
-}
-
 static unsigned int classify(const struct tsw *sw, const uint8_t *f, size_t len)
 {
-	unsigned int ver = 0;
-	size_t ip;
+	struct frame_info fi;
 
-	if (len >= ETH_HLEN + 4 && be16(f + 12) == 0x8100)
-		return f[14] >> 5;
-	ip = ip_offset(f, len, &ver);
-	if (ip)
-		return sw->cfg.dscp_prio[ip_tclass(f + ip, ver) >> 2] & 7;
+	frame_parse(f, len, &fi);
+	if (fi.vlan)
+		return fi.pcp;
+	if (fi.ip_whole)
+		return sw->cfg.dscp_prio[fi.tclass >> 2] & 7;
 	return 0;
 }
 
@@ -227,7 +182,7 @@ static void ipv4_csum_fix(uint8_t *ip)
 
 	ip[10] = ip[11] = 0;
 	for (i = 0; i < n; i += 2)
-		s += be16(ip + i);
+		s += frame_be16(ip + i);
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
 	s = ~s & 0xffff;
@@ -238,13 +193,16 @@ static void ipv4_csum_fix(uint8_t *ip)
 /* RED on an ECN-capable IP packet that finds @depth bytes in its FIFO (see ecn_at_dequeue). */
 static void ecn_mark(struct tsw *sw, struct tsw_fifo *q, uint8_t *f, size_t len, uint64_t depth)
 {
-	unsigned int ver = 0, tc;
-	size_t ip = ip_offset(f, len, &ver);
+	struct frame_info fi;
+	unsigned int tc;
+	size_t ip;
 	uint64_t p;
 
-	if (!ip)
+	frame_parse(f, len, &fi);
+	if (!fi.ip_whole)
 		return;
-	tc = ip_tclass(f + ip, ver);
+	ip = fi.l3;
+	tc = fi.tclass;
 	if ((tc & 3) == 0 || (tc & 3) == 3)	/* not ECT, or already CE */
 		return;
 	if (depth <= sw->cfg.kmin_bytes)
@@ -256,7 +214,7 @@ static void ecn_mark(struct tsw *sw, struct tsw_fifo *q, uint8_t *f, size_t len,
 		    (sw->cfg.kmax_bytes - sw->cfg.kmin_bytes);
 	if (((rng_next(sw) >> 32) * 1000000 >> 32) >= p)
 		return;
-	if (ver == 4) {
+	if (fi.ipver == 4) {
 		f[ip + 1] |= 3;
 		ipv4_csum_fix(f + ip);
 	} else {
@@ -294,10 +252,10 @@ static void pfc_check(struct tsw *sw, unsigned int port, unsigned int prio)
 
 static void pfc_build(uint8_t *fr, unsigned int port, uint8_t prios, uint8_t xoff)
 {
-	static const uint8_t dmac[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+	static const uint8_t dmac[6] = TERN_PFC_DMAC;
 	unsigned int p;
 
-	memset(fr, 0, ETH_ZLEN);
+	memset(fr, 0, FRAME_ETH_ZLEN);
 	memcpy(fr, dmac, 6);
 	fr[6] = 0x02;			/* locally administered: 02:74:73:77:00:<port> */
 	fr[7] = 't';
@@ -305,16 +263,16 @@ static void pfc_build(uint8_t *fr, unsigned int port, uint8_t prios, uint8_t xof
 	fr[9] = 'w';
 	fr[10] = 0;
 	fr[11] = (uint8_t)port;
-	fr[12] = PFC_ETHERTYPE >> 8;
-	fr[13] = PFC_ETHERTYPE & 0xff;
-	fr[14] = PFC_OPCODE >> 8;
-	fr[15] = PFC_OPCODE & 0xff;
+	fr[12] = TERN_PFC_ETHERTYPE >> 8;
+	fr[13] = TERN_PFC_ETHERTYPE & 0xff;
+	fr[14] = TERN_PFC_OPCODE >> 8;
+	fr[15] = TERN_PFC_OPCODE & 0xff;
 	fr[16] = 0;
 	fr[17] = prios;
 	for (p = 0; p < TSW_NUM_PRIO; p++) {
 		if ((xoff >> p) & 1) {
-			fr[18 + 2 * p] = PFC_XOFF_QUANTA >> 8;
-			fr[19 + 2 * p] = PFC_XOFF_QUANTA & 0xff;
+			fr[18 + 2 * p] = FRAME_PFC_XOFF_QUANTA >> 8;
+			fr[19 + 2 * p] = FRAME_PFC_XOFF_QUANTA & 0xff;
 		}
 	}
 }
@@ -337,15 +295,15 @@ static void pfc_rx(struct tsw *sw, unsigned int port, const uint8_t *f, size_t l
 	uint64_t now = tsw_now(sw);
 	unsigned int p, vec, t;
 
-	if (len < ETH_HLEN + 2 + 2 + 16 || be16(f + 14) != PFC_OPCODE)
+	if (len < FRAME_PFC_LEN || frame_be16(f + 14) != TERN_PFC_OPCODE)
 		return;		/* 802.3x PAUSE and other MAC control: consumed, not honoured */
-	vec = be16(f + 16);
+	vec = frame_be16(f + 16);
 	for (p = 0; p < TSW_NUM_PRIO; p++) {
 		struct tsw_fifo *q = &pt->q[p];
 
 		if (!(vec & (1u << p)))
 			continue;
-		t = be16(f + 18 + 2 * p);
+		t = frame_be16(f + 18 + 2 * p);
 		if (t)
 			pt->st.pfc_rx[p]++;
 		if (!(sw->cfg.pfc_mask & (1u << p)))
@@ -391,7 +349,7 @@ static bool port_kick(struct tsw *sw, unsigned int port, uint64_t now)
 	if (pt->busy_until > now)
 		return false;
 	if (pt->pfc_pending) {
-		uint8_t fr[ETH_ZLEN];
+		uint8_t fr[FRAME_ETH_ZLEN];
 		unsigned int p;
 
 		pfc_build(fr, port, pt->pfc_pending, pt->pfc_pending_xoff);
@@ -586,11 +544,11 @@ void tsw_rx(struct tsw *sw, unsigned int port, const void *frame, size_t len)
 	unsigned int prio, p;
 	int out = -1, i;
 
-	if (port >= sw->cfg.nports || len < ETH_HLEN)
+	if (port >= sw->cfg.nports || len < FRAME_ETH_HLEN)
 		return;
 	sw->ports[port].st.rx_frames++;
 	sw->ports[port].st.rx_bytes += len;
-	if (be16(f + 12) == PFC_ETHERTYPE) {
+	if (frame_be16(f + 12) == TERN_PFC_ETHERTYPE) {
 		pfc_rx(sw, port, f, len);
 	} else {
 		learn(sw, f + 6, port);

@@ -13,7 +13,8 @@
  * (preamble, FCS, inter-frame gap), as in the NIC's MAC. host->deliver is called when its
  * first bit leaves, with the time its last bit reaches the NIC.
  *
- * Classification: an 802.1Q tag's PCP, else (IPv4/IPv6) dscp_prio[DSCP] (trust DSCP), else 0.
+ * Classification: an 802.1Q tag's PCP, else (a whole IPv4/IPv6 header) dscp_prio[DSCP]
+ * (trust DSCP), else 0; frames are parsed by the NIC model's frame_parse() (model/lib/frame.h).
  * ECN: on enqueue to an egress FIFO of a priority in @ecn_mask, an ECN-capable IP packet (ECT0,
  * ECT1) is CE-marked with probability 0 below @kmin_bytes of that FIFO, rising linearly to
  * @pmax_ppm at @kmax_bytes, and 1 above @kmax_bytes (RED as DCQCN's CP; the IPv4 header

@@ -2,11 +2,11 @@
 /*
  * libFuzzer target for the model's wire receive path: what any peer on the segment can send.
  *
- * Two devices joined by the tests' wire (model/tests/harness.c), with one RC (or UC: the top
- * bit of the first two bytes) and one UD QP each and a memory region; each input connects the
- * QPs anew (its first two bytes: path MTU, IPv4 or IPv6, retry counts, message sizes, QP
- * type), posts receive WQEs and WQEs of every opcode (UC: SEND and WRITE) on both
- * sides, partly sent, so that QPs hold outstanding work (segments in flight, READ responses
+ * Two devices (model/hostdrv) joined by the tests' wire (model/tests/harness.c), with one RC
+ * (or UC: the top bit of the first two bytes) and one UD QP each and a memory region; each
+ * input connects the QPs anew (its first two bytes: path MTU, IPv4 or IPv6, retry counts,
+ * message sizes, QP type), posts receive WQEs and WQEs of every opcode (UC: SEND and WRITE) on
+ * both sides, partly sent, so that QPs hold outstanding work (segments in flight, READ responses
  * expected, atomics saved). The rest of the input is a script:
  *
  *   'F' dev k n (off xor)*n len16 big [fill] fl

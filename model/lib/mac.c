@@ -21,17 +21,8 @@
  */
 #include <stdlib.h>
 
+#include "frame.h"
 #include "mac.h"
-
-#define ETH_HLEN		14
-#define ETH_P_8021Q		0x8100
-#define ETH_P_IP		0x0800
-#define ETH_P_IPV6		0x86dd
-#define MAC_CTRL_PAUSE		0x0001	/* 802.3x PAUSE: counted and dropped */
-#define LINE_OVERHEAD		24	/* preamble + SFD, FCS, inter-frame gap */
-#define PFC_FRAME_LEN		60	/* the 64-byte minimum frame, without its FCS */
-#define PFC_HDR_LEN		(ETH_HLEN + 2 + 2 + 2 * TERN_NUM_PRIO)	/* opcode, vector, times */
-#define PFC_XOFF_QUANTA		0xffff
 
 /* A frame kept in the lossless receive buffer. */
 struct mac_rxbuf {
@@ -216,19 +207,12 @@ unsigned int ternm_mac_prio(const struct tern_model *m, int dscp, int pcp)
 
 unsigned int ternm_mac_frame_prio(const struct tern_model *m, const uint8_t *frame, size_t len)
 {
-	int dscp = -1;
-	uint16_t type;
+	struct frame_info fi;
 
-	if (len < ETH_HLEN)
-		return ternm_mac_prio(m, -1, -1);
-	type = get_be16(frame + 12);
-	if (type == ETH_P_8021Q && len >= ETH_HLEN + 4)
-		return ternm_mac_prio(m, -1, frame[14] >> 5);
-	if (type == ETH_P_IP && len >= ETH_HLEN + 2 && (frame[14] >> 4) == 4)
-		dscp = frame[15] >> 2;
-	else if (type == ETH_P_IPV6 && len >= ETH_HLEN + 2 && (frame[14] >> 4) == 6)
-		dscp = (((frame[14] & 0x0f) << 4) | (frame[15] >> 4)) >> 2;
-	return ternm_mac_prio(m, dscp, -1);
+	frame_parse(frame, len, &fi);
+	if (fi.vlan)
+		return ternm_mac_prio(m, -1, fi.pcp);
+	return ternm_mac_prio(m, fi.ipver ? fi.tclass >> 2 : -1, -1);
 }
 
 /* ---- events ------------------------------------------------------------------------------ */
@@ -250,7 +234,7 @@ void ternm_mac_tx(struct tern_model *m, const uint8_t *frame, size_t len)
 {
 	struct ternm_mac *mac = m->port;
 	uint64_t now = ternm_now(m);
-	uint64_t q = ((uint64_t)len + LINE_OVERHEAD) * 8 * 1000;
+	uint64_t q = ((uint64_t)len + FRAME_LINE_OVERHEAD) * 8 * 1000;
 
 	/*
 	 * The frame starts when the line is free, or now if it has been idle for a whole ns (a
@@ -266,7 +250,7 @@ void ternm_mac_tx(struct tern_model *m, const uint8_t *frame, size_t len)
 		mac->line_frac -= mac->speed;
 		mac->line_ns++;
 	}
-	if (len < ETH_HLEN || get_be16(frame + 12) != TERN_PFC_ETHERTYPE) {
+	if (len < FRAME_ETH_HLEN || get_be16(frame + 12) != TERN_PFC_ETHERTYPE) {
 		struct mac_prio *p = &mac->prio[ternm_mac_frame_prio(m, frame, len)];
 
 		p->tx_frames++;
@@ -279,7 +263,7 @@ void ternm_mac_tx(struct tern_model *m, const uint8_t *frame, size_t len)
 static void send_pfc(struct tern_model *m, unsigned int prio, uint16_t quanta)
 {
 	struct ternm_mac *mac = m->port;
-	uint8_t f[PFC_FRAME_LEN];
+	uint8_t f[FRAME_ETH_ZLEN];
 
 	if (!m->link_up)
 		return;
@@ -302,8 +286,8 @@ static void xoff_start(struct tern_model *m, unsigned int prio, uint64_t now)
 
 	p->xoff = true;
 	p->xoff_since = now;
-	p->next_refresh = now + quanta_ns(m->port, PFC_XOFF_QUANTA) / 2;
-	send_pfc(m, prio, PFC_XOFF_QUANTA);
+	p->next_refresh = now + quanta_ns(m->port, FRAME_PFC_XOFF_QUANTA) / 2;
+	send_pfc(m, prio, FRAME_PFC_XOFF_QUANTA);
 }
 
 static void xoff_end(struct tern_model *m, unsigned int prio, uint64_t now)
@@ -371,8 +355,8 @@ static void prio_update(struct tern_model *m, unsigned int prio, uint64_t now)
 		storm_event(m, TERN_PFC_STORM_TX_PAUSE, prio, true);
 	}
 	if (p->xoff && now >= p->next_refresh) {
-		send_pfc(m, prio, PFC_XOFF_QUANTA);
-		p->next_refresh = now + quanta_ns(mac, PFC_XOFF_QUANTA) / 2;
+		send_pfc(m, prio, FRAME_PFC_XOFF_QUANTA);
+		p->next_refresh = now + quanta_ns(mac, FRAME_PFC_XOFF_QUANTA) / 2;
 	}
 }
 
@@ -419,7 +403,7 @@ static void rx_mac_ctrl(struct tern_model *m, const uint8_t *frame, size_t len, 
 	uint16_t vec;
 	unsigned int prio;
 
-	if (len < PFC_HDR_LEN || get_be16(frame + 14) != TERN_PFC_OPCODE ||
+	if (len < FRAME_PFC_LEN || get_be16(frame + 14) != TERN_PFC_OPCODE ||
 	    memcmp(frame, pfc_dmac, 6)) {
 		mac->rx_mac_ctrl++;
 		return;
@@ -493,11 +477,11 @@ size_t ternm_mac_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	unsigned int prio;
 	size_t r;
 
-	if (len >= ETH_HLEN && get_be16(frame + 12) == TERN_PFC_ETHERTYPE) {
+	if (len >= FRAME_ETH_HLEN && get_be16(frame + 12) == TERN_PFC_ETHERTYPE) {
 		rx_mac_ctrl(m, frame, len, now);
 		return len;
 	}
-	if (len < ETH_HLEN)
+	if (len < FRAME_ETH_HLEN)
 		return ternm_eth_rx_frame(m, frame, len);
 	/* Frames already waiting go first. */
 	ternm_mac_rx_drain(m);
@@ -578,7 +562,7 @@ void ternm_mac_timer(struct tern_model *m, uint64_t now)
 
 /* ---- commands ---------------------------------------------------------------------------- */
 
-static int dcb_check(const uint8_t *in, uint32_t *syndrome)
+static int dcb_check(const uint8_t *in, struct ternm_cmd_result *r)
 {
 	typedef struct tern_dcb_cfg T;
 	uint32_t storm = get_le32(CFLD(in, T, pfc_storm_ms));
@@ -588,54 +572,52 @@ static int dcb_check(const uint8_t *in, uint32_t *syndrome)
 	unsigned int i, sum = 0;
 	bool ets = false;
 
-#define BAD(off) do { *syndrome = (uint32_t)(off); return TERN_CMD_BAD_PARAM; } while (0)
 	if (in[offsetof(T, trust)] > TERN_DCB_TRUST_DSCP)
-		BAD(offsetof(T, trust));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, trust));
 	if (in[offsetof(T, default_prio)] >= TERN_NUM_PRIO)
-		BAD(offsetof(T, default_prio));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, default_prio));
 	if (in[offsetof(T, rsvd0)])
-		BAD(offsetof(T, rsvd0));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
 	for (i = 0; i < TERN_NUM_PRIO; i++) {
 		if (in[offsetof(T, prio_tc) + i] >= TERN_NUM_TC)
-			BAD(offsetof(T, prio_tc) + i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, prio_tc) + i);
 	}
 	for (i = 0; i < TERN_NUM_TC; i++) {
 		uint8_t tsa = in[offsetof(T, tc_tsa) + i];
 
 		if (tsa != TERN_DCB_TSA_STRICT && tsa != TERN_DCB_TSA_ETS)
-			BAD(offsetof(T, tc_tsa) + i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, tc_tsa) + i);
 	}
 	for (i = 0; i < TERN_NUM_TC; i++) {
 		uint8_t bw = in[offsetof(T, tc_bw) + i];
 
 		if (in[offsetof(T, tc_tsa) + i] == TERN_DCB_TSA_STRICT ? bw != 0 : bw > 100)
-			BAD(offsetof(T, tc_bw) + i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, tc_bw) + i);
 		if (in[offsetof(T, tc_tsa) + i] == TERN_DCB_TSA_ETS)
 			ets = true;
 		sum += bw;
 	}
 	/* The ETS classes share 100 %; with no ETS class at all every bandwidth is 0. */
 	if (ets && sum != 100)
-		BAD(offsetof(T, tc_bw));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, tc_bw));
 	for (i = 0; i < TERN_NUM_DSCP; i++) {
 		uint8_t prio = in[offsetof(T, dscp_prio) + i];
 
 		if (prio >= TERN_NUM_PRIO && prio != TERN_DCB_DSCP_UNMAPPED)
-			BAD(offsetof(T, dscp_prio) + i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, dscp_prio) + i);
 	}
 	if (storm && (storm < TERN_DCB_STORM_MIN_MS || storm > TERN_DCB_STORM_MAX_MS))
-		BAD(offsetof(T, pfc_storm_ms));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pfc_storm_ms));
 	if (buf > TERN_DCB_MAX_RX_BUF)
-		BAD(offsetof(T, rx_buf_bytes));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rx_buf_bytes));
 	if (xoff > buf)
-		BAD(offsetof(T, xoff_bytes));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, xoff_bytes));
 	if (xon >= xoff)
-		BAD(offsetof(T, xon_bytes));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, xon_bytes));
 	for (i = 0; i < 4; i++) {
 		if (get_le32(CFLD(in, T, rsvd1) + 4 * i))
-			BAD(offsetof(T, rsvd1) + 4 * i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd1) + 4 * i);
 	}
-#undef BAD
 	return TERN_CMD_OK;
 }
 
@@ -742,7 +724,7 @@ void ternm_dcb_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uin
 	r->status = TERN_CMD_OK;
 	switch (opcode) {
 	case TERN_CMD_SET_DCB:
-		r->status = (uint8_t)dcb_check(in, &r->syndrome);
+		r->status = (uint8_t)dcb_check(in, r);
 		if (r->status == TERN_CMD_OK)
 			dcb_set(m, in);
 		break;

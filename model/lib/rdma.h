@@ -2,7 +2,8 @@
 /*
  * tern device model: the RDMA engine (RoCEv2 RC transport) and its objects.
  *
- * Files: rdma_obj.c (objects, firmware commands, doorbells, the work and timer lists),
+ * Files: rdma_obj.c (objects, firmware commands, doorbells),
+ * rdma_sched.c (the transport scheduler: the work, MAC-wait and timer lists),
  * rdma_mr.c (memory keys: MRs, fast registration, invalidation),
  * rdma_wire.c (RoCEv2 headers, ICRC, parsing), rdma_req.c (requester and completer),
  * rdma_resp.c (responder), rdma_atomic.c (atomics), rdma_srq.c (shared receive queues),
@@ -452,11 +453,14 @@ struct ternm_cc {
 	uint32_t initial_alpha_value;
 };
 
-/* rdma_obj.c */
-struct ternm_qp *ternm_qp_get(struct tern_model *m, uint32_t qpn);
+/* rdma_sched.c */
 void ternm_qp_macwait(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_timer_sync(struct tern_model *m, struct ternm_qp *qp);
+void ternm_qp_unschedule(struct tern_model *m, struct ternm_qp *qp);
+
+/* rdma_obj.c */
+struct ternm_qp *ternm_qp_get(struct tern_model *m, uint32_t qpn);
 void ternm_qp_to_err(struct tern_model *m, struct ternm_qp *qp);
 void ternm_qp_event(struct tern_model *m, struct ternm_qp *qp, uint8_t ev);
 int ternm_path_check(const uint8_t *path);

@@ -426,10 +426,7 @@ void ternm_cc_cnp_rx(struct tern_model *m, size_t len, const uint8_t *bth,
 
 /* ---- commands ---------------------------------------------------------------------------- */
 
-#define FAIL(off)	\
-	do { r->status = TERN_CMD_BAD_PARAM; r->syndrome = (off); return; } while (0)
-
-static void set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
 {
 	typedef struct tern_cc_params T;
 	uint32_t line = ternm_link_speed_mbps(m);
@@ -443,43 +440,43 @@ static void set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd
 	c.cnp_prio = in[offsetof(T, cnp_prio)];
 #define G(f)	(c.f = get_le32(CFLD(in, T, f)))
 	if (c.cnp_dscp >= TERN_NUM_DSCP)
-		FAIL(offsetof(T, cnp_dscp));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, cnp_dscp));
 	if (c.cnp_prio >= TERN_NUM_PRIO)
-		FAIL(offsetof(T, cnp_prio));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, cnp_prio));
 	if (G(min_time_between_cnps) > 4095)
-		FAIL(offsetof(T, min_time_between_cnps));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, min_time_between_cnps));
 	if (G(rpg_time_reset) < 1 || c.rpg_time_reset > TIME_MAX_US)
-		FAIL(offsetof(T, rpg_time_reset));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_time_reset));
 	if (G(rpg_byte_reset) > (1u << 30))
-		FAIL(offsetof(T, rpg_byte_reset));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_byte_reset));
 	if (G(rpg_threshold) < 1 || c.rpg_threshold > 31)
-		FAIL(offsetof(T, rpg_threshold));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_threshold));
 	if (G(rpg_max_rate) > line)
-		FAIL(offsetof(T, rpg_max_rate));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_max_rate));
 	if (G(rpg_ai_rate) < 1 || c.rpg_ai_rate > line)
-		FAIL(offsetof(T, rpg_ai_rate));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_ai_rate));
 	if (G(rpg_hai_rate) < 1 || c.rpg_hai_rate > line)
-		FAIL(offsetof(T, rpg_hai_rate));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_hai_rate));
 	if (G(rpg_gd) < 1 || c.rpg_gd > 15)
-		FAIL(offsetof(T, rpg_gd));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_gd));
 	if (G(rpg_min_dec_fac) < 1 || c.rpg_min_dec_fac > 100)
-		FAIL(offsetof(T, rpg_min_dec_fac));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_min_dec_fac));
 	if (G(rpg_min_rate) < 1 || c.rpg_min_rate > line)
-		FAIL(offsetof(T, rpg_min_rate));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_min_rate));
 	if (G(rate_to_set_on_first_cnp) > line)
-		FAIL(offsetof(T, rate_to_set_on_first_cnp));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rate_to_set_on_first_cnp));
 	if (G(dce_tcp_g) > 1023)
-		FAIL(offsetof(T, dce_tcp_g));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, dce_tcp_g));
 	if (G(dce_tcp_rtt) < 1 || c.dce_tcp_rtt > TIME_MAX_US)
-		FAIL(offsetof(T, dce_tcp_rtt));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, dce_tcp_rtt));
 	if (G(rate_reduce_monitor_period) > TIME_MAX_US)
-		FAIL(offsetof(T, rate_reduce_monitor_period));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rate_reduce_monitor_period));
 	if (G(initial_alpha_value) > 1023)
-		FAIL(offsetof(T, initial_alpha_value));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, initial_alpha_value));
 #undef G
 	for (i = 0; i < 4; i++)
 		if (get_le32(CFLD(in, T, rsvd) + 4 * i))
-			FAIL(offsetof(T, rsvd) + 4 * i);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd) + 4 * i);
 	*m->cc = c;
 	/* limited QPs follow at once: RP off releases them, a lower maximum caps them */
 	for (i = 0; i < TERNM_MAX_QP; i++) {
@@ -493,7 +490,7 @@ static void set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd
 			cc_cap(m, qp);
 		ternm_qp_timer_sync(m, qp);
 	}
-	r->status = TERN_CMD_OK;
+	return TERN_CMD_OK;
 }
 
 static void query_params(struct tern_model *m, uint16_t out_len, struct ternm_cmd_result *r)
@@ -541,7 +538,7 @@ void ternm_cc_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint
 		return;
 	}
 	if (opcode == TERN_CMD_SET_CC_PARAMS)
-		set_params(m, in, r);
+		r->status = (uint8_t)set_params(m, in, r);
 	else if (opcode == TERN_CMD_QUERY_CC_PARAMS)
 		query_params(m, out_len, r);
 	else

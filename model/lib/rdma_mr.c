@@ -16,8 +16,6 @@
 
 #include "rdma.h"
 
-#define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
-
 /* The MR whose index @key names, used, whatever its key byte and state. */
 static struct ternm_mr *mr_slot(struct tern_model *m, uint32_t key)
 {
@@ -198,15 +196,15 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 	int rc;
 
 	if (pdn >= TERNM_MAX_PD || !m->rdma->pd[pdn].used)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
 	if (access & ~known)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, access));
 	/* one kind at most: a plain MR (0), PHYSICAL, FAST_REG, a window of type 1 or 2 */
 	if ((flags & ~(uint8_t)(TERN_MR_F_PHYSICAL | TERN_MR_F_FAST_REG | MW_FLAGS)) ||
 	    (flags & (flags - 1)))
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
 	if (in[offsetof(T, rsvd0)])
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
 	if (flags & (MW_FLAGS | TERN_MR_F_FAST_REG)) {
 		/*
 		 * No translation yet: a window gets one from BIND_MW (ternm_mw_bind()), a
@@ -214,41 +212,41 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 		 */
 		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
 			if (pbl[i])
-				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
+				return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
 		if (access)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, access));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, access));
 		if (iova)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, iova));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, iova));
 		if (length)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, length));
 		if (shift)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
 		if ((flags & MW_FLAGS) ? npages != 0 :
 		    npages == 0 || npages > TERNM_MAX_FAST_REG_PAGES)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, npages));
 	} else if (flags & TERN_MR_F_PHYSICAL) {
 		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
 			if (pbl[i])
-				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
+				return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
 		if (npages)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, npages));
 		if (shift && (shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift))))
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
 		if (length && iova + length < iova)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, length));
 	} else {
 		uint64_t psize, need;
 
 		if (shift < 12 || shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift)))
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, page_shift));
 		if (length == 0 || length > TERNM_MAX_MR_SIZE)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, length));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, length));
 		if (iova + length < iova)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, iova));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, iova));
 		psize = 1ull << shift;
 		need = ((iova & (psize - 1)) + length + psize - 1) >> shift;
 		if (npages == 0 || npages > TERNM_MAX_MR_PAGES || npages != need)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, npages));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, npages));
 	}
 	for (i = 0; i < TERNM_MAX_MR; i++) {
 		uint32_t k = (m->rdma->next_mr + i) % TERNM_MAX_MR;
@@ -268,7 +266,8 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 	} else if (!(flags & (TERN_MR_F_PHYSICAL | MW_FLAGS))) {
 		rc = ternm_mem_init(m, &mem, pbl, (uint64_t)npages * 8, &bad_off);
 		if (rc != TERN_CMD_OK)
-			FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
+			return ternm_refuse(r, rc,
+					    rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
 		pages = malloc((size_t)npages * sizeof(*pages));
 		raw = malloc((size_t)npages * 8);
 		if (!pages || !raw) {
@@ -290,7 +289,7 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 			if (pa == 0 || (pa & ((1ull << shift) - 1)) || pa + (1ull << shift) - 1 < pa) {
 				free(pages);
 				free(raw);
-				FAIL(TERN_CMD_BAD_PARAM, offsetof(T, pbl));
+				return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pbl));
 			}
 			pages[i] = pa;
 		}
@@ -348,9 +347,11 @@ int ternm_mr_destroy(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	struct ternm_mr *mr = mr_slot(m, key);
 
 	if (!mr || (!(mr->flags & (TERN_MR_F_FAST_REG | MW_FLAGS)) && !mr_get(m, key)))
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_mr_in, key));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
+				    offsetof(struct tern_cmd_destroy_mr_in, key));
 	if (mr->binds)
-		FAIL(TERN_CMD_BAD_STATE, offsetof(struct tern_cmd_destroy_mr_in, key));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE,
+				    offsetof(struct tern_cmd_destroy_mr_in, key));
 	mw_unbind(m, mr);
 	mr_free(m, mr);
 	return TERN_CMD_OK;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tern device model: RDMA objects (PD, MR, CQ, QP), their firmware commands, user doorbells,
- * and the engine's work and timer lists.
+ * tern device model: RDMA objects (PD, CQ, QP), their firmware commands and user doorbells.
  *
- * Memory regions are in rdma_mr.c. Numbering: PDNs and CQNs are the lowest free; QPNs are allocated round-robin
+ * Memory regions are in rdma_mr.c, the transport scheduler (work and timer lists) in
+ * rdma_sched.c. Numbering: PDNs and CQNs are the lowest free; QPNs are allocated round-robin
  * from 2 so that a destroyed QP's number is not reused at once (late packets for it are
  * dropped rather than delivered to a new QP). Every page list is copied while the command
  * runs. Destroying a PD that an MR or QP uses, or a CQ that a QP uses, is BAD_STATE.
@@ -28,188 +28,6 @@ static struct ternm_cq *cq_get(struct tern_model *m, uint32_t cqn)
 	return &m->rdma->cq[cqn];
 }
 
-/* ---- work and timer lists --------------------------------------------------------------- */
-
-/*
- * The work list and the MAC-wait list share a QP's work_next/work_prev links (a QP is on at
- * most one of them): append to and unlink from the list given by its head and tail.
- */
-static void qlist_append(struct ternm_qp **head, struct ternm_qp **tail, struct ternm_qp *qp)
-{
-	qp->work_next = NULL;
-	qp->work_prev = *tail;
-	if (*tail)
-		(*tail)->work_next = qp;
-	else
-		*head = qp;
-	*tail = qp;
-}
-
-static void qlist_unlink(struct ternm_qp **head, struct ternm_qp **tail, struct ternm_qp *qp)
-{
-	if (qp->work_prev)
-		qp->work_prev->work_next = qp->work_next;
-	else
-		*head = qp->work_next;
-	if (qp->work_next)
-		qp->work_next->work_prev = qp->work_prev;
-	else
-		*tail = qp->work_prev;
-	qp->work_next = qp->work_prev = NULL;
-}
-
-static void macwait_remove(struct ternm_rdma *r, struct ternm_qp *qp)
-{
-	if (!qp->on_macwait)
-		return;
-	qlist_unlink(&r->macwait_head, &r->macwait_tail, qp);
-	qp->on_macwait = false;
-}
-
-/* Put @qp on the work list (if not there) and make sure tern_model_run() comes. */
-void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp)
-{
-	struct ternm_rdma *r = m->rdma;
-
-	macwait_remove(r, qp);
-	if (!qp->on_work) {
-		qp->on_work = true;
-		qlist_append(&r->work_head, &r->work_tail, qp);
-	}
-	ternm_kick(m);
-}
-
-static void work_remove(struct ternm_rdma *r, struct ternm_qp *qp)
-{
-	if (!qp->on_work)
-		return;
-	qlist_unlink(&r->work_head, &r->work_tail, qp);
-	qp->on_work = false;
-}
-
-/*
- * The MAC cannot send @qp's priority now: park it (off the work list, no kick) until the next
- * tern_model_run(), which the MAC's timer brings about when it may send again.
- */
-void ternm_qp_macwait(struct tern_model *m, struct ternm_qp *qp)
-{
-	struct ternm_rdma *r = m->rdma;
-
-	if (qp->on_work || qp->on_macwait)
-		return;
-	qp->on_macwait = true;
-	qlist_append(&r->macwait_head, &r->macwait_tail, qp);
-}
-
-/* Every parked QP goes back to the end of the work list (without a kick). */
-static void macwait_retry(struct ternm_rdma *r)
-{
-	struct ternm_qp *qp;
-
-	while ((qp = r->macwait_head) != NULL) {
-		macwait_remove(r, qp);
-		qp->on_work = true;
-		qlist_append(&r->work_head, &r->work_tail, qp);
-	}
-}
-
-static uint64_t qp_deadline(const struct ternm_qp *qp)
-{
-	uint64_t d = qp->retx_deadline < qp->rnr_deadline ? qp->retx_deadline : qp->rnr_deadline;
-	uint64_t c = ternm_cc_deadline(qp);
-
-	return c < d ? c : d;
-}
-
-static void timer_remove(struct ternm_rdma *r, struct ternm_qp *qp)
-{
-	if (!qp->on_timer)
-		return;
-	if (qp->timer_prev)
-		qp->timer_prev->timer_next = qp->timer_next;
-	else
-		r->timer_head = qp->timer_next;
-	if (qp->timer_next)
-		qp->timer_next->timer_prev = qp->timer_prev;
-	qp->on_timer = false;
-	qp->timer_next = qp->timer_prev = NULL;
-}
-
-/*
- * The QP's deadlines changed: keep it on the timer list while it has one. The host timer is
- * re-armed only when this deadline is earlier than the armed one; a later or cancelled
- * deadline leaves the timer as it is (it fires, finds nothing due, and re-arms).
- */
-void ternm_qp_timer_sync(struct tern_model *m, struct ternm_qp *qp)
-{
-	struct ternm_rdma *r = m->rdma;
-	uint64_t d = qp_deadline(qp);
-
-	if (d == TERNM_NO_DEADLINE) {
-		timer_remove(r, qp);
-		return;
-	}
-	if (!qp->on_timer) {
-		qp->on_timer = true;
-		qp->timer_prev = NULL;
-		qp->timer_next = r->timer_head;
-		if (r->timer_head)
-			r->timer_head->timer_prev = qp;
-		r->timer_head = qp;
-	}
-	if (d < m->timer_armed_ns)
-		ternm_timer_update(m);
-}
-
-uint64_t ternm_rdma_next_deadline(const struct tern_model *m)
-{
-	const struct ternm_qp *qp;
-	uint64_t next = TERNM_NO_DEADLINE;
-
-	if (!m->rdma || !m->ready || m->fatal)
-		return next;
-	next = ternm_cq_next_deadline(m);
-	for (qp = m->rdma->timer_head; qp; qp = qp->timer_next) {
-		uint64_t d = qp_deadline(qp);
-
-		if (d < next)
-			next = d;
-	}
-	return next;
-}
-
-void ternm_rdma_timer(struct tern_model *m, uint64_t now)
-{
-	struct ternm_qp *qp = m->rdma->timer_head, *next;
-
-	ternm_cq_timer(m, now);
-
-	/*
-	 * One pass over the list. Handling a QP may take others off it (a loopback ACK, an
-	 * error): when the QP after it went, the pass goes on from the head, where the QPs
-	 * already handled are no longer due (each handled deadline moves or is dropped).
-	 */
-	while (qp) {
-		if (qp_deadline(qp) > now) {
-			qp = qp->timer_next;
-			continue;
-		}
-		next = qp->timer_next;
-		if (qp->retx_deadline <= now || qp->rnr_deadline <= now)
-			ternm_req_timer(m, qp, now);
-		if (ternm_cc_deadline(qp) <= now)
-			ternm_cc_timer(m, qp, now);
-		if (qp_deadline(qp) <= now) {
-			/* never loop on a deadline that did not move */
-			qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
-			qp->cc.pace_deadline = TERNM_NO_DEADLINE;
-			qp->cc.inc_deadline = TERNM_NO_DEADLINE;
-			timer_remove(m->rdma, qp);
-		}
-		qp = next && next->on_timer ? next : m->rdma->timer_head;
-	}
-}
-
 /* ---- events and errors ------------------------------------------------------------------- */
 
 void ternm_qp_event(struct tern_model *m, struct ternm_qp *qp, uint8_t ev)
@@ -228,49 +46,6 @@ void ternm_qp_to_err(struct tern_model *m, struct ternm_qp *qp)
 	ternm_cc_qp_reset(m, qp);
 	ternm_qp_timer_sync(m, qp);
 	ternm_qp_work(m, qp);
-}
-
-/* ---- the engine ------------------------------------------------------------------------ */
-
-void ternm_rdma_run(struct tern_model *m)
-{
-	struct ternm_rdma *r = m->rdma;
-	unsigned int budget = TERNM_RDMA_BUDGET;
-
-	macwait_retry(r);
-	while (budget && r->work_head && m->ready && !m->fatal) {
-		struct ternm_qp *qp = r->work_head;
-		unsigned int allow = budget < TERNM_QP_BURST ? budget : TERNM_QP_BURST;
-		unsigned int sent, req = 0;
-		bool more;
-
-		work_remove(r, qp);
-		qp->tx_block = TX_GO;
-		sent = ternm_resp_send(m, qp, allow);
-		if (qp->state == TERN_QPS_ERR) {
-			sent += ternm_qp_flush(m, qp, sent < allow ? allow - sent : 1);
-			more = qp->fifo_count || qp->sq_ci != qp->sq_pi || qp->rq_ci != qp->rq_pi;
-		} else {
-			if (sent < allow && qp->tx_block == TX_GO)
-				req = ternm_qp_connected(qp) ? ternm_req_send(m, qp, allow - sent) :
-				      ternm_ud_send(m, qp, allow - sent);
-			sent += req;
-			more = qp->fifo_count || (sent >= allow && ternm_req_has_work(qp));
-		}
-		/*
-		 * Held back: by the pacer, the timer puts it back (pace_deadline); by the MAC,
-		 * the next run retries it. Neither may keep the engine kicking.
-		 */
-		if (qp->tx_block == TX_MAC && qp->state != TERN_QPS_ERR)
-			ternm_qp_macwait(m, qp);
-		else if (more && qp->tx_block == TX_GO)
-			ternm_qp_work(m, qp);
-		if (!sent && qp->tx_block != TX_GO)
-			continue;	/* costs no budget: every held QP is looked at once */
-		budget = sent >= budget ? 0 : budget - (sent ? sent : 1);
-	}
-	if (r->work_head)
-		ternm_kick(m);
 }
 
 /* ---- doorbells --------------------------------------------------------------------------- */
@@ -375,8 +150,6 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, max_fast_reg_pages), TERNM_MAX_FAST_REG_PAGES);
 }
 
-#define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
-
 static int create_pd(struct tern_model *m, struct ternm_cmd_result *r)
 {
 	unsigned int i;
@@ -397,9 +170,11 @@ static int destroy_pd(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	uint32_t pdn = get_le32(CFLD(in, struct tern_cmd_destroy_pd_in, pdn));
 
 	if (pdn >= TERNM_MAX_PD || !m->rdma->pd[pdn].used)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_pd_in, pdn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
+				    offsetof(struct tern_cmd_destroy_pd_in, pdn));
 	if (m->rdma->pd[pdn].refs)
-		FAIL(TERN_CMD_BAD_STATE, offsetof(struct tern_cmd_destroy_pd_in, pdn));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE,
+				    offsetof(struct tern_cmd_destroy_pd_in, pdn));
 	m->rdma->pd[pdn].used = false;
 	return TERN_CMD_OK;
 }
@@ -421,15 +196,15 @@ static int create_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	int rc;
 
 	if (log < 1 || log > TERNM_MAX_CQ_LOG)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
 	if (in[offsetof(T, rsvd0)])
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
 	if (get_le16(CFLD(in, T, rsvd1)))
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd1));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd1));
 	if (!uar_ok(uar))
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, uar));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, uar));
 	if (eqn >= TERNM_MAX_EQS || !m->eq[eqn].used)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, eqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, eqn));
 	for (i = 0; i < TERNM_MAX_CQ; i++) {
 		if (!m->rdma->cq[i].used) {
 			cq = &m->rdma->cq[i];
@@ -442,7 +217,8 @@ static int create_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 			       ((uint64_t)sizeof(struct tern_cqe) << log) + sizeof(struct tern_cq_ci_rec),
 			       true, &bad_off);
 	if (rc != TERN_CMD_OK)
-		FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
+		return ternm_refuse(r, rc,
+				    rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
 	memset(cq, 0, sizeof(*cq));
 	cq->used = true;
 	cq->log_depth = log;
@@ -459,9 +235,11 @@ static int destroy_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	struct ternm_cq *cq = cq_get(m, cqn);
 
 	if (!cq)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_cq_in, cqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
+				    offsetof(struct tern_cmd_destroy_cq_in, cqn));
 	if (cq->refs)
-		FAIL(TERN_CMD_BAD_STATE, offsetof(struct tern_cmd_destroy_cq_in, cqn));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE,
+				    offsetof(struct tern_cmd_destroy_cq_in, cqn));
 	ternm_cq_cancel(m, cq);
 	ternm_mem_free(&cq->mem);
 	memset(cq, 0, sizeof(*cq));
@@ -473,7 +251,8 @@ static int modify_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	struct ternm_cq *cq = cq_get(m, get_le32(CFLD(in, struct tern_cmd_modify_cq_in, cqn)));
 
 	if (!cq)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_modify_cq_in, cqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
+				    offsetof(struct tern_cmd_modify_cq_in, cqn));
 	return ternm_cq_modify(m, cq, in, &r->syndrome);
 }
 
@@ -490,45 +269,46 @@ static int resize_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	int rc;
 
 	if (!cq)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, cqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, cqn));
 	if (log < 1 || log > TERNM_MAX_CQ_LOG)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
 	for (k = 0; k < sizeof(((T *)0)->rsvd); k++)
 		if (in[offsetof(T, rsvd) + k])
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, rsvd) + k);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd) + k);
 	if (cq->err)
-		FAIL(TERN_CMD_BAD_STATE, offsetof(T, cqn));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, cqn));
 	old_mask = (1u << cq->log_depth) - 1;
 	if (ternm_mem_read(m, &cq->mem, (uint64_t)sizeof(E) << cq->log_depth, rec, 4))
-		FAIL(TERN_CMD_BAD_STATE, offsetof(T, cqn));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, cqn));
 	ci = get_le32(rec);
 	/* a CI record past the producer, or behind it by more than the ring: nothing valid */
 	n = cq->pi - ci;
 	if (n > old_mask + 1 || n > (1u << log))
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
 	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem),
 			       ((uint64_t)sizeof(E) << log) + sizeof(struct tern_cq_ci_rec), true,
 			       &bad_off);
 	if (rc != TERN_CMD_OK)
-		FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
+		return ternm_refuse(r, rc,
+				    rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
 	for (k = 0; k < n; k++) {
 		uint64_t off = (uint64_t)k * sizeof(E);
 
 		if (ternm_mem_read(m, &cq->mem, (uint64_t)((ci + k) & old_mask) * sizeof(E), e,
 				   sizeof(e))) {
 			ternm_mem_free(&mem);
-			FAIL(TERN_CMD_BAD_STATE, offsetof(T, cqn));
+			return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, cqn));
 		}
 		/* the new ring's first pass: phase 1, the other flags as they were */
 		e[offsetof(E, flags)] |= TERN_CQE_F_PHASE;
 		if (ternm_mem_write(m, &mem, off, e, offsetof(E, flags))) {
 			ternm_mem_free(&mem);
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, mem));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, mem));
 		}
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		if (ternm_mem_write(m, &mem, off + offsetof(E, flags), e + offsetof(E, flags), 1)) {
 			ternm_mem_free(&mem);
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, mem));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, mem));
 		}
 	}
 	ternm_mem_free(&cq->mem);
@@ -544,9 +324,7 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_rdma *r = m->rdma;
 
-	work_remove(r, qp);
-	macwait_remove(r, qp);
-	timer_remove(r, qp);
+	ternm_qp_unschedule(m, qp);
 	ternm_cc_qp_reset(m, qp);
 	r->pd[qp->pdn].refs--;
 	r->cq[qp->scqn].refs--;
@@ -576,39 +354,39 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	int rc;
 
 	if (pdn >= TERNM_MAX_PD || !rd->pd[pdn].used)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
 	if (!cq_get(m, scqn))
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, send_cqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, send_cqn));
 	if (!cq_get(m, rcqn))
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, recv_cqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, recv_cqn));
 	if (type != TERN_QPT_RC && type != TERN_QPT_UD && type != TERN_QPT_GSI &&
 	    type != TERN_QPT_UC)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, type));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, type));
 	if (flags & ~(uint8_t)(TERN_QP_F_SQ_SIG_ALL | TERN_QP_F_SRQ))
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, flags));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
 	if (!uar_ok(uar))
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, uar));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, uar));
 	if (lsd < 1 || lsd > TERNM_MAX_SQ_LOG)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_sq_depth));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_sq_depth));
 	if (lss < (type == TERN_QPT_RC || type == TERN_QPT_UC ? TERN_SQ_MIN_LOG_STRIDE :
 		   TERN_SQ_UD_MIN_LOG_STRIDE) ||
 	    lss > TERN_SQ_MAX_LOG_STRIDE)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_sq_stride));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_sq_stride));
 	if (flags & TERN_QP_F_SRQ) {
 		rc = ternm_srq_qp_check(m, in, r);
 		if (rc != TERN_CMD_OK)
 			return rc;
 	} else {
 		if (lrd < 1 || lrd > TERNM_MAX_RQ_LOG)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
 		if (lrs < TERN_RQ_MIN_LOG_STRIDE || lrs > TERN_RQ_MAX_LOG_STRIDE)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
 		if (get_le32(CFLD(in, T, srqn)))
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, srqn));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, srqn));
 	}
 	if (type == TERN_QPT_GSI) {
 		if (rd->qp[1])
-			FAIL(TERN_CMD_BAD_STATE, offsetof(T, type));
+			return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, type));
 		qpn = 1;	/* the GSI QP is always QP1 */
 	}
 	for (i = 0; !qpn && i < TERNM_MAX_QP - 2; i++) {
@@ -681,11 +459,9 @@ fail:
 /* Back to RESET: queues empty, indices 0, no transport state. */
 static void qp_reset(struct tern_model *m, struct ternm_qp *qp)
 {
-	work_remove(m->rdma, qp);
-	macwait_remove(m->rdma, qp);
+	ternm_qp_unschedule(m, qp);
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
 	ternm_cc_qp_reset(m, qp);
-	timer_remove(m->rdma, qp);
 	qp->sq_pi = qp->sq_ci = 0;
 	qp->rq_pi = qp->rq_ci = 0;
 	ternm_req_reset(qp);
@@ -845,27 +621,27 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	int off;
 
 	if (!qp)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, qpn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, qpn));
 	if (mask & ~(uint32_t)ATTR_ALL)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
 	cur = qp->state;
 	next = (mask & TERN_QP_ATTR_STATE) ? a[offsetof(A, state)] : cur;
 	if (next > TERN_QPS_ERR)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, state));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, state));
 	if (!transition_ok(cur, next) ||
 	    (!(mask & TERN_QP_ATTR_STATE) && cur != TERN_QPS_INIT && cur != TERN_QPS_RTS &&
 	     cur != TERN_QPS_SQD))
-		FAIL(TERN_CMD_BAD_STATE, ao + offsetof(A, state));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, ao + offsetof(A, state));
 	if (qp->type == TERN_QPT_UD || qp->type == TERN_QPT_GSI || qp->type == TERN_QPT_UC) {
 		uint32_t need, allow = qp->type == TERN_QPT_UC ? uc_attrs(cur, next, &need) :
 				       ternm_ud_attrs(cur, next, &need);	/* rdma_ud.c */
 
 		if ((mask & ~(allow | TERN_QP_ATTR_STATE)) || (mask & need) != need)
-			FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
 	}
 	if (qp->type == TERN_QPT_RC &&
 	    (mask & ~((transition_attrs(cur, next) & ~TERN_QP_ATTR_QKEY) | TERN_QP_ATTR_STATE)))
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
 	/*
 	 * SQD->SQD changes attributes only once the send queue has drained: the requester's
 	 * outstanding WQEs (segments, retransmissions, READ responses expected) were counted
@@ -873,47 +649,48 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	 */
 	if (cur == TERN_QPS_SQD && next == TERN_QPS_SQD && (mask & ~TERN_QP_ATTR_STATE) &&
 	    qp->sq_ci != qp->req_max)
-		FAIL(TERN_CMD_BAD_STATE, ao + offsetof(A, state));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, ao + offsetof(A, state));
 	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_INIT && next == TERN_QPS_RTR &&
 	    (mask & ATTR_RTR_NEED) != ATTR_RTR_NEED)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
 	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_RTR && next == TERN_QPS_RTS &&
 	    (mask & ATTR_RTS_NEED) != ATTR_RTS_NEED)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
 	off = unmasked_nonzero(a, mask);
 	if (off >= 0)
-		FAIL(TERN_CMD_BAD_PARAM, ao + (uint32_t)off);
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + (uint32_t)off);
 	/* values */
 	v = a[offsetof(A, path_mtu)];
 	if ((mask & TERN_QP_ATTR_PATH_MTU) && (v < 1 || v > 5))
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, path_mtu));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, path_mtu));
 	if ((mask & TERN_QP_ATTR_TIMEOUT) && a[offsetof(A, timeout)] > 31)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, timeout));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, timeout));
 	if ((mask & TERN_QP_ATTR_RETRY_CNT) && a[offsetof(A, retry_cnt)] > 7)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, retry_cnt));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, retry_cnt));
 	if ((mask & TERN_QP_ATTR_RNR_RETRY) && a[offsetof(A, rnr_retry)] > 7)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, rnr_retry));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, rnr_retry));
 	if ((mask & TERN_QP_ATTR_MIN_RNR_TIMER) && a[offsetof(A, min_rnr_timer)] > 31)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, min_rnr_timer));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, min_rnr_timer));
 	if ((mask & TERN_QP_ATTR_MAX_RD_ATOMIC) && a[offsetof(A, max_rd_atomic)] > TERNM_MAX_RD_ATOMIC)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, max_rd_atomic));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, max_rd_atomic));
 	if ((mask & TERN_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
 	    a[offsetof(A, max_dest_rd_atomic)] > TERNM_MAX_DEST_RD)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, max_dest_rd_atomic));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, max_dest_rd_atomic));
 	if ((mask & TERN_QP_ATTR_ACCESS) &&
 	    (get_le32(CFLD(a, A, access)) & ~(uint32_t)(TERN_ACCESS_LOCAL_WRITE |
 			TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC)))
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, access));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, access));
 	if ((mask & TERN_QP_ATTR_DEST_QPN) && get_le32(CFLD(a, A, dest_qpn)) > TERNM_PSN_MASK)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, dest_qpn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, dest_qpn));
 	if ((mask & TERN_QP_ATTR_RQ_PSN) && get_le32(CFLD(a, A, rq_psn)) > TERNM_PSN_MASK)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, rq_psn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, rq_psn));
 	if ((mask & TERN_QP_ATTR_SQ_PSN) && get_le32(CFLD(a, A, sq_psn)) > TERNM_PSN_MASK)
-		FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, sq_psn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, sq_psn));
 	if (mask & TERN_QP_ATTR_PATH) {
 		off = ternm_path_check(CFLD(a, A, path));
 		if (off >= 0)
-			FAIL(TERN_CMD_BAD_PARAM, ao + offsetof(A, path) + (uint32_t)off);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM,
+					    ao + offsetof(A, path) + (uint32_t)off);
 	}
 
 	/* apply */
@@ -981,9 +758,10 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	uint32_t rate, alpha;
 
 	if (!qp)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_query_qp_in, qpn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
+				    offsetof(struct tern_cmd_query_qp_in, qpn));
 	if (out_len < sizeof(T))
-		FAIL(TERN_CMD_BAD_LEN, sizeof(T));
+		return ternm_refuse(r, TERN_CMD_BAD_LEN, sizeof(T));
 	memset(o, 0, sizeof(T));
 	ternm_cc_query_qp(m, qp, &rate, &alpha);
 	put_le32(FLD(o, T, cc_rate_mbps), rate);
@@ -1015,7 +793,8 @@ static int destroy_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	struct ternm_qp *qp = ternm_qp_get(m, get_le32(CFLD(in, struct tern_cmd_destroy_qp_in, qpn)));
 
 	if (!qp)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(struct tern_cmd_destroy_qp_in, qpn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
+				    offsetof(struct tern_cmd_destroy_qp_in, qpn));
 	ternm_resp_flush_acks(m, qp);
 	qp_free(m, qp);
 	return TERN_CMD_OK;

@@ -177,8 +177,6 @@ void ternm_srq_doorbell(struct tern_model *m, uint16_t page, uint64_t val)
 
 /* ---- commands ------------------------------------------------------------------------------------ */
 
-#define FAIL(st, off)	do { r->syndrome = (off); return (st); } while (0)
-
 static int create_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
 {
 	typedef struct tern_cmd_create_srq_in T;
@@ -192,13 +190,13 @@ static int create_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	int rc;
 
 	if (pdn >= TERNM_MAX_PD || !rd->pd[pdn].used)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
 	if (uar < TERN_DB_FIRST_UAR || uar >= TERN_DB_NUM_PAGES)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, uar));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, uar));
 	if (log < 1 || log > TERNM_MAX_SRQ_LOG)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
 	if (lstride < TERN_RQ_MIN_LOG_STRIDE || lstride > TERN_RQ_MAX_LOG_STRIDE)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, log_stride));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_stride));
 	for (i = 0; i < TERNM_MAX_SRQ; i++) {
 		if (!rd->srq[i].used) {
 			srq = &rd->srq[i];
@@ -209,7 +207,8 @@ static int create_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		return TERN_CMD_NO_RESOURCES;
 	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem), 1ull << (log + lstride), true, &bad_off);
 	if (rc != TERN_CMD_OK)
-		FAIL(rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
+		return ternm_refuse(r, rc,
+				    rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
 	memset(srq, 0, sizeof(*srq));
 	srq->used = true;
 	srq->log_depth = log;
@@ -229,9 +228,9 @@ static int modify_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	uint32_t limit = get_le32(CFLD(in, T, limit));
 
 	if (!srq)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, srqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, srqn));
 	if (limit >= 1u << srq->log_depth)
-		FAIL(TERN_CMD_BAD_PARAM, offsetof(T, limit));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, limit));
 	srq->limit = limit;
 	return TERN_CMD_OK;
 }
@@ -245,9 +244,9 @@ static int query_srq(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	uint8_t *o = m->cmd_out;
 
 	if (!srq)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(I, srqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(I, srqn));
 	if (out_len < sizeof(T))
-		FAIL(TERN_CMD_BAD_LEN, sizeof(T));
+		return ternm_refuse(r, TERN_CMD_BAD_LEN, sizeof(T));
 	memset(o, 0, sizeof(T));
 	put_le32(FLD(o, T, limit), srq->limit);
 	put_le16(FLD(o, T, pi), srq->pi);
@@ -269,9 +268,9 @@ static int destroy_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd
 	struct ternm_srq *srq = ternm_srq_get(m, get_le32(CFLD(in, T, srqn)));
 
 	if (!srq)
-		FAIL(TERN_CMD_BAD_RESOURCE, offsetof(T, srqn));
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, srqn));
 	if (srq->refs)
-		FAIL(TERN_CMD_BAD_STATE, offsetof(T, srqn));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, srqn));
 	srq_free(m, srq);
 	return TERN_CMD_OK;
 }

@@ -33,11 +33,8 @@
  */
 #include <zlib.h>
 
+#include "frame.h"
 #include "rdma.h"
-
-#define ETH_P_IP	0x0800
-#define ETH_P_IPV6	0x86dd
-#define ETH_P_8021Q	0x8100
 
 /* ---- ICRC ------------------------------------------------------------------------------------ */
 
@@ -118,12 +115,12 @@ void ternm_hdr_build(struct ternm_qp *qp, const uint8_t *p)
 	memcpy(h, CFLD(p, P, dmac), 6);
 	memcpy(h + 6, CFLD(p, P, smac), 6);
 	if (vlan != TERN_VLAN_NONE) {
-		put_be16(h + o, ETH_P_8021Q);
+		put_be16(h + o, FRAME_ETH_P_8021Q);
 		put_be16(h + o + 2, (uint16_t)((p[offsetof(P, sl)] & 7) << 13 | (vlan & 0xfff)));
 		o += 4;
 	}
 	qp->ipv6 = p[offsetof(P, ip_version)] == 6;
-	put_be16(h + o, qp->ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+	put_be16(h + o, qp->ipv6 ? FRAME_ETH_P_IPV6 : FRAME_ETH_P_IP);
 	o += 2;
 	qp->l3_off = (uint8_t)o;
 	if (qp->ipv6) {
@@ -132,7 +129,7 @@ void ternm_hdr_build(struct ternm_qp *qp, const uint8_t *p)
 
 		put_be32(h + o, 6u << 28 | (uint32_t)tc << 20 | fl);
 		put_be16(h + o + 4, 0);			/* payload length: per packet */
-		h[o + 6] = 17;
+		h[o + 6] = FRAME_IPPROTO_UDP;
 		h[o + 7] = p[offsetof(P, hop_limit)];
 		memcpy(h + o + 8, CFLD(p, P, sgid), 16);
 		memcpy(h + o + 24, CFLD(p, P, dgid), 16);
@@ -144,7 +141,7 @@ void ternm_hdr_build(struct ternm_qp *qp, const uint8_t *p)
 		put_be16(h + o + 4, 0);			/* ID */
 		put_be16(h + o + 6, 0x4000);		/* DF */
 		h[o + 8] = p[offsetof(P, hop_limit)];
-		h[o + 9] = 17;
+		h[o + 9] = FRAME_IPPROTO_UDP;
 		put_be16(h + o + 10, 0);
 		memcpy(h + o + 12, CFLD(p, P, sgid) + 12, 4);
 		memcpy(h + o + 16, CFLD(p, P, dgid) + 12, 4);
@@ -289,43 +286,20 @@ size_t ternm_cnp_send(struct tern_model *m, struct ternm_qp *qp)
 /* Where a frame's UDP header is if it is RoCEv2 (IP, UDP, port 4791); 0 if it is not. */
 static size_t roce_udp(const uint8_t *f, size_t len, size_t *l3, bool *v6)
 {
-	size_t o = 14, u;
-	uint16_t et;
+	struct frame_info fi;
 
-	if (len < 14)
-		return 0;
-	et = get_be16(f + 12);
-	if (et == ETH_P_8021Q) {
-		if (len < 18)
-			return 0;
-		et = get_be16(f + 16);
-		o = 18;
-	}
-	*l3 = o;
-	if (et == ETH_P_IP) {
-		if (len < o + 20 || (f[o] >> 4) != 4 || f[o + 9] != 17)
-			return 0;
-		u = o + (size_t)(f[o] & 0x0f) * 4;
-		*v6 = false;
-	} else if (et == ETH_P_IPV6) {
-		if (len < o + 40 || (f[o] >> 4) != 6 || f[o + 6] != 17)
-			return 0;
-		u = o + 40;
-		*v6 = true;
-	} else {
-		return 0;
-	}
-	if (len < u + 8 || get_be16(f + u + 2) != TERN_ROCE_UDP_DPORT)
-		return 0;
-	return u;
+	frame_parse(f, len, &fi);
+	*l3 = fi.l3;
+	*v6 = fi.ipver == 6;
+	return fi.roce ? fi.udp : 0;
 }
 
 bool ternm_rdma_is_roce(const uint8_t *frame, size_t len)
 {
-	size_t l3;
-	bool v6;
+	struct frame_info fi;
 
-	return roce_udp(frame, len, &l3, &v6) != 0;
+	frame_parse(frame, len, &fi);
+	return fi.roce;
 }
 
 static bool has_atomic_eth(uint8_t op)

@@ -246,6 +246,16 @@ struct ternm_cmd_result {
 	size_t out_size;
 };
 
+/*
+ * A command refused with @status because of the input field at byte offset @field, which
+ * becomes the syndrome the driver reads back. Returns @status: `return ternm_refuse(...);`.
+ */
+static inline int ternm_refuse(struct ternm_cmd_result *r, int status, size_t field)
+{
+	r->syndrome = (uint32_t)field;
+	return status;
+}
+
 /* ---- the device ---------------------------------------------------------------------------- */
 struct tern_model {
 	struct tern_model_host host;
@@ -385,7 +395,7 @@ uint32_t ternm_link_speed_mbps(const struct tern_model *m);
 void ternm_cc_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
 		  struct ternm_cmd_result *r);
 
-/* rdma_obj.c, rdma_wire.c */
+/* rdma_obj.c, rdma_sched.c, rdma_wire.c */
 int ternm_rdma_init(struct tern_model *m);
 void ternm_rdma_clear(struct tern_model *m);
 void ternm_rdma_fini(struct tern_model *m);

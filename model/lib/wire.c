@@ -27,10 +27,8 @@
  *    count frames the port transmitted, before the injector: a frame it drops still
  *    counts once, a duplicated one once. The injector's counters tell what the wire did.
  */
+#include "frame.h"
 #include "tern_model_int.h"
-
-#define ETH_HLEN	14
-#define VLAN_HLEN	4
 
 static uint64_t wire_next(struct ternm_wire *w)
 {
@@ -93,10 +91,11 @@ void ternm_wire_tx(struct tern_model *m, const uint8_t *frame, size_t len)
 		return;
 	}
 	if (corrupt) {
-		size_t l2 = ETH_HLEN;
+		struct frame_info fi;
+		size_t l2;
 
-		if (len >= ETH_HLEN + VLAN_HLEN && frame[12] == 0x81 && frame[13] == 0x00)
-			l2 += VLAN_HLEN;
+		frame_parse(frame, len, &fi);
+		l2 = fi.l3;	/* the Ethernet header and tag are kept intact */
 		if (len > l2 && len <= sizeof(w->buf)) {
 			bit = l2 * 8 + bit % ((len - l2) * 8);
 			memcpy(w->buf, frame, len);

@@ -39,7 +39,9 @@ tmp = tempfile.mkdtemp(prefix="tern-switch-t.")
 binary = os.path.join(tmp, "tern-switch")
 cc = subprocess.run(["cc", "-std=gnu11", "-g", "-O1", "-fsanitize=address,undefined",
                      "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"] + WARN +
-                    ["-I", FAB, "-o", binary, os.path.join(FAB, "tern-switch.c"),
+                    ["-I", FAB, "-I", os.path.join(TOP, "include"),
+                     "-I", os.path.join(TOP, "model", "lib"), "-o", binary,
+                     os.path.join(FAB, "tern-switch.c"),
                      os.path.join(FAB, "switch.c"), "-lm"],
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 if cc.returncode != 0:
