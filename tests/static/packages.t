@@ -16,7 +16,10 @@
    and a /dev/infiniband/uverbs0 on a private /dev), lists it: libibverbs read
    /etc/libibverbs.d/tern.driver, loaded libtern-rdmav34.so from its provider directory and
    the provider matched the device's PCI ID. After removal the same run lists nothing.
-4. `apt-get purge` removes both and leaves no trace: no dkms entry, no module, no file.
+4. `apt-get purge` removes both and leaves no trace: no dkms entry, no module, no file
+   (depmod's index files that the install created under /lib/modules/<kernel>/, where the
+   host had only that kernel's headers, are deleted too; DKMS's own signing key
+   /var/lib/dkms/mok.key, made by the first dkms build on a host, stays, as it would).
 The host's package database is global: the test holds a lock, and purges leftovers of an
 interrupted run first.
 """
@@ -199,6 +202,10 @@ def main():
              "before installing, ibv_devices sees the fake tern0 but has no provider for it",
              out)
 
+    # depmod's index files that dkms creates in /lib/modules/<kernel>/ where only headers
+    # were (a host without that kernel installed): removed again at the end
+    depmod_before = set(glob.glob("/lib/modules/*/modules.*"))
+
     # --- install ------------------------------------------------------------------------
     try:
         r = run(APT + ["install", dkms_deb, prov_deb], timeout=600)
@@ -266,6 +273,8 @@ def main():
     t.eq(left, [], "no file left behind (sources, dkms tree, modules, provider, .driver)")
     with open("/lib/modules/%s/modules.dep" % kver) as f:
         t.ok("tern_" not in f.read(), "modules.dep no longer names tern's modules")
+    for f in set(glob.glob("/lib/modules/*/modules.*")) - depmod_before:
+        os.unlink(f)
     with tempfile.TemporaryDirectory() as tmp:
         rc, out = fake_ibv_devices(tmp)
         t.ok(rc == 0 and not re.search(r"^\s*tern0\s", out, re.M) and
