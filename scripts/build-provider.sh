@@ -11,20 +11,21 @@
 #
 # The tree is unpacked and patched once into $TERN_CACHE/rdma-core-<version>-<hash>/, where
 # <hash> covers the way it is patched (patch_tree below); it is configured once; every run
-# copies providers/tern and the uverbs ABI header in and runs `ninja tern-rdmav34`.
+# copies providers/tern, the uverbs ABI header and include/tern/ in and runs
+# `ninja tern-rdmav34` (the configured tree names no tern checkout, so checkouts and the
+# package build of scripts/build-packages.sh share it without configuring it again).
 #
 # Output ($TERN_OUT, build/ by default):
 #   provider/libtern-rdmav34.so   the provider
 #   provider/tern.driver          "driver tern", for /etc/libibverbs.d/
-#   initramfs.d/tern-provider.list  puts both where Debian's libibverbs looks in the guests
+# (scripts/build.sh puts them into the guests, from the ibverbs-provider-tern package by
+# default: scripts/build-packages.sh)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
 
 SUITE=trixie
 PABI=34
-LIBDIR=/usr/lib/x86_64-linux-gnu/libibverbs
-CONFDIR=/etc/libibverbs.d
 
 # The source version of rdma-core in $SUITE, from apt's deb-src index (never hard-coded).
 resolve_version() {
@@ -102,8 +103,12 @@ for f in "$TERN_TOP"/providers/tern/*; do
 	[ -f "$f" ] && sync_file "$f" "$tree/providers/tern/$(basename "$f")"
 done
 sync_file "$TERN_TOP/include/uapi/rdma/tern-abi.h" "$tree/kernel-headers/rdma/tern-abi.h"
+# <tern/tern_rdma.h> and the headers it includes, for this provider only
+inc=$tree/tern-include
+for f in "$TERN_TOP"/include/tern/*.h; do
+	sync_file "$f" "$inc/tern/$(basename "$f")"
+done
 
-inc=$TERN_TOP/include
 if [ ! -f "$bdir/build.ninja" ] ||
    ! grep -qx "TERN_INCLUDE_DIR:PATH=$inc" "$bdir/CMakeCache.txt" 2>/dev/null; then
 	log "provider: configuring rdma-core $upver"
@@ -120,18 +125,11 @@ nice ninja -C "$bdir" -j 2 "tern-rdmav$PABI" >&2 || die "provider build failed"
 so=$(find "$bdir/lib" -name "libtern-rdmav$PABI.so" | head -n 1)
 [ -n "$so" ] || die "ninja built no libtern-rdmav$PABI.so"
 out=$TERN_OUT/provider
-mkdir -p "$out" "$TERN_OUT/initramfs.d"
+mkdir -p "$out"
 sync_file "$so" "$out/libtern-rdmav$PABI.so"
 echo "driver tern" > "$out/tern.driver.tmp"
 sync_file "$out/tern.driver.tmp" "$out/tern.driver"
 rm -f "$out/tern.driver.tmp"
-{
-	echo "# Written by scripts/build-provider.sh: tern's libibverbs provider in the guests."
-	echo "file $out/libtern-rdmav$PABI.so $LIBDIR/libtern-rdmav$PABI.so"
-	echo "file $out/tern.driver $CONFDIR/tern.driver"
-} > "$out/tern-provider.list.tmp"
-sync_file "$out/tern-provider.list.tmp" "$TERN_OUT/initramfs.d/tern-provider.list"
-rm -f "$out/tern-provider.list.tmp"
 # The rdma-core tree, for tests that compile against its headers.
 echo "$tree" > "$out/rdma-core-tree"
 echo "$out/libtern-rdmav$PABI.so"

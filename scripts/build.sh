@@ -2,6 +2,8 @@
 # Build everything the guests need: QEMU with the tern device, the kernel modules, the guest
 # kernel and the initramfs; --debug for the debug kernel flavour instead (TERN_KERNEL=debug),
 # --all for both. Heavy parts are cached under $TERN_CACHE (see scripts/lib/common.sh).
+# The stock guests' tern modules and provider come from tern's Debian packages, as an admin
+# installs them (scripts/build-packages.sh; TERN_GUEST_FROM_PACKAGES=0: from the checkout).
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
@@ -44,6 +46,19 @@ debug_modules() {
 	timeout 1200 make -s -C "$kdir/build" M="$src" modules >&2
 	rm -f "$TERN_OUT/debug/modules/"*.ko
 	find "$src/drivers" -name '*.ko' -exec cp -f {} "$TERN_OUT/debug/modules/" \;
+}
+
+# The provider where Debian's libibverbs looks for it in the guests, straight from
+# scripts/build-provider.sh's output (TERN_GUEST_FROM_PACKAGES=0).
+provider_list() {
+	local out=$TERN_OUT/provider list=$TERN_OUT/initramfs.d/tern-provider.list
+	mkdir -p "$TERN_OUT/initramfs.d"
+	{
+		echo "# Written by scripts/build.sh: tern's libibverbs provider in the guests."
+		echo "file $out/libtern-rdmav34.so /usr/lib/x86_64-linux-gnu/libibverbs/libtern-rdmav34.so"
+		echo "file $out/tern.driver /etc/libibverbs.d/tern.driver"
+	} > "$list.tmp"
+	if cmp -s "$list.tmp" "$list"; then rm -f "$list.tmp"; else mv "$list.tmp" "$list"; fi
 }
 
 # tests/rdma's programs (built against the host's libibverbs, run in the guests) and the list
@@ -94,17 +109,35 @@ step "host packages" "$TERN_TOP/scripts/setup-host.sh"
 step "qemu" "$TERN_TOP/scripts/build-qemu.sh" >/dev/null
 step "rdma test programs" rdma_tests
 step "tern-switch" tern_switch
+# The stock guests get tern's modules and provider from tern's Debian packages
+# (scripts/build-packages.sh: the modules DKMS builds from tern-dkms for the guest kernel, the
+# files of ibverbs-provider-tern); TERN_GUEST_FROM_PACKAGES=0 takes them from the checkout's
+# build instead (make, scripts/build-provider.sh). The debug guests' modules are always built
+# from the checkout against the debug kernel's tree.
+from_packages=${TERN_GUEST_FROM_PACKAGES:-1}
 for f in $flavours; do
 	if [ "$f" = stock ]; then
-		step "kernel modules" modules
+		if [ "$from_packages" = 0 ]; then
+			step "kernel modules" modules
+		else
+			step "packages; kernel modules from tern-dkms" \
+				"$TERN_TOP/scripts/build-packages.sh" --guest >/dev/null
+		fi
 		step "guest kernel" "$TERN_TOP/scripts/guest-kernel.sh" >/dev/null
 		step "provider" "$TERN_TOP/scripts/build-provider.sh" >/dev/null
+		[ "$from_packages" != 0 ] || step "provider list" provider_list
 		step "initramfs" "$TERN_TOP/scripts/mkinitramfs.sh" >/dev/null
 		step "initramfs (storage)" "$TERN_TOP/scripts/mkinitramfs.sh" --image storage >/dev/null
 	else
 		step "debug kernel" "$TERN_TOP/scripts/build-debug-kernel.sh" >/dev/null
 		step "kernel modules (debug)" debug_modules
 		step "provider" "$TERN_TOP/scripts/build-provider.sh" >/dev/null
+		if [ "$from_packages" = 0 ]; then
+			step "provider list" provider_list
+		else
+			step "packages; provider from ibverbs-provider-tern" \
+				"$TERN_TOP/scripts/build-packages.sh" --guest-provider >/dev/null
+		fi
 		step "initramfs (debug)" "$TERN_TOP/scripts/mkinitramfs.sh" --debug >/dev/null
 		step "initramfs (debug, storage)" "$TERN_TOP/scripts/mkinitramfs.sh" --debug \
 			--image storage >/dev/null

@@ -26,6 +26,8 @@ pkgs=(
 	ccache
 	# decoding captured RoCEv2 traffic (bench/loss.py and tests looking at the wire)
 	tshark
+	# Debian packages of the driver (scripts/build-packages.sh): tern-dkms and the provider
+	debhelper dh-dkms dkms fakeroot lsb-release
 )
 want=$(printf '%s\n' "${pkgs[@]}" | sort | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Static checks of tern's libibverbs provider (providers/tern), on the host, no device.
 
-1. scripts/build-provider.sh builds it (incremental) and writes the .driver file and the
-   initramfs list.
+1. scripts/build-provider.sh builds it (incremental) and writes the .driver file;
+   scripts/build.sh's initramfs list (from the ibverbs-provider-tern package by default)
+   places both where libibverbs looks.
 2. It can load into Debian 12's libibverbs 44: every symbol version it imports is one
    Debian's libibverbs.so.1 defines (private ones only IBVERBS_PRIVATE_34), every private
    function it imports is exported there, it has no RPATH/RUNPATH to rdma-core's build
