@@ -138,12 +138,12 @@ def main():
     src = "/usr/src/tern-%s" % ver
     got = set(deb_files(dkms_deb))
     r = run(["git", "ls-files", "--", "drivers/*.c", "drivers/*.h", "drivers/*Kbuild",
-             "include/*.h"], cwd=TOP)
+             "drivers/*Kconfig", "include/*.h"], cwd=TOP)
     want = {"%s/%s" % (src, f) for f in r.stdout.split()}
     want |= {"%s/%s" % (src, f) for f in ("dkms.conf", "Makefile", "Kbuild",
                                             "scripts/lib/kver.sh")}
     t.ok(want and want <= got, "tern-dkms ships dkms.conf, Makefile, Kbuild and every driver "
-         "source and header under %s (%d files)" % (src, len(want)),
+         "source, header and Kconfig under %s (%d files)" % (src, len(want)),
          "missing: %s" % sorted(want - got))
     stray = sorted(f for f in got - want if not f.startswith("/usr/share/doc/tern-dkms/"))
     t.ok(not stray, "tern-dkms ships nothing else (no build output)", stray)
