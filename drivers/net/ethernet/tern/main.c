@@ -552,9 +552,187 @@ static int tern_alloc_vectors(struct tern_dev *tdev)
 	return 0;
 }
 
+/*
+ * What probe has brought up, in order. tern_teardown() undoes a stage and every one before
+ * it: probe's error path and removal are the same code.
+ */
+enum tern_stage {
+	TERN_STAGE_ALLOC,	/* tern_dev allocated (with devlink), locks and work set up */
+	TERN_STAGE_PCI,		/* device enabled, bus master, DMA mask */
+	TERN_STAGE_BARS,	/* BARs requested and mapped */
+	TERN_STAGE_VECTORS,	/* identity checked, device reset, MSI-X vectors allocated */
+	TERN_STAGE_CMDQ,	/* command queue up, capabilities queried */
+	TERN_STAGE_EQ,		/* async EQ up, DCB settings applied */
+	TERN_STAGE_DEVLINK,	/* devlink registered, debugfs */
+	TERN_STAGE_RUNNING,	/* Ethernet function and RDMA auxiliary device; AER on */
+};
+
+static void tern_teardown(struct tern_dev *tdev, enum tern_stage stage)
+{
+	struct pci_dev *pdev = tdev->pdev;
+
+	switch (stage) {
+	case TERN_STAGE_RUNNING:
+		mutex_lock(&tdev->state_lock);
+		tdev->started = false;		/* no recovery from now on */
+		tern_quiesce_if_dead(tdev);
+		tern_aux_del(tdev);
+		tern_en_stop(tdev);
+		mutex_unlock(&tdev->state_lock);
+		pci_disable_pcie_error_reporting(pdev);
+		fallthrough;
+	case TERN_STAGE_DEVLINK:
+		tern_debugfs_cleanup(tdev);
+		tern_devlink_unregister(tdev);
+		fallthrough;
+	case TERN_STAGE_EQ:
+		tern_quiesce_if_dead(tdev);
+		tern_async_eq_stop(tdev);
+		cancel_work_sync(&tdev->link_work);
+		fallthrough;
+	case TERN_STAGE_CMDQ:
+		/* Stop all DMA before the rings and mailboxes go: reset a live device once. */
+		tern_cmdq_stop(tdev);
+		if (tern_dev_alive(tdev))
+			tern_reset(tdev);
+		tern_cmdq_cleanup(tdev);
+		fallthrough;
+	case TERN_STAGE_VECTORS:
+		pci_free_irq_vectors(pdev);
+		fallthrough;
+	case TERN_STAGE_BARS:
+		tern_unmap_bars(tdev);
+		pci_release_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB));
+		fallthrough;
+	case TERN_STAGE_PCI:
+		/* error recovery may have disabled it already */
+		if (!test_and_set_bit(TERN_FLAG_PCI_DISABLED, &tdev->flags))
+			pci_disable_device(pdev);
+		fallthrough;
+	case TERN_STAGE_ALLOC:
+		pci_set_drvdata(pdev, NULL);
+		tern_dcb_destroy(tdev);
+		mutex_destroy(&tdev->state_lock);
+		tern_devlink_free(tdev);
+	}
+}
+
+/* Stages PCI and BARS: the function enabled, its registers and doorbells mapped. */
+static int tern_probe_pci(struct tern_dev *tdev, enum tern_stage *done)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	struct device *dev = &pdev->dev;
+	int err;
+
+	err = pci_enable_device_mem(pdev);
+	if (err) {
+		dev_err(dev, "cannot enable device: %d\n", err);
+		return err;
+	}
+	pci_set_master(pdev);
+	*done = TERN_STAGE_PCI;
+
+	err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (err)
+		err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32));
+	if (err) {
+		dev_err(dev, "no usable DMA mask\n");
+		return err;
+	}
+	err = pci_request_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB),
+					   TERN_DRV_NAME);
+	if (err) {
+		dev_err(dev, "cannot request BARs: %d\n", err);
+		return err;
+	}
+	err = tern_map_bars(tdev);
+	if (err) {
+		pci_release_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB));
+		return err;
+	}
+	*done = TERN_STAGE_BARS;
+	return 0;
+}
+
+/* Stages VECTORS, CMDQ and EQ: the device reset and talking to the driver. */
+static int tern_probe_hw(struct tern_dev *tdev, enum tern_stage *done)
+{
+	struct device *dev = &tdev->pdev->dev;
+	int err;
+
+	err = tern_check_identity(tdev);
+	if (err)
+		return err;
+	err = tern_reset(tdev);
+	if (err)
+		return err;
+	err = tern_alloc_vectors(tdev);
+	if (err)
+		return err;
+	*done = TERN_STAGE_VECTORS;
+
+	err = tern_cmdq_init(tdev);
+	if (err) {
+		dev_err(dev, "command queue init failed: %d\n", err);
+		return err;
+	}
+	*done = TERN_STAGE_CMDQ;
+	err = tern_query_device(tdev, &tdev->caps);
+	if (err)
+		return err;
+	tdev->dcb.supported = le32_to_cpu(tdev->caps.caps) & TERN_DEV_CAP_DCB;
+	if (!tdev->dcb.supported)
+		dev_info(dev, "firmware without DCB (PFC, ETS, DCQCN): no dcb, DCQCN devlink params or PFC counters\n");
+	err = tern_async_eq_start(tdev);
+	if (err) {
+		dev_err(dev, "cannot create the async EQ: %d\n", err);
+		return err;
+	}
+	*done = TERN_STAGE_EQ;
+	/* The driver's defaults differ from the firmware's (DCQCN on every priority). */
+	tern_dcb_apply(tdev);
+	return 0;
+}
+
+/* Stages DEVLINK and RUNNING: what users see. */
+static int tern_probe_functions(struct tern_dev *tdev, enum tern_stage *done)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	struct device *dev = &pdev->dev;
+	int err;
+
+	err = tern_devlink_register(tdev);
+	if (err) {
+		dev_err(dev, "devlink registration failed: %d\n", err);
+		return err;
+	}
+	tern_debugfs_init(tdev);
+	*done = TERN_STAGE_DEVLINK;
+
+	mutex_lock(&tdev->state_lock);
+	err = tern_en_probe(tdev);
+	if (!err) {
+		tdev->en_ready = true;
+		tdev->started = true;
+		tern_aux_add(tdev);
+	}
+	mutex_unlock(&tdev->state_lock);
+	if (err) {
+		dev_err(dev, "Ethernet function probe failed: %d\n", err);
+		return err;
+	}
+	/* AER reports reach tern_pci_err_handlers; slot_reset restores this state */
+	if (pci_enable_pcie_error_reporting(pdev))
+		dev_dbg(dev, "AER not under the kernel's control: no error reporting\n");
+	pci_save_state(pdev);
+	*done = TERN_STAGE_RUNNING;
+	return 0;
+}
+
 static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct device *dev = &pdev->dev;
+	enum tern_stage done;
 	struct tern_dev *tdev;
 	u32 fw;
 	int err;
@@ -568,158 +746,31 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	tern_dcb_init(tdev);
 	INIT_WORK(&tdev->link_work, tern_link_work);
 	pci_set_drvdata(pdev, tdev);
+	done = TERN_STAGE_ALLOC;
 
-	err = pci_enable_device_mem(pdev);
+	err = tern_probe_pci(tdev, &done);
+	if (!err)
+		err = tern_probe_hw(tdev, &done);
+	if (!err)
+		err = tern_probe_functions(tdev, &done);
 	if (err) {
-		dev_err(dev, "cannot enable device: %d\n", err);
-		goto err_free;
+		tern_teardown(tdev, done);
+		return err;
 	}
-	pci_set_master(pdev);
-
-	err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
-	if (err)
-		err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32));
-	if (err) {
-		dev_err(dev, "no usable DMA mask\n");
-		goto err_disable;
-	}
-
-	err = pci_request_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB),
-					   TERN_DRV_NAME);
-	if (err) {
-		dev_err(dev, "cannot request BARs: %d\n", err);
-		goto err_disable;
-	}
-	err = tern_map_bars(tdev);
-	if (err)
-		goto err_release;
-
-	err = tern_check_identity(tdev);
-	if (err)
-		goto err_unmap;
-	err = tern_reset(tdev);
-	if (err)
-		goto err_unmap;
-
-	err = tern_alloc_vectors(tdev);
-	if (err)
-		goto err_unmap;
-
-	err = tern_cmdq_init(tdev);
-	if (err) {
-		dev_err(dev, "command queue init failed: %d\n", err);
-		goto err_vectors;
-	}
-	err = tern_query_device(tdev, &tdev->caps);
-	if (err)
-		goto err_cmdq;
-	tdev->dcb.supported = le32_to_cpu(tdev->caps.caps) & TERN_DEV_CAP_DCB;
-	if (!tdev->dcb.supported)
-		dev_info(dev, "firmware without DCB (PFC, ETS, DCQCN): no dcb, DCQCN devlink params or PFC counters\n");
-	err = tern_async_eq_start(tdev);
-	if (err) {
-		dev_err(dev, "cannot create the async EQ: %d\n", err);
-		goto err_cmdq;
-	}
-	/* The driver's defaults differ from the firmware's (DCQCN on every priority). */
-	tern_dcb_apply(tdev);
-
-	err = tern_devlink_register(tdev);
-	if (err) {
-		dev_err(dev, "devlink registration failed: %d\n", err);
-		goto err_eq;
-	}
-	tern_debugfs_init(tdev);
-
-	mutex_lock(&tdev->state_lock);
-	err = tern_en_probe(tdev);
-	if (!err) {
-		tdev->en_ready = true;
-		tdev->started = true;
-		tern_aux_add(tdev);
-	}
-	mutex_unlock(&tdev->state_lock);
-	if (err) {
-		dev_err(dev, "Ethernet function probe failed: %d\n", err);
-		goto err_debugfs;
-	}
-
-	/* AER reports reach tern_pci_err_handlers; slot_reset restores this state */
-	if (pci_enable_pcie_error_reporting(pdev))
-		dev_dbg(dev, "AER not under the kernel's control: no error reporting\n");
-	pci_save_state(pdev);
 
 	fw = le32_to_cpu(tdev->caps.fw_version);
 	dev_info(dev, "tern NIC, firmware %u.%u.%u, serial %s, %d MSI-X vectors\n",
 		 fw >> 24, (fw >> 16) & 0xff, fw & 0xffff, tdev->caps.serial,
 		 tdev->num_vectors);
 	return 0;
-
-err_debugfs:
-	tern_debugfs_cleanup(tdev);
-	tern_devlink_unregister(tdev);
-err_eq:
-	tern_quiesce_if_dead(tdev);
-	tern_async_eq_stop(tdev);
-	cancel_work_sync(&tdev->link_work);
-err_cmdq:
-	tern_cmdq_stop(tdev);
-	if (tern_dev_alive(tdev))
-		tern_reset(tdev);
-	tern_cmdq_cleanup(tdev);
-err_vectors:
-	pci_free_irq_vectors(pdev);
-err_unmap:
-	tern_unmap_bars(tdev);
-err_release:
-	pci_release_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB));
-err_disable:
-	pci_disable_device(pdev);
-err_free:
-	pci_set_drvdata(pdev, NULL);
-	tern_dcb_destroy(tdev);
-	mutex_destroy(&tdev->state_lock);
-	tern_devlink_free(tdev);
-	return err;
 }
 
 static void tern_remove(struct pci_dev *pdev)
 {
 	struct tern_dev *tdev = pci_get_drvdata(pdev);
 
-	if (!tdev)
-		return;
-
-	mutex_lock(&tdev->state_lock);
-	tdev->started = false;		/* no recovery from now on */
-	tern_quiesce_if_dead(tdev);
-	tern_aux_del(tdev);
-	tern_en_stop(tdev);
-	mutex_unlock(&tdev->state_lock);
-
-	tern_debugfs_cleanup(tdev);
-	tern_devlink_unregister(tdev);
-
-	tern_quiesce_if_dead(tdev);
-	tern_async_eq_stop(tdev);
-	cancel_work_sync(&tdev->link_work);
-
-	/* Stop all DMA before the rings and mailboxes go: reset a live device once. */
-	tern_cmdq_stop(tdev);
-	if (tern_dev_alive(tdev))
-		tern_reset(tdev);
-	tern_cmdq_cleanup(tdev);
-
-	pci_disable_pcie_error_reporting(pdev);
-	pci_free_irq_vectors(pdev);
-	tern_unmap_bars(tdev);
-	pci_release_selected_regions(pdev, BIT(TERN_BAR_REGS) | BIT(TERN_BAR_DB));
-	if (!test_and_set_bit(TERN_FLAG_PCI_DISABLED, &tdev->flags))
-		pci_disable_device(pdev);
-	pci_set_drvdata(pdev, NULL);
-	tern_dcb_destroy(tdev);
-	mutex_destroy(&tdev->state_lock);
-	tern_devlink_free(tdev);
+	if (tdev)
+		tern_teardown(tdev, TERN_STAGE_RUNNING);
 }
 
 /* Reboot or kexec: leave the device reset and off the bus, as removal does. */
