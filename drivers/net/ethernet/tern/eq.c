@@ -4,10 +4,14 @@
  *
  * Each EQ is a ring of 16-byte events in coherent memory bound to one MSI-X vector (not
  * shared). The device raises the vector once when it writes an event into an armed EQ and
- * disarms it; the interrupt handler consumes the events by phase bit, hands each one to the
- * EQ's handler, and writes the new consumer index with ARM. Arming an EQ that already holds
- * unconsumed events interrupts at once, so nothing is lost between the last read and the
- * re-arm, and the work done per interrupt is bounded by the ring size.
+ * disarms it. The hard interrupt handler only schedules the EQ's tasklet; the tasklet
+ * consumes the events by phase bit and hands each one to the EQ's handler, at most
+ * TERN_EQ_BUDGET per run. When the ring is empty it writes the new consumer index with ARM:
+ * arming an EQ that already holds unconsumed events interrupts at once, so nothing is lost
+ * between the last read and the re-arm. When the budget runs out first it writes the
+ * consumer index without ARM (the device may reuse those entries; the EQ stays disarmed, so
+ * no interrupt comes) and schedules itself again, letting other softirq work run between
+ * the passes, as erdma's completion EQs do.
  */
 
 #include <linux/dma-mapping.h>
@@ -15,6 +19,9 @@
 #include <linux/string.h>
 
 #include "tern_core.h"
+
+/* Events handled per tasklet run; more wait for its next run. */
+#define TERN_EQ_BUDGET		64
 
 /* EQ doorbells sit between TERN_DB_EQ(0) and the first Ethernet doorbell. */
 #define TERN_DB_EQ_MAX		((TERN_DB_ETH_TXQ(0) - TERN_DB_EQ(0)) / 4)
@@ -36,18 +43,14 @@ void tern_eq_arm(struct tern_eq *eq)
 	tern_db(eq->tdev, TERN_DB_EQ(eq->eqn), tern_eq_db_value(READ_ONCE(eq->ci), true));
 }
 
-static irqreturn_t tern_eq_irq(int irq, void *data)
+static void tern_eq_tasklet(struct tasklet_struct *t)
 {
-	struct tern_eq *eq = data;
+	struct tern_eq *eq = from_tasklet(eq, t, tasklet);
 	u32 depth = 1u << eq->log_depth;
 	u32 ci = eq->ci;
-	u32 budget;
+	u32 done;
 
-	/*
-	 * The device cannot write more than depth events before the new consumer index
-	 * reaches it, so the budget only matters for a device that ignores that rule.
-	 */
-	for (budget = depth; budget; budget--) {
+	for (done = 0; done < TERN_EQ_BUDGET; done++) {
 		const struct tern_eqe *eqe = &eq->ring[ci & (depth - 1)];
 		u8 phase = tern_ring_phase(ci, eq->log_depth);
 		struct tern_eqe ev;
@@ -61,9 +64,22 @@ static irqreturn_t tern_eq_irq(int irq, void *data)
 		eq->handler(eq, &ev, eq->ctx);
 	}
 	WRITE_ONCE(eq->ci, ci);
-	tern_eq_arm(eq);
+	if (done < TERN_EQ_BUDGET) {
+		tern_eq_arm(eq);
+		return;
+	}
+	/* Budget spent: give the entries back, stay disarmed, come back for the rest. */
+	tern_db(eq->tdev, TERN_DB_EQ(eq->eqn), tern_eq_db_value(ci, false));
+	tasklet_schedule(&eq->tasklet);
+}
 
-	/* The vector is ours alone: an empty pass is not someone else's interrupt. */
+static irqreturn_t tern_eq_irq(int irq, void *data)
+{
+	struct tern_eq *eq = data;
+
+	/* The device disarmed the EQ when it raised the vector; the tasklet re-arms it. */
+	tasklet_schedule(&eq->tasklet);
+	/* The vector is ours alone: an interrupt is always this EQ's. */
 	return IRQ_HANDLED;
 }
 
@@ -100,7 +116,7 @@ static void tern_eq_free_ring(struct tern_dev *tdev, struct tern_eq *eq, bool de
  * @vector: MSI-X vector index, below tdev->num_vectors
  * @log_depth: log2 of the number of entries, TERN_EQ_MIN_LOG..caps.max_eq_log
  * @flags: TERN_EQ_F_* (events other than the queues' own this EQ receives)
- * @handler: called in hard interrupt context for each event
+ * @handler: called for each event from the EQ's tasklet (softirq context; must not sleep)
  * @ctx: passed to @handler
  * @name: interrupt name (copied; truncated to fit tern_eq.name)
  *
@@ -133,6 +149,7 @@ int tern_eq_create(struct tern_dev *tdev, struct tern_eq *eq, u16 vector, u8 log
 	eq->handler = handler;
 	eq->ctx = ctx;
 	strscpy(eq->name, name ? name : TERN_DRV_NAME, sizeof(eq->name));
+	tasklet_setup(&eq->tasklet, tern_eq_tasklet);
 
 	eq->irq = pci_irq_vector(pdev, vector);
 	if (eq->irq < 0)
@@ -196,7 +213,12 @@ void tern_eq_destroy(struct tern_dev *tdev, struct tern_eq *eq)
 	err = tern_eq_destroy_hw(tdev, eq);
 	if (err && !test_bit(TERN_FLAG_DEAD, &tdev->flags))
 		dev_err(&tdev->pdev->dev, "DESTROY_EQ %u failed: %d\n", eq->eqn, err);
-	/* Waits for a handler still running on another CPU. */
+	/*
+	 * free_irq() waits for an interrupt handler still running on another CPU, so nothing
+	 * schedules the tasklet afterwards; tasklet_kill() waits for it to run dry (the device
+	 * writes no more events after DESTROY_EQ, or is dead) before the ring goes.
+	 */
 	free_irq(eq->irq, eq);
+	tasklet_kill(&eq->tasklet);
 	tern_eq_free_ring(tdev, eq, !err);
 }

@@ -159,7 +159,7 @@ static void tern_link_work(struct work_struct *work)
 	mutex_unlock(&tdev->state_lock);
 }
 
-/* Events of the asynchronous EQ; hard interrupt context. */
+/* Events of the asynchronous EQ; from its tasklet (softirq context). */
 static void tern_async_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
 {
 	struct tern_dev *tdev = ctx;

@@ -21,6 +21,7 @@
 
 #include <linux/completion.h>
 #include <linux/export.h>
+#include <linux/interrupt.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -94,7 +95,7 @@ struct tern_cmd_slot {
 /**
  * struct tern_cmdq - the firmware command queue
  * @lock: protects the rings' indices, the slots' state, @event_mode, @stopped and @users;
- *	taken from the EQ's hard interrupt handler, so always with interrupts disabled
+ *	taken from the EQ's tasklet as well, so always with interrupts disabled
  * @slots_sem: counts free slots; a caller sleeps here when all are in flight
  * @sq: command ring (coherent DMA), @depth entries
  * @cq: completion ring (coherent DMA), @depth entries
@@ -173,7 +174,7 @@ struct tern_cmdq_stats {
  * @eqe: the event (valid only during the call)
  * @ctx: the context given to tern_eq_create()
  *
- * Runs in hard interrupt context: it must not sleep.
+ * Runs in softirq context, from the EQ's tasklet: it must not sleep.
  */
 typedef void (*tern_eq_handler_t)(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx);
 
@@ -183,13 +184,14 @@ typedef void (*tern_eq_handler_t)(struct tern_eq *eq, const struct tern_eqe *eqe
  * @ring: entries (coherent DMA)
  * @ring_dma: DMA address of @ring
  * @log_depth: log2 of the number of entries
- * @ci: consumer index (free-running); only touched by the interrupt handler
+ * @ci: consumer index (free-running); only touched by @tasklet
  * @eqn: EQ number assigned by the firmware
  * @vector: MSI-X vector index
  * @irq: Linux IRQ number
  * @handler: dispatch function
  * @ctx: context for @handler
  * @name: IRQ name
+ * @tasklet: consumes the events (scheduled by the interrupt handler and by itself)
  */
 struct tern_eq {
 	struct tern_dev *tdev;
@@ -203,6 +205,7 @@ struct tern_eq {
 	tern_eq_handler_t handler;
 	void *ctx;
 	char name[32];
+	struct tasklet_struct tasklet;
 };
 
 /**
