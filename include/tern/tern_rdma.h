@@ -255,6 +255,21 @@ enum tern_cqe_status {
 #define TERN_CQE_F_INV			(1u << 4)	/* receive: invalidated_rkey is valid */
 #define TERN_CQE_F_PHASE		(1u << 7)
 
+/**
+ * tern_cqe_phase() - phase bit of the CQEs on an index's pass through a CQ
+ * @idx: free-running index of a CQE: the device's producer index as it writes the CQE,
+ *	software's consumer index as it looks for the next one
+ * @log_depth: log2 of the CQ's entries
+ *
+ * tern_ring_phase()'s rule, in the CQE's flags bit.
+ *
+ * Return: TERN_CQE_F_PHASE or 0.
+ */
+static inline __u8 tern_cqe_phase(__u32 idx, unsigned int log_depth)
+{
+	return (__u8)(tern_ring_phase(idx, log_depth) ? TERN_CQE_F_PHASE : 0);
+}
+
 struct tern_cqe {
 	__le64	wr_id;
 	__le32	byte_len;		/* receive: bytes placed; READ: bytes read */

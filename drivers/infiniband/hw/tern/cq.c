@@ -164,19 +164,13 @@ err_free:
 	return err;
 }
 
-/* The phase bit a valid CQE at free-running index @idx has: 1 on pass 0, 0 on pass 1... */
-static u8 tern_ib_cqe_phase(const struct tern_ib_cq *cq, u32 idx)
-{
-	return (idx >> cq->log_depth) & 1 ? 0 : TERN_CQE_F_PHASE;
-}
-
 /* The CQE at free-running index @idx if the device has written it, else NULL. */
 static struct tern_cqe *tern_ib_cqe_valid(struct tern_ib_cq *cq, u32 idx)
 {
 	struct tern_cqe *ring = cq->kbuf.va;
 	struct tern_cqe *cqe = &ring[idx & ((1u << cq->log_depth) - 1)];
 
-	if ((READ_ONCE(cqe->flags) & TERN_CQE_F_PHASE) != tern_ib_cqe_phase(cq, idx))
+	if ((READ_ONCE(cqe->flags) & TERN_CQE_F_PHASE) != tern_cqe_phase(idx, cq->log_depth))
 		return NULL;
 	/* The device writes the flags byte last: read the rest after it. */
 	dma_rmb();
