@@ -240,7 +240,7 @@ int ternm_cq_modify(struct tern_model *m, struct ternm_cq *cq, const uint8_t *in
 
 void ternm_cq_doorbell(struct ternm_cq *cq, uint64_t val)
 {
-	uint32_t ci = (uint32_t)((val >> TERN_UDB_PI_SHIFT) & TERN_UDB_CI_MASK);
+	uint32_t ci = tern_udb_ci(val);
 
 	cq->db_ci = ci;
 	if (cq->err)

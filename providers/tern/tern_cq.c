@@ -496,9 +496,8 @@ int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	uint64_t db;
 
 	pthread_spin_lock(&cq->lock);
-	db = (cq->cqn & TERN_UDB_OBJ_MASK) |
-	     ((uint64_t)(cq->ci & TERN_UDB_CI_MASK) << TERN_UDB_PI_SHIFT) |
-	     (solicited_only ? TERN_UDB_CQ_ARM_SOLICITED : TERN_UDB_CQ_ARM_NEXT);
+	db = tern_udb_cq(cq->cqn, cq->ci,
+			 solicited_only ? TERN_UDB_CQ_ARM_SOLICITED : TERN_UDB_CQ_ARM_NEXT);
 	/* the CI record the doorbell refers to is written before it */
 	udma_to_device_barrier();
 	mmio_write64_le((char *)ctx->uar + TERN_UDB_CQ, htole64(db));

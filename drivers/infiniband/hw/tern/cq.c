@@ -386,10 +386,9 @@ int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	u64 db;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	db = (cq->cqn & TERN_UDB_OBJ_MASK) |
-	     ((u64)(cq->ci & TERN_UDB_CI_MASK) << TERN_UDB_PI_SHIFT) |
-	     ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ? TERN_UDB_CQ_ARM_SOLICITED :
-								   TERN_UDB_CQ_ARM_NEXT);
+	db = tern_udb_cq(cq->cqn, cq->ci,
+			 (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+			 TERN_UDB_CQ_ARM_SOLICITED : TERN_UDB_CQ_ARM_NEXT);
 	/* writeq() orders the CI record (coherent memory) before the doorbell. */
 	writeq(db, dev->kdb + TERN_UDB_CQ);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && tern_ib_cqe_valid(cq, cq->ci))

@@ -889,7 +889,7 @@ static bool tern_ib_kq_full(struct tern_ib_kq *q)
 /* Ring a kernel QP's doorbell: the WQEs (coherent memory) are ordered before it by writeq. */
 static void tern_ib_kq_doorbell(struct tern_ib_dev *dev, unsigned int offset, u32 qpn, u16 pi)
 {
-	writeq((qpn & TERN_UDB_OBJ_MASK) | (u64)pi << TERN_UDB_PI_SHIFT, dev->kdb + offset);
+	writeq(tern_udb_wq(qpn, pi), dev->kdb + offset);
 }
 
 #define TERN_IB_SEND_FLAGS	(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE | \

@@ -452,8 +452,7 @@ int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	}
 	/* writeq() orders the WQEs (coherent memory) before the doorbell. */
 	if (srq->pi != pi0)
-		writeq((srq->srqn & TERN_UDB_OBJ_MASK) | (u64)srq->pi << TERN_UDB_PI_SHIFT,
-		       dev->kdb + TERN_UDB_SRQ);
+		writeq(tern_udb_wq(srq->srqn, srq->pi), dev->kdb + TERN_UDB_SRQ);
 	spin_unlock_irqrestore(&srq->klock, flags);
 	return err;
 }
