@@ -68,25 +68,6 @@ static int tern_ib_access_from_hw(u32 hw)
 	return access;
 }
 
-static struct tern_ib_qp *tern_ib_qp_get(struct tern_ib_dev *dev, u32 qpn)
-{
-	struct tern_ib_qp *qp;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->qp_xa, flags);
-	qp = xa_load(&dev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->refcount))
-		qp = NULL;
-	xa_unlock_irqrestore(&dev->qp_xa, flags);
-	return qp;
-}
-
-static void tern_ib_qp_put(struct tern_ib_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->refcount))
-		complete(&qp->free);
-}
-
 /**
  * tern_ib_qp_event() - an affiliated QP event of the async EQ
  * @dev: the device
@@ -97,6 +78,7 @@ static void tern_ib_qp_put(struct tern_ib_qp *qp)
 void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {
 	u32 qpn = le32_to_cpu(eqe->data[0]);
+	struct tern_ib_obj *obj;
 	struct tern_ib_qp *qp;
 	struct ib_event ev;
 
@@ -124,17 +106,14 @@ void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 				       eqe->subtype, qpn);
 		return;
 	}
-	qp = tern_ib_qp_get(dev, qpn);
-	if (!qp)
+	obj = tern_ib_obj_get(&dev->qp_xa, qpn);
+	if (!obj)
 		return;
+	qp = container_of(obj, struct tern_ib_qp, obj);
 	if (eqe->subtype == TERN_QP_EV_FATAL)
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
-	if (qp->ibqp.event_handler) {
-		ev.device = &dev->ibdev;
-		ev.element.qp = &qp->ibqp;
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	}
-	tern_ib_qp_put(qp);
+	ev.element.qp = &qp->ibqp;
+	tern_ib_obj_event(dev, obj, &ev, qp->ibqp.event_handler, qp->ibqp.qp_context);
 }
 
 static int tern_ib_qp_hw_destroy(struct tern_ib_dev *dev, u32 qpn)
@@ -427,8 +406,7 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		return err;
 
 	mutex_init(&qp->lock);
-	refcount_set(&qp->refcount, 1);
-	init_completion(&qp->free);
+	tern_ib_obj_init(&qp->obj);
 	qp->cap = cap;
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->state = IB_QPS_RESET;
@@ -457,12 +435,10 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		err = -EIO;
 		goto err_destroy;
 	}
-	err = xa_insert_irq(&dev->qp_xa, qpn, qp, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "QPN %u already in use: %d\n", qpn, err);
-		err = -EIO;
+	err = tern_ib_obj_publish(dev, &dev->qp_xa, &qp->obj, qpn,
+				  le32_to_cpu(dev->caps.max_qp), "QP");
+	if (err)
 		goto err_destroy;
-	}
 	if (udata) {
 		resp.qpn = qpn;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -474,9 +450,7 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	return 0;
 
 err_erase:
-	xa_erase_irq(&dev->qp_xa, qpn);
-	tern_ib_qp_put(qp);
-	wait_for_completion(&qp->free);
+	tern_ib_obj_unpublish(&dev->qp_xa, qpn, &qp->obj);
 err_destroy:
 	if (tern_ib_destroy_failed(dev, "QP", qpn, tern_ib_qp_hw_destroy(dev, qpn))) {
 		tern_ib_qp_rings_put(dev, qp, true);
@@ -854,9 +828,7 @@ int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* The receive CQEs poll_cq drops from now on still give their SRQ slots back. */
 	if (qp->kernel && srq)
 		tern_ib_cq_dying(to_tcq(ibqp->recv_cq), qp, true);
-	xa_erase_irq(&dev->qp_xa, qp->qpn);
-	tern_ib_qp_put(qp);
-	wait_for_completion(&qp->free);
+	tern_ib_obj_unpublish(&dev->qp_xa, qp->qpn, &qp->obj);
 
 	hold = tern_ib_destroy_failed(dev, "QP", qp->qpn, tern_ib_qp_hw_destroy(dev, qp->qpn));
 	if (qp->kernel) {

@@ -15,25 +15,6 @@
 
 #include "tern_ib.h"
 
-static struct tern_ib_srq *tern_ib_srq_get(struct tern_ib_dev *dev, u32 srqn)
-{
-	struct tern_ib_srq *srq;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->srq_xa, flags);
-	srq = xa_load(&dev->srq_xa, srqn);
-	if (srq && !refcount_inc_not_zero(&srq->refcount))
-		srq = NULL;
-	xa_unlock_irqrestore(&dev->srq_xa, flags);
-	return srq;
-}
-
-static void tern_ib_srq_put(struct tern_ib_srq *srq)
-{
-	if (refcount_dec_and_test(&srq->refcount))
-		complete(&srq->free);
-}
-
 /**
  * tern_ib_srq_event() - an affiliated SRQ event of the async EQ
  * @dev: the device
@@ -45,6 +26,7 @@ static void tern_ib_srq_put(struct tern_ib_srq *srq)
 void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {
 	u32 srqn = le32_to_cpu(eqe->data[0]);
+	struct tern_ib_obj *obj;
 	struct tern_ib_srq *srq;
 	struct ib_event ev;
 
@@ -60,17 +42,14 @@ void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 				       eqe->subtype, srqn);
 		return;
 	}
-	srq = tern_ib_srq_get(dev, srqn);
-	if (!srq)
+	obj = tern_ib_obj_get(&dev->srq_xa, srqn);
+	if (!obj)
 		return;		/* destroyed meanwhile */
+	srq = container_of(obj, struct tern_ib_srq, obj);
 	if (eqe->subtype == TERN_SRQ_EV_ERROR)
 		ibdev_warn_ratelimited(&dev->ibdev, "SRQ %u error: ring unreachable\n", srqn);
-	if (srq->ibsrq.event_handler) {
-		ev.device = &dev->ibdev;
-		ev.element.srq = &srq->ibsrq;
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
-	}
-	tern_ib_srq_put(srq);
+	ev.element.srq = &srq->ibsrq;
+	tern_ib_obj_event(dev, obj, &ev, srq->ibsrq.event_handler, srq->ibsrq.srq_context);
 }
 
 static int tern_ib_srq_hw_destroy(struct tern_ib_dev *dev, u32 srqn)
@@ -244,8 +223,7 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		return err;
 
 	mutex_init(&srq->lock);
-	refcount_set(&srq->refcount, 1);
-	init_completion(&srq->free);
+	tern_ib_obj_init(&srq->obj);
 	srq->max_wr = attr.max_wr;
 	srq->max_sge = attr.max_sge;
 
@@ -256,18 +234,10 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (err)
 		goto err_ring;
 	srq->srqn = srqn;
-	if (srqn >= le32_to_cpu(dev->caps.max_srq)) {
-		ibdev_err(&dev->ibdev, "CREATE_SRQ returned SRQN %u (limit %u)\n", srqn,
-			  le32_to_cpu(dev->caps.max_srq));
-		err = -EIO;
+	err = tern_ib_obj_publish(dev, &dev->srq_xa, &srq->obj, srqn,
+				  le32_to_cpu(dev->caps.max_srq), "SRQ");
+	if (err)
 		goto err_destroy;
-	}
-	err = xa_insert_irq(&dev->srq_xa, srqn, srq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "SRQN %u already in use: %d\n", srqn, err);
-		err = -EIO;
-		goto err_destroy;
-	}
 	if (udata) {
 		resp.srqn = srqn;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -278,9 +248,7 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	return 0;
 
 err_erase:
-	xa_erase_irq(&dev->srq_xa, srqn);
-	tern_ib_srq_put(srq);
-	wait_for_completion(&srq->free);
+	tern_ib_obj_unpublish(&dev->srq_xa, srqn, &srq->obj);
 err_destroy:
 	tern_ib_srq_ring_put(dev, srq,
 			     tern_ib_destroy_failed(dev, "SRQ", srqn,
@@ -381,9 +349,7 @@ int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct tern_ib_srq *srq = to_tsrq(ibsrq);
 	bool hold;
 
-	xa_erase_irq(&dev->srq_xa, srq->srqn);
-	tern_ib_srq_put(srq);
-	wait_for_completion(&srq->free);
+	tern_ib_obj_unpublish(&dev->srq_xa, srq->srqn, &srq->obj);
 
 	hold = tern_ib_destroy_failed(dev, "SRQ", srq->srqn,
 				      tern_ib_srq_hw_destroy(dev, srq->srqn));
