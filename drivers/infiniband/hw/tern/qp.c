@@ -520,6 +520,134 @@ int tern_ib_build_path(struct tern_ib_dev *dev, const struct rdma_ah_attr *ah, u
 	return 0;
 }
 
+/*
+ * The transport attributes of a modify_qp into @a, their TERN_QP_ATTR_* bits into @mask:
+ * access flags, path MTU, timers and retry counts, RDMA READ and atomic depths.
+ * Return: 0, or -EINVAL for a value out of range.
+ */
+static int tern_ib_qp_attrs_transport(struct tern_ib_dev *dev, const struct ib_qp_attr *attr,
+				      int attr_mask, struct tern_qp_attrs *a, u32 *mask)
+{
+	const struct tern_cmd_query_rdma_out *c = &dev->caps;
+
+	if (attr_mask & IB_QP_ACCESS_FLAGS) {
+		u32 drop = TERN_ACCESS_LOCAL_WRITE;
+
+		/*
+		 * Without TERN_RDMA_CAP_ATOMIC remote atomics are dropped: the device has no
+		 * atomic operations, and its responder rejects them whatever the QP allows.
+		 */
+		if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC))
+			drop |= TERN_ACCESS_REMOTE_ATOMIC;
+		*mask |= TERN_QP_ATTR_ACCESS;
+		a->access = cpu_to_le32(tern_ib_access_to_hw(attr->qp_access_flags) & ~drop);
+	}
+	if (attr_mask & IB_QP_PATH_MTU) {
+		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_PATH_MTU;
+		a->path_mtu = attr->path_mtu;
+	}
+	if (attr_mask & IB_QP_TIMEOUT) {
+		if (attr->timeout > 31)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_TIMEOUT;
+		a->timeout = attr->timeout;
+	}
+	if (attr_mask & IB_QP_RETRY_CNT) {
+		if (attr->retry_cnt > 7)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_RETRY_CNT;
+		a->retry_cnt = attr->retry_cnt;
+	}
+	if (attr_mask & IB_QP_RNR_RETRY) {
+		if (attr->rnr_retry > 7)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_RNR_RETRY;
+		a->rnr_retry = attr->rnr_retry;
+	}
+	if (attr_mask & IB_QP_MIN_RNR_TIMER) {
+		if (attr->min_rnr_timer > 31)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_MIN_RNR_TIMER;
+		a->min_rnr_timer = attr->min_rnr_timer;
+	}
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC) {
+		if (attr->max_rd_atomic > c->max_rd_atomic)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_MAX_RD_ATOMIC;
+		a->max_rd_atomic = attr->max_rd_atomic;
+	}
+	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		if (attr->max_dest_rd_atomic > c->max_dest_rd_atomic)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_MAX_DEST_RD_ATOMIC;
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	}
+	return 0;
+}
+
+/*
+ * The addressing attributes of a modify_qp into @a, their TERN_QP_ATTR_* bits into @mask:
+ * destination QPN, PSNs, SQD notification, Q_Key and the RoCEv2 path. Caller holds
+ * qp->lock. Return: 0, -EINVAL for a value out of range, or tern_ib_build_path()'s error.
+ */
+static int tern_ib_qp_attrs_address(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+				    const struct ib_qp_attr *attr, int attr_mask,
+				    struct tern_qp_attrs *a, u32 *mask)
+{
+	u32 dest_qpn = qp->dest_qpn;
+	int err;
+
+	lockdep_assert_held(&qp->lock);
+	if (attr_mask & IB_QP_DEST_QPN) {
+		if (attr->dest_qp_num > TERN_IB_PSN_MASK)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_DEST_QPN;
+		dest_qpn = attr->dest_qp_num;
+		a->dest_qpn = cpu_to_le32(dest_qpn);
+	}
+	if (attr_mask & IB_QP_RQ_PSN) {
+		*mask |= TERN_QP_ATTR_RQ_PSN;
+		a->rq_psn = cpu_to_le32(attr->rq_psn & TERN_IB_PSN_MASK);
+	}
+	if (attr_mask & IB_QP_SQ_PSN) {
+		*mask |= TERN_QP_ATTR_SQ_PSN;
+		a->sq_psn = cpu_to_le32(attr->sq_psn & TERN_IB_PSN_MASK);
+	}
+	if ((attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify)
+		*mask |= TERN_QP_ATTR_SQD_NOTIFY;
+	if (attr_mask & IB_QP_QKEY) {
+		*mask |= TERN_QP_ATTR_QKEY;
+		a->qkey = cpu_to_le32(attr->qkey);
+	}
+	if (attr_mask & IB_QP_AV) {
+		/* As the RDMA core derives it: from the flow label, or from both QPNs. */
+		u16 sport = rdma_get_udp_sport(attr->ah_attr.grh.flow_label, qp->qpn, dest_qpn);
+
+		err = tern_ib_build_path(dev, &attr->ah_attr, sport, &a->path);
+		if (err)
+			return err;
+		*mask |= TERN_QP_ATTR_PATH;
+	}
+	return 0;
+}
+
+/* What the driver keeps of a modify_qp the device accepted. Caller holds qp->lock. */
+static void tern_ib_qp_attrs_keep(struct tern_ib_qp *qp, const struct ib_qp_attr *attr,
+				  int attr_mask, enum ib_qp_state next)
+{
+	lockdep_assert_held(&qp->lock);
+	if (attr_mask & IB_QP_STATE)
+		WRITE_ONCE(qp->state, next);
+	if (attr_mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+	if (attr_mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (attr_mask & IB_QP_AV)
+		qp->sgid_index = attr->ah_attr.grh.sgid_index;
+}
+
 /**
  * tern_ib_modify_qp() - change a QP's state and attributes
  * @ibqp: the QP
@@ -534,12 +662,10 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		      struct ib_udata *udata)
 {
 	struct tern_ib_dev *dev = to_tdev(ibqp->device);
-	const struct tern_cmd_query_rdma_out *c = &dev->caps;
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_modify_qp_in in = {};
-	struct tern_qp_attrs *a = &in.attrs;
 	enum ib_qp_state cur, next;
-	u32 mask = 0, dest_qpn;
+	u32 mask = 0;
 	int err;
 
 	if (attr_mask & ~TERN_IB_QP_ATTRS)
@@ -559,96 +685,15 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		err = -EINVAL;
 		goto out;
 	}
-	err = -EINVAL;
 	if (attr_mask & IB_QP_STATE) {
 		mask |= TERN_QP_ATTR_STATE;
-		a->state = next;
+		in.attrs.state = next;
 	}
-	if (attr_mask & IB_QP_ACCESS_FLAGS) {
-		u32 drop = TERN_ACCESS_LOCAL_WRITE;
-
-		/*
-		 * Without TERN_RDMA_CAP_ATOMIC remote atomics are dropped: the device has no
-		 * atomic operations, and its responder rejects them whatever the QP allows.
-		 */
-		if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC))
-			drop |= TERN_ACCESS_REMOTE_ATOMIC;
-		mask |= TERN_QP_ATTR_ACCESS;
-		a->access = cpu_to_le32(tern_ib_access_to_hw(attr->qp_access_flags) & ~drop);
-	}
-	if (attr_mask & IB_QP_PATH_MTU) {
-		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
-			goto out;
-		mask |= TERN_QP_ATTR_PATH_MTU;
-		a->path_mtu = attr->path_mtu;
-	}
-	if (attr_mask & IB_QP_TIMEOUT) {
-		if (attr->timeout > 31)
-			goto out;
-		mask |= TERN_QP_ATTR_TIMEOUT;
-		a->timeout = attr->timeout;
-	}
-	if (attr_mask & IB_QP_RETRY_CNT) {
-		if (attr->retry_cnt > 7)
-			goto out;
-		mask |= TERN_QP_ATTR_RETRY_CNT;
-		a->retry_cnt = attr->retry_cnt;
-	}
-	if (attr_mask & IB_QP_RNR_RETRY) {
-		if (attr->rnr_retry > 7)
-			goto out;
-		mask |= TERN_QP_ATTR_RNR_RETRY;
-		a->rnr_retry = attr->rnr_retry;
-	}
-	if (attr_mask & IB_QP_MIN_RNR_TIMER) {
-		if (attr->min_rnr_timer > 31)
-			goto out;
-		mask |= TERN_QP_ATTR_MIN_RNR_TIMER;
-		a->min_rnr_timer = attr->min_rnr_timer;
-	}
-	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC) {
-		if (attr->max_rd_atomic > c->max_rd_atomic)
-			goto out;
-		mask |= TERN_QP_ATTR_MAX_RD_ATOMIC;
-		a->max_rd_atomic = attr->max_rd_atomic;
-	}
-	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC) {
-		if (attr->max_dest_rd_atomic > c->max_dest_rd_atomic)
-			goto out;
-		mask |= TERN_QP_ATTR_MAX_DEST_RD_ATOMIC;
-		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	}
-	dest_qpn = qp->dest_qpn;
-	if (attr_mask & IB_QP_DEST_QPN) {
-		if (attr->dest_qp_num > TERN_IB_PSN_MASK)
-			goto out;
-		mask |= TERN_QP_ATTR_DEST_QPN;
-		dest_qpn = attr->dest_qp_num;
-		a->dest_qpn = cpu_to_le32(dest_qpn);
-	}
-	if (attr_mask & IB_QP_RQ_PSN) {
-		mask |= TERN_QP_ATTR_RQ_PSN;
-		a->rq_psn = cpu_to_le32(attr->rq_psn & TERN_IB_PSN_MASK);
-	}
-	if (attr_mask & IB_QP_SQ_PSN) {
-		mask |= TERN_QP_ATTR_SQ_PSN;
-		a->sq_psn = cpu_to_le32(attr->sq_psn & TERN_IB_PSN_MASK);
-	}
-	if ((attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify)
-		mask |= TERN_QP_ATTR_SQD_NOTIFY;
-	if (attr_mask & IB_QP_QKEY) {
-		mask |= TERN_QP_ATTR_QKEY;
-		a->qkey = cpu_to_le32(attr->qkey);
-	}
-	if (attr_mask & IB_QP_AV) {
-		/* As the RDMA core derives it: from the flow label, or from both QPNs. */
-		u16 sport = rdma_get_udp_sport(attr->ah_attr.grh.flow_label, qp->qpn, dest_qpn);
-
-		err = tern_ib_build_path(dev, &attr->ah_attr, sport, &a->path);
-		if (err)
-			goto out;
-		mask |= TERN_QP_ATTR_PATH;
-	}
+	err = tern_ib_qp_attrs_transport(dev, attr, attr_mask, &in.attrs, &mask);
+	if (!err)
+		err = tern_ib_qp_attrs_address(dev, qp, attr, attr_mask, &in.attrs, &mask);
+	if (err)
+		goto out;
 
 	in.qpn = cpu_to_le32(qp->qpn);
 	in.attr_mask = cpu_to_le32(mask);
@@ -661,14 +706,7 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 			err = -EINVAL;
 		goto out;
 	}
-	if (attr_mask & IB_QP_STATE)
-		WRITE_ONCE(qp->state, next);
-	if (attr_mask & IB_QP_DEST_QPN)
-		qp->dest_qpn = dest_qpn;
-	if (attr_mask & IB_QP_QKEY)
-		qp->qkey = attr->qkey;
-	if (attr_mask & IB_QP_AV)
-		qp->sgid_index = attr->ah_attr.grh.sgid_index;
+	tern_ib_qp_attrs_keep(qp, attr, attr_mask, next);
 out:
 	mutex_unlock(&qp->lock);
 	return err;
