@@ -4,12 +4,11 @@
  * its depth and stride; the driver checks them against the device's limits and the
  * requested capabilities, pins the ring and creates the SRQ bound to the context's UAR. The
  * provider posts receive WQEs and rings TERN_UDB_SRQ itself. A kernel SRQ has its ring in
- * coherent DMA memory and is bound to the driver's own UAR; post_srq_recv fills it, and
- * poll_cq gives its slots back (tern_ib_srq_complete()). For both, this driver arms the
+ * coherent DMA memory and is bound to the driver's own UAR; post_srq_recv (datapath.c) fills
+ * it, and poll_cq gives its slots back (tern_ib_srq_complete()). For both, this driver arms the
  * limit (modify_srq), reads it back (query_srq) and forwards the SRQ's events.
  */
 
-#include <linux/io.h>
 #include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -356,69 +355,4 @@ int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	tern_ib_srq_ring_put(dev, srq, hold);
 	mutex_destroy(&srq->lock);
 	return 0;
-}
-
-/* ----------------------------------------------------------------------------------- */
-/* Kernel data path                                                                      */
-
-/**
- * tern_ib_srq_complete() - a receive WQE of a kernel SRQ has completed
- * @srq: the kernel SRQ of the QP whose receive CQE was consumed (or invalidated)
- *
- * Any context; called under the lock of the CQ that held the CQE. The device takes an SRQ's
- * WQEs in ring order, so the oldest slot in use is free again, whichever QP completed.
- */
-void tern_ib_srq_complete(struct tern_ib_srq *srq)
-{
-	/* Pairs with post_srq_recv's atomic_read_acquire(): the slot is no longer read. */
-	atomic_inc_return_release(&srq->done);
-}
-
-/**
- * tern_ib_post_srq_recv() - post receive work requests on a kernel SRQ
- * @ibsrq: the SRQ
- * @wr: the first work request
- * @bad_wr: set to the first request not posted, on error
- *
- * Any context.
- *
- * Return: 0, -EINVAL for too many SGEs or a user SRQ, -ENOMEM when the SRQ is full.
- */
-int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad_wr)
-{
-	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
-	struct tern_ib_srq *srq = to_tsrq(ibsrq);
-	struct tern_rq_wqe *wqe;
-	unsigned long flags;
-	int err = 0;
-	u16 pi0;
-
-	if (!srq->kernel) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	spin_lock_irqsave(&srq->klock, flags);
-	pi0 = srq->pi;
-	for (; wr; wr = wr->next) {
-		if ((u16)(srq->pi - (u16)atomic_read_acquire(&srq->done)) >= srq->max_wr) {
-			err = -ENOMEM;
-			*bad_wr = wr;
-			break;
-		}
-		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
-			err = -EINVAL;
-			*bad_wr = wr;
-			break;
-		}
-		wqe = srq->kbuf.va + ((size_t)(srq->pi & ((1u << srq->log_depth) - 1)) <<
-				      srq->log_stride);
-		tern_ib_fill_rq_wqe(wqe, wr);
-		srq->pi++;
-	}
-	/* writeq() orders the WQEs (coherent memory) before the doorbell. */
-	if (srq->pi != pi0)
-		writeq(tern_udb_wq(srq->srqn, srq->pi), dev->kdb + TERN_UDB_SRQ);
-	spin_unlock_irqrestore(&srq->klock, flags);
-	return err;
 }

@@ -11,9 +11,10 @@
  *               (the UD path they carry)
  *   mr.c        memory regions and the page lists given to the device
  *   cq.c        completion queues: user CQs, and kernel CQs with poll_cq/req_notify_cq
- *   qp.c        queue pairs (RC, UD, GSI): create, modify (RoCEv2 path), query, destroy,
- *               and the kernel data path (post_send/post_recv)
- *   srq.c       shared receive queues: user SRQs, and kernel SRQs with post_srq_recv
+ *   qp.c        queue pairs (RC, UC, UD, GSI): create, modify (RoCEv2 path), query, destroy
+ *   srq.c       shared receive queues: user SRQs and kernel SRQs
+ *   datapath.c  the kernel data path: post_send, post_recv and post_srq_recv write the WQEs
+ *               of kernel QPs and SRQs and ring their doorbells
  *   counters.c  port hardware counters (rdma statistic)
  *
  * Two kinds of consumers. User space (the provider, rdma-core providers/tern) owns the rings
@@ -21,8 +22,8 @@
  * only creates the objects through firmware commands. Kernel consumers (the MAD layer on the
  * GSI QP, the IB CM, rdma_cm and kernel ULPs) get CQs and QPs whose rings live in coherent
  * DMA memory (TERN_MEM_DIRECT) and whose doorbells go through the driver's own UAR page
- * (tern_ib_dev.kuar, mapped at probe); poll_cq, req_notify_cq, post_send and post_recv
- * serve them.
+ * (tern_ib_dev.kuar, mapped at probe); poll_cq, req_notify_cq, post_send, post_recv and
+ * post_srq_recv serve them.
  *
  * Locking and lifetime:
  *  - Verbs on one object are serialised by the RDMA core against its destruction; modify_qp
@@ -528,7 +529,6 @@ struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int tern_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int tern_ib_dealloc_mw(struct ib_mw *ibmw);
-void tern_ib_fill_rq_wqe(struct tern_rq_wqe *wqe, const struct ib_recv_wr *wr);
 int tern_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
@@ -564,10 +564,6 @@ void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 u32 tern_ib_access_to_hw(int ib_access);
 int tern_ib_build_path(struct tern_ib_dev *dev, const struct rdma_ah_attr *ah, u16 udp_sport,
 		       struct tern_qp_path *path);
-int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		      const struct ib_send_wr **bad_wr);
-int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		      const struct ib_recv_wr **bad_wr);
 
 /* srq.c */
 int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
@@ -576,10 +572,16 @@ int tern_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
 int tern_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
+
+/* datapath.c */
+int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
 int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
 void tern_ib_srq_complete(struct tern_ib_srq *srq);
-void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 
 /* counters.c */
 struct rdma_hw_stats *tern_ib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num);
