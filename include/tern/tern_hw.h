@@ -198,6 +198,25 @@ struct tern_eqe {
 #define TERN_EQ_MIN_LOG			4
 #define TERN_EQ_MAX_LOG			16
 
+/**
+ * tern_ring_phase() - phase bit of the entries on an index's pass through a ring
+ * @idx: free-running index of an entry of a command completion ring or an EQ: the
+ *	device's producer index as it writes the entry, software's consumer index as it
+ *	looks for the next one
+ * @log_depth: log2 of the ring's entries
+ *
+ * The device writes phase 1 on its first pass through the ring, 0 on the second, and so
+ * on: an entry is new when its phase is the one its index gives. 2^32 is a multiple of
+ * twice any ring depth, so @idx may wrap around. RDMA CQs follow the same rule in another
+ * bit (tern_cqe_phase() in tern_rdma.h).
+ *
+ * Return: TERN_CQE_PHASE (== TERN_EQE_PHASE) or 0.
+ */
+static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
+{
+	return (__u8)(((idx >> log_depth) & 1) ? 0 : TERN_CQE_PHASE);
+}
+
 /* ---------------------------------------------------------------------------------------
  * Ethernet rings. Each TX and RX queue is a ring of 2^n 16-byte descriptors with
  * write-back: the device sets TERN_ETH_DESC_DONE in @status once a descriptor is finished,

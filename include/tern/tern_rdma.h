@@ -45,6 +45,65 @@
 #define TERN_UDB_CQ_ARM_SOLICITED	(1ull << 62)	/* event on the next solicited/error CQE */
 #define TERN_UDB_CQ_ARM_NEXT		(1ull << 63)	/* event on the next CQE */
 
+/**
+ * tern_udb_wq() - value of an SQ, RQ or SRQ doorbell
+ * @num: the QPN (TERN_UDB_SQ, TERN_UDB_RQ) or SRQN (TERN_UDB_SRQ)
+ * @pi: the queue's new producer index
+ *
+ * Return: the 64-bit value to write.
+ */
+static inline __u64 tern_udb_wq(__u32 num, __u16 pi)
+{
+	return (num & TERN_UDB_OBJ_MASK) | (__u64)pi << TERN_UDB_PI_SHIFT;
+}
+
+/**
+ * tern_udb_cq() - value of a CQ doorbell
+ * @cqn: the CQ
+ * @ci: CQEs consumed, free-running (the doorbell carries it modulo 2^24)
+ * @arm: TERN_UDB_CQ_ARM_NEXT, TERN_UDB_CQ_ARM_SOLICITED or 0
+ *
+ * Return: the 64-bit value to write.
+ */
+static inline __u64 tern_udb_cq(__u32 cqn, __u32 ci, __u64 arm)
+{
+	return (cqn & TERN_UDB_OBJ_MASK) | (__u64)(ci & TERN_UDB_CI_MASK) << TERN_UDB_PI_SHIFT |
+	       arm;
+}
+
+/**
+ * tern_udb_num() - the object a doorbell value names
+ * @db: the value written
+ *
+ * Return: the QPN, CQN or SRQN.
+ */
+static inline __u32 tern_udb_num(__u64 db)
+{
+	return (__u32)(db & TERN_UDB_OBJ_MASK);
+}
+
+/**
+ * tern_udb_pi() - the producer index an SQ, RQ or SRQ doorbell value carries
+ * @db: the value written
+ *
+ * Return: the new producer index.
+ */
+static inline __u16 tern_udb_pi(__u64 db)
+{
+	return (__u16)((db >> TERN_UDB_PI_SHIFT) & TERN_UDB_PI_MASK);
+}
+
+/**
+ * tern_udb_ci() - the consumer index a CQ doorbell value carries
+ * @db: the value written
+ *
+ * Return: CQEs consumed, modulo 2^24.
+ */
+static inline __u32 tern_udb_ci(__u64 db)
+{
+	return (__u32)((db >> TERN_UDB_PI_SHIFT) & TERN_UDB_CI_MASK);
+}
+
 /* ---------------------------------------------------------------------------------------
  * Scatter/gather entry: a range of a local MR, named by its lkey.
  */
@@ -254,6 +313,21 @@ enum tern_cqe_status {
 #define TERN_CQE_F_IPV4			(1u << 3)	/* with F_GRH: the network header is IPv4 */
 #define TERN_CQE_F_INV			(1u << 4)	/* receive: invalidated_rkey is valid */
 #define TERN_CQE_F_PHASE		(1u << 7)
+
+/**
+ * tern_cqe_phase() - phase bit of the CQEs on an index's pass through a CQ
+ * @idx: free-running index of a CQE: the device's producer index as it writes the CQE,
+ *	software's consumer index as it looks for the next one
+ * @log_depth: log2 of the CQ's entries
+ *
+ * tern_ring_phase()'s rule, in the CQE's flags bit.
+ *
+ * Return: TERN_CQE_F_PHASE or 0.
+ */
+static inline __u8 tern_cqe_phase(__u32 idx, unsigned int log_depth)
+{
+	return (__u8)(tern_ring_phase(idx, log_depth) ? TERN_CQE_F_PHASE : 0);
+}
 
 struct tern_cqe {
 	__le64	wr_id;

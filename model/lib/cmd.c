@@ -135,7 +135,7 @@ static void cmd_complete(struct tern_model *m, uint16_t token, uint8_t status, u
 	uint8_t cqe[sizeof(struct tern_cmd_cqe)];
 	unsigned int slot = q->cq_pi & (cmdq_depth(m) - 1);
 	uint64_t addr = q->cq_addr + (uint64_t)slot * sizeof(cqe);
-	uint8_t phase = (uint8_t)(((q->cq_pi >> q->log_depth) & 1) ? 0 : TERN_CQE_PHASE);
+	uint8_t phase = tern_ring_phase(q->cq_pi, q->log_depth);
 
 	memset(cqe, 0, sizeof(cqe));
 	put_le16(FLD(cqe, struct tern_cmd_cqe, token), token);

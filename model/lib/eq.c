@@ -49,8 +49,7 @@ static void eq_post(struct tern_model *m, unsigned int eqn, uint8_t type, uint8_
 	memset(eqe, 0, sizeof(eqe));
 	eqe[offsetof(struct tern_eqe, type)] = type;
 	eqe[offsetof(struct tern_eqe, subtype)] = subtype;
-	eqe[offsetof(struct tern_eqe, flags)] =
-		(uint8_t)(((eq->pi >> eq->log_depth) & 1) ? 0 : TERN_EQE_PHASE);
+	eqe[offsetof(struct tern_eqe, flags)] = tern_ring_phase(eq->pi, eq->log_depth);
 	put_le32(FLD(eqe, struct tern_eqe, data), d0);
 	put_le32(FLD(eqe, struct tern_eqe, data) + 4, d1);
 	/* The word holding the phase bit goes last. */

@@ -171,7 +171,7 @@ void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 			return;
 		}
 	}
-	flags = ci->flags | (((cq->pi >> cq->log_depth) & 1) ? 0 : TERN_CQE_F_PHASE);
+	flags = ci->flags | tern_cqe_phase(cq->pi, cq->log_depth);
 	memset(e, 0, sizeof(e));
 	put_le64(FLD(e, T, wr_id), ci->wr_id);
 	put_le32(FLD(e, T, byte_len), ci->byte_len);
@@ -240,7 +240,7 @@ int ternm_cq_modify(struct tern_model *m, struct ternm_cq *cq, const uint8_t *in
 
 void ternm_cq_doorbell(struct ternm_cq *cq, uint64_t val)
 {
-	uint32_t ci = (uint32_t)((val >> TERN_UDB_PI_SHIFT) & TERN_UDB_CI_MASK);
+	uint32_t ci = tern_udb_ci(val);
 
 	cq->db_ci = ci;
 	if (cq->err)

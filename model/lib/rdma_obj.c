@@ -56,14 +56,14 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 	struct ternm_rdma *r = m->rdma;
 	uint16_t page = (uint16_t)(off / TERN_DB_PAGE_SIZE);
 	uint64_t reg = off % TERN_DB_PAGE_SIZE;
-	uint32_t obj = (uint32_t)(val & TERN_UDB_OBJ_MASK);
+	uint32_t obj = tern_udb_num(val);
 	struct ternm_qp *qp;
 	struct ternm_cq *cq;
 
 	if (size != 8 || !m->ready || m->fatal)
 		return;
 	if (reg == TERN_UDB_SQ || reg == TERN_UDB_RQ) {
-		uint16_t pi = (uint16_t)((val >> TERN_UDB_PI_SHIFT) & TERN_UDB_PI_MASK);
+		uint16_t pi = tern_udb_pi(val);
 		bool sq = reg == TERN_UDB_SQ;
 
 		qp = ternm_qp_get(m, obj);

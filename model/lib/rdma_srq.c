@@ -159,8 +159,8 @@ unsigned int ternm_srq_qp_flush(struct tern_model *m, struct ternm_qp *qp)
 /* TERN_UDB_SRQ written on UAR page @page. */
 void ternm_srq_doorbell(struct tern_model *m, uint16_t page, uint64_t val)
 {
-	uint32_t srqn = (uint32_t)(val & TERN_UDB_OBJ_MASK);
-	uint16_t pi = (uint16_t)((val >> TERN_UDB_PI_SHIFT) & TERN_UDB_PI_MASK);
+	uint32_t srqn = tern_udb_num(val);
+	uint16_t pi = tern_udb_pi(val);
 	struct ternm_srq *srq = ternm_srq_get(m, srqn);
 
 	if (!srq || srq->uar != page) {

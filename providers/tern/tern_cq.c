@@ -19,19 +19,13 @@ static inline uint32_t tern_cq_mask(struct tern_cq *cq)
 	return (1u << cq->log_depth) - 1;
 }
 
-/* The phase bit a valid CQE at free-running index @idx has: 1 on pass 0, 0 on pass 1... */
-static inline uint8_t tern_cq_phase(struct tern_cq *cq, uint32_t idx)
-{
-	return (idx >> cq->log_depth) & 1 ? 0 : TERN_CQE_F_PHASE;
-}
-
 /* The CQE at free-running index @idx if the device has written it, else NULL. */
 static inline struct tern_cqe *tern_cqe_valid(struct tern_cq *cq, uint32_t idx)
 {
 	struct tern_cqe *cqe = &cq->ring[idx & tern_cq_mask(cq)];
 	uint8_t flags = __atomic_load_n(&cqe->flags, __ATOMIC_RELAXED);
 
-	if ((flags & TERN_CQE_F_PHASE) != tern_cq_phase(cq, idx))
+	if ((flags & TERN_CQE_F_PHASE) != tern_cqe_phase(idx, cq->log_depth))
 		return NULL;
 	/* the rest of the CQE was written before its flags byte: read it after */
 	udma_from_device_barrier();
@@ -502,9 +496,8 @@ int tern_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	uint64_t db;
 
 	pthread_spin_lock(&cq->lock);
-	db = (cq->cqn & TERN_UDB_OBJ_MASK) |
-	     ((uint64_t)(cq->ci & TERN_UDB_CI_MASK) << TERN_UDB_PI_SHIFT) |
-	     (solicited_only ? TERN_UDB_CQ_ARM_SOLICITED : TERN_UDB_CQ_ARM_NEXT);
+	db = tern_udb_cq(cq->cqn, cq->ci,
+			 solicited_only ? TERN_UDB_CQ_ARM_SOLICITED : TERN_UDB_CQ_ARM_NEXT);
 	/* the CI record the doorbell refers to is written before it */
 	udma_to_device_barrier();
 	mmio_write64_le((char *)ctx->uar + TERN_UDB_CQ, htole64(db));
@@ -556,7 +549,7 @@ void tern_cq_clean(struct tern_cq *cq, struct tern_qp *qp)
 		/* copy all but the flags byte, then flags with the destination's phase */
 		memcpy(dst, src, offsetof(struct tern_cqe, flags));
 		udma_to_device_barrier();
-		dst->flags = (src->flags & ~TERN_CQE_F_PHASE) | tern_cq_phase(cq, idx + nfreed);
+		dst->flags = (src->flags & ~TERN_CQE_F_PHASE) | tern_cqe_phase(idx + nfreed, cq->log_depth);
 	}
 	if (nfreed) {
 		cq->ci += nfreed;

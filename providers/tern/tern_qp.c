@@ -373,7 +373,7 @@ static inline bool tern_wq_full(struct tern_wq *wq)
 static inline void tern_ring_db(struct tern_context *ctx, unsigned int offset,
 				uint32_t qpn, uint16_t pi)
 {
-	uint64_t db = (qpn & TERN_UDB_OBJ_MASK) | (uint64_t)pi << TERN_UDB_PI_SHIFT;
+	uint64_t db = tern_udb_wq(qpn, pi);
 
 	/* the WQEs are in memory before the device hears of them */
 	udma_to_device_barrier();

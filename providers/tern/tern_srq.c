@@ -179,7 +179,7 @@ int tern_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		srq->pi++;
 	}
 	if (srq->pi != pi0) {
-		db = (srq->srqn & TERN_UDB_OBJ_MASK) | (uint64_t)srq->pi << TERN_UDB_PI_SHIFT;
+		db = tern_udb_wq(srq->srqn, srq->pi);
 		/* the WQEs are in memory before the device hears of them */
 		udma_to_device_barrier();
 		mmio_write64_le((char *)ctx->uar + TERN_UDB_SRQ, htole64(db));

@@ -15,23 +15,12 @@
 
 #include "tern_ib.h"
 
+/* The CQ an event names, held (tern_ib_obj_put()), or NULL. */
 static struct tern_ib_cq *tern_ib_cq_get(struct tern_ib_dev *dev, u32 cqn)
 {
-	struct tern_ib_cq *cq;
-	unsigned long flags;
+	struct tern_ib_obj *obj = tern_ib_obj_get(&dev->cq_xa, cqn);
 
-	xa_lock_irqsave(&dev->cq_xa, flags);
-	cq = xa_load(&dev->cq_xa, cqn);
-	if (cq && !refcount_inc_not_zero(&cq->refcount))
-		cq = NULL;
-	xa_unlock_irqrestore(&dev->cq_xa, flags);
-	return cq;
-}
-
-static void tern_ib_cq_put(struct tern_ib_cq *cq)
-{
-	if (refcount_dec_and_test(&cq->refcount))
-		complete(&cq->free);
+	return obj ? container_of(obj, struct tern_ib_cq, obj) : NULL;
 }
 
 /**
@@ -53,7 +42,7 @@ void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe)
 		return;		/* destroyed meanwhile */
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	tern_ib_cq_put(cq);
+	tern_ib_obj_put(&cq->obj);
 }
 
 /**
@@ -66,8 +55,8 @@ void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe)
 void tern_ib_cq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {
 	u32 cqn = le32_to_cpu(eqe->data[0]);
+	struct ib_event ev = { .event = IB_EVENT_CQ_ERR };
 	struct tern_ib_cq *cq;
-	struct ib_event ev;
 
 	cq = tern_ib_cq_get(dev, cqn);
 	if (!cq)
@@ -76,13 +65,8 @@ void tern_ib_cq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 			       eqe->subtype == TERN_CQ_ERR_OVERFLOW ? "overflow" :
 			       eqe->subtype == TERN_CQ_ERR_DMA ? "memory unreachable" :
 			       "unknown");
-	if (cq->ibcq.event_handler) {
-		ev.device = &dev->ibdev;
-		ev.element.cq = &cq->ibcq;
-		ev.event = IB_EVENT_CQ_ERR;
-		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-	}
-	tern_ib_cq_put(cq);
+	ev.element.cq = &cq->ibcq;
+	tern_ib_obj_event(dev, &cq->obj, &ev, cq->ibcq.event_handler, cq->ibcq.cq_context);
 }
 
 static int tern_ib_cq_hw_destroy(struct tern_ib_dev *dev, u32 cqn)
@@ -92,23 +76,12 @@ static int tern_ib_cq_hw_destroy(struct tern_ib_dev *dev, u32 cqn)
 	return tern_ib_cmd(dev, TERN_CMD_DESTROY_CQ, &in, sizeof(in), NULL, 0, NULL);
 }
 
-/* Insert a new CQ into cq_xa once the device created it; undo the command on failure. */
+/* Insert a new CQ into cq_xa once the device created it. */
 static int tern_ib_cq_publish(struct tern_ib_dev *dev, struct tern_ib_cq *cq, u32 cqn)
 {
-	int err;
-
 	cq->cqn = cqn;
-	if (cqn >= le32_to_cpu(dev->caps.max_cq)) {
-		ibdev_err(&dev->ibdev, "CREATE_CQ returned CQN %u (limit %u)\n", cqn,
-			  le32_to_cpu(dev->caps.max_cq));
-		return -EIO;
-	}
-	err = xa_insert_irq(&dev->cq_xa, cqn, cq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "CQN %u already in use: %d\n", cqn, err);
-		return -EIO;
-	}
-	return 0;
+	return tern_ib_obj_publish(dev, &dev->cq_xa, &cq->obj, cqn,
+				   le32_to_cpu(dev->caps.max_cq), "CQ");
 }
 
 static size_t tern_ib_kcq_ring_bytes(const struct tern_ib_cq *cq)
@@ -141,8 +114,7 @@ static int tern_ib_create_kernel_cq(struct tern_ib_dev *dev, struct tern_ib_cq *
 	if (err)
 		return err;
 
-	refcount_set(&cq->refcount, 1);
-	init_completion(&cq->free);
+	tern_ib_obj_init(&cq->obj);
 	tern_ib_dma_buf_desc(&cq->kbuf, &in.mem);
 	in.log_depth = log_depth;
 	in.eqn = cpu_to_le16(dev->ceqs[attr->comp_vector].eqn);
@@ -164,19 +136,13 @@ err_free:
 	return err;
 }
 
-/* The phase bit a valid CQE at free-running index @idx has: 1 on pass 0, 0 on pass 1... */
-static u8 tern_ib_cqe_phase(const struct tern_ib_cq *cq, u32 idx)
-{
-	return (idx >> cq->log_depth) & 1 ? 0 : TERN_CQE_F_PHASE;
-}
-
 /* The CQE at free-running index @idx if the device has written it, else NULL. */
 static struct tern_cqe *tern_ib_cqe_valid(struct tern_ib_cq *cq, u32 idx)
 {
 	struct tern_cqe *ring = cq->kbuf.va;
 	struct tern_cqe *cqe = &ring[idx & ((1u << cq->log_depth) - 1)];
 
-	if ((READ_ONCE(cqe->flags) & TERN_CQE_F_PHASE) != tern_ib_cqe_phase(cq, idx))
+	if ((READ_ONCE(cqe->flags) & TERN_CQE_F_PHASE) != tern_cqe_phase(idx, cq->log_depth))
 		return NULL;
 	/* The device writes the flags byte last: read the rest after it. */
 	dma_rmb();
@@ -287,6 +253,7 @@ void tern_ib_cq_dying(struct tern_ib_cq *cq, struct tern_ib_qp *qp, bool add)
 /* Turn the CQE at cq->ci into *wc. Caller holds cq->lock. Return: false when empty. */
 static bool tern_ib_poll_one(struct tern_ib_dev *dev, struct tern_ib_cq *cq, struct ib_wc *wc)
 {
+	struct tern_ib_obj *obj;
 	struct tern_cqe *cqe;
 	struct tern_ib_qp *qp;
 	u32 qpn;
@@ -299,7 +266,8 @@ static bool tern_ib_poll_one(struct tern_ib_dev *dev, struct tern_ib_cq *cq, str
 		qpn = le32_to_cpu(cqe->qpn);
 		if (qpn == TERN_IB_CQE_QPN_STALE)
 			continue;	/* its QP was destroyed */
-		qp = xa_load(&dev->qp_xa, qpn);
+		obj = xa_load(&dev->qp_xa, qpn);
+		qp = obj ? container_of(obj, struct tern_ib_qp, obj) : NULL;
 		if (qp && qp->kernel)
 			break;
 		/* A QP being destroyed (erased before its CQEs are cleaned): drop the CQE. */
@@ -392,10 +360,9 @@ int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	u64 db;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	db = (cq->cqn & TERN_UDB_OBJ_MASK) |
-	     ((u64)(cq->ci & TERN_UDB_CI_MASK) << TERN_UDB_PI_SHIFT) |
-	     ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ? TERN_UDB_CQ_ARM_SOLICITED :
-								   TERN_UDB_CQ_ARM_NEXT);
+	db = tern_udb_cq(cq->cqn, cq->ci,
+			 (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+			 TERN_UDB_CQ_ARM_SOLICITED : TERN_UDB_CQ_ARM_NEXT);
 	/* writeq() orders the CI record (coherent memory) before the doorbell. */
 	writeq(db, dev->kdb + TERN_UDB_CQ);
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && tern_ib_cqe_valid(cq, cq->ci))
@@ -483,8 +450,7 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 
-	refcount_set(&cq->refcount, 1);
-	init_completion(&cq->free);
+	tern_ib_obj_init(&cq->obj);
 	mutex_init(&cq->resize_lock);
 	in.mem = cq->mem.desc;
 	in.log_depth = cmd.log_depth;
@@ -505,9 +471,7 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_erase:
-	xa_erase_irq(&dev->cq_xa, cqn);
-	tern_ib_cq_put(cq);
-	wait_for_completion(&cq->free);
+	tern_ib_obj_unpublish(&dev->cq_xa, cqn, &cq->obj);
 err_destroy:
 	tern_ib_queue_mem_put(dev, &cq->mem,
 			      tern_ib_destroy_failed(dev, "CQ", cqn,
@@ -681,9 +645,7 @@ int tern_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct tern_ib_cq *cq = to_tcq(ibcq);
 	int err;
 
-	xa_erase_irq(&dev->cq_xa, cq->cqn);
-	tern_ib_cq_put(cq);
-	wait_for_completion(&cq->free);
+	tern_ib_obj_unpublish(&dev->cq_xa, cq->cqn, &cq->obj);
 
 	err = tern_ib_cq_hw_destroy(dev, cq->cqn);
 	if (!cq->kbuf.va) {

@@ -131,6 +131,116 @@ int tern_ib_udata_cmd(struct ib_udata *udata, void *cmd, size_t len, size_t min_
 	return 0;
 }
 
+/**
+ * tern_ib_obj_init() - a new CQ, QP or SRQ's event reference, before it is published
+ * @obj: the object's struct tern_ib_obj
+ */
+void tern_ib_obj_init(struct tern_ib_obj *obj)
+{
+	refcount_set(&obj->refcount, 1);
+	init_completion(&obj->free);
+}
+
+/**
+ * tern_ib_obj_publish() - make a CQ, QP or SRQ the device created findable by its events
+ * @dev: the device
+ * @xa: tern_ib_dev.cq_xa, qp_xa or srq_xa
+ * @obj: the object's struct tern_ib_obj (tern_ib_obj_init())
+ * @num: the number the device gave it
+ * @limit: the device's limit on such numbers (QUERY_RDMA)
+ * @what: "CQ", "QP" or "SRQ", for the log
+ *
+ * Return: 0, or -EIO when the device gave a number beyond @limit or one already in use
+ * (the caller destroys the object in the device).
+ */
+int tern_ib_obj_publish(struct tern_ib_dev *dev, struct xarray *xa, struct tern_ib_obj *obj,
+			u32 num, u32 limit, const char *what)
+{
+	int err;
+
+	if (num >= limit) {
+		ibdev_err(&dev->ibdev, "CREATE_%s returned %sN %u (limit %u)\n", what, what, num,
+			  limit);
+		return -EIO;
+	}
+	err = xa_insert_irq(xa, num, obj, GFP_KERNEL);
+	if (err) {
+		ibdev_err(&dev->ibdev, "%sN %u already in use: %d\n", what, num, err);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * tern_ib_obj_unpublish() - take a CQ, QP or SRQ out of its xarray and wait for its events
+ * @xa: the xarray it was published in
+ * @num: its number
+ * @obj: its struct tern_ib_obj
+ *
+ * Sleeps until no event handler uses the object any more.
+ */
+void tern_ib_obj_unpublish(struct xarray *xa, u32 num, struct tern_ib_obj *obj)
+{
+	xa_erase_irq(xa, num);
+	tern_ib_obj_put(obj);
+	wait_for_completion(&obj->free);
+}
+
+/**
+ * tern_ib_obj_get() - the CQ, QP or SRQ an event names, held
+ * @xa: tern_ib_dev.cq_xa, qp_xa or srq_xa
+ * @num: the number the event carries
+ *
+ * Any context (the xarrays' locks are IRQ-safe).
+ *
+ * Return: the object with a reference the caller drops with tern_ib_obj_put(), or NULL
+ * when there is none (destroyed meanwhile, or a number the device made up).
+ */
+struct tern_ib_obj *tern_ib_obj_get(struct xarray *xa, u32 num)
+{
+	struct tern_ib_obj *obj;
+	unsigned long flags;
+
+	xa_lock_irqsave(xa, flags);
+	obj = xa_load(xa, num);
+	if (obj && !refcount_inc_not_zero(&obj->refcount))
+		obj = NULL;
+	xa_unlock_irqrestore(xa, flags);
+	return obj;
+}
+
+/**
+ * tern_ib_obj_put() - drop a reference to a CQ, QP or SRQ
+ * @obj: the object's struct tern_ib_obj
+ *
+ * Any context.
+ */
+void tern_ib_obj_put(struct tern_ib_obj *obj)
+{
+	if (refcount_dec_and_test(&obj->refcount))
+		complete(&obj->free);
+}
+
+/**
+ * tern_ib_obj_event() - report an affiliated event to the owner of a held CQ, QP or SRQ
+ * @dev: the device
+ * @obj: the object (tern_ib_obj_get()); the reference is dropped here
+ * @ev: the event, with its type and element set
+ * @handler: the object's event handler, NULL for none
+ * @ctx: the handler's context
+ *
+ * Hard interrupt context.
+ */
+void tern_ib_obj_event(struct tern_ib_dev *dev, struct tern_ib_obj *obj, struct ib_event *ev,
+		       void (*handler)(struct ib_event *ev, void *ctx), void *ctx)
+{
+	if (handler) {
+		ev->device = &dev->ibdev;
+		handler(ev, ctx);
+	}
+	tern_ib_obj_put(obj);
+}
+
 static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				struct ib_udata *udata)
 {

@@ -3,15 +3,14 @@
  * tern_ib: queue pairs (RC, UD and the GSI QP). For user QPs the provider allocates both
  * rings and picks their depths and strides; the driver checks them against the device's
  * limits and the requested capabilities, pins the rings and creates the QP. Kernel QPs get
- * their rings in coherent DMA memory, sized from the requested capabilities, and their data
- * path here (post_send, post_recv; poll_cq is in cq.c). modify_qp translates the verbs'
+ * their rings in coherent DMA memory, sized from the requested capabilities (their data path,
+ * post_send and post_recv, is in datapath.c; poll_cq in cq.c). modify_qp translates the verbs'
  * attributes, including the RoCEv2 path (addresses, VLAN, traffic class, UDP source port),
  * into struct tern_qp_attrs; address handles use the same path builder.
  */
 
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
-#include <linux/io.h>
 #include <linux/log2.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -68,25 +67,6 @@ static int tern_ib_access_from_hw(u32 hw)
 	return access;
 }
 
-static struct tern_ib_qp *tern_ib_qp_get(struct tern_ib_dev *dev, u32 qpn)
-{
-	struct tern_ib_qp *qp;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->qp_xa, flags);
-	qp = xa_load(&dev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->refcount))
-		qp = NULL;
-	xa_unlock_irqrestore(&dev->qp_xa, flags);
-	return qp;
-}
-
-static void tern_ib_qp_put(struct tern_ib_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->refcount))
-		complete(&qp->free);
-}
-
 /**
  * tern_ib_qp_event() - an affiliated QP event of the async EQ
  * @dev: the device
@@ -97,6 +77,7 @@ static void tern_ib_qp_put(struct tern_ib_qp *qp)
 void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {
 	u32 qpn = le32_to_cpu(eqe->data[0]);
+	struct tern_ib_obj *obj;
 	struct tern_ib_qp *qp;
 	struct ib_event ev;
 
@@ -124,17 +105,14 @@ void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 				       eqe->subtype, qpn);
 		return;
 	}
-	qp = tern_ib_qp_get(dev, qpn);
-	if (!qp)
+	obj = tern_ib_obj_get(&dev->qp_xa, qpn);
+	if (!obj)
 		return;
+	qp = container_of(obj, struct tern_ib_qp, obj);
 	if (eqe->subtype == TERN_QP_EV_FATAL)
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
-	if (qp->ibqp.event_handler) {
-		ev.device = &dev->ibdev;
-		ev.element.qp = &qp->ibqp;
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-	}
-	tern_ib_qp_put(qp);
+	ev.element.qp = &qp->ibqp;
+	tern_ib_obj_event(dev, obj, &ev, qp->ibqp.event_handler, qp->ibqp.qp_context);
 }
 
 static int tern_ib_qp_hw_destroy(struct tern_ib_dev *dev, u32 qpn)
@@ -427,8 +405,7 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		return err;
 
 	mutex_init(&qp->lock);
-	refcount_set(&qp->refcount, 1);
-	init_completion(&qp->free);
+	tern_ib_obj_init(&qp->obj);
 	qp->cap = cap;
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->state = IB_QPS_RESET;
@@ -457,12 +434,10 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		err = -EIO;
 		goto err_destroy;
 	}
-	err = xa_insert_irq(&dev->qp_xa, qpn, qp, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "QPN %u already in use: %d\n", qpn, err);
-		err = -EIO;
+	err = tern_ib_obj_publish(dev, &dev->qp_xa, &qp->obj, qpn,
+				  le32_to_cpu(dev->caps.max_qp), "QP");
+	if (err)
 		goto err_destroy;
-	}
 	if (udata) {
 		resp.qpn = qpn;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -474,9 +449,7 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	return 0;
 
 err_erase:
-	xa_erase_irq(&dev->qp_xa, qpn);
-	tern_ib_qp_put(qp);
-	wait_for_completion(&qp->free);
+	tern_ib_obj_unpublish(&dev->qp_xa, qpn, &qp->obj);
 err_destroy:
 	if (tern_ib_destroy_failed(dev, "QP", qpn, tern_ib_qp_hw_destroy(dev, qpn))) {
 		tern_ib_qp_rings_put(dev, qp, true);
@@ -546,6 +519,134 @@ int tern_ib_build_path(struct tern_ib_dev *dev, const struct rdma_ah_attr *ah, u
 	return 0;
 }
 
+/*
+ * The transport attributes of a modify_qp into @a, their TERN_QP_ATTR_* bits into @mask:
+ * access flags, path MTU, timers and retry counts, RDMA READ and atomic depths.
+ * Return: 0, or -EINVAL for a value out of range.
+ */
+static int tern_ib_qp_attrs_transport(struct tern_ib_dev *dev, const struct ib_qp_attr *attr,
+				      int attr_mask, struct tern_qp_attrs *a, u32 *mask)
+{
+	const struct tern_cmd_query_rdma_out *c = &dev->caps;
+
+	if (attr_mask & IB_QP_ACCESS_FLAGS) {
+		u32 drop = TERN_ACCESS_LOCAL_WRITE;
+
+		/*
+		 * Without TERN_RDMA_CAP_ATOMIC remote atomics are dropped: the device has no
+		 * atomic operations, and its responder rejects them whatever the QP allows.
+		 */
+		if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC))
+			drop |= TERN_ACCESS_REMOTE_ATOMIC;
+		*mask |= TERN_QP_ATTR_ACCESS;
+		a->access = cpu_to_le32(tern_ib_access_to_hw(attr->qp_access_flags) & ~drop);
+	}
+	if (attr_mask & IB_QP_PATH_MTU) {
+		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_PATH_MTU;
+		a->path_mtu = attr->path_mtu;
+	}
+	if (attr_mask & IB_QP_TIMEOUT) {
+		if (attr->timeout > 31)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_TIMEOUT;
+		a->timeout = attr->timeout;
+	}
+	if (attr_mask & IB_QP_RETRY_CNT) {
+		if (attr->retry_cnt > 7)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_RETRY_CNT;
+		a->retry_cnt = attr->retry_cnt;
+	}
+	if (attr_mask & IB_QP_RNR_RETRY) {
+		if (attr->rnr_retry > 7)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_RNR_RETRY;
+		a->rnr_retry = attr->rnr_retry;
+	}
+	if (attr_mask & IB_QP_MIN_RNR_TIMER) {
+		if (attr->min_rnr_timer > 31)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_MIN_RNR_TIMER;
+		a->min_rnr_timer = attr->min_rnr_timer;
+	}
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC) {
+		if (attr->max_rd_atomic > c->max_rd_atomic)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_MAX_RD_ATOMIC;
+		a->max_rd_atomic = attr->max_rd_atomic;
+	}
+	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		if (attr->max_dest_rd_atomic > c->max_dest_rd_atomic)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_MAX_DEST_RD_ATOMIC;
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	}
+	return 0;
+}
+
+/*
+ * The addressing attributes of a modify_qp into @a, their TERN_QP_ATTR_* bits into @mask:
+ * destination QPN, PSNs, SQD notification, Q_Key and the RoCEv2 path. Caller holds
+ * qp->lock. Return: 0, -EINVAL for a value out of range, or tern_ib_build_path()'s error.
+ */
+static int tern_ib_qp_attrs_address(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+				    const struct ib_qp_attr *attr, int attr_mask,
+				    struct tern_qp_attrs *a, u32 *mask)
+{
+	u32 dest_qpn = qp->dest_qpn;
+	int err;
+
+	lockdep_assert_held(&qp->lock);
+	if (attr_mask & IB_QP_DEST_QPN) {
+		if (attr->dest_qp_num > TERN_IB_PSN_MASK)
+			return -EINVAL;
+		*mask |= TERN_QP_ATTR_DEST_QPN;
+		dest_qpn = attr->dest_qp_num;
+		a->dest_qpn = cpu_to_le32(dest_qpn);
+	}
+	if (attr_mask & IB_QP_RQ_PSN) {
+		*mask |= TERN_QP_ATTR_RQ_PSN;
+		a->rq_psn = cpu_to_le32(attr->rq_psn & TERN_IB_PSN_MASK);
+	}
+	if (attr_mask & IB_QP_SQ_PSN) {
+		*mask |= TERN_QP_ATTR_SQ_PSN;
+		a->sq_psn = cpu_to_le32(attr->sq_psn & TERN_IB_PSN_MASK);
+	}
+	if ((attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify)
+		*mask |= TERN_QP_ATTR_SQD_NOTIFY;
+	if (attr_mask & IB_QP_QKEY) {
+		*mask |= TERN_QP_ATTR_QKEY;
+		a->qkey = cpu_to_le32(attr->qkey);
+	}
+	if (attr_mask & IB_QP_AV) {
+		/* As the RDMA core derives it: from the flow label, or from both QPNs. */
+		u16 sport = rdma_get_udp_sport(attr->ah_attr.grh.flow_label, qp->qpn, dest_qpn);
+
+		err = tern_ib_build_path(dev, &attr->ah_attr, sport, &a->path);
+		if (err)
+			return err;
+		*mask |= TERN_QP_ATTR_PATH;
+	}
+	return 0;
+}
+
+/* What the driver keeps of a modify_qp the device accepted. Caller holds qp->lock. */
+static void tern_ib_qp_attrs_keep(struct tern_ib_qp *qp, const struct ib_qp_attr *attr,
+				  int attr_mask, enum ib_qp_state next)
+{
+	lockdep_assert_held(&qp->lock);
+	if (attr_mask & IB_QP_STATE)
+		WRITE_ONCE(qp->state, next);
+	if (attr_mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+	if (attr_mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (attr_mask & IB_QP_AV)
+		qp->sgid_index = attr->ah_attr.grh.sgid_index;
+}
+
 /**
  * tern_ib_modify_qp() - change a QP's state and attributes
  * @ibqp: the QP
@@ -560,12 +661,10 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		      struct ib_udata *udata)
 {
 	struct tern_ib_dev *dev = to_tdev(ibqp->device);
-	const struct tern_cmd_query_rdma_out *c = &dev->caps;
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_modify_qp_in in = {};
-	struct tern_qp_attrs *a = &in.attrs;
 	enum ib_qp_state cur, next;
-	u32 mask = 0, dest_qpn;
+	u32 mask = 0;
 	int err;
 
 	if (attr_mask & ~TERN_IB_QP_ATTRS)
@@ -585,96 +684,15 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		err = -EINVAL;
 		goto out;
 	}
-	err = -EINVAL;
 	if (attr_mask & IB_QP_STATE) {
 		mask |= TERN_QP_ATTR_STATE;
-		a->state = next;
+		in.attrs.state = next;
 	}
-	if (attr_mask & IB_QP_ACCESS_FLAGS) {
-		u32 drop = TERN_ACCESS_LOCAL_WRITE;
-
-		/*
-		 * Without TERN_RDMA_CAP_ATOMIC remote atomics are dropped: the device has no
-		 * atomic operations, and its responder rejects them whatever the QP allows.
-		 */
-		if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC))
-			drop |= TERN_ACCESS_REMOTE_ATOMIC;
-		mask |= TERN_QP_ATTR_ACCESS;
-		a->access = cpu_to_le32(tern_ib_access_to_hw(attr->qp_access_flags) & ~drop);
-	}
-	if (attr_mask & IB_QP_PATH_MTU) {
-		if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
-			goto out;
-		mask |= TERN_QP_ATTR_PATH_MTU;
-		a->path_mtu = attr->path_mtu;
-	}
-	if (attr_mask & IB_QP_TIMEOUT) {
-		if (attr->timeout > 31)
-			goto out;
-		mask |= TERN_QP_ATTR_TIMEOUT;
-		a->timeout = attr->timeout;
-	}
-	if (attr_mask & IB_QP_RETRY_CNT) {
-		if (attr->retry_cnt > 7)
-			goto out;
-		mask |= TERN_QP_ATTR_RETRY_CNT;
-		a->retry_cnt = attr->retry_cnt;
-	}
-	if (attr_mask & IB_QP_RNR_RETRY) {
-		if (attr->rnr_retry > 7)
-			goto out;
-		mask |= TERN_QP_ATTR_RNR_RETRY;
-		a->rnr_retry = attr->rnr_retry;
-	}
-	if (attr_mask & IB_QP_MIN_RNR_TIMER) {
-		if (attr->min_rnr_timer > 31)
-			goto out;
-		mask |= TERN_QP_ATTR_MIN_RNR_TIMER;
-		a->min_rnr_timer = attr->min_rnr_timer;
-	}
-	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC) {
-		if (attr->max_rd_atomic > c->max_rd_atomic)
-			goto out;
-		mask |= TERN_QP_ATTR_MAX_RD_ATOMIC;
-		a->max_rd_atomic = attr->max_rd_atomic;
-	}
-	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC) {
-		if (attr->max_dest_rd_atomic > c->max_dest_rd_atomic)
-			goto out;
-		mask |= TERN_QP_ATTR_MAX_DEST_RD_ATOMIC;
-		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	}
-	dest_qpn = qp->dest_qpn;
-	if (attr_mask & IB_QP_DEST_QPN) {
-		if (attr->dest_qp_num > TERN_IB_PSN_MASK)
-			goto out;
-		mask |= TERN_QP_ATTR_DEST_QPN;
-		dest_qpn = attr->dest_qp_num;
-		a->dest_qpn = cpu_to_le32(dest_qpn);
-	}
-	if (attr_mask & IB_QP_RQ_PSN) {
-		mask |= TERN_QP_ATTR_RQ_PSN;
-		a->rq_psn = cpu_to_le32(attr->rq_psn & TERN_IB_PSN_MASK);
-	}
-	if (attr_mask & IB_QP_SQ_PSN) {
-		mask |= TERN_QP_ATTR_SQ_PSN;
-		a->sq_psn = cpu_to_le32(attr->sq_psn & TERN_IB_PSN_MASK);
-	}
-	if ((attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify)
-		mask |= TERN_QP_ATTR_SQD_NOTIFY;
-	if (attr_mask & IB_QP_QKEY) {
-		mask |= TERN_QP_ATTR_QKEY;
-		a->qkey = cpu_to_le32(attr->qkey);
-	}
-	if (attr_mask & IB_QP_AV) {
-		/* As the RDMA core derives it: from the flow label, or from both QPNs. */
-		u16 sport = rdma_get_udp_sport(attr->ah_attr.grh.flow_label, qp->qpn, dest_qpn);
-
-		err = tern_ib_build_path(dev, &attr->ah_attr, sport, &a->path);
-		if (err)
-			goto out;
-		mask |= TERN_QP_ATTR_PATH;
-	}
+	err = tern_ib_qp_attrs_transport(dev, attr, attr_mask, &in.attrs, &mask);
+	if (!err)
+		err = tern_ib_qp_attrs_address(dev, qp, attr, attr_mask, &in.attrs, &mask);
+	if (err)
+		goto out;
 
 	in.qpn = cpu_to_le32(qp->qpn);
 	in.attr_mask = cpu_to_le32(mask);
@@ -687,14 +705,7 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 			err = -EINVAL;
 		goto out;
 	}
-	if (attr_mask & IB_QP_STATE)
-		WRITE_ONCE(qp->state, next);
-	if (attr_mask & IB_QP_DEST_QPN)
-		qp->dest_qpn = dest_qpn;
-	if (attr_mask & IB_QP_QKEY)
-		qp->qkey = attr->qkey;
-	if (attr_mask & IB_QP_AV)
-		qp->sgid_index = attr->ah_attr.grh.sgid_index;
+	tern_ib_qp_attrs_keep(qp, attr, attr_mask, next);
 out:
 	mutex_unlock(&qp->lock);
 	return err;
@@ -854,9 +865,7 @@ int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* The receive CQEs poll_cq drops from now on still give their SRQ slots back. */
 	if (qp->kernel && srq)
 		tern_ib_cq_dying(to_tcq(ibqp->recv_cq), qp, true);
-	xa_erase_irq(&dev->qp_xa, qp->qpn);
-	tern_ib_qp_put(qp);
-	wait_for_completion(&qp->free);
+	tern_ib_obj_unpublish(&dev->qp_xa, qp->qpn, &qp->obj);
 
 	hold = tern_ib_destroy_failed(dev, "QP", qp->qpn, tern_ib_qp_hw_destroy(dev, qp->qpn));
 	if (qp->kernel) {
@@ -870,357 +879,4 @@ int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	tern_ib_qp_rings_put(dev, qp, hold);
 	mutex_destroy(&qp->lock);
 	return 0;
-}
-
-/* ----------------------------------------------------------------------------------- */
-/* Kernel data path                                                                      */
-
-static void *tern_ib_kq_slot(struct tern_ib_kq *q, u16 idx)
-{
-	return q->buf.va + ((size_t)(idx & ((1u << q->log_depth) - 1)) << q->log_stride);
-}
-
-static bool tern_ib_kq_full(struct tern_ib_kq *q)
-{
-	/* Pairs with poll_cq's smp_store_release(): its reads of the slots are done. */
-	return (u16)(q->pi - smp_load_acquire(&q->ci)) >= (1u << q->log_depth);
-}
-
-/* Ring a kernel QP's doorbell: the WQEs (coherent memory) are ordered before it by writeq. */
-static void tern_ib_kq_doorbell(struct tern_ib_dev *dev, unsigned int offset, u32 qpn, u16 pi)
-{
-	writeq((qpn & TERN_UDB_OBJ_MASK) | (u64)pi << TERN_UDB_PI_SHIFT, dev->kdb + offset);
-}
-
-#define TERN_IB_SEND_FLAGS	(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE | \
-				 IB_SEND_INLINE)
-
-static int tern_ib_wqe_opcode(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
-			      enum ib_wr_opcode op, u8 *opcode)
-{
-	switch (op) {
-	case IB_WR_SEND:
-		*opcode = TERN_WQE_SEND;
-		return 0;
-	case IB_WR_SEND_WITH_IMM:
-		*opcode = TERN_WQE_SEND_IMM;
-		return 0;
-	default:
-		break;
-	}
-	if (tern_ib_qpt_ud(qp->type))
-		return -EINVAL;
-	switch (op) {
-	case IB_WR_RDMA_WRITE:
-		*opcode = TERN_WQE_RDMA_WRITE;
-		return 0;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		*opcode = TERN_WQE_RDMA_WRITE_IMM;
-		return 0;
-	default:
-		break;
-	}
-	if (op == IB_WR_REG_MR || op == IB_WR_LOCAL_INV) {
-		*opcode = op == IB_WR_REG_MR ? TERN_WQE_REG_MR : TERN_WQE_LOCAL_INV;
-		return tern_ib_has_cap(dev, TERN_RDMA_CAP_MEM_MGT) ? 0 : -EINVAL;
-	}
-	if (qp->type != TERN_QPT_RC)
-		return -EINVAL;		/* UC: no READ, no atomics, no SEND with invalidate */
-	switch (op) {
-	case IB_WR_SEND_WITH_INV:
-		*opcode = TERN_WQE_SEND_INV;
-		return tern_ib_has_cap(dev, TERN_RDMA_CAP_MEM_MGT) ? 0 : -EINVAL;
-	case IB_WR_RDMA_READ:
-		*opcode = TERN_WQE_RDMA_READ;
-		return 0;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		*opcode = TERN_WQE_ATOMIC_CMP_SWP;
-		break;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		*opcode = TERN_WQE_ATOMIC_FETCH_ADD;
-		break;
-	default:
-		return -EINVAL;
-	}
-	return tern_ib_has_cap(dev, TERN_RDMA_CAP_ATOMIC) ? 0 : -EINVAL;
-}
-
-/*
- * The rest of a REG_MR or LOCAL_INV WQE (@wqe: its header, zeroed, wr_id set): the key and,
- * for REG_MR, the MR's page list as .map_mr_sg left it (struct tern_reg_mr_seg).
- */
-static int tern_ib_build_local_wqe(struct tern_ib_qp *qp, const struct ib_send_wr *wr,
-				   u8 opcode, struct tern_sq_wqe *wqe, u32 room)
-{
-	const struct ib_reg_wr *reg = reg_wr(wr);
-	struct tern_reg_mr_seg *seg = (void *)(wqe + 1);
-	struct tern_ib_mr *mr;
-
-	if (wr->num_sge || (wr->send_flags & IB_SEND_INLINE))
-		return -EINVAL;
-	if (opcode == TERN_WQE_LOCAL_INV) {
-		wqe->rkey = cpu_to_le32(wr->ex.invalidate_rkey);
-		return 0;
-	}
-	mr = to_tmr(reg->mr);
-	if (!mr->fr_max || !mr->fr_n || sizeof(*seg) > room ||
-	    !is_power_of_2(reg->mr->page_size) || reg->mr->page_size < SZ_4K ||
-	    (reg->access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-			     IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-			     IB_ACCESS_RELAXED_ORDERING)) ||
-	    (reg->key >> 8) != (reg->mr->lkey >> 8))
-		return -EINVAL;
-	wqe->rkey = cpu_to_le32(reg->key);
-	memset(seg, 0, sizeof(*seg));
-	seg->iova = cpu_to_le64(reg->mr->iova);
-	seg->length = cpu_to_le64(reg->mr->length);
-	seg->pbl_addr = cpu_to_le64(mr->fr_list.dma);
-	seg->npages = cpu_to_le32(mr->fr_n);
-	seg->page_shift = ilog2(reg->mr->page_size);
-	seg->access = tern_ib_access_to_hw(reg->access);
-	return 0;
-}
-
-/* Build one send WQE at the SQ's producer index. Caller holds ksq.lock and found room. */
-static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
-				  const struct ib_send_wr *wr)
-{
-	struct tern_sq_wqe *wqe = tern_ib_kq_slot(&qp->ksq, qp->ksq.pi);
-	u32 room = (1u << qp->ksq.log_stride) - sizeof(*wqe);
-	void *seg = wqe + 1;
-	u8 opcode, flags = 0;
-	int i, err;
-
-	err = tern_ib_wqe_opcode(dev, qp, wr->opcode, &opcode);
-	if (err)
-		return err;
-	if (wr->send_flags & ~TERN_IB_SEND_FLAGS || wr->num_sge < 0)
-		return -EINVAL;
-	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
-		flags |= TERN_WQE_F_SIGNALED;
-	if ((wr->send_flags & IB_SEND_SOLICITED) &&
-	    (opcode == TERN_WQE_SEND || opcode == TERN_WQE_SEND_IMM ||
-	     opcode == TERN_WQE_SEND_INV || opcode == TERN_WQE_RDMA_WRITE_IMM))
-		flags |= TERN_WQE_F_SOLICITED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		flags |= TERN_WQE_F_FENCE;
-
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = cpu_to_le64(wr->wr_id);
-	if (opcode == TERN_WQE_SEND_IMM || opcode == TERN_WQE_RDMA_WRITE_IMM)
-		wqe->imm_data = wr->ex.imm_data;
-	if (opcode == TERN_WQE_SEND_INV)
-		wqe->rkey = cpu_to_le32(wr->ex.invalidate_rkey);
-	if (opcode == TERN_WQE_REG_MR || opcode == TERN_WQE_LOCAL_INV) {
-		err = tern_ib_build_local_wqe(qp, wr, opcode, wqe, room);
-		if (err)
-			return err;
-		wqe->flags = flags & (TERN_WQE_F_SIGNALED | TERN_WQE_F_FENCE);
-		wqe->opcode = opcode;
-		return 0;
-	}
-
-	if (tern_ib_qpt_ud(qp->type)) {
-		const struct ib_ud_wr *ud = ud_wr(wr);
-		struct tern_ud_seg *us = seg;
-
-		if (!ud->ah || ud->remote_qpn > TERN_UDB_OBJ_MASK)
-			return -EINVAL;
-		memset(us, 0, sizeof(*us));
-		us->path = to_tah(ud->ah)->path;
-		us->dest_qpn = cpu_to_le32(ud->remote_qpn);
-		us->qkey = cpu_to_le32(ud->remote_qkey);
-		seg = us + 1;
-		room -= sizeof(*us);
-	} else if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
-		const struct ib_atomic_wr *at = atomic_wr(wr);
-		struct tern_atomic_seg *as = seg;
-
-		/* One 8-byte SGE receives the original value. */
-		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(u64) ||
-		    (wr->send_flags & IB_SEND_INLINE))
-			return -EINVAL;
-		wqe->rkey = cpu_to_le32(at->rkey);
-		wqe->remote_addr = cpu_to_le64(at->remote_addr);
-		if (opcode == TERN_WQE_ATOMIC_CMP_SWP) {
-			as->swap_add = cpu_to_le64(at->swap);
-			as->compare = cpu_to_le64(at->compare_add);
-		} else {
-			as->swap_add = cpu_to_le64(at->compare_add);
-			as->compare = 0;
-		}
-		seg = as + 1;
-		room -= sizeof(*as);
-	} else if (opcode != TERN_WQE_SEND && opcode != TERN_WQE_SEND_IMM &&
-		   opcode != TERN_WQE_SEND_INV) {
-		wqe->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
-		wqe->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
-	}
-
-	if (wr->send_flags & IB_SEND_INLINE) {
-		u32 len = 0;
-
-		if (opcode == TERN_WQE_RDMA_READ)
-			return -EINVAL;
-		/* Kernel inline SGEs hold kernel virtual addresses. */
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length > qp->cap.max_inline_data - len)
-				return -EINVAL;
-			memcpy(seg + len, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
-		}
-		flags |= TERN_WQE_F_INLINE;
-		wqe->inline_len = cpu_to_le32(len);
-	} else {
-		struct tern_sge *sge = seg;
-
-		if (wr->num_sge > qp->ksq.max_sge ||
-		    wr->num_sge * sizeof(struct tern_sge) > room)
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-		}
-		wqe->num_sge = wr->num_sge;
-	}
-	wqe->flags = flags;
-	wqe->opcode = opcode;
-	return 0;
-}
-
-/**
- * tern_ib_post_send() - post send work requests on a kernel QP
- * @ibqp: the QP
- * @wr: the first work request
- * @bad_wr: set to the first request not posted, on error
- *
- * Any context. RC: SEND, SEND_WITH_IMM, RDMA_WRITE(_WITH_IMM), RDMA_READ and, on a device
- * with atomics, ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD; with fast registration
- * (TERN_RDMA_CAP_MEM_MGT) SEND_WITH_INV, and REG_MR and LOCAL_INV on RC and UC; UD and
- * GSI: SEND and SEND_WITH_IMM to the AH, remote QPN and Q_Key of each request.
- *
- * Return: 0, -EINVAL for a QP not yet in RTS (nor SQD, SQE, ERR) or a malformed request,
- * -ENOMEM when the send queue is full.
- */
-int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		      const struct ib_send_wr **bad_wr)
-{
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
-	struct tern_ib_qp *qp = to_tqp(ibqp);
-	enum ib_qp_state state;
-	unsigned long flags;
-	int err = 0;
-	u16 pi0;
-
-	if (!qp->kernel) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	spin_lock_irqsave(&qp->ksq.lock, flags);
-	pi0 = qp->ksq.pi;
-	state = READ_ONCE(qp->state);
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_RTR) {
-		err = -EINVAL;
-		*bad_wr = wr;
-		goto out;
-	}
-	for (; wr; wr = wr->next) {
-		if (tern_ib_kq_full(&qp->ksq)) {
-			err = -ENOMEM;
-			*bad_wr = wr;
-			break;
-		}
-		err = tern_ib_build_send_wqe(dev, qp, wr);
-		if (err) {
-			*bad_wr = wr;
-			break;
-		}
-		qp->ksq.pi++;
-	}
-	if (qp->ksq.pi != pi0)
-		tern_ib_kq_doorbell(dev, TERN_UDB_SQ, qp->qpn, qp->ksq.pi);
-out:
-	spin_unlock_irqrestore(&qp->ksq.lock, flags);
-	return err;
-}
-
-/**
- * tern_ib_fill_rq_wqe() - write a receive WQE (RQ or SRQ ring slot) from a work request
- * @wqe: the slot, with room for @wr's SGEs (the caller checked num_sge against its max_sge)
- * @wr: the work request
- */
-void tern_ib_fill_rq_wqe(struct tern_rq_wqe *wqe, const struct ib_recv_wr *wr)
-{
-	struct tern_sge *sge = (struct tern_sge *)(wqe + 1);
-	int i;
-
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = cpu_to_le64(wr->wr_id);
-	wqe->num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-		sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-		sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-	}
-}
-
-/**
- * tern_ib_post_recv() - post receive work requests on a kernel QP
- * @ibqp: the QP
- * @wr: the first work request
- * @bad_wr: set to the first request not posted, on error
- *
- * Any context. On UD and GSI QPs the first 40 bytes of each receive get the packet's
- * network header (the GRH area).
- *
- * Return: 0, -EINVAL for a QP in RESET or on an SRQ (ib_post_srq_recv() feeds it) or too
- * many SGEs, -ENOMEM when the receive queue is full.
- */
-int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		      const struct ib_recv_wr **bad_wr)
-{
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
-	struct tern_ib_qp *qp = to_tqp(ibqp);
-	struct tern_rq_wqe *wqe;
-	unsigned long flags;
-	int err = 0;
-	u16 pi0;
-
-	if (!qp->kernel) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
-	if (ibqp->srq) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	spin_lock_irqsave(&qp->krq.lock, flags);
-	pi0 = qp->krq.pi;
-	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
-		err = -EINVAL;
-		*bad_wr = wr;
-		goto out;
-	}
-	for (; wr; wr = wr->next) {
-		if (tern_ib_kq_full(&qp->krq)) {
-			err = -ENOMEM;
-			*bad_wr = wr;
-			break;
-		}
-		if (wr->num_sge < 0 || wr->num_sge > qp->krq.max_sge) {
-			err = -EINVAL;
-			*bad_wr = wr;
-			break;
-		}
-		wqe = tern_ib_kq_slot(&qp->krq, qp->krq.pi);
-		tern_ib_fill_rq_wqe(wqe, wr);
-		qp->krq.pi++;
-	}
-	if (qp->krq.pi != pi0)
-		tern_ib_kq_doorbell(dev, TERN_UDB_RQ, qp->qpn, qp->krq.pi);
-out:
-	spin_unlock_irqrestore(&qp->krq.lock, flags);
-	return err;
 }

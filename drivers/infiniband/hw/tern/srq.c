@@ -4,35 +4,15 @@
  * its depth and stride; the driver checks them against the device's limits and the
  * requested capabilities, pins the ring and creates the SRQ bound to the context's UAR. The
  * provider posts receive WQEs and rings TERN_UDB_SRQ itself. A kernel SRQ has its ring in
- * coherent DMA memory and is bound to the driver's own UAR; post_srq_recv fills it, and
- * poll_cq gives its slots back (tern_ib_srq_complete()). For both, this driver arms the
+ * coherent DMA memory and is bound to the driver's own UAR; post_srq_recv (datapath.c) fills
+ * it, and poll_cq gives its slots back (tern_ib_srq_complete()). For both, this driver arms the
  * limit (modify_srq), reads it back (query_srq) and forwards the SRQ's events.
  */
 
-#include <linux/io.h>
 #include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "tern_ib.h"
-
-static struct tern_ib_srq *tern_ib_srq_get(struct tern_ib_dev *dev, u32 srqn)
-{
-	struct tern_ib_srq *srq;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->srq_xa, flags);
-	srq = xa_load(&dev->srq_xa, srqn);
-	if (srq && !refcount_inc_not_zero(&srq->refcount))
-		srq = NULL;
-	xa_unlock_irqrestore(&dev->srq_xa, flags);
-	return srq;
-}
-
-static void tern_ib_srq_put(struct tern_ib_srq *srq)
-{
-	if (refcount_dec_and_test(&srq->refcount))
-		complete(&srq->free);
-}
 
 /**
  * tern_ib_srq_event() - an affiliated SRQ event of the async EQ
@@ -45,6 +25,7 @@ static void tern_ib_srq_put(struct tern_ib_srq *srq)
 void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {
 	u32 srqn = le32_to_cpu(eqe->data[0]);
+	struct tern_ib_obj *obj;
 	struct tern_ib_srq *srq;
 	struct ib_event ev;
 
@@ -60,17 +41,14 @@ void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 				       eqe->subtype, srqn);
 		return;
 	}
-	srq = tern_ib_srq_get(dev, srqn);
-	if (!srq)
+	obj = tern_ib_obj_get(&dev->srq_xa, srqn);
+	if (!obj)
 		return;		/* destroyed meanwhile */
+	srq = container_of(obj, struct tern_ib_srq, obj);
 	if (eqe->subtype == TERN_SRQ_EV_ERROR)
 		ibdev_warn_ratelimited(&dev->ibdev, "SRQ %u error: ring unreachable\n", srqn);
-	if (srq->ibsrq.event_handler) {
-		ev.device = &dev->ibdev;
-		ev.element.srq = &srq->ibsrq;
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
-	}
-	tern_ib_srq_put(srq);
+	ev.element.srq = &srq->ibsrq;
+	tern_ib_obj_event(dev, obj, &ev, srq->ibsrq.event_handler, srq->ibsrq.srq_context);
 }
 
 static int tern_ib_srq_hw_destroy(struct tern_ib_dev *dev, u32 srqn)
@@ -244,8 +222,7 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		return err;
 
 	mutex_init(&srq->lock);
-	refcount_set(&srq->refcount, 1);
-	init_completion(&srq->free);
+	tern_ib_obj_init(&srq->obj);
 	srq->max_wr = attr.max_wr;
 	srq->max_sge = attr.max_sge;
 
@@ -256,18 +233,10 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (err)
 		goto err_ring;
 	srq->srqn = srqn;
-	if (srqn >= le32_to_cpu(dev->caps.max_srq)) {
-		ibdev_err(&dev->ibdev, "CREATE_SRQ returned SRQN %u (limit %u)\n", srqn,
-			  le32_to_cpu(dev->caps.max_srq));
-		err = -EIO;
+	err = tern_ib_obj_publish(dev, &dev->srq_xa, &srq->obj, srqn,
+				  le32_to_cpu(dev->caps.max_srq), "SRQ");
+	if (err)
 		goto err_destroy;
-	}
-	err = xa_insert_irq(&dev->srq_xa, srqn, srq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "SRQN %u already in use: %d\n", srqn, err);
-		err = -EIO;
-		goto err_destroy;
-	}
 	if (udata) {
 		resp.srqn = srqn;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -278,9 +247,7 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	return 0;
 
 err_erase:
-	xa_erase_irq(&dev->srq_xa, srqn);
-	tern_ib_srq_put(srq);
-	wait_for_completion(&srq->free);
+	tern_ib_obj_unpublish(&dev->srq_xa, srqn, &srq->obj);
 err_destroy:
 	tern_ib_srq_ring_put(dev, srq,
 			     tern_ib_destroy_failed(dev, "SRQ", srqn,
@@ -381,79 +348,11 @@ int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct tern_ib_srq *srq = to_tsrq(ibsrq);
 	bool hold;
 
-	xa_erase_irq(&dev->srq_xa, srq->srqn);
-	tern_ib_srq_put(srq);
-	wait_for_completion(&srq->free);
+	tern_ib_obj_unpublish(&dev->srq_xa, srq->srqn, &srq->obj);
 
 	hold = tern_ib_destroy_failed(dev, "SRQ", srq->srqn,
 				      tern_ib_srq_hw_destroy(dev, srq->srqn));
 	tern_ib_srq_ring_put(dev, srq, hold);
 	mutex_destroy(&srq->lock);
 	return 0;
-}
-
-/* ----------------------------------------------------------------------------------- */
-/* Kernel data path                                                                      */
-
-/**
- * tern_ib_srq_complete() - a receive WQE of a kernel SRQ has completed
- * @srq: the kernel SRQ of the QP whose receive CQE was consumed (or invalidated)
- *
- * Any context; called under the lock of the CQ that held the CQE. The device takes an SRQ's
- * WQEs in ring order, so the oldest slot in use is free again, whichever QP completed.
- */
-void tern_ib_srq_complete(struct tern_ib_srq *srq)
-{
-	/* Pairs with post_srq_recv's atomic_read_acquire(): the slot is no longer read. */
-	atomic_inc_return_release(&srq->done);
-}
-
-/**
- * tern_ib_post_srq_recv() - post receive work requests on a kernel SRQ
- * @ibsrq: the SRQ
- * @wr: the first work request
- * @bad_wr: set to the first request not posted, on error
- *
- * Any context.
- *
- * Return: 0, -EINVAL for too many SGEs or a user SRQ, -ENOMEM when the SRQ is full.
- */
-int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad_wr)
-{
-	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
-	struct tern_ib_srq *srq = to_tsrq(ibsrq);
-	struct tern_rq_wqe *wqe;
-	unsigned long flags;
-	int err = 0;
-	u16 pi0;
-
-	if (!srq->kernel) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	spin_lock_irqsave(&srq->klock, flags);
-	pi0 = srq->pi;
-	for (; wr; wr = wr->next) {
-		if ((u16)(srq->pi - (u16)atomic_read_acquire(&srq->done)) >= srq->max_wr) {
-			err = -ENOMEM;
-			*bad_wr = wr;
-			break;
-		}
-		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
-			err = -EINVAL;
-			*bad_wr = wr;
-			break;
-		}
-		wqe = srq->kbuf.va + ((size_t)(srq->pi & ((1u << srq->log_depth) - 1)) <<
-				      srq->log_stride);
-		tern_ib_fill_rq_wqe(wqe, wr);
-		srq->pi++;
-	}
-	/* writeq() orders the WQEs (coherent memory) before the doorbell. */
-	if (srq->pi != pi0)
-		writeq((srq->srqn & TERN_UDB_OBJ_MASK) | (u64)srq->pi << TERN_UDB_PI_SHIFT,
-		       dev->kdb + TERN_UDB_SRQ);
-	spin_unlock_irqrestore(&srq->klock, flags);
-	return err;
 }

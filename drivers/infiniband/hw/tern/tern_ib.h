@@ -11,9 +11,10 @@
  *               (the UD path they carry)
  *   mr.c        memory regions and the page lists given to the device
  *   cq.c        completion queues: user CQs, and kernel CQs with poll_cq/req_notify_cq
- *   qp.c        queue pairs (RC, UD, GSI): create, modify (RoCEv2 path), query, destroy,
- *               and the kernel data path (post_send/post_recv)
- *   srq.c       shared receive queues: user SRQs, and kernel SRQs with post_srq_recv
+ *   qp.c        queue pairs (RC, UC, UD, GSI): create, modify (RoCEv2 path), query, destroy
+ *   srq.c       shared receive queues: user SRQs and kernel SRQs
+ *   datapath.c  the kernel data path: post_send, post_recv and post_srq_recv write the WQEs
+ *               of kernel QPs and SRQs and ring their doorbells
  *   counters.c  port hardware counters (rdma statistic)
  *
  * Two kinds of consumers. User space (the provider, rdma-core providers/tern) owns the rings
@@ -21,8 +22,8 @@
  * only creates the objects through firmware commands. Kernel consumers (the MAD layer on the
  * GSI QP, the IB CM, rdma_cm and kernel ULPs) get CQs and QPs whose rings live in coherent
  * DMA memory (TERN_MEM_DIRECT) and whose doorbells go through the driver's own UAR page
- * (tern_ib_dev.kuar, mapped at probe); poll_cq, req_notify_cq, post_send and post_recv
- * serve them.
+ * (tern_ib_dev.kuar, mapped at probe); poll_cq, req_notify_cq, post_send, post_recv and
+ * post_srq_recv serve them.
  *
  * Locking and lifetime:
  *  - Verbs on one object are serialised by the RDMA core against its destruction; modify_qp
@@ -47,11 +48,12 @@
  *    window still gives its slot back; tern_ib_cq_clean() counts those it invalidates.
  *    No lock of an SRQ is taken under a CQ lock, nor the reverse.
  *  - Events arrive in hard interrupt context (async EQ: QP, SRQ and CQ events; completion
- *    EQs: CQ completions). The handler looks the object up in tern_ib_dev.qp_xa / cq_xa /
- *    srq_xa under the xarray's lock (IRQ-safe) and takes a reference
- *    (refcount_inc_not_zero) before it drops the lock. Destroy erases the object from its
- *    xarray, drops the initial reference and waits for the completion the last reference
- *    signals, so no event handler uses an object after its destroy verb returns.
+ *    EQs: CQ completions). The handler looks the object (its struct tern_ib_obj) up in
+ *    tern_ib_dev.qp_xa / cq_xa / srq_xa under the xarray's lock (IRQ-safe) and takes a
+ *    reference (refcount_inc_not_zero) before it drops the lock: tern_ib_obj_get(). Destroy
+ *    erases the object from its xarray, drops the initial reference and waits for the
+ *    completion the last reference signals (tern_ib_obj_unpublish()), so no event handler
+ *    uses an object after its destroy verb returns.
  *  - Port state is derived from the netdev at each query; the netdevice notifier (RTNL
  *    held) keeps tern_ib_dev.port_active to report each change once.
  *  - Destroy verbs always release what the kernel holds and return 0: a failed destroy
@@ -161,9 +163,9 @@ struct tern_ib_ceq {
  * @kdb: @kuar mapped (uncached); doorbells are single 64-bit writes (writeq)
  * @mr_key: rotates the key byte of new MRs (atomic)
  * @num_ah: address handles in existence (atomic), at most TERN_IB_MAX_AH
- * @qp_xa: QPN -> struct tern_ib_qp, for events; IRQ-safe lock
- * @cq_xa: CQN -> struct tern_ib_cq, for events; IRQ-safe lock
- * @srq_xa: SRQN -> struct tern_ib_srq, for events; IRQ-safe lock
+ * @qp_xa: QPN -> tern_ib_qp.obj, for events; IRQ-safe lock
+ * @cq_xa: CQN -> tern_ib_cq.obj, for events; IRQ-safe lock
+ * @srq_xa: SRQN -> tern_ib_srq.obj, for events; IRQ-safe lock
  * @ceqs: completion EQs, @num_ceqs of them (= ibdev.num_comp_vectors)
  * @num_ceqs: number of @ceqs
  * @nb: netdevice notifier (port events)
@@ -280,6 +282,17 @@ struct tern_ib_mw {
 };
 
 /**
+ * struct tern_ib_obj - a CQ, QP or SRQ as its events find it (main.c: tern_ib_obj_*())
+ * @refcount: 1 while in its xarray (tern_ib_dev.cq_xa, qp_xa or srq_xa) plus one per
+ *	event handler using the object
+ * @free: completed when @refcount drops to zero
+ */
+struct tern_ib_obj {
+	refcount_t refcount;
+	struct completion free;
+};
+
+/**
  * struct tern_ib_cq - a completion queue
  * @ibcq: the RDMA core's CQ
  * @cqn: the device's number
@@ -290,8 +303,7 @@ struct tern_ib_mw {
  * @ci: kernel CQs: CQEs consumed, free-running
  * @dying: kernel CQs: kernel QPs on an SRQ that receive into this CQ and are being
  *	destroyed (tern_ib_qp.dying)
- * @refcount: 1 while in @cq_xa plus one per event handler using the CQ
- * @free: completed when @refcount drops to zero
+ * @obj: what tern_ib_dev.cq_xa holds, for events
  * @resize_lock: user CQs: serialises resize_cq, which replaces @mem, and modify_cq
  * @vector: the completion vector (index into tern_ib_dev.ceqs) its events go to
  * @moder_count: the event moderation the device last accepted (modify_cq): CQEs...
@@ -309,8 +321,7 @@ struct tern_ib_cq {
 	spinlock_t lock;	/* see above */
 	u32 ci;
 	struct list_head dying;
-	refcount_t refcount;
-	struct completion free;
+	struct tern_ib_obj obj;
 	struct mutex resize_lock;	/* see above */
 	u16 moder_count;
 	u16 moder_period;
@@ -354,8 +365,7 @@ struct tern_ib_kq {
  * @dest_qpn: destination QP number from the last modify_qp that set it
  * @qkey: UD/GSI: the Q_Key from the last modify_qp that set it
  * @sgid_index: GID index of the path, for query_qp
- * @refcount: 1 while in @qp_xa plus one per event handler using the QP
- * @free: completed when @refcount drops to zero
+ * @obj: what tern_ib_dev.qp_xa holds, for events and poll_cq
  * @dying: kernel QPs on an SRQ: in tern_ib_cq.dying of the receive CQ from the moment
  *	destroy_qp erases the QP from @qp_xa until its CQEs are cleaned, so that poll_cq
  *	still credits the SRQ for the receive CQEs it drops meanwhile (the CQ's lock)
@@ -376,8 +386,7 @@ struct tern_ib_qp {
 	u32 dest_qpn;
 	u32 qkey;
 	u8 sgid_index;
-	refcount_t refcount;
-	struct completion free;
+	struct tern_ib_obj obj;
 	struct list_head dying;
 };
 
@@ -401,8 +410,7 @@ struct tern_ib_qp {
  *	n oldest slots whichever QPs and CQs they came from; there are several writers (the
  *	CQ lock of each receive CQ of those QPs: atomic_inc_return_release()), and the poster
  *	reads it with atomic_read_acquire() under @klock
- * @refcount: 1 while in @srq_xa plus one per event handler using the SRQ
- * @free: completed when @refcount drops to zero
+ * @obj: what tern_ib_dev.srq_xa holds, for events
  */
 struct tern_ib_srq {
 	struct ib_srq ibsrq;
@@ -418,8 +426,7 @@ struct tern_ib_srq {
 	spinlock_t klock;	/* see above */
 	u16 pi;
 	atomic_t done;
-	refcount_t refcount;
-	struct completion free;
+	struct tern_ib_obj obj;
 };
 
 static inline struct tern_ib_dev *to_tdev(struct ib_device *ibdev)
@@ -485,6 +492,14 @@ void tern_ib_zombie_add(struct tern_ib_dev *dev, struct ib_umem *umem);
 bool tern_ib_destroy_failed(struct tern_ib_dev *dev, const char *what, u32 num, int err);
 int tern_ib_udata_cmd(struct ib_udata *udata, void *cmd, size_t len, size_t min_len,
 		      size_t resp_len);
+void tern_ib_obj_init(struct tern_ib_obj *obj);
+int tern_ib_obj_publish(struct tern_ib_dev *dev, struct xarray *xa, struct tern_ib_obj *obj,
+			u32 num, u32 limit, const char *what);
+void tern_ib_obj_unpublish(struct xarray *xa, u32 num, struct tern_ib_obj *obj);
+struct tern_ib_obj *tern_ib_obj_get(struct xarray *xa, u32 num);
+void tern_ib_obj_put(struct tern_ib_obj *obj);
+void tern_ib_obj_event(struct tern_ib_dev *dev, struct tern_ib_obj *obj, struct ib_event *ev,
+		       void (*handler)(struct ib_event *ev, void *ctx), void *ctx);
 
 /* verbs.c */
 int tern_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
@@ -514,7 +529,6 @@ struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int tern_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int tern_ib_dealloc_mw(struct ib_mw *ibmw);
-void tern_ib_fill_rq_wqe(struct tern_rq_wqe *wqe, const struct ib_recv_wr *wr);
 int tern_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		      unsigned int *sg_offset);
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
@@ -550,10 +564,6 @@ void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 u32 tern_ib_access_to_hw(int ib_access);
 int tern_ib_build_path(struct tern_ib_dev *dev, const struct rdma_ah_attr *ah, u16 udp_sport,
 		       struct tern_qp_path *path);
-int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		      const struct ib_send_wr **bad_wr);
-int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		      const struct ib_recv_wr **bad_wr);
 
 /* srq.c */
 int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
@@ -562,10 +572,16 @@ int tern_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
 int tern_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
+
+/* datapath.c */
+int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
 int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
 void tern_ib_srq_complete(struct tern_ib_srq *srq);
-void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 
 /* counters.c */
 struct rdma_hw_stats *tern_ib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num);

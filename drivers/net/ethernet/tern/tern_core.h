@@ -360,21 +360,6 @@ static inline u32 tern_cmd_token_slot(u16 token)
 }
 
 /**
- * tern_ring_phase() - phase bit a new entry at a consumer index carries
- * @ci: free-running consumer index of a completion or event ring
- * @log_depth: log2 of the ring's entries
- *
- * The device writes phase 1 on its first pass through the ring, 0 on the second, and so
- * on. 2^32 is a multiple of twice any ring depth, so @ci may wrap around.
- *
- * Return: TERN_CQE_PHASE (== TERN_EQE_PHASE) or 0.
- */
-static inline u8 tern_ring_phase(u32 ci, u8 log_depth)
-{
-	return ((ci >> log_depth) & 1) ? 0 : TERN_CQE_PHASE;
-}
-
-/**
  * tern_eq_db_value() - value of an EQ doorbell
  * @ci: free-running consumer index (the doorbell carries it modulo 2^24)
  * @arm: ask for an interrupt at the next event
