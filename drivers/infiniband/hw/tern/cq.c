@@ -28,7 +28,7 @@ static struct tern_ib_cq *tern_ib_cq_get(struct tern_ib_dev *dev, u32 cqn)
  * @ctx: the struct tern_ib_ceq
  * @eqe: the event
  *
- * Hard interrupt context: calls the CQ's completion handler.
+ * From the completion EQ's tasklet (softirq context): calls the CQ's completion handler.
  */
 void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe)
 {
@@ -50,7 +50,8 @@ void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe)
  * @dev: the device
  * @eqe: TERN_EQE_CQ_ERROR
  *
- * Hard interrupt context: reports IB_EVENT_CQ_ERR to the CQ's owner.
+ * From the async EQ's tasklet (softirq context, interrupts disabled): reports
+ * IB_EVENT_CQ_ERR to the CQ's owner.
  */
 void tern_ib_cq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {

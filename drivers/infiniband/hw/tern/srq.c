@@ -19,8 +19,8 @@
  * @dev: the device
  * @eqe: TERN_EQE_SRQ_EVENT
  *
- * Hard interrupt context: reports IB_EVENT_SRQ_LIMIT_REACHED or IB_EVENT_SRQ_ERR to the
- * SRQ's owner. The device disarmed the limit when it sent the event.
+ * From the async EQ's tasklet (softirq context, interrupts disabled): reports
+ * IB_EVENT_SRQ_LIMIT_REACHED or IB_EVENT_SRQ_ERR to the SRQ's owner. The device disarmed the limit when it sent the event.
  */
 void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {
