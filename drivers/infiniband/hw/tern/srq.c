@@ -20,7 +20,8 @@
  * @eqe: TERN_EQE_SRQ_EVENT
  *
  * From the async EQ's tasklet (softirq context, interrupts disabled): reports
- * IB_EVENT_SRQ_LIMIT_REACHED or IB_EVENT_SRQ_ERR to the SRQ's owner. The device disarmed the limit when it sent the event.
+ * IB_EVENT_SRQ_LIMIT_REACHED or IB_EVENT_SRQ_ERR to the SRQ's owner. The device disarmed
+ * the limit when it sent the event.
  */
 void tern_ib_srq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {

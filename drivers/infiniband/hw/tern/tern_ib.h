@@ -50,7 +50,8 @@
  *  - Events arrive from tern_core's EQ tasklets, in softirq context (async EQ: QP, SRQ and
  *    CQ events, with interrupts disabled; completion EQs: CQ completions). The handler
  *    looks the object (its struct tern_ib_obj) up in tern_ib_dev.qp_xa / cq_xa / srq_xa
- *    under the xarray's lock (IRQ-safe) and takes a reference (refcount_inc_not_zero) before it drops the lock: tern_ib_obj_get(). Destroy
+ *    under the xarray's lock (IRQ-safe) and takes a reference (refcount_inc_not_zero)
+ *    before it drops the lock: tern_ib_obj_get(). Destroy
  *    erases the object from its xarray, drops the initial reference and waits for the
  *    completion the last reference signals (tern_ib_obj_unpublish()), so no event handler
  *    uses an object after its destroy verb returns.
