@@ -61,19 +61,21 @@ build_inputs() {
 	fi
 }
 
-checkpatch_dir() {
-	local ver dir tmp
+# Files from Debian's linux-source-6.1 tarball, extracted once into
+# $TERN_CACHE/<name>-<package version>/ and kept there; prints that directory.
+#   $1 name, $2 a file whose presence marks a finished extraction, $3 what it is (for the
+#   log), then tar's arguments: --strip-components and the members
+source_extract() {
+	local name=$1 marker=$2 what=$3 ver dir tmp
+	shift 3
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
 		ver=$(stat -c '%Y-%s' "$tarball" 2>/dev/null) || return 1
-	dir=$TERN_CACHE/checkpatch-$ver
-	if [ ! -f "$dir/checkpatch.pl" ]; then
+	dir=$TERN_CACHE/$name-$ver
+	if [ ! -f "$dir/$marker" ]; then
 		[ -f "$tarball" ] || return 1
-		log "extracting checkpatch.pl from $tarball (once)"
-		tmp=$(mktemp -d "$TERN_CACHE/checkpatch.XXXXXX") || return 1
-		if ! tar -xJf "$tarball" -C "$tmp" --strip-components=2 \
-			linux-source-6.1/scripts/checkpatch.pl \
-			linux-source-6.1/scripts/spelling.txt \
-			linux-source-6.1/scripts/const_structs.checkpatch; then
+		log "extracting $what from $tarball (once)"
+		tmp=$(mktemp -d "$TERN_CACHE/$name.XXXXXX") || return 1
+		if ! tar -xJf "$tarball" -C "$tmp" "$@"; then
 			rm -rf "$tmp"
 			return 1
 		fi
@@ -83,26 +85,17 @@ checkpatch_dir() {
 	echo "$dir"
 }
 
-# The kernel's Kconfig files and the scripts they call, from Debian's linux-source-6.1
-# tarball, extracted once into $TERN_CACHE/kconfig-<package version>/ (about 12 s).
+checkpatch_dir() {
+	source_extract checkpatch checkpatch.pl checkpatch.pl --strip-components=2 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+}
+
+# The kernel's Kconfig files and the scripts they call (about 12 s to extract).
 kconfig_dir() {
-	local ver dir tmp
-	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
-		ver=$(stat -c '%Y-%s' "$tarball" 2>/dev/null) || return 1
-	dir=$TERN_CACHE/kconfig-$ver
-	if [ ! -f "$dir/Kconfig" ]; then
-		[ -f "$tarball" ] || return 1
-		log "extracting the Kconfig files from $tarball (once)"
-		tmp=$(mktemp -d "$TERN_CACHE/kconfig.XXXXXX") || return 1
-		if ! tar -xJf "$tarball" -C "$tmp" --strip-components=1 --wildcards \
-			'linux-source-6.1/*Kconfig*' 'linux-source-6.1/scripts/*'; then
-			rm -rf "$tmp"
-			return 1
-		fi
-		rm -rf "$dir"
-		mv "$tmp" "$dir" || { rm -rf "$tmp"; return 1; }
-	fi
-	echo "$dir"
+	source_extract kconfig Kconfig "the Kconfig files" --strip-components=1 --wildcards \
+		'linux-source-6.1/*Kconfig*' 'linux-source-6.1/scripts/*'
 }
 
 # Run kconfig's olddefconfig in kernel tree $1 on config file $2.
