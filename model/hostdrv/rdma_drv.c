@@ -771,12 +771,12 @@ unsigned int post_send_inline(struct rdev *d, struct rqp *qp, uint8_t opcode, ui
 	return slot;
 }
 
-unsigned int post_recv(struct rdev *d, struct rqp *qp, uint64_t wr_id, const struct sge *sg,
-		       unsigned int nsge)
+void write_rqe(struct rdev *d, const struct qmem *ring, unsigned int slot, unsigned int stride,
+	       uint64_t wr_id, const struct sge *sg, unsigned int nsge)
 {
-	unsigned int slot = qp->rq_pi & ((1u << qp->rq_log) - 1), i;
-	size_t sz = 1u << qp->rq_stride;
-	uint8_t *w = qmem_ptr(d, &qp->rq, (size_t)slot * sz, sz);
+	size_t sz = 1u << stride;
+	uint8_t *w = qmem_ptr(d, ring, (size_t)slot * sz, sz);
+	unsigned int i;
 
 	memset(w, 0, sz);
 	wr64(w + RQE(wr_id), wr_id);
@@ -788,6 +788,14 @@ unsigned int post_recv(struct rdev *d, struct rqp *qp, uint64_t wr_id, const str
 		wr32(s + SGE(length), sg[i].len);
 		wr32(s + SGE(lkey), sg[i].lkey);
 	}
+}
+
+unsigned int post_recv(struct rdev *d, struct rqp *qp, uint64_t wr_id, const struct sge *sg,
+		       unsigned int nsge)
+{
+	unsigned int slot = qp->rq_pi & ((1u << qp->rq_log) - 1);
+
+	write_rqe(d, &qp->rq, slot, qp->rq_stride, wr_id, sg, nsge);
 	qp->rq_pi++;
 	return slot;
 }

@@ -217,6 +217,10 @@ unsigned int post_send(struct rdev *d, struct rqp *qp, uint8_t opcode, uint8_t f
 unsigned int post_send_inline(struct rdev *d, struct rqp *qp, uint8_t opcode, uint8_t flags,
 			      uint64_t wr_id, const void *data, uint32_t len, uint64_t raddr,
 			      uint32_t rkey, uint32_t imm);
+/* One receive WQE (struct tern_rqe and its SGEs) into slot @slot of a ring of 2^@stride-byte
+ * entries: a QP's receive queue or an SRQ. No doorbell. */
+void write_rqe(struct rdev *d, const struct qmem *ring, unsigned int slot, unsigned int stride,
+	       uint64_t wr_id, const struct sge *sg, unsigned int nsge);
 unsigned int post_recv(struct rdev *d, struct rqp *qp, uint64_t wr_id, const struct sge *sg,
 		       unsigned int nsge);
 void ring_sq(struct rdev *d, struct rqp *qp);

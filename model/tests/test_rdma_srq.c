@@ -129,20 +129,9 @@ static int srq_query(struct rdev *d, uint32_t srqn, struct srqstate *q)
 static unsigned int srq_post(struct rdev *d, struct rsrq *s, uint64_t wr_id, const struct sge *sg,
 			     unsigned int nsge)
 {
-	unsigned int slot = s->pi & ((1u << s->log) - 1), i;
-	size_t sz = 1u << s->stride;
-	uint8_t *w = qmem_ptr(d, &s->mem, (size_t)slot * sz, sz);
+	unsigned int slot = s->pi & ((1u << s->log) - 1);
 
-	memset(w, 0, sz);
-	wr64(w + RQE(wr_id), wr_id);
-	w[RQE(num_sge)] = (uint8_t)nsge;
-	for (i = 0; i < nsge && 16 + 16 * (i + 1) <= sz; i++) {
-		uint8_t *e = w + 16 + 16 * i;
-
-		wr64(e + SGE(addr), sg[i].addr);
-		wr32(e + SGE(length), sg[i].len);
-		wr32(e + SGE(lkey), sg[i].lkey);
-	}
+	write_rqe(d, &s->mem, slot, s->stride, wr_id, sg, nsge);
 	s->pi++;
 	return slot;
 }
