@@ -14,7 +14,8 @@
 # The two halves run side by side: the stock half in the foreground, the debug half (its kernel
 # build, then its tests) in the background, its output shown when the stock half is done. A
 # guest cluster keeps about 1.3 of the 2 cores busy (one guest often waits for the other), so
-# the halves overlap in the idle time; each half's own clusters still run one at a time.
+# the halves overlap in the idle time. The stock half runs its files one at a time; the
+# debug half its files slowest first, one at a time beside the stock half, two after it.
 # Ends with each test file's wall time, slowest first, and the total against the budget
 # (scripts/lib/test-times.py). Exits non-zero on any failure.
 #   scripts/test.sh                          everything, both flavours
@@ -49,6 +50,47 @@ half() {	# half FLAVOUR DIR...: one prove run; guest tests keep their logs under
 	echo "$rc $((SECONDS - t1)) $*" > "$TERN_OUT/half-$flavour"
 }
 
+# The debug half's files, slowest first as measured (README "How long they take"), so that the
+# last ones to finish are short; files not named here run after these, in name order.
+DEBUG_ORDER=(tests/guest/faults.t tests/guest/rdma.t tests/guest/dcb.t tests/guest/storage.t
+	tests/guest/cm.t tests/guest/ethernet.t tests/guest/verbs.t tests/kunit/kunit.t)
+pool() {	# pool FLAVOUR WHAT FILE...: one prove run per file, one file at a time while the
+	# stock half runs ($TERN_OUT/stock-running exists), two at a time once it is done (a
+	# cluster of two guests keeps about 1.3 of the 2 cores busy). Each file's output is
+	# printed whole when it ends; prove-FLAVOUR.log holds them all, in the order they ended.
+	local flavour=$1 what=$2 t1=$SECONDS rc=0 dir=$TERN_OUT/prove-$1.d i=0 f n width
+	shift 2
+	rm -rf "$dir" && mkdir -p "$dir"
+	: > "$TERN_OUT/prove-$flavour.log"
+	log "tests on the $flavour kernel, slowest first, two at a time once the stock half is done: $*"
+	for f in "$@"; do
+		i=$((i + 1))
+		while :; do
+			n=$(jobs -rp | wc -l)
+			width=1
+			[ -e "$TERN_OUT/stock-running" ] || width=2
+			[ "$n" -lt "$width" ] && break
+			sleep 2
+		done
+		n=$((deadline - SECONDS))
+		[ "$n" -ge 60 ] || n=60
+		(
+			r=0
+			TERN_KERNEL=$flavour timeout -k 30 "${TERN_PROVE_TIMEOUT:-$n}" \
+				prove --timer --verbose "$f" > "$dir/$i.log" 2>&1 || r=$?
+			echo "$r" > "$dir/$i.rc"
+			# shellcheck disable=SC2016 # the inner shell expands them
+			flock "$dir" sh -c 'cat "$1" >> "$2"; cat "$1"' sh "$dir/$i.log" \
+				"$TERN_OUT/prove-$flavour.log"
+		) &
+	done
+	wait
+	for f in "$dir"/*.rc; do
+		[ "$(cat "$f")" = 0 ] || rc=1
+	done
+	echo "$rc $((SECONDS - t1)) $what" > "$TERN_OUT/half-$flavour"
+}
+
 summary=() logs=() failed=0
 summarize() {	# summarize FLAVOUR
 	local rc=1 secs=0 what="(did not run)"
@@ -66,17 +108,25 @@ if [ $# -gt 0 ]; then
 	half "$flavour" "$@"
 	summarize "$flavour"
 else
-	debug_tests=(tests/guest)
-	[ -d tests/kunit ] && debug_tests+=(tests/kunit)
+	debug_dirs=(tests/guest)
+	[ -d tests/kunit ] && debug_dirs+=(tests/kunit)
+	mapfile -t found < <(find "${debug_dirs[@]}" -name '*.t' | sort)
+	debug_tests=()
+	for f in "${DEBUG_ORDER[@]}" "${found[@]}"; do
+		case " ${found[*]} " in *" $f "*) ;; *) continue ;; esac
+		case " ${debug_tests[*]} " in *" $f "*) continue ;; esac
+		debug_tests+=("$f")
+	done
 	debug_out=$TERN_OUT/debug-half.log
 	# Stopped (CI's limit, ^C): take the background half and its guests down too.
 	trap 'trap - INT TERM; kill -TERM 0' INT TERM
+	touch "$TERN_OUT/stock-running"
 	(
 		t1=$SECONDS
 		# niced: a build has no deadline, the stock half's guests have timeouts
 		if nice -n 10 "$TERN_TOP/scripts/build.sh" --debug; then
 			log "builds for the debug half took $((SECONDS - t1)) s"
-			half debug "${debug_tests[@]}"
+			pool debug "${debug_dirs[*]}" "${debug_tests[@]}"
 		else
 			echo "1 $((SECONDS - t1)) the debug kernel's build" > "$TERN_OUT/half-debug"
 		fi
@@ -84,6 +134,7 @@ else
 	debug_pid=$!
 	log "the debug half (kernel build, then tests) runs beside the stock half: $debug_out"
 	half stock tests/static tests/host tests/harness tests/guest tests/interop
+	rm -f "$TERN_OUT/stock-running"
 	log "stock half done; the debug half so far, then as it goes:"
 	tail -n +1 --pid="$debug_pid" -f "$debug_out"
 	wait "$debug_pid" || true
