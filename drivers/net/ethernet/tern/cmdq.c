@@ -195,6 +195,33 @@ int tern_cmd_status_to_errno(u8 status)
 }
 EXPORT_SYMBOL_IF_TERN_KUNIT(tern_cmd_status_to_errno);
 
+/* A command the device refused because of what it was asked (a bad parameter, a busy or
+ * unknown object, no room left) is the caller's error, returned to it as an errno: users and
+ * peers can cause those at will, so they go to the debug log only. A malformed command
+ * (unknown opcode, wrong length), a DMA failure or an internal error is a driver or device
+ * bug and is logged as one. Either way the command queue's error count moves.
+ */
+static void tern_cmd_log_status(struct tern_dev *tdev, u8 opcode,
+				const struct tern_cmd_slot *slot)
+{
+	switch (slot->status) {
+	case TERN_CMD_BAD_PARAM:
+	case TERN_CMD_NO_RESOURCES:
+	case TERN_CMD_BAD_RESOURCE:
+	case TERN_CMD_BAD_STATE:
+		dev_dbg(&tdev->pdev->dev, "command %s (%#x) refused: status %s (%#x), syndrome %#x\n",
+			tern_cmd_opcode_name(opcode), opcode,
+			tern_cmd_status_name(slot->status), slot->status, slot->syndrome);
+		break;
+	default:
+		dev_err_ratelimited(&tdev->pdev->dev,
+				    "command %s (%#x) failed: status %s (%#x), syndrome %#x\n",
+				    tern_cmd_opcode_name(opcode), opcode,
+				    tern_cmd_status_name(slot->status), slot->status,
+				    slot->syndrome);
+	}
+}
+
 /**
  * tern_cmd_fill_sqe() - encode a command ring entry
  * @sqe: the entry; every byte is written
@@ -675,8 +702,7 @@ static int tern_cmd_post(struct tern_dev *tdev, struct tern_cmd_slot *slot, u16 
 	tern_cmd_fill_sqe(sqe, opcode, slot->token, in, in_len, out_len, slot->in_dma,
 			  slot->out_dma);
 	cmdq->sq_pi++;
-	/*
-	 * The entry and the input mailbox must be visible to the device before it sees the new
+	/* The entry and the input mailbox must be visible to the device before it sees the new
 	 * producer index. iowrite32() orders prior writes to coherent memory already; the
 	 * barrier documents the dependency. Doorbells are written under the lock so that the
 	 * device never sees the producer index go backwards.
@@ -687,8 +713,7 @@ static int tern_cmd_post(struct tern_dev *tdev, struct tern_cmd_slot *slot, u16 
 	return 0;
 }
 
-/*
- * Wait for @slot to complete. Returns 0 once it has completed (with any status), or
+/* Wait for @slot to complete. Returns 0 once it has completed (with any status), or
  * -ETIMEDOUT. A dead device completes the slot with TERN_CMD_ABORTED through
  * tern_dev_alive() -> tern_dev_mark_dead() -> tern_cmdq_abort().
  */
@@ -819,11 +844,7 @@ int tern_cmd_exec(struct tern_dev *tdev, u16 opcode, const void *in, size_t in_l
 	}
 	if (slot->status != TERN_CMD_OK) {
 		atomic_inc(&cmdq->errors);
-		dev_err_ratelimited(&tdev->pdev->dev,
-				    "command %s (%#x) failed: status %s (%#x), syndrome %#x\n",
-				    tern_cmd_opcode_name(opcode), opcode,
-				    tern_cmd_status_name(slot->status), slot->status,
-				    slot->syndrome);
+		tern_cmd_log_status(tdev, opcode, slot);
 		err = tern_cmd_status_to_errno(slot->status);
 		goto out_put;
 	}
