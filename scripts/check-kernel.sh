@@ -157,19 +157,25 @@ else
 fi
 
 # Gate 3: checkpatch. It runs outside the checkout (it would drop a CamelCase cache file in
-# its working directory) with an empty --root, as it has no kernel tree to look at.
+# its working directory) with an empty --root, as it has no kernel tree to look at. The files
+# are named by their path in a kernel tree (links to ours), as in a patch: checkpatch's
+# subsystem rules go by that path (drivers/net/ and net/ have their own comment style).
 if ! cpdir=$(checkpatch_dir); then
 	not_ok "checkpatch --strict # cannot extract checkpatch.pl from $tarball"
 else
 	cproot=$work/checkpatch-root
-	mkdir -p "$cproot/include"
+	rm -rf "$cproot"
+	mkdir -p "$cproot/include/uapi"
+	ln -sfn "$TERN_TOP/drivers" "$cproot/drivers"
+	ln -sfn "$TERN_TOP/include/tern" "$cproot/include/tern"
+	ln -sfn "$TERN_TOP/include/uapi/rdma" "$cproot/include/uapi/rdma"
 	bad=()
 	: >"$work/checkpatch.log"
 	while read -r f; do
 		# shellcheck disable=SC2046 # word splitting of the options is intended
 		if ! out=$(cd "$cproot" && env -u GIT_DIR perl "$cpdir/checkpatch.pl" --no-tree \
 			--strict --root="$cproot" --quiet --show-types $(checkpatch_opts "$f") \
-			-f "$TERN_TOP/$f" 2>&1) || [ -n "$out" ]; then
+			-f "$f" 2>&1) || [ -n "$out" ]; then
 			bad+=("$f")
 			printf '%s\n' "$out" >>"$work/checkpatch.log"
 		fi

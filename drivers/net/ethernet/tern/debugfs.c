@@ -73,8 +73,7 @@ static const char * const tern_dbg_status_names[] = {
 	[TERN_CMD_INTERNAL]	= "internal",
 };
 
-/*
- * The line a debugfs write carries: at most @max - 1 bytes, copied and NUL-terminated
+/* The line a debugfs write carries: at most @max - 1 bytes, copied and NUL-terminated
  * (kfree() it). ERR_PTR(-EINVAL) when longer, or memdup_user_nul()'s error.
  */
 static char *tern_dbg_user_line(const char __user *ubuf, size_t count, size_t max)
@@ -84,8 +83,7 @@ static char *tern_dbg_user_line(const char __user *ubuf, size_t count, size_t ma
 	return memdup_user_nul(ubuf, count);
 }
 
-/*
- * The settings parser of every file here: the next blank-separated word of *@line, split
+/* The settings parser of every file here: the next blank-separated word of *@line, split
  * into @key and @val at its first '=' (@val NULL for a bare key); *@line moves past it.
  * Return: false at the end of the line.
  */
@@ -255,8 +253,7 @@ static const struct file_operations tern_dbg_cmd_test_fops = {
 	.llseek = no_llseek,
 };
 
-/*
- * A percentage with up to 4 decimals, 0..100, in parts per million (TERN_WIRE_FAULT_PPM_MAX is
+/* A percentage with up to 4 decimals, 0..100, in parts per million (TERN_WIRE_FAULT_PPM_MAX is
  * 100 %): "0.1" is 1000 ppm, "1" is 10000, "100" is 1000000.
  */
 static int tern_dbg_parse_pct(const char *s, u32 *ppm)

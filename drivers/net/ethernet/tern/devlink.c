@@ -392,8 +392,7 @@ static int tern_fw_reporter_recover(struct devlink_health_reporter *reporter, vo
 	return err;
 }
 
-/*
- * "devlink health test": report a simulated firmware error whose recovery resets the device
+/* "devlink health test": report a simulated firmware error whose recovery resets the device
  * (and re-applies the DCB settings), as a real error would. The report goes through the
  * health work item (this runs under the devlink instance lock, which reports take); within
  * the reporter's grace period it only marks the reporter in error, and "devlink health
@@ -430,8 +429,7 @@ static void tern_pfc_storm_prios(char *buf, size_t len, unsigned long storms, u8
 		strscpy(buf, "none", len);
 }
 
-/*
- * "devlink health diagnose ... reporter pfc": the storms in progress, the storm guard and
+/* "devlink health diagnose ... reporter pfc": the storms in progress, the storm guard and
  * the counts, the firmware's included.
  */
 static int tern_pfc_reporter_diagnose(struct devlink_health_reporter *reporter,
@@ -462,8 +460,7 @@ static int tern_pfc_reporter_diagnose(struct devlink_health_reporter *reporter,
 					atomic64_read(&tdev->dcb.storm_recovered));
 	if (err)
 		return err;
-	/*
-	 * The firmware's counts since its last reset; absent when it does not answer. The
+	/* The firmware's counts since its last reset; absent when it does not answer. The
 	 * answer is 832 bytes: on the heap, as the other readers of it keep it.
 	 */
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
@@ -481,8 +478,7 @@ out:
 	return err;
 }
 
-/*
- * No recover callback: the storm guard in the firmware acts by itself (it stops honouring,
+/* No recover callback: the storm guard in the firmware acts by itself (it stops honouring,
  * or sending, the pauses of the priority) and undoes it when the storm is over; the
  * reporter is in the error state while a storm lasts and healthy again after it.
  */

@@ -56,8 +56,7 @@ static bool tern_en_hw_link_up(struct tern_en_priv *priv)
 	return status & TERN_STATUS_LINK_UP;
 }
 
-/*
- * Carrier is on while the port's link is up and the channel can carry traffic: with the
+/* Carrier is on while the port's link is up and the channel can carry traffic: with the
  * queues gone (interface down, or a failed reconfiguration) the TX watchdog must stay
  * quiet. Called with priv->link_lock held.
  */
@@ -195,8 +194,7 @@ static void tern_en_set_rx_mode(struct net_device *netdev)
 	struct tern_en_priv *priv = netdev_priv(netdev);
 	u32 flags = 0;
 
-	/*
-	 * Without IFF_UNICAST_FLT the core turns on IFF_PROMISC itself when secondary unicast
+	/* Without IFF_UNICAST_FLT the core turns on IFF_PROMISC itself when secondary unicast
 	 * addresses are added. The device accepts every multicast frame anyway; ALLMULTI is
 	 * passed on so that the port reports what the user asked for.
 	 */
@@ -361,8 +359,7 @@ static void tern_en_get_stats64(struct net_device *netdev, struct rtnl_link_stat
 	st->tx_errors = sw.tx_errors + sw.tx_carrier_errors;
 	st->tx_dropped = sw.tx_dropped;
 
-	/*
-	 * Frames the device completed with an error are counted by the driver (the hardware's
+	/* Frames the device completed with an error are counted by the driver (the hardware's
 	 * rx_dma_errors/tx_dma_errors/tx_bad_len count the same events); frames the device
 	 * dropped before they reached a descriptor come from the hardware counters.
 	 */
@@ -400,8 +397,7 @@ static int tern_en_create_queue(struct tern_en_priv *priv, u16 opcode, dma_addr_
 	return tern_cmd_exec(priv->tdev, opcode, &in, sizeof(in), NULL, 0, qid);
 }
 
-/*
- * Destroy a queue on the device. Returns true when the device no longer uses the queue's
+/* Destroy a queue on the device. Returns true when the device no longer uses the queue's
  * memory: it destroyed the queue, or it is dead (a dead device has stopped DMA).
  */
 static bool tern_en_destroy_queue(struct tern_en_priv *priv, u16 opcode, u32 qid)
@@ -447,8 +443,7 @@ static int tern_en_txq_alloc(struct tern_en_priv *priv)
 	return 0;
 }
 
-/*
- * Account for and free the frames still on the ring, then free the ring; @hw_done: the
+/* Account for and free the frames still on the ring, then free the ring; @hw_done: the
  * device no longer reads the ring (otherwise it is leaked rather than reused under DMA).
  * Frames the device finished count as if the NAPI poll had reaped them; the others are
  * dropped. The data path is stopped: nothing else writes the counters.
@@ -498,8 +493,7 @@ static void tern_en_txq_free(struct tern_en_priv *priv, bool hw_done)
 	tx->bufs = NULL;
 }
 
-/*
- * Post receive buffers until the ring is full or allocation fails. Returns false on an
+/* Post receive buffers until the ring is full or allocation fails. Returns false on an
  * allocation failure. Called from the NAPI poll, or before NAPI is enabled.
  */
 static bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp)
@@ -589,8 +583,7 @@ err_pool:
 	return err;
 }
 
-/*
- * Return the posted buffers and free the ring; @hw_done: the device no longer writes them.
+/* Return the posted buffers and free the ring; @hw_done: the device no longer writes them.
  * Otherwise the ring and the buffers are leaked (the buffers leave the pool unmapped) so
  * that nothing the device may still write is ever reused.
  */
@@ -665,8 +658,7 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 	dma_addr_t dma;
 	u32 idx, len;
 
-	/*
-	 * Without carrier the device would complete the frame without sending it; until
+	/* Without carrier the device would complete the frame without sending it; until
 	 * linkwatch stops the qdisc, drop here so that the counters tell the truth.
 	 */
 	if (unlikely(!netif_carrier_ok(netdev))) {
@@ -720,8 +712,7 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 		u64_stats_update_begin(&tx->xstats.syncp);
 		u64_stats_inc(&tx->xstats.stops);
 		u64_stats_update_end(&tx->xstats.syncp);
-		/*
-		 * Pairs with smp_mb() in tern_en_tx_clean(): either it sees the stopped queue,
+		/* Pairs with smp_mb() in tern_en_tx_clean(): either it sees the stopped queue,
 		 * or we see the room it made.
 		 */
 		smp_mb();
@@ -944,8 +935,7 @@ static void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, voi
 			   eqe->type, qid, eq->eqn);
 }
 
-/*
- * Ask each queue for one event when it next finishes a descriptor. The EQ needs nothing:
+/* Ask each queue for one event when it next finishes a descriptor. The EQ needs nothing:
  * its interrupt handler re-arms it after every interrupt. NAPI context.
  */
 static void tern_en_arm(struct tern_en_priv *priv)
@@ -996,8 +986,7 @@ static int tern_en_poll(struct napi_struct *napi, int budget)
 	work = tern_en_rx_poll(priv, budget);
 	refilled = tern_en_rx_refill(rx, GFP_ATOMIC | __GFP_NOWARN);
 
-	/*
-	 * Keep polling while there is more to receive, and while the ring is empty because
+	/* Keep polling while there is more to receive, and while the ring is empty because
 	 * buffers could not be allocated: without buffers the device raises no RX event.
 	 */
 	if (work == budget || (!refilled && rx->pi == rx->ci)) {
@@ -1025,8 +1014,7 @@ static int tern_en_poll(struct napi_struct *napi, int budget)
  * Channel open/close
  */
 
-/*
- * Allocate the rings, create the EQ and the queues on the device and start the data path.
+/* Allocate the rings, create the EQ and the queues on the device and start the data path.
  * RTNL held. On failure everything is undone.
  */
 static int tern_en_open_channel(struct tern_en_priv *priv)
@@ -1078,8 +1066,7 @@ static int tern_en_open_channel(struct tern_en_priv *priv)
 
 	netdev_tx_reset_queue(ch->tx.nq);
 	napi_enable(&ch->napi);
-	/*
-	 * The queues are created disarmed and the posted RX buffers are not rung yet: a first
+	/* The queues are created disarmed and the posted RX buffers are not rung yet: a first
 	 * poll does both, so that every doorbell is written from NAPI.
 	 */
 	local_bh_disable();
@@ -1123,8 +1110,7 @@ static void tern_en_close_channel(struct tern_en_priv *priv)
 
 	napi_disable(&ch->napi);
 	netif_tx_disable(priv->netdev);
-	/*
-	 * napi_disable() returns once the poll has called napi_complete_done(), but the poll
+	/* napi_disable() returns once the poll has called napi_complete_done(), but the poll
 	 * still rings the arming doorbells after that: wait for it to leave its softirq.
 	 */
 	synchronize_net();
@@ -1166,8 +1152,7 @@ static void tern_en_cfg_set(struct tern_en_priv *priv, const struct tern_en_cfg 
 	priv->rx_ring_size = cfg->rx_ring_size;
 }
 
-/*
- * Apply @cfg to a running interface by recreating the channel. On failure the previous
+/* Apply @cfg to a running interface by recreating the channel. On failure the previous
  * settings are restored and the channel reopened with them. RTNL held.
  */
 static int tern_en_reconfigure(struct tern_en_priv *priv, const struct tern_en_cfg *cfg)

@@ -92,8 +92,7 @@ static int tern_eq_destroy_hw(struct tern_dev *tdev, struct tern_eq *eq)
 	return tern_cmd_exec(tdev, TERN_CMD_DESTROY_EQ, &in, sizeof(in), NULL, 0, NULL);
 }
 
-/*
- * Free the ring unless the device may still write it: after a failed DESTROY_EQ on a device
+/* Free the ring unless the device may still write it: after a failed DESTROY_EQ on a device
  * that is alive, leaking a few pages is better than letting it write into freed memory.
  */
 static void tern_eq_free_ring(struct tern_dev *tdev, struct tern_eq *eq, bool destroyed)
@@ -213,8 +212,7 @@ void tern_eq_destroy(struct tern_dev *tdev, struct tern_eq *eq)
 	err = tern_eq_destroy_hw(tdev, eq);
 	if (err && !test_bit(TERN_FLAG_DEAD, &tdev->flags))
 		dev_err(&tdev->pdev->dev, "DESTROY_EQ %u failed: %d\n", eq->eqn, err);
-	/*
-	 * free_irq() waits for an interrupt handler still running on another CPU, so nothing
+	/* free_irq() waits for an interrupt handler still running on another CPU, so nothing
 	 * schedules the tasklet afterwards; tasklet_kill() waits for it to run dry (the device
 	 * writes no more events after DESTROY_EQ, or is dead) before the ring goes.
 	 */

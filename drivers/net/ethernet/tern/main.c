@@ -86,8 +86,7 @@ bool tern_dev_alive(struct tern_dev *tdev)
 		tern_dev_mark_dead(tdev, ~0u);
 		return false;
 	}
-	/*
-	 * All-ones: gone from the bus. READY clear: the device reset itself or does not decode
+	/* All-ones: gone from the bus. READY clear: the device reset itself or does not decode
 	 * its BARs any more (it is only clear during a reset, and commands do not run then).
 	 */
 	status = tern_rd(tdev, TERN_REG_STATUS);
@@ -243,8 +242,7 @@ static int tern_cmd_nop(struct tern_dev *tdev)
 	return tern_cmd_exec(tdev, TERN_CMD_NOP, &in, sizeof(in), NULL, 0, NULL);
 }
 
-/*
- * Take down everything above the command queue and stop it; state_lock held. With @force
+/* Take down everything above the command queue and stop it; state_lock held. With @force
  * (the device misbehaves) DMA is stopped and commands fail at once first, as for a dead
  * device, rather than wait for a timeout per object while the RDMA driver and the Ethernet
  * function tear down: the reset that follows discards every object anyway, and memory is
@@ -266,8 +264,7 @@ static void tern_dev_down(struct tern_dev *tdev, bool force)
 	tern_cmdq_stop(tdev);
 }
 
-/*
- * Reset the device and bring the command queue, the async EQ, the DCB settings, the
+/* Reset the device and bring the command queue, the async EQ, the DCB settings, the
  * Ethernet function and the RDMA auxiliary device back; state_lock held, tern_dev_down()
  * done.
  */
@@ -484,8 +481,7 @@ static void tern_unmap_bars(struct tern_dev *tdev)
 	tdev->regs = NULL;
 }
 
-/*
- * A timeout the device states (ms): the register's value, or @dflt when it is 0 (an
+/* A timeout the device states (ms): the register's value, or @dflt when it is 0 (an
  * interface 1.0 device) or outside TERN_TIMEOUT_MIN_MS..TERN_TIMEOUT_MAX_MS.
  */
 static u32 tern_timeout_reg(struct tern_dev *tdev, u32 reg, u32 dflt)
@@ -552,8 +548,7 @@ static int tern_alloc_vectors(struct tern_dev *tdev)
 	return 0;
 }
 
-/*
- * What probe has brought up, in order. tern_teardown() undoes a stage and every one before
+/* What probe has brought up, in order. tern_teardown() undoes a stage and every one before
  * it: probe's error path and removal are the same code.
  */
 enum tern_stage {
@@ -779,8 +774,7 @@ static void tern_shutdown(struct pci_dev *pdev)
 	tern_remove(pdev);
 }
 
-/*
- * PCI error recovery (AER). Called by the PCI core's recovery thread, in order:
+/* PCI error recovery (AER). Called by the PCI core's recovery thread, in order:
  * error_detected, then (unless it gave up) slot_reset and resume.
  */
 static pci_ers_result_t tern_pci_error_detected(struct pci_dev *pdev,

@@ -41,8 +41,7 @@
 
 #define TERN_DRV_NAME		"tern_core"
 
-/*
- * KUnit (tern_core_test.ko) reaches a few internal functions and objects of tern_core.ko:
+/* KUnit (tern_core_test.ko) reaches a few internal functions and objects of tern_core.ko:
  * TERN_VISIBLE_IF_KUNIT keeps them static unless the kernel has KUnit, and
  * EXPORT_SYMBOL_IF_TERN_KUNIT() exports them, in the TERN_KUNIT namespace, only then
  * (6.1 has neither VISIBLE_IF_KUNIT nor EXPORT_SYMBOL_IF_KUNIT).
@@ -437,8 +436,7 @@ int tern_eq_create(struct tern_dev *tdev, struct tern_eq *eq, u16 vector, u8 log
 void tern_eq_destroy(struct tern_dev *tdev, struct tern_eq *eq);
 void tern_eq_arm(struct tern_eq *eq);
 
-/*
- * en_main.c. tern_en_link_change() is called in process context (a work item, state_lock
+/* en_main.c. tern_en_link_change() is called in process context (a work item, state_lock
  * held), only between a successful tern_en_probe() and tern_en_remove(). Recovery and
  * reload keep the netdev: tern_en_suspend() before the reset, tern_en_resume() after it.
  */
@@ -460,8 +458,7 @@ void tern_devlink_report_fw_error(struct tern_dev *tdev, const char *what, u32 d
 void tern_devlink_clear_reports(struct tern_dev *tdev);
 void tern_devlink_pfc_storm(struct tern_dev *tdev);
 
-/*
- * aux.c. tern_aux_add() and tern_aux_del() are called with state_lock held: add after the
+/* aux.c. tern_aux_add() and tern_aux_del() are called with state_lock held: add after the
  * Ethernet function is up, delete before anything of the function is torn down.
  */
 #define TERN_FIRST_COMP_VECTOR	2	/* vectors 0 (async EQ) and 1 (Ethernet) come first */
@@ -471,8 +468,7 @@ void tern_aux_async_event(struct tern_dev *tdev, const struct tern_eqe *eqe);
 void tern_aux_device_fatal(struct tern_dev *tdev, u32 syndrome);
 void tern_aux_ida_destroy(void);
 
-/*
- * dcb.c: the DCB/DCQCN shadow, dcbnl, PFC statistics and storm events. The netdev helpers
+/* dcb.c: the DCB/DCQCN shadow, dcbnl, PFC statistics and storm events. The netdev helpers
  * are called by en_main.c around register_netdev()/unregister_netdev().
  */
 void tern_dcb_init(struct tern_dev *tdev);
