@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * tern fabric: a shared-buffer Ethernet switch model (no QEMU, no sockets, no clock of its
- * own), used by the virtual-time simulator (model/fabric/sim*) and by the tern-switch process
- * that joins QEMU guests (model/fabric/tern-switch.c).
+ * own), used by the virtual-time simulator (model/fabric/sim*), by the tern-switch process
+ * that joins QEMU guests (model/fabric/tern-switch.c) and, from C++, by the ns-3 switch
+ * (model/ns3/tern-ns3.cc).
  *
  * Ports are numbered 0..nports-1; port p is cabled to exactly one NIC. Forwarding learns
  * source MACs (broadcast/multicast and unknown destinations flood to every other port).
@@ -43,6 +44,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define TSW_MAX_PORTS		64
 #define TSW_NUM_PRIO		8
@@ -108,5 +113,9 @@ uint64_t tsw_queue_bytes(const struct tsw *sw, unsigned int port, unsigned int p
 void tsw_port_stats(const struct tsw *sw, unsigned int port, struct tsw_port_stats *out);
 /* All ports' counters and the configuration as one JSON object. */
 void tsw_dump_json(const struct tsw *sw, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TERN_FABRIC_SWITCH_H */
