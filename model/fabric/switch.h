@@ -36,6 +36,14 @@
  * drops (for a lossless priority that is a headroom failure, also counted in the ingress
  * port's lossless_drops). MAC control frames (EtherType 0x8808) are consumed by the switch,
  * never forwarded.
+ * Routes (tsw_route_add): a static entry for a unicast MAC lists 1..TSW_MAX_ECMP egress
+ * ports; a frame to that MAC leaves on one of them chosen by a hash of its flow, seeded with
+ * @ecmp_seed: for UDP over IPv4/IPv6 (RoCEv2) the 5-tuple (source and destination address,
+ * protocol, UDP source and destination port), else the two MAC addresses. A flow keeps its
+ * path, so its frames stay in order. Routes win over learned addresses. With @no_flood a
+ * frame to a group address or to a unicast MAC with neither a route nor a learned port is
+ * dropped at ingress and counted (no_route) instead of flooded: a fabric with loops
+ * (leaf-spine) routes every station and never floods.
  */
 #ifndef TERN_FABRIC_SWITCH_H
 #define TERN_FABRIC_SWITCH_H
@@ -51,6 +59,8 @@ extern "C" {
 
 #define TSW_MAX_PORTS		64
 #define TSW_NUM_PRIO		8
+#define TSW_MAX_ROUTES		1024
+#define TSW_MAX_ECMP		16
 
 struct tsw_config {
 	unsigned int nports;		/* 1..TSW_MAX_PORTS */
@@ -66,6 +76,8 @@ struct tsw_config {
 	uint8_t dscp_prio[64];
 	uint64_t seed;			/* RED's random generator */
 	bool ecn_at_dequeue;		/* mark on dequeue instead of enqueue (default false) */
+	bool no_flood;			/* drop what would flood (default false: flood) */
+	uint32_t ecmp_seed;		/* this switch's ECMP hash seed (default 0) */
 };
 
 /* Fill @cfg with the documented defaults (Documentation/fabric.rst) for @nports ports. */
@@ -89,6 +101,11 @@ void tsw_destroy(struct tsw *sw);
 void tsw_rx(struct tsw *sw, unsigned int port, const void *frame, size_t len);
 /* The deadline given to timer_arm has passed: transmit, refresh pauses, re-arm. */
 void tsw_timer(struct tsw *sw);
+/* Frames to unicast @mac leave on one of @ports[0..@nports-1] (ECMP), replacing an earlier
+ * route for @mac. False (nothing changed) for a group address, no port or more than
+ * TSW_MAX_ECMP, a port out of range, or a full table (TSW_MAX_ROUTES). */
+bool tsw_route_add(struct tsw *sw, const uint8_t mac[6], const unsigned int *ports,
+		   unsigned int nports);
 
 struct tsw_queue_stats {
 	uint64_t enq_frames, enq_bytes;
@@ -106,6 +123,7 @@ struct tsw_port_stats {
 	uint64_t pfc_xon_sent[TSW_NUM_PRIO];
 	uint64_t pfc_rx[TSW_NUM_PRIO];		/* PFC frames from the NIC pausing this priority */
 	uint64_t lossless_drops;		/* lossless priority drops (headroom failure) */
+	uint64_t no_route;			/* dropped at ingress: nowhere to go (no_flood) */
 };
 
 /* Current depth (bytes) of egress FIFO (@port, @prio), for sampling. */

@@ -899,8 +899,98 @@ static void test_json(void)
 	CHECK(strstr(buf, "\"pfc_xoff_sent\":[0,0,0,0,0,0,0,0]"));
 	CHECK(strstr(buf, "\"ecn_marked\""));
 	CHECK(strstr(buf, "\"deq_bytes\":300"));
+	CHECK(strstr(buf, "\"no_route\":0"));
+	CHECK(strstr(buf, "\"no_flood\":false"));
 	CHECK(buf[sz - 1] == '\n');
 	free(buf);
+	h_free(h);
+}
+
+/* A RoCEv2 frame A -> B with UDP source port @sport, from port 0; the port it left on or -1. */
+static int route_one(struct host *h, const uint8_t *dst, uint16_t sport)
+{
+	uint8_t f[100];
+	size_t ip;
+
+	ip = mk_ipv4(f, 100, dst, MAC_A, 26, 0, -1, sport);
+	f[ip + 20] = (uint8_t)(sport >> 8);
+	f[ip + 21] = (uint8_t)sport;
+	h->nout = 0;
+	tsw_rx(h->sw, 0, f, 100);
+	h_run(h, 10000);
+	if (h->nout != 1)
+		return -1;
+	return (int)h->out[0].port;
+}
+
+static void test_routes_ecmp(void)
+{
+	static const unsigned int up[4] = { 2, 3, 4, 5 }, bad[1] = { 6 }, one[1] = { 1 };
+	unsigned int hits[6] = { 0 }, i, differ = 0, sport;
+	int first[64];
+	struct tsw_config c;
+	struct tsw_port_stats st;
+	struct host *h, *h2;
+	uint8_t f[100];
+
+	cfg_small(&c, 6);
+	c.no_flood = true;
+	c.ecmp_seed = 7;
+	h = h_new(&c);
+	/* invalid routes are refused */
+	CHECK(!tsw_route_add(h->sw, BCAST, up, 4));
+	CHECK(!tsw_route_add(h->sw, MAC_B, up, 0));
+	CHECK(!tsw_route_add(h->sw, MAC_B, up, TSW_MAX_ECMP + 1));
+	CHECK(!tsw_route_add(h->sw, MAC_B, bad, 1));
+	CHECK(tsw_route_add(h->sw, MAC_B, up, 4));
+	/* each flow takes one of the group's ports, always the same; together they use all */
+	for (sport = 0; sport < 64; sport++) {
+		int p = route_one(h, MAC_B, (uint16_t)(0xc000 + sport));
+
+		first[sport] = p;
+		CHECK(p >= 2 && p <= 5);
+		if (p >= 2 && p <= 5)
+			hits[p]++;
+		CHECK_EQ(route_one(h, MAC_B, (uint16_t)(0xc000 + sport)), p);
+	}
+	for (i = 2; i <= 5; i++)
+		CHECK(hits[i] >= 4);
+	/* another switch (seed) spreads the same flows differently */
+	c.ecmp_seed = 8;
+	h2 = h_new(&c);
+	CHECK(tsw_route_add(h2->sw, MAC_B, up, 4));
+	for (sport = 0; sport < 64; sport++)
+		differ += route_one(h2, MAC_B, (uint16_t)(0xc000 + sport)) != first[sport];
+	CHECK(differ >= 16);
+	h_free(h2);
+	/* no_flood: unknown unicast and group frames are dropped and counted, not flooded */
+	CHECK_EQ(route_one(h, MAC_C, 1), -1);
+	mk_ipv4(f, 100, BCAST, MAC_B, 0, 0, -1, 2);
+	h->nout = 0;
+	tsw_rx(h->sw, 1, f, 100);	/* B is now learned on port 1 ... */
+	h_run(h, 10000);
+	CHECK_EQ(h->nout, 0);
+	tsw_port_stats(h->sw, 0, &st);
+	CHECK_EQ(st.no_route, 1);
+	tsw_port_stats(h->sw, 1, &st);
+	CHECK_EQ(st.no_route, 1);
+	/* ... but the route wins */
+	CHECK_EQ(route_one(h, MAC_B, 0xc000), first[0]);
+	/* a learned station without a route is still reached */
+	mk_ipv4(f, 100, BCAST, MAC_C, 0, 0, -1, 3);
+	tsw_rx(h->sw, 4, f, 100);
+	h_run(h, 10000);
+	CHECK_EQ(route_one(h, MAC_C, 1), 4);
+	/* a route is replaced */
+	CHECK(tsw_route_add(h->sw, MAC_B, one, 1));
+	for (sport = 0; sport < 8; sport++)
+		CHECK_EQ(route_one(h, MAC_B, (uint16_t)sport), 1);
+	/* a frame routed back to its ingress port is filtered */
+	mk_ipv4(f, 100, MAC_B, MAC_A, 26, 0, -1, 9);
+	h->nout = 0;
+	tsw_rx(h->sw, 1, f, 100);
+	h_run(h, 10000);
+	CHECK_EQ(h->nout, 0);
 	h_free(h);
 }
 
@@ -920,6 +1010,7 @@ static const struct test tests[] = {
 	{ "switch_pfc_honoured", test_pfc_honour },
 	{ "switch_shared_buffer_drops", test_buffer_drops },
 	{ "switch_json_dump", test_json },
+	{ "switch_routes_ecmp_no_flood", test_routes_ecmp },
 	{ NULL, NULL },
 };
 
