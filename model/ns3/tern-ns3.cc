@@ -558,6 +558,12 @@ TernSwitch::Model() const
     return m_sw;
 }
 
+struct tsw*
+TernSwitch::ModelMut()
+{
+    return m_sw;
+}
+
 void
 TernSwitch::SetEgressHook(EgressHook h)
 {

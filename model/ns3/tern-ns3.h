@@ -188,6 +188,7 @@ class TernSwitch : public Object
     Ptr<TernSwitchPort> GetPort(unsigned int port) const;
     unsigned int GetNPorts() const;
     const struct tsw* Model() const;
+    struct tsw* ModelMut(); /* to add routes (tsw_route_add) before the run */
 
     /* Called for every frame the switch starts sending on a port (its first bit, now). */
     using EgressHook = std::function<void(unsigned int port, const uint8_t* frame, size_t len)>;

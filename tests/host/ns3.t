@@ -19,6 +19,13 @@ off (PFC only), 40 Gb/s links, 20 ms virtual:
                    how many depends on RED's draws, i.e. on the order of same-time events,
                    which the two engines do not share).
 
+A small leaf-spine fabric (tern-ns3-fabric: 2 leaves x 4 hosts, 2 spines, 2:1
+oversubscribed, static routes and ECMP by 5-tuple, nothing floods), a permutation across
+the spines plus a 4:1 incast, 1 MB WRITE flows, DCQCN on and off: every flow completes with
+its data intact, no drop anywhere (no frame without a route either), no retransmission, PFC
+engaged without DCQCN, and DCQCN reduces the PFC pauses and the p99 of the deepest lossless
+queue against PFC only. Its negative control (a 300 KB buffer) must fail those checks.
+
 The same ns-3 run twice gives the same figures (the wall time aside). A negative control
 checks that the assertions can fail: with a switch buffer (300 KB) smaller than what the PFC
 thresholds need for 8 senders, the lossless priority drops and flows starve, and the checks
@@ -39,6 +46,9 @@ from tap import Tap  # noqa: E402
 
 NS3 = os.path.join(TOP, "model", "build", "ns3", "tern-ns3-incast")
 NS3_SAN = os.path.join(TOP, "model", "build", "ns3", "san", "tern-ns3-incast")
+FABRIC = os.path.join(TOP, "model", "build", "ns3", "tern-ns3-fabric")
+FABRIC_SAN = os.path.join(TOP, "model", "build", "ns3", "san", "tern-ns3-fabric")
+SMALL_FABRIC = ["--leaves", "2", "--hosts", "4", "--spines", "2", "--incast", "4", "--seed", "1"]
 SIM = os.path.join(TOP, "model", "build", "fabric", "tern-sim")
 SIZES = [int(x) for x in os.environ.get("TERN_NS3_N", "4 8").split()]
 COMMON = ["--duration-us", "20000", "--seed", "1", "--quiet"]
@@ -72,6 +82,32 @@ def ns3_checks(r):
          "%s: nothing dropped (switch lossless %d, switch %d, NIC %d, refused %d)"
          % (tag, r["lossless_drops"], r["switch_drops"], r["nic_rx_discards"],
             r["refused_frames"])),
+        (r["retrans_pkts"] == 0 and r["ack_timeouts"] == 0,
+         "%s: no retransmission (%d) or ACK timeout (%d)"
+         % (tag, r["retrans_pkts"], r["ack_timeouts"])),
+    ]
+
+
+def fabric_run(prog, dcqcn, *extra):
+    cmd = ["nice", prog, "--dcqcn", "on" if dcqcn else "off"] + SMALL_FABRIC + list(extra)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
+    return json.loads(p.stdout)
+
+
+def fabric_checks(r):
+    tag = "leaf-spine %s" % ("on" if r["dcqcn"] else "off")
+    return [
+        (r["dcb_ok"] and r["cc_ok"], "%s: SET_DCB, SET_CC_PARAMS accepted" % tag),
+        (r["completed"] == r["flows"] and r["write_errors"] == 0 and r["data_ok"],
+         "%s: all %d flows completed (%d), data intact (FCT p50 %.0f us, slowdown p99 %.1f)"
+         % (tag, r["flows"], r["completed"], r["fct_us_p50"], r["slowdown_p99"])),
+        (r["lossless_drops"] == 0 and r["switch_drops"] == 0 and r["no_route"] == 0 and
+         r["nic_rx_discards"] == 0 and r["refused_frames"] == 0,
+         "%s: nothing dropped (lossless %d, switch %d, no route %d, NIC %d, refused %d)"
+         % (tag, r["lossless_drops"], r["switch_drops"], r["no_route"],
+            r["nic_rx_discards"], r["refused_frames"])),
         (r["retrans_pkts"] == 0 and r["ack_timeouts"] == 0,
          "%s: no retransmission (%d) or ACK timeout (%d)"
          % (tag, r["retrans_pkts"], r["ack_timeouts"])),
@@ -120,7 +156,8 @@ def main():
     if not os.path.exists("/usr/include/ns3/core-module.h"):
         t.skip_all("libns3-dev is not installed (scripts/setup-host.sh installs it)")
     build = subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "ns3"),
-                            "incast", "incast-san"], stdout=sys.stderr, stderr=sys.stderr)
+                            "incast", "incast-san", "fabric", "fabric-san"],
+                           stdout=sys.stderr, stderr=sys.stderr)
     if build.returncode:
         t.abort("the ns-3 device and tern-ns3-incast build (see stderr)")
     build = subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "fabric"),
@@ -133,6 +170,8 @@ def main():
         futs = {job: ex.submit(run, *job) for job in jobs}
         again = ex.submit(run, NS3, SIZES[0], True)
         neg = ex.submit(run, NS3, 8, False, "--buffer", "300000")
+        fab = {d: ex.submit(fabric_run, FABRIC, d) for d in (True, False)}
+        fab_neg = ex.submit(fabric_run, FABRIC, False, "--buffer", "300000", "--max-us", "5000")
         for job in jobs:
             try:
                 res[job] = futs[job].result()
@@ -153,6 +192,37 @@ def main():
                                                   "events", "wall_s")})))
             for cond, desc in ns3_checks(ns) + agree_checks(ns, sim):
                 t.ok(cond, desc)
+    # the leaf-spine fabric: PFC-only against DCQCN
+    try:
+        on, off = fab[True].result(), fab[False].result()
+        for r in (on, off):
+            t.diag("leaf-spine %-3s %s" % ("on" if r["dcqcn"] else "off", json.dumps(
+                {k: r[k] for k in ("all_done_us", "fct_us_p50", "slowdown_p50",
+                                   "slowdown_p99", "queue_p99_kb", "switch_xoff",
+                                   "nic_rx_pause", "cnp_sent", "events", "wall_s")})))
+            for cond, desc in fabric_checks(r):
+                t.ok(cond, desc)
+        t.ok(off["switch_xoff"] > 0 and off["nic_rx_pause"] > 0,
+             "leaf-spine off: PFC engaged (%d XOFFs, NICs paused %d)"
+             % (off["switch_xoff"], off["nic_rx_pause"]))
+        t.ok(on["cnp_sent"] > 0 and on["switch_xoff"] < off["switch_xoff"],
+             "leaf-spine: DCQCN reduces PFC pauses: %d XOFFs against %d with PFC only"
+             % (on["switch_xoff"], off["switch_xoff"]))
+        t.ok(on["queue_p99_kb"] < off["queue_p99_kb"],
+             "leaf-spine: DCQCN reduces the p99 of the deepest lossless queue: %.1f KB against "
+             "%.1f KB" % (on["queue_p99_kb"], off["queue_p99_kb"]))
+    except Exception as e:  # noqa: BLE001
+        t.ok(False, "leaf-spine runs", str(e))
+    try:
+        bad = fab_neg.result()
+        failed = [desc for cond, desc in fabric_checks(bad) if not cond]
+        t.ok(bad["lossless_drops"] > 0 and len(failed) >= 2,
+             "leaf-spine negative control (300 KB buffer: %d lossless drops) fails %d "
+             "assertion(s)" % (bad["lossless_drops"], len(failed)), "the checks cannot fail")
+        for desc in failed:
+            t.diag("  as expected: " + desc)
+    except Exception as e:  # noqa: BLE001
+        t.ok(False, "leaf-spine negative control", str(e))
     # determinism: the same run again gives the same figures
     try:
         a, b = res.get((NS3, SIZES[0], True)), again.result()
@@ -185,6 +255,15 @@ def main():
             r = json.loads(p.stdout)
             ok = r["data_ok"] and r["write_errors"] == 0 and r["writes_completed"] > 0
         t.ok(ok, "sanitized run (N=3, DCQCN %s, 3 ms) clean" % dcqcn, p.stderr[-3000:])
+    p = subprocess.run(["nice", FABRIC_SAN, "--leaves", "2", "--hosts", "2", "--spines", "2",
+                        "--incast", "2", "--flow-bytes", "200000"], capture_output=True,
+                       text=True, env=env, timeout=300)
+    ok = p.returncode == 0
+    if ok:
+        r = json.loads(p.stdout)
+        ok = r["data_ok"] and r["completed"] == r["flows"]
+    t.ok(ok, "sanitized leaf-spine run (2 x 2 hosts, 2 spines, 6 flows of 200000 bytes) clean",
+         p.stderr[-3000:])
     return t.exit()
 
 

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern-ns3-fabric: a leaf-spine fabric on ns-3 with tern's device model in every host.
+ * L leaves with H hosts each and S spines, every leaf cabled once to every spine, every link
+ * at the same rate and delay (H:S oversubscription at the leaves: 8 hosts and 4 spines is
+ * 2:1). The switches are model/fabric/switch.c (TernSwitch) with static routes: a leaf
+ * reaches its own hosts directly and every other host over all its uplinks (ECMP by the
+ * RoCEv2 5-tuple, a seed per switch), a spine reaches a host through its leaf; nothing
+ * floods (no_flood).
+ *
+ * Traffic, all RDMA WRITE flows of --flow-bytes on their own RC QP (UDP source port per
+ * flow), started at seeded random times in the first --spread-us:
+ *   permutation  host i sends to host (i + H) mod (L x H): every flow crosses the spines;
+ *   incast       --incast K hosts of the other leaves send to host 0 as well.
+ * The run ends when every flow has completed (or at --max-us). One JSON line on stdout:
+ * flow completion times and slowdowns (FCT / ideal: the flow's frames back to back at line
+ * rate plus one round trip of propagation), PFC pauses, drops, the deepest lossless egress
+ * queue in the fabric sampled every --sample-ns, CC counters. Documentation/fabric.rst.
+ *
+ *   tern-ns3-fabric [--leaves 4 --hosts 8 --spines 4] [--dcqcn on|off] [--incast 8] ...
+ */
+#include "tern-ns3.h"
+
+#include <ns3/simulator.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <getopt.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr unsigned int kPrio = 3;
+
+struct Params
+{
+    unsigned int leaves = 4, hosts = 8, spines = 4, incast = 8;
+    uint64_t delay_ns = 1000;
+    uint64_t flow_bytes = 1u << 20;
+    uint64_t spread_ns = 20000;
+    uint64_t max_ns = 50000000;
+    uint64_t sample_ns = 1000;
+    uint64_t seed = 1;
+    tn_nic_params nic;
+    tn_flow_params flow;
+    tsw_config sw;
+};
+
+struct Flow
+{
+    unsigned int src, dst;
+    uint64_t start_ns;
+    struct tn_flow* f = nullptr;
+};
+
+struct Fabric
+{
+    Params p;
+    std::vector<Ptr<TernNetDevice>> hosts;
+    std::vector<Ptr<TernSwitch>> leaves, spines;
+    std::vector<Flow> flows;
+    std::vector<uint64_t> qsamples; /* deepest lossless egress FIFO, every sample */
+    uint64_t rng = 0;
+    uint64_t done_at = 0;
+    bool all_done = false, dcb_ok = true, cc_ok = true;
+};
+
+Fabric g;
+
+uint64_t
+Rand()
+{
+    uint64_t z = (g.rng += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t
+NowNs()
+{
+    return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+}
+
+bool
+Build()
+{
+    Params& p = g.p;
+    unsigned int n = p.leaves * p.hosts, l, s, h;
+    std::vector<unsigned int> up;
+
+    for (s = 0; s < p.spines; s++)
+        up.push_back(p.hosts + s);
+    for (l = 0; l < p.leaves; l++)
+    {
+        Ptr<TernSwitch> sw = CreateObject<TernSwitch>();
+        tsw_config c = p.sw;
+
+        c.nports = p.hosts + p.spines;
+        c.link_mbps = p.nic.link_mbps;
+        c.no_flood = true;
+        c.ecmp_seed = 1 + l;
+        c.seed = p.sw.seed + l;
+        if (!sw->Setup(CreateObject<Node>(), c))
+            return false;
+        g.leaves.push_back(sw);
+    }
+    for (s = 0; s < p.spines; s++)
+    {
+        Ptr<TernSwitch> sw = CreateObject<TernSwitch>();
+        tsw_config c = p.sw;
+
+        c.nports = p.leaves;
+        c.link_mbps = p.nic.link_mbps;
+        c.no_flood = true;
+        c.ecmp_seed = 1000 + s;
+        c.seed = p.sw.seed + 1000 + s;
+        if (!sw->Setup(CreateObject<Node>(), c))
+            return false;
+        g.spines.push_back(sw);
+        for (l = 0; l < p.leaves; l++)
+            if (!TernConnect(g.leaves[l]->GetPort(p.hosts + s), sw->GetPort(l),
+                             NanoSeconds(p.delay_ns)))
+                return false;
+    }
+    for (h = 0; h < n; h++)
+    {
+        Ptr<Node> node = CreateObject<Node>();
+        Ptr<TernNetDevice> d = CreateObject<TernNetDevice>();
+        unsigned int leaf = h / p.hosts, port = h % p.hosts;
+        uint8_t mac[6];
+
+        node->AddDevice(d);
+        if (!d->Setup(h, p.nic))
+        {
+            fprintf(stderr, "tern-ns3-fabric: host %u setup failed\n", h);
+            return false;
+        }
+        g.dcb_ok &= tn_host_dcb_ok(d->Host());
+        g.cc_ok &= tn_host_cc_ok(d->Host());
+        if (!TernConnect(d, g.leaves[leaf]->GetPort(port), NanoSeconds(p.delay_ns)))
+            return false;
+        g.hosts.push_back(d);
+        tn_host_mac(d->Host(), mac);
+        for (l = 0; l < p.leaves; l++)
+        {
+            bool ok = l == leaf ? tsw_route_add(g.leaves[l]->ModelMut(), mac, &port, 1)
+                                : tsw_route_add(g.leaves[l]->ModelMut(), mac, up.data(),
+                                                p.spines);
+            if (!ok)
+                return false;
+        }
+        for (s = 0; s < p.spines; s++)
+            if (!tsw_route_add(g.spines[s]->ModelMut(), mac, &leaf, 1))
+                return false;
+    }
+    /* the traffic */
+    for (h = 0; h < n; h++)
+        g.flows.push_back({h, (h + p.hosts) % n, 0, nullptr});
+    for (h = 0; h < p.incast; h++)
+        g.flows.push_back({p.hosts + h % (n - p.hosts), 0, 0, nullptr});
+    for (size_t i = 0; i < g.flows.size(); i++)
+    {
+        Flow& f = g.flows[i];
+        tn_flow_params fp = p.flow;
+
+        fp.total_bytes = p.flow_bytes;
+        fp.sport = static_cast<uint16_t>(0xc000 | (Rand() & 0x3fff));
+        f.start_ns = p.spread_ns ? Rand() % p.spread_ns : 0;
+        f.f = tn_flow_create(g.hosts[f.src]->Host(), g.hosts[f.dst]->Host(), &fp,
+                             static_cast<unsigned int>(2000 + i));
+        if (!f.f)
+        {
+            fprintf(stderr, "tern-ns3-fabric: flow %zu (%u -> %u) failed\n", i, f.src, f.dst);
+            return false;
+        }
+    }
+    return true;
+}
+
+void
+StartFlow(size_t i)
+{
+    tn_flow_start(g.flows[i].f);
+}
+
+uint64_t
+DeepestQueue()
+{
+    uint64_t m = 0;
+
+    for (auto* set : {&g.leaves, &g.spines})
+        for (auto& sw : *set)
+            for (unsigned int port = 0; port < sw->GetNPorts(); port++)
+                m = std::max(m, tsw_queue_bytes(sw->Model(), port, kPrio));
+    return m;
+}
+
+bool
+AllDone()
+{
+    for (auto& f : g.flows)
+    {
+        struct tn_flow_stats st;
+
+        tn_flow_stats(f.f, &st);
+        if (!st.finish_ns && !st.errors)
+            return false;
+    }
+    return true;
+}
+
+void
+Sample()
+{
+    g.qsamples.push_back(DeepestQueue());
+    if (NowNs() % 10000 == 0 && NowNs() >= g.p.spread_ns && AllDone())
+    {
+        g.all_done = true;
+        g.done_at = NowNs();
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(NanoSeconds(g.p.sample_ns), &Sample);
+}
+
+double
+Pct(std::vector<double> v, double q)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    size_t i = static_cast<size_t>(ceil(q * static_cast<double>(v.size()))) - 1;
+    return v[std::min(i, v.size() - 1)];
+}
+
+/* The flow's frames back to back at line rate (MTU payloads, 58 bytes of headers each,
+ * 24 of line overhead) plus one round trip over the path's links (2 or 4 each way). */
+double
+IdealNs(const Flow& f)
+{
+    const Params& p = g.p;
+    uint64_t mtu = 128u << p.flow.mtu, pkts = (p.flow_bytes + mtu - 1) / mtu;
+    unsigned int links = f.src / p.hosts == f.dst / p.hosts ? 2 : 4;
+    double wire = static_cast<double>(p.flow_bytes + pkts * (58 + 24)) * 8000.0 /
+                  p.nic.link_mbps;
+
+    return wire + 2.0 * links * static_cast<double>(p.delay_ns);
+}
+
+void
+Report(double wall)
+{
+    const Params& p = g.p;
+    std::vector<double> fct, slow;
+    uint64_t completed = 0, errors = 0, xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0;
+    uint64_t no_route = 0, rx_pause = 0, discards = 0, retrans = 0, timeouts = 0, cnp = 0;
+    uint64_t handled = 0, refused = 0;
+    bool data_ok = true;
+
+    for (auto& f : g.flows)
+    {
+        struct tn_flow_stats st;
+
+        tn_flow_stats(f.f, &st);
+        errors += st.errors;
+        if (st.finish_ns && !st.errors)
+        {
+            double t = static_cast<double>(st.finish_ns - st.start_ns);
+            completed++;
+            fct.push_back(t / 1000.0);
+            slow.push_back(t / IdealNs(f));
+        }
+        if (!tn_flow_data_ok(f.f) || !st.finish_ns)
+            data_ok = false;
+    }
+    for (auto* set : {&g.leaves, &g.spines})
+    {
+        for (auto& sw : *set)
+        {
+            for (unsigned int port = 0; port < sw->GetNPorts(); port++)
+            {
+                struct tsw_port_stats st;
+
+                tsw_port_stats(sw->Model(), port, &st);
+                xoff += st.pfc_xoff_sent[kPrio];
+                xon += st.pfc_xon_sent[kPrio];
+                lossless += st.lossless_drops;
+                no_route += st.no_route;
+                for (unsigned int q = 0; q < TSW_NUM_PRIO; q++)
+                {
+                    drops += st.q[q].drops;
+                    marked += st.q[q].ecn_marked;
+                }
+            }
+        }
+    }
+    for (auto& d : g.hosts)
+    {
+        tn_nic_stats ns;
+
+        tn_host_stats(d->Host(), kPrio, &ns);
+        rx_pause += ns.rx_pause;
+        discards += ns.rx_discards;
+        retrans += ns.retrans;
+        timeouts += ns.ack_timeouts;
+        cnp += ns.cnp_sent;
+        handled += ns.cnp_handled;
+        refused += d->RefusedFrames();
+    }
+    std::vector<double> q(g.qsamples.begin(), g.qsamples.end());
+    double sim_s = static_cast<double>(NowNs()) / 1e9;
+
+    printf("{\"engine\":\"ns-3\",\"leaves\":%u,\"hosts_per_leaf\":%u,\"spines\":%u,"
+           "\"hosts\":%u,\"link_mbps\":%u,\"delay_ns\":%" PRIu64 ",\"dcqcn\":%s,"
+           "\"flows\":%zu,\"incast\":%u,\"flow_bytes\":%" PRIu64 ",",
+           p.leaves, p.hosts, p.spines, p.leaves * p.hosts, p.nic.link_mbps, p.delay_ns,
+           p.nic.dcqcn ? "true" : "false", g.flows.size(), p.incast, p.flow_bytes);
+    printf("\"completed\":%" PRIu64 ",\"write_errors\":%" PRIu64 ",\"data_ok\":%s,"
+           "\"all_done_us\":%.1f,\"fct_us_p50\":%.1f,\"fct_us_p99\":%.1f,\"fct_us_max\":%.1f,"
+           "\"slowdown_p50\":%.2f,\"slowdown_p95\":%.2f,\"slowdown_p99\":%.2f,",
+           completed, errors, data_ok ? "true" : "false",
+           g.all_done ? static_cast<double>(g.done_at) / 1000.0 : -1.0, Pct(fct, 0.5),
+           Pct(fct, 0.99), Pct(fct, 1.0), Pct(slow, 0.5), Pct(slow, 0.95), Pct(slow, 0.99));
+    printf("\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,\"switch_xoff\":%" PRIu64
+           ",\"switch_xon\":%" PRIu64 ",\"nic_rx_pause\":%" PRIu64 ",\"lossless_drops\":%" PRIu64
+           ",\"switch_drops\":%" PRIu64 ",\"no_route\":%" PRIu64 ",\"nic_rx_discards\":%" PRIu64
+           ",\"refused_frames\":%" PRIu64 ",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64
+           ",",
+           Pct(q, 0.99) / 1024.0, Pct(q, 1.0) / 1024.0, xoff, xon, rx_pause, lossless, drops,
+           no_route, discards, refused, retrans, timeouts);
+    printf("\"ecn_marked\":%" PRIu64 ",\"cnp_sent\":%" PRIu64 ",\"cnp_handled\":%" PRIu64
+           ",\"dcb_ok\":%s,\"cc_ok\":%s,\"sim_us\":%.1f,\"events\":%" PRIu64
+           ",\"wall_s\":%.2f,\"sim_s_per_wall_s\":%.5f,\"events_per_s\":%.0f}\n",
+           marked, cnp, handled, g.dcb_ok ? "true" : "false", g.cc_ok ? "true" : "false",
+           sim_s * 1e6, Simulator::GetEventCount(), wall, wall > 0 ? sim_s / wall : 0.0,
+           wall > 0 ? static_cast<double>(Simulator::GetEventCount()) / wall : 0.0);
+    fflush(stdout);
+}
+
+void
+Usage(FILE* f)
+{
+    fprintf(f,
+            "usage: tern-ns3-fabric [options]\n"
+            "  --leaves L --hosts H --spines S   topology (4, 8, 4; L x H <= %u)\n"
+            "  --dcqcn on|off        RP+NP on priority 3 (on), or PFC only\n"
+            "  --incast K            hosts of other leaves that also send to host 0 (8)\n"
+            "  --flow-bytes B        every flow (1048576)\n"
+            "  --spread-us T         flows start at random times in [0, T) (20)\n"
+            "  --max-us T            give up after this much virtual time (50000)\n"
+            "  --link-mbps R --delay-ns D   every link (40000, 1000)\n"
+            "  --kmin B --kmax B --pmax-ppm P --xoff B --xon B --buffer B   every switch\n"
+            "  --cc NAME=V           a DCQCN parameter    --seed S   traffic and RED\n"
+            "  --sample-ns S         queue sampling (1000)\n",
+            TN_MAX_HOSTS);
+}
+
+uint64_t
+Num(const char* s, const char* what)
+{
+    char* e;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(s, &e, 0);
+    if (errno || e == s || *e)
+    {
+        fprintf(stderr, "tern-ns3-fabric: bad %s: %s\n", what, s);
+        exit(2);
+    }
+    return v;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    enum
+    {
+        O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_LINK, O_DELAY, O_KMIN,
+        O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_HELP
+    };
+    static const struct option opts[] = {
+        {"leaves", 1, nullptr, O_L}, {"hosts", 1, nullptr, O_H}, {"spines", 1, nullptr, O_S},
+        {"dcqcn", 1, nullptr, O_DCQCN}, {"incast", 1, nullptr, O_INC},
+        {"flow-bytes", 1, nullptr, O_FB}, {"spread-us", 1, nullptr, O_SPREAD},
+        {"max-us", 1, nullptr, O_MAX}, {"link-mbps", 1, nullptr, O_LINK},
+        {"delay-ns", 1, nullptr, O_DELAY}, {"kmin", 1, nullptr, O_KMIN},
+        {"kmax", 1, nullptr, O_KMAX}, {"pmax-ppm", 1, nullptr, O_PMAX},
+        {"xoff", 1, nullptr, O_XOFF}, {"xon", 1, nullptr, O_XON}, {"buffer", 1, nullptr, O_BUF},
+        {"cc", 1, nullptr, O_CC}, {"seed", 1, nullptr, O_SEED},
+        {"sample-ns", 1, nullptr, O_SAMPLE}, {"help", 0, nullptr, O_HELP},
+        {nullptr, 0, nullptr, 0},
+    };
+    Params& p = g.p;
+    struct timespec a, b;
+    int c;
+
+    tn_nic_params_default(&p.nic);
+    tn_flow_params_default(&p.flow);
+    tsw_config_default(&p.sw, 2);
+    while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1)
+    {
+        switch (c)
+        {
+        case O_L: p.leaves = static_cast<unsigned int>(Num(optarg, "--leaves")); break;
+        case O_H: p.hosts = static_cast<unsigned int>(Num(optarg, "--hosts")); break;
+        case O_S: p.spines = static_cast<unsigned int>(Num(optarg, "--spines")); break;
+        case O_DCQCN:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+            {
+                Usage(stderr);
+                return 2;
+            }
+            p.nic.dcqcn = !strcmp(optarg, "on");
+            break;
+        case O_INC: p.incast = static_cast<unsigned int>(Num(optarg, "--incast")); break;
+        case O_FB: p.flow_bytes = Num(optarg, "--flow-bytes"); break;
+        case O_SPREAD: p.spread_ns = Num(optarg, "--spread-us") * 1000; break;
+        case O_MAX: p.max_ns = Num(optarg, "--max-us") * 1000; break;
+        case O_LINK: p.nic.link_mbps = static_cast<uint32_t>(Num(optarg, "--link-mbps")); break;
+        case O_DELAY: p.delay_ns = Num(optarg, "--delay-ns"); break;
+        case O_KMIN: p.sw.kmin_bytes = static_cast<uint32_t>(Num(optarg, "--kmin")); break;
+        case O_KMAX: p.sw.kmax_bytes = static_cast<uint32_t>(Num(optarg, "--kmax")); break;
+        case O_PMAX: p.sw.pmax_ppm = static_cast<uint32_t>(Num(optarg, "--pmax-ppm")); break;
+        case O_XOFF: p.sw.xoff_bytes = static_cast<uint32_t>(Num(optarg, "--xoff")); break;
+        case O_XON: p.sw.xon_bytes = static_cast<uint32_t>(Num(optarg, "--xon")); break;
+        case O_BUF: p.sw.buffer_bytes = static_cast<uint32_t>(Num(optarg, "--buffer")); break;
+        case O_CC:
+            if (!tn_cc_set(&p.nic.cc, optarg))
+            {
+                fprintf(stderr, "tern-ns3-fabric: bad --cc %s\n", optarg);
+                return 2;
+            }
+            break;
+        case O_SEED: p.seed = Num(optarg, "--seed"); break;
+        case O_SAMPLE: p.sample_ns = Num(optarg, "--sample-ns"); break;
+        case O_HELP: Usage(stdout); return 0;
+        default: Usage(stderr); return 2;
+        }
+    }
+    if (optind != argc || p.leaves < 2 || p.leaves > TSW_MAX_PORTS || !p.hosts || !p.spines ||
+        p.spines > TSW_MAX_ECMP || p.hosts + p.spines > TSW_MAX_PORTS ||
+        p.leaves * p.hosts > TN_MAX_HOSTS || p.incast > p.hosts * (p.leaves - 1) ||
+        p.incast >= TN_MAX_FLOWS || !p.flow_bytes || p.flow_bytes > (1ull << 34) ||
+        !p.nic.link_mbps || p.delay_ns > 1000000000ull || !p.max_ns ||
+        p.max_ns > 10000000000ull || !p.sample_ns || p.sample_ns % 1000 ||
+        p.max_ns / p.sample_ns > 100000000ull || p.spread_ns > p.max_ns)
+    {
+        Usage(stderr);
+        return 2;
+    }
+    p.sw.seed = p.seed;
+    g.rng = p.seed ^ 0x5deece66dull;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (!Build())
+    {
+        fprintf(stderr, "tern-ns3-fabric: building the fabric failed\n");
+        Simulator::Destroy();
+        return 1;
+    }
+    for (size_t i = 0; i < g.flows.size(); i++)
+        Simulator::Schedule(NanoSeconds(g.flows[i].start_ns), &StartFlow, i);
+    Simulator::Schedule(NanoSeconds(0), &Sample);
+    Simulator::Stop(NanoSeconds(p.max_ns));
+    Simulator::Run();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    Report(static_cast<double>(b.tv_sec - a.tv_sec) +
+           static_cast<double>(b.tv_nsec - a.tv_nsec) / 1e9);
+    g.flows.clear();
+    g.hosts.clear();
+    g.leaves.clear();
+    g.spines.clear();
+    Simulator::Destroy();
+    return 0;
+}
