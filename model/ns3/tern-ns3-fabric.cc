@@ -8,10 +8,13 @@
  * RoCEv2 5-tuple, a seed per switch), a spine reaches a host through its leaf; nothing
  * floods (no_flood).
  *
- * Traffic, all RDMA WRITE flows of --flow-bytes on their own RC QP (UDP source port per
- * flow), started at seeded random times in the first --spread-us:
- *   permutation  host i sends to host (i + H) mod (L x H): every flow crosses the spines;
- *   incast       --incast K hosts of the other leaves send to host 0 as well.
+ * Traffic, all RDMA WRITE flows on their own RC QP (UDP source port per flow), either
+ *   permutation  host i sends --flow-bytes to host (i + H) mod (L x H) (every flow crosses
+ *                the spines), and --incast K hosts of the other leaves send to host 0 as
+ *                well, all started at seeded random times in the first --spread-us; or
+ *   --workload F every host starts flows to uniformly chosen other hosts at Poisson times
+ *                for --duration-us, at --load of its line rate, their sizes drawn from the
+ *                cumulative distribution in F (model/ns3/workloads: websearch.cdf, fbhadoop.cdf).
  * The run ends when every flow has completed (or at --max-us). One JSON line on stdout:
  * flow completion times and slowdowns (FCT / ideal: the flow's frames back to back at line
  * rate plus one round trip of propagation), PFC pauses, drops, the deepest lossless egress
@@ -50,6 +53,9 @@ struct Params
     uint64_t max_ns = 50000000;
     uint64_t sample_ns = 1000;
     uint64_t seed = 1;
+    const char* workload = nullptr;
+    double load = 0.3;
+    uint64_t duration_ns = 2000000;
     tn_nic_params nic;
     tn_flow_params flow;
     tsw_config sw;
@@ -59,8 +65,12 @@ struct Flow
 {
     unsigned int src, dst;
     uint64_t start_ns;
+    uint64_t bytes;
     struct tn_flow* f = nullptr;
 };
+
+constexpr size_t kMaxCdf = 64;
+constexpr uint64_t kMaxFlowBytes = 1ull << 34;
 
 struct Fabric
 {
@@ -68,6 +78,8 @@ struct Fabric
     std::vector<Ptr<TernNetDevice>> hosts;
     std::vector<Ptr<TernSwitch>> leaves, spines;
     std::vector<Flow> flows;
+    std::vector<double> cdf_size, cdf_pct; /* the workload's points */
+    uint64_t skipped = 0;                  /* flows the hosts had no room for */
     std::vector<uint64_t> qsamples; /* deepest lossless egress FIFO, every sample */
     uint64_t rng = 0;
     uint64_t done_at = 0;
@@ -90,6 +102,116 @@ uint64_t
 NowNs()
 {
     return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+}
+
+double
+Uniform01()
+{
+    return static_cast<double>(Rand() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* "<bytes> <percent>" lines ('#' comments), both nondecreasing, ending at 100 percent. */
+bool
+LoadCdf(const char* path)
+{
+    FILE* f = fopen(path, "r");
+    char line[256];
+
+    if (!f)
+    {
+        fprintf(stderr, "tern-ns3-fabric: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    while (fgets(line, sizeof(line), f))
+    {
+        double sz, pc;
+        char extra;
+
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+            continue;
+        if (sscanf(line, "%lf %lf %c", &sz, &pc, &extra) != 2 || !(sz >= 0) ||
+            sz > static_cast<double>(kMaxFlowBytes) || !(pc >= 0) || pc > 100 ||
+            g.cdf_size.size() >= kMaxCdf ||
+            (!g.cdf_size.empty() && (sz < g.cdf_size.back() || pc < g.cdf_pct.back())))
+        {
+            fprintf(stderr, "tern-ns3-fabric: %s: bad line: %s", path, line);
+            fclose(f);
+            return false;
+        }
+        g.cdf_size.push_back(sz);
+        g.cdf_pct.push_back(pc);
+    }
+    fclose(f);
+    if (g.cdf_size.size() < 2 || g.cdf_pct.back() != 100)
+    {
+        fprintf(stderr, "tern-ns3-fabric: %s: not a distribution ending at 100 %%\n", path);
+        return false;
+    }
+    return true;
+}
+
+/* A size from the piecewise-linear distribution. */
+uint64_t
+DrawSize()
+{
+    double u = Uniform01() * 100;
+
+    for (size_t i = 1; i < g.cdf_size.size(); i++)
+    {
+        if (u < g.cdf_pct[i] && g.cdf_pct[i] > g.cdf_pct[i - 1])
+        {
+            double x = g.cdf_size[i - 1] + (g.cdf_size[i] - g.cdf_size[i - 1]) *
+                                               (u - g.cdf_pct[i - 1]) /
+                                               (g.cdf_pct[i] - g.cdf_pct[i - 1]);
+            return std::max<uint64_t>(1, static_cast<uint64_t>(x + 0.5));
+        }
+    }
+    return std::max<uint64_t>(1, static_cast<uint64_t>(g.cdf_size.back()));
+}
+
+double
+MeanSize()
+{
+    double m = 0;
+
+    for (size_t i = 1; i < g.cdf_size.size(); i++)
+        m += (g.cdf_size[i - 1] + g.cdf_size[i]) / 2 * (g.cdf_pct[i] - g.cdf_pct[i - 1]) / 100;
+    return std::max(m, 1.0);
+}
+
+void
+MakeTraffic()
+{
+    const Params& p = g.p;
+    unsigned int n = p.leaves * p.hosts, h;
+
+    if (!p.workload)
+    {
+        for (h = 0; h < n; h++)
+            g.flows.push_back({h, (h + p.hosts) % n, 0, p.flow_bytes, nullptr});
+        for (h = 0; h < p.incast; h++)
+            g.flows.push_back({p.hosts + h % (n - p.hosts), 0, 0, p.flow_bytes, nullptr});
+        for (auto& f : g.flows)
+            f.start_ns = p.spread_ns ? Rand() % p.spread_ns : 0;
+        return;
+    }
+    /* mean gap between a host's flows: its share of the line at the load */
+    double gap_ns = MeanSize() * 8000.0 / (p.load * p.nic.link_mbps);
+    for (h = 0; h < n; h++)
+    {
+        double t = 0;
+        for (;;)
+        {
+            t += -log(1 - Uniform01()) * gap_ns;
+            if (t >= static_cast<double>(p.duration_ns))
+                break;
+            unsigned int d = static_cast<unsigned int>(Rand() % (n - 1));
+            g.flows.push_back({h, d >= h ? d + 1 : d, static_cast<uint64_t>(t), DrawSize(),
+                               nullptr});
+        }
+    }
+    std::stable_sort(g.flows.begin(), g.flows.end(),
+                     [](const Flow& a, const Flow& b) { return a.start_ns < b.start_ns; });
 }
 
 bool
@@ -164,27 +286,35 @@ Build()
             if (!tsw_route_add(g.spines[s]->ModelMut(), mac, &leaf, 1))
                 return false;
     }
-    /* the traffic */
-    for (h = 0; h < n; h++)
-        g.flows.push_back({h, (h + p.hosts) % n, 0, nullptr});
-    for (h = 0; h < p.incast; h++)
-        g.flows.push_back({p.hosts + h % (n - p.hosts), 0, 0, nullptr});
+    MakeTraffic();
+    std::vector<Flow> made;
     for (size_t i = 0; i < g.flows.size(); i++)
     {
         Flow& f = g.flows[i];
         tn_flow_params fp = p.flow;
 
-        fp.total_bytes = p.flow_bytes;
+        /* small flows take small buffers: one slot per WRITE, up to 4 of 64 KiB */
+        fp.total_bytes = f.bytes;
+        fp.msg_bytes = static_cast<uint32_t>(std::min<uint64_t>(p.flow.msg_bytes, f.bytes));
+        fp.slots = static_cast<unsigned int>(
+            std::min<uint64_t>(p.flow.slots, (f.bytes + fp.msg_bytes - 1) / fp.msg_bytes));
         fp.sport = static_cast<uint16_t>(0xc000 | (Rand() & 0x3fff));
-        f.start_ns = p.spread_ns ? Rand() % p.spread_ns : 0;
         f.f = tn_flow_create(g.hosts[f.src]->Host(), g.hosts[f.dst]->Host(), &fp,
                              static_cast<unsigned int>(2000 + i));
         if (!f.f)
         {
-            fprintf(stderr, "tern-ns3-fabric: flow %zu (%u -> %u) failed\n", i, f.src, f.dst);
-            return false;
+            if (!p.workload)
+            {
+                fprintf(stderr, "tern-ns3-fabric: flow %zu (%u -> %u) failed\n", i, f.src,
+                        f.dst);
+                return false;
+            }
+            g.skipped++; /* out of flows or host memory: reported */
+            continue;
         }
+        made.push_back(f);
     }
+    g.flows.swap(made);
     return true;
 }
 
@@ -250,10 +380,9 @@ double
 IdealNs(const Flow& f)
 {
     const Params& p = g.p;
-    uint64_t mtu = 128u << p.flow.mtu, pkts = (p.flow_bytes + mtu - 1) / mtu;
+    uint64_t mtu = 128u << p.flow.mtu, pkts = (f.bytes + mtu - 1) / mtu;
     unsigned int links = f.src / p.hosts == f.dst / p.hosts ? 2 : 4;
-    double wire = static_cast<double>(p.flow_bytes + pkts * (58 + 24)) * 8000.0 /
-                  p.nic.link_mbps;
+    double wire = static_cast<double>(f.bytes + pkts * (58 + 24)) * 8000.0 / p.nic.link_mbps;
 
     return wire + 2.0 * links * static_cast<double>(p.delay_ns);
 }
@@ -262,7 +391,10 @@ void
 Report(double wall)
 {
     const Params& p = g.p;
-    std::vector<double> fct, slow;
+    static const uint64_t edges[] = {0, 10000, 100000, 1000000, 10000000, UINT64_MAX};
+    constexpr size_t kBuckets = sizeof(edges) / sizeof(edges[0]) - 1;
+    std::vector<double> fct, slow, bslow[kBuckets];
+    size_t bflows[kBuckets] = {0};
     uint64_t completed = 0, errors = 0, xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0;
     uint64_t no_route = 0, rx_pause = 0, discards = 0, retrans = 0, timeouts = 0, cnp = 0;
     uint64_t handled = 0, refused = 0;
@@ -274,12 +406,17 @@ Report(double wall)
 
         tn_flow_stats(f.f, &st);
         errors += st.errors;
+        size_t b = 0;
+        while (b + 1 < kBuckets && f.bytes >= edges[b + 1])
+            b++;
+        bflows[b]++;
         if (st.finish_ns && !st.errors)
         {
             double t = static_cast<double>(st.finish_ns - st.start_ns);
             completed++;
             fct.push_back(t / 1000.0);
             slow.push_back(t / IdealNs(f));
+            bslow[b].push_back(t / IdealNs(f));
         }
         if (!tn_flow_data_ok(f.f) || !st.finish_ns)
             data_ok = false;
@@ -323,9 +460,20 @@ Report(double wall)
 
     printf("{\"engine\":\"ns-3\",\"leaves\":%u,\"hosts_per_leaf\":%u,\"spines\":%u,"
            "\"hosts\":%u,\"link_mbps\":%u,\"delay_ns\":%" PRIu64 ",\"dcqcn\":%s,"
-           "\"flows\":%zu,\"incast\":%u,\"flow_bytes\":%" PRIu64 ",",
+           "\"flows\":%zu,\"flows_skipped\":%" PRIu64 ",\"workload\":\"%s\",\"load\":%.3f,"
+           "\"incast\":%u,\"flow_bytes\":%" PRIu64 ",",
            p.leaves, p.hosts, p.spines, p.leaves * p.hosts, p.nic.link_mbps, p.delay_ns,
-           p.nic.dcqcn ? "true" : "false", g.flows.size(), p.incast, p.flow_bytes);
+           p.nic.dcqcn ? "true" : "false", g.flows.size(), g.skipped,
+           p.workload ? "cdf" : "permutation+incast", p.workload ? p.load : 0.0,
+           p.workload ? 0 : p.incast, p.workload ? 0 : p.flow_bytes);
+    printf("\"buckets\":[");
+    for (size_t b = 0; b < kBuckets; b++)
+        printf("%s{\"from_bytes\":%" PRIu64 ",\"to_bytes\":%" PRIu64 ",\"flows\":%zu,"
+               "\"completed\":%zu,\"slowdown_p50\":%.2f,\"slowdown_p95\":%.2f,"
+               "\"slowdown_p99\":%.2f}",
+               b ? "," : "", edges[b], edges[b + 1] == UINT64_MAX ? 0 : edges[b + 1], bflows[b],
+               bslow[b].size(), Pct(bslow[b], 0.5), Pct(bslow[b], 0.95), Pct(bslow[b], 0.99));
+    printf("],");
     printf("\"completed\":%" PRIu64 ",\"write_errors\":%" PRIu64 ",\"data_ok\":%s,"
            "\"all_done_us\":%.1f,\"fct_us_p50\":%.1f,\"fct_us_p99\":%.1f,\"fct_us_max\":%.1f,"
            "\"slowdown_p50\":%.2f,\"slowdown_p95\":%.2f,\"slowdown_p99\":%.2f,",
@@ -358,6 +506,9 @@ Usage(FILE* f)
             "  --incast K            hosts of other leaves that also send to host 0 (8)\n"
             "  --flow-bytes B        every flow (1048576)\n"
             "  --spread-us T         flows start at random times in [0, T) (20)\n"
+            "  --workload FILE       Poisson flows with sizes from FILE (a .cdf) instead of\n"
+            "                        the permutation and the incast\n"
+            "  --load F --duration-us T   ... at this share of each host's line, for T (0.3, 2000)\n"
             "  --max-us T            give up after this much virtual time (50000)\n"
             "  --link-mbps R --delay-ns D   every link (40000, 1000)\n"
             "  --kmin B --kmax B --pmax-ppm P --xoff B --xon B --buffer B   every switch\n"
@@ -390,7 +541,8 @@ main(int argc, char** argv)
     enum
     {
         O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_LINK, O_DELAY, O_KMIN,
-        O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_HELP
+        O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_HELP, O_WL, O_LOAD,
+        O_DUR
     };
     static const struct option opts[] = {
         {"leaves", 1, nullptr, O_L}, {"hosts", 1, nullptr, O_H}, {"spines", 1, nullptr, O_S},
@@ -402,6 +554,8 @@ main(int argc, char** argv)
         {"xoff", 1, nullptr, O_XOFF}, {"xon", 1, nullptr, O_XON}, {"buffer", 1, nullptr, O_BUF},
         {"cc", 1, nullptr, O_CC}, {"seed", 1, nullptr, O_SEED},
         {"sample-ns", 1, nullptr, O_SAMPLE}, {"help", 0, nullptr, O_HELP},
+        {"workload", 1, nullptr, O_WL}, {"load", 1, nullptr, O_LOAD},
+        {"duration-us", 1, nullptr, O_DUR},
         {nullptr, 0, nullptr, 0},
     };
     Params& p = g.p;
@@ -447,23 +601,30 @@ main(int argc, char** argv)
             break;
         case O_SEED: p.seed = Num(optarg, "--seed"); break;
         case O_SAMPLE: p.sample_ns = Num(optarg, "--sample-ns"); break;
+        case O_WL: p.workload = optarg; break;
+        case O_LOAD: p.load = atof(optarg); break;
+        case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;
         case O_HELP: Usage(stdout); return 0;
         default: Usage(stderr); return 2;
         }
     }
     if (optind != argc || p.leaves < 2 || p.leaves > TSW_MAX_PORTS || !p.hosts || !p.spines ||
         p.spines > TSW_MAX_ECMP || p.hosts + p.spines > TSW_MAX_PORTS ||
-        p.leaves * p.hosts > TN_MAX_HOSTS || p.incast > p.hosts * (p.leaves - 1) ||
+        p.leaves * p.hosts > TN_MAX_HOSTS ||
+        (!p.workload && p.incast > p.hosts * (p.leaves - 1)) ||
         p.incast >= TN_MAX_FLOWS || !p.flow_bytes || p.flow_bytes > (1ull << 34) ||
         !p.nic.link_mbps || p.delay_ns > 1000000000ull || !p.max_ns ||
         p.max_ns > 10000000000ull || !p.sample_ns || p.sample_ns % 1000 ||
-        p.max_ns / p.sample_ns > 100000000ull || p.spread_ns > p.max_ns)
+        p.max_ns / p.sample_ns > 100000000ull || p.spread_ns > p.max_ns ||
+        !(p.load > 0 && p.load <= 1) || !p.duration_ns || p.duration_ns > p.max_ns)
     {
         Usage(stderr);
         return 2;
     }
     p.sw.seed = p.seed;
     g.rng = p.seed ^ 0x5deece66dull;
+    if (p.workload && !LoadCdf(p.workload))
+        return 2;
     clock_gettime(CLOCK_MONOTONIC, &a);
     if (!Build())
     {

@@ -375,6 +375,14 @@ void tn_host_stats(struct tn_host *h, unsigned int prio, struct tn_nic_stats *st
 
 /* ---- flows -------------------------------------------------------------------------------- */
 
+/* The fake host's data region (rings, MRs) still has @bytes (with their page rounding). */
+static bool room(const struct tn_host *h, uint64_t bytes)
+{
+	uint64_t next = h->d->f.data_next ? h->d->f.data_next : FK_DATA_BASE;
+
+	return FK_DATA_BASE + FK_DATA_SIZE - next >= bytes;
+}
+
 struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 			       const struct tn_flow_params *fp, unsigned int pattern_seed)
 {
@@ -389,7 +397,8 @@ struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 	    src->nout >= TN_MAX_FLOWS || dst->nin >= TN_MAX_FLOWS)
 		return NULL;
 	buf = (uint64_t)fp->slots * fp->msg_bytes;
-	if (buf > (8u << 20))
+	/* the buffer, its page list, the SQ, RQ and CQ rings (64 x 128, 4 x 64, 256 x 64 B) */
+	if (buf > (8u << 20) || !room(src, buf + (256u << 10)) || !room(dst, buf + (256u << 10)))
 		return NULL;
 	fl = calloc(1, sizeof(*fl));
 	if (!fl)

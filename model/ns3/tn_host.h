@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define TN_MAX_HOSTS		200	/* MAC ..:10+i, IP 192.168.100.(1+i) */
-#define TN_MAX_FLOWS		64	/* per sending host */
+#define TN_MAX_FLOWS		128	/* sent, and received, per host */
 
 struct tn_env {
 	void *ctx;
@@ -99,7 +99,10 @@ void tn_flow_params_default(struct tn_flow_params *fp);
 
 struct tn_flow;
 
-/* A connected QP pair @src -> @dst; nothing is posted before tn_flow_start. */
+/* A connected QP pair @src -> @dst; nothing is posted before tn_flow_start. NULL when a
+ * parameter is out of range or either host is out of flows (TN_MAX_FLOWS) or of host memory
+ * for the rings and buffers (the fake host's 64 MiB data region: slots x msg_bytes on each
+ * side, and the rings). */
 struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 			       const struct tn_flow_params *fp, unsigned int pattern_seed);
 void tn_flow_start(struct tn_flow *fl);
