@@ -54,6 +54,8 @@ struct Params
     uint64_t sample_ns = 1000;
     uint64_t seed = 1;
     const char* workload = nullptr;
+    const char* series = nullptr;
+    uint64_t series_ns = 10000;
     double load = 0.3;
     uint64_t duration_ns = 2000000;
     tn_nic_params nic;
@@ -80,6 +82,7 @@ struct Fabric
     std::vector<Flow> flows;
     std::vector<double> cdf_size, cdf_pct; /* the workload's points */
     uint64_t skipped = 0;                  /* flows the hosts had no room for */
+    std::vector<std::vector<uint32_t>> pseries; /* per switch port: lossless queue bytes */
     std::vector<uint64_t> qsamples; /* deepest lossless egress FIFO, every sample */
     uint64_t rng = 0;
     uint64_t done_at = 0;
@@ -354,6 +357,18 @@ void
 Sample()
 {
     g.qsamples.push_back(DeepestQueue());
+    if (g.p.series && NowNs() % g.p.series_ns == 0)
+    {
+        size_t i = 0;
+
+        g.pseries.resize(g.leaves.size() * g.leaves[0]->GetNPorts() +
+                         g.spines.size() * g.spines[0]->GetNPorts());
+        for (auto* set : {&g.leaves, &g.spines})
+            for (auto& sw : *set)
+                for (unsigned int port = 0; port < sw->GetNPorts(); port++)
+                    g.pseries[i++].push_back(
+                        static_cast<uint32_t>(tsw_queue_bytes(sw->Model(), port, kPrio)));
+    }
     if (NowNs() % 10000 == 0 && NowNs() >= g.p.spread_ns && AllDone())
     {
         g.all_done = true;
@@ -496,6 +511,58 @@ Report(double wall)
     fflush(stdout);
 }
 
+/* Per switch port: what it is cabled to, its lossless queue over time, PFC it sent/got. */
+void
+WriteSeries()
+{
+    const Params& p = g.p;
+    FILE* f = fopen(p.series, "w");
+    size_t i = 0;
+    bool first = true;
+
+    if (!f)
+    {
+        fprintf(stderr, "tern-ns3-fabric: %s: %s\n", p.series, strerror(errno));
+        return;
+    }
+    fprintf(f, "{\"sample_us\":%.3f,\"dcqcn\":%s,\"ports\":[", p.series_ns / 1000.0,
+            p.nic.dcqcn ? "true" : "false");
+    for (int spine = 0; spine < 2; spine++)
+    {
+        auto& set = spine ? g.spines : g.leaves;
+        for (size_t k = 0; k < set.size(); k++)
+        {
+            for (unsigned int port = 0; port < set[k]->GetNPorts(); port++, i++)
+            {
+                struct tsw_port_stats st;
+                char peer[32];
+
+                if (spine)
+                    snprintf(peer, sizeof(peer), "leaf%u", port);
+                else if (port < p.hosts)
+                    snprintf(peer, sizeof(peer), "host%zu", k * p.hosts + port);
+                else
+                    snprintf(peer, sizeof(peer), "spine%u", port - p.hosts);
+                tsw_port_stats(set[k]->Model(), port, &st);
+                fprintf(f,
+                        "%s{\"switch\":\"%s%zu\",\"port\":%u,\"peer\":\"%s\","
+                        "\"xoff_sent\":%" PRIu64 ",\"pfc_rx\":%" PRIu64
+                        ",\"max_kb\":%.1f,\"queue_kb\":[",
+                        first ? "" : ",", spine ? "spine" : "leaf", k, port, peer,
+                        st.pfc_xoff_sent[kPrio], st.pfc_rx[kPrio],
+                        st.q[kPrio].max_bytes / 1024.0);
+                first = false;
+                if (i < g.pseries.size())
+                    for (size_t j = 0; j < g.pseries[i].size(); j++)
+                        fprintf(f, "%s%.1f", j ? "," : "", g.pseries[i][j] / 1024.0);
+                fprintf(f, "]}");
+            }
+        }
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+}
+
 void
 Usage(FILE* f)
 {
@@ -513,7 +580,9 @@ Usage(FILE* f)
             "  --link-mbps R --delay-ns D   every link (40000, 1000)\n"
             "  --kmin B --kmax B --pmax-ppm P --xoff B --xon B --buffer B   every switch\n"
             "  --cc NAME=V           a DCQCN parameter    --seed S   traffic and RED\n"
-            "  --sample-ns S         queue sampling (1000)\n",
+            "  --sample-ns S         queue sampling (1000)\n"
+            "  --series FILE         every switch port's lossless queue over time and PFC\n"
+            "                        frames (JSON), sampled every --series-us (10)\n",
             TN_MAX_HOSTS);
 }
 
@@ -542,7 +611,7 @@ main(int argc, char** argv)
     {
         O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_LINK, O_DELAY, O_KMIN,
         O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_HELP, O_WL, O_LOAD,
-        O_DUR
+        O_DUR, O_SERIES, O_SERIES_US
     };
     static const struct option opts[] = {
         {"leaves", 1, nullptr, O_L}, {"hosts", 1, nullptr, O_H}, {"spines", 1, nullptr, O_S},
@@ -555,7 +624,8 @@ main(int argc, char** argv)
         {"cc", 1, nullptr, O_CC}, {"seed", 1, nullptr, O_SEED},
         {"sample-ns", 1, nullptr, O_SAMPLE}, {"help", 0, nullptr, O_HELP},
         {"workload", 1, nullptr, O_WL}, {"load", 1, nullptr, O_LOAD},
-        {"duration-us", 1, nullptr, O_DUR},
+        {"duration-us", 1, nullptr, O_DUR}, {"series", 1, nullptr, O_SERIES},
+        {"series-us", 1, nullptr, O_SERIES_US},
         {nullptr, 0, nullptr, 0},
     };
     Params& p = g.p;
@@ -604,6 +674,8 @@ main(int argc, char** argv)
         case O_WL: p.workload = optarg; break;
         case O_LOAD: p.load = atof(optarg); break;
         case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;
+        case O_SERIES: p.series = optarg; break;
+        case O_SERIES_US: p.series_ns = Num(optarg, "--series-us") * 1000; break;
         case O_HELP: Usage(stdout); return 0;
         default: Usage(stderr); return 2;
         }
@@ -616,7 +688,8 @@ main(int argc, char** argv)
         !p.nic.link_mbps || p.delay_ns > 1000000000ull || !p.max_ns ||
         p.max_ns > 10000000000ull || !p.sample_ns || p.sample_ns % 1000 ||
         p.max_ns / p.sample_ns > 100000000ull || p.spread_ns > p.max_ns ||
-        !(p.load > 0 && p.load <= 1) || !p.duration_ns || p.duration_ns > p.max_ns)
+        !(p.load > 0 && p.load <= 1) || !p.duration_ns || p.duration_ns > p.max_ns ||
+        !p.series_ns || p.series_ns % p.sample_ns || p.max_ns / p.series_ns > 1000000ull)
     {
         Usage(stderr);
         return 2;
@@ -640,6 +713,8 @@ main(int argc, char** argv)
     clock_gettime(CLOCK_MONOTONIC, &b);
     Report(static_cast<double>(b.tv_sec - a.tv_sec) +
            static_cast<double>(b.tv_nsec - a.tv_nsec) / 1e9);
+    if (p.series)
+        WriteSeries();
     g.flows.clear();
     g.hosts.clear();
     g.leaves.clear();
