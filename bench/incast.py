@@ -23,7 +23,7 @@ The whole matrix takes well under a minute on one core.
 
 --engine ns3 runs the same scenario on ns-3 instead (model/build/ns3/tern-ns3-incast: the same
 device model as ns-3 NetDevices and the same switch model driven by ns-3's simulator; same
-options but --jitter-ns, same figures; needs libns3-dev); its files go to $TERN_OUT/bench/ns3
+options, same figures; needs libns3-dev); its files go to $TERN_OUT/bench/ns3
 unless --out says otherwise.
 """
 

@@ -7,7 +7,7 @@
  *
  *   tern-ns3-incast --n 16 --dcqcn on [--duration-us 40000] [--series FILE] [...] (--help)
  *
- * Same options (but --jitter-ns), same measurements and the same one-line JSON object on
+ * Same options, same measurements and the same one-line JSON object on
  * stdout as tern-sim, plus "engine":"ns-3"; Documentation/fabric.rst defines every figure.
  * Exit status 0 when the run could be set up and completed.
  */
@@ -38,6 +38,7 @@ struct Params
 {
     unsigned int n = 2;
     uint64_t delay_ns = 1000;
+    uint64_t jitter_ns = 0;
     uint64_t duration_ns = 40000000;
     double steady_from = 0.5;
     uint64_t sample_ns = 1000;
@@ -171,8 +172,11 @@ Build()
         }
         g.dcb_ok &= tn_host_dcb_ok(d->Host());
         g.cc_ok &= tn_host_cc_ok(d->Host());
-        if (!TernConnect(d, g.sw->GetPort(k), NanoSeconds(p.delay_ns)))
+        Ptr<TernChannel> ch = TernConnect(d, g.sw->GetPort(k), NanoSeconds(p.delay_ns));
+        if (!ch)
             return false;
+        /* NIC -> switch only, as tern-sim's --jitter-ns */
+        ch->SetJitter(d, NanoSeconds(p.jitter_ns), p.sw.seed ^ 0x5deece66dull ^ (static_cast<uint64_t>(k) << 32));
         if (k == 0)
             g.rx = d;
         else
@@ -451,6 +455,7 @@ Usage(FILE* f)
             "  --duration-us T       virtual run time (default 40000)\n"
             "  --steady-from F       steady state from this fraction of the run (0.5)\n"
             "  --link-mbps R         every link (40000)   --delay-ns D   every link (1000)\n"
+            "  --jitter-ns J         NIC -> switch delay up to J ns longer, uniformly (0)\n"
             "  --mtu CODE            IB path MTU code, 3 = 1024 .. 5 = 4096 (5)\n"
             "  --msg-bytes B         RDMA WRITE size (65536)\n"
             "  --outstanding K       WRITEs kept posted per sender (8)\n"
@@ -504,7 +509,7 @@ main(int argc, char** argv)
     {
         O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
         O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_BIN,
-        O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_PFC
+        O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_PFC, O_JIT
     };
     static const struct option opts[] = {
         {"n", 1, nullptr, O_N}, {"dcqcn", 1, nullptr, O_DCQCN}, {"rp-en", 1, nullptr, O_RP},
@@ -519,6 +524,7 @@ main(int argc, char** argv)
         {"bin-us", 1, nullptr, O_BIN}, {"conv-window-us", 1, nullptr, O_CW},
         {"conv-tol", 1, nullptr, O_CT}, {"conv-hold-us", 1, nullptr, O_CH},
         {"ecn-dequeue", 0, nullptr, O_ECNDEQ}, {"pfc-mask", 1, nullptr, O_PFC},
+        {"jitter-ns", 1, nullptr, O_JIT},
         {"series", 1, nullptr, O_SERIES}, {"switch-json", 1, nullptr, O_SWJSON},
         {"quiet", 0, nullptr, O_QUIET}, {"help", 0, nullptr, O_HELP}, {nullptr, 0, nullptr, 0},
     };
@@ -541,6 +547,7 @@ main(int argc, char** argv)
         case O_STEADY: p.steady_from = atof(optarg); break;
         case O_LINK: p.nic.link_mbps = static_cast<uint32_t>(Num(optarg, "--link-mbps")); break;
         case O_DELAY: p.delay_ns = Num(optarg, "--delay-ns"); break;
+        case O_JIT: p.jitter_ns = Num(optarg, "--jitter-ns"); break;
         case O_MTU: p.flow.mtu = static_cast<uint8_t>(Num(optarg, "--mtu")); break;
         case O_MSG: p.flow.msg_bytes = static_cast<uint32_t>(Num(optarg, "--msg-bytes")); break;
         case O_OUT: p.flow.outstanding = static_cast<unsigned>(Num(optarg, "--outstanding")); break;
@@ -576,7 +583,7 @@ main(int argc, char** argv)
     if (optind != argc || !p.n || p.n > kMaxSenders || p.flow.mtu < 1 || p.flow.mtu > 5 ||
         !p.flow.msg_bytes || p.flow.msg_bytes > (1u << 20) || !p.flow.outstanding ||
         p.flow.outstanding > 32 || !p.sample_ns || !p.bin_ns || !p.duration_ns ||
-        p.duration_ns > 10000000000ull || !p.nic.link_mbps || p.delay_ns > 1000000000ull ||
+        p.duration_ns > 10000000000ull || !p.nic.link_mbps || p.delay_ns > 1000000000ull || p.jitter_ns > 1000000000ull ||
         !(p.steady_from >= 0 && p.steady_from < 1) ||
         p.duration_ns / p.sample_ns > 100000000ull || p.duration_ns / p.bin_ns > 10000000ull)
     {

@@ -278,14 +278,39 @@ TernChannel::GetDelay() const
 }
 
 void
+TernChannel::SetJitter(Ptr<TernLinkDevice> from, Time max, uint64_t seed)
+{
+    for (int i = 0; i < 2; i++)
+    {
+        if (m_dev[i] == from)
+        {
+            m_jitterNs[i] = max.IsStrictlyPositive() ? max.GetNanoSeconds() : 0;
+            m_rng[i] = seed;
+        }
+    }
+}
+
+void
 TernChannel::Transmit(Ptr<TernLinkDevice> src, Ptr<Packet> p, uint64_t lastBitNs)
 {
-    Ptr<TernLinkDevice> dst = src == m_dev[0] ? m_dev[1] : m_dev[0];
+    int end = src == m_dev[0] ? 0 : 1;
+    Ptr<TernLinkDevice> dst = m_dev[1 - end];
     int64_t now = Simulator::Now().GetNanoSeconds();
     int64_t at = static_cast<int64_t>(lastBitNs) + m_delay.GetNanoSeconds();
 
-    if (!dst || src == dst)
+    if (!dst || src == dst || src != m_dev[end])
         return;
+    if (m_jitterNs[end])
+    {
+        uint64_t z = (m_rng[end] += 0x9e3779b97f4a7c15ull);
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        at += static_cast<int64_t>((z ^ (z >> 31)) % (m_jitterNs[end] + 1));
+        if (at < m_lastArrival[end])
+            at = m_lastArrival[end];
+        m_lastArrival[end] = at;
+    }
     Simulator::ScheduleWithContext(dst->GetNode() ? dst->GetNode()->GetId() : 0,
                                    NanoSeconds(at > now ? at - now : 0),
                                    &TernLinkDevice::ReceiveFrame,

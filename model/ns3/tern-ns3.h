@@ -109,6 +109,9 @@ class TernChannel : public Channel
     bool Attach(Ptr<TernLinkDevice> dev);
     void SetDelay(Time d);
     Time GetDelay() const;
+    /* Frames sent by @from take up to @max longer, uniformly (seeded splitmix64), in order
+     * (a frame never overtakes the one before): tern-sim's --jitter-ns. 0: none. */
+    void SetJitter(Ptr<TernLinkDevice> from, Time max, uint64_t seed);
     /* @p's last bit leaves @src at @lastBitNs: it reaches the other end @delay later. */
     void Transmit(Ptr<TernLinkDevice> src, Ptr<Packet> p, uint64_t lastBitNs);
 
@@ -121,6 +124,9 @@ class TernChannel : public Channel
   private:
     Ptr<TernLinkDevice> m_dev[2];
     Time m_delay;
+    uint64_t m_jitterNs[2] = {0, 0};	/* per sending end */
+    uint64_t m_rng[2] = {0, 0};
+    int64_t m_lastArrival[2] = {0, 0};
 };
 
 class TernNetDevice : public TernLinkDevice
