@@ -37,6 +37,8 @@ struct tsw_fifo {
 struct tsw_port {
 	struct tsw_fifo q[TSW_NUM_PRIO];
 	uint64_t busy_until;		/* the transmitter is sending until then */
+	uint32_t mbps;			/* its line rate */
+	uint64_t refresh_ns;		/* XOFF refresh period: half the pause time at it */
 	unsigned int rr;		/* next non-strict priority to look at */
 	/* ingress accounting and PFC generation towards this port's NIC */
 	uint64_t in_bytes[TSW_NUM_PRIO];
@@ -67,7 +69,6 @@ struct tsw {
 	uint64_t buffer_max;
 	uint64_t rng;
 	uint64_t armed;			/* deadline last given to timer_arm */
-	uint64_t refresh_ns;		/* XOFF refresh period: half the pause time */
 	struct tsw_learn learn[LEARN_SIZE];
 	unsigned int learn_next;	/* replacement cursor when the table is full */
 	struct tsw_route *routes;	/* TSW_MAX_ROUTES, allocated by the first route */
@@ -101,17 +102,17 @@ static uint64_t tsw_now(const struct tsw *sw)
 	return sw->host.now_ns(sw->host.opaque);
 }
 
-/* Nanoseconds a frame of @len bytes (no FCS) occupies the line. */
-static uint64_t ser_ns(const struct tsw *sw, size_t len)
+/* Nanoseconds a frame of @len bytes (no FCS) occupies @pt's line. */
+static uint64_t ser_ns(const struct tsw_port *pt, size_t len)
 {
 	if (len < FRAME_ETH_ZLEN)
 		len = FRAME_ETH_ZLEN;
-	return ((uint64_t)len + FRAME_LINE_OVERHEAD) * 8000 / sw->cfg.link_mbps;
+	return ((uint64_t)len + FRAME_LINE_OVERHEAD) * 8000 / pt->mbps;
 }
 
-static uint64_t quanta_ns(const struct tsw *sw, unsigned int quanta)
+static uint64_t quanta_ns(const struct tsw_port *pt, unsigned int quanta)
 {
-	return (uint64_t)quanta * TERN_PFC_QUANTUM_BITS * 1000 / sw->cfg.link_mbps;
+	return (uint64_t)quanta * TERN_PFC_QUANTUM_BITS * 1000 / pt->mbps;
 }
 
 /* splitmix64 */
@@ -127,6 +128,7 @@ static uint64_t rng_next(struct tsw *sw)
 struct tsw *tsw_create(const struct tsw_config *cfg, const struct tsw_host *host)
 {
 	struct tsw *sw;
+	unsigned int p;
 
 	if (!cfg || !host || !host->deliver || !host->now_ns || !host->timer_arm ||
 	    !cfg->nports || cfg->nports > TSW_MAX_PORTS || !cfg->link_mbps ||
@@ -145,7 +147,12 @@ struct tsw *tsw_create(const struct tsw_config *cfg, const struct tsw_host *host
 	sw->host = *host;
 	sw->rng = cfg->seed;
 	sw->armed = UINT64_MAX;
-	sw->refresh_ns = quanta_ns(sw, FRAME_PFC_XOFF_QUANTA) / 2;
+	for (p = 0; p < cfg->nports; p++) {
+		struct tsw_port *pt = &sw->ports[p];
+
+		pt->mbps = cfg->port_mbps[p] ? cfg->port_mbps[p] : cfg->link_mbps;
+		pt->refresh_ns = quanta_ns(pt, FRAME_PFC_XOFF_QUANTA) / 2;
+	}
 	return sw;
 }
 
@@ -318,7 +325,7 @@ static void pfc_rx(struct tsw *sw, unsigned int port, const uint8_t *f, size_t l
 		if (!(sw->cfg.pfc_mask & (1u << p)))
 			continue;
 		pause_account(q, now);
-		q->paused_until = now + quanta_ns(sw, t);
+		q->paused_until = now + quanta_ns(pt, t);
 	}
 }
 
@@ -367,14 +374,14 @@ static bool port_kick(struct tsw *sw, unsigned int port, uint64_t now)
 				continue;
 			if (pt->pfc_pending_xoff & (1u << p)) {
 				pt->st.pfc_xoff_sent[p]++;
-				pt->refresh_at[p] = now + sw->refresh_ns;
+				pt->refresh_at[p] = now + pt->refresh_ns;
 			} else {
 				pt->st.pfc_xon_sent[p]++;
 			}
 		}
 		pt->pfc_pending = 0;
 		pt->pfc_pending_xoff = 0;
-		pt->busy_until = now + ser_ns(sw, sizeof(fr));
+		pt->busy_until = now + ser_ns(pt, sizeof(fr));
 		sw->host.deliver(sw->host.opaque, port, fr, sizeof(fr),
 				 pt->busy_until + sw->cfg.delay_ns);
 		return true;
@@ -395,7 +402,7 @@ static bool port_kick(struct tsw *sw, unsigned int port, uint64_t now)
 	sw->buffer_used -= k->len;
 	sw->ports[k->in_port].in_bytes[k->prio] -= k->len;
 	pfc_check(sw, k->in_port, k->prio);
-	pt->busy_until = now + ser_ns(sw, k->len);
+	pt->busy_until = now + ser_ns(pt, k->len);
 	sw->host.deliver(sw->host.opaque, port, k->data, k->len, pt->busy_until + sw->cfg.delay_ns);
 	free(k);
 	return true;
@@ -725,9 +732,10 @@ void tsw_dump_json(const struct tsw *sw, FILE *f)
 		sw->buffer_used, sw->buffer_max);
 	for (p = 0; p < c->nports; p++) {
 		tsw_port_stats(sw, p, &st);
-		fprintf(f, "%s{\"port\":%u,\"rx_frames\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+		fprintf(f, "%s{\"port\":%u,\"mbps\":%u,\"rx_frames\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
 			",\"lossless_drops\":%" PRIu64 ",\"no_route\":%" PRIu64 ",",
-			p ? "," : "", p, st.rx_frames, st.rx_bytes, st.lossless_drops, st.no_route);
+			p ? "," : "", p, sw->ports[p].mbps, st.rx_frames, st.rx_bytes,
+			st.lossless_drops, st.no_route);
 		json_u64s(f, "pfc_xoff_sent", st.pfc_xoff_sent, TSW_NUM_PRIO);
 		fprintf(f, ",");
 		json_u64s(f, "pfc_xon_sent", st.pfc_xon_sent, TSW_NUM_PRIO);

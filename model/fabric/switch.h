@@ -9,7 +9,8 @@
  * source MACs (broadcast/multicast and unknown destinations flood to every other port).
  * Each egress port has one FIFO per priority 0..7; the egress scheduler serves strict
  * priorities (@strict_mask) first, highest first, then the other priorities round robin, at
- * @link_mbps, and a frame reaches the NIC @delay_ns after its last bit left the port. A frame
+ * @link_mbps (or the port's own @port_mbps), and a frame reaches the NIC @delay_ns after its
+ * last bit left the port. A frame
  * of L bytes (no FCS; at least 60 counted) occupies the line (L + 24) * 8 / link_mbps
  * (preamble, FCS, inter-frame gap), as in the NIC's MAC. host->deliver is called when its
  * first bit leaves, with the time its last bit reaches the NIC.
@@ -27,7 +28,7 @@
  * the switch. For a priority in @pfc_mask the switch sends an 802.1Qbb XOFF (0xffff quanta)
  * to the ingress port's NIC when that account reaches @xoff_bytes, refreshes it while above
  * @xon_bytes, and sends XON (0 quanta) when it falls to @xon_bytes. PFC frames received from a
- * NIC pause the switch's egress FIFO for that priority on that port (quanta at @link_mbps);
+ * NIC pause the switch's egress FIFO for that priority on that port (quanta at its rate);
  * like the NIC, the switch honours pauses only for priorities in @pfc_mask (others are
  * counted in pfc_rx). Pending PFC frames of a port go out before its next data frame, several
  * priorities coalesced into one frame; the refresh period is half the XOFF time.
@@ -64,7 +65,8 @@ extern "C" {
 
 struct tsw_config {
 	unsigned int nports;		/* 1..TSW_MAX_PORTS */
-	uint32_t link_mbps;		/* every port's rate, Mb/s */
+	uint32_t link_mbps;		/* every port's rate, Mb/s ... */
+	uint32_t port_mbps[TSW_MAX_PORTS];	/* ... but these ports' where not 0 */
 	uint64_t delay_ns;		/* propagation delay switch -> NIC on every link */
 	uint32_t buffer_bytes;		/* shared packet buffer */
 	uint8_t pfc_mask;		/* lossless priorities */

@@ -2,11 +2,11 @@
 /*
  * tern-ns3-fabric: a leaf-spine fabric on ns-3 with tern's device model in every host.
  * L leaves with H hosts each and S spines, every leaf cabled once to every spine, every link
- * at the same rate and delay (H:S oversubscription at the leaves: 8 hosts and 4 spines is
- * 2:1). The switches are model/fabric/switch.c (TernSwitch) with static routes: a leaf
- * reaches its own hosts directly and every other host over all its uplinks (ECMP by the
- * RoCEv2 5-tuple, a seed per switch), a spine reaches a host through its leaf; nothing
- * floods (no_flood).
+ * at the same delay and rate (H:S oversubscription at the leaves: 8 hosts and 4 spines is
+ * 2:1), or the leaf-spine links at --uplink-mbps. The switches are model/fabric/switch.c
+ * (TernSwitch) with static routes: a leaf reaches its own hosts directly and every other
+ * host over all its uplinks (ECMP by the RoCEv2 5-tuple, a seed per switch), a spine
+ * reaches a host through its leaf; nothing floods (no_flood).
  *
  * Traffic, all RDMA WRITE flows on their own RC QP (UDP source port per flow), either
  *   permutation  host i sends --flow-bytes to host (i + H) mod (L x H) (every flow crosses
@@ -14,7 +14,8 @@
  *                well, all started at seeded random times in the first --spread-us; or
  *   --workload F every host starts flows to uniformly chosen other hosts at Poisson times
  *                for --duration-us, at --load of its line rate, their sizes drawn from the
- *                cumulative distribution in F (model/ns3/workloads: websearch.cdf, fbhadoop.cdf).
+ *                cumulative distribution in F (model/ns3/workloads: websearch.cdf,
+ *                fbhadoop.cdf).
  * The run ends when every flow has completed (or at --max-us). One JSON line on stdout:
  * flow completion times and slowdowns (FCT / ideal: the flow's frames back to back at line
  * rate plus one round trip of propagation), PFC pauses, drops, the deepest lossless egress
@@ -48,6 +49,7 @@ struct Params
 {
     unsigned int leaves = 4, hosts = 8, spines = 4, incast = 8;
     uint64_t delay_ns = 1000;
+    uint32_t uplink_mbps = 0; /* leaf-spine links (0: as the hosts') */
     uint64_t flow_bytes = 1u << 20;
     uint64_t spread_ns = 20000;
     uint64_t max_ns = 50000000;
@@ -233,6 +235,8 @@ Build()
 
         c.nports = p.hosts + p.spines;
         c.link_mbps = p.nic.link_mbps;
+        for (s = 0; s < p.spines; s++)
+            c.port_mbps[p.hosts + s] = p.uplink_mbps;
         c.no_flood = true;
         c.ecmp_seed = 1 + l;
         c.seed = p.sw.seed + l;
@@ -246,7 +250,7 @@ Build()
         tsw_config c = p.sw;
 
         c.nports = p.leaves;
-        c.link_mbps = p.nic.link_mbps;
+        c.link_mbps = p.uplink_mbps ? p.uplink_mbps : p.nic.link_mbps;
         c.no_flood = true;
         c.ecmp_seed = 1000 + s;
         c.seed = p.sw.seed + 1000 + s;
@@ -474,10 +478,12 @@ Report(double wall)
     double sim_s = static_cast<double>(NowNs()) / 1e9;
 
     printf("{\"engine\":\"ns-3\",\"leaves\":%u,\"hosts_per_leaf\":%u,\"spines\":%u,"
-           "\"hosts\":%u,\"link_mbps\":%u,\"delay_ns\":%" PRIu64 ",\"dcqcn\":%s,"
-           "\"flows\":%zu,\"flows_skipped\":%" PRIu64 ",\"workload\":\"%s\",\"load\":%.3f,"
+           "\"hosts\":%u,\"link_mbps\":%u,\"uplink_mbps\":%u,\"delay_ns\":%" PRIu64
+           ",\"dcqcn\":%s,\"flows\":%zu,\"flows_skipped\":%" PRIu64
+           ",\"workload\":\"%s\",\"load\":%.3f,"
            "\"incast\":%u,\"flow_bytes\":%" PRIu64 ",",
-           p.leaves, p.hosts, p.spines, p.leaves * p.hosts, p.nic.link_mbps, p.delay_ns,
+           p.leaves, p.hosts, p.spines, p.leaves * p.hosts, p.nic.link_mbps,
+           p.uplink_mbps ? p.uplink_mbps : p.nic.link_mbps, p.delay_ns,
            p.nic.dcqcn ? "true" : "false", g.flows.size(), g.skipped,
            p.workload ? "cdf" : "permutation+incast", p.workload ? p.load : 0.0,
            p.workload ? 0 : p.incast, p.workload ? 0 : p.flow_bytes);
@@ -575,9 +581,11 @@ Usage(FILE* f)
             "  --spread-us T         flows start at random times in [0, T) (20)\n"
             "  --workload FILE       Poisson flows with sizes from FILE (a .cdf) instead of\n"
             "                        the permutation and the incast\n"
-            "  --load F --duration-us T   ... at this share of each host's line, for T (0.3, 2000)\n"
+            "  --load F --duration-us T   ... at this share of each host's line,\n"
+            "                        for this long (0.3, 2000)\n"
             "  --max-us T            give up after this much virtual time (50000)\n"
             "  --link-mbps R --delay-ns D   every link (40000, 1000)\n"
+            "  --uplink-mbps R       the leaf-spine links instead (e.g. 100000)\n"
             "  --kmin B --kmax B --pmax-ppm P --xoff B --xon B --buffer B   every switch\n"
             "  --cc NAME=V           a DCQCN parameter    --seed S   traffic and RED\n"
             "  --sample-ns S         queue sampling (1000)\n"
@@ -611,7 +619,7 @@ main(int argc, char** argv)
     {
         O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_LINK, O_DELAY, O_KMIN,
         O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_HELP, O_WL, O_LOAD,
-        O_DUR, O_SERIES, O_SERIES_US
+        O_DUR, O_SERIES, O_SERIES_US, O_UP
     };
     static const struct option opts[] = {
         {"leaves", 1, nullptr, O_L}, {"hosts", 1, nullptr, O_H}, {"spines", 1, nullptr, O_S},
@@ -625,7 +633,7 @@ main(int argc, char** argv)
         {"sample-ns", 1, nullptr, O_SAMPLE}, {"help", 0, nullptr, O_HELP},
         {"workload", 1, nullptr, O_WL}, {"load", 1, nullptr, O_LOAD},
         {"duration-us", 1, nullptr, O_DUR}, {"series", 1, nullptr, O_SERIES},
-        {"series-us", 1, nullptr, O_SERIES_US},
+        {"series-us", 1, nullptr, O_SERIES_US}, {"uplink-mbps", 1, nullptr, O_UP},
         {nullptr, 0, nullptr, 0},
     };
     Params& p = g.p;
@@ -675,6 +683,7 @@ main(int argc, char** argv)
         case O_LOAD: p.load = atof(optarg); break;
         case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;
         case O_SERIES: p.series = optarg; break;
+        case O_UP: p.uplink_mbps = static_cast<uint32_t>(Num(optarg, "--uplink-mbps")); break;
         case O_SERIES_US: p.series_ns = Num(optarg, "--series-us") * 1000; break;
         case O_HELP: Usage(stdout); return 0;
         default: Usage(stderr); return 2;

@@ -176,7 +176,8 @@ Build()
         if (!ch)
             return false;
         /* NIC -> switch only, as tern-sim's --jitter-ns */
-        ch->SetJitter(d, NanoSeconds(p.jitter_ns), p.sw.seed ^ 0x5deece66dull ^ (static_cast<uint64_t>(k) << 32));
+        ch->SetJitter(d, NanoSeconds(p.jitter_ns),
+                      p.sw.seed ^ 0x5deece66dull ^ (static_cast<uint64_t>(k) << 32));
         if (k == 0)
             g.rx = d;
         else
@@ -583,7 +584,8 @@ main(int argc, char** argv)
     if (optind != argc || !p.n || p.n > kMaxSenders || p.flow.mtu < 1 || p.flow.mtu > 5 ||
         !p.flow.msg_bytes || p.flow.msg_bytes > (1u << 20) || !p.flow.outstanding ||
         p.flow.outstanding > 32 || !p.sample_ns || !p.bin_ns || !p.duration_ns ||
-        p.duration_ns > 10000000000ull || !p.nic.link_mbps || p.delay_ns > 1000000000ull || p.jitter_ns > 1000000000ull ||
+        p.duration_ns > 10000000000ull || !p.nic.link_mbps || p.delay_ns > 1000000000ull ||
+        p.jitter_ns > 1000000000ull ||
         !(p.steady_from >= 0 && p.steady_from < 1) ||
         p.duration_ns / p.sample_ns > 100000000ull || p.duration_ns / p.bin_ns > 10000000ull)
     {

@@ -906,6 +906,51 @@ static void test_json(void)
 	h_free(h);
 }
 
+/* A port with its own rate serializes, and times PFC quanta, at it. */
+static void test_port_rates(void)
+{
+	struct tsw_config c;
+	struct host *h;
+	uint8_t f[1000];
+	uint64_t t0;
+	unsigned int i;
+
+	cfg_small(&c, 3);
+	c.port_mbps[2] = 40000;		/* port 2 (MAC_C) at 40 Gb/s, the others at 10 */
+	h = h_new(&c);
+	teach(h, 3);
+	t0 = h->now;
+	for (i = 0; i < 2; i++) {
+		mk_ipv4(f, sizeof(f), MAC_C, MAC_A, 0, 0, -1, (uint16_t)i);
+		tsw_rx(h->sw, 0, f, sizeof(f));
+	}
+	mk_ipv4(f, sizeof(f), MAC_B, MAC_A, 0, 0, -1, 2);
+	tsw_rx(h->sw, 0, f, sizeof(f));
+	h_run(h, 100000);
+	CHECK_EQ(h->nout, 3);
+	for (i = 0; i < h->nout; i++) {
+		const struct out *o = &h->out[i];
+
+		if (o->port == 2)	/* (1000 + 24) * 8000 / 40000 = 204 ns each */
+			CHECK_EQ(o->arrive, o->sent + 204 + 500);
+		else
+			CHECK_EQ(o->arrive, o->sent + 819 + 500);
+		CHECK_EQ(o->sent, t0 + (o->port == 2 && be16(o->data + 14 + 4) == 1 ? 204 : 0));
+	}
+	/* a pause of 1000 quanta from port 2's NIC lasts 1000 * 512 / 40000 us = 12.8 us
+	 * (priority 3, lossless) */
+	mk_pfc(f, MAC_C, 0x08, 1000);
+	tsw_rx(h->sw, 2, f, 60);
+	t0 = h->now;
+	h->nout = 0;
+	mk_ipv4(f, sizeof(f), MAC_C, MAC_A, 26, 0, -1, 3);
+	tsw_rx(h->sw, 0, f, sizeof(f));
+	h_run(h, 100000);
+	CHECK_EQ(h->nout, 1);
+	CHECK_EQ(h->out[0].sent, t0 + 12800);
+	h_free(h);
+}
+
 /* A RoCEv2 frame A -> B with UDP source port @sport, from port 0; the port it left on or -1. */
 static int route_one(struct host *h, const uint8_t *dst, uint16_t sport)
 {
@@ -1011,6 +1056,7 @@ static const struct test tests[] = {
 	{ "switch_shared_buffer_drops", test_buffer_drops },
 	{ "switch_json_dump", test_json },
 	{ "switch_routes_ecmp_no_flood", test_routes_ecmp },
+	{ "switch_per_port_rates", test_port_rates },
 	{ NULL, NULL },
 };
 
