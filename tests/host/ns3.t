@@ -160,7 +160,7 @@ def main():
     t = Tap()
     if not os.path.exists("/usr/include/ns3/core-module.h"):
         t.skip_all("libns3-dev is not installed (scripts/setup-host.sh installs it)")
-    build = subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "ns3"),
+    build = subprocess.run(["nice", "make", "-s", "-j2", "-C", os.path.join(TOP, "model", "ns3"),
                             "incast", "incast-san", "fabric", "fabric-san"],
                            stdout=sys.stderr, stderr=sys.stderr)
     if build.returncode:
