@@ -2,6 +2,7 @@
 """Benchmark (not a test): N:1 incast in virtual time on the host, DCQCN on and off.
 
     bench/incast.py [--n 2,4,8,16] [--duration-us 40000] [--out DIR] [--jobs 2]
+                    [--engine tern-sim|ns3]
                     [-- extra tern-sim options, e.g. --ecn-dequeue or --cc rpg_ai_rate=80]
 
 Runs model/build/fabric/tern-sim (built here if needed) for every N with DCQCN on (RP and NP
@@ -19,6 +20,11 @@ script (no plotting library needed): for every N the bottleneck queue over time 
 per-flow rates over time (measured, and DCQCN's current rate from QUERY_QP), DCQCN on above
 off, plus a summary of pauses and queue percentiles against N.
 The whole matrix takes well under a minute on one core.
+
+--engine ns3 runs the same scenario on ns-3 instead (model/build/ns3/tern-ns3-incast: the same
+device model as ns-3 NetDevices and the same switch model driven by ns-3's simulator; same
+options, same figures; needs libns3-dev); its files go to $TERN_OUT/bench/ns3
+unless --out says otherwise.
 """
 
 import argparse
@@ -30,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIM = os.path.join(TOP, "model", "build", "fabric", "tern-sim")
+NS3 = os.path.join(TOP, "model", "build", "ns3", "tern-ns3-incast")
 
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
           "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39",
@@ -37,7 +44,7 @@ COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 
 
 def run(n, dcqcn, args, series):
-    cmd = ["nice", SIM, "--n", str(n), "--dcqcn", "on" if dcqcn else "off",
+    cmd = ["nice", NS3 if args.engine == "ns3" else SIM, "--n", str(n), "--dcqcn", "on" if dcqcn else "off",
            "--duration-us", str(args.duration_us), "--series", series, "--quiet"] + args.extra
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
@@ -274,14 +281,20 @@ def main():
     ap.add_argument("--duration-us", type=int, default=40000)
     ap.add_argument("--out", default=None, help="output directory")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--engine", choices=("tern-sim", "ns3"), default="tern-sim",
+                    help="the simulator: tern-sim's own event loop or ns-3")
     ap.add_argument("extra", nargs="*", help="more tern-sim options (after --)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.n.split(",")]
     out = args.out or os.path.join(os.environ.get("TERN_OUT", os.path.join(TOP, "build")),
-                                   "bench")
+                                   "bench", *(["ns3"] if args.engine == "ns3" else []))
     os.makedirs(out, exist_ok=True)
-    if subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "fabric"),
-                       "sim"]).returncode:
+    if args.engine == "ns3":
+        if subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "ns3"),
+                           "incast"]).returncode:
+            sys.exit("building tern-ns3-incast failed (libns3-dev: scripts/setup-host.sh)")
+    elif subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "fabric"),
+                         "sim"]).returncode:
         sys.exit("building tern-sim failed")
     jobs = [(n, d) for n in sizes for d in (True, False)]
     spath = {j: os.path.join(out, "incast-series-N%d-%s.json" % (j[0], "on" if j[1] else "off"))
@@ -294,9 +307,9 @@ def main():
         with open(spath[j]) as f:
             series[j] = json.load(f)
     r0 = results[jobs[0]]
-    print("N:1 incast, %d Gb/s links, %d ns per link, MTU %d, %d KiB WRITEs, %.0f ms virtual "
+    print("%sN:1 incast, %d Gb/s links, %d ns per link, MTU %d, %d KiB WRITEs, %.0f ms virtual "
           "(steady state from %.0f ms); RED Kmin %.0f KB Kmax %.0f KB Pmax %.0f %%%s\n"
-          % (r0["link_mbps"] / 1000, r0["delay_ns"], r0["mtu"], r0["msg_bytes"] // 1024,
+          % ("ns-3: " if args.engine == "ns3" else "", r0["link_mbps"] / 1000, r0["delay_ns"], r0["mtu"], r0["msg_bytes"] // 1024,
              r0["duration_us"] / 1000, r0["steady_from_us"] / 1000, r0["kmin_kb"],
              r0["kmax_kb"], 100 * r0["pmax"],
              ", marking at dequeue" if r0["ecn_at_dequeue"] else ""))

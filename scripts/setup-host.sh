@@ -24,6 +24,8 @@ pkgs=(
 	nvme-cli fio nfs-kernel-server nfs-common netbase
 	# debug guest kernel (scripts/build-debug-kernel.sh)
 	ccache
+	# the NIC model as an ns-3 device (model/ns3, tests/host/ns3.t): Debian's ns-3 3.37
+	libns3-dev
 	# decoding captured RoCEv2 traffic (bench/loss.py and tests looking at the wire)
 	tshark
 	# Debian packages of the driver (scripts/build-packages.sh): tern-dkms and the provider

@@ -37,6 +37,8 @@ struct tsw_fifo {
 struct tsw_port {
 	struct tsw_fifo q[TSW_NUM_PRIO];
 	uint64_t busy_until;		/* the transmitter is sending until then */
+	uint32_t mbps;			/* its line rate */
+	uint64_t refresh_ns;		/* XOFF refresh period: half the pause time at it */
 	unsigned int rr;		/* next non-strict priority to look at */
 	/* ingress accounting and PFC generation towards this port's NIC */
 	uint64_t in_bytes[TSW_NUM_PRIO];
@@ -45,6 +47,12 @@ struct tsw_port {
 	uint8_t pfc_pending;		/* priorities with a PFC frame to send */
 	uint8_t pfc_pending_xoff;	/* of those, the ones that are XOFF (else XON) */
 	struct tsw_port_stats st;
+};
+
+struct tsw_route {
+	uint8_t mac[6];
+	uint8_t nports;
+	uint8_t ports[TSW_MAX_ECMP];
 };
 
 struct tsw_learn {
@@ -61,9 +69,10 @@ struct tsw {
 	uint64_t buffer_max;
 	uint64_t rng;
 	uint64_t armed;			/* deadline last given to timer_arm */
-	uint64_t refresh_ns;		/* XOFF refresh period: half the pause time */
 	struct tsw_learn learn[LEARN_SIZE];
 	unsigned int learn_next;	/* replacement cursor when the table is full */
+	struct tsw_route *routes;	/* TSW_MAX_ROUTES, allocated by the first route */
+	unsigned int nroutes;
 };
 
 void tsw_config_default(struct tsw_config *cfg, unsigned int nports)
@@ -93,17 +102,17 @@ static uint64_t tsw_now(const struct tsw *sw)
 	return sw->host.now_ns(sw->host.opaque);
 }
 
-/* Nanoseconds a frame of @len bytes (no FCS) occupies the line. */
-static uint64_t ser_ns(const struct tsw *sw, size_t len)
+/* Nanoseconds a frame of @len bytes (no FCS) occupies @pt's line. */
+static uint64_t ser_ns(const struct tsw_port *pt, size_t len)
 {
 	if (len < FRAME_ETH_ZLEN)
 		len = FRAME_ETH_ZLEN;
-	return ((uint64_t)len + FRAME_LINE_OVERHEAD) * 8000 / sw->cfg.link_mbps;
+	return ((uint64_t)len + FRAME_LINE_OVERHEAD) * 8000 / pt->mbps;
 }
 
-static uint64_t quanta_ns(const struct tsw *sw, unsigned int quanta)
+static uint64_t quanta_ns(const struct tsw_port *pt, unsigned int quanta)
 {
-	return (uint64_t)quanta * TERN_PFC_QUANTUM_BITS * 1000 / sw->cfg.link_mbps;
+	return (uint64_t)quanta * TERN_PFC_QUANTUM_BITS * 1000 / pt->mbps;
 }
 
 /* splitmix64 */
@@ -119,6 +128,7 @@ static uint64_t rng_next(struct tsw *sw)
 struct tsw *tsw_create(const struct tsw_config *cfg, const struct tsw_host *host)
 {
 	struct tsw *sw;
+	unsigned int p;
 
 	if (!cfg || !host || !host->deliver || !host->now_ns || !host->timer_arm ||
 	    !cfg->nports || cfg->nports > TSW_MAX_PORTS || !cfg->link_mbps ||
@@ -137,7 +147,12 @@ struct tsw *tsw_create(const struct tsw_config *cfg, const struct tsw_host *host
 	sw->host = *host;
 	sw->rng = cfg->seed;
 	sw->armed = UINT64_MAX;
-	sw->refresh_ns = quanta_ns(sw, FRAME_PFC_XOFF_QUANTA) / 2;
+	for (p = 0; p < cfg->nports; p++) {
+		struct tsw_port *pt = &sw->ports[p];
+
+		pt->mbps = cfg->port_mbps[p] ? cfg->port_mbps[p] : cfg->link_mbps;
+		pt->refresh_ns = quanta_ns(pt, FRAME_PFC_XOFF_QUANTA) / 2;
+	}
 	return sw;
 }
 
@@ -158,6 +173,7 @@ void tsw_destroy(struct tsw *sw)
 		}
 	}
 	free(sw->ports);
+	free(sw->routes);
 	free(sw);
 }
 
@@ -309,7 +325,7 @@ static void pfc_rx(struct tsw *sw, unsigned int port, const uint8_t *f, size_t l
 		if (!(sw->cfg.pfc_mask & (1u << p)))
 			continue;
 		pause_account(q, now);
-		q->paused_until = now + quanta_ns(sw, t);
+		q->paused_until = now + quanta_ns(pt, t);
 	}
 }
 
@@ -358,14 +374,14 @@ static bool port_kick(struct tsw *sw, unsigned int port, uint64_t now)
 				continue;
 			if (pt->pfc_pending_xoff & (1u << p)) {
 				pt->st.pfc_xoff_sent[p]++;
-				pt->refresh_at[p] = now + sw->refresh_ns;
+				pt->refresh_at[p] = now + pt->refresh_ns;
 			} else {
 				pt->st.pfc_xon_sent[p]++;
 			}
 		}
 		pt->pfc_pending = 0;
 		pt->pfc_pending_xoff = 0;
-		pt->busy_until = now + ser_ns(sw, sizeof(fr));
+		pt->busy_until = now + ser_ns(pt, sizeof(fr));
 		sw->host.deliver(sw->host.opaque, port, fr, sizeof(fr),
 				 pt->busy_until + sw->cfg.delay_ns);
 		return true;
@@ -386,7 +402,7 @@ static bool port_kick(struct tsw *sw, unsigned int port, uint64_t now)
 	sw->buffer_used -= k->len;
 	sw->ports[k->in_port].in_bytes[k->prio] -= k->len;
 	pfc_check(sw, k->in_port, k->prio);
-	pt->busy_until = now + ser_ns(sw, k->len);
+	pt->busy_until = now + ser_ns(pt, k->len);
 	sw->host.deliver(sw->host.opaque, port, k->data, k->len, pt->busy_until + sw->cfg.delay_ns);
 	free(k);
 	return true;
@@ -537,6 +553,80 @@ static void enqueue(struct tsw *sw, unsigned int in, unsigned int out, unsigned 
 	pfc_check(sw, in, prio);
 }
 
+/* ---- routes, ECMP ------------------------------------------------------------------------ */
+
+static struct tsw_route *route_find(const struct tsw *sw, const uint8_t *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nroutes; i++)
+		if (!memcmp(sw->routes[i].mac, mac, 6))
+			return &sw->routes[i];
+	return NULL;
+}
+
+bool tsw_route_add(struct tsw *sw, const uint8_t mac[6], const unsigned int *ports,
+		   unsigned int nports)
+{
+	struct tsw_route *r;
+	unsigned int i;
+
+	if (!sw || !mac || (mac[0] & 1) || !ports || !nports || nports > TSW_MAX_ECMP)
+		return false;
+	for (i = 0; i < nports; i++)
+		if (ports[i] >= sw->cfg.nports)
+			return false;
+	r = sw->routes ? route_find(sw, mac) : NULL;
+	if (!r) {
+		if (sw->nroutes >= TSW_MAX_ROUTES)
+			return false;
+		if (!sw->routes) {
+			sw->routes = calloc(TSW_MAX_ROUTES, sizeof(*sw->routes));
+			if (!sw->routes)
+				return false;
+		}
+		r = &sw->routes[sw->nroutes++];
+		memcpy(r->mac, mac, 6);
+	}
+	r->nports = (uint8_t)nports;
+	for (i = 0; i < nports; i++)
+		r->ports[i] = (uint8_t)ports[i];
+	return true;
+}
+
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The flow's hash: the UDP 5-tuple when there is one, else the MAC addresses. */
+static uint64_t flow_hash(const struct tsw *sw, const uint8_t *f, size_t len)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ull, (const uint8_t *)&sw->cfg.ecmp_seed,
+			 sizeof(sw->cfg.ecmp_seed));
+	struct frame_info fi;
+	static const uint8_t udp = 17;
+
+	frame_parse(f, len, &fi);
+	if (fi.udp && fi.ipver == 4) {
+		h = fnv(h, f + fi.l3 + 12, 8);		/* source, destination */
+	} else if (fi.udp && fi.ipver == 6) {
+		h = fnv(h, f + fi.l3 + 8, 32);
+	} else {
+		return fnv(h, f, 12);
+	}
+	h = fnv(h, &udp, 1);
+	h = fnv(h, f + fi.udp, 4);			/* source, destination port */
+	/* spread the low bits (the modulo below) */
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 29);
+}
+
 void tsw_rx(struct tsw *sw, unsigned int port, const void *frame, size_t len)
 {
 	const uint8_t *f = frame;
@@ -554,13 +644,21 @@ void tsw_rx(struct tsw *sw, unsigned int port, const void *frame, size_t len)
 		learn(sw, f + 6, port);
 		prio = classify(sw, f, len);
 		if (!(f[0] & 1)) {
-			i = learn_find(sw, f);
-			if (i >= 0)
-				out = (int)sw->learn[i].port;
+			const struct tsw_route *r = sw->routes ? route_find(sw, f) : NULL;
+
+			if (r) {
+				out = r->ports[flow_hash(sw, f, len) % r->nports];
+			} else {
+				i = learn_find(sw, f);
+				if (i >= 0)
+					out = (int)sw->learn[i].port;
+			}
 		}
 		if (out >= 0) {
 			if ((unsigned int)out != port)
 				enqueue(sw, port, (unsigned int)out, prio, f, len);
+		} else if (sw->cfg.no_flood) {
+			sw->ports[port].st.no_route++;
 		} else {
 			for (p = 0; p < sw->cfg.nports; p++)
 				if (p != port)
@@ -622,19 +720,22 @@ void tsw_dump_json(const struct tsw *sw, FILE *f)
 	fprintf(f, "{\"config\":{\"nports\":%u,\"link_mbps\":%u,\"delay_ns\":%" PRIu64
 		",\"buffer_bytes\":%u,\"pfc_mask\":%u,\"ecn_mask\":%u,\"strict_mask\":%u"
 		",\"xoff_bytes\":%u,\"xon_bytes\":%u,\"kmin_bytes\":%u,\"kmax_bytes\":%u"
-		",\"pmax_ppm\":%u,\"ecn_at_dequeue\":%s,\"seed\":%" PRIu64 ",\"dscp_prio\":[",
+		",\"pmax_ppm\":%u,\"ecn_at_dequeue\":%s,\"seed\":%" PRIu64 ",\"no_flood\":%s"
+		",\"ecmp_seed\":%u,\"routes\":%u,\"dscp_prio\":[",
 		c->nports, c->link_mbps, c->delay_ns, c->buffer_bytes, c->pfc_mask, c->ecn_mask,
 		c->strict_mask, c->xoff_bytes, c->xon_bytes, c->kmin_bytes, c->kmax_bytes,
-		c->pmax_ppm, c->ecn_at_dequeue ? "true" : "false", c->seed);
+		c->pmax_ppm, c->ecn_at_dequeue ? "true" : "false", c->seed,
+		c->no_flood ? "true" : "false", c->ecmp_seed, sw->nroutes);
 	for (q = 0; q < 64; q++)
 		fprintf(f, "%s%u", q ? "," : "", c->dscp_prio[q]);
 	fprintf(f, "]},\"buffer_used\":%" PRIu64 ",\"buffer_max\":%" PRIu64 ",\"ports\":[",
 		sw->buffer_used, sw->buffer_max);
 	for (p = 0; p < c->nports; p++) {
 		tsw_port_stats(sw, p, &st);
-		fprintf(f, "%s{\"port\":%u,\"rx_frames\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-			",\"lossless_drops\":%" PRIu64 ",",
-			p ? "," : "", p, st.rx_frames, st.rx_bytes, st.lossless_drops);
+		fprintf(f, "%s{\"port\":%u,\"mbps\":%u,\"rx_frames\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+			",\"lossless_drops\":%" PRIu64 ",\"no_route\":%" PRIu64 ",",
+			p ? "," : "", p, sw->ports[p].mbps, st.rx_frames, st.rx_bytes,
+			st.lossless_drops, st.no_route);
 		json_u64s(f, "pfc_xoff_sent", st.pfc_xoff_sent, TSW_NUM_PRIO);
 		fprintf(f, ",");
 		json_u64s(f, "pfc_xon_sent", st.pfc_xon_sent, TSW_NUM_PRIO);

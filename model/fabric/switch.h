@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * tern fabric: a shared-buffer Ethernet switch model (no QEMU, no sockets, no clock of its
- * own), used by the virtual-time simulator (model/fabric/sim*) and by the tern-switch process
- * that joins QEMU guests (model/fabric/tern-switch.c).
+ * own), used by the virtual-time simulator (model/fabric/sim*), by the tern-switch process
+ * that joins QEMU guests (model/fabric/tern-switch.c) and, from C++, by the ns-3 switch
+ * (model/ns3/tern-ns3.cc).
  *
  * Ports are numbered 0..nports-1; port p is cabled to exactly one NIC. Forwarding learns
  * source MACs (broadcast/multicast and unknown destinations flood to every other port).
  * Each egress port has one FIFO per priority 0..7; the egress scheduler serves strict
  * priorities (@strict_mask) first, highest first, then the other priorities round robin, at
- * @link_mbps, and a frame reaches the NIC @delay_ns after its last bit left the port. A frame
+ * @link_mbps (or the port's own @port_mbps), and a frame reaches the NIC @delay_ns after its
+ * last bit left the port. A frame
  * of L bytes (no FCS; at least 60 counted) occupies the line (L + 24) * 8 / link_mbps
  * (preamble, FCS, inter-frame gap), as in the NIC's MAC. host->deliver is called when its
  * first bit leaves, with the time its last bit reaches the NIC.
@@ -26,7 +28,7 @@
  * the switch. For a priority in @pfc_mask the switch sends an 802.1Qbb XOFF (0xffff quanta)
  * to the ingress port's NIC when that account reaches @xoff_bytes, refreshes it while above
  * @xon_bytes, and sends XON (0 quanta) when it falls to @xon_bytes. PFC frames received from a
- * NIC pause the switch's egress FIFO for that priority on that port (quanta at @link_mbps);
+ * NIC pause the switch's egress FIFO for that priority on that port (quanta at its rate);
  * like the NIC, the switch honours pauses only for priorities in @pfc_mask (others are
  * counted in pfc_rx). Pending PFC frames of a port go out before its next data frame, several
  * priorities coalesced into one frame; the refresh period is half the XOFF time.
@@ -35,6 +37,14 @@
  * drops (for a lossless priority that is a headroom failure, also counted in the ingress
  * port's lossless_drops). MAC control frames (EtherType 0x8808) are consumed by the switch,
  * never forwarded.
+ * Routes (tsw_route_add): a static entry for a unicast MAC lists 1..TSW_MAX_ECMP egress
+ * ports; a frame to that MAC leaves on one of them chosen by a hash of its flow, seeded with
+ * @ecmp_seed: for UDP over IPv4/IPv6 (RoCEv2) the 5-tuple (source and destination address,
+ * protocol, UDP source and destination port), else the two MAC addresses. A flow keeps its
+ * path, so its frames stay in order. Routes win over learned addresses. With @no_flood a
+ * frame to a group address or to a unicast MAC with neither a route nor a learned port is
+ * dropped at ingress and counted (no_route) instead of flooded: a fabric with loops
+ * (leaf-spine) routes every station and never floods.
  */
 #ifndef TERN_FABRIC_SWITCH_H
 #define TERN_FABRIC_SWITCH_H
@@ -44,12 +54,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TSW_MAX_PORTS		64
 #define TSW_NUM_PRIO		8
+#define TSW_MAX_ROUTES		1024
+#define TSW_MAX_ECMP		16
 
 struct tsw_config {
 	unsigned int nports;		/* 1..TSW_MAX_PORTS */
-	uint32_t link_mbps;		/* every port's rate, Mb/s */
+	uint32_t link_mbps;		/* every port's rate, Mb/s ... */
+	uint32_t port_mbps[TSW_MAX_PORTS];	/* ... but these ports' where not 0 */
 	uint64_t delay_ns;		/* propagation delay switch -> NIC on every link */
 	uint32_t buffer_bytes;		/* shared packet buffer */
 	uint8_t pfc_mask;		/* lossless priorities */
@@ -61,6 +78,8 @@ struct tsw_config {
 	uint8_t dscp_prio[64];
 	uint64_t seed;			/* RED's random generator */
 	bool ecn_at_dequeue;		/* mark on dequeue instead of enqueue (default false) */
+	bool no_flood;			/* drop what would flood (default false: flood) */
+	uint32_t ecmp_seed;		/* this switch's ECMP hash seed (default 0) */
 };
 
 /* Fill @cfg with the documented defaults (Documentation/fabric.rst) for @nports ports. */
@@ -84,6 +103,11 @@ void tsw_destroy(struct tsw *sw);
 void tsw_rx(struct tsw *sw, unsigned int port, const void *frame, size_t len);
 /* The deadline given to timer_arm has passed: transmit, refresh pauses, re-arm. */
 void tsw_timer(struct tsw *sw);
+/* Frames to unicast @mac leave on one of @ports[0..@nports-1] (ECMP), replacing an earlier
+ * route for @mac. False (nothing changed) for a group address, no port or more than
+ * TSW_MAX_ECMP, a port out of range, or a full table (TSW_MAX_ROUTES). */
+bool tsw_route_add(struct tsw *sw, const uint8_t mac[6], const unsigned int *ports,
+		   unsigned int nports);
 
 struct tsw_queue_stats {
 	uint64_t enq_frames, enq_bytes;
@@ -101,6 +125,7 @@ struct tsw_port_stats {
 	uint64_t pfc_xon_sent[TSW_NUM_PRIO];
 	uint64_t pfc_rx[TSW_NUM_PRIO];		/* PFC frames from the NIC pausing this priority */
 	uint64_t lossless_drops;		/* lossless priority drops (headroom failure) */
+	uint64_t no_route;			/* dropped at ingress: nowhere to go (no_flood) */
 };
 
 /* Current depth (bytes) of egress FIFO (@port, @prio), for sampling. */
@@ -108,5 +133,9 @@ uint64_t tsw_queue_bytes(const struct tsw *sw, unsigned int port, unsigned int p
 void tsw_port_stats(const struct tsw *sw, unsigned int port, struct tsw_port_stats *out);
 /* All ports' counters and the configuration as one JSON object. */
 void tsw_dump_json(const struct tsw *sw, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TERN_FABRIC_SWITCH_H */

@@ -5,9 +5,10 @@
  * (Ethernet, VLAN, PFC, IPv4/IPv6 with DSCP and ECN) sees hostile input too.
  *
  * Input: a configuration (ports, lossless/ECN/strict priorities, ECN at enqueue or dequeue,
- * thresholds, the DSCP map), then a script:
+ * no_flood and the ECMP seed, thresholds, the DSCP map), then a script:
  *   'R' port len16 bytes     a frame of len bytes (up to 65535 + 4096) received on port
  *   'T' us16                 time passes; the switch's timer runs whenever it is due
+ *   'E' mac6 n ports[n]      a route (ECMP group); n and the ports may be out of range
  * Frames the switch delivers are checked against the longest it was given (or a PFC frame's
  * minimum size) and touched at both ends.
  * Build: `make -C model fuzz`; run: `model/build/fuzz-switch -max_len=70000 NEW_DIR
@@ -101,6 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	i = take(&data, &size, 1);
 	cfg.ecn_at_dequeue = i & 1;
 	cfg.link_mbps = 100u << (i >> 1 & 7);
+	cfg.no_flood = i >> 4 & 1;
+	cfg.ecmp_seed = i >> 5;
 	cfg.buffer_bytes = 4096u << (take(&data, &size, 1) % 12);
 	cfg.xoff_bytes = cfg.buffer_bytes / 4;
 	cfg.xon_bytes = cfg.buffer_bytes / 8;
@@ -131,6 +134,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 'T':
 			run_timers(sw, &fz, fz.now + (uint64_t)take(&data, &size, 2) * 1000);
 			break;
+		case 'E': {	/* a route (ECMP group), possibly invalid */
+			unsigned int ports[TSW_MAX_ECMP + 1], np, k;
+			uint8_t mac[6] = { 0 };
+
+			len = size < 6 ? size : 6;
+			memcpy(mac, data, len);
+			data += len;
+			size -= len;
+			np = take(&data, &size, 1) % (TSW_MAX_ECMP + 2);
+			for (k = 0; k < np; k++)
+				ports[k] = take(&data, &size, 1) % (nports + 1);
+			tsw_route_add(sw, mac, ports, np);
+			break;
+		}
 		default:
 			break;
 		}

@@ -122,7 +122,9 @@ static void fk_rx_ready(void *opaque)
 
 static uint64_t fk_now(void *opaque)
 {
-	return ((struct fake *)opaque)->now;
+	struct fake *f = opaque;
+
+	return f->clock.now_ns ? f->clock.now_ns(f->clock.ctx) : f->now;
 }
 
 static void fk_timer_arm(void *opaque, uint64_t deadline)
@@ -131,6 +133,8 @@ static void fk_timer_arm(void *opaque, uint64_t deadline)
 
 	f->deadline = deadline;
 	f->timer_arms++;
+	if (f->clock.timer_arm)
+		f->clock.timer_arm(f->clock.ctx, deadline);
 }
 
 static void fk_log(void *opaque, enum tern_model_log_level level, const char *msg)
@@ -169,7 +173,15 @@ void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6])
 void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		 uint32_t tx_burst_bytes)
 {
+	fk_init_clock(f, test_hooks, mac, speed_mbps, tx_burst_bytes, NULL);
+}
+
+void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
+		   uint32_t tx_burst_bytes, const struct fk_clock *clock)
+{
 	memset(f, 0, sizeof(*f));
+	if (clock)
+		f->clock = *clock;
 	fk_add_region(f, FK_LOW_BASE, FK_LOW_SIZE);
 	fk_add_region(f, FK_HIGH_BASE, FK_HIGH_SIZE);
 	f->low_next = FK_LOW_BASE + 0x1000;

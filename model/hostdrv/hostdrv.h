@@ -74,6 +74,18 @@ struct fk_region {
 	uint8_t *buf;
 };
 
+/*
+ * Optional: the embedding's clock and timer instead of the fake's own (f->now, f->deadline,
+ * advanced by whoever runs the fake). The ns-3 device (model/ns3) runs each model on ns-3's
+ * simulator clock and turns its timer into ns-3 events. With a clock, f->deadline still
+ * records the last deadline armed, f->now is unused.
+ */
+struct fk_clock {
+	void *ctx;
+	uint64_t (*now_ns)(void *ctx);
+	void (*timer_arm)(void *ctx, uint64_t deadline_ns);
+};
+
 struct fk_frame {
 	uint64_t t;		/* virtual time it was sent */
 	size_t len;
@@ -93,6 +105,7 @@ struct fake {
 
 	uint64_t now;
 	uint64_t deadline;		/* UINT64_MAX: not armed */
+	struct fk_clock clock;		/* both NULL: the fake's own clock (now, deadline) */
 	unsigned long timer_arms;
 	unsigned long kicks;		/* pending kicks (cleared by fk_run) */
 	unsigned long total_kicks;
@@ -141,6 +154,9 @@ void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6]);
 #define FK_UNPACED	UINT32_MAX
 void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		 uint32_t tx_burst_bytes);
+/* fk_init_cfg on the embedding's clock and timer (@clock NULL: the fake's own). */
+void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
+		   uint32_t tx_burst_bytes, const struct fk_clock *clock);
 void fk_fini(struct fake *f);
 uint64_t fk_alloc(struct fake *f, size_t size, size_t align);
 uint64_t fk_alloc_high(struct fake *f, size_t size, size_t align);

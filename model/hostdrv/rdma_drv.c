@@ -49,6 +49,12 @@ struct rdev *rdev_new(unsigned int idx)
 
 struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst)
 {
+	return rdev_new_clock(idx, speed_mbps, burst, NULL);
+}
+
+struct rdev *rdev_new_clock(unsigned int idx, uint32_t speed_mbps, uint32_t burst,
+			    const struct fk_clock *clock)
+{
 	struct rdev *d = calloc(1, sizeof(*d));
 	uint8_t out[sizeof(struct tern_cmd_query_rdma_out)];
 	int st;
@@ -62,7 +68,7 @@ struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst)
 	d->ip[2] = 100;
 	d->ip[3] = (uint8_t)(1 + idx);
 	d->uar = (uint16_t)(3 + idx);
-	fk_init_cfg(&d->f, false, d->mac, speed_mbps, burst);
+	fk_init_clock(&d->f, false, d->mac, speed_mbps, burst, clock);
 	if (!d->f.m || !drv_cmdq_enable(&d->f, 6)) {
 		printf("#   rdev %u: cmdq\n", idx);
 		goto fail;

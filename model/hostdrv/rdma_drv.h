@@ -133,6 +133,9 @@ struct rdev *rdev_new(unsigned int idx);
 /* rdev_new() with a line rate (0: the default) and a transmit burst allowance (0: exact
  * serialization; FK_UNPACED: the unpaced MAC rdev_new() gives). */
 struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst);
+/* rdev_new_cfg() on the embedding's clock and timer (fk_init_clock; NULL: the fake's own). */
+struct rdev *rdev_new_clock(unsigned int idx, uint32_t speed_mbps, uint32_t burst,
+			    const struct fk_clock *clock);
 void rdev_free(struct rdev *d);
 int rdev_cmd(struct rdev *d, uint16_t op, const void *in, uint16_t in_len, void *out,
 	     uint16_t out_len, struct cqe *c);

@@ -899,8 +899,143 @@ static void test_json(void)
 	CHECK(strstr(buf, "\"pfc_xoff_sent\":[0,0,0,0,0,0,0,0]"));
 	CHECK(strstr(buf, "\"ecn_marked\""));
 	CHECK(strstr(buf, "\"deq_bytes\":300"));
+	CHECK(strstr(buf, "\"no_route\":0"));
+	CHECK(strstr(buf, "\"no_flood\":false"));
 	CHECK(buf[sz - 1] == '\n');
 	free(buf);
+	h_free(h);
+}
+
+/* A port with its own rate serializes, and times PFC quanta, at it. */
+static void test_port_rates(void)
+{
+	struct tsw_config c;
+	struct host *h;
+	uint8_t f[1000];
+	uint64_t t0;
+	unsigned int i;
+
+	cfg_small(&c, 3);
+	c.port_mbps[2] = 40000;		/* port 2 (MAC_C) at 40 Gb/s, the others at 10 */
+	h = h_new(&c);
+	teach(h, 3);
+	t0 = h->now;
+	for (i = 0; i < 2; i++) {
+		mk_ipv4(f, sizeof(f), MAC_C, MAC_A, 0, 0, -1, (uint16_t)i);
+		tsw_rx(h->sw, 0, f, sizeof(f));
+	}
+	mk_ipv4(f, sizeof(f), MAC_B, MAC_A, 0, 0, -1, 2);
+	tsw_rx(h->sw, 0, f, sizeof(f));
+	h_run(h, 100000);
+	CHECK_EQ(h->nout, 3);
+	for (i = 0; i < h->nout; i++) {
+		const struct out *o = &h->out[i];
+
+		if (o->port == 2)	/* (1000 + 24) * 8000 / 40000 = 204 ns each */
+			CHECK_EQ(o->arrive, o->sent + 204 + 500);
+		else
+			CHECK_EQ(o->arrive, o->sent + 819 + 500);
+		CHECK_EQ(o->sent, t0 + (o->port == 2 && be16(o->data + 14 + 4) == 1 ? 204 : 0));
+	}
+	/* a pause of 1000 quanta from port 2's NIC lasts 1000 * 512 / 40000 us = 12.8 us
+	 * (priority 3, lossless) */
+	mk_pfc(f, MAC_C, 0x08, 1000);
+	tsw_rx(h->sw, 2, f, 60);
+	t0 = h->now;
+	h->nout = 0;
+	mk_ipv4(f, sizeof(f), MAC_C, MAC_A, 26, 0, -1, 3);
+	tsw_rx(h->sw, 0, f, sizeof(f));
+	h_run(h, 100000);
+	CHECK_EQ(h->nout, 1);
+	CHECK_EQ(h->out[0].sent, t0 + 12800);
+	h_free(h);
+}
+
+/* A RoCEv2 frame A -> B with UDP source port @sport, from port 0; the port it left on or -1. */
+static int route_one(struct host *h, const uint8_t *dst, uint16_t sport)
+{
+	uint8_t f[100];
+	size_t ip;
+
+	ip = mk_ipv4(f, 100, dst, MAC_A, 26, 0, -1, sport);
+	f[ip + 20] = (uint8_t)(sport >> 8);
+	f[ip + 21] = (uint8_t)sport;
+	h->nout = 0;
+	tsw_rx(h->sw, 0, f, 100);
+	h_run(h, 10000);
+	if (h->nout != 1)
+		return -1;
+	return (int)h->out[0].port;
+}
+
+static void test_routes_ecmp(void)
+{
+	static const unsigned int up[4] = { 2, 3, 4, 5 }, bad[1] = { 6 }, one[1] = { 1 };
+	unsigned int hits[6] = { 0 }, i, differ = 0, sport;
+	int first[64];
+	struct tsw_config c;
+	struct tsw_port_stats st;
+	struct host *h, *h2;
+	uint8_t f[100];
+
+	cfg_small(&c, 6);
+	c.no_flood = true;
+	c.ecmp_seed = 7;
+	h = h_new(&c);
+	/* invalid routes are refused */
+	CHECK(!tsw_route_add(h->sw, BCAST, up, 4));
+	CHECK(!tsw_route_add(h->sw, MAC_B, up, 0));
+	CHECK(!tsw_route_add(h->sw, MAC_B, up, TSW_MAX_ECMP + 1));
+	CHECK(!tsw_route_add(h->sw, MAC_B, bad, 1));
+	CHECK(tsw_route_add(h->sw, MAC_B, up, 4));
+	/* each flow takes one of the group's ports, always the same; together they use all */
+	for (sport = 0; sport < 64; sport++) {
+		int p = route_one(h, MAC_B, (uint16_t)(0xc000 + sport));
+
+		first[sport] = p;
+		CHECK(p >= 2 && p <= 5);
+		if (p >= 2 && p <= 5)
+			hits[p]++;
+		CHECK_EQ(route_one(h, MAC_B, (uint16_t)(0xc000 + sport)), p);
+	}
+	for (i = 2; i <= 5; i++)
+		CHECK(hits[i] >= 4);
+	/* another switch (seed) spreads the same flows differently */
+	c.ecmp_seed = 8;
+	h2 = h_new(&c);
+	CHECK(tsw_route_add(h2->sw, MAC_B, up, 4));
+	for (sport = 0; sport < 64; sport++)
+		differ += route_one(h2, MAC_B, (uint16_t)(0xc000 + sport)) != first[sport];
+	CHECK(differ >= 16);
+	h_free(h2);
+	/* no_flood: unknown unicast and group frames are dropped and counted, not flooded */
+	CHECK_EQ(route_one(h, MAC_C, 1), -1);
+	mk_ipv4(f, 100, BCAST, MAC_B, 0, 0, -1, 2);
+	h->nout = 0;
+	tsw_rx(h->sw, 1, f, 100);	/* B is now learned on port 1 ... */
+	h_run(h, 10000);
+	CHECK_EQ(h->nout, 0);
+	tsw_port_stats(h->sw, 0, &st);
+	CHECK_EQ(st.no_route, 1);
+	tsw_port_stats(h->sw, 1, &st);
+	CHECK_EQ(st.no_route, 1);
+	/* ... but the route wins */
+	CHECK_EQ(route_one(h, MAC_B, 0xc000), first[0]);
+	/* a learned station without a route is still reached */
+	mk_ipv4(f, 100, BCAST, MAC_C, 0, 0, -1, 3);
+	tsw_rx(h->sw, 4, f, 100);
+	h_run(h, 10000);
+	CHECK_EQ(route_one(h, MAC_C, 1), 4);
+	/* a route is replaced */
+	CHECK(tsw_route_add(h->sw, MAC_B, one, 1));
+	for (sport = 0; sport < 8; sport++)
+		CHECK_EQ(route_one(h, MAC_B, (uint16_t)sport), 1);
+	/* a frame routed back to its ingress port is filtered */
+	mk_ipv4(f, 100, MAC_B, MAC_A, 26, 0, -1, 9);
+	h->nout = 0;
+	tsw_rx(h->sw, 1, f, 100);
+	h_run(h, 10000);
+	CHECK_EQ(h->nout, 0);
 	h_free(h);
 }
 
@@ -920,6 +1055,8 @@ static const struct test tests[] = {
 	{ "switch_pfc_honoured", test_pfc_honour },
 	{ "switch_shared_buffer_drops", test_buffer_drops },
 	{ "switch_json_dump", test_json },
+	{ "switch_routes_ecmp_no_flood", test_routes_ecmp },
+	{ "switch_per_port_rates", test_port_rates },
 	{ NULL, NULL },
 };
 

@@ -1,0 +1,733 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern-ns3-fabric: a leaf-spine fabric on ns-3 with tern's device model in every host.
+ * L leaves with H hosts each and S spines, every leaf cabled once to every spine, every link
+ * at the same delay and rate (H:S oversubscription at the leaves: 8 hosts and 4 spines is
+ * 2:1), or the leaf-spine links at --uplink-mbps. The switches are model/fabric/switch.c
+ * (TernSwitch) with static routes: a leaf reaches its own hosts directly and every other
+ * host over all its uplinks (ECMP by the RoCEv2 5-tuple, a seed per switch), a spine
+ * reaches a host through its leaf; nothing floods (no_flood).
+ *
+ * Traffic, all RDMA WRITE flows on their own RC QP (UDP source port per flow), either
+ *   permutation  host i sends --flow-bytes to host (i + H) mod (L x H) (every flow crosses
+ *                the spines), and --incast K hosts of the other leaves send to host 0 as
+ *                well, all started at seeded random times in the first --spread-us; or
+ *   --workload F every host starts flows to uniformly chosen other hosts at Poisson times
+ *                for --duration-us, at --load of its line rate, their sizes drawn from the
+ *                cumulative distribution in F (model/ns3/workloads: websearch.cdf,
+ *                fbhadoop.cdf).
+ * The run ends when every flow has completed (or at --max-us). One JSON line on stdout:
+ * flow completion times and slowdowns (FCT / ideal: the flow's frames back to back at line
+ * rate plus one round trip of propagation), PFC pauses, drops, the deepest lossless egress
+ * queue in the fabric sampled every --sample-ns, CC counters. Documentation/fabric.rst.
+ *
+ *   tern-ns3-fabric [--leaves 4 --hosts 8 --spines 4] [--dcqcn on|off] [--incast 8] ...
+ */
+#include "tern-ns3.h"
+
+#include <ns3/simulator.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <getopt.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr unsigned int kPrio = 3;
+
+struct Params
+{
+    unsigned int leaves = 4, hosts = 8, spines = 4, incast = 8;
+    uint64_t delay_ns = 1000;
+    uint32_t uplink_mbps = 0; /* leaf-spine links (0: as the hosts') */
+    uint64_t flow_bytes = 1u << 20;
+    uint64_t spread_ns = 20000;
+    uint64_t max_ns = 50000000;
+    uint64_t sample_ns = 1000;
+    uint64_t seed = 1;
+    const char* workload = nullptr;
+    const char* series = nullptr;
+    uint64_t series_ns = 10000;
+    double load = 0.3;
+    uint64_t duration_ns = 2000000;
+    tn_nic_params nic;
+    tn_flow_params flow;
+    tsw_config sw;
+};
+
+struct Flow
+{
+    unsigned int src, dst;
+    uint64_t start_ns;
+    uint64_t bytes;
+    struct tn_flow* f = nullptr;
+};
+
+constexpr size_t kMaxCdf = 64;
+constexpr uint64_t kMaxFlowBytes = 1ull << 34;
+
+struct Fabric
+{
+    Params p;
+    std::vector<Ptr<TernNetDevice>> hosts;
+    std::vector<Ptr<TernSwitch>> leaves, spines;
+    std::vector<Flow> flows;
+    std::vector<double> cdf_size, cdf_pct; /* the workload's points */
+    uint64_t skipped = 0;                  /* flows the hosts had no room for */
+    std::vector<std::vector<uint32_t>> pseries; /* per switch port: lossless queue bytes */
+    std::vector<uint64_t> qsamples; /* deepest lossless egress FIFO, every sample */
+    uint64_t rng = 0;
+    uint64_t done_at = 0;
+    bool all_done = false, dcb_ok = true, cc_ok = true;
+};
+
+Fabric g;
+
+uint64_t
+Rand()
+{
+    uint64_t z = (g.rng += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t
+NowNs()
+{
+    return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+}
+
+double
+Uniform01()
+{
+    return static_cast<double>(Rand() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* "<bytes> <percent>" lines ('#' comments), both nondecreasing, ending at 100 percent. */
+bool
+LoadCdf(const char* path)
+{
+    FILE* f = fopen(path, "r");
+    char line[256];
+
+    if (!f)
+    {
+        fprintf(stderr, "tern-ns3-fabric: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    while (fgets(line, sizeof(line), f))
+    {
+        double sz, pc;
+        char extra;
+
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+            continue;
+        if (sscanf(line, "%lf %lf %c", &sz, &pc, &extra) != 2 || !(sz >= 0) ||
+            sz > static_cast<double>(kMaxFlowBytes) || !(pc >= 0) || pc > 100 ||
+            g.cdf_size.size() >= kMaxCdf ||
+            (!g.cdf_size.empty() && (sz < g.cdf_size.back() || pc < g.cdf_pct.back())))
+        {
+            fprintf(stderr, "tern-ns3-fabric: %s: bad line: %s", path, line);
+            fclose(f);
+            return false;
+        }
+        g.cdf_size.push_back(sz);
+        g.cdf_pct.push_back(pc);
+    }
+    fclose(f);
+    if (g.cdf_size.size() < 2 || g.cdf_pct.back() != 100)
+    {
+        fprintf(stderr, "tern-ns3-fabric: %s: not a distribution ending at 100 %%\n", path);
+        return false;
+    }
+    return true;
+}
+
+/* A size from the piecewise-linear distribution. */
+uint64_t
+DrawSize()
+{
+    double u = Uniform01() * 100;
+
+    for (size_t i = 1; i < g.cdf_size.size(); i++)
+    {
+        if (u < g.cdf_pct[i] && g.cdf_pct[i] > g.cdf_pct[i - 1])
+        {
+            double x = g.cdf_size[i - 1] + (g.cdf_size[i] - g.cdf_size[i - 1]) *
+                                               (u - g.cdf_pct[i - 1]) /
+                                               (g.cdf_pct[i] - g.cdf_pct[i - 1]);
+            return std::max<uint64_t>(1, static_cast<uint64_t>(x + 0.5));
+        }
+    }
+    return std::max<uint64_t>(1, static_cast<uint64_t>(g.cdf_size.back()));
+}
+
+double
+MeanSize()
+{
+    double m = 0;
+
+    for (size_t i = 1; i < g.cdf_size.size(); i++)
+        m += (g.cdf_size[i - 1] + g.cdf_size[i]) / 2 * (g.cdf_pct[i] - g.cdf_pct[i - 1]) / 100;
+    return std::max(m, 1.0);
+}
+
+void
+MakeTraffic()
+{
+    const Params& p = g.p;
+    unsigned int n = p.leaves * p.hosts, h;
+
+    if (!p.workload)
+    {
+        for (h = 0; h < n; h++)
+            g.flows.push_back({h, (h + p.hosts) % n, 0, p.flow_bytes, nullptr});
+        for (h = 0; h < p.incast; h++)
+            g.flows.push_back({p.hosts + h % (n - p.hosts), 0, 0, p.flow_bytes, nullptr});
+        for (auto& f : g.flows)
+            f.start_ns = p.spread_ns ? Rand() % p.spread_ns : 0;
+        return;
+    }
+    /* mean gap between a host's flows: its share of the line at the load */
+    double gap_ns = MeanSize() * 8000.0 / (p.load * p.nic.link_mbps);
+    for (h = 0; h < n; h++)
+    {
+        double t = 0;
+        for (;;)
+        {
+            t += -log(1 - Uniform01()) * gap_ns;
+            if (t >= static_cast<double>(p.duration_ns))
+                break;
+            unsigned int d = static_cast<unsigned int>(Rand() % (n - 1));
+            g.flows.push_back({h, d >= h ? d + 1 : d, static_cast<uint64_t>(t), DrawSize(),
+                               nullptr});
+        }
+    }
+    std::stable_sort(g.flows.begin(), g.flows.end(),
+                     [](const Flow& a, const Flow& b) { return a.start_ns < b.start_ns; });
+}
+
+bool
+Build()
+{
+    Params& p = g.p;
+    unsigned int n = p.leaves * p.hosts, l, s, h;
+    std::vector<unsigned int> up;
+
+    for (s = 0; s < p.spines; s++)
+        up.push_back(p.hosts + s);
+    for (l = 0; l < p.leaves; l++)
+    {
+        Ptr<TernSwitch> sw = CreateObject<TernSwitch>();
+        tsw_config c = p.sw;
+
+        c.nports = p.hosts + p.spines;
+        c.link_mbps = p.nic.link_mbps;
+        for (s = 0; s < p.spines; s++)
+            c.port_mbps[p.hosts + s] = p.uplink_mbps;
+        c.no_flood = true;
+        c.ecmp_seed = 1 + l;
+        c.seed = p.sw.seed + l;
+        if (!sw->Setup(CreateObject<Node>(), c))
+            return false;
+        g.leaves.push_back(sw);
+    }
+    for (s = 0; s < p.spines; s++)
+    {
+        Ptr<TernSwitch> sw = CreateObject<TernSwitch>();
+        tsw_config c = p.sw;
+
+        c.nports = p.leaves;
+        c.link_mbps = p.uplink_mbps ? p.uplink_mbps : p.nic.link_mbps;
+        c.no_flood = true;
+        c.ecmp_seed = 1000 + s;
+        c.seed = p.sw.seed + 1000 + s;
+        if (!sw->Setup(CreateObject<Node>(), c))
+            return false;
+        g.spines.push_back(sw);
+        for (l = 0; l < p.leaves; l++)
+            if (!TernConnect(g.leaves[l]->GetPort(p.hosts + s), sw->GetPort(l),
+                             NanoSeconds(p.delay_ns)))
+                return false;
+    }
+    for (h = 0; h < n; h++)
+    {
+        Ptr<Node> node = CreateObject<Node>();
+        Ptr<TernNetDevice> d = CreateObject<TernNetDevice>();
+        unsigned int leaf = h / p.hosts, port = h % p.hosts;
+        uint8_t mac[6];
+
+        node->AddDevice(d);
+        if (!d->Setup(h, p.nic))
+        {
+            fprintf(stderr, "tern-ns3-fabric: host %u setup failed\n", h);
+            return false;
+        }
+        g.dcb_ok &= tn_host_dcb_ok(d->Host());
+        g.cc_ok &= tn_host_cc_ok(d->Host());
+        if (!TernConnect(d, g.leaves[leaf]->GetPort(port), NanoSeconds(p.delay_ns)))
+            return false;
+        g.hosts.push_back(d);
+        tn_host_mac(d->Host(), mac);
+        for (l = 0; l < p.leaves; l++)
+        {
+            bool ok = l == leaf ? tsw_route_add(g.leaves[l]->ModelMut(), mac, &port, 1)
+                                : tsw_route_add(g.leaves[l]->ModelMut(), mac, up.data(),
+                                                p.spines);
+            if (!ok)
+                return false;
+        }
+        for (s = 0; s < p.spines; s++)
+            if (!tsw_route_add(g.spines[s]->ModelMut(), mac, &leaf, 1))
+                return false;
+    }
+    MakeTraffic();
+    std::vector<Flow> made;
+    for (size_t i = 0; i < g.flows.size(); i++)
+    {
+        Flow& f = g.flows[i];
+        tn_flow_params fp = p.flow;
+
+        /* small flows take small buffers: one slot per WRITE, up to 4 of 64 KiB */
+        fp.total_bytes = f.bytes;
+        fp.msg_bytes = static_cast<uint32_t>(std::min<uint64_t>(p.flow.msg_bytes, f.bytes));
+        fp.slots = static_cast<unsigned int>(
+            std::min<uint64_t>(p.flow.slots, (f.bytes + fp.msg_bytes - 1) / fp.msg_bytes));
+        fp.sport = static_cast<uint16_t>(0xc000 | (Rand() & 0x3fff));
+        f.f = tn_flow_create(g.hosts[f.src]->Host(), g.hosts[f.dst]->Host(), &fp,
+                             static_cast<unsigned int>(2000 + i));
+        if (!f.f)
+        {
+            if (!p.workload)
+            {
+                fprintf(stderr, "tern-ns3-fabric: flow %zu (%u -> %u) failed\n", i, f.src,
+                        f.dst);
+                return false;
+            }
+            g.skipped++; /* out of flows or host memory: reported */
+            continue;
+        }
+        made.push_back(f);
+    }
+    g.flows.swap(made);
+    return true;
+}
+
+void
+StartFlow(size_t i)
+{
+    tn_flow_start(g.flows[i].f);
+}
+
+uint64_t
+DeepestQueue()
+{
+    uint64_t m = 0;
+
+    for (auto* set : {&g.leaves, &g.spines})
+        for (auto& sw : *set)
+            for (unsigned int port = 0; port < sw->GetNPorts(); port++)
+                m = std::max(m, tsw_queue_bytes(sw->Model(), port, kPrio));
+    return m;
+}
+
+bool
+AllDone()
+{
+    for (auto& f : g.flows)
+    {
+        struct tn_flow_stats st;
+
+        tn_flow_stats(f.f, &st);
+        if (!st.finish_ns && !st.errors)
+            return false;
+    }
+    return true;
+}
+
+void
+Sample()
+{
+    g.qsamples.push_back(DeepestQueue());
+    if (g.p.series && NowNs() % g.p.series_ns == 0)
+    {
+        size_t i = 0;
+
+        g.pseries.resize(g.leaves.size() * g.leaves[0]->GetNPorts() +
+                         g.spines.size() * g.spines[0]->GetNPorts());
+        for (auto* set : {&g.leaves, &g.spines})
+            for (auto& sw : *set)
+                for (unsigned int port = 0; port < sw->GetNPorts(); port++)
+                    g.pseries[i++].push_back(
+                        static_cast<uint32_t>(tsw_queue_bytes(sw->Model(), port, kPrio)));
+    }
+    if (NowNs() % 10000 == 0 && NowNs() >= g.p.spread_ns && AllDone())
+    {
+        g.all_done = true;
+        g.done_at = NowNs();
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(NanoSeconds(g.p.sample_ns), &Sample);
+}
+
+double
+Pct(std::vector<double> v, double q)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    size_t i = static_cast<size_t>(ceil(q * static_cast<double>(v.size()))) - 1;
+    return v[std::min(i, v.size() - 1)];
+}
+
+/* The flow's frames back to back at line rate (MTU payloads, 58 bytes of headers each,
+ * 24 of line overhead) plus one round trip over the path's links (2 or 4 each way). */
+double
+IdealNs(const Flow& f)
+{
+    const Params& p = g.p;
+    uint64_t mtu = 128u << p.flow.mtu, pkts = (f.bytes + mtu - 1) / mtu;
+    unsigned int links = f.src / p.hosts == f.dst / p.hosts ? 2 : 4;
+    double wire = static_cast<double>(f.bytes + pkts * (58 + 24)) * 8000.0 / p.nic.link_mbps;
+
+    return wire + 2.0 * links * static_cast<double>(p.delay_ns);
+}
+
+void
+Report(double wall)
+{
+    const Params& p = g.p;
+    static const uint64_t edges[] = {0, 10000, 100000, 1000000, 10000000, UINT64_MAX};
+    constexpr size_t kBuckets = sizeof(edges) / sizeof(edges[0]) - 1;
+    std::vector<double> fct, slow, bslow[kBuckets];
+    size_t bflows[kBuckets] = {0};
+    uint64_t completed = 0, errors = 0, xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0;
+    uint64_t no_route = 0, rx_pause = 0, discards = 0, retrans = 0, timeouts = 0, cnp = 0;
+    uint64_t handled = 0, refused = 0;
+    bool data_ok = true;
+
+    for (auto& f : g.flows)
+    {
+        struct tn_flow_stats st;
+
+        tn_flow_stats(f.f, &st);
+        errors += st.errors;
+        size_t b = 0;
+        while (b + 1 < kBuckets && f.bytes >= edges[b + 1])
+            b++;
+        bflows[b]++;
+        if (st.finish_ns && !st.errors)
+        {
+            double t = static_cast<double>(st.finish_ns - st.start_ns);
+            completed++;
+            fct.push_back(t / 1000.0);
+            slow.push_back(t / IdealNs(f));
+            bslow[b].push_back(t / IdealNs(f));
+        }
+        if (!tn_flow_data_ok(f.f) || !st.finish_ns)
+            data_ok = false;
+    }
+    for (auto* set : {&g.leaves, &g.spines})
+    {
+        for (auto& sw : *set)
+        {
+            for (unsigned int port = 0; port < sw->GetNPorts(); port++)
+            {
+                struct tsw_port_stats st;
+
+                tsw_port_stats(sw->Model(), port, &st);
+                xoff += st.pfc_xoff_sent[kPrio];
+                xon += st.pfc_xon_sent[kPrio];
+                lossless += st.lossless_drops;
+                no_route += st.no_route;
+                for (unsigned int q = 0; q < TSW_NUM_PRIO; q++)
+                {
+                    drops += st.q[q].drops;
+                    marked += st.q[q].ecn_marked;
+                }
+            }
+        }
+    }
+    for (auto& d : g.hosts)
+    {
+        tn_nic_stats ns;
+
+        tn_host_stats(d->Host(), kPrio, &ns);
+        rx_pause += ns.rx_pause;
+        discards += ns.rx_discards;
+        retrans += ns.retrans;
+        timeouts += ns.ack_timeouts;
+        cnp += ns.cnp_sent;
+        handled += ns.cnp_handled;
+        refused += d->RefusedFrames();
+    }
+    std::vector<double> q(g.qsamples.begin(), g.qsamples.end());
+    double sim_s = static_cast<double>(NowNs()) / 1e9;
+
+    printf("{\"engine\":\"ns-3\",\"leaves\":%u,\"hosts_per_leaf\":%u,\"spines\":%u,"
+           "\"hosts\":%u,\"link_mbps\":%u,\"uplink_mbps\":%u,\"delay_ns\":%" PRIu64
+           ",\"dcqcn\":%s,\"flows\":%zu,\"flows_skipped\":%" PRIu64
+           ",\"workload\":\"%s\",\"load\":%.3f,"
+           "\"incast\":%u,\"flow_bytes\":%" PRIu64 ",",
+           p.leaves, p.hosts, p.spines, p.leaves * p.hosts, p.nic.link_mbps,
+           p.uplink_mbps ? p.uplink_mbps : p.nic.link_mbps, p.delay_ns,
+           p.nic.dcqcn ? "true" : "false", g.flows.size(), g.skipped,
+           p.workload ? "cdf" : "permutation+incast", p.workload ? p.load : 0.0,
+           p.workload ? 0 : p.incast, p.workload ? 0 : p.flow_bytes);
+    printf("\"buckets\":[");
+    for (size_t b = 0; b < kBuckets; b++)
+        printf("%s{\"from_bytes\":%" PRIu64 ",\"to_bytes\":%" PRIu64 ",\"flows\":%zu,"
+               "\"completed\":%zu,\"slowdown_p50\":%.2f,\"slowdown_p95\":%.2f,"
+               "\"slowdown_p99\":%.2f}",
+               b ? "," : "", edges[b], edges[b + 1] == UINT64_MAX ? 0 : edges[b + 1], bflows[b],
+               bslow[b].size(), Pct(bslow[b], 0.5), Pct(bslow[b], 0.95), Pct(bslow[b], 0.99));
+    printf("],");
+    printf("\"completed\":%" PRIu64 ",\"write_errors\":%" PRIu64 ",\"data_ok\":%s,"
+           "\"all_done_us\":%.1f,\"fct_us_p50\":%.1f,\"fct_us_p99\":%.1f,\"fct_us_max\":%.1f,"
+           "\"slowdown_p50\":%.2f,\"slowdown_p95\":%.2f,\"slowdown_p99\":%.2f,",
+           completed, errors, data_ok ? "true" : "false",
+           g.all_done ? static_cast<double>(g.done_at) / 1000.0 : -1.0, Pct(fct, 0.5),
+           Pct(fct, 0.99), Pct(fct, 1.0), Pct(slow, 0.5), Pct(slow, 0.95), Pct(slow, 0.99));
+    printf("\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,\"switch_xoff\":%" PRIu64
+           ",\"switch_xon\":%" PRIu64 ",\"nic_rx_pause\":%" PRIu64 ",\"lossless_drops\":%" PRIu64
+           ",\"switch_drops\":%" PRIu64 ",\"no_route\":%" PRIu64 ",\"nic_rx_discards\":%" PRIu64
+           ",\"refused_frames\":%" PRIu64 ",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64
+           ",",
+           Pct(q, 0.99) / 1024.0, Pct(q, 1.0) / 1024.0, xoff, xon, rx_pause, lossless, drops,
+           no_route, discards, refused, retrans, timeouts);
+    printf("\"ecn_marked\":%" PRIu64 ",\"cnp_sent\":%" PRIu64 ",\"cnp_handled\":%" PRIu64
+           ",\"dcb_ok\":%s,\"cc_ok\":%s,\"sim_us\":%.1f,\"events\":%" PRIu64
+           ",\"wall_s\":%.2f,\"sim_s_per_wall_s\":%.5f,\"events_per_s\":%.0f}\n",
+           marked, cnp, handled, g.dcb_ok ? "true" : "false", g.cc_ok ? "true" : "false",
+           sim_s * 1e6, Simulator::GetEventCount(), wall, wall > 0 ? sim_s / wall : 0.0,
+           wall > 0 ? static_cast<double>(Simulator::GetEventCount()) / wall : 0.0);
+    fflush(stdout);
+}
+
+/* Per switch port: what it is cabled to, its lossless queue over time, PFC it sent/got. */
+void
+WriteSeries()
+{
+    const Params& p = g.p;
+    FILE* f = fopen(p.series, "w");
+    size_t i = 0;
+    bool first = true;
+
+    if (!f)
+    {
+        fprintf(stderr, "tern-ns3-fabric: %s: %s\n", p.series, strerror(errno));
+        return;
+    }
+    fprintf(f, "{\"sample_us\":%.3f,\"dcqcn\":%s,\"ports\":[", p.series_ns / 1000.0,
+            p.nic.dcqcn ? "true" : "false");
+    for (int spine = 0; spine < 2; spine++)
+    {
+        auto& set = spine ? g.spines : g.leaves;
+        for (size_t k = 0; k < set.size(); k++)
+        {
+            for (unsigned int port = 0; port < set[k]->GetNPorts(); port++, i++)
+            {
+                struct tsw_port_stats st;
+                char peer[32];
+
+                if (spine)
+                    snprintf(peer, sizeof(peer), "leaf%u", port);
+                else if (port < p.hosts)
+                    snprintf(peer, sizeof(peer), "host%zu", k * p.hosts + port);
+                else
+                    snprintf(peer, sizeof(peer), "spine%u", port - p.hosts);
+                tsw_port_stats(set[k]->Model(), port, &st);
+                fprintf(f,
+                        "%s{\"switch\":\"%s%zu\",\"port\":%u,\"peer\":\"%s\","
+                        "\"xoff_sent\":%" PRIu64 ",\"pfc_rx\":%" PRIu64
+                        ",\"max_kb\":%.1f,\"queue_kb\":[",
+                        first ? "" : ",", spine ? "spine" : "leaf", k, port, peer,
+                        st.pfc_xoff_sent[kPrio], st.pfc_rx[kPrio],
+                        st.q[kPrio].max_bytes / 1024.0);
+                first = false;
+                if (i < g.pseries.size())
+                    for (size_t j = 0; j < g.pseries[i].size(); j++)
+                        fprintf(f, "%s%.1f", j ? "," : "", g.pseries[i][j] / 1024.0);
+                fprintf(f, "]}");
+            }
+        }
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+}
+
+void
+Usage(FILE* f)
+{
+    fprintf(f,
+            "usage: tern-ns3-fabric [options]\n"
+            "  --leaves L --hosts H --spines S   topology (4, 8, 4; L x H <= %u)\n"
+            "  --dcqcn on|off        RP+NP on priority 3 (on), or PFC only\n"
+            "  --incast K            hosts of other leaves that also send to host 0 (8)\n"
+            "  --flow-bytes B        every flow (1048576)\n"
+            "  --spread-us T         flows start at random times in [0, T) (20)\n"
+            "  --workload FILE       Poisson flows with sizes from FILE (a .cdf) instead of\n"
+            "                        the permutation and the incast\n"
+            "  --load F --duration-us T   ... at this share of each host's line,\n"
+            "                        for this long (0.3, 2000)\n"
+            "  --max-us T            give up after this much virtual time (50000)\n"
+            "  --link-mbps R --delay-ns D   every link (40000, 1000)\n"
+            "  --uplink-mbps R       the leaf-spine links instead (e.g. 100000)\n"
+            "  --kmin B --kmax B --pmax-ppm P --xoff B --xon B --buffer B   every switch\n"
+            "  --cc NAME=V           a DCQCN parameter    --seed S   traffic and RED\n"
+            "  --sample-ns S         queue sampling (1000)\n"
+            "  --series FILE         every switch port's lossless queue over time and PFC\n"
+            "                        frames (JSON), sampled every --series-us (10)\n",
+            TN_MAX_HOSTS);
+}
+
+uint64_t
+Num(const char* s, const char* what)
+{
+    char* e;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(s, &e, 0);
+    if (errno || e == s || *e)
+    {
+        fprintf(stderr, "tern-ns3-fabric: bad %s: %s\n", what, s);
+        exit(2);
+    }
+    return v;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    enum
+    {
+        O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_LINK, O_DELAY, O_KMIN,
+        O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_HELP, O_WL, O_LOAD,
+        O_DUR, O_SERIES, O_SERIES_US, O_UP
+    };
+    static const struct option opts[] = {
+        {"leaves", 1, nullptr, O_L}, {"hosts", 1, nullptr, O_H}, {"spines", 1, nullptr, O_S},
+        {"dcqcn", 1, nullptr, O_DCQCN}, {"incast", 1, nullptr, O_INC},
+        {"flow-bytes", 1, nullptr, O_FB}, {"spread-us", 1, nullptr, O_SPREAD},
+        {"max-us", 1, nullptr, O_MAX}, {"link-mbps", 1, nullptr, O_LINK},
+        {"delay-ns", 1, nullptr, O_DELAY}, {"kmin", 1, nullptr, O_KMIN},
+        {"kmax", 1, nullptr, O_KMAX}, {"pmax-ppm", 1, nullptr, O_PMAX},
+        {"xoff", 1, nullptr, O_XOFF}, {"xon", 1, nullptr, O_XON}, {"buffer", 1, nullptr, O_BUF},
+        {"cc", 1, nullptr, O_CC}, {"seed", 1, nullptr, O_SEED},
+        {"sample-ns", 1, nullptr, O_SAMPLE}, {"help", 0, nullptr, O_HELP},
+        {"workload", 1, nullptr, O_WL}, {"load", 1, nullptr, O_LOAD},
+        {"duration-us", 1, nullptr, O_DUR}, {"series", 1, nullptr, O_SERIES},
+        {"series-us", 1, nullptr, O_SERIES_US}, {"uplink-mbps", 1, nullptr, O_UP},
+        {nullptr, 0, nullptr, 0},
+    };
+    Params& p = g.p;
+    struct timespec a, b;
+    int c;
+
+    tn_nic_params_default(&p.nic);
+    tn_flow_params_default(&p.flow);
+    tsw_config_default(&p.sw, 2);
+    while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1)
+    {
+        switch (c)
+        {
+        case O_L: p.leaves = static_cast<unsigned int>(Num(optarg, "--leaves")); break;
+        case O_H: p.hosts = static_cast<unsigned int>(Num(optarg, "--hosts")); break;
+        case O_S: p.spines = static_cast<unsigned int>(Num(optarg, "--spines")); break;
+        case O_DCQCN:
+            if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+            {
+                Usage(stderr);
+                return 2;
+            }
+            p.nic.dcqcn = !strcmp(optarg, "on");
+            break;
+        case O_INC: p.incast = static_cast<unsigned int>(Num(optarg, "--incast")); break;
+        case O_FB: p.flow_bytes = Num(optarg, "--flow-bytes"); break;
+        case O_SPREAD: p.spread_ns = Num(optarg, "--spread-us") * 1000; break;
+        case O_MAX: p.max_ns = Num(optarg, "--max-us") * 1000; break;
+        case O_LINK: p.nic.link_mbps = static_cast<uint32_t>(Num(optarg, "--link-mbps")); break;
+        case O_DELAY: p.delay_ns = Num(optarg, "--delay-ns"); break;
+        case O_KMIN: p.sw.kmin_bytes = static_cast<uint32_t>(Num(optarg, "--kmin")); break;
+        case O_KMAX: p.sw.kmax_bytes = static_cast<uint32_t>(Num(optarg, "--kmax")); break;
+        case O_PMAX: p.sw.pmax_ppm = static_cast<uint32_t>(Num(optarg, "--pmax-ppm")); break;
+        case O_XOFF: p.sw.xoff_bytes = static_cast<uint32_t>(Num(optarg, "--xoff")); break;
+        case O_XON: p.sw.xon_bytes = static_cast<uint32_t>(Num(optarg, "--xon")); break;
+        case O_BUF: p.sw.buffer_bytes = static_cast<uint32_t>(Num(optarg, "--buffer")); break;
+        case O_CC:
+            if (!tn_cc_set(&p.nic.cc, optarg))
+            {
+                fprintf(stderr, "tern-ns3-fabric: bad --cc %s\n", optarg);
+                return 2;
+            }
+            break;
+        case O_SEED: p.seed = Num(optarg, "--seed"); break;
+        case O_SAMPLE: p.sample_ns = Num(optarg, "--sample-ns"); break;
+        case O_WL: p.workload = optarg; break;
+        case O_LOAD: p.load = atof(optarg); break;
+        case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;
+        case O_SERIES: p.series = optarg; break;
+        case O_UP: p.uplink_mbps = static_cast<uint32_t>(Num(optarg, "--uplink-mbps")); break;
+        case O_SERIES_US: p.series_ns = Num(optarg, "--series-us") * 1000; break;
+        case O_HELP: Usage(stdout); return 0;
+        default: Usage(stderr); return 2;
+        }
+    }
+    if (optind != argc || p.leaves < 2 || p.leaves > TSW_MAX_PORTS || !p.hosts || !p.spines ||
+        p.spines > TSW_MAX_ECMP || p.hosts + p.spines > TSW_MAX_PORTS ||
+        p.leaves * p.hosts > TN_MAX_HOSTS ||
+        (!p.workload && p.incast > p.hosts * (p.leaves - 1)) ||
+        p.incast >= TN_MAX_FLOWS || !p.flow_bytes || p.flow_bytes > (1ull << 34) ||
+        !p.nic.link_mbps || p.delay_ns > 1000000000ull || !p.max_ns ||
+        p.max_ns > 10000000000ull || !p.sample_ns || p.sample_ns % 1000 ||
+        p.max_ns / p.sample_ns > 100000000ull || p.spread_ns > p.max_ns ||
+        !(p.load > 0 && p.load <= 1) || !p.duration_ns || p.duration_ns > p.max_ns ||
+        !p.series_ns || p.series_ns % p.sample_ns || p.max_ns / p.series_ns > 1000000ull)
+    {
+        Usage(stderr);
+        return 2;
+    }
+    p.sw.seed = p.seed;
+    g.rng = p.seed ^ 0x5deece66dull;
+    if (p.workload && !LoadCdf(p.workload))
+        return 2;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (!Build())
+    {
+        fprintf(stderr, "tern-ns3-fabric: building the fabric failed\n");
+        Simulator::Destroy();
+        return 1;
+    }
+    for (size_t i = 0; i < g.flows.size(); i++)
+        Simulator::Schedule(NanoSeconds(g.flows[i].start_ns), &StartFlow, i);
+    Simulator::Schedule(NanoSeconds(0), &Sample);
+    Simulator::Stop(NanoSeconds(p.max_ns));
+    Simulator::Run();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    Report(static_cast<double>(b.tv_sec - a.tv_sec) +
+           static_cast<double>(b.tv_nsec - a.tv_nsec) / 1e9);
+    if (p.series)
+        WriteSeries();
+    g.flows.clear();
+    g.hosts.clear();
+    g.leaves.clear();
+    g.spines.clear();
+    Simulator::Destroy();
+    return 0;
+}

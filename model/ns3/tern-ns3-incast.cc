@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern-ns3-incast: tern-sim's N:1 incast (model/fabric/sim.c) on ns-3. N sender hosts and
+ * one receiver (TernNetDevice: the real device model and its host driver) are cabled to one
+ * TernSwitch (model/fabric/switch.c) with TernChannels; ns-3's simulator runs everything.
+ * Each sender keeps 8 RDMA WRITEs of 64 KiB posted to the receiver on its own RC QP.
+ *
+ *   tern-ns3-incast --n 16 --dcqcn on [--duration-us 40000] [--series FILE] [...] (--help)
+ *
+ * Same options, same measurements and the same one-line JSON object on
+ * stdout as tern-sim, plus "engine":"ns-3"; Documentation/fabric.rst defines every figure.
+ * Exit status 0 when the run could be set up and completed.
+ */
+#include "tern-ns3.h"
+
+#include <ns3/simulator.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <getopt.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr unsigned int kMaxSenders = TSW_MAX_PORTS - 1;
+constexpr unsigned int kPrio = 3; /* the RDMA traffic's priority (DSCP 26) */
+
+struct Params
+{
+    unsigned int n = 2;
+    uint64_t delay_ns = 1000;
+    uint64_t jitter_ns = 0;
+    uint64_t duration_ns = 40000000;
+    double steady_from = 0.5;
+    uint64_t sample_ns = 1000;
+    uint64_t bin_ns = 100000;
+    uint64_t conv_window_ns = 1000000;
+    uint64_t conv_hold_ns = 5000000;
+    double conv_tol = 0.2;
+    tn_nic_params nic;
+    tn_flow_params flow;
+    tsw_config sw;
+    const char* series = nullptr;
+    const char* switch_json = nullptr;
+    bool quiet = false;
+};
+
+struct Sender
+{
+    Ptr<TernNetDevice> dev;
+    struct tn_flow* flow = nullptr;
+    uint8_t mac[6];
+    uint64_t rx_bytes = 0, rx_bytes_steady = 0;	/* leaving the switch to the receiver */
+    uint64_t done_steady = 0, done_at_steady = 0;
+    std::vector<uint64_t> bins;
+    std::vector<uint32_t> cc_mbps;
+};
+
+struct Run
+{
+    Params p;
+    Ptr<TernNetDevice> rx;
+    std::vector<Sender> s;
+    Ptr<TernSwitch> sw;
+    uint64_t end = 0, steady_at = 0; /* ns-3 ns */
+    unsigned int nbins = 0;
+    std::vector<uint64_t> qsamples, qseries;
+    bool dcb_ok = true, cc_ok = true;
+};
+
+Run g;
+
+uint64_t
+NowNs()
+{
+    return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+}
+
+/* At the bottleneck (switch port 0, towards the receiver): count per sender by source MAC. */
+void
+Egress(unsigned int port, const uint8_t* f, size_t len)
+{
+    if (port != 0 || len < 12)
+        return;
+    for (auto& s : g.s)
+    {
+        if (!memcmp(f + 6, s.mac, 6))
+        {
+            uint64_t b = NowNs() / g.p.bin_ns;
+
+            s.rx_bytes += len;
+            if (NowNs() >= g.steady_at)
+                s.rx_bytes_steady += len;
+            if (b < g.nbins)
+                s.bins[b] += len;
+            return;
+        }
+    }
+}
+
+void
+SampleRates(uint64_t b)
+{
+    for (auto& s : g.s)
+    {
+        uint32_t r = tn_flow_cc_rate(s.flow);
+        s.cc_mbps[b] = r ? r : g.p.nic.link_mbps;
+    }
+}
+
+void
+SteadyStart()
+{
+    for (auto& s : g.s)
+    {
+        struct tn_flow_stats st;
+        tn_flow_stats(s.flow, &st);
+        s.done_at_steady = st.done_bytes;
+    }
+}
+
+void
+Sample()
+{
+    uint64_t t = NowNs(), q = tsw_queue_bytes(g.sw->Model(), 0, kPrio);
+
+    if (t && t % g.p.bin_ns == 0 && t / g.p.bin_ns <= g.nbins)
+        SampleRates(t / g.p.bin_ns - 1);
+    if (t >= g.steady_at)
+        g.qsamples.push_back(q);
+    g.qseries.push_back(q);
+    if (t + g.p.sample_ns < g.end)
+        Simulator::Schedule(NanoSeconds(g.p.sample_ns), &Sample);
+}
+
+bool
+Build()
+{
+    Params& p = g.p;
+    Ptr<Node> swnode = CreateObject<Node>();
+    unsigned int k;
+
+    g.sw = CreateObject<TernSwitch>();
+    p.sw.nports = p.n + 1;
+    p.sw.link_mbps = p.nic.link_mbps;
+    if (!g.sw->Setup(swnode, p.sw))
+    {
+        fprintf(stderr, "tern-ns3-incast: bad switch configuration\n");
+        return false;
+    }
+    g.sw->SetEgressHook(&Egress);
+    g.s.resize(p.n);
+    for (k = 0; k <= p.n; k++)
+    {
+        Ptr<Node> node = CreateObject<Node>();
+        Ptr<TernNetDevice> d = CreateObject<TernNetDevice>();
+
+        node->AddDevice(d);
+        if (!d->Setup(k, p.nic))
+        {
+            fprintf(stderr, "tern-ns3-incast: device %u setup failed\n", k);
+            return false;
+        }
+        g.dcb_ok &= tn_host_dcb_ok(d->Host());
+        g.cc_ok &= tn_host_cc_ok(d->Host());
+        Ptr<TernChannel> ch = TernConnect(d, g.sw->GetPort(k), NanoSeconds(p.delay_ns));
+        if (!ch)
+            return false;
+        /* NIC -> switch only, as tern-sim's --jitter-ns */
+        ch->SetJitter(d, NanoSeconds(p.jitter_ns),
+                      p.sw.seed ^ 0x5deece66dull ^ (static_cast<uint64_t>(k) << 32));
+        if (k == 0)
+            g.rx = d;
+        else
+            g.s[k - 1].dev = d;
+    }
+    p.flow.stop_ns = kTernEpochNs + p.duration_ns;
+    for (k = 1; k <= p.n; k++)
+    {
+        Sender& s = g.s[k - 1];
+
+        tn_host_mac(s.dev->Host(), s.mac);
+        s.flow = tn_flow_create(s.dev->Host(), g.rx->Host(), &p.flow, 1000 + k);
+        if (!s.flow)
+        {
+            fprintf(stderr, "tern-ns3-incast: connecting flow %u failed\n", k);
+            return false;
+        }
+        s.bins.assign(g.nbins, 0);
+        s.cc_mbps.assign(g.nbins, 0);
+    }
+    return true;
+}
+
+void
+Start()
+{
+    g.rx->Announce();
+    for (auto& s : g.s)
+        s.dev->Announce();
+    for (auto& s : g.s)
+        tn_flow_start(s.flow);
+}
+
+/* ---- figures (as tern-sim's) ---------------------------------------------------------- */
+
+uint64_t
+Pct(const std::vector<uint64_t>& sorted, double q)
+{
+    size_t n = sorted.size(), i;
+
+    if (!n)
+        return 0;
+    i = static_cast<size_t>(ceil(q * static_cast<double>(n))) - 1;
+    return sorted[std::min(i, n - 1)];
+}
+
+double
+Jain(const double* x, unsigned int n)
+{
+    double s = 0, s2 = 0;
+
+    for (unsigned int i = 0; i < n; i++)
+    {
+        s += x[i];
+        s2 += x[i] * x[i];
+    }
+    return s2 > 0 ? s * s / (n * s2) : 0;
+}
+
+double
+WindowGbps(const Sender& s, unsigned int b, unsigned int w)
+{
+    uint64_t sum = 0;
+
+    for (unsigned int i = b - w; i < b; i++)
+        sum += s.bins[i];
+    return static_cast<double>(sum) * 8 / static_cast<double>(w * g.p.bin_ns);
+}
+
+double
+ConvergenceUs(double fair)
+{
+    unsigned int w = std::max<uint64_t>(1, g.p.conv_window_ns / g.p.bin_ns);
+    unsigned int hold = static_cast<unsigned int>(g.p.conv_hold_ns / g.p.bin_ns), run = 0;
+
+    if (fair <= 0)
+        return -1;
+    for (unsigned int b = w; b <= g.nbins; b++)
+    {
+        bool ok = true;
+        for (const auto& s : g.s)
+            ok = ok && fabs(WindowGbps(s, b, w) - fair) <= g.p.conv_tol * fair;
+        run = ok ? run + 1 : 0;
+        if (run > hold)
+            return static_cast<double>((uint64_t)(b - hold) * g.p.bin_ns) / 1000.0;
+    }
+    return -1;
+}
+
+double
+JainConvergenceUs(double threshold)
+{
+    unsigned int w = std::max<uint64_t>(1, g.p.conv_window_ns / g.p.bin_ns);
+    unsigned int hold = static_cast<unsigned int>(g.p.conv_hold_ns / g.p.bin_ns), run = 0;
+    double r[kMaxSenders];
+
+    for (unsigned int b = w; b <= g.nbins; b++)
+    {
+        for (unsigned int k = 0; k < g.s.size(); k++)
+            r[k] = WindowGbps(g.s[k], b, w);
+        run = Jain(r, static_cast<unsigned int>(g.s.size())) >= threshold ? run + 1 : 0;
+        if (run > hold)
+            return static_cast<double>((uint64_t)(b - hold) * g.p.bin_ns) / 1000.0;
+    }
+    return -1;
+}
+
+void
+Report(double wall)
+{
+    const Params& p = g.p;
+    unsigned int n = p.n, k, q;
+    double rates[kMaxSenders], done[kMaxSenders], total = 0, fair, maxdev = 0;
+    double steady_s = static_cast<double>(g.end - g.steady_at) / 1e9;
+    uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0, below = 0;
+    uint64_t rx_pause = 0, tx_pause = 0, discards = 0, retrans = 0, timeouts = 0;
+    uint64_t cnp_sent = 0, cnp_handled = 0, cnp_ignored = 0, ecn_rx = 0, cuts = 0, incs = 0;
+    uint64_t completed = 0, errors = 0, refused = 0;
+    bool pfc_ok = true, data_ok = true;
+    struct tsw_port_stats st;
+    std::vector<Ptr<TernNetDevice>> devs = {g.rx};
+
+    for (k = 0; k < n; k++)
+    {
+        struct tn_flow_stats fs;
+
+        tn_flow_stats(g.s[k].flow, &fs);
+        rates[k] = static_cast<double>(g.s[k].rx_bytes_steady) * 8 / steady_s / 1e9;
+        done[k] = static_cast<double>(fs.done_bytes - g.s[k].done_at_steady) * 8 / steady_s /
+                  1e9;
+        total += rates[k];
+        completed += fs.completed;
+        errors += fs.errors;
+        if (!tn_flow_data_ok(g.s[k].flow))
+            data_ok = false;
+        devs.push_back(g.s[k].dev);
+    }
+    fair = total / n;
+    for (k = 0; k < n; k++)
+        if (fair > 0 && fabs(rates[k] - fair) / fair > maxdev)
+            maxdev = fabs(rates[k] - fair) / fair;
+    for (k = 0; k <= n; k++)
+    {
+        tsw_port_stats(g.sw->Model(), k, &st);
+        xoff += st.pfc_xoff_sent[kPrio];
+        xon += st.pfc_xon_sent[kPrio];
+        lossless += st.lossless_drops;
+        for (q = 0; q < TSW_NUM_PRIO; q++)
+        {
+            drops += st.q[q].drops;
+            marked += st.q[q].ecn_marked;
+        }
+    }
+    for (auto& d : devs)
+    {
+        tn_nic_stats ns;
+
+        tn_host_stats(d->Host(), kPrio, &ns);
+        pfc_ok = pfc_ok && ns.pfc_ok;
+        rx_pause += ns.rx_pause;
+        tx_pause += ns.tx_pause;
+        discards += ns.rx_discards;
+        retrans += ns.retrans;
+        timeouts += ns.ack_timeouts;
+        cnp_sent += ns.cnp_sent;
+        ecn_rx += ns.np_ecn_rx;
+        cnp_handled += ns.cnp_handled;
+        cnp_ignored += ns.cnp_ignored;
+        cuts += ns.rate_cuts;
+        incs += ns.rate_increases;
+        refused += d->RefusedFrames();
+    }
+    std::vector<uint64_t> qs = g.qsamples;
+    std::sort(qs.begin(), qs.end());
+    for (uint64_t v : qs)
+        below += v < p.sw.kmax_bytes;
+
+    FILE* o = stdout;
+    fprintf(o,
+            "{\"engine\":\"ns-3\",\"n\":%u,\"dcqcn\":%s,\"rp_en\":%u,\"np_en\":%u,"
+            "\"link_mbps\":%u,\"delay_ns\":%" PRIu64 ",\"mtu\":%u,\"msg_bytes\":%u,"
+            "\"duration_us\":%.0f,\"steady_from_us\":%.0f,",
+            n, p.nic.dcqcn ? "true" : "false", p.nic.dcqcn ? p.nic.rp_en : 0,
+            p.nic.dcqcn ? p.nic.np_en : 0, p.nic.link_mbps, p.delay_ns, 128u << p.flow.mtu,
+            p.flow.msg_bytes, static_cast<double>(p.duration_ns) / 1000,
+            static_cast<double>(g.steady_at) / 1000);
+    fprintf(o, "\"flow_gbps\":[");
+    for (k = 0; k < n; k++)
+        fprintf(o, "%s%.3f", k ? "," : "", rates[k]);
+    fprintf(o, "],\"flow_goodput_gbps\":[");
+    for (k = 0; k < n; k++)
+        fprintf(o, "%s%.3f", k ? "," : "", done[k]);
+    fprintf(o, "],\"total_gbps\":%.3f,\"fair_gbps\":%.3f,\"jain\":%.4f,\"max_dev\":%.4f,", total,
+            fair, Jain(rates, n), maxdev);
+    fprintf(o,
+            "\"queue_p50_kb\":%.1f,\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,"
+            "\"queue_below_kmax\":%.4f,\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"pmax\":%.4f,"
+            "\"ecn_at_dequeue\":%s,",
+            Pct(qs, 0.5) / 1024.0, Pct(qs, 0.99) / 1024.0, qs.empty() ? 0.0 : qs.back() / 1024.0,
+            qs.empty() ? 0.0 : static_cast<double>(below) / static_cast<double>(qs.size()),
+            p.sw.kmin_bytes / 1024.0, p.sw.kmax_bytes / 1024.0, p.sw.pmax_ppm / 1e6,
+            p.sw.ecn_at_dequeue ? "true" : "false");
+    fprintf(o,
+            "\"convergence_us\":%.0f,\"jain_convergence_us\":%.0f,\"switch_xoff\":%" PRIu64
+            ",\"switch_xon\":%" PRIu64 ",\"nic_rx_pause\":%" PRIu64 ",\"nic_tx_pause\":%" PRIu64
+            ",\"pfc_stats_ok\":%s,",
+            ConvergenceUs(fair), JainConvergenceUs(0.99), xoff, xon, rx_pause, tx_pause,
+            pfc_ok ? "true" : "false");
+    fprintf(o,
+            "\"lossless_drops\":%" PRIu64 ",\"switch_drops\":%" PRIu64
+            ",\"nic_rx_discards\":%" PRIu64 ",\"refused_frames\":%" PRIu64
+            ",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64 ",",
+            lossless, drops, discards, refused, retrans, timeouts);
+    fprintf(o,
+            "\"ecn_marked\":%" PRIu64 ",\"np_ecn_rx\":%" PRIu64 ",\"cnp_sent\":%" PRIu64
+            ",\"cnp_handled\":%" PRIu64 ",\"cnp_ignored\":%" PRIu64 ",\"rate_cuts\":%" PRIu64
+            ",\"rate_increases\":%" PRIu64 ",",
+            marked, ecn_rx, cnp_sent, cnp_handled, cnp_ignored, cuts, incs);
+    fprintf(o,
+            "\"writes_completed\":%" PRIu64 ",\"write_errors\":%" PRIu64
+            ",\"data_ok\":%s,\"dcb_ok\":%s,\"cc_ok\":%s,\"events\":%" PRIu64
+            ",\"wall_s\":%.2f}\n",
+            completed, errors, data_ok ? "true" : "false", g.dcb_ok ? "true" : "false",
+            g.cc_ok ? "true" : "false", Simulator::GetEventCount(), wall);
+    fflush(o);
+}
+
+void
+WriteSeries()
+{
+    FILE* f = fopen(g.p.series, "w");
+
+    if (!f)
+    {
+        fprintf(stderr, "tern-ns3-incast: %s: %s\n", g.p.series, strerror(errno));
+        return;
+    }
+    fprintf(f,
+            "{\"n\":%u,\"dcqcn\":%s,\"bin_us\":%.3f,\"sample_us\":%.3f,"
+            "\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"flow_gbps\":[",
+            g.p.n, g.p.nic.dcqcn ? "true" : "false", g.p.bin_ns / 1000.0, g.p.sample_ns / 1000.0,
+            g.p.sw.kmin_bytes / 1024.0, g.p.sw.kmax_bytes / 1024.0);
+    for (size_t k = 0; k < g.s.size(); k++)
+    {
+        fprintf(f, "%s[", k ? "," : "");
+        for (unsigned int b = 0; b < g.nbins; b++)
+            fprintf(f, "%s%.3f", b ? "," : "",
+                    static_cast<double>(g.s[k].bins[b]) * 8 / static_cast<double>(g.p.bin_ns));
+        fprintf(f, "]");
+    }
+    fprintf(f, "],\"cc_rate_gbps\":[");
+    for (size_t k = 0; k < g.s.size(); k++)
+    {
+        fprintf(f, "%s[", k ? "," : "");
+        for (unsigned int b = 0; b < g.nbins; b++)
+            fprintf(f, "%s%.3f", b ? "," : "", g.s[k].cc_mbps[b] / 1000.0);
+        fprintf(f, "]");
+    }
+    fprintf(f, "],\"queue_kb\":[");
+    for (size_t i = 0; i < g.qseries.size(); i++)
+        fprintf(f, "%s%.1f", i ? "," : "", g.qseries[i] / 1024.0);
+    fprintf(f, "]}\n");
+    fclose(f);
+}
+
+/* ---- command line ------------------------------------------------------------------------ */
+
+void
+Usage(FILE* f)
+{
+    fprintf(f,
+            "usage: tern-ns3-incast [options]   (tern-sim's, on ns-3)\n"
+            "  --n N                 senders (1..%u, default 2)\n"
+            "  --dcqcn on|off        RP+NP on priority 3 (default on), or CC off (PFC only)\n"
+            "  --rp-en M --np-en M   CC priority masks used when --dcqcn on (default 8 and 8)\n"
+            "  --duration-us T       virtual run time (default 40000)\n"
+            "  --steady-from F       steady state from this fraction of the run (0.5)\n"
+            "  --link-mbps R         every link (40000)   --delay-ns D   every link (1000)\n"
+            "  --jitter-ns J         NIC -> switch delay up to J ns longer, uniformly (0)\n"
+            "  --mtu CODE            IB path MTU code, 3 = 1024 .. 5 = 4096 (5)\n"
+            "  --msg-bytes B         RDMA WRITE size (65536)\n"
+            "  --outstanding K       WRITEs kept posted per sender (8)\n"
+            "  --kmin B --kmax B --pmax-ppm P   RED/ECN (5120, 204800, 10000)\n"
+            "  --xoff B --xon B      switch PFC thresholds per ingress (port, prio)\n"
+            "  --buffer B            switch shared buffer (bytes)\n"
+            "  --pfc-mask M          lossless priorities, switch and NICs (8)\n"
+            "  --cc NAME=V           a DCQCN parameter (e.g. rpg_ai_rate=40)\n"
+            "  --seed S              RED's generator\n"
+            "  --ecn-dequeue         RED decides at dequeue (default: at enqueue)\n"
+            "  --sample-ns S --bin-us B --conv-window-us W --conv-hold-us H --conv-tol F\n"
+            "  --series FILE         write the time series (JSON)\n"
+            "  --switch-json FILE    dump the switch's counters (JSON)\n"
+            "  --quiet\n",
+            kMaxSenders);
+}
+
+uint64_t
+Num(const char* s, const char* what)
+{
+    char* e;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(s, &e, 0);
+    if (errno || e == s || *e)
+    {
+        fprintf(stderr, "tern-ns3-incast: bad %s: %s\n", what, s);
+        exit(2);
+    }
+    return v;
+}
+
+bool
+OnOff(const char* s)
+{
+    if (!strcmp(s, "on") || !strcmp(s, "1"))
+        return true;
+    if (!strcmp(s, "off") || !strcmp(s, "0"))
+        return false;
+    fprintf(stderr, "tern-ns3-incast: expected on or off: %s\n", s);
+    exit(2);
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    enum
+    {
+        O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
+        O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_BIN,
+        O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_PFC, O_JIT
+    };
+    static const struct option opts[] = {
+        {"n", 1, nullptr, O_N}, {"dcqcn", 1, nullptr, O_DCQCN}, {"rp-en", 1, nullptr, O_RP},
+        {"np-en", 1, nullptr, O_NP}, {"duration-us", 1, nullptr, O_DUR},
+        {"steady-from", 1, nullptr, O_STEADY}, {"link-mbps", 1, nullptr, O_LINK},
+        {"delay-ns", 1, nullptr, O_DELAY}, {"mtu", 1, nullptr, O_MTU},
+        {"msg-bytes", 1, nullptr, O_MSG}, {"outstanding", 1, nullptr, O_OUT},
+        {"kmin", 1, nullptr, O_KMIN}, {"kmax", 1, nullptr, O_KMAX},
+        {"pmax-ppm", 1, nullptr, O_PMAX}, {"xoff", 1, nullptr, O_XOFF},
+        {"xon", 1, nullptr, O_XON}, {"buffer", 1, nullptr, O_BUF}, {"cc", 1, nullptr, O_CC},
+        {"seed", 1, nullptr, O_SEED}, {"sample-ns", 1, nullptr, O_SAMPLE},
+        {"bin-us", 1, nullptr, O_BIN}, {"conv-window-us", 1, nullptr, O_CW},
+        {"conv-tol", 1, nullptr, O_CT}, {"conv-hold-us", 1, nullptr, O_CH},
+        {"ecn-dequeue", 0, nullptr, O_ECNDEQ}, {"pfc-mask", 1, nullptr, O_PFC},
+        {"jitter-ns", 1, nullptr, O_JIT},
+        {"series", 1, nullptr, O_SERIES}, {"switch-json", 1, nullptr, O_SWJSON},
+        {"quiet", 0, nullptr, O_QUIET}, {"help", 0, nullptr, O_HELP}, {nullptr, 0, nullptr, 0},
+    };
+    Params& p = g.p;
+    struct timespec a, b;
+    int c;
+
+    tn_nic_params_default(&p.nic);
+    tn_flow_params_default(&p.flow);
+    tsw_config_default(&p.sw, 3);
+    while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1)
+    {
+        switch (c)
+        {
+        case O_N: p.n = static_cast<unsigned int>(Num(optarg, "--n")); break;
+        case O_DCQCN: p.nic.dcqcn = OnOff(optarg); break;
+        case O_RP: p.nic.rp_en = static_cast<uint8_t>(Num(optarg, "--rp-en")); break;
+        case O_NP: p.nic.np_en = static_cast<uint8_t>(Num(optarg, "--np-en")); break;
+        case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;
+        case O_STEADY: p.steady_from = atof(optarg); break;
+        case O_LINK: p.nic.link_mbps = static_cast<uint32_t>(Num(optarg, "--link-mbps")); break;
+        case O_DELAY: p.delay_ns = Num(optarg, "--delay-ns"); break;
+        case O_JIT: p.jitter_ns = Num(optarg, "--jitter-ns"); break;
+        case O_MTU: p.flow.mtu = static_cast<uint8_t>(Num(optarg, "--mtu")); break;
+        case O_MSG: p.flow.msg_bytes = static_cast<uint32_t>(Num(optarg, "--msg-bytes")); break;
+        case O_OUT: p.flow.outstanding = static_cast<unsigned>(Num(optarg, "--outstanding")); break;
+        case O_KMIN: p.sw.kmin_bytes = static_cast<uint32_t>(Num(optarg, "--kmin")); break;
+        case O_KMAX: p.sw.kmax_bytes = static_cast<uint32_t>(Num(optarg, "--kmax")); break;
+        case O_PMAX: p.sw.pmax_ppm = static_cast<uint32_t>(Num(optarg, "--pmax-ppm")); break;
+        case O_XOFF: p.sw.xoff_bytes = static_cast<uint32_t>(Num(optarg, "--xoff")); break;
+        case O_XON: p.sw.xon_bytes = static_cast<uint32_t>(Num(optarg, "--xon")); break;
+        case O_BUF: p.sw.buffer_bytes = static_cast<uint32_t>(Num(optarg, "--buffer")); break;
+        case O_PFC: p.sw.pfc_mask = static_cast<uint8_t>(Num(optarg, "--pfc-mask")); break;
+        case O_CC:
+            if (!tn_cc_set(&p.nic.cc, optarg))
+            {
+                fprintf(stderr, "tern-ns3-incast: bad --cc %s\n", optarg);
+                return 2;
+            }
+            break;
+        case O_SEED: p.sw.seed = Num(optarg, "--seed"); break;
+        case O_SAMPLE: p.sample_ns = Num(optarg, "--sample-ns"); break;
+        case O_BIN: p.bin_ns = Num(optarg, "--bin-us") * 1000; break;
+        case O_CW: p.conv_window_ns = Num(optarg, "--conv-window-us") * 1000; break;
+        case O_CT: p.conv_tol = atof(optarg); break;
+        case O_CH: p.conv_hold_ns = Num(optarg, "--conv-hold-us") * 1000; break;
+        case O_ECNDEQ: p.sw.ecn_at_dequeue = true; break;
+        case O_SERIES: p.series = optarg; break;
+        case O_SWJSON: p.switch_json = optarg; break;
+        case O_QUIET: p.quiet = true; break;
+        case O_HELP: Usage(stdout); return 0;
+        default: Usage(stderr); return 2;
+        }
+    }
+    p.nic.pfc_mask = p.sw.pfc_mask;
+    if (optind != argc || !p.n || p.n > kMaxSenders || p.flow.mtu < 1 || p.flow.mtu > 5 ||
+        !p.flow.msg_bytes || p.flow.msg_bytes > (1u << 20) || !p.flow.outstanding ||
+        p.flow.outstanding > 32 || !p.sample_ns || !p.bin_ns || !p.duration_ns ||
+        p.duration_ns > 10000000000ull || !p.nic.link_mbps || p.delay_ns > 1000000000ull ||
+        p.jitter_ns > 1000000000ull ||
+        !(p.steady_from >= 0 && p.steady_from < 1) ||
+        p.duration_ns / p.sample_ns > 100000000ull || p.duration_ns / p.bin_ns > 10000000ull)
+    {
+        Usage(stderr);
+        return 2;
+    }
+    g.nbins = static_cast<unsigned int>((p.duration_ns + p.bin_ns - 1) / p.bin_ns);
+    g.end = p.duration_ns;
+    g.steady_at = static_cast<uint64_t>(p.duration_ns * p.steady_from);
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (!Build())
+    {
+        Simulator::Destroy();
+        return 1;
+    }
+    Simulator::Schedule(NanoSeconds(0), &Start);
+    Simulator::Schedule(NanoSeconds(0), &Sample);
+    Simulator::Schedule(NanoSeconds(g.steady_at), &SteadyStart);
+    Simulator::Stop(NanoSeconds(g.end));
+    Simulator::Run();
+    if (g.nbins)
+        SampleRates(g.nbins - 1); /* the last bin ends with the run */
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    Report(static_cast<double>(b.tv_sec - a.tv_sec) +
+           static_cast<double>(b.tv_nsec - a.tv_nsec) / 1e9);
+    if (p.series)
+        WriteSeries();
+    if (p.switch_json)
+    {
+        FILE* f = fopen(p.switch_json, "w");
+        if (f)
+        {
+            tsw_dump_json(g.sw->Model(), f);
+            fclose(f);
+        }
+    }
+    g.s.clear();
+    g.rx = nullptr;
+    g.sw = nullptr;
+    Simulator::Destroy();
+    return 0;
+}
