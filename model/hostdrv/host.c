@@ -77,6 +77,10 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 	struct fake *f = opaque;
 	struct fk_frame *fr;
 
+	if (f->tx_hook) {
+		f->tx_hook(f, frame, len);
+		return;
+	}
 	if (f->nframes >= f->frames_cap) {
 		unsigned int cap = f->frames_cap ? f->frames_cap * 2 : 256;
 		struct fk_frame *n;
