@@ -31,30 +31,31 @@
  * SET_WIRE_FAULTS asks for it. tx_roce_packets/tx_roce_bytes count frames as the port sent
  * them (CNPs included), before the injector.
  */
-#include <zlib.h>
-
 #include "frame.h"
 #include "rdma.h"
 
 /* ---- ICRC ------------------------------------------------------------------------------------ */
 
 /*
- * CRC-32 (IEEE 802.3, reflected 0xedb88320) from zlib, which every embedding links (QEMU
- * needs it too) and which is several times faster than a table loop. zlib's crc32() inverts
- * on the way in and out, so chained calls continue one CRC.
+ * CRC-32 (IEEE 802.3, reflected 0xedb88320) by ternm_crc32() (crc.c), which continues a CRC
+ * like zlib's crc32(): the value is inverted on the way in and out.
  */
-#define ICRC_INIT	0x2144df1cu	/* zlib crc32() of eight 0xff bytes */
+#define ICRC_INIT	0x2144df1cu	/* the CRC of eight 0xff bytes */
 
 /*
  * ICRC of a RoCEv2 packet: @l3 is the IP header, @bth the BTH, @end the ICRC position.
- * The variant fields are masked in a copy of the headers up to and including the BTH.
+ * The variant fields are masked in a copy of the headers up to and including the BTH. The
+ * first bytes after the BTH join that copy, so that it is a multiple of 16 bytes and at least
+ * 64 (the rest of the packet is then folded by ternm_crc32() in one pass as well, instead of
+ * leaving two short pieces to its byte-wise path).
  */
 static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8_t *end)
 {
-	uint8_t h[60 + 8 + BTH_LEN];
+	uint8_t h[60 + 8 + BTH_LEN + 32];
 	size_t hl = (size_t)(bth + BTH_LEN - l3);
-	size_t udp;
-	uLong c;
+	size_t rest = (size_t)(end - bth - BTH_LEN);
+	size_t udp, k;
+	uint32_t c;
 
 	memcpy(h, l3, hl);
 	if (v6) {
@@ -70,9 +71,16 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	}
 	h[udp + 6] = h[udp + 7] = 0xff;		/* UDP checksum */
 	h[udp + 8 + 4] = 0xff;			/* BTH FECN, BECN, reserved */
-	c = crc32(ICRC_INIT, h, (uInt)hl);
-	c = crc32(c, bth + BTH_LEN, (uInt)(end - bth - BTH_LEN));
-	return (uint32_t)c;
+	k = (16 - hl % 16) % 16;
+	if (hl + k < 64)
+		k += 64 - (hl + k);
+	if (k > rest)
+		k = rest;
+	if (k > sizeof(h) - hl)
+		k = sizeof(h) - hl;
+	memcpy(h + hl, bth + BTH_LEN, k);
+	c = ternm_crc32(ICRC_INIT, h, hl + k);
+	return ternm_crc32(c, bth + BTH_LEN + k, rest - k);
 }
 
 static uint16_t csum_fold(uint32_t s)

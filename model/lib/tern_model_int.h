@@ -301,6 +301,9 @@ struct tern_model {
 	uint8_t frame[TERN_ETH_MAX_FRAME];
 };
 
+/* crc.c: CRC-32 (IEEE), continued as zlib's crc32() continues it */
+uint32_t ternm_crc32(uint32_t crc, const uint8_t *p, size_t len);
+
 /* device.c */
 void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
