@@ -7,11 +7,13 @@
  * with tables, a few bytes per cycle; on x86 hosts with PCLMULQDQ the bulk of a buffer is
  * folded with carry-less multiplications instead, 64 bytes per step (Gopal, Ozturk et al.,
  * "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ Instruction", Intel, 2009,
- * the constants of its bit-reflected CRC-32 example), about six times faster. Pieces shorter
- * than 64 bytes (and the tail of fewer than 16 bytes after the bulk) take a byte-wise table
- * loop, which costs less than a call into zlib for so few bytes; long buffers on other hosts
- * go to zlib. The choice is made once per process from the CPU's feature flags; every path
- * gives the same result for every input (model/tests: the ICRC of every payload length).
+ * the constants of its bit-reflected CRC-32 example), about six times faster, 16 bytes and
+ * more at a time. What is left (fewer than 16 bytes after the folded part, or short pieces on
+ * other hosts) takes a byte-wise table loop, which costs less than a call into zlib for so
+ * few bytes; long buffers on other hosts go to zlib. ternm_crc32_reg() works on the register
+ * itself (not inverted), for callers that arrange their data in 16-byte multiples. The choice
+ * is made once per process from the CPU's feature flags; every path gives the same result for
+ * every input (model/tests: the ICRC of every payload length).
  */
 #include <zlib.h>
 
@@ -23,13 +25,12 @@
 #define TERNM_CRC_CLMUL 1
 #include <immintrin.h>
 
-#define CLMUL_MIN	64	/* shorter buffers are not worth the set-up */
 
 /*
- * The CRC register (not inverted) after @len bytes at @p, from @crc; @len >= 64 and a
- * multiple of 16. Four 128-bit lanes fold 64 bytes at a time, are folded into one, which
- * folds the remaining 16-byte blocks, and the 128-bit remainder is reduced to 32 bits
- * (Barrett reduction).
+ * The CRC register (not inverted) after @len bytes at @p, from @crc; @len >= 16 and a
+ * multiple of 16. From 64 bytes on, four 128-bit lanes fold 64 bytes at a time and are then
+ * folded into one; that one folds the remaining 16-byte blocks, and the 128-bit remainder is
+ * reduced to 32 bits (Barrett reduction).
  */
 __attribute__((target("pclmul,sse4.1")))
 static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t len)
@@ -43,37 +44,42 @@ static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t len)
 	__m128i x1, x2, x3, x4, t1, t2, t3, t4;
 
 	x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p), _mm_cvtsi32_si128((int)crc));
-	x2 = _mm_loadu_si128((const __m128i *)(p + 16));
-	x3 = _mm_loadu_si128((const __m128i *)(p + 32));
-	x4 = _mm_loadu_si128((const __m128i *)(p + 48));
-	p += 64;
-	len -= 64;
-	while (len >= 64) {
-		t1 = _mm_clmulepi64_si128(x1, k1k2, 0x00);
-		t2 = _mm_clmulepi64_si128(x2, k1k2, 0x00);
-		t3 = _mm_clmulepi64_si128(x3, k1k2, 0x00);
-		t4 = _mm_clmulepi64_si128(x4, k1k2, 0x00);
-		x1 = _mm_clmulepi64_si128(x1, k1k2, 0x11);
-		x2 = _mm_clmulepi64_si128(x2, k1k2, 0x11);
-		x3 = _mm_clmulepi64_si128(x3, k1k2, 0x11);
-		x4 = _mm_clmulepi64_si128(x4, k1k2, 0x11);
-		x1 = _mm_xor_si128(_mm_xor_si128(x1, t1), _mm_loadu_si128((const __m128i *)p));
-		x2 = _mm_xor_si128(_mm_xor_si128(x2, t2),
-				   _mm_loadu_si128((const __m128i *)(p + 16)));
-		x3 = _mm_xor_si128(_mm_xor_si128(x3, t3),
-				   _mm_loadu_si128((const __m128i *)(p + 32)));
-		x4 = _mm_xor_si128(_mm_xor_si128(x4, t4),
-				   _mm_loadu_si128((const __m128i *)(p + 48)));
-		p += 64;
-		len -= 64;
+	p += 16;
+	len -= 16;
+	if (len >= 48) {
+		x2 = _mm_loadu_si128((const __m128i *)p);
+		x3 = _mm_loadu_si128((const __m128i *)(p + 16));
+		x4 = _mm_loadu_si128((const __m128i *)(p + 32));
+		p += 48;
+		len -= 48;
+		while (len >= 64) {
+			t1 = _mm_clmulepi64_si128(x1, k1k2, 0x00);
+			t2 = _mm_clmulepi64_si128(x2, k1k2, 0x00);
+			t3 = _mm_clmulepi64_si128(x3, k1k2, 0x00);
+			t4 = _mm_clmulepi64_si128(x4, k1k2, 0x00);
+			x1 = _mm_clmulepi64_si128(x1, k1k2, 0x11);
+			x2 = _mm_clmulepi64_si128(x2, k1k2, 0x11);
+			x3 = _mm_clmulepi64_si128(x3, k1k2, 0x11);
+			x4 = _mm_clmulepi64_si128(x4, k1k2, 0x11);
+			x1 = _mm_xor_si128(_mm_xor_si128(x1, t1),
+					   _mm_loadu_si128((const __m128i *)p));
+			x2 = _mm_xor_si128(_mm_xor_si128(x2, t2),
+					   _mm_loadu_si128((const __m128i *)(p + 16)));
+			x3 = _mm_xor_si128(_mm_xor_si128(x3, t3),
+					   _mm_loadu_si128((const __m128i *)(p + 32)));
+			x4 = _mm_xor_si128(_mm_xor_si128(x4, t4),
+					   _mm_loadu_si128((const __m128i *)(p + 48)));
+			p += 64;
+			len -= 64;
+		}
+		/* four lanes into one */
+		t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+		x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11), x2), t1);
+		t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+		x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11), x3), t1);
+		t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
+		x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11), x4), t1);
 	}
-	/* four lanes into one */
-	t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
-	x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11), x2), t1);
-	t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
-	x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11), x3), t1);
-	t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
-	x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11), x4), t1);
 	while (len >= 16) {
 		t1 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
 		x1 = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x1, k3k4, 0x11),
@@ -128,19 +134,24 @@ static uint32_t crc_bytes(uint32_t crc, const uint8_t *p, size_t len)
 	return crc;
 }
 
-uint32_t ternm_crc32(uint32_t crc, const uint8_t *p, size_t len)
+/* The CRC register (not inverted) after @len more bytes, by the fastest path there is. */
+uint32_t ternm_crc32_reg(uint32_t reg, const uint8_t *p, size_t len)
 {
-	crc = ~crc;
 #ifdef TERNM_CRC_CLMUL
-	if (len >= CLMUL_MIN && clmul_ok()) {
+	if (len >= 16 && clmul_ok()) {
 		size_t bulk = len & ~(size_t)15;
 
-		crc = crc_clmul(crc, p, bulk);
+		reg = crc_clmul(reg, p, bulk);
 		p += bulk;
 		len -= bulk;
 	}
 #endif
 	if (len < CRC_BYTES_MAX)
-		return ~crc_bytes(crc, p, len);
-	return (uint32_t)crc32(~crc, p, (uInt)len);
+		return crc_bytes(reg, p, len);
+	return ~(uint32_t)crc32(~reg, p, (uInt)len);
+}
+
+uint32_t ternm_crc32(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return ~ternm_crc32_reg(~crc, p, len);
 }

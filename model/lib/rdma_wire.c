@@ -37,26 +37,31 @@
 /* ---- ICRC ------------------------------------------------------------------------------------ */
 
 /*
- * CRC-32 (IEEE 802.3, reflected 0xedb88320) by ternm_crc32() (crc.c), which continues a CRC
- * like zlib's crc32(): the value is inverted on the way in and out.
- */
-#define ICRC_INIT	0x2144df1cu	/* the CRC of eight 0xff bytes */
-
-/*
  * ICRC of a RoCEv2 packet: @l3 is the IP header, @bth the BTH, @end the ICRC position.
- * The variant fields are masked in a copy of the headers up to and including the BTH. The
- * first bytes after the BTH join that copy, so that it is a multiple of 16 bytes and at least
- * 64 (the rest of the packet is then folded by ternm_crc32() in one pass as well, instead of
- * leaving two short pieces to its byte-wise path).
+ *
+ * The CRC-32 (crc.c) runs over eight 0xff bytes, the headers up to and including the BTH with
+ * their variant fields masked, and the rest of the packet. A register starting at ~0 is the
+ * same as one starting at 0 with the first four bytes inverted, and from 0 leading zero bytes
+ * change nothing: so the masked copy of the headers is built as zeros, 00 00 00 00 ff ff ff ff,
+ * the headers and the first (rest % 16) bytes after the BTH, with as many zeros in front as
+ * make it a multiple of 16 bytes, and the rest of the packet is a multiple of 16 too. Both are
+ * then folded 16 bytes at a time, with no byte-wise tail.
  */
 static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8_t *end)
 {
-	uint8_t h[60 + 8 + BTH_LEN + 32];
+	uint8_t b[16 + 8 + 60 + 8 + BTH_LEN + 16];
 	size_t hl = (size_t)(bth + BTH_LEN - l3);
 	size_t rest = (size_t)(end - bth - BTH_LEN);
-	size_t udp, k;
+	size_t k = rest % 16, z, udp;
+	uint8_t *h;
 	uint32_t c;
 
+	if (hl > 60 + 8 + BTH_LEN)	/* cannot be: the IP header is at most 60 bytes */
+		return 0;
+	z = (16 - (8 + hl + k) % 16) % 16;
+	memset(b, 0, z + 4);
+	memset(b + z + 4, 0xff, 4);
+	h = b + z + 8;
 	memcpy(h, l3, hl);
 	if (v6) {
 		h[0] |= 0x0f;
@@ -71,16 +76,9 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	}
 	h[udp + 6] = h[udp + 7] = 0xff;		/* UDP checksum */
 	h[udp + 8 + 4] = 0xff;			/* BTH FECN, BECN, reserved */
-	k = (16 - hl % 16) % 16;
-	if (hl + k < 64)
-		k += 64 - (hl + k);
-	if (k > rest)
-		k = rest;
-	if (k > sizeof(h) - hl)
-		k = sizeof(h) - hl;
 	memcpy(h + hl, bth + BTH_LEN, k);
-	c = ternm_crc32(ICRC_INIT, h, hl + k);
-	return ternm_crc32(c, bth + BTH_LEN + k, rest - k);
+	c = ternm_crc32_reg(0, b, z + 8 + hl + k);
+	return ~ternm_crc32_reg(c, bth + BTH_LEN + k, rest - k);
 }
 
 static uint16_t csum_fold(uint32_t s)

@@ -303,6 +303,8 @@ struct tern_model {
 
 /* crc.c: CRC-32 (IEEE), continued as zlib's crc32() continues it */
 uint32_t ternm_crc32(uint32_t crc, const uint8_t *p, size_t len);
+/* the same on the CRC register itself (not inverted on the way in and out) */
+uint32_t ternm_crc32_reg(uint32_t reg, const uint8_t *p, size_t len);
 
 /* device.c */
 void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
