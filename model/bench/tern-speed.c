@@ -59,15 +59,39 @@ struct params {
 	uint32_t link_mbps;
 	bool json;
 	bool memcpy_ref;
+	bool copy_wire;			/* queue every frame (one copy each) */
 };
 
 /* ---- the wire ---------------------------------------------------------------------------- */
 
 /* Frames one device sent, not yet given to the other: [u32 length][frame, padded to 8]... */
 struct wq {
-	uint8_t *buf;
-	size_t used, cap;
-	unsigned long frames, too_big;
+	uint8_t *buf, *spare;
+	size_t used, cap, spare_cap;
+	unsigned long queued, direct, too_big;
+};
+
+struct bench;
+
+/* Device @i's end of the wire (its fake host's tx_ctx). */
+struct port {
+	struct bench *b;
+	unsigned int i;
+};
+
+struct bench {
+	struct params p;
+	struct rdev *d[2];
+	struct port port[2];
+	struct wq wq[2];		/* wq[i]: frames device i sent */
+	bool busy[2];			/* device i is inside an entry point, delivering directly */
+	struct rcq cq[2];
+	struct rqp qp[2];
+	struct rmr mr[2];		/* mr[0] on device 0, mr[1] on device 1 */
+	struct connopt o;
+	bool have_qp[2];
+	unsigned long refused;		/* rx_frame said "not now" (never for RoCE) */
+	uint64_t mono0;
 };
 
 static size_t pad8(size_t n)
@@ -75,15 +99,10 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static void wire_tx(struct fake *f, const void *frame, size_t len)
+static void wq_put(struct wq *q, const void *frame, size_t len)
 {
-	struct wq *q = f->tx_ctx;
 	size_t need = 8 + pad8(len);
 
-	if (len == 0 || len > WIRE_MAX_FRAME) {
-		q->too_big++;
-		return;
-	}
 	if (q->used + need > q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 1u << 20;
 		uint8_t *n;
@@ -101,21 +120,35 @@ static void wire_tx(struct fake *f, const void *frame, size_t len)
 	memcpy(q->buf + q->used, &(uint32_t){ (uint32_t)len }, 4);
 	memcpy(q->buf + q->used + 8, frame, len);
 	q->used += need;
-	q->frames++;
+	q->queued++;
 }
 
-struct bench {
-	struct params p;
-	struct rdev *d[2];
-	struct wq wq[2];		/* wq[i]: frames device i sent */
-	struct rcq cq[2];
-	struct rqp qp[2];
-	struct rmr mr[2];		/* mr[0] on device 0, mr[1] on device 1 */
-	struct connopt o;
-	bool have_qp[2];
-	unsigned long refused;		/* rx_frame said "not now" (never for RoCE) */
-	uint64_t mono0;
-};
+/*
+ * Device @i sent a frame (it is inside one of its entry points). The other device takes it at
+ * once, without a copy, unless it is inside an entry point itself: that can only be because
+ * this frame answers one it is sending right now (its own direct delivery is on the stack),
+ * and the model must not be re-entered; then the frame is queued (one copy) for pump().
+ */
+static void wire_tx(struct fake *f, const void *frame, size_t len)
+{
+	struct port *pt = f->tx_ctx;
+	struct bench *b = pt->b;
+	unsigned int i = pt->i;
+
+	if (len == 0 || len > WIRE_MAX_FRAME) {
+		b->wq[i].too_big++;
+		return;
+	}
+	if (b->busy[!i] || b->p.copy_wire) {
+		wq_put(&b->wq[i], frame, len);
+		return;
+	}
+	b->busy[i] = true;
+	b->wq[i].direct++;
+	if (!tern_model_rx_frame(b->d[!i]->f.m, frame, len))
+		b->refused++;
+	b->busy[i] = false;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -137,20 +170,25 @@ static uint64_t cpu_ns(void)
 static bool wire_deliver(struct bench *b, unsigned int i)
 {
 	struct wq *q = &b->wq[i];
-	struct tern_model *peer = b->d[!i]->f.m;
-	size_t off = 0;
+	uint8_t *buf = q->buf;
+	size_t used = q->used, cap = q->cap, off = 0;
 
-	if (!q->used)
+	if (!used)
 		return false;
-	while (off < q->used) {
+	/* frames sent meanwhile go to the spare buffer: this one is not moved under us */
+	q->buf = q->spare;
+	q->cap = q->spare_cap;
+	q->used = 0;
+	while (off < used) {
 		uint32_t len;
 
-		memcpy(&len, q->buf + off, 4);
-		if (!tern_model_rx_frame(peer, q->buf + off + 8, len))
+		memcpy(&len, buf + off, 4);
+		if (!tern_model_rx_frame(b->d[!i]->f.m, buf + off + 8, len))
 			b->refused++;
 		off += 8 + pad8(len);
 	}
-	q->used = 0;
+	q->spare = buf;
+	q->spare_cap = cap;
 	return true;
 }
 
@@ -210,8 +248,10 @@ static bool bench_setup(struct bench *b)
 			return false;
 		}
 		fk_clear_frames(&b->d[s]->f);
+		b->port[s].b = b;
+		b->port[s].i = s;
 		b->d[s]->f.tx_hook = wire_tx;
-		b->d[s]->f.tx_ctx = &b->wq[s];
+		b->d[s]->f.tx_ctx = &b->port[s];
 	}
 	b->d[1]->f.now = b->d[0]->f.now;
 	connopt_default(&o);
@@ -297,6 +337,7 @@ static void bench_free(struct bench *b)
 		qmem_free(&b->cq[s].mem);
 		rdev_free(b->d[s]);
 		free(b->wq[s].buf);
+		free(b->wq[s].spare);
 	}
 }
 
@@ -722,7 +763,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: tern-speed [--ops write,read,send] [--sizes 64,4096,65536,1048576]\n"
 		"                  [--runs N] [--warmup-ms MS] [--ms MS] [--mtu 4096]\n"
-		"                  [--link-mbps 1000000] [--no-memcpy] [--json] [--quick]\n"
+		"                  [--link-mbps 1000000] [--copy-wire] [--no-memcpy] [--json]\n"
+		"                  [--quick]\n"
+		"--copy-wire: every frame is queued (copied) on the wire, none handed over directly\n"
 		"--quick: 1 run of 20 ms after 10 ms of warm-up, for a check of the data path\n");
 }
 
@@ -771,6 +814,7 @@ int main(int argc, char **argv)
 		{ "ms", required_argument, NULL, 't' }, { "mtu", required_argument, NULL, 'm' },
 		{ "link-mbps", required_argument, NULL, 'l' }, { "json", no_argument, NULL, 'j' },
 		{ "no-memcpy", no_argument, NULL, 'n' }, { "quick", no_argument, NULL, 'q' },
+		{ "copy-wire", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	static struct series tern[MAX_OPS][MAX_SIZES], mc[MAX_SIZES];
@@ -823,6 +867,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			b.p.memcpy_ref = false;
+			break;
+		case 'c':
+			b.p.copy_wire = true;
 			break;
 		case 'q':
 			b.p.runs = 1;
@@ -879,9 +926,11 @@ int main(int argc, char **argv)
 	}
 	if (b.p.json) {
 		printf("{\"runs\": %u, \"warmup_ms\": %u, \"ms\": %u, \"mtu\": %u, "
-		       "\"link_mbps\": %u, \"wire_refused\": %lu, \"wire_too_big\": %lu, "
-		       "\"results\": [", b.p.runs, b.p.warmup_ms, b.p.ms, b.p.mtu, b.p.link_mbps,
-		       b.refused, b.wq[0].too_big + b.wq[1].too_big);
+		       "\"link_mbps\": %u, \"wire_direct\": %lu, \"wire_queued\": %lu, "
+		       "\"wire_refused\": %lu, \"wire_too_big\": %lu, \"results\": [", b.p.runs,
+		       b.p.warmup_ms, b.p.ms, b.p.mtu, b.p.link_mbps,
+		       b.wq[0].direct + b.wq[1].direct, b.wq[0].queued + b.wq[1].queued, b.refused,
+		       b.wq[0].too_big + b.wq[1].too_big);
 		for (k = 0; k < b.p.nsizes; k++) {
 			printf("%s{\"size\": %u, ", k ? ", " : "", b.p.sizes[k]);
 			for (i = 0; i < MAX_OPS; i++) {
@@ -917,6 +966,10 @@ int main(int argc, char **argv)
 				       median(s->cpu_share, s->n));
 			}
 		}
+		printf("# wire: %lu frames handed over directly, %lu queued (copied), %lu refused, "
+		       "%lu too long\n", b.wq[0].direct + b.wq[1].direct,
+		       b.wq[0].queued + b.wq[1].queued, b.refused,
+		       b.wq[0].too_big + b.wq[1].too_big);
 		printf("# messages checked: every run's destination equals its source; %u run(s) "
 		       "failed\n", nfail);
 	}
