@@ -60,6 +60,7 @@ struct params {
 	bool json;
 	bool memcpy_ref;
 	bool copy_wire;			/* queue every frame (one copy each) */
+	bool spoil;			/* flip a destination byte before the check (its test) */
 };
 
 /* ---- the wire ---------------------------------------------------------------------------- */
@@ -619,6 +620,11 @@ static void run_one(struct bench *b, enum op op, uint32_t size, unsigned int see
 		fail(&r, "QUERY_RDMA_STATS failed");
 	if (!r.failed)
 		check_counters(&r, s0, s1);
+	if (!r.failed && b->p.spoil && r.posted) {
+		const struct rmr *dst = op == OP_READ ? &b->mr[0] : &b->mr[1];
+
+		*mr_ptr(op == OP_READ ? b->d[0] : b->d[1], dst, size / 2) ^= 0x20;
+	}
 	if (!r.failed)
 		check_data(&r);
 	qps_down(b);
@@ -764,8 +770,10 @@ static void usage(FILE *out)
 		"usage: tern-speed [--ops write,read,send] [--sizes 64,4096,65536,1048576]\n"
 		"                  [--runs N] [--warmup-ms MS] [--ms MS] [--mtu 4096]\n"
 		"                  [--link-mbps 1000000] [--copy-wire] [--no-memcpy] [--json]\n"
-		"                  [--quick]\n"
+		"                  [--quick] [--spoil]\n"
 		"--copy-wire: every frame is queued (copied) on the wire, none handed over directly\n"
+		"--spoil: flip a destination byte after each run, before the data check (every\n"
+		"         run must then fail: a test of the check)\n"
 		"--quick: 1 run of 20 ms after 10 ms of warm-up, for a check of the data path\n");
 }
 
@@ -815,6 +823,7 @@ int main(int argc, char **argv)
 		{ "link-mbps", required_argument, NULL, 'l' }, { "json", no_argument, NULL, 'j' },
 		{ "no-memcpy", no_argument, NULL, 'n' }, { "quick", no_argument, NULL, 'q' },
 		{ "copy-wire", no_argument, NULL, 'c' },
+		{ "spoil", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	static struct series tern[MAX_OPS][MAX_SIZES], mc[MAX_SIZES];
@@ -870,6 +879,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			b.p.copy_wire = true;
+			break;
+		case 'x':
+			b.p.spoil = true;
 			break;
 		case 'q':
 			b.p.runs = 1;
@@ -970,8 +982,8 @@ int main(int argc, char **argv)
 		       "%lu too long\n", b.wq[0].direct + b.wq[1].direct,
 		       b.wq[0].queued + b.wq[1].queued, b.refused,
 		       b.wq[0].too_big + b.wq[1].too_big);
-		printf("# messages checked: every run's destination equals its source; %u run(s) "
-		       "failed\n", nfail);
+		printf("# checks after every run (destination = source, completions, counters): "
+		       "%u run(s) failed\n", nfail);
 	}
 	free(msrc);
 	free(mdst);
