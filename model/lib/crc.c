@@ -112,6 +112,23 @@ static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t len)
 }
 
 /*
+ * The CRC register after @alen bytes at @a and @blen bytes at @b (both multiples of 16,
+ * @alen >= 16), folded one block at a time and reduced once: a packet's ICRC in two pieces.
+ */
+TARGET_CLMUL
+static uint32_t crc_clmul_pair(uint32_t crc, const uint8_t *a, size_t alen, const uint8_t *b,
+			       size_t blen)
+{
+	const __m128i k3k4 = K3K4();
+	__m128i x1;
+
+	x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a), _mm_cvtsi32_si128((int)crc));
+	for (a += 16, alen -= 16; alen >= 16; a += 16, alen -= 16)
+		x1 = fold(x1, k3k4, _mm_loadu_si128((const __m128i *)a));
+	return crc_fold_end(x1, b, blen);
+}
+
+/*
  * The same with VPCLMULQDQ on 512-bit registers (AVX-512): four registers of four 128-bit
  * lanes fold 256 bytes at a time, are folded into one register, which folds 64 bytes at a
  * time, and its four lanes go on as crc_clmul()'s four. @len >= 256, a multiple of 16.
@@ -225,6 +242,17 @@ uint32_t ternm_crc32_reg(uint32_t reg, const uint8_t *p, size_t len)
 	if (len < CRC_BYTES_MAX)
 		return crc_bytes(reg, p, len);
 	return ~(uint32_t)crc32(~reg, p, (uInt)len);
+}
+
+uint32_t ternm_crc32_reg2(uint32_t reg, const uint8_t *a, size_t alen, const uint8_t *b,
+			  size_t blen)
+{
+#ifdef TERNM_CRC_CLMUL
+	/* a long second piece is folded four lanes at a time: one more reduction costs little */
+	if (alen >= 16 && !(alen % 16) && !(blen % 16) && blen < 256 && clmul_level())
+		return crc_clmul_pair(reg, a, alen, b, blen);
+#endif
+	return ternm_crc32_reg(ternm_crc32_reg(reg, a, alen), b, blen);
 }
 
 uint32_t ternm_crc32(uint32_t crc, const uint8_t *p, size_t len)

@@ -45,7 +45,7 @@
  * change nothing: so the masked copy of the headers is built as zeros, 00 00 00 00 ff ff ff ff,
  * the headers and the first (rest % 16) bytes after the BTH, with as many zeros in front as
  * make it a multiple of 16 bytes, and the rest of the packet is a multiple of 16 too. Both are
- * then folded 16 bytes at a time, with no byte-wise tail.
+ * then folded 16 bytes at a time, with no byte-wise tail, and reduced to 32 bits once.
  */
 static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8_t *end)
 {
@@ -54,7 +54,6 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	size_t rest = (size_t)(end - bth - BTH_LEN);
 	size_t k = rest % 16, z, udp;
 	uint8_t *h;
-	uint32_t c;
 
 	if (hl > 60 + 8 + BTH_LEN)	/* cannot be: the IP header is at most 60 bytes */
 		return 0;
@@ -77,8 +76,7 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	h[udp + 6] = h[udp + 7] = 0xff;		/* UDP checksum */
 	h[udp + 8 + 4] = 0xff;			/* BTH FECN, BECN, reserved */
 	memcpy(h + hl, bth + BTH_LEN, k);
-	c = ternm_crc32_reg(0, b, z + 8 + hl + k);
-	return ~ternm_crc32_reg(c, bth + BTH_LEN + k, rest - k);
+	return ~ternm_crc32_reg2(0, b, z + 8 + hl + k, bth + BTH_LEN + k, rest - k);
 }
 
 static uint16_t csum_fold(uint32_t s)

@@ -305,6 +305,9 @@ struct tern_model {
 uint32_t ternm_crc32(uint32_t crc, const uint8_t *p, size_t len);
 /* the same on the CRC register itself (not inverted on the way in and out) */
 uint32_t ternm_crc32_reg(uint32_t reg, const uint8_t *p, size_t len);
+/* the register after @alen bytes at @a and then @blen bytes at @b */
+uint32_t ternm_crc32_reg2(uint32_t reg, const uint8_t *a, size_t alen, const uint8_t *b,
+			  size_t blen);
 
 /* device.c */
 void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
