@@ -87,6 +87,7 @@ struct fake {
 
 	struct fk_region regions[FK_MAX_REGIONS];
 	int nregions;
+	int last_region;		/* fk_find's last hit */
 	uint64_t low_next, high_next;	/* bump allocators */
 	uint64_t data_next;		/* 0 until the data region is mapped */
 	unsigned long dma_faults;
