@@ -10,9 +10,12 @@
  * both drivers and the wire) runs on one thread, so one host core carries both ends of the
  * link.
  *
- * The wire: each device's transmitted frames go to a per-direction queue (one copy, as a wire
- * must have) and are handed to the other device's tern_model_rx_frame() after its entry point
- * returned. The model's clock is the host's CLOCK_MONOTONIC, so its timers are real time;
+ * The wire: a frame a device transmits is handed to the other device's tern_model_rx_frame()
+ * at once, without a copy, when that device is not inside one of its entry points; otherwise
+ * (or with --copy-wire) it is queued, with one copy, and delivered when the entry point has
+ * returned: the model is never re-entered. Each run uses a new connected QP pair, so no
+ * receive WQE of another run is left over. The model's clock is the host's CLOCK_MONOTONIC,
+ * so its timers are real time;
  * the link is configured at --link-mbps (default 1 Tb/s) so that the modelled line rate is
  * never what limits the model (its pacing is not what is measured).
  *
@@ -23,11 +26,12 @@
  * every completion must be successful and the two devices' counters must agree (packets sent
  * by one were received by the other, one request per message, no ICRC error, discard or
  * retransmission). A run that fails a check is reported as failed, never as a speed.
- * memcpy() of the same sizes over the same footprint (--memcpy) is measured in the same way,
- * in the same process, between the tern runs.
+ * memcpy() of the same sizes over the same footprint is measured in the same way, in the same
+ * process, between the tern runs (--no-memcpy: not).
  *
  *   tern-speed [--ops write,read,send] [--sizes 64,4096,65536,1048576] [--runs 5]
- *              [--warmup-ms 200] [--ms 1000] [--mtu 4096] [--json] [--quick]
+ *              [--warmup-ms 200] [--ms 1000] [--mtu 4096] [--link-mbps 1000000]
+ *              [--copy-wire] [--no-memcpy] [--json] [--quick] [--spoil]   (--help)
  *
  * Prints a table (or with --json one JSON object) on stdout; exit status 0 when every run
  * passed its checks, 1 when one failed, 2 on a usage or setup error.
