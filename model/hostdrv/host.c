@@ -9,15 +9,23 @@ const uint8_t test_mac[6] = { 0x02, 0x54, 0x45, 0x52, 0x4e, 0x01 };
 
 /* ---- fake host callbacks ------------------------------------------------------------- */
 
+static bool fk_in(const struct fk_region *r, uint64_t addr, size_t len)
+{
+	return addr >= r->base && addr - r->base <= r->size && len <= r->size - (addr - r->base);
+}
+
 static struct fk_region *fk_find(struct fake *f, uint64_t addr, size_t len)
 {
 	int i;
 
+	/* the region of the last hit first: DMA mostly stays in one (the data region) */
+	if (f->last_region < f->nregions && fk_in(&f->regions[f->last_region], addr, len))
+		return &f->regions[f->last_region];
 	for (i = 0; i < f->nregions; i++) {
-		struct fk_region *r = &f->regions[i];
-
-		if (addr >= r->base && addr - r->base <= r->size && len <= r->size - (addr - r->base))
-			return r;
+		if (fk_in(&f->regions[i], addr, len)) {
+			f->last_region = i;
+			return &f->regions[i];
+		}
 	}
 	return NULL;
 }
@@ -77,6 +85,10 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 	struct fake *f = opaque;
 	struct fk_frame *fr;
 
+	if (f->tx_hook) {
+		f->tx_hook(f, frame, len);
+		return;
+	}
 	if (f->nframes >= f->frames_cap) {
 		unsigned int cap = f->frames_cap ? f->frames_cap * 2 : 256;
 		struct fk_frame *n;

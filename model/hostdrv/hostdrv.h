@@ -99,6 +99,7 @@ struct fake {
 
 	struct fk_region regions[FK_MAX_REGIONS];
 	int nregions;
+	int last_region;		/* fk_find's last hit */
 	uint64_t low_next, high_next;	/* bump allocators */
 	uint64_t data_next;		/* 0 until the data region is mapped */
 	unsigned long dma_faults;
@@ -132,6 +133,12 @@ struct fake {
 	/* optional: sees every successful DMA write (address, length), in order */
 	void (*dma_watch)(struct fake *f, uint64_t addr, size_t len);
 	void *watch_ctx;
+	/*
+	 * optional: takes every frame the device sends instead of the capture (frames[]), which
+	 * then stays empty; the frame is valid only during the call (model/bench's wire)
+	 */
+	void (*tx_hook)(struct fake *f, const void *frame, size_t len);
+	void *tx_ctx;
 
 	/* mini driver state */
 	uint64_t in_mb, out_mb;		/* command mailboxes, TERN_CMD_MAX_IN/OUT bytes */

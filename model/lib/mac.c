@@ -372,7 +372,7 @@ bool ternm_mac_may_send(struct tern_model *m, unsigned int prio, uint64_t *retry
 {
 	struct ternm_mac *mac = m->port;
 	uint64_t now = ternm_now(m);
-	uint64_t wait = 0, line = line_free_ns(mac), burst = burst_ns(m);
+	uint64_t wait = 0, line = line_free_ns(mac), burst;
 
 	prio &= 7;
 	prio_update(m, prio, now);
@@ -383,8 +383,12 @@ bool ternm_mac_may_send(struct tern_model *m, unsigned int prio, uint64_t *retry
 		if (mac->storm_ms && p->rx_pause_start + storm_ns(mac) < wait)
 			wait = p->rx_pause_start + storm_ns(mac);
 	}
-	if (line > now + burst && line - burst > wait)
-		wait = line - burst;
+	/* the burst allowance (a division) matters only while the line is busy */
+	if (line > now) {
+		burst = burst_ns(m);
+		if (line > now + burst && line - burst > wait)
+			wait = line - burst;
+	}
 	if (retry_ns)
 		*retry_ns = wait > now ? wait : now;
 	if (wait <= now)

@@ -31,31 +31,36 @@
  * SET_WIRE_FAULTS asks for it. tx_roce_packets/tx_roce_bytes count frames as the port sent
  * them (CNPs included), before the injector.
  */
-#include <zlib.h>
-
 #include "frame.h"
 #include "rdma.h"
 
 /* ---- ICRC ------------------------------------------------------------------------------------ */
 
 /*
- * CRC-32 (IEEE 802.3, reflected 0xedb88320) from zlib, which every embedding links (QEMU
- * needs it too) and which is several times faster than a table loop. zlib's crc32() inverts
- * on the way in and out, so chained calls continue one CRC.
- */
-#define ICRC_INIT	0x2144df1cu	/* zlib crc32() of eight 0xff bytes */
-
-/*
  * ICRC of a RoCEv2 packet: @l3 is the IP header, @bth the BTH, @end the ICRC position.
- * The variant fields are masked in a copy of the headers up to and including the BTH.
+ *
+ * The CRC-32 (crc.c) runs over eight 0xff bytes, the headers up to and including the BTH with
+ * their variant fields masked, and the rest of the packet. A register starting at ~0 is the
+ * same as one starting at 0 with the first four bytes inverted, and from 0 leading zero bytes
+ * change nothing: so the masked copy of the headers is built as zeros, 00 00 00 00 ff ff ff ff,
+ * the headers and the first (rest % 16) bytes after the BTH, with as many zeros in front as
+ * make it a multiple of 16 bytes, and the rest of the packet is a multiple of 16 too. Both are
+ * then folded 16 bytes at a time, with no byte-wise tail, and reduced to 32 bits once.
  */
 static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8_t *end)
 {
-	uint8_t h[60 + 8 + BTH_LEN];
+	uint8_t b[16 + 8 + 60 + 8 + BTH_LEN + 16];
 	size_t hl = (size_t)(bth + BTH_LEN - l3);
-	size_t udp;
-	uLong c;
+	size_t rest = (size_t)(end - bth - BTH_LEN);
+	size_t k = rest % 16, z, udp;
+	uint8_t *h;
 
+	if (hl > 60 + 8 + BTH_LEN)	/* cannot be: the IP header is at most 60 bytes */
+		return 0;
+	z = (16 - (8 + hl + k) % 16) % 16;
+	memset(b, 0, z + 4);
+	memset(b + z + 4, 0xff, 4);
+	h = b + z + 8;
 	memcpy(h, l3, hl);
 	if (v6) {
 		h[0] |= 0x0f;
@@ -70,9 +75,8 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	}
 	h[udp + 6] = h[udp + 7] = 0xff;		/* UDP checksum */
 	h[udp + 8 + 4] = 0xff;			/* BTH FECN, BECN, reserved */
-	c = crc32(ICRC_INIT, h, (uInt)hl);
-	c = crc32(c, bth + BTH_LEN, (uInt)(end - bth - BTH_LEN));
-	return (uint32_t)c;
+	memcpy(h + hl, bth + BTH_LEN, k);
+	return ~ternm_crc32_reg2(0, b, z + 8 + hl + k, bth + BTH_LEN + k, rest - k);
 }
 
 static uint16_t csum_fold(uint32_t s)

@@ -301,6 +301,14 @@ struct tern_model {
 	uint8_t frame[TERN_ETH_MAX_FRAME];
 };
 
+/* crc.c: CRC-32 (IEEE), continued as zlib's crc32() continues it */
+uint32_t ternm_crc32(uint32_t crc, const uint8_t *p, size_t len);
+/* the same on the CRC register itself (not inverted on the way in and out) */
+uint32_t ternm_crc32_reg(uint32_t reg, const uint8_t *p, size_t len);
+/* the register after @alen bytes at @a and then @blen bytes at @b */
+uint32_t ternm_crc32_reg2(uint32_t reg, const uint8_t *a, size_t alen, const uint8_t *b,
+			  size_t blen);
+
 /* device.c */
 void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
