@@ -203,23 +203,34 @@ static int clmul_level(void)
 }
 #endif
 
+static uint32_t crc_table[256];
+
+/*
+ * The byte-wise table, and the CPU's carry-less multiply level, are set up once before main()
+ * (QEMU runs devices from several threads: nothing is initialised lazily on the data path).
+ */
+__attribute__((constructor)) static void crc_init(void)
+{
+	uint32_t k, r;
+	int b;
+
+	for (k = 0; k < 256; k++) {
+		r = k;
+		for (b = 0; b < 8; b++)
+			r = (r & 1) ? (r >> 1) ^ 0xedb88320u : r >> 1;
+		crc_table[k] = r;
+	}
+#ifdef TERNM_CRC_CLMUL
+	clmul_level();
+#endif
+}
+
 /* The CRC register after @len more bytes, a byte at a time. */
 static uint32_t crc_bytes(uint32_t crc, const uint8_t *p, size_t len)
 {
-	static uint32_t table[256];
+	const uint32_t *table = crc_table;
 	size_t i;
 
-	if (!table[255]) {
-		uint32_t k, r;
-		int b;
-
-		for (k = 0; k < 256; k++) {
-			r = k;
-			for (b = 0; b < 8; b++)
-				r = (r & 1) ? (r >> 1) ^ 0xedb88320u : r >> 1;
-			table[k] = r;
-		}
-	}
 	for (i = 0; i < len; i++)
 		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
 	return crc;
