@@ -572,6 +572,7 @@ void ternm_sr_req_read_done(struct tern_model *m, struct ternm_qp *qp);
 uint64_t ternm_sr_arm_ns(struct ternm_qp *qp, uint64_t rto_ns);
 bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns);
 void ternm_sr_req_timeout(struct ternm_qp *qp);
+void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp);
 
 /* rdma_atomic.c */
 bool ternm_is_atomic_wqe(uint8_t wqe_opcode);

@@ -711,6 +711,8 @@ static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, ui
 		     size_t len)
 {
 	ternm_cc_sent(m, qp, len);
+	if (qp->sr && len)
+		ternm_sr_sent(m, qp);	/* the tail-loss probe counts from the last packet */
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
 		m->rdma->stats.retrans_pkts++;
 		m->rdma->stats.retrans_bytes += len;

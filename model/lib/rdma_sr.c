@@ -47,6 +47,8 @@ struct ternm_sr {
 	uint32_t rd_rtx_psn;
 	uint32_t rtx_next, rtx_end;	/* holes in [rtx_next, rtx_end) to resend */
 	uint32_t retx_done;	/* holes below it were resent since the last probe */
+	uint64_t last_tx_ns;	/* when the last request packet went out */
+	unsigned int probes;	/* probes since the timer was last armed by progress */
 	uint32_t sack_base;	/* the last SACK: bit i of sack_map is PSN sack_base + 1 + i */
 	uint64_t sack_map;
 };
@@ -139,7 +141,8 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 	}
 	s = &sr->slot[i];
 	if (s->used && s->p.psn == p->psn) {
-		m->rdma->stats.duplicate_request++;	/* held already */
+		m->rdma->stats.duplicate_request++;	/* held already: a probe, say what is missing */
+		sr_queue_sack(m, qp);
 		return;
 	}
 	if (!sr->buf) {
@@ -451,6 +454,8 @@ void ternm_sr_req_read_done(struct tern_model *m, struct ternm_qp *qp)
 	ternm_req_ack_upto(m, qp, sr->ack_hi);
 }
 
+#define TERNM_SR_PROBES	3	/* probes before the timeout's rest */
+
 /* The tail-loss probe time for a timeout of @rto_ns: an eighth of it, at least 8 us. */
 static uint64_t sr_tlp_ns(uint64_t rto_ns)
 {
@@ -467,14 +472,16 @@ uint64_t ternm_sr_arm_ns(struct ternm_qp *qp, uint64_t rto_ns)
 {
 	uint64_t t = sr_tlp_ns(rto_ns);
 
-	if (!qp->sr || t >= rto_ns)
+	if (!qp->sr || (uint64_t)TERNM_SR_PROBES * t >= rto_ns)
 		return rto_ns;
 	qp->sr->tlp_armed = true;
+	qp->sr->probes = 0;
 	return t;
 }
 
 /*
- * The retransmit timer expired. If it was the probe's time, resend the last packet sent
+ * The retransmit timer expired. If it was the probe's time and a packet went out since it
+ * started, it starts again from that packet. Else resend the last packet sent
  * (with AckReq: its answer, an ACK or a SACK, shows what is missing), let every hole be
  * resent once more, re-arm for the rest of the timeout and return true.
  */
@@ -485,9 +492,18 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 
 	if (!sr || !sr->tlp_armed)
 		return false;
-	sr->tlp_armed = false;
-	if (!sr_outstanding(qp) || (qp->state != TERN_QPS_RTS && qp->state != TERN_QPS_SQD))
+	if (sr->last_tx_ns + sr_tlp_ns(rto_ns) > ternm_now(m) && sr_outstanding(qp)) {
+		/* still sending (paced, ACKs far apart): not a tail; the probe time restarts */
+		qp->retx_deadline = sr->last_tx_ns + sr_tlp_ns(rto_ns);
+		ternm_qp_timer_sync(m, qp);
+		return true;
+	}
+	if (!sr_outstanding(qp) || (qp->state != TERN_QPS_RTS && qp->state != TERN_QPS_SQD)) {
+		sr->tlp_armed = false;
 		return false;
+	}
+	/* up to TERNM_SR_PROBES probes, one probe time apart, then the rest of the timeout */
+	sr->tlp_armed = ++sr->probes < TERNM_SR_PROBES;
 	if (qp->sent_psn != qp->una_psn) {
 		const struct ternm_swqe *s;
 		uint16_t idx;
@@ -513,9 +529,16 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		sr->rtx_end = psn_add(last, 1);
 		ternm_qp_work(m, qp);
 	}
-	qp->retx_deadline = ternm_now(m) + rto_ns - sr_tlp_ns(rto_ns);
+	qp->retx_deadline = ternm_now(m) + (sr->tlp_armed ? sr_tlp_ns(rto_ns) :
+					    rto_ns - (uint64_t)TERNM_SR_PROBES * sr_tlp_ns(rto_ns));
 	ternm_qp_timer_sync(m, qp);
 	return true;
+}
+
+/* A request packet went out (rdma_req.c, req_sent). */
+void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp)
+{
+	qp->sr->last_tx_ns = ternm_now(m);
 }
 
 /* The full retransmit timeout: the requester goes back N; forget the selective state. */
