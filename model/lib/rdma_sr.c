@@ -41,6 +41,7 @@ struct ternm_sr {
 	/* requester */
 	bool rtx_busy;		/* in ternm_req_send from ternm_sr_req_retx */
 	bool tlp_armed;		/* retx_deadline is the probe's, the RTO's rest follows */
+	bool probing;		/* the pending resend is a probe (counted as such) */
 	bool ack_hi_valid;	/* ack_hi: an ACK beyond a READ whose responses were lost */
 	bool rd_rtx_valid;	/* rd_rtx_psn: the READ re-requested from there */
 	uint32_t ack_hi;
@@ -291,6 +292,7 @@ static void sr_rtx(struct tern_model *m, struct ternm_qp *qp, uint32_t from, uin
 	if (psn_diff(sr->rtx_end, sr->rtx_next) > 0 && psn_diff(sr->rtx_next, from) < 0)
 		from = sr->rtx_next;	/* resends still pending from before: keep them */
 	sr->rtx_next = from;
+	sr->probing = false;
 	if (psn_diff(end, sr->rtx_end) > 0 || psn_diff(sr->rtx_end, from) <= 0)
 		sr->rtx_end = end;
 	if (psn_diff(end, sr->retx_done) > 0)
@@ -404,7 +406,10 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 		qp->pkts_since_ack = TERNM_ACK_EVERY;	/* AckReq on every resent packet */
 		if (!ternm_req_send(m, qp, 1))
 			break;		/* held back (pacer, MAC, window): retried later */
-		m->rdma->stats.selective_retrans_pkts++;
+		if (sr->probing)
+			sr->probing = false;	/* counted in tail_loss_probes */
+		else
+			m->rdma->stats.selective_retrans_pkts++;
 		sent++;
 		/* one request re-asks a READ's whole rest */
 		sr->rtx_next = s->read ? psn_add(s->first_psn, s->npkts) : psn_add(p, 1);
@@ -527,6 +532,7 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		sr->sack_map = 0;
 		sr->rtx_next = last;
 		sr->rtx_end = psn_add(last, 1);
+		sr->probing = true;
 		ternm_qp_work(m, qp);
 	}
 	qp->retx_deadline = ternm_now(m) + (sr->tlp_armed ? sr_tlp_ns(rto_ns) :
