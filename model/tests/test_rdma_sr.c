@@ -505,6 +505,98 @@ out:
 	conn_free(&c);
 }
 
+/* Every SACK from 1 to 0 gets a word count of 9 (or, with @trunc, loses its last word). */
+struct bad_sack {
+	bool trunc;
+	unsigned int seen, mangled;
+};
+
+static enum wire_action sack_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				    uint8_t *frame, size_t *len)
+{
+	struct bad_sack *b = w->ctx;
+	const size_t bth = 14 + 20 + 8;	/* Ethernet, IPv4, UDP */
+
+	(void)idx;
+	if (dir == 0) {
+		/* the first WRITE's third packet is lost: a gap, so SACKs */
+		return b->seen++ == 2 ? W_DROP : W_DELIVER;
+	}
+	if (*len < bth + 12 + 4 + 4 + 4 || frame[bth] != OP_ACK || frame[bth + 12] != 0x70)
+		return W_DELIVER;
+	b->mangled++;
+	if (b->trunc) {
+		/* drop the last bitmap word, fix the IP and UDP lengths */
+		*len -= 4;
+		frame[14 + 2] = (uint8_t)((*len - 14) >> 8);
+		frame[14 + 3] = (uint8_t)(*len - 14);
+		frame[14 + 20 + 4] = (uint8_t)((*len - 14 - 20) >> 8);
+		frame[14 + 20 + 5] = (uint8_t)(*len - 14 - 20);
+		pkt_fix_ipv4_csum(frame, *len);
+	} else {
+		frame[bth + 16] = 9;
+	}
+	pkt_fix_icrc(frame, *len);
+	return W_DELIVER;
+}
+
+/*
+ * Malformed SACKs (a word count above 8; a bitmap shorter than its count) are dropped and
+ * counted in rx_roce_discards; the requester recovers by its timeout (going back N), and
+ * the WRITE completes intact.
+ */
+static void t_sr_bad_sack(void)
+{
+	unsigned int v;
+
+	for (v = 0; v < 2; v++) {
+		struct connopt o;
+		struct conn c;
+		struct rmr m[2];
+		bool mrs = false;
+		struct bad_sack b = { v == 1, 0, 0 };
+		struct sge sg;
+		struct wc w;
+
+		connopt_default(&o);
+		o.timeout = 8;
+		o.retry_cnt = 7;
+		o.xport = TERN_QP_XPORT_SR;
+		RQ(conn_setup(&c, &o));
+		RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 65536, acc_all, 0) == 0);
+		if (mr_create(c.d[1], &m[1], c.d[1]->pdn, 65536, acc_all, 0) != 0) {
+			mr_release(&m[0]);
+			RQ(0);
+		}
+		mrs = true;
+		mr_fill(c.d[0], &m[0], 3);
+		c.w.filter = sack_filter;
+		c.w.ctx = &b;
+		sg = mr_sge(&m[0], 0, 10 * 1024);
+		post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+			  m[1].iova, m[1].key, 0);
+		ring_sq(c.d[0], &c.qp[0]);
+		RQ(conn_poll(&c, 0, &w, 1, 20ull * 4096 << 8) == 1);
+		CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 10 * 1024, 3, 0), -1);
+		CHECK(b.mangled > 0);
+		CHECK_EQ(RDEV_STAT(c.d[0], rx_roce_discards), b.mangled);
+		CHECK_EQ(RDEV_STAT(c.d[0], selective_retrans_pkts), 0);
+		CHECK_EQ(RDEV_STAT(c.d[0], tail_loss_probes), 3);
+		CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 1);
+		CHECK_EQ(qp_state(c.d[0], c.qp[0].qpn), TERN_QPS_RTS);
+		CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_RTS);
+out:
+		if (mrs) {
+			mr_release(&m[0]);
+			mr_release(&m[1]);
+		}
+		conn_free(&c);
+		if (t_failures)
+			return;
+	}
+}
+
 const struct test rdma_sr_tests[] = {
 	{ "rdma sr: MODIFY_QP transport bits: SR and its cap taken, bad ones refused", t_sr_modify },
 	{ "rdma sr: 0.1% loss: every verb in order, bytes intact, atomics once", t_sr_loss_01 },
@@ -515,5 +607,6 @@ const struct test rdma_sr_tests[] = {
 	{ "rdma sr: 1% loss, 2% duplicates, 2% reordered: harmless", t_sr_dup_reorder },
 	{ "rdma sr: burst of 10 lost resent selectively; lost tail probed before the timeout",
 	  t_sr_burst_tail },
+	{ "rdma sr: malformed SACKs dropped and counted; the timeout recovers", t_sr_bad_sack },
 	{ NULL, NULL },
 };
