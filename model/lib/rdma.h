@@ -6,7 +6,9 @@
  * rdma_sched.c (the transport scheduler: the work, MAC-wait and timer lists),
  * rdma_mr.c (memory keys: MRs, fast registration, invalidation),
  * rdma_wire.c (RoCEv2 headers, ICRC, parsing), rdma_req.c (requester and completer),
- * rdma_resp.c (responder), rdma_atomic.c (atomics), rdma_srq.c (shared receive queues),
+ * rdma_resp.c (responder), rdma_sr.c (RC selective repeat, TERN_QP_XPORT_SR: reorder window,
+ * SACKs, selective resends, tail-loss probes), rdma_atomic.c (atomics), rdma_srq.c (shared
+ * receive queues),
  * rdma_ud.c (UD and GSI QPs), rdma_cq.c (CQEs and completion events).
  * Documentation/hw/rdma.rst describes the behaviour for firmware and driver engineers.
  *

@@ -444,6 +444,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	     (p.opcode == IBOP_ACK && p.syndrome != AETH_NAK_SACK) ||
 	     p.opcode == IBOP_ATOMIC_ACK || has_atomic_eth(p.opcode)) && (p.paylen || pad))
 		goto discard;
+	if (p.opcode == IBOP_ACK && pad)
+		goto discard;		/* a SACKETH is whole words */
 	qp = ternm_qp_get(m, p.qpn);
 	if (!qp || qp->type != (uc ? TERN_QPT_UC : TERN_QPT_RC))
 		goto discard;
