@@ -1004,6 +1004,7 @@ static void usage(FILE *f)
 		"  --loss-ppm P          every line loses frames at random, P per million (0)\n"
 		"  --sr on|off           RC selective repeat instead of go-back-N (off)\n"
 		"  --ack-timeout CODE    QP timeout 4.096 us * 2^CODE (14)\n"
+		"  --pfc-mask M          lossless priorities, switch and NICs (8; 0: the switch drops)\n"
 		"  --quiet\n", MAX_SENDERS);
 }
 
@@ -1076,7 +1077,7 @@ int main(int argc, char **argv)
 	enum { O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
 	       O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE,
 	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT,
-	       O_LOSS, O_SR, O_TMO };
+	       O_LOSS, O_SR, O_TMO, O_PFCM };
 	static const struct option opts[] = {
 		{ "n", 1, NULL, O_N }, { "dcqcn", 1, NULL, O_DCQCN }, { "rp-en", 1, NULL, O_RP },
 		{ "np-en", 1, NULL, O_NP }, { "duration-us", 1, NULL, O_DUR },
@@ -1092,6 +1093,7 @@ int main(int argc, char **argv)
 		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "jitter-ns", 1, NULL, O_JIT },
 		{ "series", 1, NULL, O_SERIES }, { "loss-ppm", 1, NULL, O_LOSS },
 		{ "sr", 1, NULL, O_SR }, { "ack-timeout", 1, NULL, O_TMO },
+		{ "pfc-mask", 1, NULL, O_PFCM },
 		{ "switch-json", 1, NULL, O_SWJSON }, { "quiet", 0, NULL, O_QUIET },
 		{ "help", 0, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 	};
@@ -1134,6 +1136,7 @@ int main(int argc, char **argv)
 		case O_LOSS: p->loss_ppm = (uint32_t)num(optarg, "--loss-ppm"); break;
 		case O_SR: p->sr = onoff(optarg); break;
 		case O_TMO: p->ack_timeout = (uint8_t)num(optarg, "--ack-timeout"); break;
+		case O_PFCM: p->sw.pfc_mask = (uint8_t)num(optarg, "--pfc-mask"); break;
 		case O_SWJSON: p->switch_json = optarg; break;
 		case O_QUIET: p->quiet = true; break;
 		case O_HELP: usage(stdout); return 0;
