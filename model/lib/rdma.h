@@ -424,6 +424,7 @@ struct ternm_rdma {
 	uint32_t next_mr;
 	uint32_t mr_pages;	/* page entries held by all MRs */
 	uint32_t sq_wqes;	/* SQ entries held by all QPs (the model's send state) */
+	uint32_t sr_bufs;	/* selective-repeat reorder buffers allocated (rdma_sr.c) */
 	struct ternm_qp *work_head, *work_tail;
 	struct ternm_qp *macwait_head, *macwait_tail;	/* held back by the MAC */
 	struct ternm_qp *timer_head;
@@ -562,9 +563,10 @@ void ternm_resp_send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn
 /* rdma_sr.c: selective repeat (Documentation/hw/rdma.rst, "Selective repeat") */
 #define TERNM_SR_WIN		64	/* responder reorder slots = SACK bitmap bits */
 #define TERNM_SR_SLOT_BYTES	4096	/* payload of one slot: the largest path MTU */
+#define TERNM_SR_MAX_BUFS	64	/* QPs holding a reorder buffer at once (16 MiB) */
 int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport);
-int ternm_sr_config(struct ternm_qp *qp, uint32_t xport);
-void ternm_sr_free(struct ternm_qp *qp);
+int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport);
+void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp);
 bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
 void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp);
 void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);

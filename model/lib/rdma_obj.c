@@ -327,7 +327,7 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 
 	ternm_qp_unschedule(m, qp);
 	ternm_cc_qp_reset(m, qp);
-	ternm_sr_free(qp);
+	ternm_sr_free(m, qp);
 	r->pd[qp->pdn].refs--;
 	r->cq[qp->scqn].refs--;
 	r->cq[qp->rcqn].refs--;
@@ -469,7 +469,7 @@ static void qp_reset(struct tern_model *m, struct ternm_qp *qp)
 	qp->rq_pi = qp->rq_ci = 0;
 	ternm_req_reset(qp);
 	ternm_resp_reset(qp);
-	ternm_sr_config(qp, 0);		/* back to go-back-N; never fails */
+	ternm_sr_config(m, qp, 0);	/* back to go-back-N; never fails */
 	qp->sqd_notify = false;
 	qp->comm_est = false;
 }
@@ -700,7 +700,7 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 
 	/* selective repeat on or off (rdma_sr.c): the one step that may fail, so first */
 	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
-	    ternm_sr_config(qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
+	    ternm_sr_config(m, qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
 		return ternm_refuse(r, TERN_CMD_NO_RESOURCES, ao + offsetof(A, rq_psn));
 
 	/* apply */
@@ -964,6 +964,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	ternm_cc_clear(m);
 	r->next_qpn = 2;
 	r->sq_wqes = 0;
+	r->sr_bufs = 0;
 }
 
 void ternm_rdma_fini(struct tern_model *m)

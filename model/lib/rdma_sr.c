@@ -73,12 +73,12 @@ int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport)
 }
 
 /* Apply checked TERN_QP_XPORT_* bits. Returns 0, or -1 when out of memory (nothing changed). */
-int ternm_sr_config(struct ternm_qp *qp, uint32_t xport)
+int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 {
 	uint32_t cap = (xport & TERN_QP_XPORT_LOG_CAP_MASK) >> TERN_QP_XPORT_LOG_CAP_SHIFT;
 
 	if (!(xport & TERN_QP_XPORT_SR)) {
-		ternm_sr_free(qp);
+		ternm_sr_free(m, qp);
 		qp->xport = 0;
 		qp->max_unacked = TERNM_MAX_UNACKED;
 		return 0;
@@ -100,10 +100,12 @@ int ternm_sr_config(struct ternm_qp *qp, uint32_t xport)
 	return 0;
 }
 
-void ternm_sr_free(struct ternm_qp *qp)
+void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
 {
 	if (!qp->sr)
 		return;
+	if (qp->sr->buf)
+		m->rdma->sr_bufs--;
 	free(qp->sr->buf);
 	free(qp->sr);
 	qp->sr = NULL;
@@ -147,9 +149,16 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 		return;
 	}
 	if (!sr->buf) {
+		/* the device's memory for reorder buffers is bounded, whatever the guest asks */
+		if (m->rdma->sr_bufs >= TERNM_SR_MAX_BUFS) {
+			m->rdma->stats.rx_roce_discards++;
+			sr_queue_sack(m, qp);	/* dropped: the requester resends it */
+			return;
+		}
 		sr->buf = malloc((size_t)TERNM_SR_WIN * TERNM_SR_SLOT_BYTES);
 		if (!sr->buf)
 			return;		/* dropped: the requester resends it */
+		m->rdma->sr_bufs++;
 	}
 	if (!s->used)
 		sr->held++;
