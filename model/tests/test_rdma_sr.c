@@ -12,6 +12,8 @@
 #include "test_rdma.h"
 
 #define WF(f)	OFF(struct tern_wire_faults, f)
+#define TERNM_TEST_MAX_QPN	1024	/* the model's TERNM_MAX_QP */
+#define TERNM_TEST_SR_MAX_BUFS	64	/* the model's TERNM_SR_MAX_BUFS */
 
 static int faults_set(struct rdev *d, uint32_t drop, uint32_t dup, uint32_t reorder,
 		      uint64_t seed)
@@ -597,6 +599,98 @@ out:
 	}
 }
 
+#define NQ_EXTRA	66	/* QP pairs besides the connection's: more than 64 hold buffers */
+
+struct first_mid {
+	bool seen[TERNM_TEST_MAX_QPN];
+};
+
+/* Every QP's first WRITE_MIDDLE from 0 to 1 is lost (its resends pass). */
+static enum wire_action mid_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				   uint8_t *frame, size_t *len)
+{
+	struct first_mid *f = w->ctx;
+	const size_t bth = 14 + 20 + 8;
+	uint32_t qpn;
+
+	(void)idx;
+	if (dir != 0 || *len < bth + 12 || frame[bth] != OP_WRITE_MIDDLE)
+		return W_DELIVER;
+	qpn = (uint32_t)frame[bth + 5] << 16 | (uint32_t)frame[bth + 6] << 8 | frame[bth + 7];
+	if (qpn >= TERNM_TEST_MAX_QPN || f->seen[qpn])
+		return W_DELIVER;
+	f->seen[qpn] = true;
+	return W_DROP;
+}
+
+/*
+ * 67 selective-repeat QPs each get a gap at once: 64 of them keep what follows in a reorder
+ * buffer, the others find none free (the device's bound), drop and count it, and recover by
+ * their timeout; every WRITE completes intact.
+ */
+static void t_sr_buffer_bound(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	struct rqp q[NQ_EXTRA][2];
+	struct first_mid *f = calloc(1, sizeof(*f));
+	unsigned int i, s, nq = 0;
+	bool mrs = false;
+	struct wc w[NQ_EXTRA + 1];
+
+	RQ(f);
+	connopt_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 7;
+	o.xport = TERN_QP_XPORT_SR;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 4096, acc_all, 0) == 0);
+	if (mr_create(c.d[1], &m[1], c.d[1]->pdn, (NQ_EXTRA + 1) * 4096, acc_all, 0) != 0) {
+		mr_release(&m[0]);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &m[0], 7);
+	for (nq = 0; nq < NQ_EXTRA; nq++) {
+		for (s = 0; s < 2; s++)
+			RQ(qp_create(c.d[s], &q[nq][s], c.d[s]->pdn, &c.cq[s], &c.cq[s], 2,
+				     o.sq_stride, 2, o.rq_stride, 0, false) == TERN_CMD_OK);
+		for (s = 0; s < 2; s++)
+			RQ(qp_connect(c.d[s], &q[nq][s], c.d[!s], q[nq][!s].qpn, &o, s));
+	}
+	c.w.filter = mid_filter;
+	c.w.ctx = f;
+	for (i = 0; i <= NQ_EXTRA; i++) {
+		struct rqp *qp = i ? &q[i - 1][0] : &c.qp[0];
+		struct sge sg = mr_sge(&m[0], 0, 3000);
+
+		post_send(c.d[0], qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, i, &sg, 1,
+			  m[1].iova + (uint64_t)i * 4096, m[1].key, 0);
+		ring_sq(c.d[0], qp);
+	}
+	RQ(conn_poll(&c, 0, w, NQ_EXTRA + 1, 100ull * 4096 << 8) == NQ_EXTRA + 1);
+	for (i = 0; i <= NQ_EXTRA; i++) {
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], (uint64_t)i * 4096, 3000, 7, 0), -1);
+	}
+	CHECK_EQ(RDEV_STAT(c.d[1], out_of_order_accepted), TERNM_TEST_SR_MAX_BUFS);
+	CHECK(RDEV_STAT(c.d[1], rx_roce_discards) >= NQ_EXTRA + 1 - TERNM_TEST_SR_MAX_BUFS);
+	CHECK(RDEV_STAT(c.d[0], local_ack_timeout_err) >= NQ_EXTRA + 1 - TERNM_TEST_SR_MAX_BUFS);
+out:
+	for (i = 0; i < nq; i++)
+		for (s = 0; s < 2; s++) {
+			qmem_free(&q[i][s].sq);
+			qmem_free(&q[i][s].rq);
+		}
+	if (mrs) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+	free(f);
+}
+
 const struct test rdma_sr_tests[] = {
 	{ "rdma sr: MODIFY_QP transport bits: SR and its cap taken, bad ones refused", t_sr_modify },
 	{ "rdma sr: 0.1% loss: every verb in order, bytes intact, atomics once", t_sr_loss_01 },
@@ -608,5 +702,7 @@ const struct test rdma_sr_tests[] = {
 	{ "rdma sr: burst of 10 lost resent selectively; lost tail probed before the timeout",
 	  t_sr_burst_tail },
 	{ "rdma sr: malformed SACKs dropped and counted; the timeout recovers", t_sr_bad_sack },
+	{ "rdma sr: at most 64 QPs hold a reorder buffer; the others recover without",
+	  t_sr_buffer_bound },
 	{ NULL, NULL },
 };
