@@ -468,6 +468,7 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_CQ_MODERATION	(1u << 4)	/* MODIFY_CQ: completion-event moderation */
 #define TERN_RDMA_CAP_MEM_MGT		(1u << 5)	/* FAST_REG MRs and their WQEs */
 #define TERN_RDMA_CAP_MW		(1u << 6)	/* memory windows type 1 and 2 */
+#define TERN_RDMA_CAP_SR		(1u << 7)	/* RC selective repeat (TERN_QP_XPORT_SR) */
 
 /* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
@@ -705,11 +706,30 @@ struct tern_qp_attrs {
 	__u8	max_dest_rd_atomic;	/* 0..max_dest_rd_atomic of QUERY_RDMA */
 	__le32	access;			/* TERN_ACCESS_REMOTE_* the responder allows */
 	__le32	dest_qpn;
-	__le32	rq_psn;			/* next PSN expected (24 bits) */
+	__le32	rq_psn;			/* next PSN expected (24 bits); 31:24 TERN_QP_XPORT_* */
 	__le32	sq_psn;			/* next PSN to send (24 bits) */
 	__le32	qkey;			/* UD/GSI */
 	struct tern_qp_path path;
 };
+
+/*
+ * Transport options of an RC QP (TERN_RDMA_CAP_SR), in bits 31:24 of tern_qp_attrs.rq_psn
+ * (a PSN has 24 bits; these bits were reserved and had to be zero). They are taken with
+ * TERN_QP_ATTR_RQ_PSN at INIT->RTR (and SQD->SQD on a drained QP) and QUERY_QP reports them
+ * in the same bits. 0 is standard RoCEv2 go-back-N, the only mode any other RoCE peer
+ * speaks. TERN_QP_XPORT_SR switches the QP to selective repeat (Documentation/hw/rdma.rst,
+ * "Selective repeat"): both ends of the connection must have it, software (a devlink port
+ * default, a QP attribute) decides. The in-flight cap is 2^n PSNs for n in
+ * TERN_QP_XPORT_LOG_CAP (4..8); 0 takes TERN_QP_XPORT_DEF_LOG_CAP. Other values, the bits
+ * on a UC/UD QP, or a cap without SR are BAD_PARAM.
+ */
+#define TERN_QP_XPORT_SR		(1u << 31)
+#define TERN_QP_XPORT_LOG_CAP_SHIFT	24
+#define TERN_QP_XPORT_LOG_CAP_MASK	(0xfu << TERN_QP_XPORT_LOG_CAP_SHIFT)
+#define TERN_QP_XPORT_MASK		(TERN_QP_XPORT_SR | TERN_QP_XPORT_LOG_CAP_MASK)
+#define TERN_QP_XPORT_MIN_LOG_CAP	4
+#define TERN_QP_XPORT_MAX_LOG_CAP	8
+#define TERN_QP_XPORT_DEF_LOG_CAP	6	/* 64 PSNs: the responder's reorder window */
 
 struct tern_cmd_modify_qp_in {
 	__le32	qpn;
@@ -820,7 +840,10 @@ struct tern_cmd_rdma_stats_out {
 	__le64	rp_rate_increase_events;	/* RP: fast recovery, additive, hyper increases */
 	__le64	rp_min_rate_events;	/* RP: cuts that ended at the minimum rate */
 	__le64	rp_limited_qps;		/* RP: QPs now below their maximum rate (a gauge) */
-	__le64	rsvd[3];
+	/* selective repeat (TERN_QP_XPORT_SR) */
+	__le64	out_of_order_accepted;	/* responder: request after a gap kept, not NAKed */
+	__le64	selective_retrans_pkts;	/* requester: missing PSNs resent after a SACK */
+	__le64	tail_loss_probes;	/* requester: last packet resent before the timeout */
 };
 
 TERN_HW_ASSERT_SIZE(struct tern_sge, 16);

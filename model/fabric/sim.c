@@ -52,6 +52,9 @@ struct params {
 	const char *series;
 	const char *switch_json;
 	bool quiet;
+	uint32_t loss_ppm;		/* every NIC's line: frames lost at random (0) */
+	bool sr;			/* RC selective repeat (TERN_QP_XPORT_SR) */
+	uint8_t ack_timeout;		/* QP timeout code: 4.096 us * 2^n (14) */
 };
 
 /* The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015), mapped on tern_cc_params. */
@@ -86,6 +89,7 @@ static void params_default(struct params *p)
 	p->link_mbps = 40000;
 	p->delay_ns = 1000;
 	p->duration_ns = 40000000;
+	p->ack_timeout = 14;		/* connopt_default's */
 	p->steady_from = 0.5;
 	p->sample_ns = 1000;
 	p->bin_ns = 100000;
@@ -150,6 +154,8 @@ struct sim {
 	unsigned int nbins;
 	uint64_t refused;		/* frames a NIC could not take */
 	uint64_t rng;			/* the jitter's generator */
+	uint64_t loss_rng;		/* --loss-ppm's generator */
+	uint64_t lost;			/* frames --loss-ppm dropped */
 	uint64_t events;
 	bool dcb_ok, cc_ok;
 };
@@ -234,6 +240,16 @@ static uint64_t sim_rand(struct sim *s)
 	return z ^ (z >> 31);
 }
 
+/* --loss-ppm: is the next frame lost? (its own splitmix64, the jitter's stays as it was) */
+static bool sim_loss(struct sim *s)
+{
+	uint64_t z = (s->loss_rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (z ^ (z >> 31)) % 1000000 < s->p.loss_ppm;
+}
+
 /* Run NIC @k's pending work and put what it transmitted on its line to the switch. */
 static void nic_flush(struct sim *s, unsigned int k)
 {
@@ -257,6 +273,11 @@ static void nic_flush(struct sim *s, unsigned int k)
 		nd->last_arrival = e.t;
 		if (!e.data)
 			continue;
+		if (s->p.loss_ppm && sim_loss(s)) {
+			free(e.data);		/* sent, and lost on the line */
+			s->lost++;
+			continue;
+		}
 		ev_push(s, e);
 	}
 	f->nframes = 0;
@@ -442,6 +463,8 @@ static void connopt_sim(const struct sim *s, struct connopt *o)
 	o->rq_stride = 6;
 	o->cq_log = 8;
 	o->rd_atomic = 1;		/* no READs here; sim_rdev_new does not query caps */
+	o->timeout = s->p.ack_timeout;
+	o->xport = s->p.sr ? TERN_QP_XPORT_SR : 0;
 }
 
 static bool sim_build(struct sim *s)
@@ -773,6 +796,7 @@ static void report(struct sim *s, double wall)
 	uint64_t nic_rx_pause = 0, nic_tx_pause = 0, nic_rx_discards = 0;
 	uint64_t retrans = 0, cnp_sent = 0, cnp_handled = 0, cnp_ignored = 0, ecn_rx = 0;
 	uint64_t cuts = 0, incs = 0, completed = 0, errors = 0, timeouts = 0;
+	uint64_t sel = 0, probes = 0;
 	bool pfc_ok = true, data_ok = true;
 	struct tsw_port_stats st;
 	FILE *o = stdout;
@@ -808,6 +832,8 @@ static void report(struct sim *s, double wall)
 			continue;
 		retrans += RSTAT(rs, retrans_pkts);
 		timeouts += RSTAT(rs, local_ack_timeout_err);
+		sel += RSTAT(rs, selective_retrans_pkts);
+		probes += RSTAT(rs, tail_loss_probes);
 		cnp_sent += RSTAT(rs, np_cnp_sent);
 		ecn_rx += RSTAT(rs, np_ecn_marked_roce_packets);
 		cnp_handled += RSTAT(rs, rp_cnp_handled);
@@ -869,6 +895,9 @@ static void report(struct sim *s, double wall)
 		",\"nic_rx_discards\":%" PRIu64 ",\"refused_frames\":%" PRIu64
 		",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64 ",",
 		lossless, drops, nic_rx_discards, s->refused, retrans, timeouts);
+	fprintf(o, "\"sr\":%s,\"loss_ppm\":%u,\"lost_frames\":%" PRIu64
+		",\"selective_retrans_pkts\":%" PRIu64 ",\"tail_loss_probes\":%" PRIu64 ",",
+		p->sr ? "true" : "false", p->loss_ppm, s->lost, sel, probes);
 	fprintf(o, "\"ecn_marked\":%" PRIu64 ",\"np_ecn_rx\":%" PRIu64 ",\"cnp_sent\":%" PRIu64
 		",\"cnp_handled\":%" PRIu64 ",\"cnp_ignored\":%" PRIu64 ",\"rate_cuts\":%" PRIu64
 		",\"rate_increases\":%" PRIu64 ",",
@@ -972,6 +1001,10 @@ static void usage(FILE *f)
 		"  --sample-ns S --bin-us B --conv-window-us W --conv-hold-us H --conv-tol F\n"
 		"  --series FILE         write the time series (JSON)\n"
 		"  --switch-json FILE    dump the switch's counters (JSON)\n"
+		"  --loss-ppm P          every line loses frames at random, P per million (0)\n"
+		"  --sr on|off           RC selective repeat instead of go-back-N (off)\n"
+		"  --ack-timeout CODE    QP timeout 4.096 us * 2^CODE (14)\n"
+		"  --pfc-mask M          lossless priorities, switch and NICs (8; 0: the switch drops)\n"
 		"  --quiet\n", MAX_SENDERS);
 }
 
@@ -1043,7 +1076,8 @@ int main(int argc, char **argv)
 {
 	enum { O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
 	       O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE,
-	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT };
+	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT,
+	       O_LOSS, O_SR, O_TMO, O_PFCM };
 	static const struct option opts[] = {
 		{ "n", 1, NULL, O_N }, { "dcqcn", 1, NULL, O_DCQCN }, { "rp-en", 1, NULL, O_RP },
 		{ "np-en", 1, NULL, O_NP }, { "duration-us", 1, NULL, O_DUR },
@@ -1057,7 +1091,9 @@ int main(int argc, char **argv)
 		{ "bin-us", 1, NULL, O_BIN }, { "conv-window-us", 1, NULL, O_CW },
 		{ "conv-tol", 1, NULL, O_CT }, { "conv-hold-us", 1, NULL, O_CH },
 		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "jitter-ns", 1, NULL, O_JIT },
-		{ "series", 1, NULL, O_SERIES },
+		{ "series", 1, NULL, O_SERIES }, { "loss-ppm", 1, NULL, O_LOSS },
+		{ "sr", 1, NULL, O_SR }, { "ack-timeout", 1, NULL, O_TMO },
+		{ "pfc-mask", 1, NULL, O_PFCM },
 		{ "switch-json", 1, NULL, O_SWJSON }, { "quiet", 0, NULL, O_QUIET },
 		{ "help", 0, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 	};
@@ -1097,6 +1133,10 @@ int main(int argc, char **argv)
 		case O_ECNDEQ: p->sw.ecn_at_dequeue = true; break;
 		case O_JIT: p->jitter_ns = num(optarg, "--jitter-ns"); break;
 		case O_SERIES: p->series = optarg; break;
+		case O_LOSS: p->loss_ppm = (uint32_t)num(optarg, "--loss-ppm"); break;
+		case O_SR: p->sr = onoff(optarg); break;
+		case O_TMO: p->ack_timeout = (uint8_t)num(optarg, "--ack-timeout"); break;
+		case O_PFCM: p->sw.pfc_mask = (uint8_t)num(optarg, "--pfc-mask"); break;
 		case O_SWJSON: p->switch_json = optarg; break;
 		case O_QUIET: p->quiet = true; break;
 		case O_HELP: usage(stdout); return 0;
@@ -1106,13 +1146,15 @@ int main(int argc, char **argv)
 	if (optind != argc || !p->n || p->n > MAX_SENDERS || p->mtu < 1 || p->mtu > 5 ||
 	    !p->msg_bytes || !p->outstanding || p->outstanding > 32 || !p->slots ||
 	    p->slots > 32 || !p->sample_ns || !p->bin_ns || !p->duration_ns ||
-	    p->steady_from < 0 || p->steady_from >= 1 ||
+	    p->steady_from < 0 || p->steady_from >= 1 || p->loss_ppm > 1000000 ||
+	    p->ack_timeout > 31 ||
 	    (uint64_t)p->n * p->slots * p->msg_bytes > (32u << 20)) {
 		usage(stderr);
 		return 2;
 	}
 	s->nbins = (unsigned int)((p->duration_ns + p->bin_ns - 1) / p->bin_ns);
 	s->rng = p->sw.seed ^ 0x5deece66dull;
+	s->loss_rng = p->sw.seed ^ 0x10551055ull;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (!sim_build(s)) {
 		sim_free(s);

@@ -358,6 +358,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (o.uc) {
 		o.access = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE;
 	}
+	/* RC selective repeat on about half the RC runs (its window, SACKs and probes) */
+	if (!o.uc && (cfg & 0x4))
+		o.xport = TERN_QP_XPORT_SR;
 	if (!start(f, &o)) {
 		teardown(f);
 		return 0;

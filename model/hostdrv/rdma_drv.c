@@ -860,7 +860,7 @@ bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_
 	path_fill(&a, d, peer, o);
 	a.path_mtu = o->mtu;
 	a.dest_qpn = peer_qpn;
-	a.rq_psn = o->psn[!s];
+	a.rq_psn = o->psn[!s] | o->xport;
 	a.max_dest_rd_atomic = o->rd_atomic ? o->rd_atomic : d->caps.max_dest_rd_atomic;
 	a.min_rnr_timer = o->min_rnr_timer[s];
 	/* UC takes only the path, MTU, peer and PSN */

@@ -121,6 +121,7 @@ struct connopt {
 	uint8_t rd_atomic;		/* max_rd_atomic and max_dest_rd_atomic; 0: the caps */
 	uint8_t rtr_only;		/* bit s: leave side s in RTR */
 	bool uc;			/* UC QPs (UC attributes only) instead of RC */
+	uint32_t xport;			/* TERN_QP_XPORT_* of both QPs (rq_psn 31:24) */
 };
 
 /* rdma stats field by name */

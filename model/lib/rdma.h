@@ -6,7 +6,9 @@
  * rdma_sched.c (the transport scheduler: the work, MAC-wait and timer lists),
  * rdma_mr.c (memory keys: MRs, fast registration, invalidation),
  * rdma_wire.c (RoCEv2 headers, ICRC, parsing), rdma_req.c (requester and completer),
- * rdma_resp.c (responder), rdma_atomic.c (atomics), rdma_srq.c (shared receive queues),
+ * rdma_resp.c (responder), rdma_sr.c (RC selective repeat, TERN_QP_XPORT_SR: reorder window,
+ * SACKs, selective resends, tail-loss probes), rdma_atomic.c (atomics), rdma_srq.c (shared
+ * receive queues),
  * rdma_ud.c (UD and GSI QPs), rdma_cq.c (CQEs and completion events).
  * Documentation/hw/rdma.rst describes the behaviour for firmware and driver engineers.
  *
@@ -116,6 +118,7 @@ enum {
 #define AETH_NAK_INV_REQ	0x61
 #define AETH_NAK_ACCESS		0x62
 #define AETH_NAK_OP		0x63
+#define AETH_NAK_SACK		0x70	/* selective repeat only: a SACKETH follows (rdma_sr.c) */
 
 /* Maximum Ethernet + VLAN + IPv6 + UDP header. */
 #define TERNM_MAX_L2L4		(14 + 4 + 40 + 8)
@@ -242,7 +245,7 @@ struct ternm_rd_res {
 	uint32_t msn;		/* MSN including this READ */
 };
 
-enum { RESP_ACK = 1, RESP_NAK, RESP_READ };
+enum { RESP_ACK = 1, RESP_NAK, RESP_READ, RESP_SACK };
 
 struct ternm_resp_item {
 	uint8_t type;
@@ -367,6 +370,11 @@ struct ternm_qp {
 	struct ternm_resp_item fifo[TERNM_RESP_FIFO];
 	uint8_t fifo_head, fifo_count;
 
+	/* selective repeat (rdma_sr.c): sr is NULL in standard go-back-N */
+	uint8_t xport;		/* TERN_QP_XPORT_* >> 24, as MODIFY_QP set it */
+	uint16_t max_unacked;	/* PSNs in flight: TERNM_MAX_UNACKED, or the SR cap */
+	struct ternm_sr *sr;
+
 	/* congestion control */
 	struct ternm_qp_cc cc;
 	uint8_t tx_block;	/* TX_*: why the current turn stopped */
@@ -397,7 +405,8 @@ static inline bool ternm_qp_connected(const struct ternm_qp *qp)
 	X(srq_limit_events) \
 	X(np_ecn_marked_roce_packets) X(np_cnp_sent) X(rp_cnp_handled) X(rp_cnp_ignored) \
 	X(rp_rate_decrease_events) X(rp_rate_increase_events) X(rp_min_rate_events) \
-	X(rp_limited_qps)
+	X(rp_limited_qps) \
+	X(out_of_order_accepted) X(selective_retrans_pkts) X(tail_loss_probes)
 
 struct ternm_rdma_stats {
 #define X(n) uint64_t n;
@@ -415,6 +424,7 @@ struct ternm_rdma {
 	uint32_t next_mr;
 	uint32_t mr_pages;	/* page entries held by all MRs */
 	uint32_t sq_wqes;	/* SQ entries held by all QPs (the model's send state) */
+	uint32_t sr_bufs;	/* selective-repeat reorder buffers allocated (rdma_sr.c) */
 	struct ternm_qp *work_head, *work_tail;
 	struct ternm_qp *macwait_head, *macwait_tail;	/* held back by the MAC */
 	struct ternm_qp *timer_head;
@@ -540,6 +550,33 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_mem *mem,
 		   uint64_t off, uint32_t slot);
 int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp);
+
+/* rdma_req.c, for rdma_sr.c */
+void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn);
+
+/* rdma_resp.c, for rdma_sr.c */
+bool ternm_resp_push(struct tern_model *m, struct ternm_qp *qp, uint8_t type, uint8_t syn,
+		     uint32_t psn);
+void ternm_resp_send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn, uint32_t psn,
+			  uint32_t msn);
+
+/* rdma_sr.c: selective repeat (Documentation/hw/rdma.rst, "Selective repeat") */
+#define TERNM_SR_WIN		64	/* responder reorder slots = SACK bitmap bits */
+#define TERNM_SR_SLOT_BYTES	4096	/* payload of one slot: the largest path MTU */
+#define TERNM_SR_MAX_BUFS	64	/* QPs holding a reorder buffer at once (16 MiB) */
+int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport);
+int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport);
+void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp);
+bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
+void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp);
+void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
+unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
+void ternm_sr_req_resend(struct tern_model *m, struct ternm_qp *qp, uint32_t acked);
+void ternm_sr_req_read_done(struct tern_model *m, struct ternm_qp *qp);
+uint64_t ternm_sr_arm_ns(struct ternm_qp *qp, uint64_t rto_ns);
+bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns);
+void ternm_sr_req_timeout(struct ternm_qp *qp);
+void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp);
 
 /* rdma_atomic.c */
 bool ternm_is_atomic_wqe(uint8_t wqe_opcode);

@@ -136,6 +136,7 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_UD);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SRQ);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_UC);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SR);
 	put_le32(FLD(o, T, max_srq), TERNM_MAX_SRQ);
 	o[offsetof(T, max_srq_log_depth)] = TERNM_MAX_SRQ_LOG;
 	put_le32(FLD(o, T, max_total_mr_pages), TERNM_TOTAL_MR_PAGES);
@@ -326,6 +327,7 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 
 	ternm_qp_unschedule(m, qp);
 	ternm_cc_qp_reset(m, qp);
+	ternm_sr_free(m, qp);
 	r->pd[qp->pdn].refs--;
 	r->cq[qp->scqn].refs--;
 	r->cq[qp->rcqn].refs--;
@@ -435,6 +437,7 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	qp->path_mtu = 1;
 	qp->mtu = 256;
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+	qp->max_unacked = TERNM_MAX_UNACKED;
 	ternm_cc_qp_reset(m, qp);
 	put_le16(qp->path + offsetof(struct tern_qp_path, vlan_id), TERN_VLAN_NONE);
 	rd->qp[qpn] = qp;
@@ -466,6 +469,7 @@ static void qp_reset(struct tern_model *m, struct ternm_qp *qp)
 	qp->rq_pi = qp->rq_ci = 0;
 	ternm_req_reset(qp);
 	ternm_resp_reset(qp);
+	ternm_sr_config(m, qp, 0);	/* back to go-back-N; never fails */
 	qp->sqd_notify = false;
 	qp->comm_est = false;
 }
@@ -682,7 +686,8 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, access));
 	if ((mask & TERN_QP_ATTR_DEST_QPN) && get_le32(CFLD(a, A, dest_qpn)) > TERNM_PSN_MASK)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, dest_qpn));
-	if ((mask & TERN_QP_ATTR_RQ_PSN) && get_le32(CFLD(a, A, rq_psn)) > TERNM_PSN_MASK)
+	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
+	    ternm_sr_check(qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, rq_psn));
 	if ((mask & TERN_QP_ATTR_SQ_PSN) && get_le32(CFLD(a, A, sq_psn)) > TERNM_PSN_MASK)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, sq_psn));
@@ -692,6 +697,11 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM,
 					    ao + offsetof(A, path) + (uint32_t)off);
 	}
+
+	/* selective repeat on or off (rdma_sr.c): the one step that may fail, so first */
+	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
+	    ternm_sr_config(m, qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
+		return ternm_refuse(r, TERN_CMD_NO_RESOURCES, ao + offsetof(A, rq_psn));
 
 	/* apply */
 	if (mask & TERN_QP_ATTR_ACCESS)
@@ -719,7 +729,7 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (mask & TERN_QP_ATTR_DEST_QPN)
 		qp->dest_qpn = get_le32(CFLD(a, A, dest_qpn));
 	if (mask & TERN_QP_ATTR_RQ_PSN)
-		qp->epsn = get_le32(CFLD(a, A, rq_psn));
+		qp->epsn = get_le32(CFLD(a, A, rq_psn)) & TERNM_PSN_MASK;
 	if (mask & TERN_QP_ATTR_QKEY)
 		qp->qkey = get_le32(CFLD(a, A, qkey));
 	if (mask & TERN_QP_ATTR_SQ_PSN) {
@@ -776,7 +786,7 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	a[offsetof(A, max_dest_rd_atomic)] = qp->max_dest_rd_atomic;
 	put_le32(FLD(a, A, access), qp->access);
 	put_le32(FLD(a, A, dest_qpn), qp->dest_qpn);
-	put_le32(FLD(a, A, rq_psn), qp->epsn);
+	put_le32(FLD(a, A, rq_psn), qp->epsn | (uint32_t)qp->xport << 24);
 	put_le32(FLD(a, A, sq_psn), qp->next_psn);
 	put_le32(FLD(a, A, qkey), qp->qkey);
 	memcpy(FLD(a, A, path), qp->path, sizeof(qp->path));
@@ -954,6 +964,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	ternm_cc_clear(m);
 	r->next_qpn = 2;
 	r->sq_wqes = 0;
+	r->sr_bufs = 0;
 }
 
 void ternm_rdma_fini(struct tern_model *m)

@@ -379,7 +379,7 @@ static bool outstanding(const struct ternm_qp *qp)
 static void retx_arm(struct tern_model *m, struct ternm_qp *qp)
 {
 	qp->retx_deadline = outstanding(qp) && qp->timeout && !qp->rnr_wait ?
-			    ternm_now(m) + retx_ns(qp) : TERNM_NO_DEADLINE;
+			    ternm_now(m) + ternm_sr_arm_ns(qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
 	ternm_qp_timer_sync(m, qp);
 }
 
@@ -428,7 +428,10 @@ static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn
 			if (psn_diff(psn, qp->una_psn) >= 0 && psn_diff(qp->una_psn, s->first_psn) >= 0) {
 				/* acknowledged beyond a READ whose responses have not all come */
 				r->stats.implied_nak_seq_err++;
-				req_goback(m, qp, qp->una_psn);
+				if (qp->sr)
+					ternm_sr_req_resend(m, qp, psn);
+				else
+					req_goback(m, qp, qp->una_psn);
 			}
 			break;
 		}
@@ -483,6 +486,8 @@ static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const str
 	ternm_req_check_drained(m, qp);
 	ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	retx_arm(m, qp);
+	if (qp->sr)
+		ternm_sr_req_read_done(m, qp);
 }
 
 static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -512,7 +517,10 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		if (!qp->gbn_wait) {
 			r->stats.implied_nak_seq_err++;
 			qp->gbn_wait = true;
-			req_goback(m, qp, qp->una_psn);
+			if (qp->sr)
+				ternm_sr_req_resend(m, qp, psn_add(qp->una_psn, TERNM_PSN_MASK));
+			else
+				req_goback(m, qp, qp->una_psn);
 		}
 		retx_arm(m, qp);
 		return;
@@ -571,6 +579,8 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	}
 	retx_arm(m, qp);
+	if (qp->sr && pos == s->npkts - 1)
+		ternm_sr_req_read_done(m, qp);
 }
 
 void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -644,6 +654,9 @@ void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_
 		st = TERN_CQE_REM_OP_ERR;
 		vsynd = TERN_SYND_NAK_OP;
 		break;
+	case AETH_NAK_SACK:
+		ternm_sr_req_sack(m, qp, p);	/* rdma_sr.c: checks that the QP has it on */
+		return;
 	default:
 		return;
 	}
@@ -664,6 +677,10 @@ void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
 	}
 	if (qp->retx_deadline <= now) {
 		qp->retx_deadline = TERNM_NO_DEADLINE;
+		if (qp->sr && ternm_sr_req_probe(m, qp, retx_ns(qp)))
+			return;		/* the tail-loss probe's time, not the timeout yet */
+		if (qp->sr)
+			ternm_sr_req_timeout(qp);
 		if (qp->state == TERN_QPS_RTS || qp->state == TERN_QPS_SQD) {
 			if (outstanding(qp)) {
 				r->stats.local_ack_timeout_err++;
@@ -694,6 +711,8 @@ static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, ui
 		     size_t len)
 {
 	ternm_cc_sent(m, qp, len);
+	if (qp->sr && len)
+		ternm_sr_sent(m, qp);	/* the tail-loss probe counts from the last packet */
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
 		m->rdma->stats.retrans_pkts++;
 		m->rdma->stats.retrans_bytes += len;
@@ -762,7 +781,7 @@ static bool req_local(struct tern_model *m, struct ternm_qp *qp, struct ternm_wq
 unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
 {
 	struct ternm_wqe_cache *wc = &qp->wc;
-	unsigned int sent = 0;
+	unsigned int sent = qp->sr ? ternm_sr_req_retx(m, qp, budget) : 0;
 
 	while (sent < budget && ternm_req_has_work(qp)) {
 		uint16_t idx = qp->req_idx;
@@ -773,7 +792,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		bool last, ackreq;
 		int st;
 
-		if (psn_diff(qp->req_psn, qp->una_psn) >= TERNM_MAX_UNACKED)
+		if (psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked)
 			break;
 		if (!first_time && s->local) {
 			/* executed when first started: going back passes over it */
@@ -884,7 +903,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 				op = is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
 			qp->pkts_since_ack++;
 			ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
-				 psn_diff(qp->req_psn, qp->una_psn) + 1 >= TERNM_MAX_UNACKED;
+				 psn_diff(qp->req_psn, qp->una_psn) + 1 >= qp->max_unacked;
 			if (ackreq)
 				qp->pkts_since_ack = 0;
 			if (qp->type == TERN_QPT_UC)
@@ -935,7 +954,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		}
 		sent++;
 		if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
-			qp->retx_deadline = ternm_now(m) + retx_ns(qp);
+			qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(qp, retx_ns(qp));
 			ternm_qp_timer_sync(m, qp);
 		}
 		if (qp->req_idx != qp->req_max && qp->req_idx != idx) {
@@ -946,6 +965,13 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		}
 	}
 	return sent;
+}
+
+/* ---- for selective repeat (rdma_sr.c) ------------------------------------------------------ */
+
+void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
+{
+	req_ack_upto(m, qp, psn);
 }
 
 /* ---- flushing (QP in ERR) ----------------------------------------------------------------- */

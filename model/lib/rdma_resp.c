@@ -596,6 +596,8 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		resp_uc_rx(m, qp, p);
 		return;
 	}
+	if (qp->sr && ternm_sr_resp_rx(m, qp, p))
+		return;			/* selective repeat (rdma_sr.c) */
 	if (d > 0) {
 		r->stats.out_of_sequence++;
 		if (!qp->nak_sent) {
@@ -794,6 +796,12 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			qp->fifo_count = 0;
 			break;
 		}
+		if (it->type == RESP_SACK) {
+			fifo_pop(qp);
+			ternm_sr_send_sack(m, qp);	/* rdma_sr.c */
+			sent++;
+			continue;
+		}
 		if (it->type != RESP_READ) {
 			if (it->syndrome == AETH_NAK_SEQ)
 				m->rdma->stats.seq_err_naks_sent++;
@@ -870,6 +878,24 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 		sent++;
 	}
 	return sent;
+}
+
+/* ---- for selective repeat (rdma_sr.c) ------------------------------------------------------ */
+
+/* Queue an output; false if the FIFO is full (a SACK is then not queued: the next one is). */
+bool ternm_resp_push(struct tern_model *m, struct ternm_qp *qp, uint8_t type, uint8_t syn,
+		     uint32_t psn)
+{
+	if (type == RESP_SACK && qp->fifo_count == TERNM_RESP_FIFO)
+		return false;
+	fifo_push(m, qp, type, syn, psn, 0);
+	return true;
+}
+
+void ternm_resp_send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn, uint32_t psn,
+			  uint32_t msn)
+{
+	send_aeth(m, qp, syn, psn, msn);
 }
 
 /* ---- UD/GSI receive (rdma_ud.c): the same receive WQEs and CQEs as an RC SEND ------------ */

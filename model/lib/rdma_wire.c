@@ -443,9 +443,13 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	p.bth = bth;
 	p.payload = x;
 	p.paylen = (uint32_t)(end - x) - pad;
-	if ((p.opcode == IBOP_READ_REQ || p.opcode == IBOP_ACK || p.opcode == IBOP_ATOMIC_ACK ||
-	     has_atomic_eth(p.opcode)) && (p.paylen || pad))
+	/* an ACK carries a payload only as a selective-repeat SACK (its SACKETH, rdma_sr.c) */
+	if ((p.opcode == IBOP_READ_REQ ||
+	     (p.opcode == IBOP_ACK && p.syndrome != AETH_NAK_SACK) ||
+	     p.opcode == IBOP_ATOMIC_ACK || has_atomic_eth(p.opcode)) && (p.paylen || pad))
 		goto discard;
+	if (p.opcode == IBOP_ACK && pad)
+		goto discard;		/* a SACKETH is whole words */
 	qp = ternm_qp_get(m, p.qpn);
 	if (!qp || qp->type != (uc ? TERN_QPT_UC : TERN_QPT_RC))
 		goto discard;

@@ -57,11 +57,15 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(rp_rate_increase_events),
 	TERN_IB_STAT(rp_min_rate_events),
 	TERN_IB_STAT(rp_limited_qps),
+	/* selective repeat (Documentation/hw/rdma.rst) */
+	TERN_IB_STAT(out_of_order_accepted),
+	TERN_IB_STAT(selective_retrans_pkts),
+	TERN_IB_STAT(tail_loss_probes),
 };
 
-/* Every counter is named, in the order of the structure, up to its reserved tail. */
+/* Every counter is named, in the order of the structure. */
 static_assert(ARRAY_SIZE(tern_ib_port_stats) ==
-	      offsetof(struct tern_cmd_rdma_stats_out, rsvd) / sizeof(__le64));
+	      sizeof(struct tern_cmd_rdma_stats_out) / sizeof(__le64));
 
 /**
  * tern_ib_alloc_hw_port_stats() - the counter set of port 1

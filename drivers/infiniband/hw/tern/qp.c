@@ -608,8 +608,14 @@ static int tern_ib_qp_attrs_address(struct tern_ib_dev *dev, struct tern_ib_qp *
 		a->dest_qpn = cpu_to_le32(dest_qpn);
 	}
 	if (attr_mask & IB_QP_RQ_PSN) {
+		u32 xport = 0;
+
+		/* the port's default transport (devlink roce_selective_repeat), RC only */
+		if (qp->ibqp.qp_type == IB_QPT_RC && tern_ib_has_cap(dev, TERN_RDMA_CAP_SR) &&
+		    tern_core_roce_sr(dev->tdev))
+			xport = TERN_QP_XPORT_SR;
 		*mask |= TERN_QP_ATTR_RQ_PSN;
-		a->rq_psn = cpu_to_le32(attr->rq_psn & TERN_IB_PSN_MASK);
+		a->rq_psn = cpu_to_le32((attr->rq_psn & TERN_IB_PSN_MASK) | xport);
 	}
 	if (attr_mask & IB_QP_SQ_PSN) {
 		*mask |= TERN_QP_ATTR_SQ_PSN;

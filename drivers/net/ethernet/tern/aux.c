@@ -202,6 +202,19 @@ bool tern_core_alive(struct tern_dev *tdev)
 EXPORT_SYMBOL_NS_GPL(tern_core_alive, TERN);
 
 /**
+ * tern_core_roce_sr() - the port's default RoCE transport for RC QPs
+ * @tdev: the device
+ *
+ * Return: true when devlink's roce_selective_repeat is on: RC QPs connected from now on use
+ * selective repeat (Documentation/hw/rdma.rst), if the device has TERN_RDMA_CAP_SR.
+ */
+bool tern_core_roce_sr(struct tern_dev *tdev)
+{
+	return READ_ONCE(tdev->roce_sr);
+}
+EXPORT_SYMBOL_NS_GPL(tern_core_roce_sr, TERN);
+
+/**
  * tern_core_dma_dev() - the device to map DMA memory for
  * @tdev: the device
  *

@@ -330,6 +330,36 @@ static const struct devlink_param tern_cc_params[] = {
 
 static_assert(ARRAY_SIZE(tern_cc_params) == ARRAY_SIZE(tern_cc_descs));
 
+/* ---------------------------------------------------------------------------------------
+ * RoCE transport: the port's default for the RC QPs tern_ib connects from now on
+ */
+
+enum {
+	TERN_DL_PARAM_ROCE_SR = TERN_DL_PARAM_END,
+};
+
+static int tern_sr_param_get(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
+{
+	struct tern_dev *tdev = devlink_priv(devlink);
+
+	ctx->val.vbool = READ_ONCE(tdev->roce_sr);
+	return 0;
+}
+
+static int tern_sr_param_set(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
+{
+	struct tern_dev *tdev = devlink_priv(devlink);
+
+	WRITE_ONCE(tdev->roce_sr, ctx->val.vbool);
+	return 0;
+}
+
+static const struct devlink_param tern_xport_params[] = {
+	DEVLINK_PARAM_DRIVER(TERN_DL_PARAM_ROCE_SR, "roce_selective_repeat",
+			     DEVLINK_PARAM_TYPE_BOOL, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     tern_sr_param_get, tern_sr_param_set, NULL),
+};
+
 static int tern_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
 				     struct devlink_fmsg *fmsg, struct netlink_ext_ack *extack)
 {
@@ -642,6 +672,9 @@ int tern_devlink_register(struct tern_dev *tdev)
 		if (err)
 			goto err_pfc_reporter;
 	}
+	err = devlink_params_register(devlink, tern_xport_params, ARRAY_SIZE(tern_xport_params));
+	if (err)
+		goto err_cc_params;
 	devlink_set_features(devlink, DEVLINK_F_RELOAD);
 	devlink_register(devlink);
 
@@ -650,8 +683,12 @@ int tern_devlink_register(struct tern_dev *tdev)
 	spin_unlock_irq(&tdev->health_lock);
 	return 0;
 
+err_cc_params:
+	if (tdev->dcb.supported)
+		devlink_params_unregister(devlink, tern_cc_params, ARRAY_SIZE(tern_cc_params));
 err_pfc_reporter:
-	devlink_health_reporter_destroy(tdev->pfc_reporter);
+	if (tdev->pfc_reporter)
+		devlink_health_reporter_destroy(tdev->pfc_reporter);
 	tdev->pfc_reporter = NULL;
 err_fw_reporter:
 	devlink_health_reporter_destroy(tdev->fw_reporter);
@@ -676,6 +713,8 @@ void tern_devlink_unregister(struct tern_dev *tdev)
 	cancel_work_sync(&tdev->pfc_work);
 
 	devlink_unregister(tern_to_devlink(tdev));
+	devlink_params_unregister(tern_to_devlink(tdev), tern_xport_params,
+				  ARRAY_SIZE(tern_xport_params));
 	if (tdev->dcb.supported)
 		devlink_params_unregister(tern_to_devlink(tdev), tern_cc_params,
 					  ARRAY_SIZE(tern_cc_params));

@@ -324,6 +324,7 @@ struct tern_dev {
 	tern_event_handler_t async_handler;
 	void *async_ctx;
 	struct tern_dcb dcb;
+	bool roce_sr;			/* devlink roce_selective_repeat (READ_ONCE) */
 };
 
 /* Bits of tern_dev.flags. */

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: selective repeat for RC (TERN_QP_XPORT_SR; Documentation/hw/rdma.rst,
+ * "Selective repeat"). Only QPs that MODIFY_QP switched to it get here (qp->sr); every other
+ * QP runs the standard go-back-N of rdma_req.c and rdma_resp.c untouched.
+ *
+ * Responder: a request up to TERNM_SR_WIN PSNs ahead of the expected one is kept in the
+ * QP's reorder window (its headers and payload, one slot per PSN) instead of being NAKed,
+ * and a SACK (AETH NAK code AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which
+ * PSNs after the expected one are held. When the expected PSN arrives, it and the held PSNs
+ * that follow it run through the responder's ordinary in-order path (rdma_resp.c), so
+ * placement order, receive WQEs, CQEs, MSNs, READ and atomic execution (exactly once, from
+ * the same responder resources) are what go-back-N gives. A duplicate while PSNs are held
+ * is answered with a SACK as well.
+ *
+ * Requester: a SACK acknowledges everything before its PSN and lists what the responder
+ * holds; the holes below the highest held PSN are resent once each (rtx_next..rtx_end,
+ * skipping what is held), before new packets, by positioning the send cursor on each hole
+ * and sending one packet (ternm_req_send with a budget of one), then putting the cursor
+ * back. A lost READ response re-requests only that READ's rest. A tail-loss probe resends
+ * the last packet sent when nothing acknowledged progress for the probe time; the full
+ * retransmit timeout stays behind it and still goes back N (the responder drops the
+ * duplicates). At most max_unacked PSNs are in flight (the BDP cap).
+ */
+#include <stdlib.h>
+
+#include "rdma.h"
+
+struct ternm_sr_slot {
+	bool used;
+	struct ternm_pkt p;	/* bth and payload pointers are not kept */
+};
+
+struct ternm_sr {
+	/* responder */
+	struct ternm_sr_slot slot[TERNM_SR_WIN];	/* PSN % TERNM_SR_WIN */
+	uint8_t *buf;		/* TERNM_SR_WIN * TERNM_SR_SLOT_BYTES, allocated at first use */
+	unsigned int held;
+	bool replay;		/* in ternm_resp_rx from here: the in-order path */
+	bool sack_queued;	/* a RESP_SACK waits in the output FIFO */
+	/* requester */
+	bool rtx_busy;		/* in ternm_req_send from ternm_sr_req_retx */
+	bool tlp_armed;		/* retx_deadline is the probe's, the RTO's rest follows */
+	bool probing;		/* the pending resend is a probe (counted as such) */
+	bool ack_hi_valid;	/* ack_hi: an ACK beyond a READ whose responses were lost */
+	bool rd_rtx_valid;	/* rd_rtx_psn: the READ re-requested from there */
+	uint32_t ack_hi;
+	uint32_t rd_rtx_psn;
+	uint32_t rtx_next, rtx_end;	/* holes in [rtx_next, rtx_end) to resend */
+	uint32_t retx_done;	/* holes below it were resent since the last probe */
+	uint64_t last_tx_ns;	/* when the last request packet went out */
+	unsigned int probes;	/* probes since the timer was last armed by progress */
+	uint32_t sack_base;	/* the last SACK: bit i of sack_map is PSN sack_base + 1 + i */
+	uint64_t sack_map;
+};
+
+/* ---- configuration (MODIFY_QP) ----------------------------------------------------------- */
+
+/* Check the TERN_QP_XPORT_* bits (rq_psn >> 24 << 24) for @qp: 0 or -1. */
+int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport)
+{
+	uint32_t cap = (xport & TERN_QP_XPORT_LOG_CAP_MASK) >> TERN_QP_XPORT_LOG_CAP_SHIFT;
+
+	if (!xport)
+		return 0;
+	if (xport & ~TERN_QP_XPORT_MASK || qp->type != TERN_QPT_RC)
+		return -1;
+	if (!(xport & TERN_QP_XPORT_SR) && cap)
+		return -1;
+	if (cap && (cap < TERN_QP_XPORT_MIN_LOG_CAP || cap > TERN_QP_XPORT_MAX_LOG_CAP))
+		return -1;
+	return 0;
+}
+
+/* Apply checked TERN_QP_XPORT_* bits. Returns 0, or -1 when out of memory (nothing changed). */
+int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
+{
+	uint32_t cap = (xport & TERN_QP_XPORT_LOG_CAP_MASK) >> TERN_QP_XPORT_LOG_CAP_SHIFT;
+
+	if (!(xport & TERN_QP_XPORT_SR)) {
+		ternm_sr_free(m, qp);
+		qp->xport = 0;
+		qp->max_unacked = TERNM_MAX_UNACKED;
+		return 0;
+	}
+	if (!qp->sr) {
+		qp->sr = calloc(1, sizeof(*qp->sr));
+		if (!qp->sr)
+			return -1;
+	} else {
+		/* SQD->SQD or INIT->RTR again: nothing held survives a new PSN start */
+		uint8_t *buf = qp->sr->buf;
+
+		memset(qp->sr, 0, sizeof(*qp->sr));
+		qp->sr->buf = buf;
+	}
+	qp->xport = (uint8_t)(xport >> 24);
+	qp->max_unacked = (uint16_t)(1u << (cap ? cap : TERN_QP_XPORT_DEF_LOG_CAP));
+	qp->sr->retx_done = qp->una_psn;
+	return 0;
+}
+
+void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
+{
+	if (!qp->sr)
+		return;
+	if (qp->sr->buf)
+		m->rdma->sr_bufs--;
+	free(qp->sr->buf);
+	free(qp->sr);
+	qp->sr = NULL;
+}
+
+/* ---- responder --------------------------------------------------------------------------- */
+
+static void sr_queue_sack(struct tern_model *m, struct ternm_qp *qp)
+{
+	if (!qp->sr->sack_queued)
+		qp->sr->sack_queued = ternm_resp_push(m, qp, RESP_SACK, AETH_NAK_SACK, qp->epsn);
+}
+
+static void sr_clear(struct ternm_sr *sr)
+{
+	unsigned int i;
+
+	for (i = 0; i < TERNM_SR_WIN; i++)
+		sr->slot[i].used = false;
+	sr->held = 0;
+}
+
+/* Keep the request @d PSNs ahead of the expected one, if the window has room for it. */
+static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p,
+		    int32_t d)
+{
+	struct ternm_sr *sr = qp->sr;
+	struct ternm_sr_slot *s;
+	unsigned int i = p->psn % TERNM_SR_WIN;
+
+	m->rdma->stats.out_of_sequence++;
+	if (d >= TERNM_SR_WIN || p->paylen > TERNM_SR_SLOT_BYTES || p->paylen > qp->mtu) {
+		/* beyond the window (or malformed: the in-order path would refuse it): dropped */
+		sr_queue_sack(m, qp);
+		return;
+	}
+	s = &sr->slot[i];
+	if (s->used && s->p.psn == p->psn) {
+		m->rdma->stats.duplicate_request++;	/* held already: a probe, say what is missing */
+		sr_queue_sack(m, qp);
+		return;
+	}
+	if (!sr->buf) {
+		/* the device's memory for reorder buffers is bounded, whatever the guest asks */
+		if (m->rdma->sr_bufs >= TERNM_SR_MAX_BUFS) {
+			m->rdma->stats.rx_roce_discards++;
+			sr_queue_sack(m, qp);	/* dropped: the requester resends it */
+			return;
+		}
+		sr->buf = malloc((size_t)TERNM_SR_WIN * TERNM_SR_SLOT_BYTES);
+		if (!sr->buf)
+			return;		/* dropped: the requester resends it */
+		m->rdma->sr_bufs++;
+	}
+	if (!s->used)
+		sr->held++;
+	s->used = true;
+	s->p = *p;
+	s->p.bth = NULL;
+	s->p.payload = NULL;
+	if (p->paylen)
+		memcpy(sr->buf + (size_t)i * TERNM_SR_SLOT_BYTES, p->payload, p->paylen);
+	m->rdma->stats.out_of_order_accepted++;
+	sr_queue_sack(m, qp);
+}
+
+/* Run the held requests that now follow in order. Returns how many ran. */
+static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+	unsigned int n = 0;
+
+	while (sr->held && qp->state != TERN_QPS_ERR && qp->state != TERN_QPS_RESET) {
+		unsigned int i = qp->epsn % TERNM_SR_WIN;
+		struct ternm_sr_slot *s = &sr->slot[i];
+		uint32_t before = qp->epsn;
+		struct ternm_pkt p;
+		unsigned int k;
+
+		/* slots the expected PSN has passed (a READ spans PSNs) are stale */
+		for (k = 0; k < TERNM_SR_WIN; k++)
+			if (sr->slot[k].used && psn_diff(sr->slot[k].p.psn, qp->epsn) < 0) {
+				sr->slot[k].used = false;
+				sr->held--;
+			}
+		if (!s->used || s->p.psn != qp->epsn)
+			break;
+		p = s->p;
+		p.payload = sr->buf + (size_t)i * TERNM_SR_SLOT_BYTES;
+		s->used = false;
+		sr->held--;
+		ternm_resp_rx(m, qp, &p);
+		n++;
+		if (qp->epsn == before) {
+			/* not taken (RNR NAK, error): the requester goes back from there */
+			sr_clear(sr);
+			break;
+		}
+	}
+	if (qp->state == TERN_QPS_ERR || qp->state == TERN_QPS_RESET)
+		sr_clear(sr);
+	return n;
+}
+
+/*
+ * A request for a selective-repeat QP. Returns false when the caller (ternm_resp_rx) is to
+ * handle it the ordinary way: the in-order path, while this function replays.
+ */
+bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_sr *sr = qp->sr;
+	int32_t d = psn_diff(p->psn, qp->epsn);
+	unsigned int n;
+
+	if (sr->replay)
+		return false;
+	if (d > 0) {
+		sr_hold(m, qp, p, d);
+		return true;
+	}
+	sr->replay = true;
+	ternm_resp_rx(m, qp, p);
+	n = d == 0 ? sr_drain(m, qp) : 0;
+	sr->replay = false;
+	if (qp->state == TERN_QPS_ERR || qp->state == TERN_QPS_RESET)
+		return true;
+	if (sr->held && (d < 0 || n))
+		sr_queue_sack(m, qp);	/* still holes: say what is missing */
+	else if (n)
+		ternm_resp_push(m, qp, RESP_ACK, AETH_ACK, psn_add(qp->epsn, TERNM_PSN_MASK));
+	return true;
+}
+
+/*
+ * Send the SACK queued: AETH NAK code AETH_NAK_SACK at the expected PSN, then the SACKETH:
+ * a BE32 word count in bits 31:24 (the rest zero), then that many BE32 bitmap words, bit b
+ * of word w standing for PSN + 1 + 32 w + b. With nothing held any more, a plain ACK.
+ */
+void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+	uint32_t w[TERNM_SR_WIN / 32] = { 0 };
+	unsigned int i;
+	uint8_t *x;
+
+	if (sr)
+		sr->sack_queued = false;
+	if (!sr || !sr->held) {
+		ternm_resp_send_aeth(m, qp, AETH_ACK, psn_add(qp->epsn, TERNM_PSN_MASK), qp->msn);
+		return;
+	}
+	for (i = 0; i < TERNM_SR_WIN - 1; i++) {
+		uint32_t psn = psn_add(qp->epsn, i + 1);
+		const struct ternm_sr_slot *s = &sr->slot[psn % TERNM_SR_WIN];
+
+		if (s->used && s->p.psn == psn)
+			w[i / 32] |= 1u << (i % 32);
+	}
+	x = ternm_pkt_start(m, qp, IBOP_ACK, false, false, qp->epsn);
+	x[0] = AETH_NAK_SACK;
+	put_be24(x + 1, qp->msn);
+	x += AETH_LEN;
+	put_be32(x, (uint32_t)(TERNM_SR_WIN / 32) << 24);
+	x += 4;
+	for (i = 0; i < TERNM_SR_WIN / 32; i++, x += 4)
+		put_be32(x, w[i]);
+	ternm_pkt_send(m, qp, x);
+}
+
+/* ---- requester --------------------------------------------------------------------------- */
+
+static bool sr_outstanding(const struct ternm_qp *qp)
+{
+	return qp->sq_ci != qp->req_max;
+}
+
+static bool sr_sacked(const struct ternm_sr *sr, uint32_t psn)
+{
+	int32_t d = psn_diff(psn, sr->sack_base);
+
+	return d >= 1 && d <= 64 && ((sr->sack_map >> (d - 1)) & 1);
+}
+
+/* Resend the holes in [from, end) (what the last SACK does not list) before anything new. */
+static void sr_rtx(struct tern_model *m, struct ternm_qp *qp, uint32_t from, uint32_t end)
+{
+	struct ternm_sr *sr = qp->sr;
+
+	if (psn_diff(from, qp->una_psn) < 0)
+		from = qp->una_psn;
+	if (psn_diff(end, from) <= 0)
+		return;
+	if (psn_diff(sr->rtx_end, sr->rtx_next) > 0 && psn_diff(sr->rtx_next, from) < 0)
+		from = sr->rtx_next;	/* resends still pending from before: keep them */
+	sr->rtx_next = from;
+	sr->probing = false;
+	if (psn_diff(end, sr->rtx_end) > 0 || psn_diff(sr->rtx_end, from) <= 0)
+		sr->rtx_end = end;
+	if (psn_diff(end, sr->retx_done) > 0)
+		sr->retx_done = end;
+	ternm_qp_work(m, qp);
+}
+
+/* A SACK (AETH_NAK_SACK at @p->psn, its SACKETH in the payload) for a selective-repeat QP. */
+void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_sr *sr = qp->sr;
+	uint32_t nw, hdr, from, end;
+	uint64_t map;
+
+	if (!sr || p->paylen < 4) {
+		m->rdma->stats.rx_roce_discards++;	/* not ours to get, or no SACKETH */
+		return;
+	}
+	hdr = get_be32(p->payload);
+	nw = hdr >> 24;
+	if ((hdr & 0xffffff) || nw == 0 || nw > 8 || p->paylen != 4 + 4 * nw) {
+		m->rdma->stats.rx_roce_discards++;
+		return;
+	}
+	map = get_be32(p->payload + 4);
+	if (nw > 1)
+		map |= (uint64_t)get_be32(p->payload + 8) << 32;
+	ternm_req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));
+	if (qp->state == TERN_QPS_ERR || !sr_outstanding(qp))
+		return;
+	sr->sack_base = p->psn;
+	sr->sack_map = map;
+	/* the highest PSN held bounds the holes; with none held, the base alone is missing */
+	end = map ? psn_add(p->psn, 64 - (uint32_t)__builtin_clzll(map)) : psn_add(p->psn, 1);
+	from = p->psn;
+	if (psn_diff(sr->retx_done, from) > 0 && psn_diff(sr->retx_done, qp->sent_psn) <= 0)
+		from = sr->retx_done;	/* those were resent once already */
+	if (psn_diff(end, qp->sent_psn) > 0)
+		end = qp->sent_psn;
+	sr_rtx(m, qp, from, end);
+}
+
+/* The started WQE @psn belongs to (its index in *idx), or NULL. */
+static const struct ternm_swqe *sr_find(const struct ternm_qp *qp, uint32_t psn, uint16_t *idx)
+{
+	uint32_t mask = (1u << qp->log_sq_depth) - 1;
+	uint16_t i;
+
+	for (i = qp->sq_ci; i != qp->req_max; i++) {
+		const struct ternm_swqe *s = &qp->swq[i & mask];
+		int32_t d = psn_diff(psn, s->first_psn);
+
+		if (!s->local && d >= 0 && (uint32_t)d < s->npkts) {
+			*idx = i;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* Put the send cursor on @psn, in a started WQE; returns that WQE, or NULL. */
+static const struct ternm_swqe *sr_seek(struct ternm_qp *qp, uint32_t psn)
+{
+	uint16_t idx;
+	const struct ternm_swqe *s = sr_find(qp, psn, &idx);
+
+	if (s) {
+		qp->req_idx = idx;
+		qp->req_pkt = (uint32_t)psn_diff(psn, s->first_psn);
+		qp->req_psn = psn;
+	}
+	return s;
+}
+
+/*
+ * Send the pending selective retransmissions (at most @budget packets). Called first by
+ * ternm_req_send; returns the packets sent.
+ */
+unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+{
+	struct ternm_sr *sr = qp->sr;
+	uint16_t idx = qp->req_idx;
+	uint32_t pkt = qp->req_pkt, psn = qp->req_psn, since = qp->pkts_since_ack;
+	unsigned int sent = 0;
+
+	if (sr->rtx_busy || psn_diff(sr->rtx_end, sr->rtx_next) <= 0)
+		return 0;
+	sr->rtx_busy = true;
+	while (sent < budget && psn_diff(sr->rtx_end, sr->rtx_next) > 0 &&
+	       qp->state != TERN_QPS_ERR) {
+		uint32_t p = sr->rtx_next;
+		const struct ternm_swqe *s;
+
+		if (psn_diff(p, qp->una_psn) < 0) {
+			sr->rtx_next = qp->una_psn;
+			continue;
+		}
+		if (psn_diff(p, qp->sent_psn) >= 0) {
+			sr->rtx_next = sr->rtx_end;	/* never sent: the ordinary path sends it */
+			break;
+		}
+		if (sr_sacked(sr, p)) {
+			sr->rtx_next = psn_add(p, 1);
+			continue;
+		}
+		s = sr_seek(qp, p);
+		if (!s) {
+			sr->rtx_next = sr->rtx_end;
+			break;
+		}
+		qp->pkts_since_ack = TERNM_ACK_EVERY;	/* AckReq on every resent packet */
+		if (!ternm_req_send(m, qp, 1))
+			break;		/* held back (pacer, MAC, window): retried later */
+		if (sr->probing)
+			sr->probing = false;	/* counted in tail_loss_probes */
+		else
+			m->rdma->stats.selective_retrans_pkts++;
+		sent++;
+		/* one request re-asks a READ's whole rest */
+		sr->rtx_next = s->read ? psn_add(s->first_psn, s->npkts) : psn_add(p, 1);
+	}
+	sr->rtx_busy = false;
+	if (qp->state != TERN_QPS_ERR) {
+		qp->req_idx = idx;
+		qp->req_pkt = pkt;
+		qp->req_psn = psn;
+		qp->pkts_since_ack = since;
+	}
+	return sent;
+}
+
+/*
+ * The READ or atomic at una_psn lost responses (a gap in them, or an ACK up to @acked
+ * beyond it): re-request only its rest, once, and remember @acked for when it completes.
+ */
+void ternm_sr_req_resend(struct tern_model *m, struct ternm_qp *qp, uint32_t acked)
+{
+	struct ternm_sr *sr = qp->sr;
+
+	if (!sr->ack_hi_valid || psn_diff(acked, sr->ack_hi) > 0) {
+		sr->ack_hi = acked;
+		sr->ack_hi_valid = true;
+	}
+	if (sr->rd_rtx_valid && sr->rd_rtx_psn == qp->una_psn)
+		return;			/* re-requested already: the probe or the RTO goes on */
+	sr->rd_rtx_valid = true;
+	sr->rd_rtx_psn = qp->una_psn;
+	sr->sack_map = 0;
+	sr_rtx(m, qp, qp->una_psn, psn_add(qp->una_psn, 1));
+}
+
+/* The READ or atomic at the head completed: apply an ACK that went beyond it meanwhile. */
+void ternm_sr_req_read_done(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+
+	if (!sr->ack_hi_valid)
+		return;
+	if (psn_diff(sr->ack_hi, qp->una_psn) < 0) {
+		sr->ack_hi_valid = false;
+		return;
+	}
+	sr->ack_hi_valid = false;
+	ternm_req_ack_upto(m, qp, sr->ack_hi);
+}
+
+#define TERNM_SR_PROBES	3	/* probes before the timeout's rest */
+
+/* The tail-loss probe time for a timeout of @rto_ns: an eighth of it, at least 8 us. */
+static uint64_t sr_tlp_ns(uint64_t rto_ns)
+{
+	uint64_t t = rto_ns / 8;
+
+	return t < 8000 ? 8000 : t;
+}
+
+/*
+ * The retransmit timer is being armed for @rto_ns: with selective repeat it first runs for
+ * the tail-loss probe time; returns the time to arm.
+ */
+uint64_t ternm_sr_arm_ns(struct ternm_qp *qp, uint64_t rto_ns)
+{
+	uint64_t t = sr_tlp_ns(rto_ns);
+
+	if (!qp->sr || (uint64_t)TERNM_SR_PROBES * t >= rto_ns)
+		return rto_ns;
+	qp->sr->tlp_armed = true;
+	qp->sr->probes = 0;
+	return t;
+}
+
+/*
+ * The retransmit timer expired. If it was the probe's time and a packet went out since it
+ * started, it starts again from that packet. Else resend the last packet sent
+ * (with AckReq: its answer, an ACK or a SACK, shows what is missing), let every hole be
+ * resent once more, re-arm for the rest of the timeout and return true.
+ */
+bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
+{
+	struct ternm_sr *sr = qp->sr;
+	uint32_t last;
+
+	if (!sr || !sr->tlp_armed)
+		return false;
+	if (sr->last_tx_ns + sr_tlp_ns(rto_ns) > ternm_now(m) && sr_outstanding(qp)) {
+		/* still sending (paced, ACKs far apart): not a tail; the probe time restarts */
+		qp->retx_deadline = sr->last_tx_ns + sr_tlp_ns(rto_ns);
+		ternm_qp_timer_sync(m, qp);
+		return true;
+	}
+	if (!sr_outstanding(qp) || (qp->state != TERN_QPS_RTS && qp->state != TERN_QPS_SQD)) {
+		sr->tlp_armed = false;
+		return false;
+	}
+	/* up to TERNM_SR_PROBES probes, one probe time apart, then the rest of the timeout */
+	sr->tlp_armed = ++sr->probes < TERNM_SR_PROBES;
+	if (qp->sent_psn != qp->una_psn) {
+		const struct ternm_swqe *s;
+		uint16_t idx;
+
+		m->rdma->stats.tail_loss_probes++;
+		last = psn_add(qp->sent_psn, TERNM_PSN_MASK);
+		/*
+		 * A READ or atomic waiting for its responses at the head is what stalls: it is
+		 * re-requested (its whole rest). Else a READ is probed from its start.
+		 */
+		s = sr_find(qp, qp->una_psn, &idx);
+		if (s && s->read) {
+			last = qp->una_psn;
+		} else {
+			s = sr_find(qp, last, &idx);
+			if (s && s->read)
+				last = s->first_psn;
+		}
+		sr->rd_rtx_valid = false;
+		sr->retx_done = qp->una_psn;
+		sr->sack_map = 0;
+		sr->rtx_next = last;
+		sr->rtx_end = psn_add(last, 1);
+		sr->probing = true;
+		ternm_qp_work(m, qp);
+	}
+	qp->retx_deadline = ternm_now(m) + (sr->tlp_armed ? sr_tlp_ns(rto_ns) :
+					    rto_ns - (uint64_t)TERNM_SR_PROBES * sr_tlp_ns(rto_ns));
+	ternm_qp_timer_sync(m, qp);
+	return true;
+}
+
+/* A request packet went out (rdma_req.c, req_sent). */
+void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp)
+{
+	qp->sr->last_tx_ns = ternm_now(m);
+}
+
+/* The full retransmit timeout: the requester goes back N; forget the selective state. */
+void ternm_sr_req_timeout(struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+
+	if (!sr)
+		return;
+	sr->rtx_next = sr->rtx_end = qp->una_psn;
+	sr->retx_done = qp->una_psn;
+	sr->sack_map = 0;
+	sr->tlp_armed = false;
+}

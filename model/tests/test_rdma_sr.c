@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * RC selective repeat (TERN_QP_XPORT_SR, Documentation/hw/rdma.rst "Selective repeat"), in
+ * virtual time: MODIFY_QP's checks; random loss at 0.1 %, 1 % and 5 % with duplicates and
+ * reordering, where every byte arrives and every verb (WRITE, WRITE_IMM, SEND, READ, both
+ * atomics) completes OK and in order, atomics exactly once; bursts of consecutive losses and
+ * a lost tail, resent selectively and probed before the timeout; and the same work with
+ * go-back-N, whose virtual times the selective repeat runs are printed against.
+ */
+#include <stdlib.h>
+
+#include "test_rdma.h"
+
+#define WF(f)	OFF(struct tern_wire_faults, f)
+#define TERNM_TEST_MAX_QPN	1024	/* the model's TERNM_MAX_QP */
+#define TERNM_TEST_SR_MAX_BUFS	64	/* the model's TERNM_SR_MAX_BUFS */
+
+static int faults_set(struct rdev *d, uint32_t drop, uint32_t dup, uint32_t reorder,
+		      uint64_t seed)
+{
+	uint8_t in[sizeof(struct tern_wire_faults)] = { 0 };
+
+	wr32(in + WF(drop_ppm), drop);
+	wr32(in + WF(duplicate_ppm), dup);
+	wr32(in + WF(reorder_ppm), reorder);
+	wr32(in + WF(flags), TERN_WIRE_FAULT_F_ROCE_ONLY);
+	wr64(in + WF(seed), seed);
+	return rdev_cmd(d, TERN_CMD_SET_WIRE_FAULTS, in, sizeof(in), NULL, 0, NULL);
+}
+
+static const uint32_t acc_all = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
+				TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
+
+static void post_atomic(struct rdev *d, struct rqp *qp, uint8_t opcode, uint64_t wr_id,
+			const struct sge *sg, uint64_t raddr, uint32_t rkey, uint64_t swap_add,
+			uint64_t compare)
+{
+	typedef struct tern_sq_wqe W;
+	typedef struct tern_atomic_seg A;
+	unsigned int slot = qp->sq_pi & ((1u << qp->sq_log) - 1);
+	size_t sz = 1u << qp->sq_stride;
+	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)slot * sz, sz);
+	uint8_t *a = w + sizeof(W), *s = a + sizeof(A);
+
+	memset(w, 0, sz);
+	w[OFF(W, opcode)] = opcode;
+	w[OFF(W, flags)] = TERN_WQE_F_SIGNALED;
+	w[OFF(W, num_sge)] = 1;
+	wr32(w + OFF(W, rkey), rkey);
+	wr64(w + OFF(W, remote_addr), raddr);
+	wr64(w + OFF(W, wr_id), wr_id);
+	wr64(a + OFF(A, swap_add), swap_add);
+	wr64(a + OFF(A, compare), compare);
+	wr64(s + OFF(struct tern_sge, addr), sg->addr);
+	wr32(s + OFF(struct tern_sge, length), sg->len);
+	wr32(s + OFF(struct tern_sge, lkey), sg->lkey);
+	qp->sq_pi++;
+}
+
+/* ---- MODIFY_QP ------------------------------------------------------------------------- */
+
+static int rtr_with(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t xport)
+{
+	struct qpattr a;
+	struct cqe cq;
+
+	memset(&a, 0, sizeof(a));
+	a.state = TERN_QPS_INIT;
+	a.access = acc_all;
+	if (qp_modify(d, qp->qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_ACCESS, &a, &cq))
+		return -1;
+	a.state = TERN_QPS_RTR;
+	{
+		struct connopt o;
+
+		connopt_default(&o);
+		path_fill(&a, d, peer, &o);
+	}
+	a.path_mtu = 3;
+	a.dest_qpn = 2;
+	a.rq_psn = 0x123 | xport;
+	a.max_dest_rd_atomic = 1;
+	return qp_modify(d, qp->qpn,
+			 TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU |
+			 TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN |
+			 TERN_QP_ATTR_MAX_DEST_RD_ATOMIC | TERN_QP_ATTR_MIN_RNR_TIMER, &a, &cq);
+}
+
+/*
+ * The transport bits of rq_psn: SR with the default or a cap of 2^4..2^8 is taken and
+ * reported by QUERY_QP; a cap without SR, caps outside 4..8 and the reserved bits are
+ * BAD_PARAM; QUERY_RDMA announces TERN_RDMA_CAP_SR; RESET goes back to go-back-N.
+ */
+static void t_sr_modify(void)
+{
+	static const struct {
+		uint32_t xport;
+		int ok;
+	} v[] = {
+		{ 0, 1 }, { TERN_QP_XPORT_SR, 1 },
+		{ TERN_QP_XPORT_SR | 4u << TERN_QP_XPORT_LOG_CAP_SHIFT, 1 },
+		{ TERN_QP_XPORT_SR | 8u << TERN_QP_XPORT_LOG_CAP_SHIFT, 1 },
+		{ TERN_QP_XPORT_SR | 3u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
+		{ TERN_QP_XPORT_SR | 9u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
+		{ 6u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
+		{ 1u << 30, 0 }, { 1u << 28, 0 },
+	};
+	struct rdev *d[2] = { rdev_new(0), rdev_new(1) };
+	uint8_t caps[sizeof(struct tern_cmd_query_rdma_out)];
+	struct rcq cq;
+	bool cq_ok = false;
+	unsigned int i;
+
+	RQ(d[0] && d[1]);
+	RQ(rdev_cmd(d[0], TERN_CMD_QUERY_RDMA, NULL, 0, caps, sizeof(caps), NULL) == 0);
+	CHECK(rd32(caps + OFF(struct tern_cmd_query_rdma_out, cap_flags)) & TERN_RDMA_CAP_SR);
+	RQ(cq_create(d[0], &cq, 6, false) == 0);
+	cq_ok = true;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t out[sizeof(struct tern_cmd_query_qp_out)];
+		struct rqp qp;
+		int st;
+
+		RQ(qp_create(d[0], &qp, d[0]->pdn, &cq, &cq, 4, 6, 4, 5, 0, false) == 0);
+		st = rtr_with(d[0], &qp, d[1], v[i].xport);
+		if (v[i].ok) {
+			CHECK_EQ(st, 0);
+			RQ(qp_query(d[0], qp.qpn, out) == 0);
+			CHECK_EQ(rd32(out + OFF(struct tern_cmd_query_qp_out, attrs) +
+				      OFF(struct tern_qp_attrs, rq_psn)), 0x123 | v[i].xport);
+			/* RESET: back to go-back-N */
+			{
+				struct qpattr a;
+				struct cqe r;
+
+				memset(&a, 0, sizeof(a));
+				a.state = TERN_QPS_RESET;
+				CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE, &a, &r), 0);
+				RQ(qp_query(d[0], qp.qpn, out) == 0);
+				CHECK_EQ(rd32(out + OFF(struct tern_cmd_query_qp_out, attrs) +
+					      OFF(struct tern_qp_attrs, rq_psn)) >> 24, 0);
+			}
+		} else {
+			CHECK_EQ(st, TERN_CMD_BAD_PARAM);
+		}
+		CHECK_EQ(qp_destroy(d[0], &qp), 0);
+	}
+out:
+	if (cq_ok)
+		cq_destroy(d[0], &cq);
+	rdev_free(d[0]);
+	rdev_free(d[1]);
+}
+
+/* ---- a mixed workload under loss ----------------------------------------------------------- */
+
+#define MB		(1u << 20)
+#define BULK		MB		/* bytes of the bulk WRITE and READ */
+#define SLOT(k)		(MB + (uint64_t)((k) % 192) * 8192)
+#define CNT_OFF		(3 * MB + 512 * 1024)	/* the atomics' counter (side 1) */
+#define RES_OFF(k)	(CNT_OFF + 64 + 8 * (uint64_t)(k))	/* their results (side 0) */
+#define ROUNDS		6
+#define PER_ROUND	36
+
+struct sr_result {
+	uint64_t t_write, t_read, t_mix;	/* virtual ns */
+	uint64_t retrans, sel, probes, ooo, timeouts, dropped;
+};
+
+/*
+ * On a fresh pair (selective repeat on or off), with @drop/@dup/@reorder ppm on both ports:
+ * a bulk WRITE and a bulk READ of BULK bytes, then ROUNDS rounds of PER_ROUND WQEs of every
+ * kind, checked completely. Returns false (reported) when anything was wrong.
+ */
+static bool sr_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t seed,
+		   struct sr_result *res)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr src[2], dst[2];
+	unsigned int s, round, i, natomic = 0;
+	int f0 = t_failures;
+	bool mrs = false, conn = false;
+	const uint64_t mrlen = 4 * MB;
+	struct sge sg;
+	struct wc w;
+	uint64_t t0;
+
+	memset(res, 0, sizeof(*res));
+	connopt_default(&o);
+	o.timeout = 8;			/* 1 ms */
+	o.retry_cnt = 7;
+	o.xport = sr ? TERN_QP_XPORT_SR : 0;
+	o.access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
+	RQ(conn_setup(&c, &o));
+	conn = true;
+	for (s = 0; s < 2; s++) {
+		RQ(mr_create(c.d[s], &src[s], c.d[s]->pdn, mrlen, acc_all, 0x30) == 0);
+		RQ(mr_create(c.d[s], &dst[s], c.d[s]->pdn, mrlen, acc_all, 0x50) == 0);
+		mr_fill(c.d[s], &src[s], 40 + s);
+		RQ(faults_set(c.d[s], drop, dup, reorder, seed + s) == TERN_CMD_OK);
+	}
+	mrs = true;
+	{
+		uint8_t z[8] = { 0 };
+
+		mr_write(c.d[1], &dst[1], CNT_OFF, z, 8);
+	}
+
+	/* bulk WRITE 0 -> 1 */
+	t0 = wire_now(&c.w);
+	sg = mr_sge(&src[0], 0, BULK);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  dst[1].iova, dst[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, &w, 1, 5000000000ull) == 1);
+	res->t_write = wire_now(&c.w) - t0;
+	CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &dst[1], 0, BULK, 40, 0), -1);
+	wire_clear_log(&c.w);
+
+	/* bulk READ by 0 from 1 */
+	t0 = wire_now(&c.w);
+	sg = mr_sge(&dst[0], 0, BULK);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 2, &sg, 1,
+		  src[1].iova + 100, src[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, &w, 1, 5000000000ull) == 1);
+	res->t_read = wire_now(&c.w) - t0;
+	CHECK_WC(&w, TERN_WQE_RDMA_READ, TERN_CQE_OK, 2);
+	CHECK_EQ(mr_diff_pattern(c.d[0], &dst[0], 0, BULK, 41, 100), -1);
+	wire_clear_log(&c.w);
+
+	/* rounds of every kind at once: SEND, WRITE, WRITE_IMM, READ, FETCH_ADD, CMP_SWAP */
+	t0 = wire_now(&c.w);
+	for (round = 0; round < ROUNDS && t_failures == f0; round++) {
+		struct wc wcs[PER_ROUND];
+		unsigned int got, recvs = 0, k0 = round * PER_ROUND, n;
+
+		for (i = 0; i < PER_ROUND; i++) {
+			unsigned int k = k0 + i;
+			uint32_t len = 1 + (k * 2654435761u) % 5000;
+			struct sge r;
+
+			switch (i % 6) {
+			case 0:		/* SEND */
+			case 2:		/* WRITE_IMM: its receive WQE takes nothing */
+				r = mr_sge(&dst[1], SLOT(k), 8192);
+				post_recv(c.d[1], &c.qp[1], k, &r, 1);
+				recvs++;
+				sg = mr_sge(&src[0], SLOT(k) + 1, len);
+				post_send(c.d[0], &c.qp[0], i % 6 == 0 ? TERN_WQE_SEND :
+					  TERN_WQE_RDMA_WRITE_IMM, TERN_WQE_F_SIGNALED, k, &sg, 1,
+					  dst[1].iova + SLOT(k), dst[1].key, 0xab000000u | k);
+				break;
+			case 1:
+				sg = mr_sge(&src[0], SLOT(k) + 1, len);
+				post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED,
+					  k, &sg, 1, dst[1].iova + SLOT(k), dst[1].key, 0);
+				break;
+			case 3:
+				sg = mr_sge(&dst[0], SLOT(k), len);
+				post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED,
+					  k, &sg, 1, src[1].iova + SLOT(k) + 1, src[1].key, 0);
+				break;
+			case 4:
+				sg = mr_sge(&dst[0], RES_OFF(natomic), 8);
+				post_atomic(c.d[0], &c.qp[0], TERN_WQE_ATOMIC_FETCH_ADD, k, &sg,
+					    dst[1].iova + CNT_OFF, dst[1].key, 1, 0);
+				natomic++;
+				break;
+			default:
+				/* executed in order, once: the counter holds natomic by then */
+				sg = mr_sge(&dst[0], RES_OFF(natomic), 8);
+				post_atomic(c.d[0], &c.qp[0], TERN_WQE_ATOMIC_CMP_SWP, k, &sg,
+					    dst[1].iova + CNT_OFF, dst[1].key, natomic + 1,
+					    natomic);
+				natomic++;
+				break;
+			}
+		}
+		ring_rq(c.d[1], &c.qp[1]);
+		ring_sq(c.d[0], &c.qp[0]);
+		got = conn_poll(&c, 0, wcs, PER_ROUND, 5000000000ull);
+		CHECK_EQ(got, PER_ROUND);
+		for (i = 0; i < got; i++) {
+			unsigned int k = k0 + i;
+			uint32_t len = 1 + (k * 2654435761u) % 5000;
+
+			CHECK_EQ(wcs[i].status, TERN_CQE_OK);
+			CHECK_EQ(wcs[i].wr_id, k);
+			if (i % 6 == 3)
+				CHECK_EQ(mr_diff_pattern(c.d[0], &dst[0], SLOT(k), len, 41,
+							 SLOT(k) + 1), -1);
+			else if (i % 6 < 3)
+				CHECK_EQ(mr_diff_pattern(c.d[1], &dst[1], SLOT(k), len, 40,
+							 SLOT(k) + 1), -1);
+		}
+		n = conn_poll(&c, 1, wcs, recvs, 100000000ull);
+		CHECK_EQ(n, recvs);
+		for (i = 0; i < n; i++) {
+			unsigned int k = k0 + 6 * (i / 2) + (i % 2 ? 2 : 0);
+			uint32_t len = 1 + (k * 2654435761u) % 5000;
+
+			CHECK_EQ(wcs[i].status, TERN_CQE_OK);
+			CHECK_EQ(wcs[i].wr_id, k);
+			CHECK_EQ(wcs[i].byte_len, len);
+			if (i % 2) {
+				CHECK_EQ(wcs[i].opcode, TERN_CQE_RECV_RDMA_WRITE_IMM);
+				CHECK_EQ(wcs[i].imm, 0xab000000u | k);
+			} else {
+				CHECK_EQ(wcs[i].opcode, TERN_CQE_RECV);
+			}
+		}
+		wire_clear_log(&c.w);
+	}
+	res->t_mix = wire_now(&c.w) - t0;
+	/* atomics: each executed exactly once, in order */
+	{
+		uint8_t b[8];
+
+		mr_read(c.d[1], &dst[1], CNT_OFF, b, 8);
+		CHECK_EQ(rd64(b), natomic);
+		for (i = 0; i < natomic; i++) {
+			mr_read(c.d[0], &dst[0], RES_OFF(i), b, 8);
+			CHECK_EQ(rd64(b), i);
+		}
+	}
+	for (s = 0; s < 2; s++) {
+		uint8_t q[sizeof(struct tern_cmd_query_wire_faults_out)];
+
+		res->retrans += RDEV_STAT(c.d[s], retrans_pkts);
+		res->sel += RDEV_STAT(c.d[s], selective_retrans_pkts);
+		res->probes += RDEV_STAT(c.d[s], tail_loss_probes);
+		res->ooo += RDEV_STAT(c.d[s], out_of_order_accepted);
+		res->timeouts += RDEV_STAT(c.d[s], local_ack_timeout_err);
+		if (!rdev_cmd(c.d[s], TERN_CMD_QUERY_WIRE_FAULTS, NULL, 0, q, sizeof(q), NULL))
+			res->dropped += rd64(q + OFF(struct tern_cmd_query_wire_faults_out,
+						       dropped));
+		CHECK_EQ(qp_state(c.d[s], c.qp[s].qpn), TERN_QPS_RTS);
+		CHECK(!cq_peek(c.d[s], &c.cq[s]));
+		if (!sr) {
+			CHECK_EQ(RDEV_STAT(c.d[s], selective_retrans_pkts), 0);
+			CHECK_EQ(RDEV_STAT(c.d[s], tail_loss_probes), 0);
+			CHECK_EQ(RDEV_STAT(c.d[s], out_of_order_accepted), 0);
+		}
+	}
+out:
+	if (mrs) {
+		for (s = 0; s < 2; s++) {
+			mr_release(&src[s]);
+			mr_release(&dst[s]);
+		}
+	}
+	if (conn)
+		conn_free(&c);
+	return t_failures == f0;
+}
+
+static void sr_print(const char *what, const struct sr_result *r)
+{
+	printf("#   %-4s WRITE %7.1f us READ %7.1f us mix %7.1f us: dropped %llu, resent %llu "
+	       "(selective %llu), probes %llu, ooo kept %llu, timeouts %llu\n", what,
+	       r->t_write / 1e3, r->t_read / 1e3, r->t_mix / 1e3,
+	       (unsigned long long)r->dropped, (unsigned long long)r->retrans,
+	       (unsigned long long)r->sel, (unsigned long long)r->probes,
+	       (unsigned long long)r->ooo, (unsigned long long)r->timeouts);
+}
+
+/* The workload at @ppm random loss with selective repeat, then with go-back-N for comparison. */
+static void sr_loss(uint32_t ppm, uint32_t dup, uint32_t reorder)
+{
+	struct sr_result sr, gbn;
+
+	if (!sr_run(true, ppm, dup, reorder, 7000 + ppm, &sr))
+		return;
+	sr_print("SR", &sr);
+	if (ppm >= 10000) {
+		CHECK(sr.sel > 0);
+		CHECK(sr.ooo > 0);
+	}
+	if (!sr_run(false, ppm, dup, reorder, 7000 + ppm, &gbn))
+		return;
+	sr_print("GBN", &gbn);
+	/* at 1 % and more, resending only what is missing costs less wire and time */
+	if (ppm >= 10000) {
+		CHECK(sr.retrans < gbn.retrans);
+		CHECK(sr.t_write <= gbn.t_write);
+	}
+}
+
+static void t_sr_loss_01(void)
+{
+	sr_loss(1000, 0, 0);
+}
+
+static void t_sr_loss_1(void)
+{
+	sr_loss(10000, 0, 0);
+}
+
+static void t_sr_loss_5(void)
+{
+	sr_loss(50000, 0, 0);
+}
+
+static void t_sr_dup_reorder(void)
+{
+	sr_loss(10000, 20000, 20000);
+}
+
+/* ---- bursts and the tail ---------------------------------------------------------------- */
+
+struct burst {
+	unsigned int seen;	/* frames 0 -> 1 so far */
+	unsigned int from, n;	/* of those, [from, from + n) are dropped */
+};
+
+static enum wire_action burst_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				     uint8_t *frame, size_t *len)
+{
+	struct burst *b = w->ctx;
+	unsigned int k;
+
+	(void)frame;
+	(void)len;
+	(void)idx;
+	if (dir != 0)
+		return W_DELIVER;
+	k = b->seen++;
+	return k >= b->from && k < b->from + b->n ? W_DROP : W_DELIVER;
+}
+
+/*
+ * A WRITE of 120 packets loses 10 consecutive ones in the middle: those 10 are resent
+ * selectively, nothing else, and no timeout runs. Then a 3-packet WRITE loses its last
+ * packet: the tail-loss probe resends it after an eighth of the timeout.
+ */
+static void t_sr_burst_tail(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	bool mrs = false;
+	struct burst b = { 0, 30, 10 };
+	struct sge sg;
+	struct wc w;
+	uint64_t t0, dt, tmo = 4096ull << 8;
+
+	connopt_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 7;
+	o.xport = TERN_QP_XPORT_SR;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 256 * 1024, acc_all, 0) == 0);
+	if (mr_create(c.d[1], &m[1], c.d[1]->pdn, 256 * 1024, acc_all, 0) != 0) {
+		mr_release(&m[0]);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &m[0], 9);
+	c.w.filter = burst_filter;
+	c.w.ctx = &b;
+
+	t0 = wire_now(&c.w);
+	sg = mr_sge(&m[0], 0, 120 * 1024);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  m[1].iova, m[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, &w, 1, 100 * tmo) == 1);
+	dt = wire_now(&c.w) - t0;
+	CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 120 * 1024, 9, 0), -1);
+	CHECK_EQ(RDEV_STAT(c.d[0], selective_retrans_pkts), 10);
+	CHECK_EQ(RDEV_STAT(c.d[0], retrans_pkts), 10);
+	CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 0);
+	CHECK(RDEV_STAT(c.d[1], out_of_order_accepted) > 0);
+	CHECK(RDEV_STAT(c.d[1], out_of_order_accepted) <= 120 - 40);
+	CHECK_EQ(RDEV_STAT(c.d[1], seq_err_naks_sent), 0);
+	CHECK(dt < tmo / 8);
+	printf("#   burst of 10 lost: done in %.1f us, %llu resent\n", dt / 1e3,
+	       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts));
+
+	/* the tail: the next WRITE's third and last packet is lost */
+	b.seen = 0;
+	b.from = 2;
+	b.n = 1;
+	t0 = wire_now(&c.w);
+	sg = mr_sge(&m[0], 0, 3000);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 2, &sg, 1,
+		  m[1].iova + 200000, m[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, &w, 1, 100 * tmo) == 1);
+	dt = wire_now(&c.w) - t0;
+	CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 2);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 200000, 3000, 9, 0), -1);
+	CHECK_EQ(RDEV_STAT(c.d[0], tail_loss_probes), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 0);
+	CHECK(dt >= tmo / 8);
+	CHECK(dt < tmo / 4);
+	printf("#   lost tail: done in %.1f us (timeout %.1f us)\n", dt / 1e3, tmo / 1e3);
+out:
+	if (mrs) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+}
+
+/* Every SACK from 1 to 0 gets a word count of 9 (or, with @trunc, loses its last word). */
+struct bad_sack {
+	bool trunc;
+	unsigned int seen, mangled;
+};
+
+static enum wire_action sack_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				    uint8_t *frame, size_t *len)
+{
+	struct bad_sack *b = w->ctx;
+	const size_t bth = 14 + 20 + 8;	/* Ethernet, IPv4, UDP */
+
+	(void)idx;
+	if (dir == 0) {
+		/* the first WRITE's third packet is lost: a gap, so SACKs */
+		return b->seen++ == 2 ? W_DROP : W_DELIVER;
+	}
+	if (*len < bth + 12 + 4 + 4 + 4 || frame[bth] != OP_ACK || frame[bth + 12] != 0x70)
+		return W_DELIVER;
+	b->mangled++;
+	if (b->trunc) {
+		/* drop the last bitmap word, fix the IP and UDP lengths */
+		*len -= 4;
+		frame[14 + 2] = (uint8_t)((*len - 14) >> 8);
+		frame[14 + 3] = (uint8_t)(*len - 14);
+		frame[14 + 20 + 4] = (uint8_t)((*len - 14 - 20) >> 8);
+		frame[14 + 20 + 5] = (uint8_t)(*len - 14 - 20);
+		pkt_fix_ipv4_csum(frame, *len);
+	} else {
+		frame[bth + 16] = 9;
+	}
+	pkt_fix_icrc(frame, *len);
+	return W_DELIVER;
+}
+
+/*
+ * Malformed SACKs (a word count above 8; a bitmap shorter than its count) are dropped and
+ * counted in rx_roce_discards; the requester recovers by its timeout (going back N), and
+ * the WRITE completes intact.
+ */
+static void t_sr_bad_sack(void)
+{
+	unsigned int v;
+
+	for (v = 0; v < 2; v++) {
+		struct connopt o;
+		struct conn c;
+		struct rmr m[2];
+		bool mrs = false;
+		struct bad_sack b = { v == 1, 0, 0 };
+		struct sge sg;
+		struct wc w;
+
+		connopt_default(&o);
+		o.timeout = 8;
+		o.retry_cnt = 7;
+		o.xport = TERN_QP_XPORT_SR;
+		RQ(conn_setup(&c, &o));
+		RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 65536, acc_all, 0) == 0);
+		if (mr_create(c.d[1], &m[1], c.d[1]->pdn, 65536, acc_all, 0) != 0) {
+			mr_release(&m[0]);
+			RQ(0);
+		}
+		mrs = true;
+		mr_fill(c.d[0], &m[0], 3);
+		c.w.filter = sack_filter;
+		c.w.ctx = &b;
+		sg = mr_sge(&m[0], 0, 10 * 1024);
+		post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+			  m[1].iova, m[1].key, 0);
+		ring_sq(c.d[0], &c.qp[0]);
+		RQ(conn_poll(&c, 0, &w, 1, 20ull * 4096 << 8) == 1);
+		CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 10 * 1024, 3, 0), -1);
+		CHECK(b.mangled > 0);
+		CHECK_EQ(RDEV_STAT(c.d[0], rx_roce_discards), b.mangled);
+		CHECK_EQ(RDEV_STAT(c.d[0], selective_retrans_pkts), 0);
+		CHECK_EQ(RDEV_STAT(c.d[0], tail_loss_probes), 3);
+		CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 1);
+		CHECK_EQ(qp_state(c.d[0], c.qp[0].qpn), TERN_QPS_RTS);
+		CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_RTS);
+out:
+		if (mrs) {
+			mr_release(&m[0]);
+			mr_release(&m[1]);
+		}
+		conn_free(&c);
+		if (t_failures)
+			return;
+	}
+}
+
+#define NQ_EXTRA	66	/* QP pairs besides the connection's: more than 64 hold buffers */
+
+struct first_mid {
+	bool seen[TERNM_TEST_MAX_QPN];
+};
+
+/* Every QP's first WRITE_MIDDLE from 0 to 1 is lost (its resends pass). */
+static enum wire_action mid_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				   uint8_t *frame, size_t *len)
+{
+	struct first_mid *f = w->ctx;
+	const size_t bth = 14 + 20 + 8;
+	uint32_t qpn;
+
+	(void)idx;
+	if (dir != 0 || *len < bth + 12 || frame[bth] != OP_WRITE_MIDDLE)
+		return W_DELIVER;
+	qpn = (uint32_t)frame[bth + 5] << 16 | (uint32_t)frame[bth + 6] << 8 | frame[bth + 7];
+	if (qpn >= TERNM_TEST_MAX_QPN || f->seen[qpn])
+		return W_DELIVER;
+	f->seen[qpn] = true;
+	return W_DROP;
+}
+
+/*
+ * 67 selective-repeat QPs each get a gap at once: 64 of them keep what follows in a reorder
+ * buffer, the others find none free (the device's bound), drop and count it, and recover by
+ * their timeout; every WRITE completes intact.
+ */
+static void t_sr_buffer_bound(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	struct rqp q[NQ_EXTRA][2];
+	struct first_mid *f = calloc(1, sizeof(*f));
+	unsigned int i, s, nq = 0;
+	bool mrs = false;
+	struct wc w[NQ_EXTRA + 1];
+
+	RQ(f);
+	connopt_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 7;
+	o.xport = TERN_QP_XPORT_SR;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 4096, acc_all, 0) == 0);
+	if (mr_create(c.d[1], &m[1], c.d[1]->pdn, (NQ_EXTRA + 1) * 4096, acc_all, 0) != 0) {
+		mr_release(&m[0]);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &m[0], 7);
+	for (nq = 0; nq < NQ_EXTRA; nq++) {
+		for (s = 0; s < 2; s++)
+			RQ(qp_create(c.d[s], &q[nq][s], c.d[s]->pdn, &c.cq[s], &c.cq[s], 2,
+				     o.sq_stride, 2, o.rq_stride, 0, false) == TERN_CMD_OK);
+		for (s = 0; s < 2; s++)
+			RQ(qp_connect(c.d[s], &q[nq][s], c.d[!s], q[nq][!s].qpn, &o, s));
+	}
+	c.w.filter = mid_filter;
+	c.w.ctx = f;
+	for (i = 0; i <= NQ_EXTRA; i++) {
+		struct rqp *qp = i ? &q[i - 1][0] : &c.qp[0];
+		struct sge sg = mr_sge(&m[0], 0, 3000);
+
+		post_send(c.d[0], qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, i, &sg, 1,
+			  m[1].iova + (uint64_t)i * 4096, m[1].key, 0);
+		ring_sq(c.d[0], qp);
+	}
+	RQ(conn_poll(&c, 0, w, NQ_EXTRA + 1, 100ull * 4096 << 8) == NQ_EXTRA + 1);
+	for (i = 0; i <= NQ_EXTRA; i++) {
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], (uint64_t)i * 4096, 3000, 7, 0), -1);
+	}
+	CHECK_EQ(RDEV_STAT(c.d[1], out_of_order_accepted), TERNM_TEST_SR_MAX_BUFS);
+	CHECK(RDEV_STAT(c.d[1], rx_roce_discards) >= NQ_EXTRA + 1 - TERNM_TEST_SR_MAX_BUFS);
+	CHECK(RDEV_STAT(c.d[0], local_ack_timeout_err) >= NQ_EXTRA + 1 - TERNM_TEST_SR_MAX_BUFS);
+out:
+	for (i = 0; i < nq; i++)
+		for (s = 0; s < 2; s++) {
+			qmem_free(&q[i][s].sq);
+			qmem_free(&q[i][s].rq);
+		}
+	if (mrs) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+	free(f);
+}
+
+const struct test rdma_sr_tests[] = {
+	{ "rdma sr: MODIFY_QP transport bits: SR and its cap taken, bad ones refused", t_sr_modify },
+	{ "rdma sr: 0.1% loss: every verb in order, bytes intact, atomics once", t_sr_loss_01 },
+	{ "rdma sr: 1% loss: every verb in order, selective resends, fewer than go-back-N",
+	  t_sr_loss_1 },
+	{ "rdma sr: 5% loss: every verb in order, selective resends, fewer than go-back-N",
+	  t_sr_loss_5 },
+	{ "rdma sr: 1% loss, 2% duplicates, 2% reordered: harmless", t_sr_dup_reorder },
+	{ "rdma sr: burst of 10 lost resent selectively; lost tail probed before the timeout",
+	  t_sr_burst_tail },
+	{ "rdma sr: malformed SACKs dropped and counted; the timeout recovers", t_sr_bad_sack },
+	{ "rdma sr: at most 64 QPs hold a reorder buffer; the others recover without",
+	  t_sr_buffer_bound },
+	{ NULL, NULL },
+};
