@@ -22,6 +22,7 @@
 #include <tern/tern_dcb.h>
 
 #include "rdma_drv.h"
+#include "simutil.h"
 #include "switch.h"
 
 #define MAX_SENDERS	(TSW_MAX_PORTS - 1)
@@ -224,16 +225,6 @@ static uint64_t ser_ns(const struct sim *s, size_t len)
 	return ((uint64_t)len + ETH_OVERHEAD) * 8000 / s->p.link_mbps;
 }
 
-/* splitmix64 */
-static uint64_t sim_rand(struct sim *s)
-{
-	uint64_t z = (s->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Run NIC @k's pending work and put what it transmitted on its line to the switch. */
 static void nic_flush(struct sim *s, unsigned int k)
 {
@@ -251,7 +242,7 @@ static void nic_flush(struct sim *s, unsigned int k)
 		nd->line_free = start + ser_ns(s, fr->len);
 		e.t = nd->line_free + s->p.delay_ns;
 		if (s->p.jitter_ns)
-			e.t += sim_rand(s) % (s->p.jitter_ns + 1);
+			e.t += sim_splitmix64(&s->rng) % (s->p.jitter_ns + 1);
 		if (e.t < nd->last_arrival)
 			e.t = nd->last_arrival;
 		nd->last_arrival = e.t;
@@ -662,92 +653,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t pct(const uint64_t *sorted, size_t n, double q)
+/* The senders' bins and the convergence parameters, for simutil.h. */
+static struct sim_bins senders_bins(const struct sim *s, const uint64_t **bins)
 {
-	size_t i;
+	struct sim_bins sb = { .bins = bins, .nflows = s->nnodes - 1, .nbins = s->nbins,
+			       .bin_ns = s->p.bin_ns, .window_ns = s->p.conv_window_ns,
+			       .hold_ns = s->p.conv_hold_ns };
+	unsigned int k;
 
-	if (!n)
-		return 0;
-	i = (size_t)ceil(q * (double)n) - 1;
-	if (i >= n)
-		i = n - 1;
-	return sorted[i];
-}
-
-static double jain(const double *x, unsigned int n)
-{
-	double s = 0, s2 = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		s += x[i];
-		s2 += x[i] * x[i];
-	}
-	return s2 > 0 ? s * s / (n * s2) : 0;
-}
-
-/*
- * Convergence time: each flow's rate is averaged over the conv_window_ns before every bin
- * boundary. The flows have converged at the first boundary t from which, at every boundary up
- * to t + conv_hold_ns, every flow is within conv_tol of the fair share (the steady state's
- * aggregate / N). Reported as t from the start of the flows; -1 when that never happens.
- */
-static double convergence_us(const struct sim *s, double fair_gbps)
-{
-	unsigned int w = (unsigned int)(s->p.conv_window_ns / s->p.bin_ns);
-	unsigned int hold = (unsigned int)(s->p.conv_hold_ns / s->p.bin_ns), b, k, run = 0;
-
-	if (!w)
-		w = 1;
-	if (fair_gbps <= 0)
-		return -1;
-	for (b = w; b <= s->nbins; b++) {
-		bool ok = true;
-
-		for (k = 1; k < s->nnodes && ok; k++) {
-			uint64_t sum = 0;
-			unsigned int i;
-			double r;
-
-			for (i = b - w; i < b; i++)
-				sum += s->nodes[k].bins[i];
-			r = (double)sum * 8 / (double)(w * s->p.bin_ns);	/* Gb/s */
-			ok = fabs(r - fair_gbps) <= s->p.conv_tol * fair_gbps;
-		}
-		run = ok ? run + 1 : 0;
-		if (run > hold)
-			return (double)((uint64_t)(b - hold) * s->p.bin_ns) / 1000.0;
-	}
-	return -1;
-}
-
-/*
- * Fairness convergence: the first bin boundary t from which, at every boundary up to
- * t + conv_hold_ns, the Jain index of the flows' rates averaged over the preceding
- * conv_window_ns is at least @threshold. -1 when that never happens.
- */
-static double jain_convergence_us(const struct sim *s, double threshold)
-{
-	unsigned int w = (unsigned int)(s->p.conv_window_ns / s->p.bin_ns);
-	unsigned int hold = (unsigned int)(s->p.conv_hold_ns / s->p.bin_ns), b, k, run = 0;
-	double r[MAX_SENDERS];
-
-	if (!w)
-		w = 1;
-	for (b = w; b <= s->nbins; b++) {
-		for (k = 1; k < s->nnodes; k++) {
-			uint64_t sum = 0;
-			unsigned int i;
-
-			for (i = b - w; i < b; i++)
-				sum += s->nodes[k].bins[i];
-			r[k - 1] = (double)sum;
-		}
-		run = jain(r, s->nnodes - 1) >= threshold ? run + 1 : 0;
-		if (run > hold)
-			return (double)((uint64_t)(b - hold) * s->p.bin_ns) / 1000.0;
-	}
-	return -1;
+	for (k = 1; k < s->nnodes; k++)
+		bins[k - 1] = s->nodes[k].bins;
+	return sb;
 }
 
 static uint64_t pfc_stat(struct rdev *d, unsigned int prio, size_t field, bool *ok)
@@ -776,6 +692,9 @@ static void report(struct sim *s, double wall)
 	bool pfc_ok = true, data_ok = true;
 	struct tsw_port_stats st;
 	FILE *o = stdout;
+	const uint64_t *bins[MAX_SENDERS];
+	struct sim_bins sb = senders_bins(s, bins);
+	double jr[MAX_SENDERS];
 
 	steady_s = (double)(s->end - s->steady_at) / 1e9;
 	for (k = 1; k <= n; k++) {
@@ -850,11 +769,12 @@ static void report(struct sim *s, double wall)
 	for (k = 0; k < n; k++)
 		fprintf(o, "%s%.3f", k ? "," : "", done[k]);
 	fprintf(o, "],\"total_gbps\":%.3f,\"fair_gbps\":%.3f,\"jain\":%.4f,\"max_dev\":%.4f,",
-		total, fair, jain(rates, n), maxdev);
+		total, fair, sim_jain(rates, n), maxdev);
 	fprintf(o, "\"queue_p50_kb\":%.1f,\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,"
 		"\"queue_below_kmax\":%.4f,\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"pmax\":%.4f,"
 		"\"ecn_at_dequeue\":%s,",
-		pct(s->qsamples, s->nq, 0.5) / 1024.0, pct(s->qsamples, s->nq, 0.99) / 1024.0,
+		sim_pct_u64(s->qsamples, s->nq, 0.5) / 1024.0,
+		sim_pct_u64(s->qsamples, s->nq, 0.99) / 1024.0,
 		s->nq ? s->qsamples[s->nq - 1] / 1024.0 : 0.0,
 		s->nq ? (double)below / (double)s->nq : 0.0, p->sw.kmin_bytes / 1024.0,
 		p->sw.kmax_bytes / 1024.0, p->sw.pmax_ppm / 1e6,
@@ -862,7 +782,8 @@ static void report(struct sim *s, double wall)
 	fprintf(o, "\"convergence_us\":%.0f,\"jain_convergence_us\":%.0f,"
 		"\"switch_xoff\":%" PRIu64 ",\"switch_xon\":%" PRIu64
 		",\"nic_rx_pause\":%" PRIu64 ",\"nic_tx_pause\":%" PRIu64 ",\"pfc_stats_ok\":%s,",
-		convergence_us(s, fair), jain_convergence_us(s, 0.99), xoff, xon, nic_rx_pause,
+		sim_convergence_us(&sb, fair, p->conv_tol),
+		sim_jain_convergence_us(&sb, 0.99, false, jr), xoff, xon, nic_rx_pause,
 		nic_tx_pause,
 		pfc_ok ? "true" : "false");
 	fprintf(o, "\"lossless_drops\":%" PRIu64 ",\"switch_drops\":%" PRIu64
