@@ -21,6 +21,7 @@
 
 #include <tern/tern_dcb.h>
 
+#include "dcb_drv.h"
 #include "rdma_drv.h"
 #include "simutil.h"
 #include "switch.h"
@@ -55,29 +56,6 @@ struct params {
 	bool quiet;
 };
 
-/* The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015), mapped on tern_cc_params. */
-static void cc_paper(struct tern_cc_params *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->cnp_dscp = 48;
-	c->cnp_prio = 6;
-	c->min_time_between_cnps = 50;		/* N = 50 us */
-	c->rpg_time_reset = 55;			/* T = 55 us */
-	c->rpg_byte_reset = 10u << 20;		/* B = 10 MB */
-	c->rpg_threshold = 5;			/* F = 5 */
-	c->rpg_max_rate = 0;			/* line rate */
-	c->rpg_ai_rate = 40;			/* R_AI = 40 Mb/s */
-	c->rpg_hai_rate = 200;			/* R_HAI = 200 Mb/s */
-	c->rpg_gd = 11;				/* cut = Rc * alpha / 2 */
-	c->rpg_min_dec_fac = 50;		/* a cut at most halves the rate */
-	c->rpg_min_rate = 10;
-	c->rate_to_set_on_first_cnp = 0;
-	c->dce_tcp_g = 1020;			/* g = 1/256 */
-	c->dce_tcp_rtt = 55;			/* K = 55 us */
-	c->rate_reduce_monitor_period = 50;	/* at most one cut per CNP interval */
-	c->initial_alpha_value = 1023;		/* alpha = 1 */
-}
-
 static void params_default(struct params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -98,7 +76,7 @@ static void params_default(struct params *p)
 	p->outstanding = 8;
 	p->slots = 4;
 	tsw_config_default(&p->sw, 3);
-	cc_paper(&p->cc);
+	cc_params_paper(&p->cc);
 }
 
 /* ---- the simulation ---------------------------------------------------------------------- */
@@ -359,27 +337,12 @@ static void sw_arm(void *opaque, uint64_t dl)
 
 static bool dcb_setup(struct sim *s, struct rdev *d)
 {
-	uint8_t cfg[sizeof(struct tern_dcb_cfg)];
-	typedef struct tern_dcb_cfg T;
-	unsigned int i;
-	int st;
+	const char *failed;
+	int st = dcb_trust_dscp(d, s->p.sw.pfc_mask, &failed);
 
-	st = rdev_cmd(d, TERN_CMD_QUERY_DCB, NULL, 0, cfg, sizeof(cfg), NULL);
 	if (st != TERN_CMD_OK) {
 		if (!s->p.quiet)
-			fprintf(stderr, "tern-sim: QUERY_DCB status %d\n", st);
-		return false;
-	}
-	cfg[OFF(T, pfc_en)] = s->p.sw.pfc_mask;
-	cfg[OFF(T, trust)] = TERN_DCB_TRUST_DSCP;
-	for (i = 0; i < TERN_NUM_DSCP; i++)
-		cfg[OFF(T, dscp_prio) + i] = TERN_DCB_DSCP_UNMAPPED;
-	cfg[OFF(T, dscp_prio) + 26] = 3;
-	cfg[OFF(T, dscp_prio) + 48] = 6;
-	st = rdev_cmd(d, TERN_CMD_SET_DCB, cfg, sizeof(cfg), NULL, 0, NULL);
-	if (st != TERN_CMD_OK) {
-		if (!s->p.quiet)
-			fprintf(stderr, "tern-sim: SET_DCB status %d\n", st);
+			fprintf(stderr, "tern-sim: %s status %d\n", failed, st);
 		return false;
 	}
 	return true;
@@ -387,32 +350,12 @@ static bool dcb_setup(struct sim *s, struct rdev *d)
 
 static bool cc_setup(struct sim *s, struct rdev *d)
 {
-	const struct tern_cc_params *c = &s->p.cc;
-	uint8_t in[sizeof(struct tern_cc_params)];
-	typedef struct tern_cc_params T;
+	struct tern_cc_params c = s->p.cc;
 	int st;
 
-	memset(in, 0, sizeof(in));
-	in[OFF(T, rp_en)] = s->p.dcqcn ? s->p.rp_en : 0;
-	in[OFF(T, np_en)] = s->p.dcqcn ? s->p.np_en : 0;
-	in[OFF(T, cnp_dscp)] = c->cnp_dscp;
-	in[OFF(T, cnp_prio)] = c->cnp_prio;
-	wr32(in + OFF(T, min_time_between_cnps), c->min_time_between_cnps);
-	wr32(in + OFF(T, rpg_time_reset), c->rpg_time_reset);
-	wr32(in + OFF(T, rpg_byte_reset), c->rpg_byte_reset);
-	wr32(in + OFF(T, rpg_threshold), c->rpg_threshold);
-	wr32(in + OFF(T, rpg_max_rate), c->rpg_max_rate);
-	wr32(in + OFF(T, rpg_ai_rate), c->rpg_ai_rate);
-	wr32(in + OFF(T, rpg_hai_rate), c->rpg_hai_rate);
-	wr32(in + OFF(T, rpg_gd), c->rpg_gd);
-	wr32(in + OFF(T, rpg_min_dec_fac), c->rpg_min_dec_fac);
-	wr32(in + OFF(T, rpg_min_rate), c->rpg_min_rate);
-	wr32(in + OFF(T, rate_to_set_on_first_cnp), c->rate_to_set_on_first_cnp);
-	wr32(in + OFF(T, dce_tcp_g), c->dce_tcp_g);
-	wr32(in + OFF(T, dce_tcp_rtt), c->dce_tcp_rtt);
-	wr32(in + OFF(T, rate_reduce_monitor_period), c->rate_reduce_monitor_period);
-	wr32(in + OFF(T, initial_alpha_value), c->initial_alpha_value);
-	st = rdev_cmd(d, TERN_CMD_SET_CC_PARAMS, in, sizeof(in), NULL, 0, NULL);
+	c.rp_en = s->p.dcqcn ? s->p.rp_en : 0;
+	c.np_en = s->p.dcqcn ? s->p.np_en : 0;
+	st = cc_params_set(d, &c);
 	if (st != TERN_CMD_OK) {
 		if (!s->p.quiet)
 			fprintf(stderr, "tern-sim: SET_CC_PARAMS status %d\n", st);
@@ -926,11 +869,8 @@ static void cc_set(struct tern_cc_params *c, const char *arg)
 		const char *name;
 		size_t off;
 	} f[] = {
-#define F(x) { #x, offsetof(struct tern_cc_params, x) }
-		F(min_time_between_cnps), F(rpg_time_reset), F(rpg_byte_reset),
-		F(rpg_threshold), F(rpg_max_rate), F(rpg_ai_rate), F(rpg_hai_rate), F(rpg_gd),
-		F(rpg_min_dec_fac), F(rpg_min_rate), F(rate_to_set_on_first_cnp), F(dce_tcp_g),
-		F(dce_tcp_rtt), F(rate_reduce_monitor_period), F(initial_alpha_value),
+#define F(x) { #x, offsetof(struct tern_cc_params, x) },
+		TERN_CC_U32_FIELDS(F)
 #undef F
 	};
 	const char *eq = strchr(arg, '=');

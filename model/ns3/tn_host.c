@@ -9,6 +9,7 @@
 
 #include <tern/tern_dcb.h>
 
+#include "dcb_drv.h"
 #include "rdma_drv.h"
 #include "tn_host.h"
 
@@ -44,30 +45,20 @@ struct tn_host {
 void tn_nic_params_default(struct tn_nic_params *p)
 {
 	struct tn_cc *c = &p->cc;
+	struct tern_cc_params paper;
 
 	memset(p, 0, sizeof(*p));
 	p->link_mbps = 40000;
 	p->pfc_mask = 1u << 3;
 	p->dcqcn = true;
 	p->rp_en = p->np_en = 1u << 3;
-	/* The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015), as tern-sim's cc_paper(). */
-	c->cnp_dscp = 48;
-	c->cnp_prio = 6;
-	c->min_time_between_cnps = 50;
-	c->rpg_time_reset = 55;
-	c->rpg_byte_reset = 10u << 20;
-	c->rpg_threshold = 5;
-	c->rpg_max_rate = 0;
-	c->rpg_ai_rate = 40;
-	c->rpg_hai_rate = 200;
-	c->rpg_gd = 11;
-	c->rpg_min_dec_fac = 50;
-	c->rpg_min_rate = 10;
-	c->rate_to_set_on_first_cnp = 0;
-	c->dce_tcp_g = 1020;
-	c->dce_tcp_rtt = 55;
-	c->rate_reduce_monitor_period = 50;
-	c->initial_alpha_value = 1023;
+	/* The DCQCN paper's parameters, as tern-sim's */
+	cc_params_paper(&paper);
+	c->cnp_dscp = paper.cnp_dscp;
+	c->cnp_prio = paper.cnp_prio;
+#define CP(f) c->f = paper.f;
+	TERN_CC_U32_FIELDS(CP)
+#undef CP
 }
 
 bool tn_cc_set(struct tn_cc *c, const char *arg)
@@ -76,11 +67,8 @@ bool tn_cc_set(struct tn_cc *c, const char *arg)
 		const char *name;
 		size_t off;
 	} f[] = {
-#define F(x) { #x, offsetof(struct tn_cc, x) }
-		F(min_time_between_cnps), F(rpg_time_reset), F(rpg_byte_reset),
-		F(rpg_threshold), F(rpg_max_rate), F(rpg_ai_rate), F(rpg_hai_rate), F(rpg_gd),
-		F(rpg_min_dec_fac), F(rpg_min_rate), F(rate_to_set_on_first_cnp), F(dce_tcp_g),
-		F(dce_tcp_rtt), F(rate_reduce_monitor_period), F(initial_alpha_value),
+#define F(x) { #x, offsetof(struct tn_cc, x) },
+		TERN_CC_U32_FIELDS(F)
 #undef F
 	};
 	const char *eq = arg ? strchr(arg, '=') : NULL;
@@ -210,48 +198,25 @@ static void settle(struct tn_host *h)
 
 static bool dcb_setup(struct tn_host *h, const struct tn_nic_params *p)
 {
-	uint8_t cfg[sizeof(struct tern_dcb_cfg)];
-	typedef struct tern_dcb_cfg T;
-	unsigned int i;
+	const char *failed;
 
-	if (rdev_cmd(h->d, TERN_CMD_QUERY_DCB, NULL, 0, cfg, sizeof(cfg), NULL) != TERN_CMD_OK)
-		return false;
-	cfg[OFF(T, pfc_en)] = p->pfc_mask;
-	cfg[OFF(T, trust)] = TERN_DCB_TRUST_DSCP;
-	for (i = 0; i < TERN_NUM_DSCP; i++)
-		cfg[OFF(T, dscp_prio) + i] = TERN_DCB_DSCP_UNMAPPED;
-	cfg[OFF(T, dscp_prio) + 26] = 3;
-	cfg[OFF(T, dscp_prio) + 48] = 6;
-	return rdev_cmd(h->d, TERN_CMD_SET_DCB, cfg, sizeof(cfg), NULL, 0, NULL) == TERN_CMD_OK;
+	return dcb_trust_dscp(h->d, p->pfc_mask, &failed) == TERN_CMD_OK;
 }
 
 static bool cc_setup(struct tn_host *h, const struct tn_nic_params *p)
 {
 	const struct tn_cc *c = &p->cc;
-	uint8_t in[sizeof(struct tern_cc_params)];
-	typedef struct tern_cc_params T;
+	struct tern_cc_params in;
 
-	memset(in, 0, sizeof(in));
-	in[OFF(T, rp_en)] = p->dcqcn ? p->rp_en : 0;
-	in[OFF(T, np_en)] = p->dcqcn ? p->np_en : 0;
-	in[OFF(T, cnp_dscp)] = c->cnp_dscp;
-	in[OFF(T, cnp_prio)] = c->cnp_prio;
-	wr32(in + OFF(T, min_time_between_cnps), c->min_time_between_cnps);
-	wr32(in + OFF(T, rpg_time_reset), c->rpg_time_reset);
-	wr32(in + OFF(T, rpg_byte_reset), c->rpg_byte_reset);
-	wr32(in + OFF(T, rpg_threshold), c->rpg_threshold);
-	wr32(in + OFF(T, rpg_max_rate), c->rpg_max_rate);
-	wr32(in + OFF(T, rpg_ai_rate), c->rpg_ai_rate);
-	wr32(in + OFF(T, rpg_hai_rate), c->rpg_hai_rate);
-	wr32(in + OFF(T, rpg_gd), c->rpg_gd);
-	wr32(in + OFF(T, rpg_min_dec_fac), c->rpg_min_dec_fac);
-	wr32(in + OFF(T, rpg_min_rate), c->rpg_min_rate);
-	wr32(in + OFF(T, rate_to_set_on_first_cnp), c->rate_to_set_on_first_cnp);
-	wr32(in + OFF(T, dce_tcp_g), c->dce_tcp_g);
-	wr32(in + OFF(T, dce_tcp_rtt), c->dce_tcp_rtt);
-	wr32(in + OFF(T, rate_reduce_monitor_period), c->rate_reduce_monitor_period);
-	wr32(in + OFF(T, initial_alpha_value), c->initial_alpha_value);
-	return rdev_cmd(h->d, TERN_CMD_SET_CC_PARAMS, in, sizeof(in), NULL, 0, NULL) == TERN_CMD_OK;
+	memset(&in, 0, sizeof(in));
+	in.rp_en = p->dcqcn ? p->rp_en : 0;
+	in.np_en = p->dcqcn ? p->np_en : 0;
+	in.cnp_dscp = c->cnp_dscp;
+	in.cnp_prio = c->cnp_prio;
+#define CP(f) in.f = c->f;
+	TERN_CC_U32_FIELDS(CP)
+#undef CP
+	return cc_params_set(h->d, &in) == TERN_CMD_OK;
 }
 
 struct tn_host *tn_host_create(unsigned int idx, const struct tn_nic_params *p,
