@@ -627,8 +627,8 @@ static void report(struct sim *s, double wall)
 {
 	struct params *p = &s->p;
 	unsigned int n = p->n, k, q;
-	double rates[MAX_SENDERS], done[MAX_SENDERS], total = 0, fair, steady_s, maxdev = 0;
-	uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0, below = 0;
+	double rates[MAX_SENDERS], done[MAX_SENDERS], total = 0, fair, steady_s;
+	uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0;
 	uint64_t nic_rx_pause = 0, nic_tx_pause = 0, nic_rx_discards = 0;
 	uint64_t retrans = 0, cnp_sent = 0, cnp_handled = 0, cnp_ignored = 0, ecn_rx = 0;
 	uint64_t cuts = 0, incs = 0, completed = 0, errors = 0, timeouts = 0;
@@ -638,6 +638,7 @@ static void report(struct sim *s, double wall)
 	const uint64_t *bins[MAX_SENDERS];
 	struct sim_bins sb = senders_bins(s, bins);
 	double jr[MAX_SENDERS];
+	struct sim_incast_figures fig;
 
 	steady_s = (double)(s->end - s->steady_at) / 1e9;
 	for (k = 1; k <= n; k++) {
@@ -646,9 +647,6 @@ static void report(struct sim *s, double wall)
 		total += rates[k - 1];
 	}
 	fair = total / n;
-	for (k = 0; k < n; k++)
-		if (fair > 0 && fabs(rates[k] - fair) / fair > maxdev)
-			maxdev = fabs(rates[k] - fair) / fair;
 	for (k = 0; k <= n; k++) {
 		tsw_port_stats(s->sw, k, &st);
 		xoff += st.pfc_xoff_sent[3];
@@ -696,52 +694,23 @@ static void report(struct sim *s, double wall)
 		}
 	}
 	qsort(s->qsamples, s->nq, sizeof(uint64_t), cmp_u64);
-	for (k = 0; k < s->nq; k++)
-		below += s->qsamples[k] < p->sw.kmax_bytes;
-
-	fprintf(o, "{\"n\":%u,\"dcqcn\":%s,\"rp_en\":%u,\"np_en\":%u,\"link_mbps\":%u,"
-		"\"delay_ns\":%" PRIu64 ",\"mtu\":%u,\"msg_bytes\":%u,\"duration_us\":%.0f,"
-		"\"steady_from_us\":%.0f,",
-		n, p->dcqcn ? "true" : "false", p->dcqcn ? p->rp_en : 0, p->dcqcn ? p->np_en : 0,
-		p->link_mbps, p->delay_ns, 128u << p->mtu, p->msg_bytes,
-		(double)p->duration_ns / 1000, (double)(s->steady_at - s->t0) / 1000);
-	fprintf(o, "\"flow_gbps\":[");
-	for (k = 0; k < n; k++)
-		fprintf(o, "%s%.3f", k ? "," : "", rates[k]);
-	fprintf(o, "],\"flow_goodput_gbps\":[");
-	for (k = 0; k < n; k++)
-		fprintf(o, "%s%.3f", k ? "," : "", done[k]);
-	fprintf(o, "],\"total_gbps\":%.3f,\"fair_gbps\":%.3f,\"jain\":%.4f,\"max_dev\":%.4f,",
-		total, fair, sim_jain(rates, n), maxdev);
-	fprintf(o, "\"queue_p50_kb\":%.1f,\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,"
-		"\"queue_below_kmax\":%.4f,\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"pmax\":%.4f,"
-		"\"ecn_at_dequeue\":%s,",
-		sim_pct_u64(s->qsamples, s->nq, 0.5) / 1024.0,
-		sim_pct_u64(s->qsamples, s->nq, 0.99) / 1024.0,
-		s->nq ? s->qsamples[s->nq - 1] / 1024.0 : 0.0,
-		s->nq ? (double)below / (double)s->nq : 0.0, p->sw.kmin_bytes / 1024.0,
-		p->sw.kmax_bytes / 1024.0, p->sw.pmax_ppm / 1e6,
-		p->sw.ecn_at_dequeue ? "true" : "false");
-	fprintf(o, "\"convergence_us\":%.0f,\"jain_convergence_us\":%.0f,"
-		"\"switch_xoff\":%" PRIu64 ",\"switch_xon\":%" PRIu64
-		",\"nic_rx_pause\":%" PRIu64 ",\"nic_tx_pause\":%" PRIu64 ",\"pfc_stats_ok\":%s,",
-		sim_convergence_us(&sb, fair, p->conv_tol),
-		sim_jain_convergence_us(&sb, 0.99, false, jr), xoff, xon, nic_rx_pause,
-		nic_tx_pause,
-		pfc_ok ? "true" : "false");
-	fprintf(o, "\"lossless_drops\":%" PRIu64 ",\"switch_drops\":%" PRIu64
-		",\"nic_rx_discards\":%" PRIu64 ",\"refused_frames\":%" PRIu64
-		",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64 ",",
-		lossless, drops, nic_rx_discards, s->refused, retrans, timeouts);
-	fprintf(o, "\"ecn_marked\":%" PRIu64 ",\"np_ecn_rx\":%" PRIu64 ",\"cnp_sent\":%" PRIu64
-		",\"cnp_handled\":%" PRIu64 ",\"cnp_ignored\":%" PRIu64 ",\"rate_cuts\":%" PRIu64
-		",\"rate_increases\":%" PRIu64 ",",
-		marked, ecn_rx, cnp_sent, cnp_handled, cnp_ignored, cuts, incs);
-	fprintf(o, "\"writes_completed\":%" PRIu64 ",\"write_errors\":%" PRIu64
-		",\"data_ok\":%s,\"dcb_ok\":%s,\"cc_ok\":%s,\"events\":%" PRIu64
-		",\"wall_s\":%.2f}\n",
-		completed, errors, data_ok ? "true" : "false", s->dcb_ok ? "true" : "false",
-		s->cc_ok ? "true" : "false", s->events, wall);
+	fig = (struct sim_incast_figures){
+		.n = n, .dcqcn = p->dcqcn, .rp_en = p->rp_en, .np_en = p->np_en,
+		.link_mbps = p->link_mbps, .delay_ns = p->delay_ns, .mtu_bytes = 128u << p->mtu,
+		.msg_bytes = p->msg_bytes, .duration_ns = p->duration_ns,
+		.steady_from_ns = s->steady_at - s->t0, .rates = rates, .goodput = done,
+		.total = total, .fair = fair, .q_sorted = s->qsamples, .nq = s->nq, .sw = &p->sw,
+		.convergence_us = sim_convergence_us(&sb, fair, p->conv_tol),
+		.jain_convergence_us = sim_jain_convergence_us(&sb, 0.99, false, jr),
+		.xoff = xoff, .xon = xon, .rx_pause = nic_rx_pause, .tx_pause = nic_tx_pause,
+		.pfc_ok = pfc_ok, .lossless = lossless, .drops = drops,
+		.discards = nic_rx_discards, .refused = s->refused, .retrans = retrans,
+		.timeouts = timeouts, .marked = marked, .ecn_rx = ecn_rx, .cnp_sent = cnp_sent,
+		.cnp_handled = cnp_handled, .cnp_ignored = cnp_ignored, .cuts = cuts,
+		.incs = incs, .completed = completed, .errors = errors, .data_ok = data_ok,
+		.dcb_ok = s->dcb_ok, .cc_ok = s->cc_ok, .events = s->events, .wall_s = wall,
+	};
+	sim_print_incast(o, NULL, &fig);
 	fflush(o);
 }
 

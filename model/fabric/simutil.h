@@ -11,6 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* splitmix64: the next value of the generator whose state is *@state. */
 static inline uint64_t sim_splitmix64(uint64_t *state)
@@ -134,5 +139,52 @@ static inline double sim_jain_convergence_us(const struct sim_bins *sb, double t
 	}
 	return -1;
 }
+
+/* The largest relative deviation of @n rates from @fair (0 when fair is not positive). */
+static inline double sim_max_dev(const double *x, unsigned int n, double fair)
+{
+	double m = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (fair > 0 && fabs(x[i] - fair) / fair > m)
+			m = fabs(x[i] - fair) / fair;
+	return m;
+}
+
+struct tsw_config;
+
+/* The N:1 incast's figures (tern-sim and tern-ns3-incast; Documentation/fabric.rst). */
+struct sim_incast_figures {
+	unsigned int n;				/* senders */
+	bool dcqcn;
+	uint8_t rp_en, np_en;			/* when dcqcn */
+	uint32_t link_mbps;
+	uint64_t delay_ns;
+	unsigned int mtu_bytes;
+	uint32_t msg_bytes;
+	uint64_t duration_ns, steady_from_ns;
+	const double *rates, *goodput;		/* per sender, steady state, Gb/s */
+	double total, fair;			/* Gb/s */
+	const uint64_t *q_sorted;		/* bottleneck queue samples, steady state, sorted */
+	size_t nq;
+	const struct tsw_config *sw;		/* RED/ECN */
+	double convergence_us, jain_convergence_us;
+	uint64_t xoff, xon, rx_pause, tx_pause;	/* the switch's and the NICs' PFC frames */
+	bool pfc_ok;				/* QUERY_PFC_STATS accepted */
+	uint64_t lossless, drops, discards, refused, retrans, timeouts;
+	uint64_t marked, ecn_rx, cnp_sent, cnp_handled, cnp_ignored, cuts, incs;
+	uint64_t completed, errors;		/* WRITEs */
+	bool data_ok, dcb_ok, cc_ok;
+	uint64_t events;
+	double wall_s;
+};
+
+/* The figures as one JSON object on one line, "engine":@engine first unless NULL. */
+void sim_print_incast(FILE *o, const char *engine, const struct sim_incast_figures *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TERN_FABRIC_SIMUTIL_H */

@@ -223,9 +223,9 @@ Report(double wall)
 {
     const Params& p = g.p;
     unsigned int n = p.n, k;
-    double rates[kMaxSenders], done[kMaxSenders], total = 0, fair, maxdev = 0;
+    double rates[kMaxSenders], done[kMaxSenders], total = 0, fair;
     double steady_s = static_cast<double>(g.end - g.steady_at) / 1e9;
-    uint64_t below = 0, completed = 0, errors = 0;
+    uint64_t completed = 0, errors = 0;
     bool data_ok = true;
     SwitchTotals sw;
     NicTotals nic;
@@ -250,68 +250,61 @@ Report(double wall)
         devs.push_back(g.s[k].dev);
     }
     fair = total / n;
-    for (k = 0; k < n; k++)
-        if (fair > 0 && fabs(rates[k] - fair) / fair > maxdev)
-            maxdev = fabs(rates[k] - fair) / fair;
     for (k = 0; k <= n; k++)
         sw.Add(g.sw->Model(), k, kPrio);
     for (auto& d : devs)
         nic.Add(d, kPrio);
     std::vector<uint64_t> qs = g.qsamples;
     std::sort(qs.begin(), qs.end());
-    for (uint64_t v : qs)
-        below += v < p.sw.kmax_bytes;
 
-    FILE* o = stdout;
-    fprintf(o,
-            "{\"engine\":\"ns-3\",\"n\":%u,\"dcqcn\":%s,\"rp_en\":%u,\"np_en\":%u,"
-            "\"link_mbps\":%u,\"delay_ns\":%" PRIu64 ",\"mtu\":%u,\"msg_bytes\":%u,"
-            "\"duration_us\":%.0f,\"steady_from_us\":%.0f,",
-            n, p.nic.dcqcn ? "true" : "false", p.nic.dcqcn ? p.nic.rp_en : 0,
-            p.nic.dcqcn ? p.nic.np_en : 0, p.nic.link_mbps, p.delay_ns, 128u << p.flow.mtu,
-            p.flow.msg_bytes, static_cast<double>(p.duration_ns) / 1000,
-            static_cast<double>(g.steady_at) / 1000);
-    fprintf(o, "\"flow_gbps\":[");
-    for (k = 0; k < n; k++)
-        fprintf(o, "%s%.3f", k ? "," : "", rates[k]);
-    fprintf(o, "],\"flow_goodput_gbps\":[");
-    for (k = 0; k < n; k++)
-        fprintf(o, "%s%.3f", k ? "," : "", done[k]);
-    fprintf(o, "],\"total_gbps\":%.3f,\"fair_gbps\":%.3f,\"jain\":%.4f,\"max_dev\":%.4f,", total,
-            fair, sim_jain(rates, n), maxdev);
-    fprintf(o,
-            "\"queue_p50_kb\":%.1f,\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,"
-            "\"queue_below_kmax\":%.4f,\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"pmax\":%.4f,"
-            "\"ecn_at_dequeue\":%s,",
-            sim_pct_u64(qs.data(), qs.size(), 0.5) / 1024.0,
-            sim_pct_u64(qs.data(), qs.size(), 0.99) / 1024.0, qs.empty() ? 0.0 : qs.back() / 1024.0,
-            qs.empty() ? 0.0 : static_cast<double>(below) / static_cast<double>(qs.size()),
-            p.sw.kmin_bytes / 1024.0, p.sw.kmax_bytes / 1024.0, p.sw.pmax_ppm / 1e6,
-            p.sw.ecn_at_dequeue ? "true" : "false");
-    fprintf(o,
-            "\"convergence_us\":%.0f,\"jain_convergence_us\":%.0f,\"switch_xoff\":%" PRIu64
-            ",\"switch_xon\":%" PRIu64 ",\"nic_rx_pause\":%" PRIu64 ",\"nic_tx_pause\":%" PRIu64
-            ",\"pfc_stats_ok\":%s,",
-            sim_convergence_us(&sb, fair, p.conv_tol), sim_jain_convergence_us(&sb, 0.99, true, jr),
-            sw.xoff, sw.xon, nic.rx_pause, nic.tx_pause, nic.pfc_ok ? "true" : "false");
-    fprintf(o,
-            "\"lossless_drops\":%" PRIu64 ",\"switch_drops\":%" PRIu64
-            ",\"nic_rx_discards\":%" PRIu64 ",\"refused_frames\":%" PRIu64
-            ",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64 ",",
-            sw.lossless, sw.drops, nic.discards, nic.refused, nic.retrans, nic.timeouts);
-    fprintf(o,
-            "\"ecn_marked\":%" PRIu64 ",\"np_ecn_rx\":%" PRIu64 ",\"cnp_sent\":%" PRIu64
-            ",\"cnp_handled\":%" PRIu64 ",\"cnp_ignored\":%" PRIu64 ",\"rate_cuts\":%" PRIu64
-            ",\"rate_increases\":%" PRIu64 ",",
-            sw.marked, nic.ecn_rx, nic.cnp_sent, nic.cnp_handled, nic.cnp_ignored, nic.cuts,
-            nic.incs);
-    fprintf(o,
-            "\"writes_completed\":%" PRIu64 ",\"write_errors\":%" PRIu64
-            ",\"data_ok\":%s,\"dcb_ok\":%s,\"cc_ok\":%s,\"events\":%" PRIu64
-            ",\"wall_s\":%.2f}\n",
-            completed, errors, data_ok ? "true" : "false", g.dcb_ok ? "true" : "false",
-            g.cc_ok ? "true" : "false", Simulator::GetEventCount(), wall);
-    fflush(o);
+    struct sim_incast_figures f = {};
+
+    f.n = n;
+    f.dcqcn = p.nic.dcqcn;
+    f.rp_en = p.nic.rp_en;
+    f.np_en = p.nic.np_en;
+    f.link_mbps = p.nic.link_mbps;
+    f.delay_ns = p.delay_ns;
+    f.mtu_bytes = 128u << p.flow.mtu;
+    f.msg_bytes = p.flow.msg_bytes;
+    f.duration_ns = p.duration_ns;
+    f.steady_from_ns = g.steady_at;
+    f.rates = rates;
+    f.goodput = done;
+    f.total = total;
+    f.fair = fair;
+    f.q_sorted = qs.data();
+    f.nq = qs.size();
+    f.sw = &p.sw;
+    f.convergence_us = sim_convergence_us(&sb, fair, p.conv_tol);
+    f.jain_convergence_us = sim_jain_convergence_us(&sb, 0.99, true, jr);
+    f.xoff = sw.xoff;
+    f.xon = sw.xon;
+    f.rx_pause = nic.rx_pause;
+    f.tx_pause = nic.tx_pause;
+    f.pfc_ok = nic.pfc_ok;
+    f.lossless = sw.lossless;
+    f.drops = sw.drops;
+    f.discards = nic.discards;
+    f.refused = nic.refused;
+    f.retrans = nic.retrans;
+    f.timeouts = nic.timeouts;
+    f.marked = sw.marked;
+    f.ecn_rx = nic.ecn_rx;
+    f.cnp_sent = nic.cnp_sent;
+    f.cnp_handled = nic.cnp_handled;
+    f.cnp_ignored = nic.cnp_ignored;
+    f.cuts = nic.cuts;
+    f.incs = nic.incs;
+    f.completed = completed;
+    f.errors = errors;
+    f.data_ok = data_ok;
+    f.dcb_ok = g.dcb_ok;
+    f.cc_ok = g.cc_ok;
+    f.events = Simulator::GetEventCount();
+    f.wall_s = wall;
+    sim_print_incast(stdout, "ns-3", &f);
+    fflush(stdout);
 }
 
 void
