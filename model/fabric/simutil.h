@@ -152,6 +152,30 @@ static inline double sim_max_dev(const double *x, unsigned int n, double fair)
 	return m;
 }
 
+/* The incast programs' --help (tern-sim's, tern-ns3-incast's): the options they share, the
+ * first with one %u (the most senders). */
+#define SIM_INCAST_USAGE_TOP								\
+	"  --n N                 senders (1..%u, default 2)\n"	\
+	"  --dcqcn on|off        RP+NP on priority 3 (default on), or CC off (PFC only)\n"	\
+	"  --rp-en M --np-en M   CC priority masks used when --dcqcn on (default 8 and 8)\n"	\
+	"  --duration-us T       virtual run time (default 40000)\n"	\
+	"  --steady-from F       steady state from this fraction of the run (0.5)\n"	\
+	"  --link-mbps R         every link (40000)   --delay-ns D   every link (1000)\n"	\
+	"  --jitter-ns J         NIC -> switch delay up to J ns longer, uniformly (0)\n"	\
+	"  --mtu CODE            IB path MTU code, 3 = 1024 .. 5 = 4096 (5)\n"	\
+	"  --msg-bytes B         RDMA WRITE size (65536)\n"	\
+	"  --outstanding K       WRITEs kept posted per sender (8)\n"	\
+	"  --kmin B --kmax B --pmax-ppm P   RED/ECN (5120, 204800, 10000)\n"	\
+	"  --xoff B --xon B      switch PFC thresholds per ingress (port, prio)\n"	\
+	"  --buffer B            switch shared buffer (bytes)\n"
+#define SIM_INCAST_USAGE_BOTTOM							\
+	"  --seed S              RED's generator\n"	\
+	"  --ecn-dequeue         RED decides at dequeue (default: at enqueue)\n"	\
+	"  --sample-ns S --bin-us B --conv-window-us W --conv-hold-us H --conv-tol F\n"	\
+	"  --series FILE         write the time series (JSON)\n"	\
+	"  --switch-json FILE    dump the switch's counters (JSON)\n"	\
+	"  --quiet\n"
+
 struct tsw_config;
 
 /* The N:1 incast's figures (tern-sim and tern-ns3-incast; Documentation/fabric.rst). */

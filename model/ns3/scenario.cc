@@ -30,6 +30,32 @@ const struct option kCommon[] = {
     {"xon", 1, nullptr, O_XON}, {"buffer", 1, nullptr, O_BUF}, {"cc", 1, nullptr, O_CC},
 };
 
+/* Parses getopt_long's @c when it is a common option: true if it was one. */
+bool
+CommonOption(int c, const char* arg, const Common& to)
+{
+    switch (c)
+    {
+    case O_LINK: to.nic.link_mbps = static_cast<uint32_t>(Num(arg, "--link-mbps")); break;
+    case O_DELAY: to.delay_ns = Num(arg, "--delay-ns"); break;
+    case O_KMIN: to.sw.kmin_bytes = static_cast<uint32_t>(Num(arg, "--kmin")); break;
+    case O_KMAX: to.sw.kmax_bytes = static_cast<uint32_t>(Num(arg, "--kmax")); break;
+    case O_PMAX: to.sw.pmax_ppm = static_cast<uint32_t>(Num(arg, "--pmax-ppm")); break;
+    case O_XOFF: to.sw.xoff_bytes = static_cast<uint32_t>(Num(arg, "--xoff")); break;
+    case O_XON: to.sw.xon_bytes = static_cast<uint32_t>(Num(arg, "--xon")); break;
+    case O_BUF: to.sw.buffer_bytes = static_cast<uint32_t>(Num(arg, "--buffer")); break;
+    case O_CC:
+        if (!tn_cc_set(&to.nic.cc, arg))
+        {
+            fprintf(stderr, "%s: bad --cc %s\n", kProgram, arg);
+            exit(2);
+        }
+        break;
+    default: return false;
+    }
+    return true;
+}
+
 } // namespace
 
 uint64_t
@@ -71,29 +97,23 @@ Options(std::initializer_list<struct option> own)
     return v;
 }
 
-bool
-CommonOption(int c, const char* arg, const Common& to)
+void
+Defaults(const Common& to, unsigned int nports)
 {
-    switch (c)
-    {
-    case O_LINK: to.nic.link_mbps = static_cast<uint32_t>(Num(arg, "--link-mbps")); break;
-    case O_DELAY: to.delay_ns = Num(arg, "--delay-ns"); break;
-    case O_KMIN: to.sw.kmin_bytes = static_cast<uint32_t>(Num(arg, "--kmin")); break;
-    case O_KMAX: to.sw.kmax_bytes = static_cast<uint32_t>(Num(arg, "--kmax")); break;
-    case O_PMAX: to.sw.pmax_ppm = static_cast<uint32_t>(Num(arg, "--pmax-ppm")); break;
-    case O_XOFF: to.sw.xoff_bytes = static_cast<uint32_t>(Num(arg, "--xoff")); break;
-    case O_XON: to.sw.xon_bytes = static_cast<uint32_t>(Num(arg, "--xon")); break;
-    case O_BUF: to.sw.buffer_bytes = static_cast<uint32_t>(Num(arg, "--buffer")); break;
-    case O_CC:
-        if (!tn_cc_set(&to.nic.cc, arg))
-        {
-            fprintf(stderr, "%s: bad --cc %s\n", kProgram, arg);
-            exit(2);
-        }
-        break;
-    default: return false;
-    }
-    return true;
+    tn_nic_params_default(&to.nic);
+    tn_flow_params_default(&to.flow);
+    tsw_config_default(&to.sw, nports);
+}
+
+int
+NextOption(int argc, char** argv, const std::vector<struct option>& opts, const Common& to)
+{
+    int c;
+
+    while ((c = getopt_long(argc, argv, "", opts.data(), nullptr)) != -1)
+        if (!CommonOption(c, optarg, to))
+            break;
+    return c;
 }
 
 Ptr<TernNetDevice>

@@ -36,6 +36,7 @@ double WallSeconds(const struct timespec& a, const struct timespec& b);
 struct Common
 {
     tn_nic_params& nic;
+    tn_flow_params& flow;
     tsw_config& sw;
     uint64_t& delay_ns;
 };
@@ -43,9 +44,12 @@ struct Common
 /* The program's own options followed by the common ones and the terminator. */
 std::vector<struct option> Options(std::initializer_list<struct option> own);
 
-/* Parses getopt_long's @c when it is a common option: true if it was one. A bad --cc
- * exits with status 2. */
-bool CommonOption(int c, const char* arg, const Common& to);
+/* The NIC's, the flows' and the switches' defaults (@nports: tsw_config_default's). */
+void Defaults(const Common& to, unsigned int nports);
+
+/* getopt_long over @opts, the common options parsed into @to: the next option of the
+ * program's own (or '?'), -1 at the end. A bad --cc exits with status 2. */
+int NextOption(int argc, char** argv, const std::vector<struct option>& opts, const Common& to);
 
 /* A host: a node with a TernNetDevice set up as host @idx (nullptr if that failed); its
  * DCB and CC setup results are and-ed into @dcb_ok and @cc_ok. */

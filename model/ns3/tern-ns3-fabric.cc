@@ -578,17 +578,13 @@ main(int argc, char** argv)
         {"series-us", 1, nullptr, O_SERIES_US}, {"uplink-mbps", 1, nullptr, O_UP},
     });
     Params& p = g.p;
-    const Common common = {p.nic, p.sw, p.delay_ns};
+    const Common common = {p.nic, p.flow, p.sw, p.delay_ns};
     struct timespec a, b;
     int c;
 
-    tn_nic_params_default(&p.nic);
-    tn_flow_params_default(&p.flow);
-    tsw_config_default(&p.sw, 2);
-    while ((c = getopt_long(argc, argv, "", opts.data(), nullptr)) != -1)
+    Defaults(common, 2);
+    while ((c = NextOption(argc, argv, opts, common)) != -1)
     {
-        if (CommonOption(c, optarg, common))
-            continue;
         switch (c)
         {
         case O_L: p.leaves = static_cast<unsigned int>(Num(optarg, "--leaves")); break;

@@ -352,27 +352,10 @@ Usage(FILE* f)
 {
     fprintf(f,
             "usage: tern-ns3-incast [options]   (tern-sim's, on ns-3)\n"
-            "  --n N                 senders (1..%u, default 2)\n"
-            "  --dcqcn on|off        RP+NP on priority 3 (default on), or CC off (PFC only)\n"
-            "  --rp-en M --np-en M   CC priority masks used when --dcqcn on (default 8 and 8)\n"
-            "  --duration-us T       virtual run time (default 40000)\n"
-            "  --steady-from F       steady state from this fraction of the run (0.5)\n"
-            "  --link-mbps R         every link (40000)   --delay-ns D   every link (1000)\n"
-            "  --jitter-ns J         NIC -> switch delay up to J ns longer, uniformly (0)\n"
-            "  --mtu CODE            IB path MTU code, 3 = 1024 .. 5 = 4096 (5)\n"
-            "  --msg-bytes B         RDMA WRITE size (65536)\n"
-            "  --outstanding K       WRITEs kept posted per sender (8)\n"
-            "  --kmin B --kmax B --pmax-ppm P   RED/ECN (5120, 204800, 10000)\n"
-            "  --xoff B --xon B      switch PFC thresholds per ingress (port, prio)\n"
-            "  --buffer B            switch shared buffer (bytes)\n"
+            SIM_INCAST_USAGE_TOP
             "  --pfc-mask M          lossless priorities, switch and NICs (8)\n"
             "  --cc NAME=V           a DCQCN parameter (e.g. rpg_ai_rate=40)\n"
-            "  --seed S              RED's generator\n"
-            "  --ecn-dequeue         RED decides at dequeue (default: at enqueue)\n"
-            "  --sample-ns S --bin-us B --conv-window-us W --conv-hold-us H --conv-tol F\n"
-            "  --series FILE         write the time series (JSON)\n"
-            "  --switch-json FILE    dump the switch's counters (JSON)\n"
-            "  --quiet\n",
+            SIM_INCAST_USAGE_BOTTOM,
             kMaxSenders);
 }
 
@@ -412,17 +395,13 @@ main(int argc, char** argv)
         {"quiet", 0, nullptr, O_QUIET}, {"help", 0, nullptr, O_HELP},
     });
     Params& p = g.p;
-    const Common common = {p.nic, p.sw, p.delay_ns};
+    const Common common = {p.nic, p.flow, p.sw, p.delay_ns};
     struct timespec a, b;
     int c;
 
-    tn_nic_params_default(&p.nic);
-    tn_flow_params_default(&p.flow);
-    tsw_config_default(&p.sw, 3);
-    while ((c = getopt_long(argc, argv, "", opts.data(), nullptr)) != -1)
+    Defaults(common, 3);
+    while ((c = NextOption(argc, argv, opts, common)) != -1)
     {
-        if (CommonOption(c, optarg, common))
-            continue;
         switch (c)
         {
         case O_N: p.n = static_cast<unsigned int>(Num(optarg, "--n")); break;
