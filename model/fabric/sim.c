@@ -364,20 +364,6 @@ static bool cc_setup(struct sim *s, struct rdev *d)
 	return true;
 }
 
-static void connopt_sim(const struct sim *s, struct connopt *o)
-{
-	connopt_default(o);
-	o->mtu = s->p.mtu;
-	o->tclass = 26 << 2;		/* DSCP 26 (the model sets ECT itself when RP is on) */
-	o->access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_LOCAL_WRITE;
-	o->sq_log = 6;
-	o->sq_stride = 7;
-	o->rq_log = 2;
-	o->rq_stride = 6;
-	o->cq_log = 8;
-	o->rd_atomic = 1;		/* no READs here; sim_rdev_new does not query caps */
-}
-
 static bool sim_build(struct sim *s)
 {
 	struct params *p = &s->p;
@@ -403,7 +389,7 @@ static bool sim_build(struct sim *s)
 		s->dcb_ok &= dcb_setup(s, s->nodes[k].d);
 		s->cc_ok &= cc_setup(s, s->nodes[k].d);
 	}
-	connopt_sim(s, &o);
+	connopt_write_flow(&o, s->p.mtu, 26);
 	/* receiver: one CQ, one MR holding every flow's slots, a QP per sender */
 	{
 		struct rdev *rx = s->nodes[0].d;

@@ -841,6 +841,20 @@ void connopt_default(struct connopt *o)
 	o->sport = 0xc123;
 }
 
+void connopt_write_flow(struct connopt *o, uint8_t mtu, uint8_t dscp)
+{
+	connopt_default(o);
+	o->mtu = mtu;
+	o->tclass = (uint8_t)(dscp << 2);	/* the model sets ECT itself when RP is on */
+	o->access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_LOCAL_WRITE;
+	o->sq_log = 6;
+	o->sq_stride = 7;
+	o->rq_log = 2;
+	o->rq_stride = 6;
+	o->cq_log = 8;
+	o->rd_atomic = 1;		/* no READs; the simulators' devices do not query caps */
+}
+
 bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t peer_qpn,
 		const struct connopt *o, unsigned int s)
 {

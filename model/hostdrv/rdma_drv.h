@@ -231,6 +231,9 @@ void ring_rq(struct rdev *d, struct rqp *qp);
 
 /* ---- connecting QPs ------------------------------------------------------------------------- */
 void connopt_default(struct connopt *o);
+/* connopt_default for the fabric simulators' WRITE flows: path MTU code @mtu, traffic class
+ * DSCP @dscp, remote and local write, SQ 64 x 128 B, RQ 4 x 64 B, CQ 256 entries, no READs. */
+void connopt_write_flow(struct connopt *o, uint8_t mtu, uint8_t dscp);
 /* RESET->INIT->RTR(->RTS) of side @s's QP towards @peer's @peer_qpn (@o->rtr_only bit s:
  * stop in RTR). */
 bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t peer_qpn,

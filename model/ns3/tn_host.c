@@ -372,16 +372,7 @@ struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 	fl->dst = dst;
 	fl->p = *fp;
 	fl->seed = pattern_seed;
-	connopt_default(&o);
-	o.mtu = fp->mtu;
-	o.tclass = (uint8_t)(fp->dscp << 2);	/* the model sets ECT itself when RP is on */
-	o.access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_LOCAL_WRITE;
-	o.sq_log = 6;
-	o.sq_stride = 7;
-	o.rq_log = 2;
-	o.rq_stride = 6;
-	o.cq_log = 8;
-	o.rd_atomic = 1;
+	connopt_write_flow(&o, fp->mtu, fp->dscp);
 	if (fp->sport)
 		o.sport = fp->sport;
 	st = 0;
