@@ -99,13 +99,12 @@ struct node {
 	struct rcq cq;
 	struct rqp qp;
 	struct rmr mr;
-	uint64_t posted, completed, errors;
-	uint64_t done_bytes, done_bytes_steady;
+	struct wstream w;		/* the WRITEs to the receiver */
+	uint64_t done_bytes_steady;
 	/* at the receiver: bytes from this sender delivered by the switch */
 	uint64_t rx_bytes, rx_bytes_steady;
 	uint64_t *bins;			/* rx bytes per bin */
 	uint32_t *cc_mbps;		/* DCQCN current rate at the end of each bin (QUERY_QP) */
-	unsigned int slot_done;		/* bitmask of destination slots completed */
 };
 
 struct sim {
@@ -231,28 +230,6 @@ static void nic_flush(struct sim *s, unsigned int k)
 	f->nframes = 0;
 }
 
-/* Sender @k: post WRITEs until @outstanding are in flight. */
-static void sender_post(struct sim *s, unsigned int k)
-{
-	struct node *nd = &s->nodes[k];
-	struct params *p = &s->p;
-	bool rang = false;
-
-	while (nd->posted - nd->completed < p->outstanding) {
-		unsigned int slot = (unsigned int)(nd->posted % p->slots);
-		struct sge sg = mr_sge(&nd->mr, (uint64_t)slot * p->msg_bytes, p->msg_bytes);
-		uint64_t raddr = s->rx_mr.iova +
-				 ((uint64_t)(k - 1) * p->slots + slot) * p->msg_bytes;
-
-		post_send(nd->d, &nd->qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, nd->posted,
-			  &sg, 1, raddr, s->rx_mr.key, 0);
-		nd->posted++;
-		rang = true;
-	}
-	if (rang)
-		ring_sq(nd->d, &nd->qp);
-}
-
 /* The host side of sender @k: reap completions, keep the SQ full. */
 static void sender_poll(struct sim *s, unsigned int k)
 {
@@ -260,23 +237,19 @@ static void sender_poll(struct sim *s, unsigned int k)
 	struct wc wc;
 	bool any = false;
 
-	while (cq_poll(nd->d, &nd->cq, &wc)) {
+	while (wstream_poll(nd->d, &nd->w, &wc)) {
 		any = true;
-		nd->completed++;
 		if (wc.status != TERN_CQE_OK) {
-			if (!nd->errors && !s->p.quiet)
+			if (nd->w.errors == 1 && !s->p.quiet)
 				fprintf(stderr, "tern-sim: sender %u: WRITE %" PRIu64
 					" completed with status %u\n", k, wc.wr_id, wc.status);
-			nd->errors++;
 			continue;
 		}
-		nd->done_bytes += s->p.msg_bytes;
 		if (s->now >= s->steady_at)
 			nd->done_bytes_steady += s->p.msg_bytes;
-		nd->slot_done |= 1u << (wc.wr_id % s->p.slots);
 	}
-	if (any && !nd->errors && s->now < s->end)
-		sender_post(s, k);
+	if (any && !nd->w.errors && s->now < s->end)
+		wstream_post(nd->d, &nd->w);
 	if (any)
 		nic_flush(s, k);
 }
@@ -423,6 +396,12 @@ static bool sim_build(struct sim *s)
 			return false;
 		}
 		mr_fill(nd->d, &nd->mr, 1000 + k);
+		nd->w = (struct wstream){
+			.qp = &nd->qp, .cq = &nd->cq, .mr = &nd->mr,
+			.raddr = s->rx_mr.iova + (uint64_t)(k - 1) * p->slots * p->msg_bytes,
+			.rkey = s->rx_mr.key, .msg_bytes = p->msg_bytes,
+			.outstanding = p->outstanding, .slots = p->slots,
+		};
 		if (!qp_connect(nd->d, &nd->qp, rx, s->rx_qp[k].qpn, &o, 0) ||
 		    !qp_connect(rx, &s->rx_qp[k], nd->d, nd->qp.qpn, &o, 1)) {
 			fprintf(stderr, "tern-sim: connecting flow %u failed\n", k);
@@ -513,7 +492,7 @@ static void sim_run(struct sim *s)
 	s->next_sample = s->t0;
 	announce(s);
 	for (k = 1; k < s->nnodes; k++) {
-		sender_post(s, k);
+		wstream_post(s->nodes[k].d, &s->nodes[k].w);
 		nic_flush(s, k);
 	}
 	for (;;) {
@@ -663,21 +642,12 @@ static void report(struct sim *s, double wall)
 	}
 	for (k = 1; k <= n; k++) {
 		struct node *nd = &s->nodes[k];
-		uint64_t base = (uint64_t)(k - 1) * p->slots;
-		unsigned int sl;
 
-		completed += nd->completed;
-		errors += nd->errors;
-		if (!nd->slot_done)
+		completed += nd->w.completed;
+		errors += nd->w.errors;
+		if (!wstream_data_ok(s->nodes[0].d, &s->rx_mr,
+				     (uint64_t)(k - 1) * p->slots * p->msg_bytes, &nd->w, 1000 + k))
 			data_ok = false;
-		for (sl = 0; sl < p->slots; sl++) {
-			if (!(nd->slot_done & (1u << sl)))
-				continue;
-			if (mr_diff_pattern(s->nodes[0].d, &s->rx_mr, (base + sl) * p->msg_bytes,
-					    p->msg_bytes, 1000 + k,
-					    (uint64_t)sl * p->msg_bytes) >= 0)
-				data_ok = false;
-		}
 	}
 	qsort(s->qsamples, s->nq, sizeof(uint64_t), cmp_u64);
 	fig = (struct sim_incast_figures){

@@ -22,9 +22,8 @@ struct tn_flow {
 	struct rmr mr;			/* the sender's buffer: slots x msg_bytes of pattern */
 	struct rqp rx_qp;		/* at the receiver */
 	struct rmr rx_mr;		/* at the receiver: the destination slots */
-	uint64_t posted, completed, errors, done_bytes;
+	struct wstream w;		/* the WRITEs and their counters */
 	uint64_t start_ns, finish_ns;
-	uint32_t slot_done;		/* destination slots completed at least once */
 	unsigned int first_error;
 	bool started;
 };
@@ -122,54 +121,27 @@ static uint64_t now(const struct tn_host *h)
 
 static void flow_post(struct tn_flow *fl)
 {
-	struct rdev *d = fl->src->d;
-	const struct tn_flow_params *p = &fl->p;
-	uint64_t t = now(fl->src);
-	bool rang = false;
-
-	while (fl->posted - fl->completed < p->outstanding && t < p->stop_ns &&
-	       (!p->total_bytes || fl->posted * p->msg_bytes < p->total_bytes)) {
-		unsigned int slot = (unsigned int)(fl->posted % p->slots);
-		uint32_t len = p->msg_bytes;
-		struct sge sg;
-
-		if (p->total_bytes && p->total_bytes - fl->posted * p->msg_bytes < len)
-			len = (uint32_t)(p->total_bytes - fl->posted * p->msg_bytes);
-		sg = mr_sge(&fl->mr, (uint64_t)slot * p->msg_bytes, len);
-		post_send(d, &fl->qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, fl->posted, &sg, 1,
-			  fl->rx_mr.iova + (uint64_t)slot * p->msg_bytes, fl->rx_mr.key, 0);
-		fl->posted++;
-		rang = true;
-	}
-	if (rang)
-		ring_sq(d, &fl->qp);
+	if (now(fl->src) < fl->p.stop_ns)
+		wstream_post(fl->src->d, &fl->w);
 }
 
 static void flow_poll(struct tn_flow *fl)
 {
-	struct rdev *d = fl->src->d;
 	const struct tn_flow_params *p = &fl->p;
 	struct wc wc;
 	bool any = false;
 
-	while (cq_poll(d, &fl->cq, &wc)) {
+	while (wstream_poll(fl->src->d, &fl->w, &wc)) {
 		any = true;
-		fl->completed++;
 		if (wc.status != TERN_CQE_OK) {
-			if (!fl->errors)
+			if (fl->w.errors == 1)
 				fl->first_error = wc.status;
-			fl->errors++;
 			continue;
 		}
-		if (p->total_bytes && p->total_bytes - fl->done_bytes < p->msg_bytes)
-			fl->done_bytes = p->total_bytes;
-		else
-			fl->done_bytes += p->msg_bytes;
-		fl->slot_done |= 1u << (wc.wr_id % p->slots);
-		if (p->total_bytes && fl->done_bytes >= p->total_bytes && !fl->finish_ns)
+		if (p->total_bytes && fl->w.done_bytes >= p->total_bytes && !fl->finish_ns)
 			fl->finish_ns = now(fl->src);
 	}
-	if (any && !fl->errors && fl->started)
+	if (any && !fl->w.errors && fl->started)
 		flow_post(fl);
 }
 
@@ -404,6 +376,11 @@ struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 	if (st)
 		return NULL;
 	mr_fill(src->d, &fl->mr, pattern_seed);
+	fl->w = (struct wstream){
+		.qp = &fl->qp, .cq = &fl->cq, .mr = &fl->mr, .raddr = fl->rx_mr.iova,
+		.rkey = fl->rx_mr.key, .msg_bytes = fp->msg_bytes, .outstanding = fp->outstanding,
+		.slots = fp->slots, .total_bytes = fp->total_bytes,
+	};
 	return fl;
 }
 
@@ -419,10 +396,10 @@ void tn_flow_start(struct tn_flow *fl)
 
 void tn_flow_stats(const struct tn_flow *fl, struct tn_flow_stats *st)
 {
-	st->posted = fl->posted;
-	st->completed = fl->completed;
-	st->errors = fl->errors;
-	st->done_bytes = fl->done_bytes;
+	st->posted = fl->w.posted;
+	st->completed = fl->w.completed;
+	st->errors = fl->w.errors;
+	st->done_bytes = fl->w.done_bytes;
 	st->start_ns = fl->start_ns;
 	st->finish_ns = fl->finish_ns;
 	st->first_error_status = fl->first_error;
@@ -430,24 +407,7 @@ void tn_flow_stats(const struct tn_flow *fl, struct tn_flow_stats *st)
 
 bool tn_flow_data_ok(struct tn_flow *fl)
 {
-	const struct tn_flow_params *p = &fl->p;
-	unsigned int sl;
-
-	if (!fl->slot_done || fl->errors)
-		return false;
-	for (sl = 0; sl < p->slots; sl++) {
-		uint64_t off = (uint64_t)sl * p->msg_bytes;
-		size_t n = p->msg_bytes;
-
-		if (!(fl->slot_done & (1u << sl)))
-			continue;
-		/* a last, short WRITE of a sized flow fills only the start of its slot */
-		if (p->total_bytes && p->total_bytes < off + n && fl->posted <= p->slots)
-			n = (size_t)(p->total_bytes - off);
-		if (mr_diff_pattern(fl->dst->d, &fl->rx_mr, off, n, fl->seed, off) >= 0)
-			return false;
-	}
-	return true;
+	return !fl->w.errors && wstream_data_ok(fl->dst->d, &fl->rx_mr, 0, &fl->w, fl->seed);
 }
 
 uint32_t tn_flow_cc_rate(struct tn_flow *fl)
