@@ -2,7 +2,8 @@
 /*
  * One simulated tern host for the ns-3 device: the model and its minimal host driver
  * (interface and rules in tn_host.h). The host side does what tern-sim's does (sim.c:
- * sender_post, sender_poll, nic_flush), per flow instead of per sender.
+ * sender_poll, nic_flush), per flow instead of per sender, with the same host driver code
+ * (struct wstream, dcb_drv.h).
  */
 #include <errno.h>
 #include <stdlib.h>
