@@ -151,6 +151,18 @@ def agree_checks(ns, sim):
     return c
 
 
+def buffer_control(t, fut, checks, fmt, name):
+    """A negative control with too little switch buffer: it must drop on the lossless
+    priority and at least two of @checks must fail. @fmt takes the drops and the failures."""
+    try:
+        bad = fut.result()
+        failed = [desc for cond, desc in checks(bad) if not cond]
+        negative_control(t, bad["lossless_drops"] > 0 and len(failed) >= 2,
+                         fmt % (bad["lossless_drops"], len(failed)), failed)
+    except Exception as e:  # noqa: BLE001
+        t.ok(False, name, str(e))
+
+
 def main():
     t = Tap()
     if not os.path.exists("/usr/include/ns3/core-module.h"):
@@ -225,14 +237,8 @@ def main():
                            r["slowdown_p99"]))
     except Exception as e:  # noqa: BLE001
         t.ok(False, "FB Hadoop workload run", str(e))
-    try:
-        bad = fab_neg.result()
-        failed = [desc for cond, desc in fabric_checks(bad) if not cond]
-        negative_control(t, bad["lossless_drops"] > 0 and len(failed) >= 2,
-                         "leaf-spine negative control (300 KB buffer: %d lossless drops) "
-                         "fails %d assertion(s)" % (bad["lossless_drops"], len(failed)), failed)
-    except Exception as e:  # noqa: BLE001
-        t.ok(False, "leaf-spine negative control", str(e))
+    buffer_control(t, fab_neg, fabric_checks, "leaf-spine negative control (300 KB buffer: "
+                   "%d lossless drops) fails %d assertion(s)", "leaf-spine negative control")
     # determinism: the same run again gives the same figures
     try:
         a, b = res.get((NS3, SIZES[0], True)), again.result()
@@ -243,14 +249,8 @@ def main():
     except Exception as e:  # noqa: BLE001
         t.ok(False, "ns-3 run repeated", str(e))
     # the negative control: too little buffer for PFC's thresholds; the checks must catch it
-    try:
-        bad = neg.result()
-        failed = [desc for cond, desc in ns3_checks(bad) if not cond]
-        negative_control(t, bad["lossless_drops"] > 0 and len(failed) >= 2,
-                         "negative control (N=8, 300 KB buffer: %d lossless drops) fails %d "
-                         "assertion(s)" % (bad["lossless_drops"], len(failed)), failed)
-    except Exception as e:  # noqa: BLE001
-        t.ok(False, "negative control", str(e))
+    buffer_control(t, neg, ns3_checks, "negative control (N=8, 300 KB buffer: %d lossless "
+                   "drops) fails %d assertion(s)", "negative control")
     # ASan/UBSan (leaks included) over a short run of both kinds
     for dcqcn in ("on", "off"):
         r, err = san_run(["nice", NS3_SAN, "--n", "3", "--dcqcn", dcqcn, "--duration-us",
