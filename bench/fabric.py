@@ -22,13 +22,12 @@ Documentation/fabric.rst ("tern on ns-3") defines every figure.
 import argparse
 import json
 import os
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "bench"))
-from incast import COLORS, Plot, write_svg  # noqa: E402
+from incast import (COLORS, Plot, build, print_wall, run_jobs, run_json,  # noqa: E402
+                    write_svg)
 
 FABRIC = os.path.join(TOP, "model", "build", "ns3", "tern-ns3-fabric")
 WORKLOADS = os.path.join(TOP, "model", "ns3", "workloads")
@@ -39,10 +38,7 @@ def run(workload, load, dcqcn, args, series):
     cmd = ["nice", FABRIC, "--workload", os.path.join(WORKLOADS, workload + ".cdf"),
            "--load", str(load), "--duration-us", str(args.duration_us),
            "--dcqcn", "on" if dcqcn else "off", "--series", series] + args.extra
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode:
-        sys.exit("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr))
-    return json.loads(p.stdout)
+    return run_json(cmd)
 
 
 def md_table(jobs, results):
@@ -115,20 +111,13 @@ def main():
     out = args.out or os.path.join(os.environ.get("TERN_OUT", os.path.join(TOP, "build")),
                                    "bench", "fabric")
     os.makedirs(out, exist_ok=True)
-    if subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "ns3"),
-                       "fabric"]).returncode:
-        sys.exit("building tern-ns3-fabric failed (libns3-dev: scripts/setup-host.sh)")
+    build("ns3", "fabric", "building tern-ns3-fabric failed (libns3-dev: "
+          "scripts/setup-host.sh)")
     jobs = [(w, load, d) for w in workloads for load in loads for d in (False, True)]
     spath = {j: os.path.join(out, "series-%s-%d-%s.json" % (j[0], round(100 * j[1]),
                                                              "on" if j[2] else "off"))
              for j in jobs}
-    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = {j: ex.submit(run, j[0], j[1], j[2], args, spath[j]) for j in jobs}
-        results = {j: futs[j].result() for j in jobs}
-    series = {}
-    for j in jobs:
-        with open(spath[j]) as f:
-            series[j] = json.load(f)
+    results, series = run_jobs(run, jobs, args, spath)
     r0 = results[jobs[0]]
     md = ("Leaf-spine on ns-3: %d leaves x %d hosts, %d spines, %d Gb/s, %d ns per link; "
           "Poisson flows for %d us; slowdown = FCT / (frames at line rate + one RTT)\n\n"
@@ -144,8 +133,7 @@ def main():
             plots(w, load, results, series, out)
     print("\nwrote %s/{fabric.json,fabric.md,series-*.json,slowdown-*.svg,queue-*.svg,"
           "pauses-*.svg}" % out)
-    print("simulation wall time: %.1f s (sum over runs)"
-          % sum(r["wall_s"] for r in results.values()))
+    print_wall(results)
 
 
 if __name__ == "__main__":

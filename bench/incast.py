@@ -46,10 +46,40 @@ COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 def run(n, dcqcn, args, series):
     cmd = ["nice", NS3 if args.engine == "ns3" else SIM, "--n", str(n), "--dcqcn", "on" if dcqcn else "off",
            "--duration-us", str(args.duration_us), "--series", series, "--quiet"] + args.extra
+    return run_json(cmd)
+
+
+def run_json(cmd):
+    """Run one simulation; its JSON figures (exits on failure)."""
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         sys.exit("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr))
     return json.loads(p.stdout)
+
+
+def build(subdir, target, failed):
+    """make -C model/<subdir> <target>; exits with `failed` if that fails."""
+    if subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", subdir),
+                       target]).returncode:
+        sys.exit(failed)
+
+
+def run_jobs(run, jobs, args, spath):
+    """run(*job, args, spath[job]) for every job, args.jobs at a time; the figures and the
+    time series of every job."""
+    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        futs = {j: ex.submit(run, *j, args, spath[j]) for j in jobs}
+        results = {j: futs[j].result() for j in jobs}
+    series = {}
+    for j in jobs:
+        with open(spath[j]) as f:
+            series[j] = json.load(f)
+    return results, series
+
+
+def print_wall(results):
+    print("simulation wall time: %.1f s (sum over runs)"
+          % sum(r["wall_s"] for r in results.values()))
 
 
 # ---- SVG -------------------------------------------------------------------------------------
@@ -290,22 +320,14 @@ def main():
                                    "bench", *(["ns3"] if args.engine == "ns3" else []))
     os.makedirs(out, exist_ok=True)
     if args.engine == "ns3":
-        if subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "ns3"),
-                           "incast"]).returncode:
-            sys.exit("building tern-ns3-incast failed (libns3-dev: scripts/setup-host.sh)")
-    elif subprocess.run(["nice", "make", "-s", "-C", os.path.join(TOP, "model", "fabric"),
-                         "sim"]).returncode:
-        sys.exit("building tern-sim failed")
+        build("ns3", "incast", "building tern-ns3-incast failed (libns3-dev: "
+              "scripts/setup-host.sh)")
+    else:
+        build("fabric", "sim", "building tern-sim failed")
     jobs = [(n, d) for n in sizes for d in (True, False)]
     spath = {j: os.path.join(out, "incast-series-N%d-%s.json" % (j[0], "on" if j[1] else "off"))
              for j in jobs}
-    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = {j: ex.submit(run, j[0], j[1], args, spath[j]) for j in jobs}
-        results = {j: futs[j].result() for j in jobs}
-    series = {}
-    for j in jobs:
-        with open(spath[j]) as f:
-            series[j] = json.load(f)
+    results, series = run_jobs(run, jobs, args, spath)
     r0 = results[jobs[0]]
     print("%sN:1 incast, %d Gb/s links, %d ns per link, MTU %d, %d KiB WRITEs, %.0f ms virtual "
           "(steady state from %.0f ms); RED Kmin %.0f KB Kmax %.0f KB Pmax %.0f %%%s\n"
@@ -321,8 +343,7 @@ def main():
     summary_plot(sizes, results, out)
     print("\nwrote %s/{incast.json,incast-series-*.json,queue-N*.svg,rates-N*.svg,summary.svg}"
           % out)
-    print("simulation wall time: %.1f s (sum over runs)"
-          % sum(r["wall_s"] for r in results.values()))
+    print_wall(results)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@
 
 #include <tern/tern_dcb.h>
 
+#include "dcb_drv.h"
 #include "rdma_drv.h"
+#include "simutil.h"
 #include "switch.h"
 
 #define MAX_SENDERS	(TSW_MAX_PORTS - 1)
@@ -57,29 +59,6 @@ struct params {
 	uint8_t ack_timeout;		/* QP timeout code: 4.096 us * 2^n (14) */
 };
 
-/* The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015), mapped on tern_cc_params. */
-static void cc_paper(struct tern_cc_params *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->cnp_dscp = 48;
-	c->cnp_prio = 6;
-	c->min_time_between_cnps = 50;		/* N = 50 us */
-	c->rpg_time_reset = 55;			/* T = 55 us */
-	c->rpg_byte_reset = 10u << 20;		/* B = 10 MB */
-	c->rpg_threshold = 5;			/* F = 5 */
-	c->rpg_max_rate = 0;			/* line rate */
-	c->rpg_ai_rate = 40;			/* R_AI = 40 Mb/s */
-	c->rpg_hai_rate = 200;			/* R_HAI = 200 Mb/s */
-	c->rpg_gd = 11;				/* cut = Rc * alpha / 2 */
-	c->rpg_min_dec_fac = 50;		/* a cut at most halves the rate */
-	c->rpg_min_rate = 10;
-	c->rate_to_set_on_first_cnp = 0;
-	c->dce_tcp_g = 1020;			/* g = 1/256 */
-	c->dce_tcp_rtt = 55;			/* K = 55 us */
-	c->rate_reduce_monitor_period = 50;	/* at most one cut per CNP interval */
-	c->initial_alpha_value = 1023;		/* alpha = 1 */
-}
-
 static void params_default(struct params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -101,7 +80,7 @@ static void params_default(struct params *p)
 	p->outstanding = 8;
 	p->slots = 4;
 	tsw_config_default(&p->sw, 3);
-	cc_paper(&p->cc);
+	cc_params_paper(&p->cc);
 }
 
 /* ---- the simulation ---------------------------------------------------------------------- */
@@ -124,13 +103,12 @@ struct node {
 	struct rcq cq;
 	struct rqp qp;
 	struct rmr mr;
-	uint64_t posted, completed, errors;
-	uint64_t done_bytes, done_bytes_steady;
+	struct wstream w;		/* the WRITEs to the receiver */
+	uint64_t done_bytes_steady;
 	/* at the receiver: bytes from this sender delivered by the switch */
 	uint64_t rx_bytes, rx_bytes_steady;
 	uint64_t *bins;			/* rx bytes per bin */
 	uint32_t *cc_mbps;		/* DCQCN current rate at the end of each bin (QUERY_QP) */
-	unsigned int slot_done;		/* bitmask of destination slots completed */
 };
 
 struct sim {
@@ -230,24 +208,10 @@ static uint64_t ser_ns(const struct sim *s, size_t len)
 	return ((uint64_t)len + ETH_OVERHEAD) * 8000 / s->p.link_mbps;
 }
 
-/* splitmix64 */
-static uint64_t sim_rand(struct sim *s)
-{
-	uint64_t z = (s->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* --loss-ppm: is the next frame lost? (its own splitmix64, the jitter's stays as it was) */
+/* --loss-ppm: is the next frame lost? (its own generator, the jitter's stays as it was) */
 static bool sim_loss(struct sim *s)
 {
-	uint64_t z = (s->loss_rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (z ^ (z >> 31)) % 1000000 < s->p.loss_ppm;
+	return sim_splitmix64(&s->loss_rng) % 1000000 < s->p.loss_ppm;
 }
 
 /* Run NIC @k's pending work and put what it transmitted on its line to the switch. */
@@ -267,7 +231,7 @@ static void nic_flush(struct sim *s, unsigned int k)
 		nd->line_free = start + ser_ns(s, fr->len);
 		e.t = nd->line_free + s->p.delay_ns;
 		if (s->p.jitter_ns)
-			e.t += sim_rand(s) % (s->p.jitter_ns + 1);
+			e.t += sim_splitmix64(&s->rng) % (s->p.jitter_ns + 1);
 		if (e.t < nd->last_arrival)
 			e.t = nd->last_arrival;
 		nd->last_arrival = e.t;
@@ -283,28 +247,6 @@ static void nic_flush(struct sim *s, unsigned int k)
 	f->nframes = 0;
 }
 
-/* Sender @k: post WRITEs until @outstanding are in flight. */
-static void sender_post(struct sim *s, unsigned int k)
-{
-	struct node *nd = &s->nodes[k];
-	struct params *p = &s->p;
-	bool rang = false;
-
-	while (nd->posted - nd->completed < p->outstanding) {
-		unsigned int slot = (unsigned int)(nd->posted % p->slots);
-		struct sge sg = mr_sge(&nd->mr, (uint64_t)slot * p->msg_bytes, p->msg_bytes);
-		uint64_t raddr = s->rx_mr.iova +
-				 ((uint64_t)(k - 1) * p->slots + slot) * p->msg_bytes;
-
-		post_send(nd->d, &nd->qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, nd->posted,
-			  &sg, 1, raddr, s->rx_mr.key, 0);
-		nd->posted++;
-		rang = true;
-	}
-	if (rang)
-		ring_sq(nd->d, &nd->qp);
-}
-
 /* The host side of sender @k: reap completions, keep the SQ full. */
 static void sender_poll(struct sim *s, unsigned int k)
 {
@@ -312,23 +254,19 @@ static void sender_poll(struct sim *s, unsigned int k)
 	struct wc wc;
 	bool any = false;
 
-	while (cq_poll(nd->d, &nd->cq, &wc)) {
+	while (wstream_poll(nd->d, &nd->w, &wc)) {
 		any = true;
-		nd->completed++;
 		if (wc.status != TERN_CQE_OK) {
-			if (!nd->errors && !s->p.quiet)
+			if (nd->w.errors == 1 && !s->p.quiet)
 				fprintf(stderr, "tern-sim: sender %u: WRITE %" PRIu64
 					" completed with status %u\n", k, wc.wr_id, wc.status);
-			nd->errors++;
 			continue;
 		}
-		nd->done_bytes += s->p.msg_bytes;
 		if (s->now >= s->steady_at)
 			nd->done_bytes_steady += s->p.msg_bytes;
-		nd->slot_done |= 1u << (wc.wr_id % s->p.slots);
 	}
-	if (any && !nd->errors && s->now < s->end)
-		sender_post(s, k);
+	if (any && !nd->w.errors && s->now < s->end)
+		wstream_post(nd->d, &nd->w);
 	if (any)
 		nic_flush(s, k);
 }
@@ -389,27 +327,12 @@ static void sw_arm(void *opaque, uint64_t dl)
 
 static bool dcb_setup(struct sim *s, struct rdev *d)
 {
-	uint8_t cfg[sizeof(struct tern_dcb_cfg)];
-	typedef struct tern_dcb_cfg T;
-	unsigned int i;
-	int st;
+	const char *failed;
+	int st = dcb_trust_dscp(d, s->p.sw.pfc_mask, &failed);
 
-	st = rdev_cmd(d, TERN_CMD_QUERY_DCB, NULL, 0, cfg, sizeof(cfg), NULL);
 	if (st != TERN_CMD_OK) {
 		if (!s->p.quiet)
-			fprintf(stderr, "tern-sim: QUERY_DCB status %d\n", st);
-		return false;
-	}
-	cfg[OFF(T, pfc_en)] = s->p.sw.pfc_mask;
-	cfg[OFF(T, trust)] = TERN_DCB_TRUST_DSCP;
-	for (i = 0; i < TERN_NUM_DSCP; i++)
-		cfg[OFF(T, dscp_prio) + i] = TERN_DCB_DSCP_UNMAPPED;
-	cfg[OFF(T, dscp_prio) + 26] = 3;
-	cfg[OFF(T, dscp_prio) + 48] = 6;
-	st = rdev_cmd(d, TERN_CMD_SET_DCB, cfg, sizeof(cfg), NULL, 0, NULL);
-	if (st != TERN_CMD_OK) {
-		if (!s->p.quiet)
-			fprintf(stderr, "tern-sim: SET_DCB status %d\n", st);
+			fprintf(stderr, "tern-sim: %s status %d\n", failed, st);
 		return false;
 	}
 	return true;
@@ -417,54 +340,18 @@ static bool dcb_setup(struct sim *s, struct rdev *d)
 
 static bool cc_setup(struct sim *s, struct rdev *d)
 {
-	const struct tern_cc_params *c = &s->p.cc;
-	uint8_t in[sizeof(struct tern_cc_params)];
-	typedef struct tern_cc_params T;
+	struct tern_cc_params c = s->p.cc;
 	int st;
 
-	memset(in, 0, sizeof(in));
-	in[OFF(T, rp_en)] = s->p.dcqcn ? s->p.rp_en : 0;
-	in[OFF(T, np_en)] = s->p.dcqcn ? s->p.np_en : 0;
-	in[OFF(T, cnp_dscp)] = c->cnp_dscp;
-	in[OFF(T, cnp_prio)] = c->cnp_prio;
-	wr32(in + OFF(T, min_time_between_cnps), c->min_time_between_cnps);
-	wr32(in + OFF(T, rpg_time_reset), c->rpg_time_reset);
-	wr32(in + OFF(T, rpg_byte_reset), c->rpg_byte_reset);
-	wr32(in + OFF(T, rpg_threshold), c->rpg_threshold);
-	wr32(in + OFF(T, rpg_max_rate), c->rpg_max_rate);
-	wr32(in + OFF(T, rpg_ai_rate), c->rpg_ai_rate);
-	wr32(in + OFF(T, rpg_hai_rate), c->rpg_hai_rate);
-	wr32(in + OFF(T, rpg_gd), c->rpg_gd);
-	wr32(in + OFF(T, rpg_min_dec_fac), c->rpg_min_dec_fac);
-	wr32(in + OFF(T, rpg_min_rate), c->rpg_min_rate);
-	wr32(in + OFF(T, rate_to_set_on_first_cnp), c->rate_to_set_on_first_cnp);
-	wr32(in + OFF(T, dce_tcp_g), c->dce_tcp_g);
-	wr32(in + OFF(T, dce_tcp_rtt), c->dce_tcp_rtt);
-	wr32(in + OFF(T, rate_reduce_monitor_period), c->rate_reduce_monitor_period);
-	wr32(in + OFF(T, initial_alpha_value), c->initial_alpha_value);
-	st = rdev_cmd(d, TERN_CMD_SET_CC_PARAMS, in, sizeof(in), NULL, 0, NULL);
+	c.rp_en = s->p.dcqcn ? s->p.rp_en : 0;
+	c.np_en = s->p.dcqcn ? s->p.np_en : 0;
+	st = cc_params_set(d, &c);
 	if (st != TERN_CMD_OK) {
 		if (!s->p.quiet)
 			fprintf(stderr, "tern-sim: SET_CC_PARAMS status %d\n", st);
 		return false;
 	}
 	return true;
-}
-
-static void connopt_sim(const struct sim *s, struct connopt *o)
-{
-	connopt_default(o);
-	o->mtu = s->p.mtu;
-	o->tclass = 26 << 2;		/* DSCP 26 (the model sets ECT itself when RP is on) */
-	o->access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_LOCAL_WRITE;
-	o->sq_log = 6;
-	o->sq_stride = 7;
-	o->rq_log = 2;
-	o->rq_stride = 6;
-	o->cq_log = 8;
-	o->rd_atomic = 1;		/* no READs here; sim_rdev_new does not query caps */
-	o->timeout = s->p.ack_timeout;
-	o->xport = s->p.sr ? TERN_QP_XPORT_SR : 0;
 }
 
 static bool sim_build(struct sim *s)
@@ -492,7 +379,9 @@ static bool sim_build(struct sim *s)
 		s->dcb_ok &= dcb_setup(s, s->nodes[k].d);
 		s->cc_ok &= cc_setup(s, s->nodes[k].d);
 	}
-	connopt_sim(s, &o);
+	connopt_write_flow(&o, s->p.mtu, 26);
+	o.timeout = s->p.ack_timeout;
+	o.xport = s->p.sr ? TERN_QP_XPORT_SR : 0;
 	/* receiver: one CQ, one MR holding every flow's slots, a QP per sender */
 	{
 		struct rdev *rx = s->nodes[0].d;
@@ -526,6 +415,12 @@ static bool sim_build(struct sim *s)
 			return false;
 		}
 		mr_fill(nd->d, &nd->mr, 1000 + k);
+		nd->w = (struct wstream){
+			.qp = &nd->qp, .cq = &nd->cq, .mr = &nd->mr,
+			.raddr = s->rx_mr.iova + (uint64_t)(k - 1) * p->slots * p->msg_bytes,
+			.rkey = s->rx_mr.key, .msg_bytes = p->msg_bytes,
+			.outstanding = p->outstanding, .slots = p->slots,
+		};
 		if (!qp_connect(nd->d, &nd->qp, rx, s->rx_qp[k].qpn, &o, 0) ||
 		    !qp_connect(rx, &s->rx_qp[k], nd->d, nd->qp.qpn, &o, 1)) {
 			fprintf(stderr, "tern-sim: connecting flow %u failed\n", k);
@@ -616,7 +511,7 @@ static void sim_run(struct sim *s)
 	s->next_sample = s->t0;
 	announce(s);
 	for (k = 1; k < s->nnodes; k++) {
-		sender_post(s, k);
+		wstream_post(s->nodes[k].d, &s->nodes[k].w);
 		nic_flush(s, k);
 	}
 	for (;;) {
@@ -685,92 +580,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint64_t pct(const uint64_t *sorted, size_t n, double q)
+/* The senders' bins and the convergence parameters, for simutil.h. */
+static struct sim_bins senders_bins(const struct sim *s, const uint64_t **bins)
 {
-	size_t i;
+	struct sim_bins sb = { .bins = bins, .nflows = s->nnodes - 1, .nbins = s->nbins,
+			       .bin_ns = s->p.bin_ns, .window_ns = s->p.conv_window_ns,
+			       .hold_ns = s->p.conv_hold_ns };
+	unsigned int k;
 
-	if (!n)
-		return 0;
-	i = (size_t)ceil(q * (double)n) - 1;
-	if (i >= n)
-		i = n - 1;
-	return sorted[i];
-}
-
-static double jain(const double *x, unsigned int n)
-{
-	double s = 0, s2 = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		s += x[i];
-		s2 += x[i] * x[i];
-	}
-	return s2 > 0 ? s * s / (n * s2) : 0;
-}
-
-/*
- * Convergence time: each flow's rate is averaged over the conv_window_ns before every bin
- * boundary. The flows have converged at the first boundary t from which, at every boundary up
- * to t + conv_hold_ns, every flow is within conv_tol of the fair share (the steady state's
- * aggregate / N). Reported as t from the start of the flows; -1 when that never happens.
- */
-static double convergence_us(const struct sim *s, double fair_gbps)
-{
-	unsigned int w = (unsigned int)(s->p.conv_window_ns / s->p.bin_ns);
-	unsigned int hold = (unsigned int)(s->p.conv_hold_ns / s->p.bin_ns), b, k, run = 0;
-
-	if (!w)
-		w = 1;
-	if (fair_gbps <= 0)
-		return -1;
-	for (b = w; b <= s->nbins; b++) {
-		bool ok = true;
-
-		for (k = 1; k < s->nnodes && ok; k++) {
-			uint64_t sum = 0;
-			unsigned int i;
-			double r;
-
-			for (i = b - w; i < b; i++)
-				sum += s->nodes[k].bins[i];
-			r = (double)sum * 8 / (double)(w * s->p.bin_ns);	/* Gb/s */
-			ok = fabs(r - fair_gbps) <= s->p.conv_tol * fair_gbps;
-		}
-		run = ok ? run + 1 : 0;
-		if (run > hold)
-			return (double)((uint64_t)(b - hold) * s->p.bin_ns) / 1000.0;
-	}
-	return -1;
-}
-
-/*
- * Fairness convergence: the first bin boundary t from which, at every boundary up to
- * t + conv_hold_ns, the Jain index of the flows' rates averaged over the preceding
- * conv_window_ns is at least @threshold. -1 when that never happens.
- */
-static double jain_convergence_us(const struct sim *s, double threshold)
-{
-	unsigned int w = (unsigned int)(s->p.conv_window_ns / s->p.bin_ns);
-	unsigned int hold = (unsigned int)(s->p.conv_hold_ns / s->p.bin_ns), b, k, run = 0;
-	double r[MAX_SENDERS];
-
-	if (!w)
-		w = 1;
-	for (b = w; b <= s->nbins; b++) {
-		for (k = 1; k < s->nnodes; k++) {
-			uint64_t sum = 0;
-			unsigned int i;
-
-			for (i = b - w; i < b; i++)
-				sum += s->nodes[k].bins[i];
-			r[k - 1] = (double)sum;
-		}
-		run = jain(r, s->nnodes - 1) >= threshold ? run + 1 : 0;
-		if (run > hold)
-			return (double)((uint64_t)(b - hold) * s->p.bin_ns) / 1000.0;
-	}
-	return -1;
+	for (k = 1; k < s->nnodes; k++)
+		bins[k - 1] = s->nodes[k].bins;
+	return sb;
 }
 
 static uint64_t pfc_stat(struct rdev *d, unsigned int prio, size_t field, bool *ok)
@@ -791,8 +611,8 @@ static void report(struct sim *s, double wall)
 {
 	struct params *p = &s->p;
 	unsigned int n = p->n, k, q;
-	double rates[MAX_SENDERS], done[MAX_SENDERS], total = 0, fair, steady_s, maxdev = 0;
-	uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0, below = 0;
+	double rates[MAX_SENDERS], done[MAX_SENDERS], total = 0, fair, steady_s;
+	uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0;
 	uint64_t nic_rx_pause = 0, nic_tx_pause = 0, nic_rx_discards = 0;
 	uint64_t retrans = 0, cnp_sent = 0, cnp_handled = 0, cnp_ignored = 0, ecn_rx = 0;
 	uint64_t cuts = 0, incs = 0, completed = 0, errors = 0, timeouts = 0;
@@ -800,6 +620,10 @@ static void report(struct sim *s, double wall)
 	bool pfc_ok = true, data_ok = true;
 	struct tsw_port_stats st;
 	FILE *o = stdout;
+	const uint64_t *bins[MAX_SENDERS];
+	struct sim_bins sb = senders_bins(s, bins);
+	double jr[MAX_SENDERS];
+	struct sim_incast_figures fig;
 
 	steady_s = (double)(s->end - s->steady_at) / 1e9;
 	for (k = 1; k <= n; k++) {
@@ -808,9 +632,6 @@ static void report(struct sim *s, double wall)
 		total += rates[k - 1];
 	}
 	fair = total / n;
-	for (k = 0; k < n; k++)
-		if (fair > 0 && fabs(rates[k] - fair) / fair > maxdev)
-			maxdev = fabs(rates[k] - fair) / fair;
 	for (k = 0; k <= n; k++) {
 		tsw_port_stats(s->sw, k, &st);
 		xoff += st.pfc_xoff_sent[3];
@@ -843,70 +664,32 @@ static void report(struct sim *s, double wall)
 	}
 	for (k = 1; k <= n; k++) {
 		struct node *nd = &s->nodes[k];
-		uint64_t base = (uint64_t)(k - 1) * p->slots;
-		unsigned int sl;
 
-		completed += nd->completed;
-		errors += nd->errors;
-		if (!nd->slot_done)
+		completed += nd->w.completed;
+		errors += nd->w.errors;
+		if (!wstream_data_ok(s->nodes[0].d, &s->rx_mr,
+				     (uint64_t)(k - 1) * p->slots * p->msg_bytes, &nd->w, 1000 + k))
 			data_ok = false;
-		for (sl = 0; sl < p->slots; sl++) {
-			if (!(nd->slot_done & (1u << sl)))
-				continue;
-			if (mr_diff_pattern(s->nodes[0].d, &s->rx_mr, (base + sl) * p->msg_bytes,
-					    p->msg_bytes, 1000 + k,
-					    (uint64_t)sl * p->msg_bytes) >= 0)
-				data_ok = false;
-		}
 	}
 	qsort(s->qsamples, s->nq, sizeof(uint64_t), cmp_u64);
-	for (k = 0; k < s->nq; k++)
-		below += s->qsamples[k] < p->sw.kmax_bytes;
-
-	fprintf(o, "{\"n\":%u,\"dcqcn\":%s,\"rp_en\":%u,\"np_en\":%u,\"link_mbps\":%u,"
-		"\"delay_ns\":%" PRIu64 ",\"mtu\":%u,\"msg_bytes\":%u,\"duration_us\":%.0f,"
-		"\"steady_from_us\":%.0f,",
-		n, p->dcqcn ? "true" : "false", p->dcqcn ? p->rp_en : 0, p->dcqcn ? p->np_en : 0,
-		p->link_mbps, p->delay_ns, 128u << p->mtu, p->msg_bytes,
-		(double)p->duration_ns / 1000, (double)(s->steady_at - s->t0) / 1000);
-	fprintf(o, "\"flow_gbps\":[");
-	for (k = 0; k < n; k++)
-		fprintf(o, "%s%.3f", k ? "," : "", rates[k]);
-	fprintf(o, "],\"flow_goodput_gbps\":[");
-	for (k = 0; k < n; k++)
-		fprintf(o, "%s%.3f", k ? "," : "", done[k]);
-	fprintf(o, "],\"total_gbps\":%.3f,\"fair_gbps\":%.3f,\"jain\":%.4f,\"max_dev\":%.4f,",
-		total, fair, jain(rates, n), maxdev);
-	fprintf(o, "\"queue_p50_kb\":%.1f,\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,"
-		"\"queue_below_kmax\":%.4f,\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"pmax\":%.4f,"
-		"\"ecn_at_dequeue\":%s,",
-		pct(s->qsamples, s->nq, 0.5) / 1024.0, pct(s->qsamples, s->nq, 0.99) / 1024.0,
-		s->nq ? s->qsamples[s->nq - 1] / 1024.0 : 0.0,
-		s->nq ? (double)below / (double)s->nq : 0.0, p->sw.kmin_bytes / 1024.0,
-		p->sw.kmax_bytes / 1024.0, p->sw.pmax_ppm / 1e6,
-		p->sw.ecn_at_dequeue ? "true" : "false");
-	fprintf(o, "\"convergence_us\":%.0f,\"jain_convergence_us\":%.0f,"
-		"\"switch_xoff\":%" PRIu64 ",\"switch_xon\":%" PRIu64
-		",\"nic_rx_pause\":%" PRIu64 ",\"nic_tx_pause\":%" PRIu64 ",\"pfc_stats_ok\":%s,",
-		convergence_us(s, fair), jain_convergence_us(s, 0.99), xoff, xon, nic_rx_pause,
-		nic_tx_pause,
-		pfc_ok ? "true" : "false");
-	fprintf(o, "\"lossless_drops\":%" PRIu64 ",\"switch_drops\":%" PRIu64
-		",\"nic_rx_discards\":%" PRIu64 ",\"refused_frames\":%" PRIu64
-		",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64 ",",
-		lossless, drops, nic_rx_discards, s->refused, retrans, timeouts);
-	fprintf(o, "\"sr\":%s,\"loss_ppm\":%u,\"lost_frames\":%" PRIu64
-		",\"selective_retrans_pkts\":%" PRIu64 ",\"tail_loss_probes\":%" PRIu64 ",",
-		p->sr ? "true" : "false", p->loss_ppm, s->lost, sel, probes);
-	fprintf(o, "\"ecn_marked\":%" PRIu64 ",\"np_ecn_rx\":%" PRIu64 ",\"cnp_sent\":%" PRIu64
-		",\"cnp_handled\":%" PRIu64 ",\"cnp_ignored\":%" PRIu64 ",\"rate_cuts\":%" PRIu64
-		",\"rate_increases\":%" PRIu64 ",",
-		marked, ecn_rx, cnp_sent, cnp_handled, cnp_ignored, cuts, incs);
-	fprintf(o, "\"writes_completed\":%" PRIu64 ",\"write_errors\":%" PRIu64
-		",\"data_ok\":%s,\"dcb_ok\":%s,\"cc_ok\":%s,\"events\":%" PRIu64
-		",\"wall_s\":%.2f}\n",
-		completed, errors, data_ok ? "true" : "false", s->dcb_ok ? "true" : "false",
-		s->cc_ok ? "true" : "false", s->events, wall);
+	fig = (struct sim_incast_figures){
+		.n = n, .dcqcn = p->dcqcn, .rp_en = p->rp_en, .np_en = p->np_en,
+		.link_mbps = p->link_mbps, .delay_ns = p->delay_ns, .mtu_bytes = 128u << p->mtu,
+		.msg_bytes = p->msg_bytes, .duration_ns = p->duration_ns,
+		.steady_from_ns = s->steady_at - s->t0, .rates = rates, .goodput = done,
+		.total = total, .fair = fair, .q_sorted = s->qsamples, .nq = s->nq, .sw = &p->sw,
+		.convergence_us = sim_convergence_us(&sb, fair, p->conv_tol),
+		.jain_convergence_us = sim_jain_convergence_us(&sb, 0.99, false, jr),
+		.xoff = xoff, .xon = xon, .rx_pause = nic_rx_pause, .tx_pause = nic_tx_pause,
+		.pfc_ok = pfc_ok, .lossless = lossless, .drops = drops,
+		.discards = nic_rx_discards, .refused = s->refused, .retrans = retrans,
+		.timeouts = timeouts, .sr = p->sr, .loss_ppm = p->loss_ppm, .lost = s->lost,
+		.sel_retrans = sel, .probes = probes, .marked = marked, .ecn_rx = ecn_rx, .cnp_sent = cnp_sent,
+		.cnp_handled = cnp_handled, .cnp_ignored = cnp_ignored, .cuts = cuts,
+		.incs = incs, .completed = completed, .errors = errors, .data_ok = data_ok,
+		.dcb_ok = s->dcb_ok, .cc_ok = s->cc_ok, .events = s->events, .wall_s = wall,
+	};
+	sim_print_incast(o, NULL, &fig);
 	fflush(o);
 }
 
@@ -982,30 +765,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tern-sim [options]\n"
-		"  --n N                 senders (1..%u, default 2)\n"
-		"  --dcqcn on|off        RP+NP on priority 3 (default on), or CC off (PFC only)\n"
-		"  --rp-en M --np-en M   CC priority masks used when --dcqcn on (default 8 and 8)\n"
-		"  --duration-us T       virtual run time (default 40000)\n"
-		"  --steady-from F       steady state from this fraction of the run (0.5)\n"
-		"  --link-mbps R         every link (40000)   --delay-ns D   every link (1000)\n"
-		"  --jitter-ns J         NIC -> switch delay up to J ns longer, uniformly (0)\n"
-		"  --mtu CODE            IB path MTU code, 3 = 1024 .. 5 = 4096 (5)\n"
-		"  --msg-bytes B         RDMA WRITE size (65536)\n"
-		"  --outstanding K       WRITEs kept posted per sender (8)\n"
-		"  --kmin B --kmax B --pmax-ppm P   RED/ECN (5120, 204800, 10000)\n"
-		"  --xoff B --xon B      switch PFC thresholds per ingress (port, prio)\n"
-		"  --buffer B            switch shared buffer (bytes)\n"
+		SIM_INCAST_USAGE_TOP
 		"  --cc NAME=V           a tern_cc_params field (e.g. rpg_ai_rate=40)\n"
-		"  --seed S              RED's generator\n"
-		"  --ecn-dequeue         RED decides at dequeue (default: at enqueue)\n"
-		"  --sample-ns S --bin-us B --conv-window-us W --conv-hold-us H --conv-tol F\n"
-		"  --series FILE         write the time series (JSON)\n"
-		"  --switch-json FILE    dump the switch's counters (JSON)\n"
 		"  --loss-ppm P          every line loses frames at random, P per million (0)\n"
 		"  --sr on|off           RC selective repeat instead of go-back-N (off)\n"
 		"  --ack-timeout CODE    QP timeout 4.096 us * 2^CODE (14)\n"
 		"  --pfc-mask M          lossless priorities, switch and NICs (8; 0: the switch drops)\n"
-		"  --quiet\n", MAX_SENDERS);
+		SIM_INCAST_USAGE_BOTTOM, MAX_SENDERS);
 }
 
 static uint64_t num(const char *s, const char *what)
@@ -1038,11 +804,8 @@ static void cc_set(struct tern_cc_params *c, const char *arg)
 		const char *name;
 		size_t off;
 	} f[] = {
-#define F(x) { #x, offsetof(struct tern_cc_params, x) }
-		F(min_time_between_cnps), F(rpg_time_reset), F(rpg_byte_reset),
-		F(rpg_threshold), F(rpg_max_rate), F(rpg_ai_rate), F(rpg_hai_rate), F(rpg_gd),
-		F(rpg_min_dec_fac), F(rpg_min_rate), F(rate_to_set_on_first_cnp), F(dce_tcp_g),
-		F(dce_tcp_rtt), F(rate_reduce_monitor_period), F(initial_alpha_value),
+#define F(x) { #x, offsetof(struct tern_cc_params, x) },
+		TERN_CC_U32_FIELDS(F)
 #undef F
 	};
 	const char *eq = strchr(arg, '=');

@@ -818,6 +818,69 @@ void ring_rq(struct rdev *d, struct rqp *qp)
 
 /* ---- connecting QPs -------------------------------------------------------------------------- */
 
+/* ---- WRITE streams ------------------------------------------------------------------------- */
+
+void wstream_post(struct rdev *d, struct wstream *w)
+{
+	bool rang = false;
+
+	while (w->posted - w->completed < w->outstanding &&
+	       (!w->total_bytes || w->posted * w->msg_bytes < w->total_bytes)) {
+		unsigned int slot = (unsigned int)(w->posted % w->slots);
+		uint32_t len = w->msg_bytes;
+		struct sge sg;
+
+		if (w->total_bytes && w->total_bytes - w->posted * w->msg_bytes < len)
+			len = (uint32_t)(w->total_bytes - w->posted * w->msg_bytes);
+		sg = mr_sge(w->mr, (uint64_t)slot * w->msg_bytes, len);
+		post_send(d, w->qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, w->posted, &sg, 1,
+			  w->raddr + (uint64_t)slot * w->msg_bytes, w->rkey, 0);
+		w->posted++;
+		rang = true;
+	}
+	if (rang)
+		ring_sq(d, w->qp);
+}
+
+bool wstream_poll(struct rdev *d, struct wstream *w, struct wc *wc)
+{
+	if (!cq_poll(d, w->cq, wc))
+		return false;
+	w->completed++;
+	if (wc->status != TERN_CQE_OK) {
+		w->errors++;
+		return true;
+	}
+	if (w->total_bytes && w->total_bytes - w->done_bytes < w->msg_bytes)
+		w->done_bytes = w->total_bytes;
+	else
+		w->done_bytes += w->msg_bytes;
+	w->slot_done |= 1u << (wc->wr_id % w->slots);
+	return true;
+}
+
+bool wstream_data_ok(struct rdev *dst, const struct rmr *rx_mr, uint64_t rx_off,
+		     const struct wstream *w, unsigned int seed)
+{
+	unsigned int sl;
+
+	if (!w->slot_done)
+		return false;
+	for (sl = 0; sl < w->slots; sl++) {
+		uint64_t off = (uint64_t)sl * w->msg_bytes;
+		size_t n = w->msg_bytes;
+
+		if (!(w->slot_done & (1u << sl)))
+			continue;
+		/* a last, short WRITE of a sized stream fills only the start of its slot */
+		if (w->total_bytes && w->total_bytes < off + n && w->posted <= w->slots)
+			n = (size_t)(w->total_bytes - off);
+		if (mr_diff_pattern(dst, rx_mr, rx_off + off, n, seed, off) >= 0)
+			return false;
+	}
+	return true;
+}
+
 void connopt_default(struct connopt *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -839,6 +902,20 @@ void connopt_default(struct connopt *o)
 	o->ip_version = 4;
 	o->hop_limit = 64;
 	o->sport = 0xc123;
+}
+
+void connopt_write_flow(struct connopt *o, uint8_t mtu, uint8_t dscp)
+{
+	connopt_default(o);
+	o->mtu = mtu;
+	o->tclass = (uint8_t)(dscp << 2);	/* the model sets ECT itself when RP is on */
+	o->access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_LOCAL_WRITE;
+	o->sq_log = 6;
+	o->sq_stride = 7;
+	o->rq_log = 2;
+	o->rq_stride = 6;
+	o->cq_log = 8;
+	o->rd_atomic = 1;		/* no READs; the simulators' devices do not query caps */
 }
 
 bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t peer_qpn,

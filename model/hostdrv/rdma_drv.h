@@ -230,8 +230,40 @@ unsigned int post_recv(struct rdev *d, struct rqp *qp, uint64_t wr_id, const str
 void ring_sq(struct rdev *d, struct rqp *qp);
 void ring_rq(struct rdev *d, struct rqp *qp);
 
+/* ---- WRITE streams ------------------------------------------------------------------------- */
+/*
+ * The fabric simulators' flows (tern-sim, model/ns3/tn_host.c): signaled RDMA WRITEs of
+ * @msg_bytes from slot i of @mr (i * msg_bytes) to slot i at @raddr, the slots used in turn,
+ * up to @outstanding in flight, until @total_bytes (0: no end; the last WRITE may be
+ * shorter). The counters are the host side's.
+ */
+struct wstream {
+	struct rqp *qp;
+	struct rcq *cq;
+	const struct rmr *mr;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t msg_bytes;
+	unsigned int outstanding, slots;	/* slots <= 32 */
+	uint64_t total_bytes;
+	uint64_t posted, completed, errors;	/* WRITEs */
+	uint64_t done_bytes;			/* completed successfully */
+	uint32_t slot_done;			/* slots completed at least once */
+};
+/* Post WRITEs until @outstanding are in flight (or all of total_bytes is posted). */
+void wstream_post(struct rdev *d, struct wstream *w);
+/* Reap one completion into @wc and count it: false when there is none. */
+bool wstream_poll(struct rdev *d, struct wstream *w, struct wc *wc);
+/* At least one slot completed, and every slot that did holds the sender's pattern @seed in
+ * @rx_mr (of @dst) from @rx_off on. */
+bool wstream_data_ok(struct rdev *dst, const struct rmr *rx_mr, uint64_t rx_off,
+		     const struct wstream *w, unsigned int seed);
+
 /* ---- connecting QPs ------------------------------------------------------------------------- */
 void connopt_default(struct connopt *o);
+/* connopt_default for the fabric simulators' WRITE flows: path MTU code @mtu, traffic class
+ * DSCP @dscp, remote and local write, SQ 64 x 128 B, RQ 4 x 64 B, CQ 256 entries, no READs. */
+void connopt_write_flow(struct connopt *o, uint8_t mtu, uint8_t dscp);
 /* RESET->INIT->RTR(->RTS) of side @s's QP towards @peer's @peer_qpn (@o->rtr_only bit s:
  * stop in RTR). */
 bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t peer_qpn,

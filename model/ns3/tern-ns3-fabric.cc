@@ -23,6 +23,8 @@
  *
  *   tern-ns3-fabric [--leaves 4 --hosts 8 --spines 4] [--dcqcn on|off] [--incast 8] ...
  */
+#include "scenario.h"
+#include "simutil.h"
 #include "tern-ns3.h"
 
 #include <ns3/simulator.h>
@@ -39,6 +41,9 @@
 #include <vector>
 
 using namespace ns3;
+using namespace scenario;
+
+const char* const scenario::kProgram = "tern-ns3-fabric";
 
 namespace
 {
@@ -96,17 +101,7 @@ Fabric g;
 uint64_t
 Rand()
 {
-    uint64_t z = (g.rng += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-uint64_t
-NowNs()
-{
-    return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    return sim_splitmix64(&g.rng);
 }
 
 double
@@ -264,19 +259,15 @@ Build()
     }
     for (h = 0; h < n; h++)
     {
-        Ptr<Node> node = CreateObject<Node>();
-        Ptr<TernNetDevice> d = CreateObject<TernNetDevice>();
+        Ptr<TernNetDevice> d = NewHost(h, p.nic, g.dcb_ok, g.cc_ok);
         unsigned int leaf = h / p.hosts, port = h % p.hosts;
         uint8_t mac[6];
 
-        node->AddDevice(d);
-        if (!d->Setup(h, p.nic))
+        if (!d)
         {
             fprintf(stderr, "tern-ns3-fabric: host %u setup failed\n", h);
             return false;
         }
-        g.dcb_ok &= tn_host_dcb_ok(d->Host());
-        g.cc_ok &= tn_host_cc_ok(d->Host());
         if (!TernConnect(d, g.leaves[leaf]->GetPort(port), NanoSeconds(p.delay_ns)))
             return false;
         g.hosts.push_back(d);
@@ -389,8 +380,7 @@ Pct(std::vector<double> v, double q)
     if (v.empty())
         return 0;
     std::sort(v.begin(), v.end());
-    size_t i = static_cast<size_t>(ceil(q * static_cast<double>(v.size()))) - 1;
-    return v[std::min(i, v.size() - 1)];
+    return sim_pct_double(v.data(), v.size(), q);
 }
 
 /* The flow's frames back to back at line rate (MTU payloads, 58 bytes of headers each,
@@ -414,10 +404,10 @@ Report(double wall)
     constexpr size_t kBuckets = sizeof(edges) / sizeof(edges[0]) - 1;
     std::vector<double> fct, slow, bslow[kBuckets];
     size_t bflows[kBuckets] = {0};
-    uint64_t completed = 0, errors = 0, xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0;
-    uint64_t no_route = 0, rx_pause = 0, discards = 0, retrans = 0, timeouts = 0, cnp = 0;
-    uint64_t handled = 0, refused = 0;
+    uint64_t completed = 0, errors = 0;
     bool data_ok = true;
+    SwitchTotals sw;
+    NicTotals nic;
 
     for (auto& f : g.flows)
     {
@@ -441,39 +431,11 @@ Report(double wall)
             data_ok = false;
     }
     for (auto* set : {&g.leaves, &g.spines})
-    {
-        for (auto& sw : *set)
-        {
-            for (unsigned int port = 0; port < sw->GetNPorts(); port++)
-            {
-                struct tsw_port_stats st;
-
-                tsw_port_stats(sw->Model(), port, &st);
-                xoff += st.pfc_xoff_sent[kPrio];
-                xon += st.pfc_xon_sent[kPrio];
-                lossless += st.lossless_drops;
-                no_route += st.no_route;
-                for (unsigned int q = 0; q < TSW_NUM_PRIO; q++)
-                {
-                    drops += st.q[q].drops;
-                    marked += st.q[q].ecn_marked;
-                }
-            }
-        }
-    }
+        for (auto& s : *set)
+            for (unsigned int port = 0; port < s->GetNPorts(); port++)
+                sw.Add(s->Model(), port, kPrio);
     for (auto& d : g.hosts)
-    {
-        tn_nic_stats ns;
-
-        tn_host_stats(d->Host(), kPrio, &ns);
-        rx_pause += ns.rx_pause;
-        discards += ns.rx_discards;
-        retrans += ns.retrans;
-        timeouts += ns.ack_timeouts;
-        cnp += ns.cnp_sent;
-        handled += ns.cnp_handled;
-        refused += d->RefusedFrames();
-    }
+        nic.Add(d, kPrio);
     std::vector<double> q(g.qsamples.begin(), g.qsamples.end());
     double sim_s = static_cast<double>(NowNs()) / 1e9;
 
@@ -506,12 +468,13 @@ Report(double wall)
            ",\"switch_drops\":%" PRIu64 ",\"no_route\":%" PRIu64 ",\"nic_rx_discards\":%" PRIu64
            ",\"refused_frames\":%" PRIu64 ",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64
            ",",
-           Pct(q, 0.99) / 1024.0, Pct(q, 1.0) / 1024.0, xoff, xon, rx_pause, lossless, drops,
-           no_route, discards, refused, retrans, timeouts);
+           Pct(q, 0.99) / 1024.0, Pct(q, 1.0) / 1024.0, sw.xoff, sw.xon, nic.rx_pause,
+           sw.lossless, sw.drops, sw.no_route, nic.discards, nic.refused, nic.retrans,
+           nic.timeouts);
     printf("\"ecn_marked\":%" PRIu64 ",\"cnp_sent\":%" PRIu64 ",\"cnp_handled\":%" PRIu64
            ",\"dcb_ok\":%s,\"cc_ok\":%s,\"sim_us\":%.1f,\"events\":%" PRIu64
            ",\"wall_s\":%.2f,\"sim_s_per_wall_s\":%.5f,\"events_per_s\":%.0f}\n",
-           marked, cnp, handled, g.dcb_ok ? "true" : "false", g.cc_ok ? "true" : "false",
+           sw.marked, nic.cnp_sent, nic.cnp_handled, g.dcb_ok ? "true" : "false", g.cc_ok ? "true" : "false",
            sim_s * 1e6, Simulator::GetEventCount(), wall, wall > 0 ? sim_s / wall : 0.0,
            wall > 0 ? static_cast<double>(Simulator::GetEventCount()) / wall : 0.0);
     fflush(stdout);
@@ -594,22 +557,6 @@ Usage(FILE* f)
             TN_MAX_HOSTS);
 }
 
-uint64_t
-Num(const char* s, const char* what)
-{
-    char* e;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(s, &e, 0);
-    if (errno || e == s || *e)
-    {
-        fprintf(stderr, "tern-ns3-fabric: bad %s: %s\n", what, s);
-        exit(2);
-    }
-    return v;
-}
-
 } // namespace
 
 int
@@ -617,33 +564,26 @@ main(int argc, char** argv)
 {
     enum
     {
-        O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_LINK, O_DELAY, O_KMIN,
-        O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_HELP, O_WL, O_LOAD,
-        O_DUR, O_SERIES, O_SERIES_US, O_UP
+        O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_SEED, O_SAMPLE, O_HELP,
+        O_WL, O_LOAD, O_DUR, O_SERIES, O_SERIES_US, O_UP
     };
-    static const struct option opts[] = {
+    static const std::vector<struct option> opts = Options({
         {"leaves", 1, nullptr, O_L}, {"hosts", 1, nullptr, O_H}, {"spines", 1, nullptr, O_S},
         {"dcqcn", 1, nullptr, O_DCQCN}, {"incast", 1, nullptr, O_INC},
         {"flow-bytes", 1, nullptr, O_FB}, {"spread-us", 1, nullptr, O_SPREAD},
-        {"max-us", 1, nullptr, O_MAX}, {"link-mbps", 1, nullptr, O_LINK},
-        {"delay-ns", 1, nullptr, O_DELAY}, {"kmin", 1, nullptr, O_KMIN},
-        {"kmax", 1, nullptr, O_KMAX}, {"pmax-ppm", 1, nullptr, O_PMAX},
-        {"xoff", 1, nullptr, O_XOFF}, {"xon", 1, nullptr, O_XON}, {"buffer", 1, nullptr, O_BUF},
-        {"cc", 1, nullptr, O_CC}, {"seed", 1, nullptr, O_SEED},
+        {"max-us", 1, nullptr, O_MAX}, {"seed", 1, nullptr, O_SEED},
         {"sample-ns", 1, nullptr, O_SAMPLE}, {"help", 0, nullptr, O_HELP},
         {"workload", 1, nullptr, O_WL}, {"load", 1, nullptr, O_LOAD},
         {"duration-us", 1, nullptr, O_DUR}, {"series", 1, nullptr, O_SERIES},
         {"series-us", 1, nullptr, O_SERIES_US}, {"uplink-mbps", 1, nullptr, O_UP},
-        {nullptr, 0, nullptr, 0},
-    };
+    });
     Params& p = g.p;
+    const Common common = {p.nic, p.flow, p.sw, p.delay_ns};
     struct timespec a, b;
     int c;
 
-    tn_nic_params_default(&p.nic);
-    tn_flow_params_default(&p.flow);
-    tsw_config_default(&p.sw, 2);
-    while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1)
+    Defaults(common, 2);
+    while ((c = NextOption(argc, argv, opts, common)) != -1)
     {
         switch (c)
         {
@@ -662,21 +602,6 @@ main(int argc, char** argv)
         case O_FB: p.flow_bytes = Num(optarg, "--flow-bytes"); break;
         case O_SPREAD: p.spread_ns = Num(optarg, "--spread-us") * 1000; break;
         case O_MAX: p.max_ns = Num(optarg, "--max-us") * 1000; break;
-        case O_LINK: p.nic.link_mbps = static_cast<uint32_t>(Num(optarg, "--link-mbps")); break;
-        case O_DELAY: p.delay_ns = Num(optarg, "--delay-ns"); break;
-        case O_KMIN: p.sw.kmin_bytes = static_cast<uint32_t>(Num(optarg, "--kmin")); break;
-        case O_KMAX: p.sw.kmax_bytes = static_cast<uint32_t>(Num(optarg, "--kmax")); break;
-        case O_PMAX: p.sw.pmax_ppm = static_cast<uint32_t>(Num(optarg, "--pmax-ppm")); break;
-        case O_XOFF: p.sw.xoff_bytes = static_cast<uint32_t>(Num(optarg, "--xoff")); break;
-        case O_XON: p.sw.xon_bytes = static_cast<uint32_t>(Num(optarg, "--xon")); break;
-        case O_BUF: p.sw.buffer_bytes = static_cast<uint32_t>(Num(optarg, "--buffer")); break;
-        case O_CC:
-            if (!tn_cc_set(&p.nic.cc, optarg))
-            {
-                fprintf(stderr, "tern-ns3-fabric: bad --cc %s\n", optarg);
-                return 2;
-            }
-            break;
         case O_SEED: p.seed = Num(optarg, "--seed"); break;
         case O_SAMPLE: p.sample_ns = Num(optarg, "--sample-ns"); break;
         case O_WL: p.workload = optarg; break;
@@ -720,8 +645,7 @@ main(int argc, char** argv)
     Simulator::Stop(NanoSeconds(p.max_ns));
     Simulator::Run();
     clock_gettime(CLOCK_MONOTONIC, &b);
-    Report(static_cast<double>(b.tv_sec - a.tv_sec) +
-           static_cast<double>(b.tv_nsec - a.tv_nsec) / 1e9);
+    Report(WallSeconds(a, b));
     if (p.series)
         WriteSeries();
     g.flows.clear();

@@ -11,6 +11,8 @@
  * stdout as tern-sim, plus "engine":"ns-3"; Documentation/fabric.rst defines every figure.
  * Exit status 0 when the run could be set up and completed.
  */
+#include "scenario.h"
+#include "simutil.h"
 #include "tern-ns3.h"
 
 #include <ns3/simulator.h>
@@ -27,6 +29,9 @@
 #include <vector>
 
 using namespace ns3;
+using namespace scenario;
+
+const char* const scenario::kProgram = "tern-ns3-incast";
 
 namespace
 {
@@ -78,12 +83,6 @@ struct Run
 };
 
 Run g;
-
-uint64_t
-NowNs()
-{
-    return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
-}
 
 /* At the bottleneck (switch port 0, towards the receiver): count per sender by source MAC. */
 void
@@ -161,17 +160,13 @@ Build()
     g.s.resize(p.n);
     for (k = 0; k <= p.n; k++)
     {
-        Ptr<Node> node = CreateObject<Node>();
-        Ptr<TernNetDevice> d = CreateObject<TernNetDevice>();
+        Ptr<TernNetDevice> d = NewHost(k, p.nic, g.dcb_ok, g.cc_ok);
 
-        node->AddDevice(d);
-        if (!d->Setup(k, p.nic))
+        if (!d)
         {
             fprintf(stderr, "tern-ns3-incast: device %u setup failed\n", k);
             return false;
         }
-        g.dcb_ok &= tn_host_dcb_ok(d->Host());
-        g.cc_ok &= tn_host_cc_ok(d->Host());
         Ptr<TernChannel> ch = TernConnect(d, g.sw->GetPort(k), NanoSeconds(p.delay_ns));
         if (!ch)
             return false;
@@ -213,92 +208,31 @@ Start()
 
 /* ---- figures (as tern-sim's) ---------------------------------------------------------- */
 
-uint64_t
-Pct(const std::vector<uint64_t>& sorted, double q)
+/* The senders' bins and the convergence parameters, for simutil.h. */
+struct sim_bins
+SendersBins(std::vector<const uint64_t*>& bins)
 {
-    size_t n = sorted.size(), i;
-
-    if (!n)
-        return 0;
-    i = static_cast<size_t>(ceil(q * static_cast<double>(n))) - 1;
-    return sorted[std::min(i, n - 1)];
-}
-
-double
-Jain(const double* x, unsigned int n)
-{
-    double s = 0, s2 = 0;
-
-    for (unsigned int i = 0; i < n; i++)
-    {
-        s += x[i];
-        s2 += x[i] * x[i];
-    }
-    return s2 > 0 ? s * s / (n * s2) : 0;
-}
-
-double
-WindowGbps(const Sender& s, unsigned int b, unsigned int w)
-{
-    uint64_t sum = 0;
-
-    for (unsigned int i = b - w; i < b; i++)
-        sum += s.bins[i];
-    return static_cast<double>(sum) * 8 / static_cast<double>(w * g.p.bin_ns);
-}
-
-double
-ConvergenceUs(double fair)
-{
-    unsigned int w = std::max<uint64_t>(1, g.p.conv_window_ns / g.p.bin_ns);
-    unsigned int hold = static_cast<unsigned int>(g.p.conv_hold_ns / g.p.bin_ns), run = 0;
-
-    if (fair <= 0)
-        return -1;
-    for (unsigned int b = w; b <= g.nbins; b++)
-    {
-        bool ok = true;
-        for (const auto& s : g.s)
-            ok = ok && fabs(WindowGbps(s, b, w) - fair) <= g.p.conv_tol * fair;
-        run = ok ? run + 1 : 0;
-        if (run > hold)
-            return static_cast<double>((uint64_t)(b - hold) * g.p.bin_ns) / 1000.0;
-    }
-    return -1;
-}
-
-double
-JainConvergenceUs(double threshold)
-{
-    unsigned int w = std::max<uint64_t>(1, g.p.conv_window_ns / g.p.bin_ns);
-    unsigned int hold = static_cast<unsigned int>(g.p.conv_hold_ns / g.p.bin_ns), run = 0;
-    double r[kMaxSenders];
-
-    for (unsigned int b = w; b <= g.nbins; b++)
-    {
-        for (unsigned int k = 0; k < g.s.size(); k++)
-            r[k] = WindowGbps(g.s[k], b, w);
-        run = Jain(r, static_cast<unsigned int>(g.s.size())) >= threshold ? run + 1 : 0;
-        if (run > hold)
-            return static_cast<double>((uint64_t)(b - hold) * g.p.bin_ns) / 1000.0;
-    }
-    return -1;
+    for (const auto& s : g.s)
+        bins.push_back(s.bins.data());
+    return {bins.data(), static_cast<unsigned int>(g.s.size()), g.nbins, g.p.bin_ns,
+            g.p.conv_window_ns, g.p.conv_hold_ns};
 }
 
 void
 Report(double wall)
 {
     const Params& p = g.p;
-    unsigned int n = p.n, k, q;
-    double rates[kMaxSenders], done[kMaxSenders], total = 0, fair, maxdev = 0;
+    unsigned int n = p.n, k;
+    double rates[kMaxSenders], done[kMaxSenders], total = 0, fair;
     double steady_s = static_cast<double>(g.end - g.steady_at) / 1e9;
-    uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0, below = 0;
-    uint64_t rx_pause = 0, tx_pause = 0, discards = 0, retrans = 0, timeouts = 0;
-    uint64_t cnp_sent = 0, cnp_handled = 0, cnp_ignored = 0, ecn_rx = 0, cuts = 0, incs = 0;
-    uint64_t completed = 0, errors = 0, refused = 0;
-    bool pfc_ok = true, data_ok = true;
-    struct tsw_port_stats st;
+    uint64_t completed = 0, errors = 0;
+    bool data_ok = true;
+    SwitchTotals sw;
+    NicTotals nic;
     std::vector<Ptr<TernNetDevice>> devs = {g.rx};
+    std::vector<const uint64_t*> bins;
+    struct sim_bins sb = SendersBins(bins);
+    double jr[kMaxSenders];
 
     for (k = 0; k < n; k++)
     {
@@ -316,93 +250,61 @@ Report(double wall)
         devs.push_back(g.s[k].dev);
     }
     fair = total / n;
-    for (k = 0; k < n; k++)
-        if (fair > 0 && fabs(rates[k] - fair) / fair > maxdev)
-            maxdev = fabs(rates[k] - fair) / fair;
     for (k = 0; k <= n; k++)
-    {
-        tsw_port_stats(g.sw->Model(), k, &st);
-        xoff += st.pfc_xoff_sent[kPrio];
-        xon += st.pfc_xon_sent[kPrio];
-        lossless += st.lossless_drops;
-        for (q = 0; q < TSW_NUM_PRIO; q++)
-        {
-            drops += st.q[q].drops;
-            marked += st.q[q].ecn_marked;
-        }
-    }
+        sw.Add(g.sw->Model(), k, kPrio);
     for (auto& d : devs)
-    {
-        tn_nic_stats ns;
-
-        tn_host_stats(d->Host(), kPrio, &ns);
-        pfc_ok = pfc_ok && ns.pfc_ok;
-        rx_pause += ns.rx_pause;
-        tx_pause += ns.tx_pause;
-        discards += ns.rx_discards;
-        retrans += ns.retrans;
-        timeouts += ns.ack_timeouts;
-        cnp_sent += ns.cnp_sent;
-        ecn_rx += ns.np_ecn_rx;
-        cnp_handled += ns.cnp_handled;
-        cnp_ignored += ns.cnp_ignored;
-        cuts += ns.rate_cuts;
-        incs += ns.rate_increases;
-        refused += d->RefusedFrames();
-    }
+        nic.Add(d, kPrio);
     std::vector<uint64_t> qs = g.qsamples;
     std::sort(qs.begin(), qs.end());
-    for (uint64_t v : qs)
-        below += v < p.sw.kmax_bytes;
 
-    FILE* o = stdout;
-    fprintf(o,
-            "{\"engine\":\"ns-3\",\"n\":%u,\"dcqcn\":%s,\"rp_en\":%u,\"np_en\":%u,"
-            "\"link_mbps\":%u,\"delay_ns\":%" PRIu64 ",\"mtu\":%u,\"msg_bytes\":%u,"
-            "\"duration_us\":%.0f,\"steady_from_us\":%.0f,",
-            n, p.nic.dcqcn ? "true" : "false", p.nic.dcqcn ? p.nic.rp_en : 0,
-            p.nic.dcqcn ? p.nic.np_en : 0, p.nic.link_mbps, p.delay_ns, 128u << p.flow.mtu,
-            p.flow.msg_bytes, static_cast<double>(p.duration_ns) / 1000,
-            static_cast<double>(g.steady_at) / 1000);
-    fprintf(o, "\"flow_gbps\":[");
-    for (k = 0; k < n; k++)
-        fprintf(o, "%s%.3f", k ? "," : "", rates[k]);
-    fprintf(o, "],\"flow_goodput_gbps\":[");
-    for (k = 0; k < n; k++)
-        fprintf(o, "%s%.3f", k ? "," : "", done[k]);
-    fprintf(o, "],\"total_gbps\":%.3f,\"fair_gbps\":%.3f,\"jain\":%.4f,\"max_dev\":%.4f,", total,
-            fair, Jain(rates, n), maxdev);
-    fprintf(o,
-            "\"queue_p50_kb\":%.1f,\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,"
-            "\"queue_below_kmax\":%.4f,\"kmin_kb\":%.1f,\"kmax_kb\":%.1f,\"pmax\":%.4f,"
-            "\"ecn_at_dequeue\":%s,",
-            Pct(qs, 0.5) / 1024.0, Pct(qs, 0.99) / 1024.0, qs.empty() ? 0.0 : qs.back() / 1024.0,
-            qs.empty() ? 0.0 : static_cast<double>(below) / static_cast<double>(qs.size()),
-            p.sw.kmin_bytes / 1024.0, p.sw.kmax_bytes / 1024.0, p.sw.pmax_ppm / 1e6,
-            p.sw.ecn_at_dequeue ? "true" : "false");
-    fprintf(o,
-            "\"convergence_us\":%.0f,\"jain_convergence_us\":%.0f,\"switch_xoff\":%" PRIu64
-            ",\"switch_xon\":%" PRIu64 ",\"nic_rx_pause\":%" PRIu64 ",\"nic_tx_pause\":%" PRIu64
-            ",\"pfc_stats_ok\":%s,",
-            ConvergenceUs(fair), JainConvergenceUs(0.99), xoff, xon, rx_pause, tx_pause,
-            pfc_ok ? "true" : "false");
-    fprintf(o,
-            "\"lossless_drops\":%" PRIu64 ",\"switch_drops\":%" PRIu64
-            ",\"nic_rx_discards\":%" PRIu64 ",\"refused_frames\":%" PRIu64
-            ",\"retrans_pkts\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64 ",",
-            lossless, drops, discards, refused, retrans, timeouts);
-    fprintf(o,
-            "\"ecn_marked\":%" PRIu64 ",\"np_ecn_rx\":%" PRIu64 ",\"cnp_sent\":%" PRIu64
-            ",\"cnp_handled\":%" PRIu64 ",\"cnp_ignored\":%" PRIu64 ",\"rate_cuts\":%" PRIu64
-            ",\"rate_increases\":%" PRIu64 ",",
-            marked, ecn_rx, cnp_sent, cnp_handled, cnp_ignored, cuts, incs);
-    fprintf(o,
-            "\"writes_completed\":%" PRIu64 ",\"write_errors\":%" PRIu64
-            ",\"data_ok\":%s,\"dcb_ok\":%s,\"cc_ok\":%s,\"events\":%" PRIu64
-            ",\"wall_s\":%.2f}\n",
-            completed, errors, data_ok ? "true" : "false", g.dcb_ok ? "true" : "false",
-            g.cc_ok ? "true" : "false", Simulator::GetEventCount(), wall);
-    fflush(o);
+    struct sim_incast_figures f = {};
+
+    f.n = n;
+    f.dcqcn = p.nic.dcqcn;
+    f.rp_en = p.nic.rp_en;
+    f.np_en = p.nic.np_en;
+    f.link_mbps = p.nic.link_mbps;
+    f.delay_ns = p.delay_ns;
+    f.mtu_bytes = 128u << p.flow.mtu;
+    f.msg_bytes = p.flow.msg_bytes;
+    f.duration_ns = p.duration_ns;
+    f.steady_from_ns = g.steady_at;
+    f.rates = rates;
+    f.goodput = done;
+    f.total = total;
+    f.fair = fair;
+    f.q_sorted = qs.data();
+    f.nq = qs.size();
+    f.sw = &p.sw;
+    f.convergence_us = sim_convergence_us(&sb, fair, p.conv_tol);
+    f.jain_convergence_us = sim_jain_convergence_us(&sb, 0.99, true, jr);
+    f.xoff = sw.xoff;
+    f.xon = sw.xon;
+    f.rx_pause = nic.rx_pause;
+    f.tx_pause = nic.tx_pause;
+    f.pfc_ok = nic.pfc_ok;
+    f.lossless = sw.lossless;
+    f.drops = sw.drops;
+    f.discards = nic.discards;
+    f.refused = nic.refused;
+    f.retrans = nic.retrans;
+    f.timeouts = nic.timeouts;
+    f.marked = sw.marked;
+    f.ecn_rx = nic.ecn_rx;
+    f.cnp_sent = nic.cnp_sent;
+    f.cnp_handled = nic.cnp_handled;
+    f.cnp_ignored = nic.cnp_ignored;
+    f.cuts = nic.cuts;
+    f.incs = nic.incs;
+    f.completed = completed;
+    f.errors = errors;
+    f.data_ok = data_ok;
+    f.dcb_ok = g.dcb_ok;
+    f.cc_ok = g.cc_ok;
+    f.events = Simulator::GetEventCount();
+    f.wall_s = wall;
+    sim_print_incast(stdout, "ns-3", &f);
+    fflush(stdout);
 }
 
 void
@@ -450,44 +352,11 @@ Usage(FILE* f)
 {
     fprintf(f,
             "usage: tern-ns3-incast [options]   (tern-sim's, on ns-3)\n"
-            "  --n N                 senders (1..%u, default 2)\n"
-            "  --dcqcn on|off        RP+NP on priority 3 (default on), or CC off (PFC only)\n"
-            "  --rp-en M --np-en M   CC priority masks used when --dcqcn on (default 8 and 8)\n"
-            "  --duration-us T       virtual run time (default 40000)\n"
-            "  --steady-from F       steady state from this fraction of the run (0.5)\n"
-            "  --link-mbps R         every link (40000)   --delay-ns D   every link (1000)\n"
-            "  --jitter-ns J         NIC -> switch delay up to J ns longer, uniformly (0)\n"
-            "  --mtu CODE            IB path MTU code, 3 = 1024 .. 5 = 4096 (5)\n"
-            "  --msg-bytes B         RDMA WRITE size (65536)\n"
-            "  --outstanding K       WRITEs kept posted per sender (8)\n"
-            "  --kmin B --kmax B --pmax-ppm P   RED/ECN (5120, 204800, 10000)\n"
-            "  --xoff B --xon B      switch PFC thresholds per ingress (port, prio)\n"
-            "  --buffer B            switch shared buffer (bytes)\n"
+            SIM_INCAST_USAGE_TOP
             "  --pfc-mask M          lossless priorities, switch and NICs (8)\n"
             "  --cc NAME=V           a DCQCN parameter (e.g. rpg_ai_rate=40)\n"
-            "  --seed S              RED's generator\n"
-            "  --ecn-dequeue         RED decides at dequeue (default: at enqueue)\n"
-            "  --sample-ns S --bin-us B --conv-window-us W --conv-hold-us H --conv-tol F\n"
-            "  --series FILE         write the time series (JSON)\n"
-            "  --switch-json FILE    dump the switch's counters (JSON)\n"
-            "  --quiet\n",
+            SIM_INCAST_USAGE_BOTTOM,
             kMaxSenders);
-}
-
-uint64_t
-Num(const char* s, const char* what)
-{
-    char* e;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(s, &e, 0);
-    if (errno || e == s || *e)
-    {
-        fprintf(stderr, "tern-ns3-incast: bad %s: %s\n", what, s);
-        exit(2);
-    }
-    return v;
 }
 
 bool
@@ -508,35 +377,30 @@ main(int argc, char** argv)
 {
     enum
     {
-        O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
-        O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE, O_BIN,
-        O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_PFC, O_JIT
+        O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_MTU, O_MSG, O_OUT, O_SEED,
+        O_SAMPLE, O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ,
+        O_PFC, O_JIT
     };
-    static const struct option opts[] = {
+    static const std::vector<struct option> opts = Options({
         {"n", 1, nullptr, O_N}, {"dcqcn", 1, nullptr, O_DCQCN}, {"rp-en", 1, nullptr, O_RP},
         {"np-en", 1, nullptr, O_NP}, {"duration-us", 1, nullptr, O_DUR},
-        {"steady-from", 1, nullptr, O_STEADY}, {"link-mbps", 1, nullptr, O_LINK},
-        {"delay-ns", 1, nullptr, O_DELAY}, {"mtu", 1, nullptr, O_MTU},
+        {"steady-from", 1, nullptr, O_STEADY}, {"mtu", 1, nullptr, O_MTU},
         {"msg-bytes", 1, nullptr, O_MSG}, {"outstanding", 1, nullptr, O_OUT},
-        {"kmin", 1, nullptr, O_KMIN}, {"kmax", 1, nullptr, O_KMAX},
-        {"pmax-ppm", 1, nullptr, O_PMAX}, {"xoff", 1, nullptr, O_XOFF},
-        {"xon", 1, nullptr, O_XON}, {"buffer", 1, nullptr, O_BUF}, {"cc", 1, nullptr, O_CC},
         {"seed", 1, nullptr, O_SEED}, {"sample-ns", 1, nullptr, O_SAMPLE},
         {"bin-us", 1, nullptr, O_BIN}, {"conv-window-us", 1, nullptr, O_CW},
         {"conv-tol", 1, nullptr, O_CT}, {"conv-hold-us", 1, nullptr, O_CH},
         {"ecn-dequeue", 0, nullptr, O_ECNDEQ}, {"pfc-mask", 1, nullptr, O_PFC},
         {"jitter-ns", 1, nullptr, O_JIT},
         {"series", 1, nullptr, O_SERIES}, {"switch-json", 1, nullptr, O_SWJSON},
-        {"quiet", 0, nullptr, O_QUIET}, {"help", 0, nullptr, O_HELP}, {nullptr, 0, nullptr, 0},
-    };
+        {"quiet", 0, nullptr, O_QUIET}, {"help", 0, nullptr, O_HELP},
+    });
     Params& p = g.p;
+    const Common common = {p.nic, p.flow, p.sw, p.delay_ns};
     struct timespec a, b;
     int c;
 
-    tn_nic_params_default(&p.nic);
-    tn_flow_params_default(&p.flow);
-    tsw_config_default(&p.sw, 3);
-    while ((c = getopt_long(argc, argv, "", opts, nullptr)) != -1)
+    Defaults(common, 3);
+    while ((c = NextOption(argc, argv, opts, common)) != -1)
     {
         switch (c)
         {
@@ -546,26 +410,11 @@ main(int argc, char** argv)
         case O_NP: p.nic.np_en = static_cast<uint8_t>(Num(optarg, "--np-en")); break;
         case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;
         case O_STEADY: p.steady_from = atof(optarg); break;
-        case O_LINK: p.nic.link_mbps = static_cast<uint32_t>(Num(optarg, "--link-mbps")); break;
-        case O_DELAY: p.delay_ns = Num(optarg, "--delay-ns"); break;
         case O_JIT: p.jitter_ns = Num(optarg, "--jitter-ns"); break;
         case O_MTU: p.flow.mtu = static_cast<uint8_t>(Num(optarg, "--mtu")); break;
         case O_MSG: p.flow.msg_bytes = static_cast<uint32_t>(Num(optarg, "--msg-bytes")); break;
         case O_OUT: p.flow.outstanding = static_cast<unsigned>(Num(optarg, "--outstanding")); break;
-        case O_KMIN: p.sw.kmin_bytes = static_cast<uint32_t>(Num(optarg, "--kmin")); break;
-        case O_KMAX: p.sw.kmax_bytes = static_cast<uint32_t>(Num(optarg, "--kmax")); break;
-        case O_PMAX: p.sw.pmax_ppm = static_cast<uint32_t>(Num(optarg, "--pmax-ppm")); break;
-        case O_XOFF: p.sw.xoff_bytes = static_cast<uint32_t>(Num(optarg, "--xoff")); break;
-        case O_XON: p.sw.xon_bytes = static_cast<uint32_t>(Num(optarg, "--xon")); break;
-        case O_BUF: p.sw.buffer_bytes = static_cast<uint32_t>(Num(optarg, "--buffer")); break;
         case O_PFC: p.sw.pfc_mask = static_cast<uint8_t>(Num(optarg, "--pfc-mask")); break;
-        case O_CC:
-            if (!tn_cc_set(&p.nic.cc, optarg))
-            {
-                fprintf(stderr, "tern-ns3-incast: bad --cc %s\n", optarg);
-                return 2;
-            }
-            break;
         case O_SEED: p.sw.seed = Num(optarg, "--seed"); break;
         case O_SAMPLE: p.sample_ns = Num(optarg, "--sample-ns"); break;
         case O_BIN: p.bin_ns = Num(optarg, "--bin-us") * 1000; break;
@@ -609,8 +458,7 @@ main(int argc, char** argv)
     if (g.nbins)
         SampleRates(g.nbins - 1); /* the last bin ends with the run */
     clock_gettime(CLOCK_MONOTONIC, &b);
-    Report(static_cast<double>(b.tv_sec - a.tv_sec) +
-           static_cast<double>(b.tv_nsec - a.tv_nsec) / 1e9);
+    Report(WallSeconds(a, b));
     if (p.series)
         WriteSeries();
     if (p.switch_json)

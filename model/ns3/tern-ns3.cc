@@ -2,6 +2,8 @@
 /* tern on ns-3: the NIC device, the switch and the cable (tern-ns3.h). */
 #include "tern-ns3.h"
 
+#include "simutil.h"
+
 #include <ns3/log.h>
 #include <ns3/simulator.h>
 
@@ -302,11 +304,7 @@ TernChannel::Transmit(Ptr<TernLinkDevice> src, Ptr<Packet> p, uint64_t lastBitNs
         return;
     if (m_jitterNs[end])
     {
-        uint64_t z = (m_rng[end] += 0x9e3779b97f4a7c15ull);
-
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        at += static_cast<int64_t>((z ^ (z >> 31)) % (m_jitterNs[end] + 1));
+        at += static_cast<int64_t>(sim_splitmix64(&m_rng[end]) % (m_jitterNs[end] + 1));
         if (at < m_lastArrival[end])
             at = m_lastArrival[end];
         m_lastArrival[end] = at;

@@ -2,13 +2,15 @@
 /*
  * One simulated tern host for the ns-3 device: the model and its minimal host driver
  * (interface and rules in tn_host.h). The host side does what tern-sim's does (sim.c:
- * sender_post, sender_poll, nic_flush), per flow instead of per sender.
+ * sender_poll, nic_flush), per flow instead of per sender, with the same host driver code
+ * (struct wstream, dcb_drv.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include <tern/tern_dcb.h>
 
+#include "dcb_drv.h"
 #include "rdma_drv.h"
 #include "tn_host.h"
 
@@ -21,9 +23,8 @@ struct tn_flow {
 	struct rmr mr;			/* the sender's buffer: slots x msg_bytes of pattern */
 	struct rqp rx_qp;		/* at the receiver */
 	struct rmr rx_mr;		/* at the receiver: the destination slots */
-	uint64_t posted, completed, errors, done_bytes;
+	struct wstream w;		/* the WRITEs and their counters */
 	uint64_t start_ns, finish_ns;
-	uint32_t slot_done;		/* destination slots completed at least once */
 	unsigned int first_error;
 	bool started;
 };
@@ -44,30 +45,20 @@ struct tn_host {
 void tn_nic_params_default(struct tn_nic_params *p)
 {
 	struct tn_cc *c = &p->cc;
+	struct tern_cc_params paper;
 
 	memset(p, 0, sizeof(*p));
 	p->link_mbps = 40000;
 	p->pfc_mask = 1u << 3;
 	p->dcqcn = true;
 	p->rp_en = p->np_en = 1u << 3;
-	/* The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015), as tern-sim's cc_paper(). */
-	c->cnp_dscp = 48;
-	c->cnp_prio = 6;
-	c->min_time_between_cnps = 50;
-	c->rpg_time_reset = 55;
-	c->rpg_byte_reset = 10u << 20;
-	c->rpg_threshold = 5;
-	c->rpg_max_rate = 0;
-	c->rpg_ai_rate = 40;
-	c->rpg_hai_rate = 200;
-	c->rpg_gd = 11;
-	c->rpg_min_dec_fac = 50;
-	c->rpg_min_rate = 10;
-	c->rate_to_set_on_first_cnp = 0;
-	c->dce_tcp_g = 1020;
-	c->dce_tcp_rtt = 55;
-	c->rate_reduce_monitor_period = 50;
-	c->initial_alpha_value = 1023;
+	/* The DCQCN paper's parameters, as tern-sim's */
+	cc_params_paper(&paper);
+	c->cnp_dscp = paper.cnp_dscp;
+	c->cnp_prio = paper.cnp_prio;
+#define CP(f) c->f = paper.f;
+	TERN_CC_U32_FIELDS(CP)
+#undef CP
 }
 
 bool tn_cc_set(struct tn_cc *c, const char *arg)
@@ -76,11 +67,8 @@ bool tn_cc_set(struct tn_cc *c, const char *arg)
 		const char *name;
 		size_t off;
 	} f[] = {
-#define F(x) { #x, offsetof(struct tn_cc, x) }
-		F(min_time_between_cnps), F(rpg_time_reset), F(rpg_byte_reset),
-		F(rpg_threshold), F(rpg_max_rate), F(rpg_ai_rate), F(rpg_hai_rate), F(rpg_gd),
-		F(rpg_min_dec_fac), F(rpg_min_rate), F(rate_to_set_on_first_cnp), F(dce_tcp_g),
-		F(dce_tcp_rtt), F(rate_reduce_monitor_period), F(initial_alpha_value),
+#define F(x) { #x, offsetof(struct tn_cc, x) },
+		TERN_CC_U32_FIELDS(F)
 #undef F
 	};
 	const char *eq = arg ? strchr(arg, '=') : NULL;
@@ -134,54 +122,27 @@ static uint64_t now(const struct tn_host *h)
 
 static void flow_post(struct tn_flow *fl)
 {
-	struct rdev *d = fl->src->d;
-	const struct tn_flow_params *p = &fl->p;
-	uint64_t t = now(fl->src);
-	bool rang = false;
-
-	while (fl->posted - fl->completed < p->outstanding && t < p->stop_ns &&
-	       (!p->total_bytes || fl->posted * p->msg_bytes < p->total_bytes)) {
-		unsigned int slot = (unsigned int)(fl->posted % p->slots);
-		uint32_t len = p->msg_bytes;
-		struct sge sg;
-
-		if (p->total_bytes && p->total_bytes - fl->posted * p->msg_bytes < len)
-			len = (uint32_t)(p->total_bytes - fl->posted * p->msg_bytes);
-		sg = mr_sge(&fl->mr, (uint64_t)slot * p->msg_bytes, len);
-		post_send(d, &fl->qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, fl->posted, &sg, 1,
-			  fl->rx_mr.iova + (uint64_t)slot * p->msg_bytes, fl->rx_mr.key, 0);
-		fl->posted++;
-		rang = true;
-	}
-	if (rang)
-		ring_sq(d, &fl->qp);
+	if (now(fl->src) < fl->p.stop_ns)
+		wstream_post(fl->src->d, &fl->w);
 }
 
 static void flow_poll(struct tn_flow *fl)
 {
-	struct rdev *d = fl->src->d;
 	const struct tn_flow_params *p = &fl->p;
 	struct wc wc;
 	bool any = false;
 
-	while (cq_poll(d, &fl->cq, &wc)) {
+	while (wstream_poll(fl->src->d, &fl->w, &wc)) {
 		any = true;
-		fl->completed++;
 		if (wc.status != TERN_CQE_OK) {
-			if (!fl->errors)
+			if (fl->w.errors == 1)
 				fl->first_error = wc.status;
-			fl->errors++;
 			continue;
 		}
-		if (p->total_bytes && p->total_bytes - fl->done_bytes < p->msg_bytes)
-			fl->done_bytes = p->total_bytes;
-		else
-			fl->done_bytes += p->msg_bytes;
-		fl->slot_done |= 1u << (wc.wr_id % p->slots);
-		if (p->total_bytes && fl->done_bytes >= p->total_bytes && !fl->finish_ns)
+		if (p->total_bytes && fl->w.done_bytes >= p->total_bytes && !fl->finish_ns)
 			fl->finish_ns = now(fl->src);
 	}
-	if (any && !fl->errors && fl->started)
+	if (any && !fl->w.errors && fl->started)
 		flow_post(fl);
 }
 
@@ -210,48 +171,25 @@ static void settle(struct tn_host *h)
 
 static bool dcb_setup(struct tn_host *h, const struct tn_nic_params *p)
 {
-	uint8_t cfg[sizeof(struct tern_dcb_cfg)];
-	typedef struct tern_dcb_cfg T;
-	unsigned int i;
+	const char *failed;
 
-	if (rdev_cmd(h->d, TERN_CMD_QUERY_DCB, NULL, 0, cfg, sizeof(cfg), NULL) != TERN_CMD_OK)
-		return false;
-	cfg[OFF(T, pfc_en)] = p->pfc_mask;
-	cfg[OFF(T, trust)] = TERN_DCB_TRUST_DSCP;
-	for (i = 0; i < TERN_NUM_DSCP; i++)
-		cfg[OFF(T, dscp_prio) + i] = TERN_DCB_DSCP_UNMAPPED;
-	cfg[OFF(T, dscp_prio) + 26] = 3;
-	cfg[OFF(T, dscp_prio) + 48] = 6;
-	return rdev_cmd(h->d, TERN_CMD_SET_DCB, cfg, sizeof(cfg), NULL, 0, NULL) == TERN_CMD_OK;
+	return dcb_trust_dscp(h->d, p->pfc_mask, &failed) == TERN_CMD_OK;
 }
 
 static bool cc_setup(struct tn_host *h, const struct tn_nic_params *p)
 {
 	const struct tn_cc *c = &p->cc;
-	uint8_t in[sizeof(struct tern_cc_params)];
-	typedef struct tern_cc_params T;
+	struct tern_cc_params in;
 
-	memset(in, 0, sizeof(in));
-	in[OFF(T, rp_en)] = p->dcqcn ? p->rp_en : 0;
-	in[OFF(T, np_en)] = p->dcqcn ? p->np_en : 0;
-	in[OFF(T, cnp_dscp)] = c->cnp_dscp;
-	in[OFF(T, cnp_prio)] = c->cnp_prio;
-	wr32(in + OFF(T, min_time_between_cnps), c->min_time_between_cnps);
-	wr32(in + OFF(T, rpg_time_reset), c->rpg_time_reset);
-	wr32(in + OFF(T, rpg_byte_reset), c->rpg_byte_reset);
-	wr32(in + OFF(T, rpg_threshold), c->rpg_threshold);
-	wr32(in + OFF(T, rpg_max_rate), c->rpg_max_rate);
-	wr32(in + OFF(T, rpg_ai_rate), c->rpg_ai_rate);
-	wr32(in + OFF(T, rpg_hai_rate), c->rpg_hai_rate);
-	wr32(in + OFF(T, rpg_gd), c->rpg_gd);
-	wr32(in + OFF(T, rpg_min_dec_fac), c->rpg_min_dec_fac);
-	wr32(in + OFF(T, rpg_min_rate), c->rpg_min_rate);
-	wr32(in + OFF(T, rate_to_set_on_first_cnp), c->rate_to_set_on_first_cnp);
-	wr32(in + OFF(T, dce_tcp_g), c->dce_tcp_g);
-	wr32(in + OFF(T, dce_tcp_rtt), c->dce_tcp_rtt);
-	wr32(in + OFF(T, rate_reduce_monitor_period), c->rate_reduce_monitor_period);
-	wr32(in + OFF(T, initial_alpha_value), c->initial_alpha_value);
-	return rdev_cmd(h->d, TERN_CMD_SET_CC_PARAMS, in, sizeof(in), NULL, 0, NULL) == TERN_CMD_OK;
+	memset(&in, 0, sizeof(in));
+	in.rp_en = p->dcqcn ? p->rp_en : 0;
+	in.np_en = p->dcqcn ? p->np_en : 0;
+	in.cnp_dscp = c->cnp_dscp;
+	in.cnp_prio = c->cnp_prio;
+#define CP(f) in.f = c->f;
+	TERN_CC_U32_FIELDS(CP)
+#undef CP
+	return cc_params_set(h->d, &in) == TERN_CMD_OK;
 }
 
 struct tn_host *tn_host_create(unsigned int idx, const struct tn_nic_params *p,
@@ -407,16 +345,7 @@ struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 	fl->dst = dst;
 	fl->p = *fp;
 	fl->seed = pattern_seed;
-	connopt_default(&o);
-	o.mtu = fp->mtu;
-	o.tclass = (uint8_t)(fp->dscp << 2);	/* the model sets ECT itself when RP is on */
-	o.access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_LOCAL_WRITE;
-	o.sq_log = 6;
-	o.sq_stride = 7;
-	o.rq_log = 2;
-	o.rq_stride = 6;
-	o.cq_log = 8;
-	o.rd_atomic = 1;
+	connopt_write_flow(&o, fp->mtu, fp->dscp);
 	if (fp->sport)
 		o.sport = fp->sport;
 	st = 0;
@@ -448,6 +377,11 @@ struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 	if (st)
 		return NULL;
 	mr_fill(src->d, &fl->mr, pattern_seed);
+	fl->w = (struct wstream){
+		.qp = &fl->qp, .cq = &fl->cq, .mr = &fl->mr, .raddr = fl->rx_mr.iova,
+		.rkey = fl->rx_mr.key, .msg_bytes = fp->msg_bytes, .outstanding = fp->outstanding,
+		.slots = fp->slots, .total_bytes = fp->total_bytes,
+	};
 	return fl;
 }
 
@@ -463,10 +397,10 @@ void tn_flow_start(struct tn_flow *fl)
 
 void tn_flow_stats(const struct tn_flow *fl, struct tn_flow_stats *st)
 {
-	st->posted = fl->posted;
-	st->completed = fl->completed;
-	st->errors = fl->errors;
-	st->done_bytes = fl->done_bytes;
+	st->posted = fl->w.posted;
+	st->completed = fl->w.completed;
+	st->errors = fl->w.errors;
+	st->done_bytes = fl->w.done_bytes;
 	st->start_ns = fl->start_ns;
 	st->finish_ns = fl->finish_ns;
 	st->first_error_status = fl->first_error;
@@ -474,24 +408,7 @@ void tn_flow_stats(const struct tn_flow *fl, struct tn_flow_stats *st)
 
 bool tn_flow_data_ok(struct tn_flow *fl)
 {
-	const struct tn_flow_params *p = &fl->p;
-	unsigned int sl;
-
-	if (!fl->slot_done || fl->errors)
-		return false;
-	for (sl = 0; sl < p->slots; sl++) {
-		uint64_t off = (uint64_t)sl * p->msg_bytes;
-		size_t n = p->msg_bytes;
-
-		if (!(fl->slot_done & (1u << sl)))
-			continue;
-		/* a last, short WRITE of a sized flow fills only the start of its slot */
-		if (p->total_bytes && p->total_bytes < off + n && fl->posted <= p->slots)
-			n = (size_t)(p->total_bytes - off);
-		if (mr_diff_pattern(fl->dst->d, &fl->rx_mr, off, n, fl->seed, off) >= 0)
-			return false;
-	}
-	return true;
+	return !fl->w.errors && wstream_data_ok(fl->dst->d, &fl->rx_mr, 0, &fl->w, fl->seed);
 }
 
 uint32_t tn_flow_cc_rate(struct tn_flow *fl)

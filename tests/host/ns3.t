@@ -44,6 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+from simtest import negative_control, run_json, san_run  # noqa: E402
 from tap import Tap  # noqa: E402
 
 NS3 = os.path.join(TOP, "model", "build", "ns3", "tern-ns3-incast")
@@ -66,10 +67,7 @@ COUNT_TOL = 0.10
 def run(prog, n, dcqcn, *extra):
     cmd = ["nice", prog, "--n", str(n), "--dcqcn", "on" if dcqcn else "off"] + COMMON + \
         list(extra)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if p.returncode:
-        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
-    return json.loads(p.stdout)
+    return run_json(cmd, 300, 2000)
 
 
 def ns3_checks(r):
@@ -95,10 +93,7 @@ def ns3_checks(r):
 
 def fabric_run(prog, dcqcn, *extra):
     cmd = ["nice", prog, "--dcqcn", "on" if dcqcn else "off"] + SMALL_FABRIC + list(extra)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if p.returncode:
-        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
-    return json.loads(p.stdout)
+    return run_json(cmd, 300, 2000)
 
 
 def fabric_checks(r):
@@ -154,6 +149,18 @@ def agree_checks(ns, sim):
                   "(within %d %%)" % (tag, ns["switch_xoff"], ns["nic_rx_pause"],
                                       sim["switch_xoff"], 100 * COUNT_TOL)))
     return c
+
+
+def buffer_control(t, fut, checks, fmt, name):
+    """A negative control with too little switch buffer: it must drop on the lossless
+    priority and at least two of @checks must fail. @fmt takes the drops and the failures."""
+    try:
+        bad = fut.result()
+        failed = [desc for cond, desc in checks(bad) if not cond]
+        negative_control(t, bad["lossless_drops"] > 0 and len(failed) >= 2,
+                         fmt % (bad["lossless_drops"], len(failed)), failed)
+    except Exception as e:  # noqa: BLE001
+        t.ok(False, name, str(e))
 
 
 def main():
@@ -230,16 +237,8 @@ def main():
                            r["slowdown_p99"]))
     except Exception as e:  # noqa: BLE001
         t.ok(False, "FB Hadoop workload run", str(e))
-    try:
-        bad = fab_neg.result()
-        failed = [desc for cond, desc in fabric_checks(bad) if not cond]
-        t.ok(bad["lossless_drops"] > 0 and len(failed) >= 2,
-             "leaf-spine negative control (300 KB buffer: %d lossless drops) fails %d "
-             "assertion(s)" % (bad["lossless_drops"], len(failed)), "the checks cannot fail")
-        for desc in failed:
-            t.diag("  as expected: " + desc)
-    except Exception as e:  # noqa: BLE001
-        t.ok(False, "leaf-spine negative control", str(e))
+    buffer_control(t, fab_neg, fabric_checks, "leaf-spine negative control (300 KB buffer: "
+                   "%d lossless drops) fails %d assertion(s)", "leaf-spine negative control")
     # determinism: the same run again gives the same figures
     try:
         a, b = res.get((NS3, SIZES[0], True)), again.result()
@@ -250,37 +249,18 @@ def main():
     except Exception as e:  # noqa: BLE001
         t.ok(False, "ns-3 run repeated", str(e))
     # the negative control: too little buffer for PFC's thresholds; the checks must catch it
-    try:
-        bad = neg.result()
-        failed = [desc for cond, desc in ns3_checks(bad) if not cond]
-        t.ok(bad["lossless_drops"] > 0 and len(failed) >= 2,
-             "negative control (N=8, 300 KB buffer: %d lossless drops) fails %d assertion(s)"
-             % (bad["lossless_drops"], len(failed)), "the checks cannot fail")
-        for desc in failed:
-            t.diag("  as expected: " + desc)
-    except Exception as e:  # noqa: BLE001
-        t.ok(False, "negative control", str(e))
+    buffer_control(t, neg, ns3_checks, "negative control (N=8, 300 KB buffer: %d lossless "
+                   "drops) fails %d assertion(s)", "negative control")
     # ASan/UBSan (leaks included) over a short run of both kinds
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:halt_on_error=1",
-               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     for dcqcn in ("on", "off"):
-        p = subprocess.run(["nice", NS3_SAN, "--n", "3", "--dcqcn", dcqcn, "--duration-us",
-                            "3000", "--quiet"], capture_output=True, text=True, env=env,
-                           timeout=300)
-        ok = p.returncode == 0
-        if ok:
-            r = json.loads(p.stdout)
-            ok = r["data_ok"] and r["write_errors"] == 0 and r["writes_completed"] > 0
-        t.ok(ok, "sanitized run (N=3, DCQCN %s, 3 ms) clean" % dcqcn, p.stderr[-3000:])
-    p = subprocess.run(["nice", FABRIC_SAN, "--leaves", "2", "--hosts", "2", "--spines", "2",
-                        "--incast", "2", "--flow-bytes", "200000"], capture_output=True,
-                       text=True, env=env, timeout=300)
-    ok = p.returncode == 0
-    if ok:
-        r = json.loads(p.stdout)
-        ok = r["data_ok"] and r["completed"] == r["flows"]
-    t.ok(ok, "sanitized leaf-spine run (2 x 2 hosts, 2 spines, 6 flows of 200000 bytes) clean",
-         p.stderr[-3000:])
+        r, err = san_run(["nice", NS3_SAN, "--n", "3", "--dcqcn", dcqcn, "--duration-us",
+                          "3000", "--quiet"], 300)
+        t.ok(r is not None and r["data_ok"] and r["write_errors"] == 0 and
+             r["writes_completed"] > 0, "sanitized run (N=3, DCQCN %s, 3 ms) clean" % dcqcn, err)
+    r, err = san_run(["nice", FABRIC_SAN, "--leaves", "2", "--hosts", "2", "--spines", "2",
+                      "--incast", "2", "--flow-bytes", "200000"], 300)
+    t.ok(r is not None and r["data_ok"] and r["completed"] == r["flows"],
+         "sanitized leaf-spine run (2 x 2 hosts, 2 spines, 6 flows of 200000 bytes) clean", err)
     return t.exit()
 
 
