@@ -14,7 +14,10 @@ wire whose frames QEMU dumps to a pcap file.
 3. Loss: with the model's wire fault injector (debugfs wire_faults) dropping, duplicating,
    reordering and corrupting frames on both guests, rdma-check moves patterned data with
    every verb and checks every byte, perftest completes, the retransmission counters move and
-   no QP fails; with every RoCE frame of one side dropped, an operation ends with
+   no QP fails; then the same with selective repeat on both sides (devlink
+   roce_selective_repeat): every byte correct, only the missing packets resent
+   (selective_retrans_pkts), the responder keeping what arrived after a gap
+   (out_of_order_accepted); with every RoCE frame of one side dropped, an operation ends with
    IBV_WC_RETRY_EXC_ERR.
 
 Stock kernel only: what it checks is the device's wire; the driver's part of it (debugfs
@@ -463,6 +466,78 @@ try:
                 errq = [q for q in qps if q.get("state") == "ERR"]
                 t.ok(not errq, "%s: rdma res show qp: no QP in ERR after the lossy runs" %
                      n.name, repr(errq))
+
+            # --- 3b. selective repeat (Documentation/hw/rdma.rst) under the same faults ----
+            # devlink's roce_selective_repeat on both sides: the QPs connected from then on
+            # keep what arrives after a gap, SACK it, and resend only what is missing.
+            sr_start = time.monotonic()
+            sr_on = []
+            for n in c:
+                r = n.run("devlink dev param set pci/$(basename $(readlink -f "
+                          "/sys/class/net/%s/device)) name roce_selective_repeat value true "
+                          "cmode runtime" % target.netdev[n.index], timeout=30)
+                sr_on.append(r.rc == 0)
+                t.ok(r.rc == 0, "%s: devlink roce_selective_repeat on" % n.name, r.stderr)
+            if all(sr_on):
+                before = {n.index: hw_counters(n) for n in c}
+                for n in c:
+                    set_faults(n, FAULTS % (n.index + 21))
+                outputs = []
+                for prog, opts in LOSSY_PERF + (("ib_send_bw", "-s 8192 -n 50"),):
+                    res, rows = perf(prog, opts)
+                    outputs.append(res)
+                    t.ok(res.ok and rows, "selective repeat, with faults: %s %s completes "
+                         "(%.0f s)" % (prog, opts, res.seconds), res.diag())
+                port = rt.next_port()
+                res = rt.run_pair(
+                    n1, n0,
+                    "rdma-check -d %s -g %d -p %d %s data" % (dev, target.gid(n1), port,
+                                                              LOSSY_CHECK),
+                    "rdma-check -d %s -g %d -p %d %s data %s" % (
+                        dev, target.gid(n0), port, LOSSY_CHECK, target.ip(n1)),
+                    port, PAIR_TIMEOUT * 2, retries=2)
+                outputs.append(res)
+                out = res.client.stdout if res.client else ""
+                oks = re.findall(r"^ok - (.*)$", out, re.M)
+                bads = re.findall(r"^not ok - (.*)$", out, re.M)
+                t.ok(res.ok and len(oks) >= 5 and not bads,
+                     "selective repeat, with faults: rdma-check data %s: every byte of every "
+                     "WRITE, WRITE with immediate, READ, SEND, SEND with immediate correct "
+                     "(%d checks, %.0f s)" % (LOSSY_CHECK, len(oks), res.seconds), res.diag())
+                after = {n.index: hw_counters(n) for n in c}
+                inj = {n.index: read_faults(n) for n in c}
+                for n in c:
+                    set_faults(n, "off")
+                d = {i: delta(after[i], before[i]) for i in after}
+                t.ok(all(inj[i].get("dropped", 0) > 0 for i in inj),
+                     "selective repeat: the injectors dropped frames on both sides (%s)" %
+                     ", ".join("%d" % inj[i].get("dropped", 0) for i in sorted(inj)))
+                # node0 is the requester of every run, node1 the responder (and the
+                # requester of nothing but READ responses)
+                t.ok(d[0].get("selective_retrans_pkts", 0) > 0,
+                     "node0 (requester): selective_retrans_pkts +%d, retrans_pkts +%d, "
+                     "tail_loss_probes +%d" % (d[0].get("selective_retrans_pkts", 0),
+                                               d[0].get("retrans_pkts", 0),
+                                               d[0].get("tail_loss_probes", 0)), repr(d[0]))
+                t.ok(d[1].get("out_of_order_accepted", 0) > 0,
+                     "node1 (responder): out_of_order_accepted +%d (kept after a gap, not "
+                     "dropped)" % d[1].get("out_of_order_accepted", 0), repr(d[1]))
+                errtext = [r for r in outputs if r.client is not None and re.search(
+                    r"IBV_WC_|Failed status|Completion with error|transport retry",
+                    r.client.stdout + r.client.stderr + (r.server.stdout + r.server.stderr
+                                                         if r.server else ""))]
+                t.ok(not errtext, "selective repeat: no work completion error under faults",
+                     *[r.diag() for r in errtext[:2]])
+                for n in c:
+                    qps = rt.rdma_res(n, "qp")
+                    errq = [q for q in qps if q.get("state") == "ERR"]
+                    t.ok(not errq, "%s: rdma res show qp: no QP in ERR after the selective-"
+                         "repeat runs" % n.name, repr(errq))
+            for n in c:
+                n.run("devlink dev param set pci/$(basename $(readlink -f "
+                      "/sys/class/net/%s/device)) name roce_selective_repeat value false "
+                      "cmode runtime" % target.netdev[n.index], timeout=30)
+            t.diag("selective-repeat runs: %.0f s" % (time.monotonic() - sr_start))
 
             # retry exhaustion: every RoCE frame node0 sends is dropped
             before = {n.index: hw_counters(n) for n in c}
