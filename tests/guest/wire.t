@@ -221,6 +221,41 @@ def delta(after, before):
     return {k: v - before.get(k, 0) for k, v in after.items()}
 
 
+def lossy_check(label):
+    """rdma-check data (LOSSY_CHECK) node0 -> node1 under the faults set: every byte of every
+    verb checked by the program. One TAP line; returns the pair's result."""
+    port = rt.next_port()
+    res = rt.run_pair(
+        n1, n0,
+        "rdma-check -d %s -g %d -p %d %s data" % (dev, target.gid(n1), port, LOSSY_CHECK),
+        "rdma-check -d %s -g %d -p %d %s data %s" % (dev, target.gid(n0), port, LOSSY_CHECK,
+                                                     target.ip(n1)),
+        port, PAIR_TIMEOUT * 2, retries=2)
+    out = res.client.stdout if res.client else ""
+    oks = re.findall(r"^ok - (.*)$", out, re.M)
+    bads = re.findall(r"^not ok - (.*)$", out, re.M)
+    t.ok(res.ok and len(oks) >= 5 and not bads,
+         "%s: rdma-check data %s: every byte of every WRITE, WRITE with immediate, READ, "
+         "SEND, SEND with immediate correct (%d checks, %.0f s)" % (
+             label, LOSSY_CHECK, len(oks), res.seconds), res.diag())
+    return res
+
+
+def no_failures(outputs, label, after):
+    """No program reported a work completion error in ``outputs`` and no QP is in ERR."""
+    errtext = [r for r in outputs if r.client is not None and re.search(
+        r"IBV_WC_|Failed status|Completion with error|transport retry",
+        r.client.stdout + r.client.stderr + (r.server.stdout + r.server.stderr
+                                             if r.server else ""))]
+    t.ok(not errtext, "%s: no work completion error was reported under faults" % label,
+         *[r.diag() for r in errtext[:2]])
+    for n in c:
+        qps = rt.rdma_res(n, "qp")
+        errq = [q for q in qps if q.get("state") == "ERR"]
+        t.ok(not errq, "%s: rdma res show qp: no QP in ERR after %s" % (n.name, after),
+             repr(errq))
+
+
 try:
     why = target.available(n0)
     if why:
@@ -388,22 +423,7 @@ try:
             for f in lf:
                 if not f.icrc_ok and all(p.startswith("ICRC") for p in f.problems):
                     icrc_bad[f.dst] = icrc_bad.get(f.dst, 0) + 1
-            port = rt.next_port()
-            res = rt.run_pair(
-                n1, n0,
-                "rdma-check -d %s -g %d -p %d %s data" % (dev, target.gid(n1), port,
-                                                          LOSSY_CHECK),
-                "rdma-check -d %s -g %d -p %d %s data %s" % (dev, target.gid(n0), port,
-                                                             LOSSY_CHECK, target.ip(n1)),
-                port, PAIR_TIMEOUT * 2, retries=2)
-            outputs.append(res)
-            out = res.client.stdout if res.client else ""
-            oks = re.findall(r"^ok - (.*)$", out, re.M)
-            bads = re.findall(r"^not ok - (.*)$", out, re.M)
-            t.ok(res.ok and len(oks) >= 5 and not bads,
-                 "with faults: rdma-check data %s: every byte of every WRITE, WRITE with "
-                 "immediate, READ, SEND, SEND with immediate correct (%d checks, %.0f s)" % (
-                     LOSSY_CHECK, len(oks), res.seconds), res.diag())
+            outputs.append(lossy_check("with faults"))
             t.diag("lossy runs: %.0f s" % (time.monotonic() - lossy_start))
             after = {n.index: hw_counters(n) for n in c}
             inj = {n.index: read_faults(n) for n in c}
@@ -455,17 +475,7 @@ try:
             t.ok(corrupted == 0 or sum(rx_bad.values()) > 0,
                  "the injectors corrupted %d frames; the receivers counted %d ICRC errors or "
                  "discards" % (corrupted, sum(rx_bad.values())))
-            errtext = [r for r in outputs if r.client is not None and re.search(
-                r"IBV_WC_|Failed status|Completion with error|transport retry",
-                r.client.stdout + r.client.stderr + (r.server.stdout + r.server.stderr
-                                                     if r.server else ""))]
-            t.ok(not errtext, "no work completion error was reported under faults",
-                 *[r.diag() for r in errtext[:2]])
-            for n in c:
-                qps = rt.rdma_res(n, "qp")
-                errq = [q for q in qps if q.get("state") == "ERR"]
-                t.ok(not errq, "%s: rdma res show qp: no QP in ERR after the lossy runs" %
-                     n.name, repr(errq))
+            no_failures(outputs, "go-back-N", "the lossy runs")
 
             # --- 3b. selective repeat (Documentation/hw/rdma.rst) under the same faults ----
             # devlink's roce_selective_repeat on both sides: the QPs connected from then on
@@ -488,22 +498,7 @@ try:
                     outputs.append(res)
                     t.ok(res.ok and rows, "selective repeat, with faults: %s %s completes "
                          "(%.0f s)" % (prog, opts, res.seconds), res.diag())
-                port = rt.next_port()
-                res = rt.run_pair(
-                    n1, n0,
-                    "rdma-check -d %s -g %d -p %d %s data" % (dev, target.gid(n1), port,
-                                                              LOSSY_CHECK),
-                    "rdma-check -d %s -g %d -p %d %s data %s" % (
-                        dev, target.gid(n0), port, LOSSY_CHECK, target.ip(n1)),
-                    port, PAIR_TIMEOUT * 2, retries=2)
-                outputs.append(res)
-                out = res.client.stdout if res.client else ""
-                oks = re.findall(r"^ok - (.*)$", out, re.M)
-                bads = re.findall(r"^not ok - (.*)$", out, re.M)
-                t.ok(res.ok and len(oks) >= 5 and not bads,
-                     "selective repeat, with faults: rdma-check data %s: every byte of every "
-                     "WRITE, WRITE with immediate, READ, SEND, SEND with immediate correct "
-                     "(%d checks, %.0f s)" % (LOSSY_CHECK, len(oks), res.seconds), res.diag())
+                outputs.append(lossy_check("selective repeat, with faults"))
                 after = {n.index: hw_counters(n) for n in c}
                 inj = {n.index: read_faults(n) for n in c}
                 for n in c:
@@ -522,17 +517,7 @@ try:
                 t.ok(d[1].get("out_of_order_accepted", 0) > 0,
                      "node1 (responder): out_of_order_accepted +%d (kept after a gap, not "
                      "dropped)" % d[1].get("out_of_order_accepted", 0), repr(d[1]))
-                errtext = [r for r in outputs if r.client is not None and re.search(
-                    r"IBV_WC_|Failed status|Completion with error|transport retry",
-                    r.client.stdout + r.client.stderr + (r.server.stdout + r.server.stderr
-                                                         if r.server else ""))]
-                t.ok(not errtext, "selective repeat: no work completion error under faults",
-                     *[r.diag() for r in errtext[:2]])
-                for n in c:
-                    qps = rt.rdma_res(n, "qp")
-                    errq = [q for q in qps if q.get("state") == "ERR"]
-                    t.ok(not errq, "%s: rdma res show qp: no QP in ERR after the selective-"
-                         "repeat runs" % n.name, repr(errq))
+                no_failures(outputs, "selective repeat", "the selective-repeat runs")
             for n in c:
                 n.run("devlink dev param set pci/$(basename $(readlink -f "
                       "/sys/class/net/%s/device)) name roce_selective_repeat value false "
