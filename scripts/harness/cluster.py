@@ -417,7 +417,7 @@ class Cluster:
         """Debug kernel: note each guest's uptime once it is up (``node.kmemleak_since``) and
         mark the log, so that later leak checks count only objects allocated after it (see
         ternlib.kernel_report). Objects leaked during boot stay on kmemleak's list; no scan is
-        needed here (a scan of a 2 GiB guest under TCG takes 15-25 s per test file)."""
+        needed here (a scan of a debug guest under TCG takes 15-35 s)."""
         if self.flavour != "debug":
             return
         script = ("[ -w {k} ] && echo '{m}' > /dev/kmsg; cut -d' ' -f1 /proc/uptime").format(
