@@ -41,6 +41,8 @@ struct conn {
 /* Two new devices, CQs, QPs connected RESET->INIT->RTR->RTS; false on failure (reported). */
 bool conn_setup(struct conn *c, const struct connopt *o);
 void conn_free(struct conn *c);
+int faults_set(struct rdev *d, uint32_t drop, uint32_t corrupt, uint32_t dup,
+	       uint32_t reorder, uint64_t seed);
 /* Poll @n CQEs from side @s's CQ (send and receive share one CQ per side); pumps the wire and
  * advances virtual time by at most @max_ns while waiting. Returns how many were polled. */
 unsigned int conn_poll(struct conn *c, unsigned int s, struct wc *wc, unsigned int n,

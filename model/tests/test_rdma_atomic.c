@@ -10,7 +10,6 @@
 
 #include "test_rdma.h"
 
-#define WF(f)	OFF(struct tern_wire_faults, f)
 
 static const uint32_t acc_atomic = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
 				   TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
@@ -839,20 +838,6 @@ out:
 		mr_release(&rm);
 	}
 	conn_free(&c);
-}
-
-static int faults_set(struct rdev *d, uint32_t drop, uint32_t corrupt, uint32_t dup,
-		      uint32_t reorder, uint64_t seed)
-{
-	uint8_t in[sizeof(struct tern_wire_faults)] = { 0 };
-
-	wr32(in + WF(drop_ppm), drop);
-	wr32(in + WF(corrupt_ppm), corrupt);
-	wr32(in + WF(duplicate_ppm), dup);
-	wr32(in + WF(reorder_ppm), reorder);
-	wr32(in + WF(flags), TERN_WIRE_FAULT_F_ROCE_ONLY);
-	wr64(in + WF(seed), seed);
-	return rdev_cmd(d, TERN_CMD_SET_WIRE_FAULTS, in, sizeof(in), NULL, 0, NULL);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -409,3 +409,21 @@ unsigned int wire_count(const struct wire *w, unsigned int dir, int op)
 	}
 	return n;
 }
+
+/*
+ * The wire fault injector of @d (TERN_CMD_SET_WIRE_FAULTS) on RoCE frames only: rates in
+ * parts per million, @seed for its generator. Returns the command's status.
+ */
+int faults_set(struct rdev *d, uint32_t drop, uint32_t corrupt, uint32_t dup,
+	       uint32_t reorder, uint64_t seed)
+{
+	uint8_t in[sizeof(struct tern_wire_faults)] = { 0 };
+
+	wr32(in + OFF(struct tern_wire_faults, drop_ppm), drop);
+	wr32(in + OFF(struct tern_wire_faults, corrupt_ppm), corrupt);
+	wr32(in + OFF(struct tern_wire_faults, duplicate_ppm), dup);
+	wr32(in + OFF(struct tern_wire_faults, reorder_ppm), reorder);
+	wr32(in + OFF(struct tern_wire_faults, flags), TERN_WIRE_FAULT_F_ROCE_ONLY);
+	wr64(in + OFF(struct tern_wire_faults, seed), seed);
+	return rdev_cmd(d, TERN_CMD_SET_WIRE_FAULTS, in, sizeof(in), NULL, 0, NULL);
+}

@@ -9,22 +9,7 @@
 
 #include "test_rdma.h"
 
-#define WF(f)	OFF(struct tern_wire_faults, f)
 #define WQ(f)	OFF(struct tern_cmd_query_wire_faults_out, f)
-
-static int faults_set(struct rdev *d, uint32_t drop, uint32_t corrupt, uint32_t dup,
-		      uint32_t reorder, uint64_t seed)
-{
-	uint8_t in[sizeof(struct tern_wire_faults)] = { 0 };
-
-	wr32(in + WF(drop_ppm), drop);
-	wr32(in + WF(corrupt_ppm), corrupt);
-	wr32(in + WF(duplicate_ppm), dup);
-	wr32(in + WF(reorder_ppm), reorder);
-	wr32(in + WF(flags), TERN_WIRE_FAULT_F_ROCE_ONLY);
-	wr64(in + WF(seed), seed);
-	return rdev_cmd(d, TERN_CMD_SET_WIRE_FAULTS, in, sizeof(in), NULL, 0, NULL);
-}
 
 static uint64_t faults_stat(struct rdev *d, size_t off)
 {

@@ -11,22 +11,8 @@
 
 #include "test_rdma.h"
 
-#define WF(f)	OFF(struct tern_wire_faults, f)
 #define TERNM_TEST_MAX_QPN	1024	/* the model's TERNM_MAX_QP */
 #define TERNM_TEST_SR_MAX_BUFS	64	/* the model's TERNM_SR_MAX_BUFS */
-
-static int faults_set(struct rdev *d, uint32_t drop, uint32_t dup, uint32_t reorder,
-		      uint64_t seed)
-{
-	uint8_t in[sizeof(struct tern_wire_faults)] = { 0 };
-
-	wr32(in + WF(drop_ppm), drop);
-	wr32(in + WF(duplicate_ppm), dup);
-	wr32(in + WF(reorder_ppm), reorder);
-	wr32(in + WF(flags), TERN_WIRE_FAULT_F_ROCE_ONLY);
-	wr64(in + WF(seed), seed);
-	return rdev_cmd(d, TERN_CMD_SET_WIRE_FAULTS, in, sizeof(in), NULL, 0, NULL);
-}
 
 static const uint32_t acc_all = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
 				TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
@@ -198,7 +184,7 @@ static bool sr_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, uint6
 		RQ(mr_create(c.d[s], &src[s], c.d[s]->pdn, mrlen, acc_all, 0x30) == 0);
 		RQ(mr_create(c.d[s], &dst[s], c.d[s]->pdn, mrlen, acc_all, 0x50) == 0);
 		mr_fill(c.d[s], &src[s], 40 + s);
-		RQ(faults_set(c.d[s], drop, dup, reorder, seed + s) == TERN_CMD_OK);
+		RQ(faults_set(c.d[s], drop, 0, dup, reorder, seed + s) == TERN_CMD_OK);
 	}
 	mrs = true;
 	{
