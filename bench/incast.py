@@ -3,7 +3,7 @@
 
     bench/incast.py [--n 2,4,8,16] [--duration-us 40000] [--out DIR] [--jobs 2]
                     [--engine tern-sim|ns3]
-                    [-- extra tern-sim options, e.g. --ecn-dequeue or --cc rpg_ai_rate=80]
+                    [-- extra tern-sim options, e.g. --ecn-enqueue or --cc rpg_ai_rate=80]
 
 Runs model/build/fabric/tern-sim (built here if needed) for every N with DCQCN on (RP and NP
 on priority 3, the DCQCN paper's parameters) and off (PFC only), 40 Gb/s links, and prints:

@@ -79,7 +79,7 @@ static void params_default(struct params *p)
 	p->msg_bytes = 65536;
 	p->outstanding = 8;
 	p->slots = 4;
-	tsw_config_default(&p->sw, 3);
+	sim_incast_switch_default(&p->sw, 3);
 	cc_params_paper(&p->cc);
 }
 
@@ -840,7 +840,7 @@ int main(int argc, char **argv)
 	enum { O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
 	       O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE,
 	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT,
-	       O_LOSS, O_SR, O_TMO, O_PFCM };
+	       O_LOSS, O_SR, O_TMO, O_PFCM, O_ECNENQ };
 	static const struct option opts[] = {
 		{ "n", 1, NULL, O_N }, { "dcqcn", 1, NULL, O_DCQCN }, { "rp-en", 1, NULL, O_RP },
 		{ "np-en", 1, NULL, O_NP }, { "duration-us", 1, NULL, O_DUR },
@@ -853,7 +853,8 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, O_SEED }, { "sample-ns", 1, NULL, O_SAMPLE },
 		{ "bin-us", 1, NULL, O_BIN }, { "conv-window-us", 1, NULL, O_CW },
 		{ "conv-tol", 1, NULL, O_CT }, { "conv-hold-us", 1, NULL, O_CH },
-		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "jitter-ns", 1, NULL, O_JIT },
+		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "ecn-enqueue", 0, NULL, O_ECNENQ },
+		{ "jitter-ns", 1, NULL, O_JIT },
 		{ "series", 1, NULL, O_SERIES }, { "loss-ppm", 1, NULL, O_LOSS },
 		{ "sr", 1, NULL, O_SR }, { "ack-timeout", 1, NULL, O_TMO },
 		{ "pfc-mask", 1, NULL, O_PFCM },
@@ -894,6 +895,7 @@ int main(int argc, char **argv)
 		case O_CT: p->conv_tol = atof(optarg); break;
 		case O_CH: p->conv_hold_ns = num(optarg, "--conv-hold-us") * 1000; break;
 		case O_ECNDEQ: p->sw.ecn_at_dequeue = true; break;
+		case O_ECNENQ: p->sw.ecn_at_dequeue = false; break;
 		case O_JIT: p->jitter_ns = num(optarg, "--jitter-ns"); break;
 		case O_SERIES: p->series = optarg; break;
 		case O_LOSS: p->loss_ppm = (uint32_t)num(optarg, "--loss-ppm"); break;

@@ -10,6 +10,13 @@ static const char *tf(bool b)
 	return b ? "true" : "false";
 }
 
+void sim_incast_switch_default(struct tsw_config *sw, unsigned int nports)
+{
+	tsw_config_default(sw, nports);
+	sw->ecn_at_dequeue = true;
+	sw->pmax_ppm = SIM_INCAST_PMAX_PPM;
+}
+
 void sim_print_incast(FILE *o, const char *engine, const struct sim_incast_figures *f)
 {
 	const struct tsw_config *sw = f->sw;
