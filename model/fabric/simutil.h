@@ -214,6 +214,12 @@ struct sim_incast_figures {
 	bool data_ok, dcb_ok, cc_ok;
 	uint64_t events;
 	double wall_s;
+	/* finite flows (tern-sim --flow-bytes; 0: none, the rest unused) */
+	uint64_t flow_bytes;
+	const double *fct_us;			/* per sender, from the start; -1: failed/unfinished */
+	const uint64_t *flow_retrans;		/* per sender: request packets resent */
+	const int *flow_data;			/* 1 intact, 0 not, -1 no WRITE completed */
+	double run_us;				/* the run's length (it ends with the last flow) */
 };
 
 /* The figures as one JSON object on one line, "engine":@engine first unless NULL. */

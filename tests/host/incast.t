@@ -15,6 +15,13 @@ NP on priority 3) and off (PFC only), every run is deterministic and must show:
 
 A negative control checks that these assertions can fail: the same N = 4 run whose reaction
 point handles CNPs but never cuts its rate (--cc rpg_min_dec_fac=100) must break them.
+
+Without PFC (issue 18): 8 senders of one 8 MiB flow each through a switch that drops (PFC
+off, 64 KiB buffer), DCQCN on, once in go-back-N and once in selective repeat. Both must drop
+(the comparison is under loss) and keep the data of every WRITE that completed intact;
+selective repeat must complete every flow with no error, resend selectively, end its slowest
+flow before go-back-N's slowest (a failed flow counts as never ending) and resend fewer
+packets. Comparing go-back-N with itself must fail those comparisons.
 A baseline N = 1 run (DCQCN on) must run at line rate with no queue, mark, CNP or pause.
 A short run of the simulator built with ASan/UBSan checks the simulator and the model for
 memory errors and leaks. Set TERN_INCAST_N="2 16" to run fewer sizes."""
@@ -39,6 +46,8 @@ PAUSE_RATIO = 10        # pauses(off) >= PAUSE_RATIO * pauses(on)
 PAUSE_ON_MAX = 50
 UTIL_MIN = 0.90
 UTIL_ON_MIN = 0.95      # DCQCN on: issue 20's goal
+NOPFC_FLOW = 8 << 20    # issue 18: finite flows through a switch that drops
+NOPFC_BUFFER = 64 << 10
 
 
 def run(n, dcqcn, *extra):
@@ -90,6 +99,40 @@ def on_checks(on, off):
     ]
 
 
+def nopfc_run(sr):
+    return run(8, True, "--flow-bytes", str(NOPFC_FLOW), "--pfc-mask", "0", "--buffer",
+               str(NOPFC_BUFFER), "--ack-timeout", "7", "--sr", "on" if sr else "off")
+
+
+def slowest(r):
+    """The slowest flow's completion time (us); infinite if some flow failed."""
+    return float("inf") if min(r["fct_us"]) < 0 else max(r["fct_us"])
+
+
+def nopfc_checks(gbn, sr):
+    tag = "no PFC, N=%d, %d KiB buffer" % (sr["n"], NOPFC_BUFFER // 1024)
+    return [
+        (gbn["switch_drops"] > 0 and sr["switch_drops"] > 0 and
+         gbn["lossless_drops"] == sr["lossless_drops"] == 0,
+         "%s: the switch dropped (go-back-N %d, selective repeat %d), never on a lossless "
+         "priority" % (tag, gbn["switch_drops"], sr["switch_drops"])),
+        (all(d != 0 for d in gbn["flow_data"] + sr["flow_data"]),
+         "%s: every completed WRITE intact (flow data %s, %s)"
+         % (tag, gbn["flow_data"], sr["flow_data"])),
+        (sr["write_errors"] == 0 and min(sr["fct_us"]) > 0 and sr["data_ok"] and
+         sr["selective_retrans_pkts"] > 0,
+         "%s: selective repeat: every flow completed, no error, data intact, %d selective "
+         "resends (flows end %.0f..%.0f us)" % (tag, sr["selective_retrans_pkts"],
+                                                min(sr["fct_us"]), max(sr["fct_us"]))),
+        (slowest(sr) < slowest(gbn),
+         "%s: selective repeat's slowest flow ends at %.0f us, before go-back-N's (%.0f us)"
+         % (tag, slowest(sr), slowest(gbn))),
+        (sr["retrans_pkts"] < gbn["retrans_pkts"],
+         "%s: selective repeat resends %d packets, go-back-N %d"
+         % (tag, sr["retrans_pkts"], gbn["retrans_pkts"])),
+    ]
+
+
 def off_checks(off):
     tag = "N=%d off" % off["n"]
     return [
@@ -112,6 +155,7 @@ def main():
         futs = {job: ex.submit(run, *job) for job in jobs}
         neg = ex.submit(run, 4, True, "--cc", "rpg_min_dec_fac=100")
         base = ex.submit(run, 1, True)
+        nopfc = {sr: ex.submit(nopfc_run, sr) for sr in (False, True)}
         res = {}
         for job in jobs:
             try:
@@ -152,12 +196,28 @@ def main():
                          "nothing failed: the checks cannot fail")
     except Exception as e:  # noqa: BLE001
         t.ok(False, "negative control", str(e))
+    # without PFC: selective repeat against go-back-N, and go-back-N against itself
+    try:
+        gbn, sr = nopfc[False].result(), nopfc[True].result()
+        for cond, desc in nopfc_checks(gbn, sr):
+            t.ok(cond, desc)
+        failed = [d for c, d in nopfc_checks(gbn, gbn)[3:] if not c]
+        negative_control(t, len(failed) == 2, "negative control: go-back-N compared with "
+                         "itself fails %d of the 2 comparisons" % len(failed), failed)
+    except Exception as e:  # noqa: BLE001
+        t.ok(False, "runs without PFC", str(e))
     # ASan/UBSan (leaks included) over a short run of both kinds
     for dcqcn in ("on", "off"):
         r, err = san_run(["nice", SIM_SAN, "--n", "3", "--dcqcn", dcqcn, "--duration-us", "3000",
                           "--quiet"], 600)
         t.ok(r is not None and r["data_ok"] and r["write_errors"] == 0 and
              r["writes_completed"] > 0, "sanitized run (N=3, DCQCN %s, 3 ms) clean" % dcqcn, err)
+    r, err = san_run(["nice", SIM_SAN, "--n", "3", "--flow-bytes", str(1 << 20), "--pfc-mask",
+                      "0", "--buffer", "32768", "--sr", "on", "--ack-timeout", "7", "--quiet"],
+                     600)
+    t.ok(r is not None and r["data_ok"] and min(r["fct_us"]) > 0 and r["switch_drops"] > 0,
+         "sanitized run (N=3, 1 MiB flows, no PFC, 32 KiB buffer, selective repeat) clean, "
+         "every flow completed", err)
     return t.exit()
 
 
