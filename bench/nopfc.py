@@ -26,6 +26,7 @@ reStructuredText and copies the SVGs to Documentation/figures/.
 
 import argparse
 import json
+import math
 import os
 import shutil
 import sys
@@ -115,9 +116,16 @@ def print_rst(table):
 
 
 def plot(buf, sizes, figs, results, out, flow_bytes):
+    top = 2 * max(figs[(buf, n, "GBN")]["ideal_ms"] for n in sizes)
+    clip = any(f["fct"] and f["fct"][-1] > top for k, f in figs.items() if k[0] == buf)
     p1 = Plot("N:1 incast, no PFC, %d KiB buffer, DCQCN on: flow completion times "
-              "(%d MiB each)" % (buf // 1024, flow_bytes >> 20), "senders N", "ms")
-    p2 = Plot("Request packets sent again, and switch drops", "senders N", "packets")
+              "(%d MiB each)%s" % (buf // 1024, flow_bytes >> 20,
+                                   ", clipped at %.0f ms" % top if clip else ""),
+              "senders N", "ms")
+    if clip:
+        p1.ymax = top
+    p2 = Plot("Request packets sent again, and switch drops (log scale: 1 + count)",
+              "senders N", "log10(1 + packets)")
     colors = {"GBN": "#d62728", "SR": "#1f77b4"}
     for mode, _ in MODES:
         c = colors[mode]
@@ -125,8 +133,10 @@ def plot(buf, sizes, figs, results, out, flow_bytes):
         p1.line(ok, [figs[(buf, n, mode)]["fct"][-1] for n in ok], c, mode + " slowest", 2)
         p1.line(ok, [figs[(buf, n, mode)]["fct"][len(figs[(buf, n, mode)]["fct"]) // 2]
                      for n in ok], c, mode + " median", 1)
-        p2.line(sizes, [figs[(buf, n, mode)]["resent"] for n in sizes], c, mode + " resent", 2)
-        p2.line(sizes, [figs[(buf, n, mode)]["drops"] for n in sizes], c, mode + " drops", 1)
+        p2.line(sizes, [math.log10(1 + figs[(buf, n, mode)]["resent"]) for n in sizes], c,
+                mode + " resent", 2)
+        p2.line(sizes, [math.log10(1 + figs[(buf, n, mode)]["drops"]) for n in sizes], c,
+                mode + " drops", 1)
     p1.line(sizes, [figs[(buf, n, "GBN")]["ideal_ms"] for n in sizes], "#888", "ideal", 1)
     n = sizes[-1]
     p3 = Plot("N = %d: each flow's completion time, fastest to slowest (failed flows left out)"
