@@ -10,7 +10,9 @@
  *
  * Prints one JSON object (one line) with the run's figures on stdout; --series writes the
  * time series (per-flow rates, queue depth) as one JSON object to FILE; --switch-json dumps
- * the switch's counters. Exit status 0 when the run could be set up and completed.
+ * the switch's counters. Exit status 0 when the run could be set up and completed. With
+ * --flow-bytes every sender's flow is finite and the run ends when the last one has ended
+ * (each flow's completion time is in the JSON).
  */
 #include <errno.h>
 #include <getopt.h>
