@@ -5,8 +5,8 @@ virtio-net in the same run, the same guests and the same iperf3 settings, with t
     bench/tcp.py [--seconds N] [--runs N]
 
 Both NICs are emulated: the numbers measure the device model and driver under QEMU's software
-emulation (no KVM), where the guest CPU is the bottleneck. virtio-net has checksum offload and
-TSO; tern's hardware revision 1 has neither.
+emulation (no KVM), where the guest CPU is the bottleneck. Both have checksum offload and TSO
+(tern's since TERN_DEV_CAP_ETH_OFFLOAD; virtio-net's through its virtio features).
 """
 
 import argparse
