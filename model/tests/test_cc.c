@@ -40,6 +40,11 @@ static void cc_defaults(uint8_t p[CC_LEN])
 	wr32(p + CCP(dce_tcp_rtt), 1);
 	wr32(p + CCP(rate_reduce_monitor_period), 4);
 	wr32(p + CCP(initial_alpha_value), 1023);
+	p[CCP(hpcc_max_stage)] = 5;
+	p[CCP(hpcc_eta)] = 950 & 0xff;
+	p[CCP(hpcc_eta) + 1] = 950 >> 8;
+	wr32(p + CCP(hpcc_ai_rate), 100);
+	wr32(p + CCP(hpcc_base_rtt), 12000);
 }
 
 static int cc_set(struct fake *f, const uint8_t p[CC_LEN], uint32_t *syndrome)
@@ -310,10 +315,16 @@ static void t_params(void)
 		{ CCP(dce_tcp_rtt), 4, 131072, 131071 },
 		{ CCP(rate_reduce_monitor_period), 4, 131072, 0 },
 		{ CCP(initial_alpha_value), 4, 1024, 0 },
+		/* HPCC: never on a priority with DCQCN (rp_en is 0x08 here) */
+		{ CCP(hpcc_en), 1, 0x18, 0x10 },
+		{ CCP(hpcc_max_stage), 1, 32, 31 },
+		{ CCP(hpcc_eta), 2, 499, 500 },
+		{ CCP(hpcc_eta), 2, 1001, 1000 },
+		{ CCP(hpcc_ai_rate), 4, LINE_MBPS + 1, LINE_MBPS },
+		{ CCP(hpcc_base_rtt), 4, 999, 1000 },
+		{ CCP(hpcc_base_rtt), 4, 1000001, 1000000 },
 		{ CCP(rsvd), 4, 1, 0 },
-		{ CCP(rsvd) + 4, 4, 0x100, 0 },
-		{ CCP(rsvd) + 8, 4, 0x10000, 0 },
-		{ CCP(rsvd) + 12, 4, 0x80000000, 0 },
+		{ CCP(rsvd), 4, 0x80000000, 0 },
 	};
 	uint8_t p[CC_LEN], q[CC_LEN], last[CC_LEN];
 	struct fake f;
@@ -347,6 +358,11 @@ static void t_params(void)
 	wr32(p + CCP(dce_tcp_rtt), 55);
 	wr32(p + CCP(rate_reduce_monitor_period), 50);
 	wr32(p + CCP(initial_alpha_value), 512);
+	p[CCP(hpcc_en)] = 0x20;
+	p[CCP(hpcc_max_stage)] = 3;
+	wr16(p + CCP(hpcc_eta), 900);
+	wr32(p + CCP(hpcc_ai_rate), 80);
+	wr32(p + CCP(hpcc_base_rtt), 9000);
 	CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
 	REQUIRE(cc_query(&f, q));
 	CHECK(!memcmp(p, q, CC_LEN));
@@ -357,6 +373,8 @@ static void t_params(void)
 		memcpy(p, last, CC_LEN);
 		if (cases[i].width == 1)
 			p[cases[i].off] = (uint8_t)cases[i].bad;
+		else if (cases[i].width == 2)
+			wr16(p + cases[i].off, (uint16_t)cases[i].bad);
 		else
 			wr32(p + cases[i].off, cases[i].bad);
 		syn = ~0u;
@@ -368,6 +386,8 @@ static void t_params(void)
 		CHECK(!memcmp(q, last, CC_LEN));
 		if (cases[i].width == 1)
 			p[cases[i].off] = (uint8_t)cases[i].good;
+		else if (cases[i].width == 2)
+			wr16(p + cases[i].off, (uint16_t)cases[i].good);
 		else
 			wr32(p + cases[i].off, cases[i].good);
 		CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
@@ -375,6 +395,18 @@ static void t_params(void)
 		CHECK(!memcmp(q, p, CC_LEN));
 		memcpy(last, p, CC_LEN);
 	}
+	/* HPCC's parameters at 0 select their defaults (a driver that predates HPCC) */
+	memcpy(p, last, CC_LEN);
+	p[CCP(hpcc_max_stage)] = 0;
+	wr16(p + CCP(hpcc_eta), 0);
+	wr32(p + CCP(hpcc_ai_rate), 0);
+	wr32(p + CCP(hpcc_base_rtt), 0);
+	CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
+	REQUIRE(cc_query(&f, q));
+	CHECK_EQ(q[CCP(hpcc_max_stage)], TERN_CC_DEF_HPCC_MAX_STAGE);
+	CHECK_EQ(rd16(q + CCP(hpcc_eta)), TERN_CC_DEF_HPCC_ETA);
+	CHECK_EQ(rd32(q + CCP(hpcc_ai_rate)), TERN_CC_DEF_HPCC_AI_RATE);
+	CHECK_EQ(rd32(q + CCP(hpcc_base_rtt)), TERN_CC_DEF_HPCC_BASE_RTT);
 	/* lengths */
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_SET_CC_PARAMS, p, CC_LEN - 1, NULL, 0, &c), TERN_CMD_BAD_LEN);
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, q, CC_LEN - 1, &c),
