@@ -94,6 +94,7 @@ static void measure(struct tern_model *m, struct ternm_qp_hpcc *h, const uint8_t
 		    unsigned int n)
 {
 	uint64_t t = m->cc->hpcc_base_rtt, tau = t, u = 0;
+	bool measured = false;
 	unsigned int i;
 
 	for (i = 0; i < n; i++, rec += HOP_LEN) {
@@ -110,11 +111,14 @@ static void measure(struct tern_model *m, struct ternm_qp_hpcc *h, const uint8_t
 		     ((uint64_t)dt * rate);
 		if (ui > U_MAX)
 			ui = U_MAX;
-		if (ui > u) {
+		if (!measured || ui > u) {
+			measured = true;
 			u = ui;
 			tau = dt;
 		}
 	}
+	if (!measured)
+		return;		/* no time passed at any hop: nothing learnt */
 	if (tau > t)
 		tau = t;
 	h->u = (h->u * (t - tau) + u * tau) / t;
@@ -272,7 +276,7 @@ size_t ternm_int_tx(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, uint8
 	bth[3] = 0;
 	put_be16(bth + 4, TERN_ROCE_UDP_DPORT);
 	put_be16(bth + 6, 0);
-	if (n) {
+	if (type == TERN_INT_TYPE_ECHO) {
 		memcpy(bth + SHIM_LEN, h->echo, (size_t)n * HOP_LEN);
 		h->echo_valid = false;
 		m->rdma->stats.hpcc_int_echoes_sent++;
