@@ -15,7 +15,12 @@ The HPCC run must also show:
 
 A negative control (N = 4, MTU 4096, hpcc_ai_rate at the line rate: the additive step is a
 whole BDP per RTT) must fail the queue assertion. A short run of the ASan/UBSan build of the
-simulator with HPCC checks for memory errors and leaks. TERN_HPCC_N="2 16" runs fewer sizes."""
+simulator with HPCC checks for memory errors and leaks. TERN_HPCC_N="2 16" runs fewer sizes.
+
+On ns-3 (tern-ns3-incast, when libns3-dev is installed), N = 4 and 8 for 20 ms: the HPCC run
+loses nothing and keeps the data intact, its queue p99 is at most 1/5 of the ns-3 DCQCN
+run's, and it agrees with tern-sim's HPCC run (Jain within 0.02, both >= 0.95, the
+bottleneck's throughput within 2 %, the queue p99 within one 4 KB frame)."""
 
 import os
 import subprocess
@@ -29,6 +34,8 @@ from tap import Tap  # noqa: E402
 
 SIM = os.path.join(TOP, "model", "build", "fabric", "tern-sim")
 SIM_SAN = os.path.join(TOP, "model", "build", "fabric", "san", "tern-sim")
+NS3 = os.path.join(TOP, "model", "build", "ns3", "tern-ns3-incast")
+NS3_SIZES = (4, 8)
 SIZES = [int(x) for x in os.environ.get("TERN_HPCC_N", "2 4 8 16").split()]
 MTUS = (5, 3)                   # path MTU codes: 4096, 1024
 DURATION_US = 40000
@@ -41,6 +48,63 @@ def run(n, mtu, cc, *extra):
     cmd = ["nice", SIM, "--n", str(n), "--mtu", str(mtu), "--duration-us", str(DURATION_US),
            "--quiet"] + (["--hpcc", "on"] if cc == "hpcc" else ["--dcqcn", cc]) + list(extra)
     return run_json(cmd, 600)
+
+
+def run20(prog, n, cc):
+    """The ns-3 comparison's runs (tests/host/ns3.t's: 20 ms, RED seed 1, MTU 4096)."""
+    cmd = ["nice", prog, "--n", str(n), "--duration-us", "20000", "--seed", "1", "--quiet"] + \
+        (["--hpcc", "on"] if cc == "hpcc" else ["--dcqcn", cc])
+    return run_json(cmd, 300, 2000)
+
+
+def ns3_part(t):
+    """HPCC on ns-3 against ns-3's DCQCN and against tern-sim's HPCC."""
+    if not os.path.exists("/usr/include/ns3/core-module.h"):
+        t.diag("libns3-dev is not installed: no ns-3 runs")
+        return
+    build = subprocess.run(["nice", "make", "-s", "-j2", "-C", os.path.join(TOP, "model", "ns3"),
+                            "incast"], stdout=sys.stderr, stderr=sys.stderr)
+    if build.returncode:
+        t.ok(False, "tern-ns3-incast builds (see stderr)")
+        return
+    jobs = [(prog, n, cc) for n in NS3_SIZES for prog, cc in
+            ((NS3, "hpcc"), (NS3, "on"), (SIM, "hpcc"))]
+    res = {}
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        futs = {job: ex.submit(run20, *job) for job in jobs}
+        for job, f in futs.items():
+            try:
+                res[job] = f.result()
+            except Exception as e:  # noqa: BLE001
+                t.ok(False, "run %s N=%d %s" % (os.path.basename(job[0]), job[1], job[2]),
+                     str(e))
+    for n in NS3_SIZES:
+        h, d, s = res.get((NS3, n, "hpcc")), res.get((NS3, n, "on")), res.get((SIM, n, "hpcc"))
+        if not h or not d or not s:
+            continue
+        tag = "ns-3 N=%d" % n
+        t.diag("%s HPCC: total %.2f Gb/s, Jain %.4f, queue p99 %.1f KB; tern-sim %.2f, %.4f, "
+               "%.1f" % (tag, h["total_gbps"], h["jain"], h["queue_p99_kb"], s["total_gbps"],
+                         s["jain"], s["queue_p99_kb"]))
+        checks = common_checks(h, tag + " HPCC") + [
+            (h["refused_frames"] == 0 and h["int_echo_acks"] > 0 and h["switch_xoff"] == 0,
+             "%s HPCC: no frame refused (%d), INT echoes %d, no XOFF (%d)"
+             % (tag, h["refused_frames"], h["int_echo_acks"], h["switch_xoff"])),
+            (h["queue_p99_kb"] * QUEUE_RATIO <= d["queue_p99_kb"],
+             "%s: HPCC queue p99 %.1f KB, at most 1/%d of DCQCN's %.1f KB"
+             % (tag, h["queue_p99_kb"], QUEUE_RATIO, d["queue_p99_kb"])),
+            (abs(h["jain"] - s["jain"]) <= 0.02 and min(h["jain"], s["jain"]) >= JAIN_MIN,
+             "%s: HPCC Jain %.4f, tern-sim %.4f (within 0.02, both >= %.2f)"
+             % (tag, h["jain"], s["jain"], JAIN_MIN)),
+            (abs(h["total_gbps"] - s["total_gbps"]) <= 0.02 * s["total_gbps"],
+             "%s: HPCC bottleneck %.2f Gb/s, tern-sim %.2f (within 2 %%)"
+             % (tag, h["total_gbps"], s["total_gbps"])),
+            (abs(h["queue_p99_kb"] - s["queue_p99_kb"]) <= 4.1,
+             "%s: HPCC queue p99 %.1f KB, tern-sim %.1f (within a 4 KB frame)"
+             % (tag, h["queue_p99_kb"], s["queue_p99_kb"])),
+        ]
+        for cond, desc in checks:
+            t.ok(cond, desc)
 
 
 def common_checks(r, tag):
@@ -125,6 +189,7 @@ def main():
                          "assertion(s)" % len(failed), failed)
     except Exception as e:  # noqa: BLE001
         t.ok(False, "negative control", str(e))
+    ns3_part(t)
     r, err = san_run(["nice", SIM_SAN, "--n", "3", "--hpcc", "on", "--duration-us", "3000",
                       "--quiet"], 600)
     t.ok(r is not None and r["data_ok"] and r["write_errors"] == 0 and
