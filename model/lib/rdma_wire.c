@@ -312,12 +312,13 @@ static size_t roce_udp(const uint8_t *f, size_t len, size_t *l3, bool *v6, bool 
 	return fi.roce || fi.intp ? fi.udp : 0;
 }
 
-bool ternm_rdma_is_roce(const uint8_t *frame, size_t len)
+/* RoCEv2 for this port: to 4791, or to the INT port while HPCC is on for some priority. */
+bool ternm_rdma_is_roce(const struct tern_model *m, const uint8_t *frame, size_t len)
 {
 	struct frame_info fi;
 
 	frame_parse(frame, len, &fi);
-	return fi.roce || fi.intp;
+	return fi.roce || (fi.intp && m->cc && m->cc->hpcc_en);
 }
 
 static bool has_atomic_eth(uint8_t op)
@@ -363,6 +364,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	if (!u || !m->ready || m->fatal)
 		goto discard;
 	if (intp) {
+		if (!m->cc->hpcc_en)
+			goto discard;			/* INT off: not RoCE here */
 		ternm_int_rx(m, f, len, l3, v6, u);	/* without the shim, back here */
 		return;
 	}

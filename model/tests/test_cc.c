@@ -1526,13 +1526,13 @@ static void put_b32(uint8_t *p, uint32_t v)
 	put_b16(p + 2, v);
 }
 
-/* HPCC (and INT) on priority 0, where the test connections' frames are, or off. */
-static bool hpcc_apply(struct rdev *d, bool on)
+/* HPCC (and INT) on @prios; 0x01 is the test connections' priority. */
+static bool hpcc_apply(struct rdev *d, uint8_t prios)
 {
 	uint8_t p[CC_LEN];
 
 	cc_defaults(p);
-	p[CCP(hpcc_en)] = on ? 0x01 : 0;
+	p[CCP(hpcc_en)] = prios;
 	return cc_apply(d, p);
 }
 
@@ -1587,8 +1587,10 @@ static struct int_count count_int(const struct wire *w, uint8_t type1)
 
 /*
  * INT on the wire between two NICs (no switch: no records): HPCC's requests carry a REQUEST
- * shim, the ACKs an ECHO; the ICRC is the one without the shim; a receiver with HPCC off
- * takes the requests and answers plainly; HPCC off everywhere sends what it always did.
+ * shim, the ACKs an ECHO; the ICRC is the one without the shim; a receiver with HPCC on
+ * other priorities only takes the requests and answers plainly; a receiver with INT off
+ * (hpcc_en 0) does not take port-4792 frames as RoCE at all, like a NIC that does not know
+ * INT; HPCC off everywhere sends what it always did.
  */
 static void t_hpcc_wire(void)
 {
@@ -1596,8 +1598,11 @@ static void t_hpcc_wire(void)
 	struct connopt o;
 	struct rmr a, b;
 	struct int_count n;
+	struct wire_rec req = { 0 };
+	struct pkt p;
 	bool mr_ok = false;
-	uint64_t acks, sent;
+	uint64_t acks, sent, rx, discards;
+	unsigned int i;
 
 	connopt_default(&o);
 	RQ(conn_setup(&c, &o));
@@ -1606,7 +1611,7 @@ static void t_hpcc_wire(void)
 	mr_ok = true;
 	mr_fill(c.d[0], &a, 7);
 	/* both ends */
-	RQ(hpcc_apply(c.d[0], true) && hpcc_apply(c.d[1], true));
+	RQ(hpcc_apply(c.d[0], 0x01) && hpcc_apply(c.d[1], 0x01));
 	CHECK(write_check(&c, &a, &b, 256 << 10, 1));
 	n = count_int(&c.w, TERN_INT_TYPE_REQUEST);
 	CHECK_EQ(n.without[0], 0);
@@ -1621,8 +1626,8 @@ static void t_hpcc_wire(void)
 	CHECK_EQ(sent, acks);		/* no switch: echoes of no records, every one counted */
 	CHECK_EQ(RDEV_STAT(c.d[1], rx_int_discards), 0);
 	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards), 0);
-	/* a receiver with HPCC off: takes the requests, answers without INT */
-	RQ(hpcc_apply(c.d[1], false));
+	/* a receiver with HPCC on another priority only: takes the requests, plain ACKs */
+	RQ(hpcc_apply(c.d[1], 0x80));
 	wire_clear_log(&c.w);
 	CHECK(write_check(&c, &a, &b, 256 << 10, 2));
 	n = count_int(&c.w, TERN_INT_TYPE_REQUEST);
@@ -1631,8 +1636,32 @@ static void t_hpcc_wire(void)
 	CHECK(n.without[1] >= 1);
 	CHECK_EQ(n.bad_icrc, 0);
 	CHECK_EQ(RDEV_STAT(c.d[0], hpcc_int_echo_acks), acks);
+	/* a receiver with INT off: one of those requests again is not RoCE to it */
+	for (i = 0; i < c.w.nlog && !req.len; i++)
+		if (c.w.log[i].dir == 0 && pkt_parse(c.w.log[i].data, c.w.log[i].len, &p) &&
+		    p.has_int)
+			req = c.w.log[i];
+	RQ(req.len);
+	RQ(hpcc_apply(c.d[1], 0));
+	rx = RDEV_STAT(c.d[1], rx_roce_packets);
+	discards = RDEV_STAT(c.d[1], rx_roce_discards) + RDEV_STAT(c.d[1], rx_int_discards) +
+		   RDEV_STAT(c.d[1], duplicate_request);
+	CHECK_EQ(tern_model_rx_frame(c.d[1]->f.m, req.data, req.len), req.len);
+	fk_run(&c.d[1]->f);
+	CHECK_EQ(c.d[1]->f.nframes, 0);		/* no ACK */
+	fk_clear_frames(&c.d[1]->f);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_packets), rx);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards) + RDEV_STAT(c.d[1], rx_int_discards) +
+		 RDEV_STAT(c.d[1], duplicate_request), discards);
+	/* and with it on, the same frame is a duplicate request, ACKed */
+	RQ(hpcc_apply(c.d[1], 0x80));
+	CHECK_EQ(tern_model_rx_frame(c.d[1]->f.m, req.data, req.len), req.len);
+	fk_run(&c.d[1]->f);
+	CHECK(c.d[1]->f.nframes >= 1);
+	fk_clear_frames(&c.d[1]->f);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_packets), rx + 1);
 	/* off everywhere (the default): no shim, port 4791 */
-	RQ(hpcc_apply(c.d[0], false));
+	RQ(hpcc_apply(c.d[0], 0));
 	wire_clear_log(&c.w);
 	CHECK(write_check(&c, &a, &b, 64 << 10, 3));
 	n = count_int(&c.w, TERN_INT_TYPE_REQUEST);
@@ -1738,7 +1767,7 @@ static void t_hpcc_window(void)
 	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
 	mr_ok = true;
 	mr_fill(c.d[0], &a, 9);
-	RQ(hpcc_apply(c.d[0], true) && hpcc_apply(c.d[1], true));
+	RQ(hpcc_apply(c.d[0], 0x01) && hpcc_apply(c.d[1], 0x01));
 	c.w.filter = int_switch;
 	c.w.ctx = &sw;
 	/* congested: qlen 100 kB against B x T = 37.5 kB, the link full */
@@ -1767,7 +1796,7 @@ static void t_hpcc_window(void)
 	sw.qlen = 100000;
 	CHECK(write_check(&c, &a, &b, 1 << 20, 3));
 	CHECK(qp_rate(c.d[0], c.qp[0].qpn) > 0);
-	RQ(hpcc_apply(c.d[0], false));
+	RQ(hpcc_apply(c.d[0], 0));
 	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
 out:
 	c.w.filter = NULL;
@@ -1808,7 +1837,7 @@ static void t_hpcc_bad_shim(void)
 	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
 	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
 	mr_ok = true;
-	RQ(hpcc_apply(c.d[0], true) && hpcc_apply(c.d[1], true));
+	RQ(hpcc_apply(c.d[0], 0x01) && hpcc_apply(c.d[1], 0x01));
 	CHECK(write_check(&c, &a, &b, 1000, 1));
 	for (i = 0; i < c.w.nlog; i++)
 		if (c.w.log[i].dir == 0 && pkt_parse(c.w.log[i].data, c.w.log[i].len, &p) &&
@@ -1877,7 +1906,7 @@ const struct test rdma_cc_tests[] = {
 	{ "cc: PFC pause holds priority 3 QPs (no spinning), not priority 0", t_mac_pause },
 	{ "cc: exact serialization: line rate unlimited, the pacer's rate limited",
 	  t_line_rate },
-	{ "cc: HPCC's INT shims on the wire, ICRC without them, receiver off, all off",
+	{ "cc: HPCC's INT shims on the wire, ICRC without them, receiver echo off, INT off",
 	  t_hpcc_wire },
 	{ "cc: HPCC window from echoed telemetry: cut when congested, back to line rate",
 	  t_hpcc_window },
