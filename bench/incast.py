@@ -2,8 +2,8 @@
 """Benchmark (not a test): N:1 incast in virtual time on the host, DCQCN on and off.
 
     bench/incast.py [--n 2,4,8,16] [--duration-us 40000] [--out DIR] [--jobs 2]
-                    [--engine tern-sim|ns3]
-                    [-- extra tern-sim options, e.g. --ecn-dequeue or --cc rpg_ai_rate=80]
+                    [--engine tern-sim|ns3] [--seeds 1,2,3,4,5] [--sweep]
+                    [-- extra tern-sim options, e.g. --ecn-enqueue or --cc rpg_ai_rate=80]
 
 Runs model/build/fabric/tern-sim (built here if needed) for every N with DCQCN on (RP and NP
 on priority 3, the DCQCN paper's parameters) and off (PFC only), 40 Gb/s links, and prints:
@@ -20,6 +20,11 @@ script (no plotting library needed): for every N the bottleneck queue over time 
 per-flow rates over time (measured, and DCQCN's current rate from QUERY_QP), DCQCN on above
 off, plus a summary of pauses and queue percentiles against N.
 The whole matrix takes well under a minute on one core.
+
+--seeds also runs DCQCN on with each of these RED seeds and prints the range of every figure
+over them per N. --sweep also runs DCQCN on with RED at enqueue and at dequeue, Pmax 1, 5, 10
+and 20 %, and prints the queue's p50 / p99 per N (Documentation/fabric.rst, "Why the queue
+was above Kmax").
 
 --engine ns3 runs the same scenario on ns-3 instead (model/build/ns3/tern-ns3-incast: the same
 device model as ns-3 NetDevices and the same switch model driven by ns-3's simulator; same
@@ -47,6 +52,52 @@ def run(n, dcqcn, args, series):
     cmd = ["nice", NS3 if args.engine == "ns3" else SIM, "--n", str(n), "--dcqcn", "on" if dcqcn else "off",
            "--duration-us", str(args.duration_us), "--series", series, "--quiet"] + args.extra
     return run_json(cmd)
+
+
+def run_on(n, args, *opts):
+    """DCQCN on without a series file, with more options: its figures."""
+    return run_json(["nice", NS3 if args.engine == "ns3" else SIM, "--n", str(n), "--dcqcn",
+                     "on", "--duration-us", str(args.duration_us), "--quiet"] + args.extra +
+                    list(opts))
+
+
+def seeds_table(sizes, args):
+    """--seeds: the range over RED seeds of each figure, DCQCN on."""
+    seeds = [int(x) for x in args.seeds.split(",")]
+    jobs = [(n, s) for n in sizes for s in seeds]
+    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        res = dict(zip(jobs, ex.map(lambda j: run_on(j[0], args, "--seed", str(j[1])), jobs)))
+    print("\nDCQCN on, RED seeds %s: min .. max over the seeds" % args.seeds)
+    cols = (("q p99 KB", "queue_p99_kb", "%.1f"), ("q p50 KB", "queue_p50_kb", "%.1f"),
+            ("total Gb/s", "total_gbps", "%.2f"), ("Jain", "jain", "%.4f"),
+            ("XOFF", "switch_xoff", "%d"), ("<Kmax", "queue_below_kmax", "%.3f"))
+    print(("%3s  " % "N" + "  ".join("%-16s" % c[0] for c in cols)).rstrip())
+    for n in sizes:
+        cells = []
+        for _, key, fmt in cols:
+            v = [res[(n, s)][key] for s in seeds]
+            lo, hi = fmt % min(v), fmt % max(v)
+            cells.append("%-16s" % (lo if lo == hi else lo + " .. " + hi))
+        print(("%3d  " % n + "  ".join(cells)).rstrip())
+
+
+def sweep_table(sizes, args):
+    """--sweep: RED at enqueue and dequeue, Pmax 1..20 %: queue p50 / p99 per N."""
+    pmaxes = (10000, 50000, 100000, 200000)
+    jobs = [(w, pm, n) for w in ("enqueue", "dequeue") for pm in pmaxes for n in sizes]
+    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        res = dict(zip(jobs, ex.map(lambda j: run_on(j[2], args, "--ecn-" + j[0],
+                                                     "--pmax-ppm", str(j[1])), jobs)))
+    print("\nDCQCN on, queue p50 / p99 in KB by RED's place and Pmax; XOFF at N = %d"
+          % sizes[-1])
+    print("%-8s  %5s  " % ("RED", "Pmax") + "  ".join("%-14s" % ("N = %d" % n)
+                                                     for n in sizes) + "  XOFF")
+    for w in ("enqueue", "dequeue"):
+        for pm in pmaxes:
+            print("%-8s  %3d %%  " % (w, pm // 10000) + "  ".join(
+                "%-14s" % ("%.1f / %.1f" % (res[(w, pm, n)]["queue_p50_kb"],
+                                           res[(w, pm, n)]["queue_p99_kb"])) for n in sizes) +
+                  "  %d" % res[(w, pm, sizes[-1])]["switch_xoff"])
 
 
 def run_json(cmd):
@@ -313,6 +364,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--engine", choices=("tern-sim", "ns3"), default="tern-sim",
                     help="the simulator: tern-sim's own event loop or ns-3")
+    ap.add_argument("--seeds", default=None,
+                    help="also DCQCN on with these RED seeds (comma separated): ranges")
+    ap.add_argument("--sweep", action="store_true",
+                    help="also RED at enqueue/dequeue with Pmax 1, 5, 10, 20 %%")
     ap.add_argument("extra", nargs="*", help="more tern-sim options (after --)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.n.split(",")]
@@ -341,6 +396,10 @@ def main():
     for n in sizes:
         plots_for(n, series, results, out)
     summary_plot(sizes, results, out)
+    if args.seeds:
+        seeds_table(sizes, args)
+    if args.sweep:
+        sweep_table(sizes, args)
     print("\nwrote %s/{incast.json,incast-series-*.json,queue-N*.svg,rates-N*.svg,summary.svg}"
           % out)
     print_wall(results)

@@ -10,7 +10,9 @@
  *
  * Prints one JSON object (one line) with the run's figures on stdout; --series writes the
  * time series (per-flow rates, queue depth) as one JSON object to FILE; --switch-json dumps
- * the switch's counters. Exit status 0 when the run could be set up and completed.
+ * the switch's counters. Exit status 0 when the run could be set up and completed. With
+ * --flow-bytes every sender's flow is finite and the run ends when the last one has ended
+ * (each flow's completion time is in the JSON).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -57,6 +59,7 @@ struct params {
 	bool quiet;
 	uint32_t loss_ppm;		/* every NIC's line: frames lost at random (0) */
 	bool sr;			/* RC selective repeat (TERN_QP_XPORT_SR) */
+	uint64_t flow_bytes;		/* each flow's size (0: no end); the run ends with them */
 	uint8_t ack_timeout;		/* QP timeout code: 4.096 us * 2^n (14) */
 };
 
@@ -80,7 +83,7 @@ static void params_default(struct params *p)
 	p->msg_bytes = 65536;
 	p->outstanding = 8;
 	p->slots = 4;
-	tsw_config_default(&p->sw, 3);
+	sim_incast_switch_default(&p->sw, 3);
 	cc_params_paper(&p->cc);
 }
 
@@ -106,6 +109,8 @@ struct node {
 	struct rmr mr;
 	struct wstream w;		/* the WRITEs to the receiver */
 	uint64_t done_bytes_steady;
+	bool ended;			/* --flow-bytes: every WRITE completed (or failed) */
+	uint64_t fct_ns;		/* ... when, from the start (0: some WRITE failed) */
 	/* at the receiver: bytes from this sender delivered by the switch */
 	uint64_t rx_bytes, rx_bytes_steady;
 	uint64_t *bins;			/* rx bytes per bin */
@@ -136,6 +141,7 @@ struct sim {
 	uint64_t loss_rng;		/* --loss-ppm's generator */
 	uint64_t lost;			/* frames --loss-ppm dropped */
 	uint64_t events;
+	unsigned int flows_ended;	/* --flow-bytes */
 	bool dcb_ok, cc_ok;
 };
 
@@ -270,6 +276,13 @@ static void sender_poll(struct sim *s, unsigned int k)
 		wstream_post(nd->d, &nd->w);
 	if (any)
 		nic_flush(s, k);
+	/* a finite flow ends when its last WRITE completes, or every posted one after an error */
+	if (any && s->p.flow_bytes && !nd->ended && nd->w.completed == nd->w.posted &&
+	    (nd->w.errors || nd->w.done_bytes >= s->p.flow_bytes)) {
+		nd->ended = true;
+		nd->fct_ns = nd->w.errors ? 0 : s->now - s->t0;
+		s->flows_ended++;
+	}
 }
 
 static void after_nic(struct sim *s, unsigned int k)
@@ -422,6 +435,7 @@ static bool sim_build(struct sim *s)
 			.raddr = s->rx_mr.iova + (uint64_t)(k - 1) * p->slots * p->msg_bytes,
 			.rkey = s->rx_mr.key, .msg_bytes = p->msg_bytes,
 			.outstanding = p->outstanding, .slots = p->slots,
+			.total_bytes = p->flow_bytes,
 		};
 		if (!qp_connect(nd->d, &nd->qp, rx, s->rx_qp[k].qpn, &o, 0) ||
 		    !qp_connect(rx, &s->rx_qp[k], nd->d, nd->qp.qpn, &o, 1)) {
@@ -511,6 +525,8 @@ static void sim_run(struct sim *s)
 
 	s->end = s->t0 + s->p.duration_ns;
 	s->steady_at = s->t0 + (uint64_t)(s->p.duration_ns * s->p.steady_from);
+	if (s->p.flow_bytes)
+		s->steady_at = s->t0;	/* finite flows: the figures cover the whole run */
 	s->next_sample = s->t0;
 	announce(s);
 	for (k = 1; k < s->nnodes; k++) {
@@ -539,6 +555,12 @@ static void sim_run(struct sim *s)
 			t = s->now;
 		if (t >= s->end)
 			break;
+		if (s->p.flow_bytes && s->flows_ended == s->p.n) {
+			/* every flow ended: the run ends here, the last bin with it */
+			s->end = s->now;
+			s->nbins = (unsigned int)((s->end - s->t0 + s->p.bin_ns - 1) / s->p.bin_ns);
+			break;
+		}
 		if (t != s->now)
 			set_now(s, t);
 		s->events++;
@@ -625,7 +647,9 @@ static void report(struct sim *s, double wall)
 	FILE *o = stdout;
 	const uint64_t *bins[MAX_SENDERS];
 	struct sim_bins sb = senders_bins(s, bins);
-	double jr[MAX_SENDERS];
+	double jr[MAX_SENDERS], fct_us[MAX_SENDERS];
+	uint64_t flow_retrans[MAX_SENDERS] = { 0 };
+	int flow_data[MAX_SENDERS];
 	struct sim_incast_figures fig;
 
 	steady_s = (double)(s->end - s->steady_at) / 1e9;
@@ -656,6 +680,8 @@ static void report(struct sim *s, double wall)
 		if (!rdev_stats(d, rs))
 			continue;
 		retrans += RSTAT(rs, retrans_pkts);
+		if (k)
+			flow_retrans[k - 1] = RSTAT(rs, retrans_pkts);
 		timeouts += RSTAT(rs, local_ack_timeout_err);
 		sel += RSTAT(rs, selective_retrans_pkts);
 		probes += RSTAT(rs, tail_loss_probes);
@@ -673,8 +699,15 @@ static void report(struct sim *s, double wall)
 
 		completed += nd->w.completed;
 		errors += nd->w.errors;
-		if (!wstream_data_ok(s->nodes[0].d, &s->rx_mr,
-				     (uint64_t)(k - 1) * p->slots * p->msg_bytes, &nd->w, 1000 + k))
+		/* -1: the flow failed or did not end within --duration-us */
+		fct_us[k - 1] = nd->ended && nd->fct_ns ? (double)nd->fct_ns / 1000 : -1;
+		flow_data[k - 1] = -1;		/* no WRITE completed: nothing to check */
+		if (wstream_data_ok(s->nodes[0].d, &s->rx_mr,
+				    (uint64_t)(k - 1) * p->slots * p->msg_bytes, &nd->w, 1000 + k))
+			flow_data[k - 1] = 1;
+		else if (nd->w.slot_done)
+			flow_data[k - 1] = 0;
+		if (flow_data[k - 1] != 1)
 			data_ok = false;
 	}
 	qsort(s->qsamples, s->nq, sizeof(uint64_t), cmp_u64);
@@ -696,6 +729,9 @@ static void report(struct sim *s, double wall)
 		.hpcc_updates = updates, .completed = completed, .errors = errors,
 		.data_ok = data_ok,
 		.dcb_ok = s->dcb_ok, .cc_ok = s->cc_ok, .events = s->events, .wall_s = wall,
+		.flow_bytes = p->flow_bytes, .fct_us = fct_us, .flow_retrans = flow_retrans,
+		.flow_data = flow_data,
+		.run_us = (double)(s->end - s->t0) / 1000,
 	};
 	sim_print_incast(o, NULL, &fig);
 	fflush(o);
@@ -780,6 +816,7 @@ static void usage(FILE *f)
 		"  --sr on|off           RC selective repeat instead of go-back-N (off)\n"
 		"  --ack-timeout CODE    QP timeout 4.096 us * 2^CODE (14)\n"
 		"  --pfc-mask M          lossless priorities, switch and NICs (8; 0: the switch drops)\n"
+		"  --flow-bytes B        each flow ends after B bytes, the run when all have (0: never)\n"
 		SIM_INCAST_USAGE_BOTTOM, MAX_SENDERS);
 }
 
@@ -865,7 +902,7 @@ int main(int argc, char **argv)
 	enum { O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
 	       O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE,
 	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT,
-	       O_LOSS, O_SR, O_TMO, O_PFCM, O_HPCC };
+	       O_LOSS, O_SR, O_TMO, O_PFCM, O_ECNENQ, O_FLOWB, O_HPCC };
 	static const struct option opts[] = {
 		{ "n", 1, NULL, O_N }, { "dcqcn", 1, NULL, O_DCQCN }, { "rp-en", 1, NULL, O_RP },
 		{ "np-en", 1, NULL, O_NP }, { "duration-us", 1, NULL, O_DUR },
@@ -878,10 +915,12 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, O_SEED }, { "sample-ns", 1, NULL, O_SAMPLE },
 		{ "bin-us", 1, NULL, O_BIN }, { "conv-window-us", 1, NULL, O_CW },
 		{ "conv-tol", 1, NULL, O_CT }, { "conv-hold-us", 1, NULL, O_CH },
-		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "jitter-ns", 1, NULL, O_JIT },
+		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "ecn-enqueue", 0, NULL, O_ECNENQ },
+		{ "jitter-ns", 1, NULL, O_JIT },
 		{ "series", 1, NULL, O_SERIES }, { "loss-ppm", 1, NULL, O_LOSS },
 		{ "sr", 1, NULL, O_SR }, { "ack-timeout", 1, NULL, O_TMO },
-		{ "pfc-mask", 1, NULL, O_PFCM }, { "hpcc", 1, NULL, O_HPCC },
+		{ "pfc-mask", 1, NULL, O_PFCM }, { "flow-bytes", 1, NULL, O_FLOWB },
+		{ "hpcc", 1, NULL, O_HPCC },
 		{ "switch-json", 1, NULL, O_SWJSON }, { "quiet", 0, NULL, O_QUIET },
 		{ "help", 0, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 	};
@@ -919,12 +958,14 @@ int main(int argc, char **argv)
 		case O_CT: p->conv_tol = atof(optarg); break;
 		case O_CH: p->conv_hold_ns = num(optarg, "--conv-hold-us") * 1000; break;
 		case O_ECNDEQ: p->sw.ecn_at_dequeue = true; break;
+		case O_ECNENQ: p->sw.ecn_at_dequeue = false; break;
 		case O_JIT: p->jitter_ns = num(optarg, "--jitter-ns"); break;
 		case O_SERIES: p->series = optarg; break;
 		case O_LOSS: p->loss_ppm = (uint32_t)num(optarg, "--loss-ppm"); break;
 		case O_SR: p->sr = onoff(optarg); break;
 		case O_TMO: p->ack_timeout = (uint8_t)num(optarg, "--ack-timeout"); break;
 		case O_PFCM: p->sw.pfc_mask = (uint8_t)num(optarg, "--pfc-mask"); break;
+		case O_FLOWB: p->flow_bytes = num(optarg, "--flow-bytes"); break;
 		case O_HPCC: p->hpcc = onoff(optarg); break;
 		case O_SWJSON: p->switch_json = optarg; break;
 		case O_QUIET: p->quiet = true; break;
@@ -936,7 +977,7 @@ int main(int argc, char **argv)
 	    !p->msg_bytes || !p->outstanding || p->outstanding > 32 || !p->slots ||
 	    p->slots > 32 || !p->sample_ns || !p->bin_ns || !p->duration_ns ||
 	    p->steady_from < 0 || p->steady_from >= 1 || p->loss_ppm > 1000000 ||
-	    p->ack_timeout > 31 ||
+	    p->ack_timeout > 31 || p->flow_bytes > (1ull << 40) ||
 	    (uint64_t)p->n * p->slots * p->msg_bytes > (32u << 20)) {
 		usage(stderr);
 		return 2;

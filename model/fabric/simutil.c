@@ -10,6 +10,13 @@ static const char *tf(bool b)
 	return b ? "true" : "false";
 }
 
+void sim_incast_switch_default(struct tsw_config *sw, unsigned int nports)
+{
+	tsw_config_default(sw, nports);
+	sw->ecn_at_dequeue = true;
+	sw->pmax_ppm = SIM_INCAST_PMAX_PPM;
+}
+
 void sim_print_incast(FILE *o, const char *engine, const struct sim_incast_figures *f)
 {
 	const struct tsw_config *sw = f->sw;
@@ -65,6 +72,19 @@ void sim_print_incast(FILE *o, const char *engine, const struct sim_incast_figur
 	fprintf(o, "\"hpcc\":%s,\"int_hops\":%" PRIu64 ",\"int_echo_acks\":%" PRIu64
 		",\"hpcc_window_updates\":%" PRIu64 ",",
 		tf(f->hpcc), f->int_hops, f->int_echo_acks, f->hpcc_updates);
+	if (f->flow_bytes) {
+		fprintf(o, "\"flow_bytes\":%" PRIu64 ",\"run_us\":%.1f,\"fct_us\":[",
+			f->flow_bytes, f->run_us);
+		for (k = 0; k < f->n; k++)
+			fprintf(o, "%s%.1f", k ? "," : "", f->fct_us[k]);
+		fprintf(o, "],\"flow_retrans\":[");
+		for (k = 0; k < f->n; k++)
+			fprintf(o, "%s%" PRIu64, k ? "," : "", f->flow_retrans[k]);
+		fprintf(o, "],\"flow_data\":[");
+		for (k = 0; k < f->n; k++)
+			fprintf(o, "%s%d", k ? "," : "", f->flow_data[k]);
+		fprintf(o, "],");
+	}
 	fprintf(o, "\"writes_completed\":%" PRIu64 ",\"write_errors\":%" PRIu64
 		",\"data_ok\":%s,\"dcb_ok\":%s,\"cc_ok\":%s,\"events\":%" PRIu64
 		",\"wall_s\":%.2f}\n",

@@ -165,18 +165,27 @@ static inline double sim_max_dev(const double *x, unsigned int n, double fair)
 	"  --mtu CODE            IB path MTU code, 3 = 1024 .. 5 = 4096 (5)\n"	\
 	"  --msg-bytes B         RDMA WRITE size (65536)\n"	\
 	"  --outstanding K       WRITEs kept posted per sender (8)\n"	\
-	"  --kmin B --kmax B --pmax-ppm P   RED/ECN (5120, 204800, 10000)\n"	\
+	"  --kmin B --kmax B --pmax-ppm P   RED/ECN (5120, 204800, 200000)\n"	\
 	"  --xoff B --xon B      switch PFC thresholds per ingress (port, prio)\n"	\
 	"  --buffer B            switch shared buffer (bytes)\n"
 #define SIM_INCAST_USAGE_BOTTOM							\
 	"  --seed S              RED's generator\n"	\
-	"  --ecn-dequeue         RED decides at dequeue (default: at enqueue)\n"	\
+	"  --ecn-enqueue         RED decides at enqueue (default: at dequeue; --ecn-dequeue)\n"	\
 	"  --sample-ns S --bin-us B --conv-window-us W --conv-hold-us H --conv-tol F\n"	\
 	"  --series FILE         write the time series (JSON)\n"	\
 	"  --switch-json FILE    dump the switch's counters (JSON)\n"	\
 	"  --quiet\n"
 
 struct tsw_config;
+
+/*
+ * The incast's switch (tern-sim, tern-ns3-incast): tsw_config_default() for @nports, but RED
+ * decides when a packet leaves its FIFO, with Pmax 20 % (the HPCC simulator's DCQCN setup,
+ * Documentation/fabric.rst, "Results"). The switch model's own defaults stay the DCQCN
+ * paper's (at enqueue, 1 %).
+ */
+#define SIM_INCAST_PMAX_PPM	200000
+void sim_incast_switch_default(struct tsw_config *sw, unsigned int nports);
 
 /* The N:1 incast's figures (tern-sim and tern-ns3-incast; Documentation/fabric.rst). */
 struct sim_incast_figures {
@@ -207,6 +216,12 @@ struct sim_incast_figures {
 	bool data_ok, dcb_ok, cc_ok;
 	uint64_t events;
 	double wall_s;
+	/* finite flows (tern-sim --flow-bytes; 0: none, the rest unused) */
+	uint64_t flow_bytes;
+	const double *fct_us;			/* per sender, from the start; -1: failed/unfinished */
+	const uint64_t *flow_retrans;		/* per sender: request packets resent */
+	const int *flow_data;			/* 1 intact, 0 not, -1 no WRITE completed */
+	double run_us;				/* the run's length (it ends with the last flow) */
 };
 
 /* The figures as one JSON object on one line, "engine":@engine first unless NULL. */

@@ -384,7 +384,7 @@ main(int argc, char** argv)
     {
         O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_MTU, O_MSG, O_OUT, O_SEED,
         O_SAMPLE, O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ,
-        O_PFC, O_JIT, O_HPCC
+        O_PFC, O_JIT, O_ECNENQ, O_HPCC
     };
     static const std::vector<struct option> opts = Options({
         {"n", 1, nullptr, O_N}, {"dcqcn", 1, nullptr, O_DCQCN}, {"rp-en", 1, nullptr, O_RP},
@@ -394,7 +394,8 @@ main(int argc, char** argv)
         {"seed", 1, nullptr, O_SEED}, {"sample-ns", 1, nullptr, O_SAMPLE},
         {"bin-us", 1, nullptr, O_BIN}, {"conv-window-us", 1, nullptr, O_CW},
         {"conv-tol", 1, nullptr, O_CT}, {"conv-hold-us", 1, nullptr, O_CH},
-        {"ecn-dequeue", 0, nullptr, O_ECNDEQ}, {"pfc-mask", 1, nullptr, O_PFC},
+        {"ecn-dequeue", 0, nullptr, O_ECNDEQ}, {"ecn-enqueue", 0, nullptr, O_ECNENQ},
+        {"pfc-mask", 1, nullptr, O_PFC},
         {"jitter-ns", 1, nullptr, O_JIT}, {"hpcc", 1, nullptr, O_HPCC},
         {"series", 1, nullptr, O_SERIES}, {"switch-json", 1, nullptr, O_SWJSON},
         {"quiet", 0, nullptr, O_QUIET}, {"help", 0, nullptr, O_HELP},
@@ -405,6 +406,7 @@ main(int argc, char** argv)
     int c;
 
     Defaults(common, 3);
+    sim_incast_switch_default(&p.sw, 3);    /* RED at dequeue, Pmax 20 %, as tern-sim */
     while ((c = NextOption(argc, argv, opts, common)) != -1)
     {
         switch (c)
@@ -428,6 +430,7 @@ main(int argc, char** argv)
         case O_CT: p.conv_tol = atof(optarg); break;
         case O_CH: p.conv_hold_ns = Num(optarg, "--conv-hold-us") * 1000; break;
         case O_ECNDEQ: p.sw.ecn_at_dequeue = true; break;
+        case O_ECNENQ: p.sw.ecn_at_dequeue = false; break;
         case O_SERIES: p.series = optarg; break;
         case O_SWJSON: p.switch_json = optarg; break;
         case O_QUIET: p.quiet = true; break;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Each test file's wall time from the logs of scripts/test.sh's prove runs (prove --timer),
-slowest first, and the whole run's time against the suite's budget (README: "How long they
+slowest first, the slowest single tests in them, and the whole run's time against the suite's budget (README: "How long they
 take"): at most 60 min on a fresh 2-core machine, 35 min with warm caches.
 
   scripts/lib/test-times.py TOTAL_SECONDS FLAVOUR=LOG[@HALF_SECONDS]...
@@ -14,6 +14,7 @@ import re
 import sys
 
 BUDGET_FRESH, BUDGET_WARM = 60 * 60, 35 * 60
+STEPS_SHOWN = 25
 
 
 def times(path):
@@ -49,9 +50,31 @@ def times(path):
     return out
 
 
+def slow_steps(path):
+    """[(seconds, file, test)] from the "# took N s" notes tests/lib/tap.py prints after a
+    test that took a while (the time since the test before it)."""
+    out, cur, last = [], None, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip()
+            m = re.match(r"^(?:\[\d\d:\d\d:\d\d\] )?(\S+\.t) \.\.", line)
+            if m:
+                cur, last = m.group(1), None
+                continue
+            m = re.match(r"^(?:not )?ok \d+(?: - (.*))?$", line)
+            if m:
+                last = m.group(1) or "?"
+                continue
+            m = re.match(r"^# took ([\d.]+) s$", line)
+            if m and cur and last:
+                out.append((float(m.group(1)), cur, last))
+                last = None
+    return out
+
+
 def main():
     total = int(sys.argv[1])
-    rows, halves = [], []
+    rows, halves, steps = [], [], []
     for arg in sys.argv[2:]:
         flavour, _, path = arg.partition("=")
         path, _, secs = path.partition("@")
@@ -59,12 +82,17 @@ def main():
             halves.append("%s half %s s" % (flavour, secs))
         try:
             rows += [(flavour, f, s, v) for f, s, v in times(path)]
+            steps += [(s, flavour, f, d) for s, f, d in slow_steps(path)]
         except OSError as e:
             print("test times: %s: %s" % (path, e))
     print("=== wall time per test file, slowest first ===")
     for flavour, f, s, v in sorted(rows, key=lambda r: -(r[2] or 0)):
         if v != "skipped":
             print("%8s  %-6s %-5s %s" % ("%.0f s" % s if s is not None else "?", flavour, v, f))
+    if steps:
+        print("=== the slowest tests (time since the test before, in its file) ===")
+        for s, flavour, f, d in sorted(steps, key=lambda r: -r[0])[:STEPS_SHOWN]:
+            print("%8s  %-6s %s: %s" % ("%.0f s" % s, flavour, f, d[:90]))
     tested = sum(r[2] or 0 for r in rows)
     print("test files %.0f s in all%s; total %d s (%.1f min) against a budget of "
           "%d min warm, %d min on a fresh machine%s" % (

@@ -17,7 +17,9 @@ off (PFC only), 40 Gb/s links, 20 ms virtual:
                    and both >= 0.95, the bottleneck's throughput within 2 %, PFC XOFFs within
                    10 % (DCQCN off); DCQCN acted on both (CNPs sent and handled, rates cut;
                    how many depends on RED's draws, i.e. on the order of same-time events,
-                   which the two engines do not share).
+                   which the two engines do not share), and with DCQCN on both keep the
+                   p99 of the bottleneck queue below Kmax with at least 95 % of the line
+                   used (issue 20's goal).
 
 A small leaf-spine fabric (tern-ns3-fabric: 2 leaves x 4 hosts, 2 spines, 2:1
 oversubscribed, static routes and ECMP by 5-tuple, nothing floods), a permutation across
@@ -142,6 +144,13 @@ def agree_checks(ns, sim):
                   "tern-sim, rate cuts %d and %d"
                   % (tag, ns["cnp_sent"], ns["cnp_handled"], sim["cnp_sent"],
                      sim["cnp_handled"], ns["rate_cuts"], sim["rate_cuts"])))
+        # issue 20's goal on both engines: the p99 queue below Kmax, 95 % of the line
+        c.append((all(r["queue_p99_kb"] < r["kmax_kb"] and
+                      r["total_gbps"] >= 0.95 * r["link_mbps"] / 1000 for r in (ns, sim)),
+                  "%s: queue p99 %.1f KB on ns-3, %.1f KB on tern-sim, both below Kmax %.1f KB; "
+                  "%.2f and %.2f Gb/s, >= 95 %% of the line"
+                  % (tag, ns["queue_p99_kb"], sim["queue_p99_kb"], ns["kmax_kb"],
+                     ns["total_gbps"], sim["total_gbps"])))
     else:
         c.append((ns["switch_xoff"] > 0 and ns["nic_rx_pause"] > 0 and
                   close(ns["switch_xoff"], sim["switch_xoff"], COUNT_TOL),

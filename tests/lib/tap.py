@@ -9,9 +9,14 @@
     t.skip("needs tern", "no device")
     t.abort("cluster did not boot: ...")   # fails this file only, never the whole run
     t.exit()                       # prints the plan if none was given; status = failures
+
+A test that took STEP_NOTE seconds or more since the previous one (or the start) is followed by
+"# took 12.3 s", so that prove's verbose logs show where a file spends its time
+(scripts/lib/test-times.py lists the slowest).
 """
 
 import sys
+import time
 import traceback
 from contextlib import contextmanager
 
@@ -19,8 +24,11 @@ from contextlib import contextmanager
 class Tap:
     """Counts tests and prints TAP version 12 lines on stdout."""
 
+    STEP_NOTE = 5.0
+
     def __init__(self, plan=None, out=None):
         self.out = out or sys.stdout
+        self._last = time.monotonic()
         self.count = 0
         self.failed = 0
         self.planned = plan
@@ -30,6 +38,13 @@ class Tap:
     def _print(self, line):
         self.out.write(line + "\n")
         self.out.flush()
+
+    def _took(self):
+        """After a test's line: its time since the previous test, when it is worth noting."""
+        now = time.monotonic()
+        if now - self._last >= self.STEP_NOTE:
+            self._print("# took %.1f s" % (now - self._last))
+        self._last = now
 
     def plan(self, n):
         """Declare the number of tests (once, before or after running them)."""
@@ -45,6 +60,7 @@ class Tap:
         desc = str(desc).replace("\n", " ").replace("#", "\\#")
         self._print("%s %d%s" % ("ok" if cond else "not ok", self.count,
                                  " - " + desc if desc else ""))
+        self._took()
         if not cond:
             self.failed += 1
             for d in diag:
@@ -66,12 +82,14 @@ class Tap:
         for _ in range(count):
             self.count += 1
             self._print("ok %d - %s # SKIP %s" % (self.count, desc, reason))
+        self._took()
 
     def todo(self, cond, desc, reason=""):
         """A test expected to fail (does not count as a failure)."""
         self.count += 1
         self._print("%s %d - %s # TODO %s" % ("ok" if cond else "not ok", self.count, desc,
                                               reason))
+        self._took()
         return bool(cond)
 
     def skip_all(self, reason):

@@ -317,6 +317,20 @@ static int tern_dev_up(struct tern_dev *tdev)
 	return 0;
 }
 
+/* The start of a recovery or reload, state_lock held: a device being removed (-ENODEV) or
+ * behind a PCI error that AER has not resolved yet (-EBUSY) is left alone; otherwise it is
+ * marked RECOVERING until tern_dev_up_done().
+ */
+static int tern_dev_begin_reset(struct tern_dev *tdev)
+{
+	if (!tdev->started)
+		return -ENODEV;
+	if (test_bit(TERN_FLAG_PCI_ERROR, &tdev->flags))
+		return -EBUSY;
+	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
+	return 0;
+}
+
 /* The end of a recovery or reload, successful or not; state_lock held. */
 static void tern_dev_up_done(struct tern_dev *tdev)
 {
@@ -346,15 +360,9 @@ int tern_dev_recover(struct tern_dev *tdev)
 	int err;
 
 	mutex_lock(&tdev->state_lock);
-	if (!tdev->started) {
-		err = -ENODEV;
+	err = tern_dev_begin_reset(tdev);
+	if (err)
 		goto out_unlock;
-	}
-	if (test_bit(TERN_FLAG_PCI_ERROR, &tdev->flags)) {
-		err = -EBUSY;
-		goto out_unlock;
-	}
-	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
 
 	/* "devlink health test" asks for a reset whatever the device's state. */
 	if (!test_and_clear_bit(TERN_FLAG_TEST_RESET, &tdev->flags) &&
@@ -392,18 +400,12 @@ out_unlock:
  */
 int tern_dev_reload_down(struct tern_dev *tdev)
 {
-	int err = 0;
+	int err;
 
 	mutex_lock(&tdev->state_lock);
-	if (!tdev->started) {
-		err = -ENODEV;
+	err = tern_dev_begin_reset(tdev);
+	if (err)
 		goto out_unlock;
-	}
-	if (test_bit(TERN_FLAG_PCI_ERROR, &tdev->flags)) {
-		err = -EBUSY;
-		goto out_unlock;
-	}
-	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
 	tern_dev_down(tdev, !tern_dev_alive(tdev));
 out_unlock:
 	mutex_unlock(&tdev->state_lock);
@@ -426,15 +428,9 @@ int tern_dev_reload_up(struct tern_dev *tdev)
 	int err;
 
 	mutex_lock(&tdev->state_lock);
-	if (!tdev->started) {
-		err = -ENODEV;
+	err = tern_dev_begin_reset(tdev);
+	if (err)
 		goto out_unlock;
-	}
-	if (test_bit(TERN_FLAG_PCI_ERROR, &tdev->flags)) {
-		err = -EBUSY;
-		goto out_unlock;
-	}
-	set_bit(TERN_FLAG_RECOVERING, &tdev->flags);
 	tern_dev_down(tdev, !tern_dev_alive(tdev));
 	err = tern_dev_up(tdev);
 	if (err)
