@@ -79,6 +79,7 @@ struct tern_cmd_nop_in {
 #define TERN_DEV_CAP_ETH		(1u << 0)
 #define TERN_DEV_CAP_RDMA		(1u << 1)	/* RoCEv2 objects (0x01xx commands) */
 #define TERN_DEV_CAP_DCB		(1u << 2)	/* PFC/ETS (0x02xx commands) */
+#define TERN_DEV_CAP_ETH_OFFLOAD	(1u << 3)	/* TX gather, checksum, TSO; RX checksum */
 
 struct tern_cmd_query_device_out {
 	__le32	fw_version;		/* as TERN_REG_FW_VERSION */
@@ -138,7 +139,8 @@ struct tern_cmd_eth_stats_out {
 	__le64	tx_bad_len;		/* not sent: descriptor length out of range */
 	__le64	tx_dma_errors;		/* not sent: frame unreachable */
 	__le64	eq_overflows;		/* events lost because an EQ was full */
-	__le64	rsvd[2];
+	__le64	rx_csum_bad;		/* delivered flagged TERN_ETH_RXD_CSUM_BAD */
+	__le64	tx_tso_segments;	/* frames made by TCP segmentation (in tx_frames too) */
 };
 
 /* ---------------------------------------------------------------------------------------

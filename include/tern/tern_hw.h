@@ -220,27 +220,69 @@ static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
 /* ---------------------------------------------------------------------------------------
  * Ethernet rings. Each TX and RX queue is a ring of 2^n 16-byte descriptors with
  * write-back: the device sets TERN_ETH_DESC_DONE in @status once a descriptor is finished,
- * after everything else it writes. One frame per descriptor (no scatter-gather yet). When a
- * queue is armed (doorbell with TERN_ETH_DB_ARM) and finishes a descriptor, the device posts
- * one TERN_EQE_ETH_TXQ/RXQ event to the queue's EQ and disarms the queue.
+ * after everything else it writes. When a queue is armed (doorbell with TERN_ETH_DB_ARM) and
+ * finishes a descriptor, the device posts one TERN_EQE_ETH_TXQ/RXQ event to the queue's EQ
+ * and disarms the queue.
+ *
+ * TX (Documentation/hw/interface.rst, "Ethernet"): a frame is an optional context descriptor
+ * (TERN_ETH_TXD_CTX, struct tern_eth_txd_ctx: checksum and segmentation offload) followed by
+ * one or more data descriptors, each but the last with TERN_ETH_TXD_MORE; at most
+ * TERN_ETH_TX_MAX_DESCS descriptors in all. The device takes a frame only once all its
+ * descriptors are posted, and completes every one of them (DONE, with ERR on all when the
+ * frame was not sent). Offloads need TERN_DEV_CAP_ETH_OFFLOAD.
  */
 #define TERN_ETH_DESC_DONE		(1u << 0)	/* device has finished this descriptor */
-#define TERN_ETH_DESC_ERR		(1u << 1)	/* DMA fault: frame not sent/received */
+#define TERN_ETH_DESC_ERR		(1u << 1)	/* DMA fault, bad frame: not sent/taken */
+#define TERN_ETH_RXD_CSUM_OK		(1u << 2)	/* RX: IPv4 header and TCP/UDP sum good */
+#define TERN_ETH_RXD_CSUM_BAD		(1u << 3)	/* RX: one of them bad (frame delivered) */
+
+/* flags of TX descriptors (data and context alike) */
+#define TERN_ETH_TXD_MORE		(1u << 0)	/* the frame goes on in the next one */
+#define TERN_ETH_TXD_CTX		(1u << 1)	/* struct tern_eth_txd_ctx */
 
 struct tern_eth_txd {
-	__le64	addr;			/* frame, destination MAC first, no FCS */
-	__le16	len;			/* TERN_ETH_MIN_FRAME..TERN_ETH_MAX_FRAME */
-	__le16	flags;			/* driver: 0 (room for offloads) */
+	__le64	addr;			/* a piece of the frame (destination MAC first, no FCS) */
+	__le16	len;			/* bytes at @addr: 1..TERN_ETH_MAX_FRAME */
+	__le16	flags;			/* driver: TERN_ETH_TXD_MORE */
 	__le16	rsvd;
 	__le16	status;			/* device: TERN_ETH_DESC_* */
 };
+
+/*
+ * Offload context of the frame whose data descriptors follow. TERN_ETH_CTX_CSUM: the
+ * device adds up the frame in 16-bit one's complement from @csum_start to its end, adds the
+ * 16 bits found at @csum_start + @csum_offset (the pseudo-header sum the stack left there),
+ * and stores the complement there (0 becomes 0xffff), as skb_checksum_help() would.
+ * TERN_ETH_CTX_TSO (with CSUM, on IPv4 or IPv6 TCP with @csum_start at the TCP header and
+ * no IPv6 extension header): the payload after the TCP header is cut into segments of @mss
+ * bytes, each sent with a copy of the headers: IPv4 total length, identification (+1 per
+ * segment) and header checksum, or IPv6 payload length; TCP sequence number, FIN and PSH on
+ * the last segment only, CWR on the first only; the TCP checksum computed whole.
+ */
+#define TERN_ETH_CTX_CSUM		(1u << 0)
+#define TERN_ETH_CTX_TSO		(1u << 1)
+
+struct tern_eth_txd_ctx {
+	__le16	csum_start;		/* from the frame's first byte */
+	__le16	csum_offset;		/* where the sum goes, from @csum_start */
+	__le16	mss;			/* TSO: TCP payload bytes per segment, 1..MTU */
+	__le16	ctx_flags;		/* TERN_ETH_CTX_* */
+	__le16	rsvd0;			/* 0 (a data descriptor's len) */
+	__le16	flags;			/* driver: TERN_ETH_TXD_CTX */
+	__le16	rsvd1;
+	__le16	status;			/* device: TERN_ETH_DESC_* */
+};
+
+/* Descriptors per TX frame, the context included; the whole frame's bytes, TSO or not. */
+#define TERN_ETH_TX_MAX_DESCS		20
+#define TERN_ETH_TSO_MAX_FRAME		65536
 
 struct tern_eth_rxd {
 	__le64	addr;			/* receive buffer */
 	__le16	buf_len;		/* driver: buffer size */
 	__le16	pkt_len;		/* device: frame length written */
 	__le16	rsvd;
-	__le16	status;			/* device: TERN_ETH_DESC_* */
+	__le16	status;			/* device: TERN_ETH_DESC_*, TERN_ETH_RXD_* */
 };
 
 #define TERN_ETH_MIN_FRAME		14
@@ -261,6 +303,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_sqe, 64);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_cqe, 16);
 TERN_HW_ASSERT_SIZE(struct tern_eqe, 16);
 TERN_HW_ASSERT_SIZE(struct tern_eth_txd, 16);
+TERN_HW_ASSERT_SIZE(struct tern_eth_txd_ctx, 16);
 TERN_HW_ASSERT_SIZE(struct tern_eth_rxd, 16);
 
 #endif /* TERN_HW_H */

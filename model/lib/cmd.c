@@ -295,7 +295,8 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 		return;
 	memset(o, 0, sizeof(T));
 	put_le32(FLD(o, T, fw_version), TERNM_FW_VERSION);
-	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB);
+	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
+		 TERN_DEV_CAP_ETH_OFFLOAD);
 	put_str((char *)FLD(o, T, serial), sizeof(((T *)0)->serial), m->cfg.serial);
 	put_str((char *)FLD(o, T, board_id), sizeof(((T *)0)->board_id), TERNM_BOARD_ID);
 	memcpy(FLD(o, T, mac), m->cfg.mac, 6);
@@ -368,6 +369,8 @@ static void cmd_query_eth_stats(struct tern_model *m, struct cmd_ctx *c)
 	put_le64(FLD(o, T, tx_bad_len), s->tx_bad_len);
 	put_le64(FLD(o, T, tx_dma_errors), s->tx_dma_errors);
 	put_le64(FLD(o, T, eq_overflows), s->eq_overflows);
+	put_le64(FLD(o, T, rx_csum_bad), s->rx_csum_bad);
+	put_le64(FLD(o, T, tx_tso_segments), s->tx_tso_segments);
 }
 
 /* Input size of each command; -1: variable (checked by the command). */

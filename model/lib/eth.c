@@ -5,12 +5,16 @@
  * Decisions (see Documentation/hw/):
  *  - Queues are created disarmed with PI = CI = 0. A doorbell PI more than depth ahead of
  *    the device's CI (or behind it) is ignored and logged.
- *  - TX: frames of TERN_ETH_MIN_FRAME..mtu+18 bytes are sent; others complete DONE|ERR and
- *    count tx_bad_len. descriptor flags and rsvd are ignored for now. While the link is down
+ *  - TX: a frame is an optional offload context and up to TERN_ETH_TX_MAX_DESCS data
+ *    descriptors chained with TERN_ETH_TXD_MORE, gathered into m->tx_gather; checksum and
+ *    TCP segmentation offload as Documentation/hw/interface.rst specifies them. Frames of
+ *    TERN_ETH_MIN_FRAME..mtu+18 bytes (65536 with TSO) are sent; a frame the device refuses
+ *    completes DONE|ERR on every descriptor and counts tx_bad_len. While the link is down
  *    descriptors complete DONE without sending (not counted as sent). Frames go to the wire
  *    through the MAC (mac.c) and the fault injector (wire.c); tx_frames/tx_bytes count what
  *    the port sent, before injection (a frame the injector drops still counts, a duplicate
  *    counts once).
+ *  - RX checksum: TCP/UDP over IPv4/IPv6 is checked and flagged (rx_csum()), never dropped.
  *  - RX filter: the port's unicast MAC, broadcast, every multicast (there is no multicast
  *    filter table, so ALLMULTI changes nothing), everything with PROMISC. Frames go to the
  *    lowest-numbered RX queue. Broadcast frames count in rx_broadcast only, other group
@@ -22,6 +26,7 @@
  *  - A ring (descriptor) DMA fault stops that queue for good (until destroyed or reset) and
  *    counts tx_dma_errors / rx_dma_errors; frame buffer faults complete DONE|ERR.
  */
+#include "frame.h"
 #include "mac.h"
 
 static inline unsigned int ethq_depth(const struct ternm_ethq *q)
@@ -118,6 +123,7 @@ void ternm_eth_clear(struct tern_model *m)
 		ternm_mem_free(&m->rxq[i].mem);
 	memset(m->txq, 0, sizeof(m->txq));
 	memset(m->rxq, 0, sizeof(m->rxq));
+	m->tx_gather_q = NULL;
 }
 
 void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_t val)
@@ -169,44 +175,269 @@ static void ethq_break(struct tern_model *m, struct ternm_ethq *q, bool rx, unsi
 /* ---- transmit ------------------------------------------------------------------------------ */
 
 enum tx_result {
-	TX_DONE,	/* descriptor finished */
+	TX_DONE,	/* frame finished (sent or not) */
 	TX_STOP,	/* ring unreachable: the queue is broken */
 	TX_WAIT,	/* the MAC may not send the frame now: try again when kicked */
+	TX_PARTIAL,	/* the frame's last descriptor is not posted yet: wait for the doorbell */
 };
+
+static int tx_desc(struct tern_model *m, struct ternm_ethq *q, unsigned int i, uint8_t *d)
+{
+	uint64_t off = (uint64_t)((uint16_t)(q->ci + i) & (ethq_depth(q) - 1)) *
+		       sizeof(struct tern_eth_txd);
+
+	return ternm_mem_read(m, &q->mem, off, d, sizeof(struct tern_eth_txd));
+}
+
+/*
+ * Reads the descriptors of the frame at the head of @q and its bytes into m->tx_gather.
+ * A frame the device will not send (bad layout or length, a piece it cannot read) still has
+ * its descriptors counted so that they all complete with ERR; a chain longer than
+ * TERN_ETH_TX_MAX_DESCS ends there.
+ */
+static enum tx_result tx_gather(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
+				struct ternm_tx_frame *f)
+{
+	typedef struct tern_eth_txd T;
+	typedef struct tern_eth_txd_ctx C;
+	unsigned int posted = (uint16_t)(q->pi - q->ci), i;
+	uint32_t limit = m->mtu + TERNM_ETH_HDR_OVERHEAD;
+	bool bad = false, dma = false;
+	uint8_t d[sizeof(T)];
+
+	*f = (struct ternm_tx_frame){ .status = TERN_ETH_DESC_DONE };
+	m->tx_gather_q = q;
+	for (i = 0; i < TERN_ETH_TX_MAX_DESCS; i++) {
+		uint16_t flags, len;
+
+		if (i == posted)
+			return TX_PARTIAL;
+		if (tx_desc(m, q, i, d)) {
+			ethq_break(m, q, false, qid);
+			return TX_STOP;
+		}
+		f->ndesc = i + 1;
+		flags = get_le16(CFLD(d, T, flags));
+		if (flags & TERN_ETH_TXD_CTX) {
+			/* only first, only with offloads, and nothing the device does not know */
+			f->ctx_flags = get_le16(CFLD(d, C, ctx_flags));
+			if (i || (flags & TERN_ETH_TXD_MORE) ||
+			    (f->ctx_flags & ~(TERN_ETH_CTX_CSUM | TERN_ETH_CTX_TSO)))
+				bad = true;
+			f->csum_start = get_le16(CFLD(d, C, csum_start));
+			f->csum_offset = get_le16(CFLD(d, C, csum_offset));
+			f->mss = get_le16(CFLD(d, C, mss));
+			if (f->ctx_flags & TERN_ETH_CTX_TSO)
+				limit = TERN_ETH_TSO_MAX_FRAME;
+			continue;
+		}
+		len = get_le16(CFLD(d, T, len));
+		if (!len || len > limit - f->len) {
+			bad = true;
+		} else if (!bad && !dma) {
+			if (ternm_dma_read(m, get_le64(CFLD(d, T, addr)), m->tx_gather + f->len, len))
+				dma = true;
+			else
+				f->len += len;
+		}
+		if (!(flags & TERN_ETH_TXD_MORE))
+			break;
+	}
+	if (i == TERN_ETH_TX_MAX_DESCS)		/* no end within the limit */
+		bad = true;
+	if (dma) {
+		f->status |= TERN_ETH_DESC_ERR;
+		m->stats.tx_dma_errors++;
+	} else if (bad || f->len < TERN_ETH_MIN_FRAME) {
+		f->status |= TERN_ETH_DESC_ERR;
+		m->stats.tx_bad_len++;
+	}
+	return TX_DONE;
+}
+
+/* TERN_ETH_CTX_CSUM on the whole frame: false if the offsets do not fit it. */
+static bool tx_csum(uint8_t *b, uint32_t len, uint16_t start, uint16_t offset)
+{
+	uint32_t at = (uint32_t)start + offset;
+	uint16_t c;
+
+	if (start < FRAME_ETH_HLEN || start >= len || at + 2 > len)
+		return false;
+	c = (uint16_t)~frame_csum_fold(frame_csum_add(0, b + start, len - start));
+	/* the sum covered the pseudo-header sum already at @at: fold it in, then store */
+	put_be16(b + at, c ? c : 0xffff);
+	return true;
+}
+
+/* The TCP checksum of a segment built in @b: L3 header at @l3, TCP at @l4, @len bytes. */
+static void tcp_csum(uint8_t *b, unsigned int ipver, size_t l3, size_t l4, size_t len)
+{
+	uint32_t s, tcp_len = (uint32_t)(len - l4);
+	uint8_t w[4];
+
+	put_be16(b + l4 + 16, 0);
+	if (ipver == 4) {
+		s = frame_csum_add(0, b + l3 + 12, 8);
+		put_be16(w, FRAME_IPPROTO_TCP);
+		put_be16(w + 2, (uint16_t)tcp_len);
+	} else {
+		s = frame_csum_add(0, b + l3 + 8, 32);
+		put_be16(w, (uint16_t)(tcp_len >> 16));
+		put_be16(w + 2, (uint16_t)tcp_len);
+		s = frame_csum_add(s, w, 4);
+		put_be16(w, 0);
+		put_be16(w + 2, FRAME_IPPROTO_TCP);
+	}
+	s = frame_csum_add(s, w, 4);
+	s = frame_csum_add(s, b + l4, tcp_len);
+	put_be16(b + l4 + 16, (uint16_t)~frame_csum_fold(s));
+}
+
+/*
+ * TERN_ETH_CTX_TSO: where the TCP header is and how long the headers are, or false if the
+ * frame cannot be segmented as the context asks (not IPv4/IPv6 TCP at @csum_start, IPv4
+ * options are fine, no IPv6 extension header; headers plus @mss beyond the MTU).
+ */
+static bool tso_layout(const struct tern_model *m, const uint8_t *b, const struct ternm_tx_frame *f,
+		       struct frame_info *p, size_t *hdr)
+{
+	size_t l4;
+
+	frame_parse(b, f->len, p);
+	if (!p->ip_whole || !f->mss || !(f->ctx_flags & TERN_ETH_CTX_CSUM))
+		return false;
+	if (p->ipver == 4) {
+		l4 = p->l3 + (size_t)(b[p->l3] & 0x0f) * 4;
+		if (b[p->l3 + 9] != FRAME_IPPROTO_TCP)
+			return false;
+	} else {
+		l4 = p->l3 + FRAME_IPV6_HLEN;
+		if (b[p->l3 + 6] != FRAME_IPPROTO_TCP)
+			return false;
+	}
+	if (f->csum_start != l4 || f->csum_offset != 16 || l4 + 20 > f->len)
+		return false;
+	*hdr = l4 + (size_t)(b[l4 + 12] >> 4) * 4;
+	if (*hdr < l4 + 20 || *hdr > f->len)
+		return false;
+	return *hdr - p->l3 + f->mss <= m->mtu;
+}
+
+/*
+ * Sends the gathered frame, cut into segments as TERN_ETH_CTX_TSO asks (one segment
+ * otherwise), from segment q->tso_sent on. TX_WAIT when the MAC holds it back (q->tso_sent
+ * says how far it got; the frame is gathered again when the queue is kicked).
+ */
+static enum tx_result tx_send(struct tern_model *m, struct ternm_ethq *q, struct ternm_tx_frame *f)
+{
+	uint8_t *b = m->tx_gather, *seg = m->frame;
+	struct frame_info p;
+	size_t hdr, payload, n, i, off, l4;
+	uint32_t seq;
+	uint16_t id = 0;
+	uint8_t tcp_flags;
+
+	if (!(f->ctx_flags & TERN_ETH_CTX_TSO)) {
+		if (f->len > (uint32_t)m->mtu + TERNM_ETH_HDR_OVERHEAD ||
+		    ((f->ctx_flags & TERN_ETH_CTX_CSUM) &&
+		     !tx_csum(b, f->len, f->csum_start, f->csum_offset))) {
+			f->status |= TERN_ETH_DESC_ERR;
+			m->stats.tx_bad_len++;
+			return TX_DONE;
+		}
+		if (!ternm_mac_may_send(m, ternm_mac_frame_prio(m, b, f->len), NULL))
+			return TX_WAIT;
+		ternm_mac_tx(m, b, f->len);
+		m->stats.tx_frames++;
+		m->stats.tx_bytes += f->len;
+		return TX_DONE;
+	}
+	if (!tso_layout(m, b, f, &p, &hdr)) {
+		f->status |= TERN_ETH_DESC_ERR;
+		m->stats.tx_bad_len++;
+		return TX_DONE;
+	}
+	l4 = f->csum_start;
+	payload = f->len - hdr;
+	n = payload ? (payload + f->mss - 1) / f->mss : 1;
+	seq = get_be32(b + l4 + 4);
+	tcp_flags = b[l4 + 13];
+	if (p.ipver == 4)
+		id = get_be16(b + p.l3 + 4);
+	for (i = q->tso_sent; i < n; i++) {
+		size_t chunk = payload ? f->mss : 0, len;
+
+		off = i * f->mss;
+		if (payload && off + chunk > payload)
+			chunk = payload - off;
+		len = hdr + chunk;
+		memcpy(seg, b, hdr);
+		memcpy(seg + hdr, b + hdr + off, chunk);
+		if (p.ipver == 4) {
+			size_t ihl = (size_t)(seg[p.l3] & 0x0f) * 4;
+
+			put_be16(seg + p.l3 + 2, (uint16_t)(len - p.l3));
+			put_be16(seg + p.l3 + 4, (uint16_t)(id + i));
+			put_be16(seg + p.l3 + 10, 0);
+			put_be16(seg + p.l3 + 10,
+				 (uint16_t)~frame_csum_fold(frame_csum_add(0, seg + p.l3, ihl)));
+		} else {
+			put_be16(seg + p.l3 + 4, (uint16_t)(len - p.l3 - FRAME_IPV6_HLEN));
+		}
+		put_be32(seg + l4 + 4, seq + (uint32_t)off);
+		seg[l4 + 13] = tcp_flags;
+		if (i + 1 < n)
+			seg[l4 + 13] &= (uint8_t)~0x09;		/* FIN, PSH: the last segment's */
+		if (i)
+			seg[l4 + 13] &= (uint8_t)~0x80;		/* CWR: the first segment's */
+		tcp_csum(seg, p.ipver, p.l3, l4, len);
+		if (!ternm_mac_may_send(m, ternm_mac_frame_prio(m, seg, len), NULL)) {
+			q->tso_sent = (uint16_t)i;
+			return TX_WAIT;
+		}
+		ternm_mac_tx(m, seg, len);
+		m->stats.tx_frames++;
+		m->stats.tx_bytes += len;
+		m->stats.tx_tso_segments++;
+	}
+	q->tso_sent = 0;
+	return TX_DONE;
+}
 
 static enum tx_result tx_one(struct tern_model *m, struct ternm_ethq *q, unsigned int qid)
 {
-	typedef struct tern_eth_txd T;
-	uint8_t d[sizeof(T)], st[2];
-	uint64_t off = (uint64_t)(q->ci & (ethq_depth(q) - 1)) * sizeof(T);
-	uint64_t addr;
-	uint16_t len, status = TERN_ETH_DESC_DONE;
+	struct ternm_tx_frame f;
+	enum tx_result r;
+	unsigned int i;
+	uint8_t st[2];
 
-	if (ternm_mem_read(m, &q->mem, off, d, sizeof(d))) {
-		ethq_break(m, q, false, qid);
-		return TX_STOP;
+	if (q->held.ndesc && m->tx_gather_q == q) {
+		f = q->held;
+	} else {
+		r = tx_gather(m, q, qid, &f);
+		if (r != TX_DONE)
+			return r;
 	}
-	addr = get_le64(CFLD(d, T, addr));
-	len = get_le16(CFLD(d, T, len));
-	if (len < TERN_ETH_MIN_FRAME || len > (unsigned int)m->mtu + TERNM_ETH_HDR_OVERHEAD) {
-		status |= TERN_ETH_DESC_ERR;
-		m->stats.tx_bad_len++;
-	} else if (ternm_dma_read(m, addr, m->frame, len)) {
-		status |= TERN_ETH_DESC_ERR;
-		m->stats.tx_dma_errors++;
-	} else if (m->link_up) {
-		if (!ternm_mac_may_send(m, ternm_mac_frame_prio(m, m->frame, len), NULL))
-			return TX_WAIT;
-		ternm_mac_tx(m, m->frame, len);
-		m->stats.tx_frames++;
-		m->stats.tx_bytes += len;
+	if (!(f.status & TERN_ETH_DESC_ERR) && m->link_up) {
+		r = tx_send(m, q, &f);
+		if (r == TX_WAIT)
+			q->held = f;
+		if (r != TX_DONE)
+			return r;
 	}
-	put_le16(st, status);
-	if (ternm_mem_write(m, &q->mem, off + offsetof(T, status), st, sizeof(st))) {
-		ethq_break(m, q, false, qid);
-		return TX_STOP;
+	q->held.ndesc = 0;
+	q->tso_sent = 0;
+	put_le16(st, f.status);
+	for (i = 0; i < f.ndesc; i++) {
+		uint64_t off = (uint64_t)(q->ci & (ethq_depth(q) - 1)) * sizeof(struct tern_eth_txd);
+
+		if (ternm_mem_write(m, &q->mem, off + offsetof(struct tern_eth_txd, status), st,
+				    sizeof(st))) {
+			ethq_break(m, q, false, qid);
+			return TX_STOP;
+		}
+		ethq_done(m, q, false, qid);
 	}
-	ethq_done(m, q, false, qid);
 	return TX_DONE;
 }
 
@@ -226,8 +457,11 @@ void ternm_eth_run(struct tern_model *m)
 				break;
 			budget--;
 		}
-		/* A queue waiting for the MAC is kicked by the MAC's timer, not from here. */
-		if (q->used && !q->broken && q->ci != q->pi && r != TX_WAIT)
+		/*
+		 * A queue waiting for the MAC is kicked by the MAC's timer, one waiting for the
+		 * rest of a frame by its doorbell, not from here.
+		 */
+		if (q->used && !q->broken && q->ci != q->pi && r != TX_WAIT && r != TX_PARTIAL)
 			more = true;
 	}
 	if (more && !m->fatal)
@@ -269,6 +503,65 @@ bool ternm_eth_rx_wants(const struct tern_model *m, const uint8_t *frame, size_t
 	if (ternm_rdma_is_roce(m, frame, len) || len > (size_t)m->mtu + TERNM_ETH_HDR_OVERHEAD)
 		return false;
 	return rx_target(m) >= 0;
+}
+
+/*
+ * The receive checksum check: TERN_ETH_RXD_CSUM_OK when the frame is IPv4 or IPv6 (no
+ * extension header) carrying TCP or UDP, not an IPv4 fragment, its lengths consistent, and
+ * the IPv4 header checksum and the TCP/UDP checksum both good; TERN_ETH_RXD_CSUM_BAD when
+ * one of them is wrong; 0 when the device cannot tell (other protocols, fragments, an IPv4
+ * UDP datagram without a checksum, lengths that do not add up: the stack decides).
+ */
+static uint16_t rx_csum(const uint8_t *f, size_t len)
+{
+	struct frame_info p;
+	size_t l3, l4, l4_len, ihl;
+	uint32_t s;
+	uint8_t w[4], proto;
+
+	frame_parse(f, len, &p);
+	if (!p.ip_whole)
+		return 0;
+	l3 = p.l3;
+	if (p.ipver == 4) {
+		ihl = (size_t)(f[l3] & 0x0f) * 4;
+		if (frame_csum_fold(frame_csum_add(0, f + l3, ihl)) != 0xffff)
+			return TERN_ETH_RXD_CSUM_BAD;
+		if (get_be16(f + l3 + 6) & 0x3fff)	/* MF or a fragment offset */
+			return 0;
+		if (get_be16(f + l3 + 2) < ihl || l3 + get_be16(f + l3 + 2) > len)
+			return 0;
+		l4 = l3 + ihl;
+		l4_len = get_be16(f + l3 + 2) - ihl;
+		proto = f[l3 + 9];
+		s = frame_csum_add(0, f + l3 + 12, 8);
+	} else {
+		l4 = l3 + FRAME_IPV6_HLEN;
+		l4_len = get_be16(f + l3 + 4);
+		if (l4 + l4_len > len)
+			return 0;
+		proto = f[l3 + 6];
+		s = frame_csum_add(0, f + l3 + 8, 32);
+	}
+	if (proto == FRAME_IPPROTO_TCP) {
+		if (l4_len < 20)
+			return 0;
+	} else if (proto == FRAME_IPPROTO_UDP) {
+		if (l4_len < FRAME_UDP_HLEN || get_be16(f + l4 + 4) != l4_len)
+			return 0;
+		if (p.ipver == 4 && !get_be16(f + l4 + 6))
+			return 0;			/* sent without a checksum */
+	} else {
+		return 0;
+	}
+	put_be16(w, (uint16_t)(l4_len >> 16));
+	put_be16(w + 2, (uint16_t)l4_len);
+	s = frame_csum_add(s, w, 4);
+	put_be16(w, 0);
+	put_be16(w + 2, proto);
+	s = frame_csum_add(s, w, 4);
+	s = frame_csum_add(s, f + l4, l4_len);
+	return frame_csum_fold(s) == 0xffff ? TERN_ETH_RXD_CSUM_OK : TERN_ETH_RXD_CSUM_BAD;
 }
 
 size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len)
@@ -334,6 +627,9 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		put_le16(w, 0);
 	} else {
 		put_le16(w, (uint16_t)len);
+		status |= rx_csum(frame, len);
+		if (status & TERN_ETH_RXD_CSUM_BAD)
+			m->stats.rx_csum_bad++;
 	}
 	if (ternm_mem_write(m, &q->mem, off + offsetof(T, pkt_len), w, sizeof(w))) {
 		ethq_break(m, q, true, qid);

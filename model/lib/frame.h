@@ -29,6 +29,7 @@
 #define FRAME_ETH_P_IP		0x0800
 #define FRAME_ETH_P_8021Q	0x8100
 #define FRAME_ETH_P_IPV6	0x86dd
+#define FRAME_IPPROTO_TCP	6
 #define FRAME_IPPROTO_UDP	17
 #define FRAME_IPV4_HLEN		20	/* without options */
 #define FRAME_IPV6_HLEN		40
@@ -66,6 +67,29 @@ struct frame_info {
 static inline uint16_t frame_be16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* The Internet checksum (RFC 1071): one's complement sums of big-endian 16-bit words. */
+static inline uint16_t frame_csum_fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* Adds @n bytes at @p to the running sum @s; an odd last byte counts as its word's high half. */
+static inline uint32_t frame_csum_add(uint32_t s, const uint8_t *p, size_t n)
+{
+	while (n >= 2) {
+		s += frame_be16(p);
+		p += 2;
+		n -= 2;
+		if (s & 0x80000000u)
+			s = (s & 0xffff) + (s >> 16);
+	}
+	if (n)
+		s += (uint32_t)p[0] << 8;
+	return s;
 }
 
 static inline void frame_parse(const uint8_t *f, size_t len, struct frame_info *p)

@@ -81,27 +81,6 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	return ~ternm_crc32_reg2(0, b, z + 8 + hl + k, bth + BTH_LEN + k, rest - k);
 }
 
-static uint16_t csum_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
-static uint32_t csum_add(uint32_t s, const uint8_t *p, size_t n)
-{
-	while (n >= 2) {
-		s += get_be16(p);
-		p += 2;
-		n -= 2;
-		if (s & 0x80000000u)
-			s = (s & 0xffff) + (s >> 16);
-	}
-	if (n)
-		s += (uint32_t)p[0] << 8;
-	return s;
-}
-
 /* ---- transmit ------------------------------------------------------------------------------ */
 
 /* Build the QP's Ethernet/IP/UDP header template from its path. */
@@ -222,7 +201,7 @@ static size_t frame_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, 
 		put_be16(l3 + 2, (uint16_t)(20 + udp_len));
 		put_be16(l3 + 4, m->ip_id++);
 		put_be16(l3 + 10, 0);
-		put_be16(l3 + 10, (uint16_t)~csum_fold(csum_add(0, l3, 20)));
+		put_be16(l3 + 10, (uint16_t)~frame_csum_fold(frame_csum_add(0, l3, 20)));
 	}
 	put_le32(end, icrc(l3, qp->ipv6, bth, end));
 	end += ICRC_LEN;
@@ -235,12 +214,12 @@ static size_t frame_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, 
 		udp_len += g;
 	}
 	if (qp->ipv6) {
-		uint32_t s = csum_add(0, l3 + 8, 32);
+		uint32_t s = frame_csum_add(0, l3 + 8, 32);
 		uint16_t c;
 
 		s += (uint32_t)udp_len + 17;
-		s = csum_add(s, udp, udp_len);
-		c = (uint16_t)~csum_fold(s);
+		s = frame_csum_add(s, udp, udp_len);
+		c = (uint16_t)~frame_csum_fold(s);
 		put_be16(udp + 6, c ? c : 0xffff);
 	}
 	len = (size_t)(end - f);
@@ -375,7 +354,7 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		size_t ihl = (size_t)(f[l3] & 0x0f) * 4;
 
 		if (ihl < 20 || (get_be16(f + l3 + 6) & 0x3fff) ||
-		    csum_fold(csum_add(0, f + l3, ihl)) != 0xffff)
+		    frame_csum_fold(frame_csum_add(0, f + l3, ihl)) != 0xffff)
 			goto discard;
 		ip_end = l3 + get_be16(f + l3 + 2);
 		if (ip_end < u + 8)

@@ -199,6 +199,15 @@ struct ternm_eq {
 #define TERNM_EQ_IDX_MASK		TERN_EQ_DB_CI_MASK
 
 /* ---- Ethernet ------------------------------------------------------------------------------ */
+/* A TX frame as its descriptors describe it (eth.c). */
+struct ternm_tx_frame {
+	unsigned int ndesc;	/* descriptors, the context included; 0: none */
+	uint32_t len;		/* bytes gathered into m->tx_gather */
+	uint16_t ctx_flags;	/* TERN_ETH_CTX_* (0 without a context) */
+	uint16_t csum_start, csum_offset, mss;
+	uint16_t status;	/* DONE, | ERR when it is not to be sent */
+};
+
 struct ternm_ethq {
 	bool used;
 	bool armed;
@@ -207,6 +216,12 @@ struct ternm_ethq {
 	uint16_t eqn;
 	uint16_t pi;		/* last accepted doorbell */
 	uint16_t ci;		/* descriptors finished */
+	/*
+	 * TX: the head frame, held while the MAC makes it wait (its bytes stay in m->tx_gather
+	 * while m->tx_gather_q is this queue), and the TSO segments of it already sent.
+	 */
+	struct ternm_tx_frame held;
+	uint16_t tso_sent;
 	struct ternm_mem mem;
 };
 
@@ -216,6 +231,7 @@ struct ternm_eth_stats {
 	uint64_t rx_filtered, rx_oversize, rx_runt, rx_no_queue, rx_dma_errors;
 	uint64_t tx_bad_len, tx_dma_errors;
 	uint64_t eq_overflows;
+	uint64_t rx_csum_bad, tx_tso_segments;
 };
 
 /* ---- the wire side of the port (wire.c) ----------------------------------------------- */
@@ -299,6 +315,8 @@ struct tern_model {
 	uint8_t cmd_in[TERN_CMD_MAX_IN];
 	uint8_t cmd_out[TERN_CMD_MAX_OUT];
 	uint8_t frame[TERN_ETH_MAX_FRAME];
+	uint8_t tx_gather[TERN_ETH_TSO_MAX_FRAME];	/* a TX frame's pieces, put together */
+	const struct ternm_ethq *tx_gather_q;		/* whose head frame it holds, if any */
 };
 
 /* crc.c: CRC-32 (IEEE), continued as zlib's crc32() continues it */

@@ -1,11 +1,18 @@
 #!/usr/bin/python3
 """tern's Ethernet function between two guests: the driver binds, the link comes up, the
-guests ping and move 64 MiB (16 MiB on the debug kernel) over TCP intact, counters agree with what was sent, devlink
-reports the firmware, failing and lost firmware commands surface as errors, the carrier
-follows the wire, and the module unloads and reloads cleanly."""
+guests ping and move 64 MiB (16 MiB on the debug kernel) over TCP intact, counters agree with
+what was sent, the offloads (scatter-gather, checksums, TSO) are on and do their job on the
+wire (every TCP frame in the pcap has right checksums and at most the MSS of payload, the
+sender's device made TSO segments), a frame damaged on the wire is flagged by the receiving
+device, counted and dropped by the stack while TCP delivers intact, devlink reports the
+firmware, failing and lost firmware commands surface as errors, the carrier follows the wire,
+and the module unloads and reloads cleanly."""
 
+import array
+import collections
 import os
 import re
+import struct
 import sys
 import time
 
@@ -16,11 +23,61 @@ from tap import Tap  # noqa: E402
 from harness import Cluster, HarnessError, Wire, paths  # noqa: E402
 from ternlib import (carrier, check_kernel_clean, ethtool_stats, link_stats,  # noqa: E402
                      model_fw_version, wait_for)
+import roce_pcap as rp  # noqa: E402
 
 # The TCP transfer: 64 MiB wraps every ring many times over; the debug kernel (KASAN, lockdep,
 # 8x slower here) takes 88 s for that much, and 16 MiB goes through the same driver paths
 # (11,000 frames through 256-entry rings).
 DATA_MIB = 16 if paths.flavour() == "debug" else 64
+
+# The offloads ethtool -k must show on (the device reports TERN_DEV_CAP_ETH_OFFLOAD).
+OFFLOADS = ("scatter-gather", "tx-checksumming", "tcp-segmentation-offload",
+            "rx-checksumming", "generic-receive-offload")
+# The damaged transfer: one frame in 50 gets a bit flipped on the wire (debugfs wire_faults).
+CORRUPT_MIB = 4 if paths.flavour() == "debug" else 8
+
+
+def ones_sum(b):
+    """The one's complement sum of big-endian 16-bit words (RFC 1071), folded."""
+    if len(b) & 1:
+        b += b"\0"
+    a = array.array("H", b)
+    if sys.byteorder == "little":
+        a.byteswap()
+    s = sum(a)
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def tcp_frames(path, src_ip):
+    """(frame length, TCP payload length, IPv4 header sum good, TCP sum good) of every IPv4
+    TCP frame from ``src_ip`` in the pcap, checked with our own code."""
+    out = []
+    src = bytes(int(x) for x in src_ip.split("."))
+    for _, f in rp.read_pcap(path):
+        if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 6 or f[26:30] != src:
+            continue
+        ihl = (f[14] & 15) * 4
+        tot = struct.unpack(">H", f[16:18])[0]
+        l4 = 14 + ihl
+        if 14 + tot > len(f) or tot < ihl + 20:
+            out.append((len(f), -1, False, False))
+            continue
+        seg = f[l4:14 + tot]
+        doff = (seg[12] >> 4) * 4
+        pseudo = f[26:34] + struct.pack(">BBH", 0, 6, len(seg))
+        out.append((len(f), len(seg) - doff, ones_sum(f[14:l4]) == 0xffff,
+                    ones_sum(pseudo + seg) == 0xffff))
+    return out
+
+
+def snmp(node, proto, field):
+    """A counter of /proc/net/snmp (e.g. Tcp InCsumErrors)."""
+    lines = [l.split() for l in node.run("cat /proc/net/snmp").stdout.splitlines()
+             if l.startswith(proto + ":")]
+    return int(dict(zip(lines[0][1:], lines[1][1:]))[field])
+
 
 # Every frame the wire offers a port ends in exactly one of these device counters.
 RX_FATES = ("rx_frames", "rx_filtered", "rx_oversize", "rx_runt", "rx_no_queue",
@@ -64,7 +121,15 @@ try:
         r = a.run("ping -c 3 -W 5 %s" % b.ip(0), timeout=40)
         t.ok(r.rc == 0, "%s pings %s over tern" % (a.name, b.name), r.stdout, r.stderr)
 
+    # --- the offloads are on --------------------------------------------------------------
+    for n, d in zip(c, devs):
+        r = n.run("ethtool -k %s" % d)
+        on = {k: v for k, v in re.findall(r"^([\w-]+): (on|off)", r.stdout, re.M)}
+        t.ok(all(on.get(k) == "on" for k in OFFLOADS),
+             "%s: ethtool -k: %s on" % (n.name, ", ".join(OFFLOADS)), r.stdout, r.stderr)
+
     # --- 64 MiB over TCP with matching checksums ------------------------------------------
+    es0 = [ethtool_stats(n, d) for n, d in zip(c, devs)]
     before = [link_stats(n, d) for n, d in zip(c, devs)]
     r = n1.run("mkdir -p /srv && dd if=/dev/urandom of=/srv/data bs=1M count=%d 2>/dev/null"
                " && sha256sum /srv/data" % DATA_MIB, timeout=180)
@@ -86,6 +151,25 @@ try:
     t.ok(after[0]["rx"]["bytes"] - before[0]["rx"]["bytes"] > DATA_MIB << 20,
          "node0's rx_bytes grew by more than %d MiB" % DATA_MIB)
 
+    # --- TSO and checksum offload on the wire ---------------------------------------------
+    es1 = [ethtool_stats(n, d) for n, d in zip(c, devs)]
+    tso = hw(es1[1], "tx_tso_segments") - hw(es0[1], "tx_tso_segments")
+    sent = hw(es1[1], "tx_frames") - hw(es0[1], "tx_frames")
+    t.ok(tso > sent // 2, "node1's device cut the stream into TSO segments (%d of the %d frames"
+         " it sent)" % (tso, sent))
+    frames = tcp_frames(c.wires[0].pcap_path, n1.ip(0))
+    data = [f for f in frames if f[1] > 0]
+    sizes = collections.Counter(f[1] for f in data)
+    mss = max(sizes) if sizes else 0
+    t.ok(data and all(f[0] <= 1514 for f in frames) and mss <= 1460 and
+         sizes.most_common(1)[0][0] == mss,
+         "node1's TCP frames on the wire: %d with data, none beyond the MTU, the commonest "
+         "payload the largest (%d bytes, the MSS)" % (len(data), mss),
+         "payload sizes: %r" % sizes.most_common(5))
+    t.ok(frames and all(f[2] and f[3] for f in frames),
+         "every one of node1's %d TCP frames has right IPv4 and TCP checksums (our own sums)" %
+         len(frames), "bad: %r" % [f for f in frames if not (f[2] and f[3])][:5])
+
     # --- counters agree: driver (ip -s) vs device (ethtool -S), and across the wire -------
     # Retry a few times: a frame can be in flight while the four snapshots are taken.
     for attempt in range(5):
@@ -106,6 +190,42 @@ try:
              "every frame node%d sent is accounted for at node%d" % (a, b),
              "node%d hw_tx_frames: %d" % (a, hw(es[a], "tx_frames")),
              "node%d fates: %s" % (b, {k: hw(es[b], k) for k in RX_FATES}))
+
+    # --- a frame damaged on the wire: flagged, counted, dropped; TCP delivers intact ------
+    fpath = "/sys/kernel/debug/tern/%s/wire_faults" % n1.run(
+        "basename $(readlink -f /sys/class/net/%s/device)" % devs[1]).stdout.strip()
+    r = n1.run("dd if=/dev/urandom of=/srv/small bs=1M count=%d 2>/dev/null && sha256sum "
+               "/srv/small && echo 'corrupt=2 seed=7' > %s" % (CORRUPT_MIB, fpath), timeout=60)
+    small_sum = r.stdout.split()[0] if r.rc == 0 else None
+    bad0, csum0 = hw(ethtool_stats(n0, devs[0]), "rx_csum_bad"), snmp(n0, "Tcp", "InCsumErrors")
+    server = n1.spawn("exec httpd -f -p 8081 -h /srv")
+    time.sleep(0.5)
+    r = n0.run("wget -q -O - http://%s:8081/small | sha256sum" % n1.ip(0), timeout=300)
+    server.kill()
+    corrupted = n1.run("echo off > %s; grep corrupted %s" % (fpath, fpath)).stdout
+    bad = hw(ethtool_stats(n0, devs[0]), "rx_csum_bad") - bad0
+    csum = snmp(n0, "Tcp", "InCsumErrors") - csum0
+    t.eq(r.stdout.split()[0] if r.rc == 0 and r.stdout else None, small_sum,
+         "%d MiB over TCP intact with one frame in 50 damaged on the wire" % CORRUPT_MIB)
+    t.ok(bad > 0 and csum > 0,
+         "node0's device flagged %d damaged frames (hw_rx_csum_bad) and TCP dropped %d "
+         "(InCsumErrors)" % (bad, csum), corrupted)
+
+    # --- an offload turned off stays off -----------------------------------------------------
+    r = n1.run("ethtool -K %s tso off && ethtool -k %s | grep '^tcp-segmentation-offload:'" % (
+        devs[1], devs[1]))
+    t.ok(r.rc == 0 and ": off" in r.stdout, "ethtool -K tso off", r.stdout, r.stderr)
+    tso0 = hw(ethtool_stats(n1, devs[1]), "tx_tso_segments")
+    server = n1.spawn("exec httpd -f -p 8082 -h /srv")
+    time.sleep(0.5)
+    r = n0.run("wget -q -O - http://%s:8082/small | sha256sum" % n1.ip(0), timeout=300)
+    server.kill()
+    t.ok(r.rc == 0 and r.stdout.split()[0] == small_sum and
+         hw(ethtool_stats(n1, devs[1]), "tx_tso_segments") == tso0,
+         "without TSO the data arrives intact and the device segments nothing", r.stderr)
+    r = n1.run("ethtool -K %s tso on && ethtool -k %s | grep '^tcp-segmentation-offload:'" % (
+        devs[1], devs[1]))
+    t.ok(r.rc == 0 and ": on" in r.stdout, "ethtool -K tso on", r.stdout, r.stderr)
 
     # --- jumbo frames ---------------------------------------------------------------------
     for n, d in zip(c, devs):

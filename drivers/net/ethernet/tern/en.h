@@ -32,8 +32,10 @@ struct page_pool;
 /* Receive buffers: headroom for the stack, then the frame. */
 #define TERN_EN_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
 
-/* One descriptor per frame: stop once the next frame would not fit. */
-#define TERN_EN_TX_STOP_THRESH	1
+/* A frame takes up to TERN_ETH_TX_MAX_DESCS descriptors (an offload context, the linear
+ * part, the fragments): stop once the largest might not fit.
+ */
+#define TERN_EN_TX_STOP_THRESH	TERN_ETH_TX_MAX_DESCS
 
 /**
  * tern_en_ring_room() - free descriptors of a ring with free-running indices
@@ -64,13 +66,14 @@ static inline bool tern_en_tx_should_stop(u32 room)
  * @size: descriptors in the ring
  * @room: free TX descriptors (tern_en_ring_room())
  *
- * A quarter of the ring must be free, so that a stopped queue is not woken for one frame.
+ * A quarter of the ring must be free, so that a stopped queue is not woken for one frame,
+ * and never less than the largest frame takes.
  *
  * Return: true when the queue may be woken.
  */
 static inline bool tern_en_tx_can_wake(u32 size, u32 room)
 {
-	return room >= size / 4;
+	return room >= max_t(u32, size / 4, TERN_EN_TX_STOP_THRESH);
 }
 
 /**
@@ -127,14 +130,20 @@ static inline bool tern_en_mtu_range(unsigned int dev_min, unsigned int dev_max,
 
 /**
  * struct tern_en_tx_buf - software state of one TX descriptor
- * @skb: the frame; NULL when the descriptor is free
- * @dma: streaming DMA mapping of @skb's data
- * @len: bytes mapped and given to the device
+ * @skb: the frame, on its last descriptor only; NULL elsewhere and when free
+ * @dma: streaming DMA mapping of the piece this descriptor gives the device
+ * @len: bytes mapped; 0 for an offload context (nothing mapped)
+ * @page: @dma is a fragment's page mapping (dma_unmap_page), not the linear part's
+ * @segs: on the last descriptor: frames the device puts on the wire (TSO segments, or 1)
+ * @wire_bytes: on the last descriptor: their bytes, the headers of every segment included
  */
 struct tern_en_tx_buf {
 	struct sk_buff *skb;
 	dma_addr_t dma;
 	u32 len;
+	bool page;
+	u16 segs;
+	u32 wire_bytes;
 };
 
 /**

@@ -22,8 +22,10 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
+#include <linux/ipv6.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
+#include <linux/tcp.h>
 #include <net/page_pool.h>
 
 #include "en.h"
@@ -443,6 +445,18 @@ static int tern_en_txq_alloc(struct tern_en_priv *priv)
 	return 0;
 }
 
+/* Unmaps what one TX descriptor gave the device (nothing for an offload context). */
+static void tern_en_tx_unmap(struct device *dev, struct tern_en_tx_buf *buf)
+{
+	if (!buf->len)
+		return;
+	if (buf->page)
+		dma_unmap_page(dev, buf->dma, buf->len, DMA_TO_DEVICE);
+	else
+		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
+	buf->len = 0;
+}
+
 /* Account for and free the frames still on the ring, then free the ring; @hw_done: the
  * device no longer reads the ring (otherwise it is leaked rather than reused under DMA).
  * Frames the device finished count as if the NAPI poll had reaped them; the others are
@@ -459,13 +473,15 @@ static void tern_en_txq_free(struct tern_en_priv *priv, bool hw_done)
 		struct tern_en_tx_buf *buf = &tx->bufs[idx];
 		u16 status = le16_to_cpu(READ_ONCE(tx->ring[idx].status));
 
-		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
+		tern_en_tx_unmap(dev, buf);
+		if (!buf->skb)
+			continue;
 		if (hw_done && (status & TERN_ETH_DESC_DONE)) {
 			if (status & TERN_ETH_DESC_ERR) {
 				errors++;
 			} else {
-				sent++;
-				sent_bytes += buf->len;
+				sent += buf->segs;
+				sent_bytes += buf->wire_bytes;
 			}
 			dev_consume_skb_any(buf->skb);
 		} else {
@@ -647,16 +663,43 @@ static void tern_en_xmit_drop(struct tern_en_txq *tx)
 	u64_stats_update_end(&tx->xstats.syncp);
 }
 
+/* The offload context of @skb, or false if it needs none. CHECKSUM_PARTIAL: the device
+ * sums from csum_start and stores at csum_offset; GSO (TCP over IPv4/IPv6, as
+ * tern_en_features_check() lets through): it also cuts the frame into gso_size segments.
+ */
+static bool tern_en_tx_ctx(struct sk_buff *skb, struct tern_eth_txd_ctx *ctx)
+{
+	u16 flags = TERN_ETH_CTX_CSUM;
+
+	if (skb->ip_summed != CHECKSUM_PARTIAL)
+		return false;
+	if (skb_is_gso(skb)) {
+		flags |= TERN_ETH_CTX_TSO;
+		ctx->mss = cpu_to_le16(skb_shinfo(skb)->gso_size);
+	} else {
+		ctx->mss = 0;
+	}
+	ctx->csum_start = cpu_to_le16(skb_checksum_start_offset(skb));
+	ctx->csum_offset = cpu_to_le16(skb->csum_offset);
+	ctx->ctx_flags = cpu_to_le16(flags);
+	ctx->rsvd0 = 0;
+	ctx->flags = cpu_to_le16(TERN_ETH_TXD_CTX);
+	ctx->rsvd1 = 0;
+	ctx->status = 0;
+	return true;
+}
+
 /* Called with the queue's xmit lock held. */
 static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 {
 	struct tern_en_priv *priv = netdev_priv(netdev);
 	struct device *dev = tern_en_dma_dev(priv);
 	struct tern_en_txq *tx = &priv->ch.tx;
+	struct tern_eth_txd_ctx ctx;
 	struct tern_en_tx_buf *buf;
-	struct tern_eth_txd *txd;
-	dma_addr_t dma;
-	u32 idx, len;
+	unsigned int nfrags, i, n = 0, need;
+	u32 mask = tx->size - 1, pi = tx->pi, len, segs;
+	bool has_ctx;
 
 	/* Without carrier the device would complete the frame without sending it; until
 	 * linkwatch stops the qdisc, drop here so that the counters tell the truth.
@@ -668,17 +711,23 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 		u64_stats_update_end(&tx->xstats.syncp);
 		goto ring;
 	}
-	/* Linear unless a bug hands us fragments: NETIF_F_SG is not advertised. */
-	if (unlikely(skb_linearize(skb)))
+	/* More fragments than descriptors for them: one piece instead (never with TSO, whose
+	 * skbs the stack keeps within MAX_SKB_FRAGS).
+	 */
+	if (unlikely(skb_shinfo(skb)->nr_frags > TERN_ETH_TX_MAX_DESCS - 2) &&
+	    skb_linearize(skb))
 		goto drop;
 	/* On failure skb_put_padto() has freed the skb. */
 	if (unlikely(skb_put_padto(skb, ETH_ZLEN)))
 		goto dropped;
 	len = skb->len;
-	if (unlikely(len > TERN_ETH_MAX_FRAME))
+	if (unlikely(!skb_is_gso(skb) && len > TERN_ETH_MAX_FRAME))
 		goto drop;
 
-	if (unlikely(!tern_en_tx_free(tx))) {
+	has_ctx = tern_en_tx_ctx(skb, &ctx);
+	nfrags = skb_shinfo(skb)->nr_frags;
+	need = has_ctx + !!skb_headlen(skb) + nfrags;
+	if (unlikely(tern_en_tx_free(tx) < need)) {
 		/* Flow control below should have prevented this. */
 		netif_tx_stop_queue(tx->nq);
 		u64_stats_update_begin(&tx->xstats.syncp);
@@ -688,24 +737,51 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 		return NETDEV_TX_BUSY;
 	}
 
-	dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
-	if (unlikely(dma_mapping_error(dev, dma)))
-		goto drop;
+	if (has_ctx) {
+		memcpy(&tx->ring[pi & mask], &ctx, sizeof(ctx));
+		tx->bufs[pi & mask] = (struct tern_en_tx_buf){};
+		n++;
+	}
+	/* The linear part, then each fragment: one descriptor each, MORE on all but the last. */
+	for (i = 0; i <= nfrags; i++) {
+		struct tern_eth_txd *txd = &tx->ring[(pi + n) & mask];
+		u32 piece;
+		dma_addr_t dma;
+		bool page = i > 0;
 
-	idx = tx->pi & (tx->size - 1);
-	buf = &tx->bufs[idx];
+		if (!page) {
+			piece = skb_headlen(skb);
+			if (!piece)
+				continue;
+			dma = dma_map_single(dev, skb->data, piece, DMA_TO_DEVICE);
+		} else {
+			const skb_frag_t *frag = &skb_shinfo(skb)->frags[i - 1];
+
+			piece = skb_frag_size(frag);
+			dma = skb_frag_dma_map(dev, frag, 0, piece, DMA_TO_DEVICE);
+		}
+		if (unlikely(dma_mapping_error(dev, dma)))
+			goto unmap;
+		buf = &tx->bufs[(pi + n) & mask];
+		*buf = (struct tern_en_tx_buf){ .dma = dma, .len = piece, .page = page };
+		txd->addr = cpu_to_le64(dma);
+		txd->len = cpu_to_le16(piece);
+		txd->flags = cpu_to_le16(i < nfrags ? TERN_ETH_TXD_MORE : 0);
+		txd->rsvd = 0;
+		txd->status = 0;
+		n++;
+	}
+	/* The last descriptor owns the skb and what the completion path counts. */
+	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	buf = &tx->bufs[(pi + n - 1) & mask];
 	buf->skb = skb;
-	buf->dma = dma;
-	buf->len = len;
-	txd = &tx->ring[idx];
-	txd->addr = cpu_to_le64(dma);
-	txd->len = cpu_to_le16(len);
-	txd->flags = 0;
-	txd->rsvd = 0;
-	txd->status = 0;
+	buf->segs = segs;
+	buf->wire_bytes = len;
+	if (segs > 1)
+		buf->wire_bytes += (segs - 1) * (skb_transport_offset(skb) + tcp_hdrlen(skb));
 	skb_tx_timestamp(skb);
-	/* Release: the completion path reads the slot only after it sees the new pi. */
-	smp_store_release(&tx->pi, tx->pi + 1);
+	/* Release: the completion path reads the slots only after it sees the new pi. */
+	smp_store_release(&tx->pi, pi + n);
 
 	if (unlikely(tern_en_tx_should_stop(tern_en_tx_free(tx)))) {
 		netif_tx_stop_queue(tx->nq);
@@ -725,6 +801,9 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 		tern_en_tx_db(priv, 0);
 	return NETDEV_TX_OK;
 
+unmap:
+	while (n--)
+		tern_en_tx_unmap(dev, &tx->bufs[(pi + n) & mask]);
 drop:
 	dev_kfree_skb_any(skb);
 dropped:
@@ -734,6 +813,25 @@ ring:
 	if (!netdev_xmit_more())
 		tern_en_tx_db(priv, 0);
 	return NETDEV_TX_OK;
+}
+
+/* Frames the device cannot offload as they are: TSO over IPv6 with an extension header, or
+ * offsets beyond a context's 16 bits, are segmented or summed by the stack instead.
+ */
+static netdev_features_t tern_en_features_check(struct sk_buff *skb, struct net_device *netdev,
+						netdev_features_t features)
+{
+	/* what the core checks when a driver has no ndo_features_check: stacked VLAN tags */
+	features = vlan_features_check(skb, features);
+	if (skb->ip_summed != CHECKSUM_PARTIAL)
+		return features;
+	if (skb_checksum_start_offset(skb) > U16_MAX || skb->csum_offset > U16_MAX)
+		return features & ~(NETIF_F_CSUM_MASK | NETIF_F_GSO_MASK);
+	if (skb_is_gso(skb) && (skb_shinfo(skb)->gso_type & SKB_GSO_TCPV6) &&
+	    (vlan_get_protocol(skb) != htons(ETH_P_IPV6) ||
+	     ipv6_hdr(skb)->nexthdr != IPPROTO_TCP))
+		return features & ~NETIF_F_GSO_MASK;
+	return features;
 }
 
 /* Reap finished TX descriptors. Called from the NAPI poll. */
@@ -754,20 +852,23 @@ static void tern_en_tx_clean(struct tern_en_priv *priv, int budget)
 
 		if (!(status & TERN_ETH_DESC_DONE))
 			break;
-		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
+		tern_en_tx_unmap(dev, buf);
+		ci++;
+		if (!buf->skb)
+			continue;
+		/* the frame's last descriptor: ERR is set on all of a frame's or none */
 		if (unlikely(status & TERN_ETH_DESC_ERR)) {
 			errors++;
 		} else {
-			sent++;
-			sent_bytes += buf->len;
+			sent += buf->segs;
+			sent_bytes += buf->wire_bytes;
 		}
 		pkts++;
-		bytes += buf->len;
+		bytes += buf->skb->len;
 		napi_consume_skb(buf->skb, budget);
 		buf->skb = NULL;
-		ci++;
 	}
-	if (!pkts)
+	if (ci == tx->ci)
 		return;
 
 	/* Release: the slots are free for ndo_start_xmit once it sees the new ci. */
@@ -880,6 +981,9 @@ static int tern_en_rx_poll(struct tern_en_priv *priv, int budget)
 			continue;
 		}
 		skb->protocol = eth_type_trans(skb, netdev);
+		/* a bad sum is left to the stack to find, count and drop */
+		if ((status & TERN_ETH_RXD_CSUM_OK) && (netdev->features & NETIF_F_RXCSUM))
+			skb->ip_summed = CHECKSUM_UNNECESSARY;
 		if (skb->pkt_type == PACKET_MULTICAST)
 			mcast++;
 		packets++;
@@ -1293,6 +1397,7 @@ static const struct net_device_ops tern_en_netdev_ops = {
 	.ndo_open		= tern_en_open,
 	.ndo_stop		= tern_en_stop,
 	.ndo_start_xmit		= tern_en_start_xmit,
+	.ndo_features_check	= tern_en_features_check,
 	.ndo_get_stats64	= tern_en_get_stats64,
 	.ndo_set_rx_mode	= tern_en_set_rx_mode,
 	.ndo_set_mac_address	= tern_en_set_mac_address,
@@ -1385,6 +1490,16 @@ int tern_en_probe(struct tern_dev *tdev)
 	netdev->ethtool_ops = &tern_ethtool_ops;
 	netdev->watchdog_timeo = TERN_EN_TX_TIMEOUT;
 	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	if (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_OFFLOAD) {
+		/* all on by default, each can be turned off (ethtool -K) */
+		netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_TSO |
+				      NETIF_F_TSO6 | NETIF_F_RXCSUM;
+		netdev->features |= netdev->hw_features;
+		/* VLAN devices on top: the device finds the IP header behind the tag */
+		netdev->vlan_features |= NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_TSO |
+					 NETIF_F_TSO6;
+		netif_set_tso_max_size(netdev, TERN_ETH_TSO_MAX_FRAME);
+	}
 	tern_en_init_mtu(priv);
 
 	/* Until the first SET_PORT the device accepts its permanent address, MTU 1500. */

@@ -68,6 +68,12 @@ static const struct tern_test_field tern_test_fields[] = {
 	TERN_FIELD(tern_eth_txd, flags, 10),
 	TERN_FIELD(tern_eth_txd, rsvd, 12),
 	TERN_FIELD(tern_eth_txd, status, 14),
+	TERN_FIELD(tern_eth_txd_ctx, csum_start, 0),
+	TERN_FIELD(tern_eth_txd_ctx, csum_offset, 2),
+	TERN_FIELD(tern_eth_txd_ctx, mss, 4),
+	TERN_FIELD(tern_eth_txd_ctx, ctx_flags, 6),
+	TERN_FIELD(tern_eth_txd_ctx, flags, 10),
+	TERN_FIELD(tern_eth_txd_ctx, status, 14),
 	TERN_FIELD(tern_eth_rxd, addr, 0),
 	TERN_FIELD(tern_eth_rxd, buf_len, 8),
 	TERN_FIELD(tern_eth_rxd, pkt_len, 10),
@@ -148,6 +154,8 @@ static const struct {
 	TERN_TEST_HW_STAT(tx_bad_len),
 	TERN_TEST_HW_STAT(tx_dma_errors),
 	TERN_TEST_HW_STAT(eq_overflows),
+	TERN_TEST_HW_STAT(rx_csum_bad),
+	TERN_TEST_HW_STAT(tx_tso_segments),
 #undef TERN_TEST_HW_STAT
 };
 
@@ -155,11 +163,11 @@ static void tern_hw_eth_stats_layout(struct kunit *test)
 {
 	unsigned int i;
 
-	/* The list above is complete: counters are contiguous and end where rsvd starts. */
+	/* The list above is complete: counters are contiguous and fill the structure. */
 	for (i = 0; i < ARRAY_SIZE(tern_test_hw_stats); i++)
 		KUNIT_EXPECT_EQ_MSG(test, tern_test_hw_stats[i].offset, (size_t)i * 8,
 				    "offset of %s", tern_test_hw_stats[i].name);
-	KUNIT_EXPECT_EQ(test, offsetof(struct tern_cmd_eth_stats_out, rsvd),
+	KUNIT_EXPECT_EQ(test, sizeof(struct tern_cmd_eth_stats_out),
 			ARRAY_SIZE(tern_test_hw_stats) * 8);
 }
 
@@ -662,18 +670,25 @@ static void tern_en_tx_flow_control(struct kunit *test)
 {
 	u32 size;
 
+	/* A running queue always has room for the largest frame (context + 19 pieces). */
 	KUNIT_EXPECT_TRUE(test, tern_en_tx_should_stop(0));
-	KUNIT_EXPECT_FALSE(test, tern_en_tx_should_stop(1));
+	KUNIT_EXPECT_TRUE(test, tern_en_tx_should_stop(TERN_ETH_TX_MAX_DESCS - 1));
+	KUNIT_EXPECT_FALSE(test, tern_en_tx_should_stop(TERN_ETH_TX_MAX_DESCS));
 	KUNIT_EXPECT_FALSE(test, tern_en_tx_can_wake(256, 63));
 	KUNIT_EXPECT_TRUE(test, tern_en_tx_can_wake(256, 64));
+	/* the smallest ring: a quarter (16) is less than a frame may take */
+	KUNIT_EXPECT_FALSE(test, tern_en_tx_can_wake(64, TERN_ETH_TX_MAX_DESCS - 1));
+	KUNIT_EXPECT_TRUE(test, tern_en_tx_can_wake(64, TERN_ETH_TX_MAX_DESCS));
 	for (size = TERN_EN_MIN_RING_SIZE; size <= (1u << TERN_ETH_MAX_LOG); size <<= 1) {
+		u32 wake = max_t(u32, size / 4, TERN_EN_TX_STOP_THRESH);
+
 		/* A full ring stops the queue and does not wake it... */
 		KUNIT_EXPECT_TRUE(test, tern_en_tx_should_stop(tern_en_ring_room(size, size, 0)));
 		KUNIT_EXPECT_FALSE(test, tern_en_tx_can_wake(size, 0));
-		/* ...an empty one wakes it, and a woken queue has room for a frame. */
+		/* ...an empty one wakes it, and a woken queue has room for any frame. */
 		KUNIT_EXPECT_TRUE(test, tern_en_tx_can_wake(size, size));
-		KUNIT_EXPECT_FALSE(test, tern_en_tx_should_stop(size / 4));
-		KUNIT_EXPECT_FALSE(test, tern_en_tx_can_wake(size, size / 4 - 1));
+		KUNIT_EXPECT_FALSE(test, tern_en_tx_should_stop(wake));
+		KUNIT_EXPECT_FALSE(test, tern_en_tx_can_wake(size, wake - 1));
 	}
 }
 
