@@ -331,20 +331,14 @@ static void int_edit(struct tsw_pkt *k, size_t s, bool grow)
 /* The UDP checksum of the IPv6 frame @f with its UDP header at @u. */
 static void udp6_csum(uint8_t *f, size_t u)
 {
-	size_t ulen = frame_be16(f + u + 4), i;
+	size_t ulen = frame_be16(f + u + 4);
 	uint32_t s = FRAME_IPPROTO_UDP + (uint32_t)ulen;
+	uint16_t c;
 
-	for (i = 0; i < 32; i += 2)
-		s += frame_be16(f + u - 32 + i);	/* source and destination address */
+	s = frame_csum_add(s, f + u - 32, 32);	/* source and destination address */
 	put_be16(f + u + 6, 0);
-	for (i = 0; i + 1 < ulen; i += 2)
-		s += frame_be16(f + u + i);
-	if (ulen & 1)
-		s += (uint32_t)f[u + ulen - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	s = ~s & 0xffff;
-	put_be16(f + u + 6, s ? s : 0xffff);
+	c = (uint16_t)~frame_csum_fold(frame_csum_add(s, f + u, ulen));
+	put_be16(f + u + 6, c ? c : 0xffff);
 }
 
 /* @k starts to leave @pt: fill in its INT record. */

@@ -214,14 +214,7 @@ void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 /* The ones'-complement sum of an IPv4 header without options (0xffff when it checks). */
 static uint16_t ip_sum(const uint8_t *ip)
 {
-	uint32_t s = 0;
-	size_t i;
-
-	for (i = 0; i < FRAME_IPV4_HLEN; i += 2)
-		s += get_be16(ip + i);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
+	return frame_csum_fold(frame_csum_add(0, ip, FRAME_IPV4_HLEN));
 }
 
 static void ipv4_csum(uint8_t *ip)
