@@ -165,7 +165,13 @@ struct tern_cc_params {
 	__le32	dce_tcp_rtt;		/* us, 1..131071, default 1 */
 	__le32	rate_reduce_monitor_period;	/* us, 0..131071, default 4 */
 	__le32	initial_alpha_value;	/* 1/1024 units, 0..1023, default 1023 */
-	__le32	rsvd[4];
+	/* HPCC (see below); 0 in hpcc_max_stage, hpcc_eta, hpcc_ai_rate, hpcc_base_rtt: default */
+	__u8	hpcc_en;		/* priorities with HPCC and INT (none in rp_en) */
+	__u8	hpcc_max_stage;		/* 1..31, default 5 */
+	__le16	hpcc_eta;		/* target utilisation, 1/1000, 500..1000, default 950 */
+	__le32	hpcc_ai_rate;		/* Mb/s, 1..line rate, default 100: W_AI = rate * T */
+	__le32	hpcc_base_rtt;		/* ns, 1000..1000000, default 12000: T */
+	__le32	rsvd;
 };
 
 /* Defaults (the reset state): RP and NP off on every priority, ConnectX-like values. */
@@ -184,6 +190,53 @@ struct tern_cc_params {
 #define TERN_CC_DEF_TCP_RTT		1
 #define TERN_CC_DEF_MONITOR_PERIOD	4
 #define TERN_CC_DEF_INITIAL_ALPHA	1023
+#define TERN_CC_DEF_HPCC_MAX_STAGE	5
+#define TERN_CC_DEF_HPCC_ETA		950
+#define TERN_CC_DEF_HPCC_AI_RATE	100
+#define TERN_CC_DEF_HPCC_BASE_RTT	12000
+
+/*
+ * HPCC (Li et al., SIGCOMM 2019), for QPs whose priority has its bit in @hpcc_en (never also
+ * in @rp_en: BAD_PARAM). Their request packets carry an INT shim (below) that switches fill
+ * with per-hop telemetry; the responder echoes the telemetry in its ACKs (when its own
+ * @hpcc_en has the priority) and the requester computes a window W from it: utilisation U
+ * (an EWMA over base RTT T of max over hops of qlen / (B * T) + txRate / B), a reference
+ * window Wc updated once per RTT and tentative updates on every other ACK; W = Wc / (U /
+ * eta) + W_AI when U >= eta or after hpcc_max_stage additive steps, else Wc + W_AI; W is at
+ * most the line-rate BDP B * T. The QP keeps at most W bytes of request PSNs in flight and
+ * is paced at W / T. Documentation/hw/congestion.rst ("HPCC").
+ */
+
+/*
+ * In-band network telemetry (INT) on the wire. A request packet of an HPCC QP goes to UDP
+ * port TERN_INT_UDP_DPORT instead of 4791, with an INT shim and 0..max_hops hop records
+ * between the UDP header and the BTH; an ACK that echoes telemetry the same way with type
+ * ECHO. Switches append a record to a REQUEST shim (type ECHO is never touched). The ICRC
+ * is that of the packet without the shim: computed as if the UDP destination port were
+ * 4791 and the IP and UDP lengths did not count the shim and its records. A RoCE NIC that
+ * does not know INT sees UDP to another port, never a malformed BTH. All fields big-endian.
+ */
+#define TERN_INT_UDP_DPORT		4792	/* a tern convention, not an IANA assignment */
+#define TERN_INT_TYPE_REQUEST		1
+#define TERN_INT_TYPE_ECHO		2
+#define TERN_INT_F_OVERFLOW		0x01	/* a hop could not append (hop limit, MTU) */
+#define TERN_INT_MAX_HOPS		5	/* max_hops the NIC asks for, and accepts */
+
+struct tern_int_shim {
+	__u8	type;			/* TERN_INT_TYPE_* */
+	__u8	nhops;			/* records that follow, 0..max_hops */
+	__u8	max_hops;		/* 1..TERN_INT_MAX_HOPS */
+	__u8	flags;			/* TERN_INT_F_* */
+	__be16	next_dport;		/* 4791: the RoCEv2 port the packet has without INT */
+	__be16	rsvd;
+};
+
+struct tern_int_hop {
+	__be32	ts_ns;			/* switch time the packet started to leave, mod 2^32 */
+	__be32	tx_bytes;		/* egress port's line bytes sent so far, mod 2^32 */
+	__be32	qlen;			/* bytes left in the packet's egress FIFO */
+	__be32	rate_mbps;		/* egress link rate */
+};
 
 /* SET_CC_PARAMS: input struct tern_cc_params; BAD_PARAM (syndrome: byte offset). */
 /* QUERY_CC_PARAMS: no input; output struct tern_cc_params as last set. */
@@ -211,5 +264,7 @@ TERN_HW_ASSERT_SIZE(struct tern_dcb_cfg, 124);
 TERN_HW_ASSERT_SIZE(struct tern_pfc_prio_stats, 96);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_pfc_stats_out, 832);
 TERN_HW_ASSERT_SIZE(struct tern_cc_params, 80);
+TERN_HW_ASSERT_SIZE(struct tern_int_shim, 8);
+TERN_HW_ASSERT_SIZE(struct tern_int_hop, 16);
 
 #endif /* TERN_DCB_H */

@@ -844,6 +844,11 @@ struct tern_cmd_rdma_stats_out {
 	__le64	out_of_order_accepted;	/* responder: request after a gap kept, not NAKed */
 	__le64	selective_retrans_pkts;	/* requester: missing PSNs resent after a SACK */
 	__le64	tail_loss_probes;	/* requester: last packet resent before the timeout */
+	/* HPCC (tern_dcb.h) */
+	__le64	hpcc_int_echo_acks;	/* requester: ACKs with an INT echo for an HPCC QP */
+	__le64	hpcc_window_updates;	/* requester: reference-window updates (once per RTT) */
+	__le64	hpcc_int_echoes_sent;	/* responder: ACKs that carried an INT echo */
+	__le64	rx_int_discards;	/* dropped: malformed INT shim */
 };
 
 TERN_HW_ASSERT_SIZE(struct tern_sge, 16);
@@ -865,7 +870,7 @@ TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 100);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 108);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 384);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 416);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_srq_out, 16);
 

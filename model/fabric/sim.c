@@ -36,6 +36,7 @@
 struct params {
 	unsigned int n;			/* senders */
 	bool dcqcn;
+	bool hpcc;			/* HPCC + INT on rp_en's priorities instead of DCQCN */
 	uint8_t rp_en, np_en;		/* CC priority masks when dcqcn (default: 1 << 3) */
 	uint32_t link_mbps;
 	uint64_t delay_ns;		/* propagation delay of every link */
@@ -356,8 +357,9 @@ static bool cc_setup(struct sim *s, struct rdev *d)
 	struct tern_cc_params c = s->p.cc;
 	int st;
 
-	c.rp_en = s->p.dcqcn ? s->p.rp_en : 0;
-	c.np_en = s->p.dcqcn ? s->p.np_en : 0;
+	c.rp_en = s->p.dcqcn && !s->p.hpcc ? s->p.rp_en : 0;
+	c.np_en = s->p.dcqcn && !s->p.hpcc ? s->p.np_en : 0;
+	c.hpcc_en = s->p.hpcc ? s->p.rp_en : 0;
 	st = cc_params_set(d, &c);
 	if (st != TERN_CMD_OK) {
 		if (!s->p.quiet)
@@ -448,6 +450,7 @@ static bool sim_build(struct sim *s)
 	p->sw.nports = s->nnodes;
 	p->sw.link_mbps = p->link_mbps;
 	p->sw.delay_ns = p->delay_ns;
+	p->sw.int_mask = p->hpcc ? p->rp_en : 0;
 	s->sw_deadline = UINT64_MAX;
 	s->sw = tsw_create(&p->sw, &th);
 	if (!s->sw) {
@@ -638,7 +641,7 @@ static void report(struct sim *s, double wall)
 	uint64_t nic_rx_pause = 0, nic_tx_pause = 0, nic_rx_discards = 0;
 	uint64_t retrans = 0, cnp_sent = 0, cnp_handled = 0, cnp_ignored = 0, ecn_rx = 0;
 	uint64_t cuts = 0, incs = 0, completed = 0, errors = 0, timeouts = 0;
-	uint64_t sel = 0, probes = 0;
+	uint64_t sel = 0, probes = 0, int_hops = 0, echo_acks = 0, updates = 0;
 	bool pfc_ok = true, data_ok = true;
 	struct tsw_port_stats st;
 	FILE *o = stdout;
@@ -661,6 +664,7 @@ static void report(struct sim *s, double wall)
 		xoff += st.pfc_xoff_sent[3];
 		xon += st.pfc_xon_sent[3];
 		lossless += st.lossless_drops;
+		int_hops += st.int_hops_added;
 		for (q = 0; q < TSW_NUM_PRIO; q++) {
 			drops += st.q[q].drops;
 			marked += st.q[q].ecn_marked;
@@ -682,6 +686,8 @@ static void report(struct sim *s, double wall)
 		sel += RSTAT(rs, selective_retrans_pkts);
 		probes += RSTAT(rs, tail_loss_probes);
 		cnp_sent += RSTAT(rs, np_cnp_sent);
+		echo_acks += RSTAT(rs, hpcc_int_echo_acks);
+		updates += RSTAT(rs, hpcc_window_updates);
 		ecn_rx += RSTAT(rs, np_ecn_marked_roce_packets);
 		cnp_handled += RSTAT(rs, rp_cnp_handled);
 		cnp_ignored += RSTAT(rs, rp_cnp_ignored);
@@ -706,7 +712,7 @@ static void report(struct sim *s, double wall)
 	}
 	qsort(s->qsamples, s->nq, sizeof(uint64_t), cmp_u64);
 	fig = (struct sim_incast_figures){
-		.n = n, .dcqcn = p->dcqcn, .rp_en = p->rp_en, .np_en = p->np_en,
+		.n = n, .dcqcn = p->dcqcn && !p->hpcc, .rp_en = p->rp_en, .np_en = p->np_en,
 		.link_mbps = p->link_mbps, .delay_ns = p->delay_ns, .mtu_bytes = 128u << p->mtu,
 		.msg_bytes = p->msg_bytes, .duration_ns = p->duration_ns,
 		.steady_from_ns = s->steady_at - s->t0, .rates = rates, .goodput = done,
@@ -719,7 +725,9 @@ static void report(struct sim *s, double wall)
 		.timeouts = timeouts, .sr = p->sr, .loss_ppm = p->loss_ppm, .lost = s->lost,
 		.sel_retrans = sel, .probes = probes, .marked = marked, .ecn_rx = ecn_rx, .cnp_sent = cnp_sent,
 		.cnp_handled = cnp_handled, .cnp_ignored = cnp_ignored, .cuts = cuts,
-		.incs = incs, .completed = completed, .errors = errors, .data_ok = data_ok,
+		.incs = incs, .hpcc = p->hpcc, .int_hops = int_hops, .int_echo_acks = echo_acks,
+		.hpcc_updates = updates, .completed = completed, .errors = errors,
+		.data_ok = data_ok,
 		.dcb_ok = s->dcb_ok, .cc_ok = s->cc_ok, .events = s->events, .wall_s = wall,
 		.flow_bytes = p->flow_bytes, .fct_us = fct_us, .flow_retrans = flow_retrans,
 		.flow_data = flow_data,
@@ -803,6 +811,7 @@ static void usage(FILE *f)
 		"usage: tern-sim [options]\n"
 		SIM_INCAST_USAGE_TOP
 		"  --cc NAME=V           a tern_cc_params field (e.g. rpg_ai_rate=40)\n"
+		"  --hpcc on|off         HPCC with INT on the --rp-en priorities instead of DCQCN\n"
 		"  --loss-ppm P          every line loses frames at random, P per million (0)\n"
 		"  --sr on|off           RC selective repeat instead of go-back-N (off)\n"
 		"  --ack-timeout CODE    QP timeout 4.096 us * 2^CODE (14)\n"
@@ -859,6 +868,22 @@ static void cc_set(struct tern_cc_params *c, const char *arg)
 			c->cnp_prio = (uint8_t)num(eq + 1, arg);
 			return;
 		}
+		if (len == 14 && !strncmp(arg, "hpcc_max_stage", 14)) {
+			c->hpcc_max_stage = (uint8_t)num(eq + 1, arg);
+			return;
+		}
+		if (len == 8 && !strncmp(arg, "hpcc_eta", 8)) {
+			c->hpcc_eta = (uint16_t)num(eq + 1, arg);
+			return;
+		}
+		if (len == 12 && !strncmp(arg, "hpcc_ai_rate", 12)) {
+			c->hpcc_ai_rate = (uint32_t)num(eq + 1, arg);
+			return;
+		}
+		if (len == 13 && !strncmp(arg, "hpcc_base_rtt", 13)) {
+			c->hpcc_base_rtt = (uint32_t)num(eq + 1, arg);
+			return;
+		}
 		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 			if (strlen(f[i].name) == len && !strncmp(arg, f[i].name, len)) {
 				uint32_t v = (uint32_t)num(eq + 1, arg);
@@ -877,7 +902,7 @@ int main(int argc, char **argv)
 	enum { O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
 	       O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE,
 	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT,
-	       O_LOSS, O_SR, O_TMO, O_PFCM, O_ECNENQ, O_FLOWB };
+	       O_LOSS, O_SR, O_TMO, O_PFCM, O_ECNENQ, O_FLOWB, O_HPCC };
 	static const struct option opts[] = {
 		{ "n", 1, NULL, O_N }, { "dcqcn", 1, NULL, O_DCQCN }, { "rp-en", 1, NULL, O_RP },
 		{ "np-en", 1, NULL, O_NP }, { "duration-us", 1, NULL, O_DUR },
@@ -895,6 +920,7 @@ int main(int argc, char **argv)
 		{ "series", 1, NULL, O_SERIES }, { "loss-ppm", 1, NULL, O_LOSS },
 		{ "sr", 1, NULL, O_SR }, { "ack-timeout", 1, NULL, O_TMO },
 		{ "pfc-mask", 1, NULL, O_PFCM }, { "flow-bytes", 1, NULL, O_FLOWB },
+		{ "hpcc", 1, NULL, O_HPCC },
 		{ "switch-json", 1, NULL, O_SWJSON }, { "quiet", 0, NULL, O_QUIET },
 		{ "help", 0, NULL, O_HELP }, { NULL, 0, NULL, 0 },
 	};
@@ -940,6 +966,7 @@ int main(int argc, char **argv)
 		case O_TMO: p->ack_timeout = (uint8_t)num(optarg, "--ack-timeout"); break;
 		case O_PFCM: p->sw.pfc_mask = (uint8_t)num(optarg, "--pfc-mask"); break;
 		case O_FLOWB: p->flow_bytes = num(optarg, "--flow-bytes"); break;
+		case O_HPCC: p->hpcc = onoff(optarg); break;
 		case O_SWJSON: p->switch_json = optarg; break;
 		case O_QUIET: p->quiet = true; break;
 		case O_HELP: usage(stdout); return 0;

@@ -69,6 +69,9 @@ void sim_print_incast(FILE *o, const char *engine, const struct sim_incast_figur
 		",\"rate_increases\":%" PRIu64 ",",
 		f->marked, f->ecn_rx, f->cnp_sent, f->cnp_handled, f->cnp_ignored, f->cuts,
 		f->incs);
+	fprintf(o, "\"hpcc\":%s,\"int_hops\":%" PRIu64 ",\"int_echo_acks\":%" PRIu64
+		",\"hpcc_window_updates\":%" PRIu64 ",",
+		tf(f->hpcc), f->int_hops, f->int_echo_acks, f->hpcc_updates);
 	if (f->flow_bytes) {
 		fprintf(o, "\"flow_bytes\":%" PRIu64 ",\"run_us\":%.1f,\"fct_us\":[",
 			f->flow_bytes, f->run_us);

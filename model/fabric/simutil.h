@@ -210,6 +210,8 @@ struct sim_incast_figures {
 	uint32_t loss_ppm;			/* random line loss (tern-sim --loss-ppm) */
 	uint64_t lost, sel_retrans, probes;	/* frames lost; selective resends, tail probes */
 	uint64_t marked, ecn_rx, cnp_sent, cnp_handled, cnp_ignored, cuts, incs;
+	bool hpcc;				/* HPCC with INT instead of DCQCN (--hpcc) */
+	uint64_t int_hops, int_echo_acks, hpcc_updates;	/* records added, echoes, Wc updates */
 	uint64_t completed, errors;		/* WRITEs */
 	bool data_ok, dcb_ok, cc_ok;
 	uint64_t events;

@@ -22,6 +22,8 @@ struct tsw_pkt {
 	struct tsw_pkt *next;
 	unsigned int in_port;
 	unsigned int prio;
+	size_t int_at;		/* INT: the record to fill at dequeue (0: none) */
+	size_t int_udp6;	/* INT: an IPv6 UDP header whose checksum to redo (0: none) */
 	size_t len;
 	uint8_t data[];
 };
@@ -37,6 +39,7 @@ struct tsw_fifo {
 struct tsw_port {
 	struct tsw_fifo q[TSW_NUM_PRIO];
 	uint64_t busy_until;		/* the transmitter is sending until then */
+	uint64_t tx_bytes;		/* line bytes sent (INT) */
 	uint32_t mbps;			/* its line rate */
 	uint64_t refresh_ns;		/* XOFF refresh period: half the pause time at it */
 	unsigned int rr;		/* next non-strict priority to look at */
@@ -95,6 +98,7 @@ void tsw_config_default(struct tsw_config *cfg, unsigned int nports)
 	for (d = 0; d < 64; d++)
 		cfg->dscp_prio[d] = (uint8_t)(d >> 3);
 	cfg->seed = 1;
+	cfg->int_mtu = 9000;
 }
 
 static uint64_t tsw_now(const struct tsw *sw)
@@ -102,12 +106,16 @@ static uint64_t tsw_now(const struct tsw *sw)
 	return sw->host.now_ns(sw->host.opaque);
 }
 
+/* Bytes a frame of @len bytes (no FCS) occupies on the line. */
+static uint64_t line_bytes(size_t len)
+{
+	return (uint64_t)(len < FRAME_ETH_ZLEN ? FRAME_ETH_ZLEN : len) + FRAME_LINE_OVERHEAD;
+}
+
 /* Nanoseconds a frame of @len bytes (no FCS) occupies @pt's line. */
 static uint64_t ser_ns(const struct tsw_port *pt, size_t len)
 {
-	if (len < FRAME_ETH_ZLEN)
-		len = FRAME_ETH_ZLEN;
-	return ((uint64_t)len + FRAME_LINE_OVERHEAD) * 8000 / pt->mbps;
+	return line_bytes(len) * 8000 / pt->mbps;
 }
 
 static uint64_t quanta_ns(const struct tsw_port *pt, unsigned int quanta)
@@ -237,6 +245,115 @@ static void ecn_mark(struct tsw *sw, struct tsw_fifo *q, uint8_t *f, size_t len,
 		f[ip + 1] |= 3 << 4;
 	}
 	q->st.ecn_marked++;
+}
+
+/* ---- INT --------------------------------------------------------------------------------- */
+
+#define INT_SHIM	sizeof(struct tern_int_shim)
+#define INT_HOP		sizeof(struct tern_int_hop)
+
+static void put_be16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	put_be16(p, v >> 16);
+	put_be16(p + 2, v);
+}
+
+/*
+ * Where the INT REQUEST shim of @f is, 0 if it has none that this switch may touch (see
+ * switch.h). *@grow: it can take one more record (else it gets the overflow flag).
+ */
+static size_t int_shim(const struct tsw *sw, const uint8_t *f, size_t len, bool *grow)
+{
+	struct frame_info fi;
+	size_t s, iplen;
+	uint16_t ulen;
+
+	frame_parse(f, len, &fi);
+	if (!fi.intp || !fi.ip_whole)
+		return 0;
+	if (fi.ipver == 4 && fi.udp != fi.l3 + FRAME_IPV4_HLEN)
+		return 0;
+	iplen = fi.ipver == 4 ? frame_be16(f + fi.l3 + 2) :
+		(size_t)frame_be16(f + fi.l3 + 4) + FRAME_IPV6_HLEN;
+	ulen = frame_be16(f + fi.udp + 4);
+	s = fi.udp + FRAME_UDP_HLEN;
+	if (fi.l3 + iplen > len || fi.udp + ulen > fi.l3 + iplen ||
+	    ulen < FRAME_UDP_HLEN + INT_SHIM)
+		return 0;
+	if (f[s] != TERN_INT_TYPE_REQUEST || !f[s + 2] || f[s + 2] > TERN_INT_MAX_HOPS ||
+	    f[s + 1] > f[s + 2] || ulen < FRAME_UDP_HLEN + INT_SHIM + (size_t)f[s + 1] * INT_HOP)
+		return 0;
+	*grow = f[s + 1] < f[s + 2] && iplen + INT_HOP <= sw->cfg.int_mtu;
+	return s;
+}
+
+static void add_be16(uint8_t *p, unsigned int d)
+{
+	put_be16(p, frame_be16(p) + d);
+}
+
+/*
+ * @k (copied with INT_HOP free bytes at the end when @grow) has its REQUEST shim at @s: make
+ * room for a record after the last one, or set the overflow flag.
+ */
+static void int_edit(struct tsw_pkt *k, size_t s, bool grow)
+{
+	uint8_t *f = k->data;
+	struct frame_info fi;
+	size_t at = s + INT_SHIM + (size_t)f[s + 1] * INT_HOP;
+
+	frame_parse(f, k->len, &fi);
+	if (grow) {
+		memmove(f + at + INT_HOP, f + at, k->len - at);
+		memset(f + at, 0, INT_HOP);
+		k->len += INT_HOP;
+		k->int_at = at;
+		f[s + 1]++;
+		add_be16(f + fi.udp + 4, INT_HOP);
+		add_be16(f + fi.l3 + (fi.ipver == 4 ? 2 : 4), INT_HOP);
+	} else {
+		f[s + 3] |= TERN_INT_F_OVERFLOW;
+	}
+	if (fi.ipver == 4) {
+		ipv4_csum_fix(f + fi.l3);
+		put_be16(f + fi.udp + 6, 0);	/* IPv4: no UDP checksum */
+	} else {
+		k->int_udp6 = fi.udp;
+	}
+}
+
+/* The UDP checksum of the IPv6 frame @f with its UDP header at @u. */
+static void udp6_csum(uint8_t *f, size_t u)
+{
+	size_t ulen = frame_be16(f + u + 4);
+	uint32_t s = FRAME_IPPROTO_UDP + (uint32_t)ulen;
+	uint16_t c;
+
+	s = frame_csum_add(s, f + u - 32, 32);	/* source and destination address */
+	put_be16(f + u + 6, 0);
+	c = (uint16_t)~frame_csum_fold(frame_csum_add(s, f + u, ulen));
+	put_be16(f + u + 6, c ? c : 0xffff);
+}
+
+/* @k starts to leave @pt: fill in its INT record. */
+static void int_fill(struct tsw_port *pt, const struct tsw_fifo *q, struct tsw_pkt *k,
+		     uint64_t now)
+{
+	if (k->int_at) {
+		put_be32(k->data + k->int_at, (uint32_t)now);
+		put_be32(k->data + k->int_at + 4, (uint32_t)pt->tx_bytes);
+		put_be32(k->data + k->int_at + 8, (uint32_t)q->bytes);
+		put_be32(k->data + k->int_at + 12, pt->mbps);
+		pt->st.int_hops_added++;
+	}
+	if (k->int_udp6)
+		udp6_csum(k->data, k->int_udp6);
 }
 
 /* ---- PFC --------------------------------------------------------------------------------- */
@@ -381,6 +498,7 @@ static bool port_kick(struct tsw *sw, unsigned int port, uint64_t now)
 		}
 		pt->pfc_pending = 0;
 		pt->pfc_pending_xoff = 0;
+		pt->tx_bytes += line_bytes(sizeof(fr));
 		pt->busy_until = now + ser_ns(pt, sizeof(fr));
 		sw->host.deliver(sw->host.opaque, port, fr, sizeof(fr),
 				 pt->busy_until + sw->cfg.delay_ns);
@@ -402,6 +520,9 @@ static bool port_kick(struct tsw *sw, unsigned int port, uint64_t now)
 	sw->buffer_used -= k->len;
 	sw->ports[k->in_port].in_bytes[k->prio] -= k->len;
 	pfc_check(sw, k->in_port, k->prio);
+	pt->tx_bytes += line_bytes(k->len);
+	if (k->int_at || k->int_udp6)
+		int_fill(pt, q, k, now);
 	pt->busy_until = now + ser_ns(pt, k->len);
 	sw->host.deliver(sw->host.opaque, port, k->data, k->len, pt->busy_until + sw->cfg.delay_ns);
 	free(k);
@@ -521,9 +642,12 @@ static void enqueue(struct tsw *sw, unsigned int in, unsigned int out, unsigned 
 	struct tsw_port *po = &sw->ports[out], *pi = &sw->ports[in];
 	struct tsw_fifo *q = &po->q[prio];
 	struct tsw_pkt *k;
+	bool grow = false;
+	size_t s = sw->cfg.int_mask & (1u << prio) ? int_shim(sw, f, len, &grow) : 0;
+	size_t room = len + (grow ? INT_HOP : 0);
 
-	if (sw->buffer_used + len > sw->cfg.buffer_bytes ||
-	    !(k = malloc(sizeof(*k) + len))) {
+	if (sw->buffer_used + room > sw->cfg.buffer_bytes ||
+	    !(k = malloc(sizeof(*k) + room))) {
 		q->st.drops++;
 		if (sw->cfg.pfc_mask & (1u << prio))
 			pi->st.lossless_drops++;
@@ -533,7 +657,14 @@ static void enqueue(struct tsw *sw, unsigned int in, unsigned int out, unsigned 
 	k->in_port = in;
 	k->prio = prio;
 	k->len = len;
+	k->int_at = k->int_udp6 = 0;
 	memcpy(k->data, f, len);
+	if (s) {
+		int_edit(k, s, grow);
+		if (!grow)
+			po->st.int_overflows++;
+		len = k->len;
+	}
 	if (!sw->cfg.ecn_at_dequeue && (sw->cfg.ecn_mask & (1u << prio)))
 		ecn_mark(sw, q, k->data, len, q->bytes);
 	if (q->tail)
@@ -721,11 +852,11 @@ void tsw_dump_json(const struct tsw *sw, FILE *f)
 		",\"buffer_bytes\":%u,\"pfc_mask\":%u,\"ecn_mask\":%u,\"strict_mask\":%u"
 		",\"xoff_bytes\":%u,\"xon_bytes\":%u,\"kmin_bytes\":%u,\"kmax_bytes\":%u"
 		",\"pmax_ppm\":%u,\"ecn_at_dequeue\":%s,\"seed\":%" PRIu64 ",\"no_flood\":%s"
-		",\"ecmp_seed\":%u,\"routes\":%u,\"dscp_prio\":[",
+		",\"ecmp_seed\":%u,\"routes\":%u,\"int_mask\":%u,\"int_mtu\":%u,\"dscp_prio\":[",
 		c->nports, c->link_mbps, c->delay_ns, c->buffer_bytes, c->pfc_mask, c->ecn_mask,
 		c->strict_mask, c->xoff_bytes, c->xon_bytes, c->kmin_bytes, c->kmax_bytes,
 		c->pmax_ppm, c->ecn_at_dequeue ? "true" : "false", c->seed,
-		c->no_flood ? "true" : "false", c->ecmp_seed, sw->nroutes);
+		c->no_flood ? "true" : "false", c->ecmp_seed, sw->nroutes, c->int_mask, c->int_mtu);
 	for (q = 0; q < 64; q++)
 		fprintf(f, "%s%u", q ? "," : "", c->dscp_prio[q]);
 	fprintf(f, "]},\"buffer_used\":%" PRIu64 ",\"buffer_max\":%" PRIu64 ",\"ports\":[",
@@ -733,9 +864,10 @@ void tsw_dump_json(const struct tsw *sw, FILE *f)
 	for (p = 0; p < c->nports; p++) {
 		tsw_port_stats(sw, p, &st);
 		fprintf(f, "%s{\"port\":%u,\"mbps\":%u,\"rx_frames\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-			",\"lossless_drops\":%" PRIu64 ",\"no_route\":%" PRIu64 ",",
+			",\"lossless_drops\":%" PRIu64 ",\"no_route\":%" PRIu64
+			",\"int_hops_added\":%" PRIu64 ",\"int_overflows\":%" PRIu64 ",",
 			p ? "," : "", p, sw->ports[p].mbps, st.rx_frames, st.rx_bytes,
-			st.lossless_drops, st.no_route);
+			st.lossless_drops, st.no_route, st.int_hops_added, st.int_overflows);
 		json_u64s(f, "pfc_xoff_sent", st.pfc_xoff_sent, TSW_NUM_PRIO);
 		fprintf(f, ",");
 		json_u64s(f, "pfc_xon_sent", st.pfc_xon_sent, TSW_NUM_PRIO);

@@ -45,6 +45,17 @@
  * frame to a group address or to a unicast MAC with neither a route nor a learned port is
  * dropped at ingress and counted (no_route) instead of flooded: a fabric with loops
  * (leaf-spine) routes every station and never floods.
+ * INT (HPCC's telemetry, include/tern/tern_dcb.h): for a priority in @int_mask, a RoCE frame
+ * to UDP port TERN_INT_UDP_DPORT whose shim is a REQUEST with fewer records than its max_hops
+ * gets one more 16-byte record appended after the last one on enqueue, if its IP packet
+ * stays within @int_mtu bytes (IPv4 without options only); the IP and UDP lengths, the IPv4
+ * header checksum and the UDP checksum (IPv4: 0; IPv6: recomputed) follow, and the frame
+ * counts in the buffer with its record. The record is filled when the frame starts to leave
+ * the egress port: the switch's time (ns, mod 2^32), the port's line bytes sent so far
+ * including this frame (preamble, FCS and gap included, mod 2^32), the bytes left in its
+ * egress FIFO behind it and the port's rate. A REQUEST that cannot take a record (hop limit,
+ * @int_mtu) is forwarded with TERN_INT_F_OVERFLOW set and counted (int_overflows); every
+ * other frame, ECHO shims included, is not touched. Off by default (@int_mask 0).
  */
 #ifndef TERN_FABRIC_SWITCH_H
 #define TERN_FABRIC_SWITCH_H
@@ -80,6 +91,8 @@ struct tsw_config {
 	bool ecn_at_dequeue;		/* mark on dequeue instead of enqueue (default false) */
 	bool no_flood;			/* drop what would flood (default false: flood) */
 	uint32_t ecmp_seed;		/* this switch's ECMP hash seed (default 0) */
+	uint8_t int_mask;		/* priorities with INT hop records (default 0: none) */
+	uint32_t int_mtu;		/* largest IP packet INT may grow a frame to (9000) */
 };
 
 /* Fill @cfg with the documented defaults (Documentation/fabric.rst) for @nports ports. */
@@ -126,6 +139,8 @@ struct tsw_port_stats {
 	uint64_t pfc_rx[TSW_NUM_PRIO];		/* PFC frames from the NIC pausing this priority */
 	uint64_t lossless_drops;		/* lossless priority drops (headroom failure) */
 	uint64_t no_route;			/* dropped at ingress: nowhere to go (no_flood) */
+	uint64_t int_hops_added;		/* INT records this egress port filled in */
+	uint64_t int_overflows;			/* INT requests it could not add a record to */
 };
 
 /* Current depth (bytes) of egress FIFO (@port, @prio), for sampling. */

@@ -598,6 +598,8 @@ static void usage(FILE *f)
 "  --kmin BYTES --kmax BYTES --pmax-ppm N   RED marking per egress FIFO\n"
 "  --dscp-prio D:P[,D:P...]  DSCP to priority (others keep the default map)\n"
 "  --seed N               RED's random seed\n"
+"  --int-mask M           priorities whose INT requests get hop records (HPCC; default 0)\n"
+"  --int-mtu BYTES        largest IP packet INT may grow a frame to (default 9000)\n"
 "  --stats FILE           statistics JSON, written on SIGUSR1 and at exit\n"
 "  --sock-queue BYTES     output queue per guest socket before dropping (default %zu)\n"
 "  --sample-us N          queue depth sampling period of the window, 0: off (default 100)\n"
@@ -637,7 +639,8 @@ static void parse_dscp_prio(const char *s)
 
 enum {
 	O_PORT = 256, O_LINK, O_DELAY, O_BUFFER, O_PFC, O_ECN, O_STRICT, O_XOFF, O_XON, O_KMIN,
-	O_KMAX, O_PMAX, O_DSCP, O_SEED, O_STATS, O_SOCKQ, O_SAMPLE, O_VERBOSE, O_HELP,
+	O_KMAX, O_PMAX, O_DSCP, O_SEED, O_INT, O_INTMTU, O_STATS, O_SOCKQ, O_SAMPLE, O_VERBOSE,
+	O_HELP,
 };
 
 static const struct option options[] = {
@@ -655,6 +658,8 @@ static const struct option options[] = {
 	{ "pmax-ppm", required_argument, NULL, O_PMAX },
 	{ "dscp-prio", required_argument, NULL, O_DSCP },
 	{ "seed", required_argument, NULL, O_SEED },
+	{ "int-mask", required_argument, NULL, O_INT },
+	{ "int-mtu", required_argument, NULL, O_INTMTU },
 	{ "stats", required_argument, NULL, O_STATS },
 	{ "sock-queue", required_argument, NULL, O_SOCKQ },
 	{ "sample-us", required_argument, NULL, O_SAMPLE },
@@ -756,6 +761,12 @@ static void parse_args(int argc, char **argv)
 		case O_SEED:
 			cfg.seed = num("seed", a, UINT64_MAX);
 			break;
+		case O_INT:
+			cfg.int_mask = (uint8_t)num("int-mask", a, 0xff);
+			break;
+		case O_INTMTU:
+			cfg.int_mtu = (uint32_t)num("int-mtu", a, UINT32_MAX);
+			break;
 		}
 	}
 	if (cfg.xon_bytes > cfg.xoff_bytes)
@@ -811,10 +822,11 @@ int main(int argc, char **argv)
 	window_reset();
 
 	logmsg("%u ports, link %u Mb/s, delay %" PRIu64 " ns, buffer %u B, pfc 0x%02x ecn 0x%02x "
-	       "strict 0x%02x, xoff %u xon %u, kmin %u kmax %u pmax %u ppm, seed %" PRIu64,
+	       "strict 0x%02x, xoff %u xon %u, kmin %u kmax %u pmax %u ppm, seed %" PRIu64
+	       ", int 0x%02x mtu %u",
 	       nports, cfg.link_mbps, cfg.delay_ns, cfg.buffer_bytes, cfg.pfc_mask, cfg.ecn_mask,
 	       cfg.strict_mask, cfg.xoff_bytes, cfg.xon_bytes, cfg.kmin_bytes, cfg.kmax_bytes,
-	       cfg.pmax_ppm, cfg.seed);
+	       cfg.pmax_ppm, cfg.seed, cfg.int_mask, cfg.int_mtu);
 	if (verbose) {
 		char map[64 * 6 + 1] = "", *w = map;
 

@@ -5,18 +5,21 @@
  * (Ethernet, VLAN, PFC, IPv4/IPv6 with DSCP and ECN) sees hostile input too.
  *
  * Input: a configuration (ports, lossless/ECN/strict priorities, ECN at enqueue or dequeue,
- * no_flood and the ECMP seed, thresholds, the DSCP map), then a script:
+ * no_flood and the ECMP seed, thresholds, INT priorities with a small or jumbo int_mtu),
+ * then a script:
  *   'R' port len16 bytes     a frame of len bytes (up to 65535 + 4096) received on port
  *   'T' us16                 time passes; the switch's timer runs whenever it is due
  *   'E' mac6 n ports[n]      a route (ECMP group); n and the ports may be out of range
- * Frames the switch delivers are checked against the longest it was given (or a PFC frame's
- * minimum size) and touched at both ends.
+ * Frames the switch delivers are checked against the longest it was given plus one INT
+ * record (or a PFC frame's minimum size) and touched at both ends.
  * Build: `make -C model fuzz`; run: `model/build/fuzz-switch -max_len=70000 NEW_DIR
  * model/fuzz/corpus/switch`. tests/host/fuzz.t runs a bounded slice.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <tern/tern_dcb.h>
 
 #include "switch.h"
 
@@ -36,8 +39,9 @@ static void deliver(void *o, unsigned int port, const void *frame, size_t len, u
 	struct fz *f = o;
 
 	(void)at;
-	/* a relayed frame, or a PFC frame of the switch's own (minimum size) */
-	if (port >= TSW_MAX_PORTS || len == 0 || (len > f->max_len && len > 64))
+	/* a relayed frame (one INT record longer at most), or a PFC frame (minimum size) */
+	if (port >= TSW_MAX_PORTS || len == 0 ||
+	    (len > f->max_len + sizeof(struct tern_int_hop) && len > 64))
 		abort();
 	f->sink ^= ((const uint8_t *)frame)[0] ^ ((const uint8_t *)frame)[len - 1];
 }
@@ -110,6 +114,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.kmin_bytes = 1500;
 	cfg.kmax_bytes = cfg.buffer_bytes / 2;
 	cfg.pmax_ppm = 200000;
+	i = take(&data, &size, 1);
+	cfg.int_mask = (uint8_t)i;
+	cfg.int_mtu = i & 1 ? 9000 : 1500;
 	for (i = 0; i < 64; i++)
 		cfg.dscp_prio[i] = (uint8_t)(i >> 3);
 	sw = tsw_create(&cfg, &host);

@@ -36,6 +36,11 @@ int cc_params_set(struct rdev *d, const struct tern_cc_params *c)
 	in[OFF(T, np_en)] = c->np_en;
 	in[OFF(T, cnp_dscp)] = c->cnp_dscp;
 	in[OFF(T, cnp_prio)] = c->cnp_prio;
+	in[OFF(T, hpcc_en)] = c->hpcc_en;
+	in[OFF(T, hpcc_max_stage)] = c->hpcc_max_stage;
+	wr16(in + OFF(T, hpcc_eta), c->hpcc_eta);
+	wr32(in + OFF(T, hpcc_ai_rate), c->hpcc_ai_rate);
+	wr32(in + OFF(T, hpcc_base_rtt), c->hpcc_base_rtt);
 #define W(f) wr32(in + OFF(T, f), c->f);
 	TERN_CC_U32_FIELDS(W)
 #undef W

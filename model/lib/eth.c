@@ -500,7 +500,7 @@ bool ternm_eth_rx_wants(const struct tern_model *m, const uint8_t *frame, size_t
 	/* Group addresses (broadcast included) always pass the filter. */
 	if (!(frame[0] & 1) && !(m->port_flags & TERN_PORT_F_PROMISC) && memcmp(frame, m->mac, 6))
 		return false;
-	if (ternm_rdma_is_roce(frame, len) || len > (size_t)m->mtu + TERNM_ETH_HDR_OVERHEAD)
+	if (ternm_rdma_is_roce(m, frame, len) || len > (size_t)m->mtu + TERNM_ETH_HDR_OVERHEAD)
 		return false;
 	return rx_target(m) >= 0;
 }
@@ -591,7 +591,7 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		return len;
 	}
 	/* RoCEv2 goes to the RDMA engine, which never holds a frame back. */
-	if (ternm_rdma_is_roce(frame, len)) {
+	if (ternm_rdma_is_roce(m, frame, len)) {
 		ternm_rdma_rx(m, frame, len);
 		return len;
 	}

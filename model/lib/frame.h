@@ -61,6 +61,7 @@ struct frame_info {
 	 */
 	size_t udp;
 	bool roce;		/* udp, to destination port TERN_ROCE_UDP_DPORT (RoCEv2) */
+	bool intp;		/* udp, to TERN_INT_UDP_DPORT: RoCEv2 with an INT shim */
 };
 
 static inline uint16_t frame_be16(const uint8_t *p)
@@ -133,6 +134,7 @@ static inline void frame_parse(const uint8_t *f, size_t len, struct frame_info *
 		return;
 	p->udp = u;
 	p->roce = frame_be16(f + u + 2) == TERN_ROCE_UDP_DPORT;
+	p->intp = frame_be16(f + u + 2) == TERN_INT_UDP_DPORT;
 }
 
 #endif /* TERN_MODEL_FRAME_H */

@@ -281,6 +281,24 @@ struct ternm_qp_cc {
 	uint64_t np_last_ns;	/* NP: when this QP last sent a CNP */
 };
 
+/*
+ * HPCC state of one RC/UC QP (rdma_hpcc.c): the requester's window and the telemetry of the
+ * last echo, the responder's telemetry to echo in its next ACK. Windows in bytes,
+ * utilisation in 1/65536.
+ */
+struct ternm_qp_hpcc {
+	bool init;		/* w, wc and last_update_psn are set */
+	bool echo_valid;	/* responder: echo[] goes out with the next ACK */
+	uint8_t nprev;		/* hops in prev_*; 0: no earlier echo to compare with */
+	uint8_t echo_n;
+	uint32_t inc_stage;
+	uint32_t last_update_psn;	/* an ACK at or past it updates the reference window */
+	uint64_t w, wc, u;
+	uint32_t prev_ts[TERN_INT_MAX_HOPS], prev_tx[TERN_INT_MAX_HOPS];
+	uint32_t prev_q[TERN_INT_MAX_HOPS];
+	uint8_t echo[TERN_INT_MAX_HOPS * sizeof(struct tern_int_hop)];
+};
+
 /* A shared receive queue (rdma_srq.c). */
 struct ternm_srq {
 	bool used;
@@ -377,6 +395,7 @@ struct ternm_qp {
 
 	/* congestion control */
 	struct ternm_qp_cc cc;
+	struct ternm_qp_hpcc hpcc;
 	uint8_t tx_block;	/* TX_*: why the current turn stopped */
 
 	/* lists */
@@ -406,7 +425,8 @@ static inline bool ternm_qp_connected(const struct ternm_qp *qp)
 	X(np_ecn_marked_roce_packets) X(np_cnp_sent) X(rp_cnp_handled) X(rp_cnp_ignored) \
 	X(rp_rate_decrease_events) X(rp_rate_increase_events) X(rp_min_rate_events) \
 	X(rp_limited_qps) \
-	X(out_of_order_accepted) X(selective_retrans_pkts) X(tail_loss_probes)
+	X(out_of_order_accepted) X(selective_retrans_pkts) X(tail_loss_probes) \
+	X(hpcc_int_echo_acks) X(hpcc_window_updates) X(hpcc_int_echoes_sent) X(rx_int_discards)
 
 struct ternm_rdma_stats {
 #define X(n) uint64_t n;
@@ -433,6 +453,11 @@ struct ternm_rdma {
 	uint8_t tx[TERN_ETH_MAX_FRAME];
 	/* CNPs: built in their own buffer, they are sent while a received frame is handled */
 	uint8_t cnp_tx[TERNM_MAX_L2L4 + BTH_LEN + CNP_RSVD_LEN + ICRC_LEN];
+	/* a received INT frame without its shim (rdma_hpcc.c), and the telemetry it carried */
+	bool int_busy;
+	uint8_t int_type, int_n;
+	uint8_t int_hops[TERN_INT_MAX_HOPS * sizeof(struct tern_int_hop)];
+	uint8_t int_rx[TERN_ETH_MAX_FRAME];
 };
 
 /* ECN field values (IPv4 TOS / IPv6 traffic class, low 2 bits). */
@@ -461,6 +486,9 @@ struct ternm_cc {
 	uint32_t dce_tcp_rtt;
 	uint32_t rate_reduce_monitor_period;
 	uint32_t initial_alpha_value;
+	uint8_t hpcc_en, hpcc_max_stage;
+	uint16_t hpcc_eta;
+	uint32_t hpcc_ai_rate, hpcc_base_rtt;
 };
 
 /* rdma_sched.c */
@@ -515,6 +543,17 @@ void ternm_cc_cnp_rx(struct tern_model *m, size_t len, const uint8_t *bth,
 uint64_t ternm_cc_deadline(const struct ternm_qp *qp);
 void ternm_cc_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now);
 void ternm_cc_qp_reset(struct tern_model *m, struct ternm_qp *qp);
+void ternm_cc_pace(struct tern_model *m, struct ternm_qp *qp, uint64_t kbps);
+
+/* rdma_hpcc.c */
+bool ternm_hpcc_qp(const struct tern_model *m, const struct ternm_qp *qp);
+bool ternm_hpcc_gate(struct tern_model *m, struct ternm_qp *qp);
+void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
+void ternm_hpcc_qp_reset(struct ternm_qp *qp);
+size_t ternm_int_tx(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, uint8_t *bth,
+		    size_t len, size_t room);
+void ternm_int_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, bool v6,
+		  size_t udp);
 void ternm_cc_query_qp(struct tern_model *m, struct ternm_qp *qp, uint32_t *rate_mbps,
 		       uint32_t *alpha);
 

@@ -44,6 +44,10 @@ static void cc_defaults(struct ternm_cc *c)
 	c->dce_tcp_rtt = TERN_CC_DEF_TCP_RTT;
 	c->rate_reduce_monitor_period = TERN_CC_DEF_MONITOR_PERIOD;
 	c->initial_alpha_value = TERN_CC_DEF_INITIAL_ALPHA;
+	c->hpcc_max_stage = TERN_CC_DEF_HPCC_MAX_STAGE;
+	c->hpcc_eta = TERN_CC_DEF_HPCC_ETA;
+	c->hpcc_ai_rate = TERN_CC_DEF_HPCC_AI_RATE;
+	c->hpcc_base_rtt = TERN_CC_DEF_HPCC_BASE_RTT;
 }
 
 int ternm_cc_init(struct tern_model *m)
@@ -123,6 +127,29 @@ static void cc_unlimit(struct tern_model *m, struct ternm_qp *qp)
 		ternm_qp_work(m, qp);
 	}
 	m->rdma->stats.rp_limited_qps--;
+}
+
+/*
+ * HPCC (rdma_hpcc.c): pace @qp at @kbps, or not at all from the line rate up. The limiter
+ * is DCQCN's (the two never share a priority) without its increase timer.
+ */
+void ternm_cc_pace(struct tern_model *m, struct ternm_qp *qp, uint64_t kbps)
+{
+	struct ternm_qp_cc *c = &qp->cc;
+
+	if (kbps >= (uint64_t)ternm_link_speed_mbps(m) * 1000) {
+		cc_unlimit(m, qp);
+		return;
+	}
+	if (!kbps)
+		kbps = 1;
+	if (!c->limited) {
+		c->limited = true;
+		c->next_send = ternm_now(m);
+		c->inc_deadline = TERNM_NO_DEADLINE;
+		m->rdma->stats.rp_limited_qps++;
+	}
+	c->rc = c->rt = kbps;
 }
 
 /* Rates are capped at the maximum; a QP back at the maximum is no longer limited. */
@@ -256,6 +283,7 @@ void ternm_cc_qp_reset(struct tern_model *m, struct ternm_qp *qp)
 	if (qp->cc.limited)
 		m->rdma->stats.rp_limited_qps--;
 	memset(&qp->cc, 0, sizeof(qp->cc));
+	ternm_hpcc_qp_reset(qp);
 	qp->cc.inc_deadline = qp->cc.pace_deadline = TERNM_NO_DEADLINE;
 }
 
@@ -319,7 +347,7 @@ bool ternm_tx_gate(struct tern_model *m, struct ternm_qp *qp, const uint8_t *pat
 	if (c->limited) {
 		uint64_t now = ternm_now(m);
 
-		if (!ternm_cc_rp(m, qp)) {
+		if (!ternm_cc_rp(m, qp) && !ternm_hpcc_qp(m, qp)) {
 			cc_unlimit(m, qp);	/* RP turned off, or the path changed priority */
 		} else {
 			cc_advance(m, qp, now);
@@ -331,6 +359,10 @@ bool ternm_tx_gate(struct tern_model *m, struct ternm_qp *qp, const uint8_t *pat
 				return false;
 			}
 		}
+	}
+	if (!ternm_hpcc_gate(m, qp)) {
+		qp->tx_block = TX_PACE;		/* HPCC window full: an ACK wakes it */
+		return false;
 	}
 	if (!ternm_mac_may_send(m, ternm_path_prio(m, path), NULL)) {
 		qp->tx_block = TX_MAC;
@@ -353,8 +385,8 @@ void ternm_cc_sent(struct tern_model *m, struct ternm_qp *qp, size_t len)
 	if (c->next_send < now)
 		c->next_send = now;
 	c->next_send += (uint64_t)len * 8000000ull / c->rc;
-	if (!p->rpg_byte_reset)
-		return;
+	if (!p->rpg_byte_reset || !ternm_cc_rp(m, qp))
+		return;			/* no byte stage (or HPCC's pacing only) */
 	c->bytes += len;
 	while (c->limited && c->bytes >= p->rpg_byte_reset) {
 		c->bytes -= p->rpg_byte_reset;
@@ -473,10 +505,33 @@ static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rate_reduce_monitor_period));
 	if (G(initial_alpha_value) > 1023)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, initial_alpha_value));
+	/* HPCC: 0 selects the default (a driver that predates HPCC sends zeros) */
+	c.hpcc_en = in[offsetof(T, hpcc_en)];
+	c.hpcc_max_stage = in[offsetof(T, hpcc_max_stage)];
+	c.hpcc_eta = get_le16(CFLD(in, T, hpcc_eta));
+	G(hpcc_ai_rate);
+	G(hpcc_base_rtt);
+	if (c.hpcc_en & c.rp_en)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_en));
+	if (!c.hpcc_max_stage)
+		c.hpcc_max_stage = TERN_CC_DEF_HPCC_MAX_STAGE;
+	if (c.hpcc_max_stage > 31)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_max_stage));
+	if (!c.hpcc_eta)
+		c.hpcc_eta = TERN_CC_DEF_HPCC_ETA;
+	if (c.hpcc_eta < 500 || c.hpcc_eta > 1000)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_eta));
+	if (!c.hpcc_ai_rate)
+		c.hpcc_ai_rate = TERN_CC_DEF_HPCC_AI_RATE;
+	if (c.hpcc_ai_rate > line)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_ai_rate));
+	if (!c.hpcc_base_rtt)
+		c.hpcc_base_rtt = TERN_CC_DEF_HPCC_BASE_RTT;
+	if (c.hpcc_base_rtt < 1000 || c.hpcc_base_rtt > 1000000)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_base_rtt));
 #undef G
-	for (i = 0; i < 4; i++)
-		if (get_le32(CFLD(in, T, rsvd) + 4 * i))
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd) + 4 * i);
+	if (get_le32(CFLD(in, T, rsvd)))
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd));
 	*m->cc = c;
 	/* limited QPs follow at once: RP off releases them, a lower maximum caps them */
 	for (i = 0; i < TERNM_MAX_QP; i++) {
@@ -484,9 +539,9 @@ static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 
 		if (!qp || !qp->cc.limited)
 			continue;
-		if (!ternm_cc_rp(m, qp))
+		if (!ternm_cc_rp(m, qp) && !ternm_hpcc_qp(m, qp))
 			cc_unlimit(m, qp);
-		else
+		else if (ternm_cc_rp(m, qp))
 			cc_cap(m, qp);
 		ternm_qp_timer_sync(m, qp);
 	}
@@ -525,6 +580,11 @@ static void query_params(struct tern_model *m, uint16_t out_len, struct ternm_cm
 	P(dce_tcp_rtt);
 	P(rate_reduce_monitor_period);
 	P(initial_alpha_value);
+	o[offsetof(T, hpcc_en)] = c->hpcc_en;
+	o[offsetof(T, hpcc_max_stage)] = c->hpcc_max_stage;
+	put_le16(FLD(o, T, hpcc_eta), c->hpcc_eta);
+	P(hpcc_ai_rate);
+	P(hpcc_base_rtt);
 #undef P
 	r->out_size = sizeof(T);
 	r->status = TERN_CMD_OK;

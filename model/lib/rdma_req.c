@@ -903,6 +903,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 				op = is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
 			qp->pkts_since_ack++;
 			ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
+				 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
 				 psn_diff(qp->req_psn, qp->una_psn) + 1 >= qp->max_unacked;
 			if (ackreq)
 				qp->pkts_since_ack = 0;

@@ -14,7 +14,9 @@
  * eight 0xff bytes, then IP header, UDP header and BTH with the variant fields set to ones
  * (IPv4 TOS, TTL, checksum; IPv6 traffic class, flow label, hop limit; UDP checksum; BTH byte
  * 4), then the rest of the packet; it goes on the wire least significant byte first. So a
- * switch may mark CE (and set FECN/BECN) without breaking the ICRC.
+ * switch may mark CE (and set FECN/BECN) without breaking the ICRC. HPCC's INT shim
+ * (rdma_hpcc.c) is inserted after the ICRC is computed and removed before it is checked: the
+ * ICRC never covers it.
  *
  * Received frames are dropped and counted (rx_roce_discards) when malformed (lengths, IPv4
  * header checksum or fragments, TVer, unknown opcode or one the QP's type does not take
@@ -203,6 +205,14 @@ static size_t frame_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, 
 	}
 	put_le32(end, icrc(l3, qp->ipv6, bth, end));
 	end += ICRC_LEN;
+	if (m->cc->hpcc_en) {
+		/* INT: after the ICRC, which covers the packet without the shim */
+		size_t g = ternm_int_tx(m, qp, f, bth, (size_t)(end - f),
+					 f == r->tx ? sizeof(r->tx) : 0);
+
+		end += g;
+		udp_len += g;
+	}
 	if (qp->ipv6) {
 		uint32_t s = frame_csum_add(0, l3 + 8, 32);
 		uint16_t c;
@@ -266,23 +276,28 @@ size_t ternm_cnp_send(struct tern_model *m, struct ternm_qp *qp)
 
 /* ---- receive ------------------------------------------------------------------------------- */
 
-/* Where a frame's UDP header is if it is RoCEv2 (IP, UDP, port 4791); 0 if it is not. */
-static size_t roce_udp(const uint8_t *f, size_t len, size_t *l3, bool *v6)
+/*
+ * Where a frame's UDP header is if it is RoCEv2 (IP, UDP, port 4791, or TERN_INT_UDP_DPORT
+ * with an INT shim: *intp); 0 if it is not.
+ */
+static size_t roce_udp(const uint8_t *f, size_t len, size_t *l3, bool *v6, bool *intp)
 {
 	struct frame_info fi;
 
 	frame_parse(f, len, &fi);
 	*l3 = fi.l3;
 	*v6 = fi.ipver == 6;
-	return fi.roce ? fi.udp : 0;
+	*intp = fi.intp;
+	return fi.roce || fi.intp ? fi.udp : 0;
 }
 
-bool ternm_rdma_is_roce(const uint8_t *frame, size_t len)
+/* RoCEv2 for this port: to 4791, or to the INT port while HPCC is on for some priority. */
+bool ternm_rdma_is_roce(const struct tern_model *m, const uint8_t *frame, size_t len)
 {
 	struct frame_info fi;
 
 	frame_parse(frame, len, &fi);
-	return fi.roce;
+	return fi.roce || (fi.intp && m->cc && m->cc->hpcc_en);
 }
 
 static bool has_atomic_eth(uint8_t op)
@@ -322,11 +337,17 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	size_t l3, u, ip_end, ulen, ext;
 	const uint8_t *bth, *end, *x;
 	unsigned int pad;
-	bool v6, uc;
+	bool v6, uc, intp;
 
-	u = roce_udp(f, len, &l3, &v6);
+	u = roce_udp(f, len, &l3, &v6, &intp);
 	if (!u || !m->ready || m->fatal)
 		goto discard;
+	if (intp) {
+		if (!m->cc->hpcc_en)
+			goto discard;			/* INT off: not RoCE here */
+		ternm_int_rx(m, f, len, l3, v6, u);	/* without the shim, back here */
+		return;
+	}
 	if (v6) {
 		ip_end = l3 + 40 + get_be16(f + l3 + 4);
 	} else {
@@ -441,6 +462,7 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	}
 	r->stats.rx_roce_packets++;
 	r->stats.rx_roce_bytes += len;
+	ternm_hpcc_rx(m, qp, &p);		/* INT telemetry (rdma_hpcc.c) */
 	ternm_cc_np_rx(m, qp, f, len, l3, v6);	/* CE: a CNP back (rdma_cc.c) */
 	if (is_request(p.opcode))
 		ternm_resp_rx(m, qp, &p);

@@ -433,7 +433,7 @@ void ternm_rdma_run(struct tern_model *m);
 void ternm_rdma_timer(struct tern_model *m, uint64_t now);
 uint64_t ternm_rdma_next_deadline(const struct tern_model *m);
 bool ternm_rdma_eq_in_use(struct tern_model *m, unsigned int eqn);
-bool ternm_rdma_is_roce(const uint8_t *frame, size_t len);
+bool ternm_rdma_is_roce(const struct tern_model *m, const uint8_t *frame, size_t len);
 void ternm_rdma_rx(struct tern_model *m, const uint8_t *frame, size_t len);
 
 #endif /* TERN_MODEL_INT_H */

@@ -79,7 +79,7 @@ void ternm_wire_tx(struct tern_model *m, const uint8_t *frame, size_t len)
 
 	w->frames++;
 	if (wire_active(w) &&
-	    (!(w->flags & TERN_WIRE_FAULT_F_ROCE_ONLY) || ternm_rdma_is_roce(frame, len))) {
+	    (!(w->flags & TERN_WIRE_FAULT_F_ROCE_ONLY) || ternm_rdma_is_roce(m, frame, len))) {
 		drop = wire_chance(w, w->drop_ppm);
 		corrupt = wire_chance(w, w->corrupt_ppm);
 		dup = wire_chance(w, w->duplicate_ppm);

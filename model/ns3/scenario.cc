@@ -140,6 +140,7 @@ SwitchTotals::Add(const struct tsw* sw, unsigned int port, unsigned int prio)
     xon += st.pfc_xon_sent[prio];
     lossless += st.lossless_drops;
     no_route += st.no_route;
+    int_hops += st.int_hops_added;
     for (unsigned int q = 0; q < TSW_NUM_PRIO; q++)
     {
         drops += st.q[q].drops;
@@ -165,6 +166,8 @@ NicTotals::Add(const Ptr<TernNetDevice>& d, unsigned int prio)
     cnp_ignored += ns.cnp_ignored;
     cuts += ns.rate_cuts;
     incs += ns.rate_increases;
+    int_echo_acks += ns.int_echo_acks;
+    hpcc_updates += ns.hpcc_updates;
     refused += d->RefusedFrames();
 }
 

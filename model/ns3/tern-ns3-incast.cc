@@ -260,7 +260,7 @@ Report(double wall)
     struct sim_incast_figures f = {};
 
     f.n = n;
-    f.dcqcn = p.nic.dcqcn;
+    f.dcqcn = p.nic.dcqcn && !p.nic.hpcc;
     f.rp_en = p.nic.rp_en;
     f.np_en = p.nic.np_en;
     f.link_mbps = p.nic.link_mbps;
@@ -296,6 +296,10 @@ Report(double wall)
     f.cnp_ignored = nic.cnp_ignored;
     f.cuts = nic.cuts;
     f.incs = nic.incs;
+    f.hpcc = p.nic.hpcc;
+    f.int_hops = sw.int_hops;
+    f.int_echo_acks = nic.int_echo_acks;
+    f.hpcc_updates = nic.hpcc_updates;
     f.completed = completed;
     f.errors = errors;
     f.data_ok = data_ok;
@@ -355,6 +359,7 @@ Usage(FILE* f)
             SIM_INCAST_USAGE_TOP
             "  --pfc-mask M          lossless priorities, switch and NICs (8)\n"
             "  --cc NAME=V           a DCQCN parameter (e.g. rpg_ai_rate=40)\n"
+            "  --hpcc on|off         HPCC with INT on the --rp-en priorities instead of DCQCN\n"
             SIM_INCAST_USAGE_BOTTOM,
             kMaxSenders);
 }
@@ -379,7 +384,7 @@ main(int argc, char** argv)
     {
         O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_MTU, O_MSG, O_OUT, O_SEED,
         O_SAMPLE, O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ,
-        O_PFC, O_JIT, O_ECNENQ
+        O_PFC, O_JIT, O_ECNENQ, O_HPCC
     };
     static const std::vector<struct option> opts = Options({
         {"n", 1, nullptr, O_N}, {"dcqcn", 1, nullptr, O_DCQCN}, {"rp-en", 1, nullptr, O_RP},
@@ -391,7 +396,7 @@ main(int argc, char** argv)
         {"conv-tol", 1, nullptr, O_CT}, {"conv-hold-us", 1, nullptr, O_CH},
         {"ecn-dequeue", 0, nullptr, O_ECNDEQ}, {"ecn-enqueue", 0, nullptr, O_ECNENQ},
         {"pfc-mask", 1, nullptr, O_PFC},
-        {"jitter-ns", 1, nullptr, O_JIT},
+        {"jitter-ns", 1, nullptr, O_JIT}, {"hpcc", 1, nullptr, O_HPCC},
         {"series", 1, nullptr, O_SERIES}, {"switch-json", 1, nullptr, O_SWJSON},
         {"quiet", 0, nullptr, O_QUIET}, {"help", 0, nullptr, O_HELP},
     });
@@ -408,6 +413,7 @@ main(int argc, char** argv)
         {
         case O_N: p.n = static_cast<unsigned int>(Num(optarg, "--n")); break;
         case O_DCQCN: p.nic.dcqcn = OnOff(optarg); break;
+        case O_HPCC: p.nic.hpcc = OnOff(optarg); break;
         case O_RP: p.nic.rp_en = static_cast<uint8_t>(Num(optarg, "--rp-en")); break;
         case O_NP: p.nic.np_en = static_cast<uint8_t>(Num(optarg, "--np-en")); break;
         case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;
@@ -433,6 +439,7 @@ main(int argc, char** argv)
         }
     }
     p.nic.pfc_mask = p.sw.pfc_mask;
+    p.sw.int_mask = p.nic.hpcc ? p.nic.rp_en : 0;
     if (optind != argc || !p.n || p.n > kMaxSenders || p.flow.mtu < 1 || p.flow.mtu > 5 ||
         !p.flow.msg_bytes || p.flow.msg_bytes > (1u << 20) || !p.flow.outstanding ||
         p.flow.outstanding > 32 || !p.sample_ns || !p.bin_ns || !p.duration_ns ||

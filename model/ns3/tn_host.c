@@ -182,8 +182,9 @@ static bool cc_setup(struct tn_host *h, const struct tn_nic_params *p)
 	struct tern_cc_params in;
 
 	memset(&in, 0, sizeof(in));
-	in.rp_en = p->dcqcn ? p->rp_en : 0;
-	in.np_en = p->dcqcn ? p->np_en : 0;
+	in.rp_en = p->dcqcn && !p->hpcc ? p->rp_en : 0;
+	in.np_en = p->dcqcn && !p->hpcc ? p->np_en : 0;
+	in.hpcc_en = p->hpcc ? p->rp_en : 0;
 	in.cnp_dscp = c->cnp_dscp;
 	in.cnp_prio = c->cnp_prio;
 #define CP(f) in.f = c->f;
@@ -307,6 +308,8 @@ void tn_host_stats(struct tn_host *h, unsigned int prio, struct tn_nic_stats *st
 		st->cnp_ignored = RSTAT(rs, rp_cnp_ignored);
 		st->rate_cuts = RSTAT(rs, rp_rate_decrease_events);
 		st->rate_increases = RSTAT(rs, rp_rate_increase_events);
+		st->int_echo_acks = RSTAT(rs, hpcc_int_echo_acks);
+		st->hpcc_updates = RSTAT(rs, hpcc_window_updates);
 	}
 	settle(h);
 }

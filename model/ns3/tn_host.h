@@ -53,6 +53,7 @@ struct tn_nic_params {
 	uint32_t link_mbps;	/* the MAC's line rate (exact serialization) */
 	uint8_t pfc_mask;	/* lossless priorities (SET_DCB pfc_en) */
 	bool dcqcn;
+	bool hpcc;		/* HPCC + INT on rp_en's priorities instead of DCQCN */
 	uint8_t rp_en, np_en;	/* CC priority masks when dcqcn */
 	struct tn_cc cc;
 };
@@ -81,6 +82,7 @@ struct tn_nic_stats {
 	uint64_t rx_pause, tx_pause, rx_discards;	/* PFC, on the priority asked */
 	uint64_t retrans, ack_timeouts, cnp_sent, np_ecn_rx, cnp_handled, cnp_ignored;
 	uint64_t rate_cuts, rate_increases;
+	uint64_t int_echo_acks, hpcc_updates;	/* HPCC: ACKs with an INT echo, Wc updates */
 	bool pfc_ok, rdma_ok;		/* QUERY_PFC_STATS, QUERY_RDMA_STATS accepted */
 };
 void tn_host_stats(struct tn_host *h, unsigned int prio, struct tn_nic_stats *st);

@@ -40,6 +40,11 @@ static void cc_defaults(uint8_t p[CC_LEN])
 	wr32(p + CCP(dce_tcp_rtt), 1);
 	wr32(p + CCP(rate_reduce_monitor_period), 4);
 	wr32(p + CCP(initial_alpha_value), 1023);
+	p[CCP(hpcc_max_stage)] = 5;
+	p[CCP(hpcc_eta)] = 950 & 0xff;
+	p[CCP(hpcc_eta) + 1] = 950 >> 8;
+	wr32(p + CCP(hpcc_ai_rate), 100);
+	wr32(p + CCP(hpcc_base_rtt), 12000);
 }
 
 static int cc_set(struct fake *f, const uint8_t p[CC_LEN], uint32_t *syndrome)
@@ -310,10 +315,16 @@ static void t_params(void)
 		{ CCP(dce_tcp_rtt), 4, 131072, 131071 },
 		{ CCP(rate_reduce_monitor_period), 4, 131072, 0 },
 		{ CCP(initial_alpha_value), 4, 1024, 0 },
+		/* HPCC: never on a priority with DCQCN (rp_en is 0x08 here) */
+		{ CCP(hpcc_en), 1, 0x18, 0x10 },
+		{ CCP(hpcc_max_stage), 1, 32, 31 },
+		{ CCP(hpcc_eta), 2, 499, 500 },
+		{ CCP(hpcc_eta), 2, 1001, 1000 },
+		{ CCP(hpcc_ai_rate), 4, LINE_MBPS + 1, LINE_MBPS },
+		{ CCP(hpcc_base_rtt), 4, 999, 1000 },
+		{ CCP(hpcc_base_rtt), 4, 1000001, 1000000 },
 		{ CCP(rsvd), 4, 1, 0 },
-		{ CCP(rsvd) + 4, 4, 0x100, 0 },
-		{ CCP(rsvd) + 8, 4, 0x10000, 0 },
-		{ CCP(rsvd) + 12, 4, 0x80000000, 0 },
+		{ CCP(rsvd), 4, 0x80000000, 0 },
 	};
 	uint8_t p[CC_LEN], q[CC_LEN], last[CC_LEN];
 	struct fake f;
@@ -347,6 +358,11 @@ static void t_params(void)
 	wr32(p + CCP(dce_tcp_rtt), 55);
 	wr32(p + CCP(rate_reduce_monitor_period), 50);
 	wr32(p + CCP(initial_alpha_value), 512);
+	p[CCP(hpcc_en)] = 0x20;
+	p[CCP(hpcc_max_stage)] = 3;
+	wr16(p + CCP(hpcc_eta), 900);
+	wr32(p + CCP(hpcc_ai_rate), 80);
+	wr32(p + CCP(hpcc_base_rtt), 9000);
 	CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
 	REQUIRE(cc_query(&f, q));
 	CHECK(!memcmp(p, q, CC_LEN));
@@ -357,6 +373,8 @@ static void t_params(void)
 		memcpy(p, last, CC_LEN);
 		if (cases[i].width == 1)
 			p[cases[i].off] = (uint8_t)cases[i].bad;
+		else if (cases[i].width == 2)
+			wr16(p + cases[i].off, (uint16_t)cases[i].bad);
 		else
 			wr32(p + cases[i].off, cases[i].bad);
 		syn = ~0u;
@@ -368,6 +386,8 @@ static void t_params(void)
 		CHECK(!memcmp(q, last, CC_LEN));
 		if (cases[i].width == 1)
 			p[cases[i].off] = (uint8_t)cases[i].good;
+		else if (cases[i].width == 2)
+			wr16(p + cases[i].off, (uint16_t)cases[i].good);
 		else
 			wr32(p + cases[i].off, cases[i].good);
 		CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
@@ -375,6 +395,18 @@ static void t_params(void)
 		CHECK(!memcmp(q, p, CC_LEN));
 		memcpy(last, p, CC_LEN);
 	}
+	/* HPCC's parameters at 0 select their defaults (a driver that predates HPCC) */
+	memcpy(p, last, CC_LEN);
+	p[CCP(hpcc_max_stage)] = 0;
+	wr16(p + CCP(hpcc_eta), 0);
+	wr32(p + CCP(hpcc_ai_rate), 0);
+	wr32(p + CCP(hpcc_base_rtt), 0);
+	CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
+	REQUIRE(cc_query(&f, q));
+	CHECK_EQ(q[CCP(hpcc_max_stage)], TERN_CC_DEF_HPCC_MAX_STAGE);
+	CHECK_EQ(rd16(q + CCP(hpcc_eta)), TERN_CC_DEF_HPCC_ETA);
+	CHECK_EQ(rd32(q + CCP(hpcc_ai_rate)), TERN_CC_DEF_HPCC_AI_RATE);
+	CHECK_EQ(rd32(q + CCP(hpcc_base_rtt)), TERN_CC_DEF_HPCC_BASE_RTT);
 	/* lengths */
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_SET_CC_PARAMS, p, CC_LEN - 1, NULL, 0, &c), TERN_CMD_BAD_LEN);
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, q, CC_LEN - 1, &c),
@@ -1480,6 +1512,379 @@ out:
 	conn_free(&c);
 }
 
+/* ---- HPCC and INT ----------------------------------------------------------------------- */
+
+static void put_b16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put_b32(uint8_t *p, uint32_t v)
+{
+	put_b16(p, v >> 16);
+	put_b16(p + 2, v);
+}
+
+/* HPCC (and INT) on @prios; 0x01 is the test connections' priority. */
+static bool hpcc_apply(struct rdev *d, uint8_t prios)
+{
+	uint8_t p[CC_LEN];
+
+	cc_defaults(p);
+	p[CCP(hpcc_en)] = prios;
+	return cc_apply(d, p);
+}
+
+/* WRITE @len bytes of a's pattern to b at 0 and compare both sides. */
+static bool write_check(struct conn *c, struct rmr *a, struct rmr *b, uint32_t len,
+			uint64_t id)
+{
+	uint8_t *x = malloc(len), *y = malloc(len);
+	bool ok = x && y && do_write(c, 0, a, b, len, id);
+
+	if (ok) {
+		mr_read(c->d[0], a, 0, x, len);
+		mr_read(c->d[1], b, 0, y, len);
+		ok = !memcmp(x, y, len);
+	}
+	free(x);
+	free(y);
+	return ok;
+}
+
+/* Count the logged frames per direction: with INT (of @type), without, and bad ICRCs. */
+struct int_count {
+	unsigned int with[2], without[2], bad_icrc, bad_shim;
+};
+
+static struct int_count count_int(const struct wire *w, uint8_t type1)
+{
+	struct int_count n;
+	unsigned int i;
+	struct pkt p;
+
+	memset(&n, 0, sizeof(n));
+	for (i = 0; i < w->nlog; i++) {
+		const struct wire_rec *r = &w->log[i];
+
+		if (!pkt_parse(r->data, r->len, &p))
+			continue;
+		if (p.icrc_wire != p.icrc_calc)
+			n.bad_icrc++;
+		if (!p.has_int) {
+			n.without[r->dir]++;
+			continue;
+		}
+		n.with[r->dir]++;
+		/* requests one way, their echoes the other */
+		if (p.int_type != (r->dir ? type1 ^ 3 : type1) || p.int_max_hops != 5 ||
+		    p.int_next_dport != TERN_ROCE_UDP_DPORT || p.int_flags || p.tclass & 3)
+			n.bad_shim++;
+	}
+	return n;
+}
+
+/*
+ * INT on the wire between two NICs (no switch: no records): HPCC's requests carry a REQUEST
+ * shim, the ACKs an ECHO; the ICRC is the one without the shim; a receiver with HPCC on
+ * other priorities only takes the requests and answers plainly; a receiver with INT off
+ * (hpcc_en 0) does not take port-4792 frames as RoCE at all, like a NIC that does not know
+ * INT; HPCC off everywhere sends what it always did.
+ */
+static void t_hpcc_wire(void)
+{
+	struct conn c;
+	struct connopt o;
+	struct rmr a, b;
+	struct int_count n;
+	struct wire_rec req = { 0 };
+	struct pkt p;
+	bool mr_ok = false;
+	uint64_t acks, sent, rx, discards;
+	unsigned int i;
+
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 1 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	mr_fill(c.d[0], &a, 7);
+	/* both ends */
+	RQ(hpcc_apply(c.d[0], 0x01) && hpcc_apply(c.d[1], 0x01));
+	CHECK(write_check(&c, &a, &b, 256 << 10, 1));
+	n = count_int(&c.w, TERN_INT_TYPE_REQUEST);
+	CHECK_EQ(n.without[0], 0);
+	CHECK(n.with[0] >= 64);			/* 256 KiB at MTU 4096 */
+	CHECK(n.with[1] >= 1);
+	CHECK_EQ(n.without[1], 0);
+	CHECK_EQ(n.bad_icrc, 0);
+	CHECK_EQ(n.bad_shim, 0);
+	acks = RDEV_STAT(c.d[0], hpcc_int_echo_acks);
+	sent = RDEV_STAT(c.d[1], hpcc_int_echoes_sent);
+	CHECK(acks >= 1);
+	CHECK_EQ(sent, acks);		/* no switch: echoes of no records, every one counted */
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_int_discards), 0);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards), 0);
+	/* a receiver with HPCC on another priority only: takes the requests, plain ACKs */
+	RQ(hpcc_apply(c.d[1], 0x80));
+	wire_clear_log(&c.w);
+	CHECK(write_check(&c, &a, &b, 256 << 10, 2));
+	n = count_int(&c.w, TERN_INT_TYPE_REQUEST);
+	CHECK(n.with[0] >= 64);
+	CHECK_EQ(n.with[1], 0);
+	CHECK(n.without[1] >= 1);
+	CHECK_EQ(n.bad_icrc, 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], hpcc_int_echo_acks), acks);
+	/* a receiver with INT off: one of those requests again is not RoCE to it */
+	for (i = 0; i < c.w.nlog && !req.len; i++)
+		if (c.w.log[i].dir == 0 && pkt_parse(c.w.log[i].data, c.w.log[i].len, &p) &&
+		    p.has_int)
+			req = c.w.log[i];
+	RQ(req.len);
+	RQ(hpcc_apply(c.d[1], 0));
+	rx = RDEV_STAT(c.d[1], rx_roce_packets);
+	discards = RDEV_STAT(c.d[1], rx_roce_discards) + RDEV_STAT(c.d[1], rx_int_discards) +
+		   RDEV_STAT(c.d[1], duplicate_request);
+	CHECK_EQ(tern_model_rx_frame(c.d[1]->f.m, req.data, req.len), req.len);
+	fk_run(&c.d[1]->f);
+	CHECK_EQ(c.d[1]->f.nframes, 0);		/* no ACK */
+	fk_clear_frames(&c.d[1]->f);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_packets), rx);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards) + RDEV_STAT(c.d[1], rx_int_discards) +
+		 RDEV_STAT(c.d[1], duplicate_request), discards);
+	/* and with it on, the same frame is a duplicate request, ACKed */
+	RQ(hpcc_apply(c.d[1], 0x80));
+	CHECK_EQ(tern_model_rx_frame(c.d[1]->f.m, req.data, req.len), req.len);
+	fk_run(&c.d[1]->f);
+	CHECK(c.d[1]->f.nframes >= 1);
+	fk_clear_frames(&c.d[1]->f);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_packets), rx + 1);
+	/* off everywhere (the default): no shim, port 4791 */
+	RQ(hpcc_apply(c.d[0], 0));
+	wire_clear_log(&c.w);
+	CHECK(write_check(&c, &a, &b, 64 << 10, 3));
+	n = count_int(&c.w, TERN_INT_TYPE_REQUEST);
+	CHECK_EQ(n.with[0] + n.with[1], 0);
+	CHECK(n.without[0] >= 16);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+/*
+ * The test as one switch on the way from side 0 to side 1: every INT request gets a record
+ * and reaches side 1 that way. The hop's clock is its own (the wire moves a burst in no
+ * virtual time): busy, each frame takes its time at the line rate and counts its line
+ * bytes, with @qlen queued; idle, 10 us pass per frame and no byte.
+ */
+struct int_sw {
+	bool busy;
+	uint32_t qlen;
+	uint64_t tx, ts;
+	unsigned int inserted;
+};
+
+static enum wire_action int_switch(struct wire *w, unsigned int dir, unsigned int idx,
+				   uint8_t *f, size_t *len)
+{
+	struct int_sw *s = w->ctx;
+	size_t sh = 14 + 20 + 8, n = *len + 16;
+	struct pkt p;
+	uint8_t *g;
+
+	(void)idx;
+	if (dir || !pkt_parse(f, *len, &p) || !p.has_int || p.int_type != TERN_INT_TYPE_REQUEST ||
+	    p.vlan || p.ipver != 4 || p.int_nhops)
+		return W_DELIVER;
+	if (s->busy) {
+		s->tx += n + 24;
+		s->ts += (n + 24) * 8000 / LINE_MBPS;
+	} else {
+		s->ts += 10000;
+	}
+	g = malloc(n);
+	if (!g)
+		return W_DELIVER;
+	memcpy(g, f, sh + 8);
+	put_b32(g + sh + 8, (uint32_t)s->ts);
+	put_b32(g + sh + 12, (uint32_t)s->tx);
+	put_b32(g + sh + 16, s->qlen);
+	put_b32(g + sh + 20, LINE_MBPS);
+	memcpy(g + sh + 24, f + sh + 8, *len - sh - 8);
+	g[sh + 1] = 1;
+	put_b16(g + 14 + 2, (uint32_t)(n - 14));
+	put_b16(g + 14 + 20 + 4, (uint32_t)(n - 34));
+	pkt_fix_ipv4_csum(g, n);	/* the ICRC stays: it does not cover the shim */
+	tern_model_rx_frame(w->end[1]->m, g, n);
+	free(g);
+	s->inserted++;
+	return W_DROP;
+}
+
+/* Every echo in direction 1 carries one record with @qlen at the line rate. */
+static bool echoes_are(const struct wire *w, uint32_t qlen, unsigned int *nechoes)
+{
+	unsigned int i;
+	struct pkt p;
+	bool ok = true;
+
+	*nechoes = 0;
+	for (i = 0; i < w->nlog; i++) {
+		if (w->log[i].dir != 1 || !pkt_parse(w->log[i].data, w->log[i].len, &p) ||
+		    !p.has_int)
+			continue;
+		(*nechoes)++;
+		ok &= p.int_type == TERN_INT_TYPE_ECHO && p.int_nhops == 1 &&
+		      p.int_hop[0].qlen == qlen && p.int_hop[0].rate_mbps == LINE_MBPS &&
+		      p.icrc_wire == p.icrc_calc;
+	}
+	return ok;
+}
+
+/*
+ * The window from the echoes: a busy hop with a standing queue (U > eta) cuts it and the QP
+ * is paced below the line rate; an idle hop (U -> 0) grows it back to the line-rate BDP,
+ * where the QP is no longer limited. Data intact, nothing resent.
+ */
+static void t_hpcc_window(void)
+{
+	struct conn c;
+	struct connopt o;
+	struct rmr a, b;
+	struct int_sw sw = { .busy = true, .qlen = 100000 };
+	bool mr_ok = false;
+	unsigned int ne;
+	uint32_t rate;
+
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 1 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	mr_fill(c.d[0], &a, 9);
+	RQ(hpcc_apply(c.d[0], 0x01) && hpcc_apply(c.d[1], 0x01));
+	c.w.filter = int_switch;
+	c.w.ctx = &sw;
+	/* congested: qlen 100 kB against B x T = 37.5 kB, the link full */
+	CHECK(write_check(&c, &a, &b, 1 << 20, 1));
+	CHECK(sw.inserted >= 256);
+	CHECK(echoes_are(&c.w, 100000, &ne));
+	CHECK(ne >= 16);
+	CHECK(RDEV_STAT(c.d[1], hpcc_int_echoes_sent) >= ne);
+	CHECK(RDEV_STAT(c.d[0], hpcc_window_updates) >= 2);
+	rate = qp_rate(c.d[0], c.qp[0].qpn);
+	printf("#   congested hop: paced at %u Mb/s (line %u)\n", rate, LINE_MBPS);
+	CHECK(rate > 0 && rate < LINE_MBPS / 2);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 1);
+	/* the hop goes idle: back to the line rate, not limited */
+	sw.busy = false;
+	sw.qlen = 0;
+	wire_clear_log(&c.w);
+	CHECK(write_check(&c, &a, &b, 1 << 20, 2));
+	CHECK(echoes_are(&c.w, 0, &ne));
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], retrans_pkts), 0);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_int_discards), 0);
+	/* turning HPCC off releases a limited QP */
+	sw.busy = true;
+	sw.qlen = 100000;
+	CHECK(write_check(&c, &a, &b, 1 << 20, 3));
+	CHECK(qp_rate(c.d[0], c.qp[0].qpn) > 0);
+	RQ(hpcc_apply(c.d[0], 0));
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+out:
+	c.w.filter = NULL;
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+/* Malformed INT shims are dropped and counted, nothing else happens. */
+static void t_hpcc_bad_shim(void)
+{
+	static const struct {
+		size_t off;
+		uint8_t val;
+	} cases[] = {
+		{ 0, 0 }, { 0, 3 },		/* type */
+		{ 2, 0 }, { 2, 6 },		/* max_hops */
+		{ 1, 6 },			/* nhops > max_hops */
+		{ 3, 2 },			/* unknown flag */
+		{ 4, 0x13 },			/* next_dport not 4791 */
+		{ 7, 1 },			/* reserved */
+	};
+	struct conn c;
+	struct connopt o;
+	struct rmr a, b;
+	struct wire_rec r = { 0 };
+	bool mr_ok = false;
+	uint8_t f[TERN_ETH_MAX_FRAME];
+	size_t sh = 14 + 20 + 8;
+	unsigned int i;
+	struct pkt p;
+	uint64_t rx;
+
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
+	mr_ok = true;
+	RQ(hpcc_apply(c.d[0], 0x01) && hpcc_apply(c.d[1], 0x01));
+	CHECK(write_check(&c, &a, &b, 1000, 1));
+	for (i = 0; i < c.w.nlog; i++)
+		if (c.w.log[i].dir == 0 && pkt_parse(c.w.log[i].data, c.w.log[i].len, &p) &&
+		    p.has_int && !p.vlan && p.ipver == 4)
+			r = c.w.log[i];
+	RQ(r.len && r.len <= sizeof(f));
+	rx = RDEV_STAT(c.d[1], rx_roce_packets);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(f, r.data, r.len);
+		f[sh + cases[i].off] = cases[i].val;
+		CHECK_EQ(tern_model_rx_frame(c.d[1]->f.m, f, r.len), r.len);
+		fk_run(&c.d[1]->f);
+		fk_clear_frames(&c.d[1]->f);
+		CHECK_EQ(RDEV_STAT(c.d[1], rx_int_discards), i + 1);
+	}
+	/* a bad IPv4 header checksum is not repaired by the shim's removal */
+	memcpy(f, r.data, r.len);
+	f[14 + 10] ^= 0x40;
+	CHECK_EQ(tern_model_rx_frame(c.d[1]->f.m, f, r.len), r.len);
+	fk_run(&c.d[1]->f);
+	fk_clear_frames(&c.d[1]->f);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_int_discards), i + 1);
+	/* a record more than the UDP length holds */
+	memcpy(f, r.data, r.len);
+	f[sh + 1] = 5;
+	f[sh + 2] = 5;
+	f[sh - 8 + 4] = 0;
+	f[sh - 8 + 5] = 8 + 8 + 16;
+	CHECK_EQ(tern_model_rx_frame(c.d[1]->f.m, f, r.len), r.len);
+	fk_run(&c.d[1]->f);
+	fk_clear_frames(&c.d[1]->f);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_int_discards), i + 2);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_packets), rx);
+	/* the original once more: a duplicate, taken as one */
+	CHECK_EQ(tern_model_rx_frame(c.d[1]->f.m, r.data, r.len), r.len);
+	fk_run(&c.d[1]->f);
+	fk_clear_frames(&c.d[1]->f);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_packets), rx + 1);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_int_discards), i + 2);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_cc_tests[] = {
 	{ "cc: SET/QUERY_CC_PARAMS round trip, every range error, reset", t_params },
 	{ "cc: ECT(0) on data only with RP on its priority (IPv4)", t_ect_v4 },
@@ -1501,5 +1906,10 @@ const struct test rdma_cc_tests[] = {
 	{ "cc: PFC pause holds priority 3 QPs (no spinning), not priority 0", t_mac_pause },
 	{ "cc: exact serialization: line rate unlimited, the pacer's rate limited",
 	  t_line_rate },
+	{ "cc: HPCC's INT shims on the wire, ICRC without them, receiver echo off, INT off",
+	  t_hpcc_wire },
+	{ "cc: HPCC window from echoed telemetry: cut when congested, back to line rate",
+	  t_hpcc_window },
+	{ "cc: malformed INT shims dropped and counted", t_hpcc_bad_shim },
 	{ NULL, NULL },
 };

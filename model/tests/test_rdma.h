@@ -7,6 +7,8 @@
 #ifndef TERN_TEST_RDMA_H
 #define TERN_TEST_RDMA_H
 
+#include <tern/tern_dcb.h>
+
 #include "rdma_drv.h"
 #include "tests.h"
 
@@ -64,6 +66,14 @@ struct pkt {
 	bool ip_csum_ok;
 	uint16_t ip_len;
 	uint16_t sport, dport, udp_len;
+	/* INT (UDP port TERN_INT_UDP_DPORT): the shim and its records, between UDP and BTH */
+	bool has_int;
+	uint8_t int_type, int_nhops, int_max_hops, int_flags;
+	uint16_t int_next_dport;
+	size_t int_len;		/* shim and records */
+	struct {
+		uint32_t ts, tx_bytes, qlen, rate_mbps;
+	} int_hop[TERN_INT_MAX_HOPS];
 	uint8_t opcode;
 	bool se, ackreq;
 	uint8_t padcnt, tver;
@@ -99,6 +109,7 @@ enum {
 };
 
 uint32_t crc32_ieee(uint32_t crc, const void *buf, size_t len);
+/* RoCEv2, with or without an INT shim (its ICRC: that of the packet without the shim). */
 bool pkt_parse(const uint8_t *frame, size_t len, struct pkt *p);
 /* Recompute the ICRC of a frame in place (after a test edited it). */
 void pkt_fix_icrc(uint8_t *frame, size_t len);

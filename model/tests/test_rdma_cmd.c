@@ -63,7 +63,7 @@ static void t_query_rdma(void)
 		 TERN_CMD_BAD_LEN);
 	CHECK_EQ(cq.syndrome, sizeof(T));
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, NULL, 319, &cq), TERN_CMD_BAD_LEN);
-	CHECK_EQ(cq.syndrome, 384);
+	CHECK_EQ(cq.syndrome, sizeof(struct tern_cmd_rdma_stats_out));
 	/* device says it has RDMA */
 	{
 		uint8_t dev[sizeof(struct tern_cmd_query_device_out)];

@@ -155,6 +155,63 @@ static uint32_t icrc_calc(const uint8_t *ip, unsigned int ipver, const uint8_t *
 	return crc32_ieee(crc, ip + iph + 8 + 12, (size_t)(icrc_at - (ip + iph + 8 + 12)));
 }
 
+/* The INT shim at @s (before the ICRC at @end): type, counts, records. */
+static bool int_parse(struct pkt *p, const uint8_t *s, const uint8_t *end)
+{
+	unsigned int i;
+
+	p->why = "INT shim";
+	if (end - s < 8 + 12)
+		return false;
+	p->has_int = true;
+	p->int_type = s[0];
+	p->int_nhops = s[1];
+	p->int_max_hops = s[2];
+	p->int_flags = s[3];
+	p->int_next_dport = be16(s + 4);
+	if (p->int_nhops > p->int_max_hops || p->int_max_hops > TERN_INT_MAX_HOPS ||
+	    be16(s + 6))
+		return false;
+	p->int_len = 8 + 16 * (size_t)p->int_nhops;
+	if ((size_t)(end - s) < p->int_len + 12)
+		return false;
+	for (i = 0; i < p->int_nhops; i++) {
+		p->int_hop[i].ts = be32(s + 8 + 16 * i);
+		p->int_hop[i].tx_bytes = be32(s + 12 + 16 * i);
+		p->int_hop[i].qlen = be32(s + 16 + 16 * i);
+		p->int_hop[i].rate_mbps = be32(s + 20 + 16 * i);
+	}
+	return true;
+}
+
+/* The ICRC of the packet at @ip as it is without its INT shim (port 4791, lengths less it). */
+static uint32_t icrc_without_int(const uint8_t *ip, const struct pkt *p, const uint8_t *end)
+{
+	size_t iph = p->ipver == 4 ? 20 : 40, rest = (size_t)(end - ip) - iph - 8 - p->int_len;
+	uint8_t *c = malloc(iph + 8 + rest);
+	uint16_t ulen = (uint16_t)(p->udp_len - p->int_len);
+	uint32_t crc;
+
+	if (!c)
+		return 0;
+	memcpy(c, ip, iph + 8);
+	memcpy(c + iph + 8, ip + iph + 8 + p->int_len, rest);
+	c[iph + 2] = TERN_ROCE_UDP_DPORT >> 8;
+	c[iph + 3] = TERN_ROCE_UDP_DPORT & 0xff;
+	c[iph + 4] = (uint8_t)(ulen >> 8);
+	c[iph + 5] = (uint8_t)ulen;
+	if (p->ipver == 4) {
+		c[2] = (uint8_t)((ulen + 20) >> 8);
+		c[3] = (uint8_t)(ulen + 20);
+	} else {
+		c[4] = (uint8_t)(ulen >> 8);
+		c[5] = (uint8_t)ulen;
+	}
+	crc = icrc_calc(c, p->ipver, c + iph + 8 + rest);
+	free(c);
+	return crc;
+}
+
 bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 {
 	const uint8_t *ip, *udp, *bth, *x, *end;
@@ -233,7 +290,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	p->sport = be16(udp);
 	p->dport = be16(udp + 2);
 	p->udp_len = be16(udp + 4);
-	if (p->dport != TERN_ROCE_UDP_DPORT) {
+	if (p->dport != TERN_ROCE_UDP_DPORT && p->dport != TERN_INT_UDP_DPORT) {
 		p->why = "UDP port";
 		return false;
 	}
@@ -243,6 +300,9 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	}
 	end = udp + p->udp_len - 4;	/* ICRC */
 	bth = udp + 8;
+	if (p->dport == TERN_INT_UDP_DPORT && !int_parse(p, bth, end))
+		return false;
+	bth += p->int_len;
 	p->opcode = bth[0];
 	p->se = bth[1] & 0x80;
 	p->padcnt = (bth[1] >> 4) & 3;
@@ -363,7 +423,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	p->payload = x;
 	p->payload_len = (size_t)(end - x) - p->padcnt;
 	p->icrc_wire = rd32(end);
-	p->icrc_calc = icrc_calc(ip, p->ipver, end);
+	p->icrc_calc = p->has_int ? icrc_without_int(ip, p, end) : icrc_calc(ip, p->ipver, end);
 	p->ok = true;
 	p->why = NULL;
 	return true;

@@ -1039,6 +1039,213 @@ static void test_routes_ecmp(void)
 	h_free(h);
 }
 
+/* ---- INT --------------------------------------------------------------------------------- */
+
+/* The switch delivered exactly @n frames so far, else the test stops here. */
+#define REQUIRE_OUT(h, n)                                                                   \
+	do {                                                                                \
+		if ((h)->nout != (n)) {                                                     \
+			failures++;                                                         \
+			printf("#   %s:%d: %u frames out, not %u\n", __FILE__, __LINE__,      \
+			       (h)->nout, (unsigned int)(n));                               \
+			return;                                                             \
+		}                                                                           \
+	} while (0)
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)be16(p) << 16 | be16(p + 2);
+}
+
+/*
+ * A RoCEv2 frame with an INT shim (UDP port 4792) from MAC_A to MAC_B, IPv4 (or IPv6 when
+ * @v6) with DSCP @dscp: shim @type, @nhops records of 0x5a, @max_hops, then 12 BTH bytes,
+ * @pay payload bytes counting up, 4 ICRC bytes. Returns its length.
+ */
+static size_t mk_int(uint8_t *f, bool v6, unsigned int dscp, uint8_t type, uint8_t nhops,
+		     uint8_t max_hops, size_t pay)
+{
+	size_t ip = 14, iph = v6 ? 40 : 20, udp = ip + iph, s = udp + 8;
+	size_t ulen = 8 + 8 + 16 * (size_t)nhops + 12 + pay + 4, len = udp + ulen, i;
+	uint16_t cs;
+
+	if (v6) {
+		mk_ipv6(f, len, MAC_B, MAC_A, dscp, 0);
+		f[ip + 4] = (uint8_t)(ulen >> 8);
+		f[ip + 5] = (uint8_t)ulen;
+		f[ip + 8 + 15] = 1;
+		f[ip + 24 + 15] = 2;
+	} else {
+		mk_ipv4(f, len, MAC_B, MAC_A, dscp, 0, -1, 7);
+	}
+	f[udp] = 0xc0;
+	f[udp + 1] = 0x01;
+	f[udp + 2] = 0x12;		/* 4792 */
+	f[udp + 3] = 0xb8;
+	f[udp + 4] = (uint8_t)(ulen >> 8);
+	f[udp + 5] = (uint8_t)ulen;
+	f[udp + 6] = f[udp + 7] = 0;
+	f[s] = type;
+	f[s + 1] = nhops;
+	f[s + 2] = max_hops;
+	f[s + 3] = 0;
+	f[s + 4] = 0x12;		/* next: 4791 */
+	f[s + 5] = 0xb7;
+	memset(f + s + 8, 0x5a, 16 * (size_t)nhops);
+	for (i = s + 8 + 16 * (size_t)nhops; i < len; i++)
+		f[i] = (uint8_t)i;
+	if (!v6) {
+		f[ip + 10] = f[ip + 11] = 0;
+		cs = ip_sum(f + ip, 20);
+		f[ip + 10] = (uint8_t)(cs >> 8);
+		f[ip + 11] = (uint8_t)cs;
+	}
+	return len;
+}
+
+/* The ones'-complement sum over the IPv6 pseudo header and UDP datagram (0xffff: checks). */
+static uint16_t udp6_sum(const uint8_t *f)
+{
+	size_t ulen = be16(f + 14 + 40 + 4), i;
+	uint32_t s = 17 + (uint32_t)ulen;
+
+	for (i = 0; i < 32; i += 2)
+		s += be16(f + 14 + 8 + i);
+	for (i = 0; i + 1 < ulen; i += 2)
+		s += be16(f + 54 + i);
+	if (ulen & 1)
+		s += (uint32_t)f[54 + ulen - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* Records appended hop by hop, filled at dequeue; the limits; what is never touched. */
+static void test_int(void)
+{
+	struct tsw_config c;
+	struct host *h, *h2;
+	uint8_t f[600], g[600];
+	size_t len, s = 14 + 20 + 8;
+	const struct out *o;
+	struct tsw_port_stats st;
+	unsigned int i;
+
+	cfg_small(&c, 3);
+	/* off by default: a REQUEST goes through byte for byte */
+	CHECK_EQ(c.int_mask, 0);
+	CHECK_EQ(c.int_mtu, 9000);
+	h = h_new(&c);
+	teach(h, 3);
+	len = mk_int(f, false, 26, 1, 0, 5, 100);
+	tsw_rx(h->sw, 0, f, len);
+	h_run(h, 100000);
+	REQUIRE_OUT(h, 1);
+	CHECK(h->out[0].len == len && !memcmp(h->out[0].data, f, len));
+	h_free(h);
+
+	c.int_mask = 1u << 3;
+	h = h_new(&c);
+	teach(h, 3);
+	/* three requests at once: each gets one record, filled as it leaves */
+	len = mk_int(f, false, 26, 1, 0, 5, 100);
+	for (i = 0; i < 3; i++)
+		tsw_rx(h->sw, 0, f, len);
+	h_run(h, 100000);
+	REQUIRE_OUT(h, 3);
+	for (i = 0; i < 3; i++) {
+		o = &h->out[i];
+		CHECK_EQ(o->port, 1);
+		CHECK_EQ(o->len, len + 16);
+		CHECK_EQ(o->data[s + 1], 1);				/* nhops */
+		CHECK_EQ(o->data[s + 3], 0);				/* no overflow */
+		CHECK_EQ(be16(o->data + 14 + 2), len + 16 - 14);	/* IP length */
+		CHECK_EQ(be16(o->data + s - 8 + 4), len + 16 - 34);	/* UDP length */
+		CHECK_EQ(ip_sum(o->data + 14, 20), 0);			/* header checksum */
+		CHECK_EQ(be16(o->data + s - 8 + 6), 0);			/* no UDP checksum */
+		CHECK_EQ(be32(o->data + s + 8), (uint32_t)o->sent);	/* ts */
+		CHECK_EQ(be32(o->data + s + 20), 10000);		/* rate */
+		/* queued behind it (the first left at once): the third behind the second */
+		CHECK_EQ(be32(o->data + s + 16), i == 1 ? len + 16 : 0);
+		/* BTH, payload, ICRC as sent */
+		CHECK(!memcmp(o->data + s + 8 + 16, f + s + 8, len - s - 8));
+	}
+	/* line bytes between two records: the second frame's, preamble/FCS/gap included */
+	CHECK_EQ(be32(h->out[1].data + s + 12) - be32(h->out[0].data + s + 12), len + 16 + 24);
+	CHECK_EQ(be32(h->out[2].data + s + 12) - be32(h->out[1].data + s + 12), len + 16 + 24);
+	tsw_port_stats(h->sw, 1, &st);
+	CHECK_EQ(st.int_hops_added, 3);
+	CHECK_EQ(st.int_overflows, 0);
+
+	/* a second switch appends after the first hop's record */
+	h2 = h_new(&c);
+	teach(h2, 3);
+	memcpy(g, h->out[0].data, h->out[0].len);
+	tsw_rx(h2->sw, 0, g, len + 16);
+	h_run(h2, 100000);
+	REQUIRE_OUT(h2, 1);
+	o = &h2->out[0];
+	CHECK_EQ(o->len, len + 32);
+	CHECK_EQ(o->data[s + 1], 2);
+	CHECK(!memcmp(o->data + s + 8, g + s + 8, 16));		/* hop 1 kept */
+	CHECK_EQ(be32(o->data + s + 24), (uint32_t)o->sent);		/* hop 2 */
+	CHECK(!memcmp(o->data + s + 8 + 32, f + s + 8, len - s - 8));
+	h_free(h2);
+
+	/* hop limit reached, and the MTU: forwarded as they are but flagged */
+	h->nout = 0;
+	len = mk_int(f, false, 26, 1, 2, 2, 100);
+	tsw_rx(h->sw, 0, f, len);
+	h_run(h, 100000);
+	REQUIRE_OUT(h, 1);
+	CHECK_EQ(h->out[0].len, len);
+	CHECK_EQ(h->out[0].data[s + 3], 1);
+	CHECK_EQ(ip_sum(h->out[0].data + 14, 20), 0);
+	h_free(h);
+	c.int_mtu = (uint32_t)(mk_int(f, false, 26, 1, 0, 5, 100) - 14 + 15);
+	h = h_new(&c);
+	teach(h, 3);
+	len = mk_int(f, false, 26, 1, 0, 5, 100);
+	tsw_rx(h->sw, 0, f, len);
+	h_run(h, 100000);
+	REQUIRE_OUT(h, 1);
+	CHECK_EQ(h->out[0].len, len);
+	CHECK_EQ(h->out[0].data[s + 1], 0);
+	CHECK_EQ(h->out[0].data[s + 3], 1);
+	tsw_port_stats(h->sw, 1, &st);
+	CHECK_EQ(st.int_hops_added, 0);
+	CHECK_EQ(st.int_overflows, 1);
+	h_free(h);
+
+	/* never touched: ECHO shims, priorities without INT */
+	c.int_mtu = 9000;
+	h = h_new(&c);
+	teach(h, 3);
+	len = mk_int(f, false, 26, 2, 1, 5, 100);
+	tsw_rx(h->sw, 0, f, len);
+	len = mk_int(g, false, 0, 1, 0, 5, 100);
+	tsw_rx(h->sw, 0, g, len);
+	h_run(h, 100000);
+	REQUIRE_OUT(h, 2);
+	CHECK(h->out[0].len == mk_int(f, false, 26, 2, 1, 5, 100) &&
+	      !memcmp(h->out[0].data, f, h->out[0].len));
+	CHECK(h->out[1].len == len && !memcmp(h->out[1].data, g, len));
+
+	/* IPv6: lengths and the UDP checksum follow */
+	h->nout = 0;
+	len = mk_int(f, true, 26, 1, 0, 5, 101);
+	tsw_rx(h->sw, 0, f, len);
+	h_run(h, 100000);
+	REQUIRE_OUT(h, 1);
+	o = &h->out[0];
+	CHECK_EQ(o->len, len + 16);
+	CHECK_EQ(be16(o->data + 14 + 4), len + 16 - 54);
+	CHECK_EQ(o->data[14 + 40 + 8 + 1], 1);
+	CHECK(be16(o->data + 54 + 6) != 0);
+	CHECK_EQ(udp6_sum(o->data), 0xffff);
+	h_free(h);
+}
+
 struct test {
 	const char *name;
 	void (*fn)(void);
@@ -1057,6 +1264,7 @@ static const struct test tests[] = {
 	{ "switch_json_dump", test_json },
 	{ "switch_routes_ecmp_no_flood", test_routes_ecmp },
 	{ "switch_per_port_rates", test_port_rates },
+	{ "switch_int_hop_records", test_int },
 	{ NULL, NULL },
 };
 

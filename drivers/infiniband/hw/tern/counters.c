@@ -61,6 +61,11 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(out_of_order_accepted),
 	TERN_IB_STAT(selective_retrans_pkts),
 	TERN_IB_STAT(tail_loss_probes),
+	/* HPCC (Documentation/hw/congestion.rst) */
+	TERN_IB_STAT(hpcc_int_echo_acks),
+	TERN_IB_STAT(hpcc_window_updates),
+	TERN_IB_STAT(hpcc_int_echoes_sent),
+	TERN_IB_STAT(rx_int_discards),
 };
 
 /* Every counter is named, in the order of the structure. */

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tern device model: HPCC with in-band network telemetry (include/tern/tern_dcb.h,
+ * Documentation/hw/congestion.rst "HPCC").
+ *
+ * On the wire (frame_send() in rdma_wire.c calls ternm_int_tx() once the ICRC is written):
+ * the request packets of a QP whose priority has HPCC get an empty REQUEST shim between the
+ * UDP header and the BTH and go to TERN_INT_UDP_DPORT; switches append hop records; the
+ * responder keeps the records of the last request and its next ACK carries them back in an
+ * ECHO shim. A received INT frame (ternm_int_rx()) is checked, copied without its shim into
+ * int_rx with the lengths and the port it had without INT (the ICRC is that frame's) and
+ * handled as any RoCE frame; the records wait in int_hops for ternm_hpcc_rx().
+ *
+ * The requester (ternm_hpcc_rx() on an ACK with an echo) follows the paper's algorithm:
+ * utilisation U from the records of this echo and the previous one, a reference window Wc
+ * updated once per RTT (the first ACK at or past the PSN sent when Wc last changed) and a
+ * tentative window W on every other ACK. W bounds the request bytes in flight
+ * (ternm_hpcc_gate()) and sets the pacer to W / T (ternm_cc_pace(), rdma_cc.c).
+ */
+#include "frame.h"
+#include "rdma.h"
+
+#define HOP_LEN		sizeof(struct tern_int_hop)
+#define SHIM_LEN	sizeof(struct tern_int_shim)
+#define U_ONE		65536u		/* utilisation 1.0 */
+#define U_MAX		(256u * U_ONE)	/* one hop's utilisation is clamped here */
+
+static bool is_req_op(uint8_t op)
+{
+	op &= 0x1f;			/* UC: the RC opcode */
+	return op <= IBOP_READ_REQ || op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD ||
+	       op == IBOP_SEND_LAST_INV || op == IBOP_SEND_ONLY_INV;
+}
+
+/* Does @qp (RC or UC) run HPCC: its priority has the bit in hpcc_en? */
+bool ternm_hpcc_qp(const struct tern_model *m, const struct ternm_qp *qp)
+{
+	if (!m->cc->hpcc_en || !ternm_qp_connected(qp))
+		return false;
+	return m->cc->hpcc_en & (1u << ternm_path_prio(m, qp->path));
+}
+
+void ternm_hpcc_qp_reset(struct ternm_qp *qp)
+{
+	memset(&qp->hpcc, 0, sizeof(qp->hpcc));
+}
+
+/* The line-rate BDP B * T: the initial and largest window. */
+static uint64_t winit(const struct tern_model *m)
+{
+	return (uint64_t)ternm_link_speed_mbps(m) * m->cc->hpcc_base_rtt / 8000;
+}
+
+/* W_AI = hpcc_ai_rate * T, at least one byte. */
+static uint64_t wai(const struct tern_model *m)
+{
+	uint64_t w = (uint64_t)m->cc->hpcc_ai_rate * m->cc->hpcc_base_rtt / 8000;
+
+	return w ? w : 1;
+}
+
+static void hpcc_init(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_qp_hpcc *h = &qp->hpcc;
+
+	h->init = true;
+	h->w = h->wc = winit(m);
+	h->u = 0;
+	h->inc_stage = 0;
+	h->nprev = 0;
+	h->last_update_psn = qp->sent_psn;
+}
+
+/*
+ * May @qp send a request now? Only while its request bytes in flight are below W (a QP
+ * with nothing in flight always may); the ACK that frees the window wakes it.
+ */
+bool ternm_hpcc_gate(struct tern_model *m, struct ternm_qp *qp)
+{
+	int32_t n;
+
+	if (!ternm_hpcc_qp(m, qp))
+		return true;
+	if (!qp->hpcc.init)
+		hpcc_init(m, qp);
+	n = psn_diff(qp->req_psn, qp->una_psn);
+	return n <= 0 || (uint64_t)n * qp->mtu < qp->hpcc.w;
+}
+
+/* ---- the requester's window ------------------------------------------------------------- */
+
+/* Utilisation of the path from this echo's @n records and the previous ones (paper: U). */
+static void measure(struct tern_model *m, struct ternm_qp_hpcc *h, const uint8_t *rec,
+		    unsigned int n)
+{
+	uint64_t t = m->cc->hpcc_base_rtt, tau = t, u = 0;
+	bool measured = false;
+	unsigned int i;
+
+	for (i = 0; i < n; i++, rec += HOP_LEN) {
+		uint32_t ts = get_be32(rec), tx = get_be32(rec + 4), q = get_be32(rec + 8);
+		uint32_t rate = get_be32(rec + 12);
+		uint32_t dt = ts - h->prev_ts[i], qmin = q < h->prev_q[i] ? q : h->prev_q[i];
+		uint64_t ui;
+
+		if (!dt || !rate)
+			continue;
+		/* qlen / (B * T) + txRate / B, with B in bytes/ns = rate / 8000 */
+		ui = (uint64_t)qmin * 8000 * U_ONE / ((uint64_t)rate * t) +
+		     (uint64_t)(uint32_t)(tx - h->prev_tx[i]) * 8000 * U_ONE /
+		     ((uint64_t)dt * rate);
+		if (ui > U_MAX)
+			ui = U_MAX;
+		if (!measured || ui > u) {
+			measured = true;
+			u = ui;
+			tau = dt;
+		}
+	}
+	if (!measured)
+		return;		/* no time passed at any hop: nothing learnt */
+	if (tau > t)
+		tau = t;
+	h->u = (h->u * (t - tau) + u * tau) / t;
+}
+
+/* The paper's ComputeWind: W from U, and Wc with it when @update. */
+static void compute_wind(struct tern_model *m, struct ternm_qp_hpcc *h, bool update)
+{
+	const struct ternm_cc *p = m->cc;
+	uint64_t eta = (uint64_t)p->hpcc_eta * U_ONE / 1000, max = winit(m), ai = wai(m);
+	uint64_t w;
+
+	if (h->u >= eta || h->inc_stage >= p->hpcc_max_stage) {
+		w = h->u ? h->wc * eta / h->u + ai : max;
+		if (w > max)
+			w = max;
+		if (update) {
+			h->inc_stage = 0;
+			h->wc = w;
+		}
+	} else {
+		w = h->wc + ai;
+		if (w > max)
+			w = max;
+		if (update) {
+			h->inc_stage++;
+			h->wc = w;
+		}
+	}
+	if (w < ai)
+		w = ai;
+	h->w = w;
+}
+
+/* An ACK for HPCC requester @qp with @n echoed records at @rec (n may be 0: no switch). */
+static void hpcc_ack(struct tern_model *m, struct ternm_qp *qp, uint32_t psn,
+		     const uint8_t *rec, unsigned int n)
+{
+	struct ternm_qp_hpcc *h = &qp->hpcc;
+	uint64_t t = m->cc->hpcc_base_rtt;
+	bool update;
+	unsigned int i;
+
+	m->rdma->stats.hpcc_int_echo_acks++;
+	if (!h->init)
+		hpcc_init(m, qp);
+	if (n && h->nprev == n) {
+		measure(m, h, rec, n);
+		update = psn_diff(psn, h->last_update_psn) >= 0;
+		compute_wind(m, h, update);
+		if (update) {
+			h->last_update_psn = qp->sent_psn;
+			m->rdma->stats.hpcc_window_updates++;
+		}
+		/* the pacer: W / T bytes per ns, in kb/s */
+		ternm_cc_pace(m, qp, h->w * 8000000 / t);
+	}
+	for (i = 0; i < n; i++) {
+		h->prev_ts[i] = get_be32(rec + i * HOP_LEN);
+		h->prev_tx[i] = get_be32(rec + i * HOP_LEN + 4);
+		h->prev_q[i] = get_be32(rec + i * HOP_LEN + 8);
+	}
+	h->nprev = (uint8_t)n;
+	if (ternm_req_has_work(qp))
+		ternm_qp_work(m, qp);
+}
+
+/*
+ * A packet @p for @qp that arrived with an INT shim (m->rdma->int_type, int_hops): a request
+ * keeps its records for the next ACK when the QP runs HPCC here; an ACK's echo feeds the
+ * requester's window.
+ */
+void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint8_t type = r->int_type;
+
+	r->int_type = 0;	/* for this packet only (not a loopback it causes) */
+	if (!type || !ternm_hpcc_qp(m, qp))
+		return;
+	if (type == TERN_INT_TYPE_REQUEST && is_req_op(p->opcode)) {
+		memcpy(qp->hpcc.echo, r->int_hops, (size_t)r->int_n * HOP_LEN);
+		qp->hpcc.echo_n = r->int_n;
+		qp->hpcc.echo_valid = true;
+	} else if (type == TERN_INT_TYPE_ECHO &&
+		   (p->opcode == IBOP_ACK || p->opcode == IBOP_ATOMIC_ACK)) {
+		hpcc_ack(m, qp, p->psn, r->int_hops, r->int_n);
+	}
+}
+
+/* ---- the shim on the wire ------------------------------------------------------------------ */
+
+/* The ones'-complement sum of an IPv4 header without options (0xffff when it checks). */
+static uint16_t ip_sum(const uint8_t *ip)
+{
+	return frame_csum_fold(frame_csum_add(0, ip, FRAME_IPV4_HLEN));
+}
+
+static void ipv4_csum(uint8_t *ip)
+{
+	put_be16(ip + 10, 0);
+	put_be16(ip + 10, (uint16_t)~ip_sum(ip));
+}
+
+/* Add @d (may be negative) to the IP and UDP lengths of the frame at @l3/@udp. */
+static void lengths_add(uint8_t *l3, bool v6, uint8_t *udp, int d)
+{
+	put_be16(udp + 4, (uint16_t)(get_be16(udp + 4) + d));
+	if (v6) {
+		put_be16(l3 + 4, (uint16_t)(get_be16(l3 + 4) + d));
+	} else {
+		put_be16(l3 + 2, (uint16_t)(get_be16(l3 + 2) + d));
+		ipv4_csum(l3);
+	}
+}
+
+/*
+ * frame_send(): the packet of @len bytes at @f (BTH at @bth, ICRC written, @room bytes of
+ * buffer from @f) gets a REQUEST shim (a request of an HPCC QP) or an ECHO shim (an ACK
+ * while the responder holds telemetry to echo). Returns the bytes inserted (0: none). Not
+ * for frames to this port (loopback: no switch to fill it in). The IPv6 UDP checksum is the
+ * caller's, after this.
+ */
+size_t ternm_int_tx(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, uint8_t *bth,
+		    size_t len, size_t room)
+{
+	struct ternm_qp_hpcc *h = &qp->hpcc;
+	uint8_t *udp = bth - FRAME_UDP_HLEN, type, n = 0;
+	size_t g;
+
+	if (!ternm_hpcc_qp(m, qp) || !memcmp(f, m->mac, 6))
+		return 0;
+	if (is_req_op(bth[0])) {
+		type = TERN_INT_TYPE_REQUEST;
+	} else if ((bth[0] == IBOP_ACK || bth[0] == IBOP_ATOMIC_ACK) && h->echo_valid) {
+		type = TERN_INT_TYPE_ECHO;
+		n = h->echo_n;
+	} else {
+		return 0;
+	}
+	g = SHIM_LEN + (size_t)n * HOP_LEN;
+	if (len + g > room)
+		return 0;
+	memmove(bth + g, bth, len - (size_t)(bth - f));
+	bth[0] = type;
+	bth[1] = n;
+	bth[2] = TERN_INT_MAX_HOPS;
+	bth[3] = 0;
+	put_be16(bth + 4, TERN_ROCE_UDP_DPORT);
+	put_be16(bth + 6, 0);
+	if (type == TERN_INT_TYPE_ECHO) {
+		memcpy(bth + SHIM_LEN, h->echo, (size_t)n * HOP_LEN);
+		h->echo_valid = false;
+		m->rdma->stats.hpcc_int_echoes_sent++;
+	}
+	put_be16(udp + 2, TERN_INT_UDP_DPORT);
+	lengths_add(f + qp->l3_off, qp->ipv6, udp, (int)g);
+	return g;
+}
+
+/*
+ * A frame to TERN_INT_UDP_DPORT (@l3, @udp from frame_parse()): check the shim, keep its
+ * records, and hand the frame without it to ternm_rdma_rx(). Malformed: rx_int_discards.
+ * The copy buffer is one: an INT frame that arrives while another is being handled (only
+ * through a loopback, which never carries INT) is dropped.
+ */
+void ternm_int_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, bool v6,
+		  size_t udp)
+{
+	struct ternm_rdma *r = m->rdma;
+	const uint8_t *s = f + udp + FRAME_UDP_HLEN;
+	size_t g, ulen = get_be16(f + udp + 4);
+	uint8_t *c = r->int_rx;
+
+	if (r->int_busy || len > sizeof(r->int_rx) || ulen < FRAME_UDP_HLEN + SHIM_LEN ||
+	    udp + ulen > len)
+		goto bad;
+	if ((s[0] != TERN_INT_TYPE_REQUEST && s[0] != TERN_INT_TYPE_ECHO) ||
+	    !s[2] || s[2] > TERN_INT_MAX_HOPS || s[1] > s[2] || (s[3] & ~TERN_INT_F_OVERFLOW) ||
+	    get_be16(s + 4) != TERN_ROCE_UDP_DPORT || get_be16(s + 6))
+		goto bad;
+	g = SHIM_LEN + (size_t)s[1] * HOP_LEN;
+	if (ulen < FRAME_UDP_HLEN + g + BTH_LEN + ICRC_LEN)
+		goto bad;
+	/* the IP header as the RoCE path checks it, before its lengths change: no options */
+	if (v6 ? get_be16(f + l3 + 4) < ulen :
+	    udp != l3 + FRAME_IPV4_HLEN || get_be16(f + l3 + 2) < FRAME_IPV4_HLEN + ulen ||
+	    ip_sum(f + l3) != 0xffff)
+		goto bad;
+	memcpy(c, f, udp + FRAME_UDP_HLEN);
+	memcpy(c + udp + FRAME_UDP_HLEN, s + g, len - udp - FRAME_UDP_HLEN - g);
+	put_be16(c + udp + 2, TERN_ROCE_UDP_DPORT);
+	lengths_add(c + l3, v6, c + udp, -(int)g);
+	r->int_type = s[0];
+	r->int_n = s[1];
+	memcpy(r->int_hops, s + SHIM_LEN, (size_t)s[1] * HOP_LEN);
+	r->int_busy = true;
+	ternm_rdma_rx(m, c, len - g);
+	r->int_busy = false;
+	r->int_type = 0;
+	return;
+bad:
+	r->stats.rx_int_discards++;
+}
