@@ -118,21 +118,42 @@ static uint32_t crc_clmul(uint32_t crc, const uint8_t *p, size_t len)
 	return crc_fold_end(fold4(x1, x2, x3, x4), p, len);
 }
 
+/* Block @i (16 bytes) of the @na blocks at @a followed by those at @b. */
+static inline const __m128i *pair_blk(const uint8_t *a, size_t na, const uint8_t *b, size_t i)
+{
+	return (const __m128i *)(i < na ? a + 16 * i : b + 16 * (i - na));
+}
+
 /*
  * The CRC register after @alen bytes at @a and @blen bytes at @b (both multiples of 16,
- * @alen >= 16), folded one block at a time and reduced once: a packet's ICRC in two pieces.
+ * @alen >= 16), reduced once: a packet's ICRC in two pieces. As in crc_clmul(), four lanes
+ * fold 64 bytes at a time when there are 64 bytes and more, then one: a short packet's CRC is
+ * a chain of a few multiplications, not one per block.
  */
 TARGET_CLMUL
 static uint32_t crc_clmul_pair(uint32_t crc, const uint8_t *a, size_t alen, const uint8_t *b,
 			       size_t blen)
 {
-	const __m128i k3k4 = K3K4();
-	__m128i x1;
+	const __m128i k1k2 = K1K2(), k3k4 = K3K4();
+	size_t na = alen / 16, n = na + blen / 16, i = 1;
+	__m128i x1, x2, x3, x4;
 
-	x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a), _mm_cvtsi32_si128((int)crc));
-	for (a += 16, alen -= 16; alen >= 16; a += 16, alen -= 16)
-		x1 = fold(x1, k3k4, _mm_loadu_si128((const __m128i *)a));
-	return crc_fold_end(x1, b, blen);
+	x1 = _mm_xor_si128(_mm_loadu_si128(pair_blk(a, na, b, 0)), _mm_cvtsi32_si128((int)crc));
+	if (n >= 4) {
+		x2 = _mm_loadu_si128(pair_blk(a, na, b, 1));
+		x3 = _mm_loadu_si128(pair_blk(a, na, b, 2));
+		x4 = _mm_loadu_si128(pair_blk(a, na, b, 3));
+		for (i = 4; i + 4 <= n; i += 4) {
+			x1 = fold(x1, k1k2, _mm_loadu_si128(pair_blk(a, na, b, i)));
+			x2 = fold(x2, k1k2, _mm_loadu_si128(pair_blk(a, na, b, i + 1)));
+			x3 = fold(x3, k1k2, _mm_loadu_si128(pair_blk(a, na, b, i + 2)));
+			x4 = fold(x4, k1k2, _mm_loadu_si128(pair_blk(a, na, b, i + 3)));
+		}
+		x1 = fold4(x1, x2, x3, x4);
+	}
+	for (; i < n; i++)
+		x1 = fold(x1, k3k4, _mm_loadu_si128(pair_blk(a, na, b, i)));
+	return crc_fold_end(x1, b, 0);
 }
 
 /*
