@@ -323,6 +323,7 @@ struct ternm_qp {
 	uint8_t hdr[TERNM_MAX_L2L4];
 	uint8_t hdr_len, l3_off;
 	bool ipv6;
+	uint32_t ip_csum;	/* IPv4: the template header's sum, TOS and lengths 0 */
 
 	/* requester */
 	uint16_t sq_pi;		/* doorbell */
