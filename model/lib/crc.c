@@ -156,13 +156,16 @@ static uint32_t crc_clmul_pair(uint32_t crc, const uint8_t *a, size_t alen, cons
 	return crc_fold_end(x1, b, 0);
 }
 
+#define TARGET_VCLMUL	__attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.1")))
+
 /*
  * The same with VPCLMULQDQ on 512-bit registers (AVX-512): four registers of four 128-bit
  * lanes fold 256 bytes at a time, are folded into one register, which folds 64 bytes at a
- * time, and its four lanes go on as crc_clmul()'s four. @len >= 256, a multiple of 16.
+ * time, and its four lanes go on as crc_clmul()'s four. @len >= 256, a multiple of 16; @x is
+ * added to the first 16 bytes (the CRC register, or what comes before them folded forward).
  */
-__attribute__((target("avx512f,vpclmulqdq,pclmul,sse4.1")))
-static uint32_t crc_vclmul(uint32_t crc, const uint8_t *p, size_t len)
+TARGET_VCLMUL
+static inline uint32_t crc_vclmul_x(__m128i x, const uint8_t *p, size_t len)
 {
 	/* D = 4 * 512 (computed as the paper's constants are), and D = 512 */
 	const __m512i k16 = _mm512_broadcast_i32x4(_mm_set_epi64x(0x01322d1430ll,
@@ -170,8 +173,7 @@ static uint32_t crc_vclmul(uint32_t crc, const uint8_t *p, size_t len)
 	const __m512i k4 = _mm512_broadcast_i32x4(K1K2());
 	__m512i z1, z2, z3, z4;
 
-	z1 = _mm512_xor_si512(_mm512_loadu_si512(p),
-			      _mm512_castsi128_si512(_mm_cvtsi32_si128((int)crc)));
+	z1 = _mm512_xor_si512(_mm512_loadu_si512(p), _mm512_zextsi128_si512(x));
 	z2 = _mm512_loadu_si512(p + 64);
 	z3 = _mm512_loadu_si512(p + 128);
 	z4 = _mm512_loadu_si512(p + 192);
@@ -210,6 +212,30 @@ static uint32_t crc_vclmul(uint32_t crc, const uint8_t *p, size_t len)
 	return crc_fold_end(fold4(_mm512_extracti32x4_epi32(z1, 0), _mm512_extracti32x4_epi32(z1, 1),
 				  _mm512_extracti32x4_epi32(z1, 2), _mm512_extracti32x4_epi32(z1, 3)),
 			    p, len);
+}
+
+TARGET_VCLMUL
+static uint32_t crc_vclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc_vclmul_x(_mm_cvtsi32_si128((int)crc), p, len);
+}
+
+/*
+ * crc_clmul_pair() for a second piece of 256 bytes and more: the first piece is folded into
+ * 128 bits, moved forward over the first 16 bytes of the second and added to them, which are
+ * folded with VPCLMULQDQ: one reduction at the end, not one for each piece.
+ */
+TARGET_VCLMUL
+static uint32_t crc_vclmul_pair(uint32_t crc, const uint8_t *a, size_t alen, const uint8_t *b,
+				size_t blen)
+{
+	const __m128i k3k4 = K3K4();
+	__m128i x1;
+
+	x1 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a), _mm_cvtsi32_si128((int)crc));
+	for (a += 16, alen -= 16; alen >= 16; a += 16, alen -= 16)
+		x1 = fold(x1, k3k4, _mm_loadu_si128((const __m128i *)a));
+	return crc_vclmul_x(fold(x1, k3k4, _mm_setzero_si128()), b, blen);
 }
 
 /* 0: tables only, 1: PCLMULQDQ, 2: VPCLMULQDQ on AVX-512 too */
@@ -287,9 +313,14 @@ uint32_t ternm_crc32_reg2(uint32_t reg, const uint8_t *a, size_t alen, const uin
 			  size_t blen)
 {
 #ifdef TERNM_CRC_CLMUL
-	/* a long second piece is folded four lanes at a time: one more reduction costs little */
-	if (alen >= 16 && !(alen % 16) && !(blen % 16) && blen < 256 && clmul_level())
-		return crc_clmul_pair(reg, a, alen, b, blen);
+	if (alen >= 16 && !(alen % 16) && !(blen % 16)) {
+		int level = clmul_level();
+
+		if (level > 1 && blen >= 256)
+			return crc_vclmul_pair(reg, a, alen, b, blen);
+		if (level && blen < 256)
+			return crc_clmul_pair(reg, a, alen, b, blen);
+	}
 #endif
 	return ternm_crc32_reg(ternm_crc32_reg(reg, a, alen), b, blen);
 }
