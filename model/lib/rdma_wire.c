@@ -58,10 +58,19 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	if (hl > 60 + 8 + BTH_LEN)	/* cannot be: the IP header is at most 60 bytes */
 		return 0;
 	z = (16 - (8 + hl + k) % 16) % 16;
-	memset(b, 0, z + 4);
-	memset(b + z + 4, 0xff, 4);
+	/*
+	 * Copies of constant sizes where they can be (vector moves, not a call): the zeros
+	 * (z + 4 <= 19 bytes) and the headers of the usual lengths.
+	 */
+	memset(b, 0, 32);
+	put_le32(b + z + 4, 0xffffffffu);
 	h = b + z + 8;
-	memcpy(h, l3, hl);
+	if (hl == 20 + 8 + BTH_LEN)
+		memcpy(h, l3, 20 + 8 + BTH_LEN);
+	else if (hl == 40 + 8 + BTH_LEN)
+		memcpy(h, l3, 40 + 8 + BTH_LEN);
+	else
+		memcpy(h, l3, hl);
 	if (v6) {
 		h[0] |= 0x0f;
 		h[1] = h[2] = h[3] = 0xff;	/* traffic class, flow label */
@@ -75,7 +84,11 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	}
 	h[udp + 6] = h[udp + 7] = 0xff;		/* UDP checksum */
 	h[udp + 8 + 4] = 0xff;			/* BTH FECN, BECN, reserved */
-	memcpy(h + hl, bth + BTH_LEN, k);
+	/* the first k bytes after the BTH; 16 when the packet has them (b has the room) */
+	if (rest >= 16)
+		memcpy(h + hl, bth + BTH_LEN, 16);
+	else
+		memcpy(h + hl, bth + BTH_LEN, k);
 	return ~ternm_crc32_reg2(0, b, z + 8 + hl + k, bth + BTH_LEN + k, rest - k);
 }
 
