@@ -40,13 +40,37 @@
  * ICRC of a RoCEv2 packet: @l3 is the IP header, @bth the BTH, @end the ICRC position.
  *
  * The CRC-32 (crc.c) runs over eight 0xff bytes, the headers up to and including the BTH with
- * their variant fields masked, and the rest of the packet. A register starting at ~0 is the
- * same as one starting at 0 with the first four bytes inverted, and from 0 leading zero bytes
- * change nothing: so the masked copy of the headers is built as zeros, 00 00 00 00 ff ff ff ff,
- * the headers and the first (rest % 16) bytes after the BTH, with as many zeros in front as
- * make it a multiple of 16 bytes, and the rest of the packet is a multiple of 16 too. Both are
- * then folded 16 bytes at a time, with no byte-wise tail, and reduced to 32 bits once.
+ * their variant fields masked, and the rest of the packet. Those bytes are in the frame
+ * itself, from 8 before the IP header (inside the Ethernet header) up to the ICRC, once the
+ * eight bytes in front and the variant fields are set to ones: with an IP header of the usual
+ * length (IPv4 without options, IPv6), the CRC runs over the frame in place, ORs these masks
+ * into its first 48 (64) bytes and folds the last partial block as it is
+ * (ternm_crc32_reg_masked()): nothing is copied, and no byte just written is read back
+ * through a copy.
+ *
+ * With IPv4 options: a register starting at ~0 is the same as one starting at 0 with the
+ * first four bytes inverted, and from 0 leading zero bytes change nothing: so a masked copy of
+ * the headers is built as zeros, 00 00 00 00 ff ff ff ff, the headers and the first
+ * (rest % 16) bytes after the BTH, with as many zeros in front as make it a multiple of 16
+ * bytes, and the rest of the packet is a multiple of 16 too. Both are then folded 16 bytes at
+ * a time, with no byte-wise tail, and reduced to 32 bits once.
  */
+static const uint8_t icrc_mask4[48] = {
+	[0 ... 7] = 0xff,
+	[8 + 1] = 0xff,				/* TOS */
+	[8 + 8] = 0xff,				/* TTL */
+	[8 + 10] = 0xff, [8 + 11] = 0xff,	/* header checksum */
+	[8 + 20 + 6] = 0xff, [8 + 20 + 7] = 0xff,	/* UDP checksum */
+	[8 + 28 + 4] = 0xff,			/* BTH FECN, BECN, reserved */
+};
+static const uint8_t icrc_mask6[64] = {
+	[0 ... 7] = 0xff,
+	[8 + 0] = 0x0f, [8 + 1 ... 8 + 3] = 0xff,	/* traffic class, flow label */
+	[8 + 7] = 0xff,				/* hop limit */
+	[8 + 40 + 6] = 0xff, [8 + 40 + 7] = 0xff,	/* UDP checksum */
+	[8 + 48 + 4] = 0xff,			/* BTH FECN, BECN, reserved */
+};
+
 static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8_t *end)
 {
 	uint8_t b[16 + 8 + 60 + 8 + BTH_LEN + 16];
@@ -55,22 +79,17 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	size_t k = rest % 16, z, udp;
 	uint8_t *h;
 
+	/* l3 is 14 or 18 bytes into the frame: the 8 bytes before it are there */
+	if (hl == (v6 ? 40u : 20u) + 8 + BTH_LEN)
+		return ~ternm_crc32_reg_masked(~0u, l3 - 8, (size_t)(end - l3) + 8,
+					       v6 ? icrc_mask6 : icrc_mask4, v6 ? 64 : 48);
 	if (hl > 60 + 8 + BTH_LEN)	/* cannot be: the IP header is at most 60 bytes */
 		return 0;
 	z = (16 - (8 + hl + k) % 16) % 16;
-	/*
-	 * Copies of constant sizes where they can be (vector moves, not a call): the zeros
-	 * (z + 4 <= 19 bytes) and the headers of the usual lengths.
-	 */
-	memset(b, 0, 32);
-	put_le32(b + z + 4, 0xffffffffu);
+	memset(b, 0, z + 4);
+	memset(b + z + 4, 0xff, 4);
 	h = b + z + 8;
-	if (hl == 20 + 8 + BTH_LEN)
-		memcpy(h, l3, 20 + 8 + BTH_LEN);
-	else if (hl == 40 + 8 + BTH_LEN)
-		memcpy(h, l3, 40 + 8 + BTH_LEN);
-	else
-		memcpy(h, l3, hl);
+	memcpy(h, l3, hl);
 	if (v6) {
 		h[0] |= 0x0f;
 		h[1] = h[2] = h[3] = 0xff;	/* traffic class, flow label */
@@ -84,11 +103,7 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	}
 	h[udp + 6] = h[udp + 7] = 0xff;		/* UDP checksum */
 	h[udp + 8 + 4] = 0xff;			/* BTH FECN, BECN, reserved */
-	/* the first k bytes after the BTH; 16 when the packet has them (b has the room) */
-	if (rest >= 16)
-		memcpy(h + hl, bth + BTH_LEN, 16);
-	else
-		memcpy(h + hl, bth + BTH_LEN, k);
+	memcpy(h + hl, bth + BTH_LEN, k);
 	return ~ternm_crc32_reg2(0, b, z + 8 + hl + k, bth + BTH_LEN + k, rest - k);
 }
 
