@@ -58,6 +58,7 @@ struct ternm_mac {
 	uint32_t storm_ms, rx_buf_bytes, xoff_bytes, xon_bytes;
 
 	uint32_t speed;			/* Mb/s */
+	uint64_t burst_ns;		/* tx_burst_bytes at line rate (both fixed at creation) */
 	/* The transmitter is busy until line_ns + line_frac / speed ns. */
 	uint64_t line_ns;
 	uint32_t line_frac;
@@ -101,9 +102,9 @@ static uint64_t storm_ns(const struct ternm_mac *mac)
 	return (uint64_t)mac->storm_ms * 1000000ull;
 }
 
-static uint64_t burst_ns(const struct tern_model *m)
+static uint64_t burst_ns(const struct tern_model *m, uint32_t speed)
 {
-	return (uint64_t)m->cfg.tx_burst_bytes * 8000ull / m->port->speed;
+	return (uint64_t)m->cfg.tx_burst_bytes * 8000ull / speed;
 }
 
 /* First whole ns at which the line is free. */
@@ -159,6 +160,7 @@ int ternm_mac_init(struct tern_model *m)
 	if (!mac)
 		return -1;
 	mac->speed = ternm_link_speed_mbps(m);
+	mac->burst_ns = burst_ns(m, mac->speed);
 	mac->rxq_tail = &mac->rxq_head;
 	mac->kick_at = UINT64_MAX;
 	dcb_defaults(mac);
@@ -192,6 +194,7 @@ void ternm_mac_clear(struct tern_model *m)
 	rxbuf_free(mac);
 	memset(mac, 0, sizeof(*mac));
 	mac->speed = speed;
+	mac->burst_ns = burst_ns(m, speed);
 	mac->rxq_tail = &mac->rxq_head;
 	mac->kick_at = UINT64_MAX;
 	dcb_defaults(mac);
@@ -392,9 +395,9 @@ bool ternm_mac_may_send(struct tern_model *m, unsigned int prio, uint64_t *retry
 		if (mac->storm_ms && p->rx_pause_start + storm_ns(mac) < wait)
 			wait = p->rx_pause_start + storm_ns(mac);
 	}
-	/* the burst allowance (a division) matters only while the line is busy */
+	/* the burst allowance matters only while the line is busy */
 	if (line > now) {
-		burst = burst_ns(m);
+		burst = mac->burst_ns;
 		if (line > now + burst && line - burst > wait)
 			wait = line - burst;
 	}
