@@ -9,12 +9,15 @@
  * "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ Instruction", Intel, 2009,
  * the constants of its bit-reflected CRC-32 example), about six times faster, 16 bytes and
  * more at a time; where the CPU has VPCLMULQDQ and AVX-512, buffers of 256 bytes and more are
- * folded 256 bytes per step in 512-bit registers, twice as fast again. What is left (fewer than 16 bytes after the folded part, or short pieces on
- * other hosts) takes a byte-wise table loop, which costs less than a call into zlib for so
- * few bytes; long buffers on other hosts go to zlib. ternm_crc32_reg() works on the register
- * itself (not inverted), for callers that arrange their data in 16-byte multiples. The choice
- * is made once per process from the CPU's feature flags; every path gives the same result for
- * every input (model/tests: the ICRC of every payload length).
+ * folded 256 bytes per step in 512-bit registers, twice as fast again. What is left (fewer
+ * than 16 bytes after the folded part, or short pieces on other hosts) takes a byte-wise
+ * table loop, which costs less than a call into zlib for so few bytes; long buffers on other
+ * hosts go to zlib. ternm_crc32_reg() works on the register itself (not inverted), for
+ * callers that arrange their data in 16-byte multiples; ternm_crc32_reg_masked() takes a
+ * buffer of any length whose first bytes are ORed with a mask on the way (a frame's ICRC over
+ * the frame itself: the last partial block is folded with byte shuffles, nothing is copied).
+ * The choice is made once per process from the CPU's feature flags; every path gives the same
+ * result for every input (model/tests: the ICRC of every payload length).
  */
 #include <zlib.h>
 
