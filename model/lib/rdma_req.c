@@ -155,6 +155,7 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	uint64_t total = 0;
 
 	_Static_assert(sizeof(h) >= sizeof(W), "a WQE line holds the header");
+	_Static_assert(sizeof(h) <= 1u << TERN_SQ_MIN_LOG_STRIDE, "a slot holds a WQE line");
 	wc->valid = false;
 	*synd = TERN_SYND_DMA;
 	if (ternm_mem_read(m, &qp->sq_mem, off, h, hlen)) {
