@@ -58,11 +58,18 @@ struct ternm_mac {
 	uint32_t storm_ms, rx_buf_bytes, xoff_bytes, xon_bytes;
 
 	uint32_t speed;			/* Mb/s */
+	uint64_t burst_ns;		/* tx_burst_bytes at line rate (both fixed at creation) */
 	/* The transmitter is busy until line_ns + line_frac / speed ns. */
 	uint64_t line_ns;
 	uint32_t line_frac;
 	/* A sender was refused: kick the device at this time (UINT64_MAX: nobody waits). */
 	uint64_t kick_at;
+	/*
+	 * Priorities that may have time-driven state (rx_paused, rx_storm or xoff): a bit is set
+	 * when one of them is, and the timer clears the bits of those that have none left.
+	 * ternm_mac_next_deadline() looks at these only (at none, on a link without pauses).
+	 */
+	uint8_t timed;
 
 	struct mac_prio prio[TERN_NUM_PRIO];
 	struct mac_rxbuf *rxq_head, **rxq_tail;
@@ -95,9 +102,9 @@ static uint64_t storm_ns(const struct ternm_mac *mac)
 	return (uint64_t)mac->storm_ms * 1000000ull;
 }
 
-static uint64_t burst_ns(const struct tern_model *m)
+static uint64_t burst_ns(const struct tern_model *m, uint32_t speed)
 {
-	return (uint64_t)m->cfg.tx_burst_bytes * 8000ull / m->port->speed;
+	return (uint64_t)m->cfg.tx_burst_bytes * 8000ull / speed;
 }
 
 /* First whole ns at which the line is free. */
@@ -153,6 +160,7 @@ int ternm_mac_init(struct tern_model *m)
 	if (!mac)
 		return -1;
 	mac->speed = ternm_link_speed_mbps(m);
+	mac->burst_ns = burst_ns(m, mac->speed);
 	mac->rxq_tail = &mac->rxq_head;
 	mac->kick_at = UINT64_MAX;
 	dcb_defaults(mac);
@@ -186,6 +194,7 @@ void ternm_mac_clear(struct tern_model *m)
 	rxbuf_free(mac);
 	memset(mac, 0, sizeof(*mac));
 	mac->speed = speed;
+	mac->burst_ns = burst_ns(m, speed);
 	mac->rxq_tail = &mac->rxq_head;
 	mac->kick_at = UINT64_MAX;
 	dcb_defaults(mac);
@@ -285,6 +294,7 @@ static void xoff_start(struct tern_model *m, unsigned int prio, uint64_t now)
 	struct mac_prio *p = &m->port->prio[prio];
 
 	p->xoff = true;
+	m->port->timed |= (uint8_t)(1u << prio);
 	p->xoff_since = now;
 	p->next_refresh = now + quanta_ns(m->port, FRAME_PFC_XOFF_QUANTA) / 2;
 	send_pfc(m, prio, FRAME_PFC_XOFF_QUANTA);
@@ -337,6 +347,7 @@ static void prio_update(struct tern_model *m, unsigned int prio, uint64_t now)
 		/* Paused for too long: the pause in force is dropped, later ones are ignored. */
 		rx_pause_end(p, now);
 		p->rx_storm = true;
+		mac->timed |= (uint8_t)(1u << prio);
 		p->rx_storm_quiet = now;
 		mac->rx_storm_events++;
 		storm_event(m, TERN_PFC_STORM_RX_PAUSE, prio, true);
@@ -375,7 +386,8 @@ bool ternm_mac_may_send(struct tern_model *m, unsigned int prio, uint64_t *retry
 	uint64_t wait = 0, line = line_free_ns(mac), burst;
 
 	prio &= 7;
-	prio_update(m, prio, now);
+	if (mac->timed & (1u << prio))		/* else it has no time-driven state */
+		prio_update(m, prio, now);
 	if (rx_pause_honoured(mac, prio)) {
 		const struct mac_prio *p = &mac->prio[prio];
 
@@ -383,9 +395,9 @@ bool ternm_mac_may_send(struct tern_model *m, unsigned int prio, uint64_t *retry
 		if (mac->storm_ms && p->rx_pause_start + storm_ns(mac) < wait)
 			wait = p->rx_pause_start + storm_ns(mac);
 	}
-	/* the burst allowance (a division) matters only while the line is busy */
+	/* the burst allowance matters only while the line is busy */
 	if (line > now) {
-		burst = burst_ns(m);
+		burst = mac->burst_ns;
 		if (line > now + burst && line - burst > wait)
 			wait = line - burst;
 	}
@@ -433,6 +445,7 @@ static void rx_mac_ctrl(struct tern_model *m, const uint8_t *frame, size_t len, 
 
 			if (!p->rx_paused) {
 				p->rx_paused = true;
+				mac->timed |= (uint8_t)(1u << prio);
 				p->rx_pause_start = now;
 			} else if (until < p->rx_pause_until && pfc_on(mac, prio)) {
 				ternm_kick(m);	/* shortened: waiting senders ask again */
@@ -534,6 +547,9 @@ uint64_t ternm_mac_next_deadline(const struct tern_model *m)
 	for (prio = 0; prio < TERN_NUM_PRIO; prio++) {
 		const struct mac_prio *p = &mac->prio[prio];
 
+		if (!(mac->timed & (1u << prio)))
+			continue;
+
 		if (mac->storm_ms && pfc_on(mac, prio) && p->rx_paused && !p->rx_storm) {
 			t = p->rx_pause_start + storm_ns(mac);
 			if (t < p->rx_pause_until && t < next)
@@ -556,8 +572,13 @@ void ternm_mac_timer(struct tern_model *m, uint64_t now)
 	struct ternm_mac *mac = m->port;
 	unsigned int prio;
 
-	for (prio = 0; prio < TERN_NUM_PRIO; prio++)
+	for (prio = 0; prio < TERN_NUM_PRIO; prio++) {
+		const struct mac_prio *p = &mac->prio[prio];
+
 		prio_update(m, prio, now);
+		if (!p->rx_paused && !p->rx_storm && !p->xoff)
+			mac->timed &= (uint8_t)~(1u << prio);
+	}
 	if (mac->kick_at <= now) {
 		mac->kick_at = UINT64_MAX;
 		ternm_kick(m);

@@ -58,6 +58,7 @@
 #define TERNM_MAX_CQ_MODER_COUNT	4095	/* 12-bit fields of the CQ context */
 #define TERNM_MAX_CQ_MODER_PERIOD	4095	/* us */
 #define TERNM_MAX_SEND_SGE	16
+#define TERNM_WQE_LINE		64	/* bytes of a send WQE read at once (its first line) */
 #define TERNM_MAX_RECV_SGE	16
 #define TERNM_MAX_RD_ATOMIC	16
 #define TERNM_MAX_DEST_RD	16
@@ -341,6 +342,7 @@ struct ternm_qp {
 	uint8_t hdr[TERNM_MAX_L2L4];
 	uint8_t hdr_len, l3_off;
 	bool ipv6;
+	uint32_t ip_csum;	/* IPv4: the template header's sum, TOS and lengths 0 */
 
 	/* requester */
 	uint16_t sq_pi;		/* doorbell */

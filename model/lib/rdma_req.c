@@ -66,25 +66,18 @@ void ternm_req_reset(struct ternm_qp *qp)
 
 /* ---- WQEs ---------------------------------------------------------------------------------- */
 
-/**
- * ternm_wqe_read_sges() - read and check the SGE list of a send WQE
- * @m: the model
- * @qp: the QP whose SQ holds the WQE (its PD checks the lkeys)
- * @wc: the WQE being loaded: num_sge in, sge[] out
- * @off: the WQE's slot in the SQ ring
- * @hl: bytes before the SGEs (header and segments)
- * @access: TERN_ACCESS_* each SGE's MR must grant
- * @total: out: the sum of the SGE lengths
- * @synd: out: the syndrome when the result is not 0
- *
- * Returns 0 or a CQE status.
+/*
+ * ternm_wqe_read_sges() with the slot's first @pre_len bytes already read into @pre: SGEs
+ * that lie inside them are not read again.
  */
-int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
-			uint64_t off, uint32_t hl, uint32_t access, uint64_t *total,
-			uint8_t *synd)
+static int wqe_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+		    uint64_t off, uint32_t hl, uint32_t access, uint64_t *total, uint8_t *synd,
+		    const uint8_t *pre, uint32_t pre_len)
 {
-	uint8_t s[TERNM_MAX_SEND_SGE * sizeof(struct tern_sge)];
+	uint8_t buf[TERNM_MAX_SEND_SGE * sizeof(struct tern_sge)];
 	uint32_t slot = 1u << qp->log_sq_stride;
+	const uint8_t *s = buf;
+	uint32_t n;
 	unsigned int i;
 
 	*total = 0;
@@ -92,8 +85,11 @@ int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_
 	if (wc->num_sge > TERNM_MAX_SEND_SGE || hl > slot ||
 	    wc->num_sge * sizeof(struct tern_sge) > slot - hl)
 		return TERN_CQE_LOC_QP_OP_ERR;
+	n = wc->num_sge * (uint32_t)sizeof(struct tern_sge);
 	*synd = TERN_SYND_DMA;
-	if (ternm_mem_read(m, &qp->sq_mem, off + hl, s, wc->num_sge * sizeof(struct tern_sge)))
+	if (hl <= pre_len && n <= pre_len - hl)
+		s = pre + hl;
+	else if (ternm_mem_read(m, &qp->sq_mem, off + hl, buf, n))
 		return TERN_CQE_LOC_QP_OP_ERR;
 	for (i = 0; i < wc->num_sge; i++) {
 		const uint8_t *e = s + i * sizeof(struct tern_sge);
@@ -116,6 +112,26 @@ int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_
 	return 0;
 }
 
+/**
+ * ternm_wqe_read_sges() - read and check the SGE list of a send WQE
+ * @m: the model
+ * @qp: the QP whose SQ holds the WQE (its PD checks the lkeys)
+ * @wc: the WQE being loaded: num_sge in, sge[] out
+ * @off: the WQE's slot in the SQ ring
+ * @hl: bytes before the SGEs (header and segments)
+ * @access: TERN_ACCESS_* each SGE's MR must grant
+ * @total: out: the sum of the SGE lengths
+ * @synd: out: the syndrome when the result is not 0
+ *
+ * Returns 0 or a CQE status.
+ */
+int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			uint64_t off, uint32_t hl, uint32_t access, uint64_t *total,
+			uint8_t *synd)
+{
+	return wqe_sges(m, qp, wc, off, hl, access, total, synd, NULL, 0);
+}
+
 /* REG_MR, LOCAL_INV, BIND_MW: work on the device's memory keys, nothing goes on the wire. */
 static bool is_local(uint8_t wqe_opcode)
 {
@@ -133,13 +149,21 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	typedef struct tern_sq_wqe W;
 	uint32_t slot = 1u << qp->log_sq_stride;
 	uint64_t off = (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride;
-	uint8_t h[sizeof(W)];
+	/* the header and what follows it in the slot's first 64 bytes, in one read */
+	uint8_t h[TERNM_WQE_LINE];
+	uint32_t hlen = slot < sizeof(h) ? slot : (uint32_t)sizeof(h);
 	uint64_t total = 0;
 
+	_Static_assert(sizeof(h) >= sizeof(W), "a WQE line holds the header");
+	_Static_assert(sizeof(h) <= 1u << TERN_SQ_MIN_LOG_STRIDE, "a slot holds a WQE line");
 	wc->valid = false;
 	*synd = TERN_SYND_DMA;
-	if (ternm_mem_read(m, &qp->sq_mem, off, h, sizeof(h)))
-		return TERN_CQE_LOC_QP_OP_ERR;
+	if (ternm_mem_read(m, &qp->sq_mem, off, h, hlen)) {
+		/* a fault after the header: the header alone, the rest fails where it is read */
+		hlen = sizeof(W);
+		if (ternm_mem_read(m, &qp->sq_mem, off, h, hlen))
+			return TERN_CQE_LOC_QP_OP_ERR;
+	}
 	wc->idx = idx;
 	wc->opcode = h[offsetof(W, opcode)];
 	wc->flags = h[offsetof(W, flags)];
@@ -221,9 +245,9 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 			return TERN_CQE_LOC_QP_OP_ERR;
 		wc->len = il;
 	} else {
-		int st = ternm_wqe_read_sges(m, qp, wc, off, sizeof(W),
-					     wc->opcode == TERN_WQE_RDMA_READ ?
-					     TERN_ACCESS_LOCAL_WRITE : 0, &total, synd);
+		int st = wqe_sges(m, qp, wc, off, sizeof(W),
+				  wc->opcode == TERN_WQE_RDMA_READ ? TERN_ACCESS_LOCAL_WRITE : 0,
+				  &total, synd, h, hlen);
 
 		if (st)
 			return st;

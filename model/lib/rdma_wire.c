@@ -42,13 +42,37 @@
  * ICRC of a RoCEv2 packet: @l3 is the IP header, @bth the BTH, @end the ICRC position.
  *
  * The CRC-32 (crc.c) runs over eight 0xff bytes, the headers up to and including the BTH with
- * their variant fields masked, and the rest of the packet. A register starting at ~0 is the
- * same as one starting at 0 with the first four bytes inverted, and from 0 leading zero bytes
- * change nothing: so the masked copy of the headers is built as zeros, 00 00 00 00 ff ff ff ff,
- * the headers and the first (rest % 16) bytes after the BTH, with as many zeros in front as
- * make it a multiple of 16 bytes, and the rest of the packet is a multiple of 16 too. Both are
- * then folded 16 bytes at a time, with no byte-wise tail, and reduced to 32 bits once.
+ * their variant fields masked, and the rest of the packet. Those bytes are in the frame
+ * itself, from 8 before the IP header (inside the Ethernet header) up to the ICRC, once the
+ * eight bytes in front and the variant fields are set to ones: with an IP header of the usual
+ * length (IPv4 without options, IPv6), the CRC runs over the frame in place, ORs these masks
+ * into its first 48 (64) bytes and folds the last partial block as it is
+ * (ternm_crc32_reg_masked()): nothing is copied, and no byte just written is read back
+ * through a copy.
+ *
+ * With IPv4 options: a register starting at ~0 is the same as one starting at 0 with the
+ * first four bytes inverted, and from 0 leading zero bytes change nothing: so a masked copy of
+ * the headers is built as zeros, 00 00 00 00 ff ff ff ff, the headers and the first
+ * (rest % 16) bytes after the BTH, with as many zeros in front as make it a multiple of 16
+ * bytes, and the rest of the packet is a multiple of 16 too. Both are then folded 16 bytes at
+ * a time, with no byte-wise tail, and reduced to 32 bits once.
  */
+static const uint8_t icrc_mask4[48] = {
+	[0 ... 7] = 0xff,
+	[8 + 1] = 0xff,				/* TOS */
+	[8 + 8] = 0xff,				/* TTL */
+	[8 + 10] = 0xff, [8 + 11] = 0xff,	/* header checksum */
+	[8 + 20 + 6] = 0xff, [8 + 20 + 7] = 0xff,	/* UDP checksum */
+	[8 + 28 + 4] = 0xff,			/* BTH FECN, BECN, reserved */
+};
+static const uint8_t icrc_mask6[64] = {
+	[0 ... 7] = 0xff,
+	[8 + 0] = 0x0f, [8 + 1 ... 8 + 3] = 0xff,	/* traffic class, flow label */
+	[8 + 7] = 0xff,				/* hop limit */
+	[8 + 40 + 6] = 0xff, [8 + 40 + 7] = 0xff,	/* UDP checksum */
+	[8 + 48 + 4] = 0xff,			/* BTH FECN, BECN, reserved */
+};
+
 static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8_t *end)
 {
 	uint8_t b[16 + 8 + 60 + 8 + BTH_LEN + 16];
@@ -57,6 +81,10 @@ static uint32_t icrc(const uint8_t *l3, bool v6, const uint8_t *bth, const uint8
 	size_t k = rest % 16, z, udp;
 	uint8_t *h;
 
+	/* l3 is 14 or 18 bytes into the frame: the 8 bytes before it are there */
+	if (hl == (v6 ? 40u : 20u) + 8 + BTH_LEN)
+		return ~ternm_crc32_reg_masked(~0u, l3 - 8, (size_t)(end - l3) + 8,
+					       v6 ? icrc_mask6 : icrc_mask4, v6 ? 64 : 48);
 	if (hl > 60 + 8 + BTH_LEN)	/* cannot be: the IP header is at most 60 bytes */
 		return 0;
 	z = (16 - (8 + hl + k) % 16) % 16;
@@ -130,6 +158,10 @@ void ternm_hdr_build(struct ternm_qp *qp, const uint8_t *p)
 		put_be16(h + o + 10, 0);
 		memcpy(h + o + 12, CFLD(p, P, sgid) + 12, 4);
 		memcpy(h + o + 16, CFLD(p, P, dgid) + 12, 4);
+		/* frame_send() adds the TOS, total length and ID of each packet to this */
+		h[o + 1] = 0;
+		qp->ip_csum = frame_csum_add(0, h + o, 20);
+		h[o + 1] = p[offsetof(P, traffic_class)];
 		o += 20;
 	}
 	put_be16(h + o, get_le16(CFLD(p, P, udp_sport)));
@@ -165,7 +197,8 @@ uint8_t *ternm_pkt_start(struct tern_model *m, struct ternm_qp *qp, uint8_t opco
 	uint8_t *f = m->rdma->tx;
 	uint8_t *bth = f + qp->hdr_len;
 
-	memcpy(f, qp->hdr, qp->hdr_len);
+	/* the whole template, a constant size: the bytes past hdr_len are overwritten below */
+	memcpy(f, qp->hdr, sizeof(qp->hdr));
 	set_ecn(f + qp->l3_off, qp->ipv6, ternm_cc_ecn(m, qp, opcode));
 	bth[0] = qp->type == TERN_QPT_UC ? opcode | IBOP_UC : opcode;
 	bth[1] = (uint8_t)((se ? 0x80 : 0) | 0x40);	/* SE, MigReq; pad set at send */
@@ -198,10 +231,16 @@ static size_t frame_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, 
 	if (qp->ipv6) {
 		put_be16(l3 + 4, (uint16_t)udp_len);
 	} else {
+		uint16_t id = m->ip_id++;
+
+		/*
+		 * From the template's sum, not by reading back the header just written (its
+		 * bytes were stored one field at a time: wider loads would wait for them)
+		 */
 		put_be16(l3 + 2, (uint16_t)(20 + udp_len));
-		put_be16(l3 + 4, m->ip_id++);
-		put_be16(l3 + 10, 0);
-		put_be16(l3 + 10, (uint16_t)~frame_csum_fold(frame_csum_add(0, l3, 20)));
+		put_be16(l3 + 4, id);
+		put_be16(l3 + 10, (uint16_t)~frame_csum_fold(qp->ip_csum + l3[1] + 20 +
+							    (uint32_t)udp_len + id));
 	}
 	put_le32(end, icrc(l3, qp->ipv6, bth, end));
 	end += ICRC_LEN;
@@ -254,7 +293,7 @@ size_t ternm_cnp_send(struct tern_model *m, struct ternm_qp *qp)
 	uint8_t *bth = f + qp->hdr_len;
 	uint8_t tos = (uint8_t)(m->cc->cnp_dscp << 2);	/* ECN 00 */
 
-	memcpy(f, qp->hdr, qp->hdr_len);
+	memcpy(f, qp->hdr, sizeof(qp->hdr));	/* as ternm_pkt_start() does */
 	if (qp->l3_off == 18)			/* 802.1Q: PCP cnp_prio, the VID kept */
 		f[14] = (uint8_t)((f[14] & 0x1f) | m->cc->cnp_prio << 5);
 	if (qp->ipv6) {
@@ -379,7 +418,12 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		ternm_cc_cnp_rx(m, len, bth, end);	/* rdma_cc.c */
 		return;
 	}
-	memset(&p, 0, sizeof(p));
+	/*
+	 * The extension headers' fields start at zero; the ones before va are all set below.
+	 * (Less than the whole struct: compilers zero up to 64 bytes with vector stores, more
+	 * with a REP STOS whose start-up cost showed in the receive path.)
+	 */
+	memset(&p.va, 0, sizeof(p) - offsetof(struct ternm_pkt, va));
 	p.opcode = bth[0];
 	p.se = bth[1] & 0x80;
 	pad = (bth[1] >> 4) & 3;

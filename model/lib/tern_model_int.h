@@ -326,6 +326,12 @@ uint32_t ternm_crc32_reg(uint32_t reg, const uint8_t *p, size_t len);
 /* the register after @alen bytes at @a and then @blen bytes at @b */
 uint32_t ternm_crc32_reg2(uint32_t reg, const uint8_t *a, size_t alen, const uint8_t *b,
 			  size_t blen);
+/*
+ * the register after @len bytes at @p whose first @mlen (16..64, a multiple of 16, at most
+ * @len) are OR-ed with @mask[] on the way: a frame's ICRC over the frame itself
+ */
+uint32_t ternm_crc32_reg_masked(uint32_t reg, const uint8_t *p, size_t len, const uint8_t *mask,
+				size_t mlen);
 
 /* device.c */
 void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
