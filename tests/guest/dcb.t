@@ -2,7 +2,8 @@
 """tern's admin interface for lossless RoCE, between two guests: ``dcb pfc``, ``dcb ets`` and
 ``dcb app`` (DSCP) show exactly what was set and the firmware runs it (debugfs ``dcb`` reads it
 back from the device); invalid settings are refused with a clear message; ``devlink dev param``
-lists the 19 DCQCN parameters with their defaults, takes valid values (into the firmware) and
+lists the 24 congestion-control parameters (DCQCN, HPCC) with their defaults, takes valid values
+(into the firmware), keeps HPCC and DCQCN's reaction point off each other's priorities, and
 refuses out-of-range ones with an extack message; everything survives ``devlink dev reload``
 and a device recovery (``devlink health test``), which keep the netdev as it was (name,
 ifindex, MTU, address, route, qdisc; the counters go on); ``ethtool -S`` has the PFC counters and
@@ -34,6 +35,9 @@ CC_DEFAULTS = {
     "rate_to_set_on_first_cnp": 0, "dce_tcp_g": 1019, "dce_tcp_rtt": 1,
     "rate_reduce_monitor_period": 4, "initial_alpha_value": 1023, "min_time_between_cnps": 4,
     "cnp_dscp": 48, "cnp_802p_prio": 6,
+    # HPCC (Documentation/hw/congestion.rst): on no priority; TERN_CC_DEF_HPCC_*
+    "roce_hpcc_enable": 0, "hpcc_max_stage": 5, "hpcc_eta": 950, "hpcc_ai_rate": 100,
+    "hpcc_base_rtt": 12000,
 }
 CC_SET = {"rpg_ai_rate": 10, "roce_np_enable": 8, "cnp_dscp": 46, "rpg_time_reset": 1000}
 
@@ -140,9 +144,9 @@ def check_all(node, dev, bdf, dl, when, cc):
          json.dumps(f))
     got = params(node, dl)
     t.eq({k: v for k, v in got.items() if k in CC_DEFAULTS}, cc,
-         "%s: devlink dev param show lists the 19 DCQCN params with their values" % when)
+         "%s: devlink dev param show lists the 24 congestion-control params with their values" % when)
     t.ok(all(f.get(k) == str(v) for k, v in cc.items()),
-         "%s: the firmware runs the same DCQCN parameters" % when,
+         "%s: the firmware runs the same DCQCN and HPCC parameters" % when,
          {k: f.get(k) for k in cc})
 
 
@@ -165,7 +169,7 @@ try:
          "dcb dcbx show: host-managed IEEE", r.stdout, r.stderr)
     got = params(n0, dl)
     t.eq({k: v for k, v in got.items() if k in CC_DEFAULTS}, CC_DEFAULTS,
-         "devlink dev param show: the 19 DCQCN params, defaults")
+         "devlink dev param show: the 24 congestion-control params (DCQCN, HPCC), defaults")
     # the one other runtime param: RC loss recovery (Documentation/hw/rdma.rst, "Selective
     # repeat"), go-back-N by default
     t.eq({k: v for k, v in got.items() if k not in CC_DEFAULTS},
@@ -173,7 +177,7 @@ try:
          "devlink dev param show: roce_selective_repeat, off by default (go-back-N)")
     f = fw(n0, bdf)
     t.ok(all(f.get(k) == str(v) for k, v in CC_DEFAULTS.items()),
-         "the firmware got the driver's DCQCN defaults at probe (RP/NP on every priority)",
+         "the firmware got the driver's DCQCN and HPCC defaults at probe (RP/NP on every priority, HPCC on none)",
          json.dumps(f))
     t.ok(f.get("pfc_en") == "0x00" and f.get("trust") == "pcp" and f.get("dscp_prio") == "none",
          "the firmware starts with PFC off, trust pcp, no DSCP map", json.dumps(f))
@@ -251,7 +255,14 @@ try:
             ("rpg_ai_rate", line + 1, "rpg_ai_rate must be 1..line rate Mb/s"),
             ("dce_tcp_g", 1024, "dce_tcp_g must be 0..1023 (1/1024 units)"),
             ("cnp_dscp", 64, "cnp_dscp must be a DSCP, 0..63"),
-            ("cnp_802p_prio", 8, "cnp_802p_prio must be a priority, 0..7")):
+            ("cnp_802p_prio", 8, "cnp_802p_prio must be a priority, 0..7"),
+            ("hpcc_max_stage", 0, "hpcc_max_stage must be 1..31 stages"),
+            ("hpcc_eta", 1001, "hpcc_eta must be 500..1000 (1/1000 of the line)"),
+            ("hpcc_ai_rate", line + 1, "hpcc_ai_rate must be 1..line rate Mb/s"),
+            ("hpcc_base_rtt", 999, "hpcc_base_rtt must be 1000..1000000 ns"),
+            # DCQCN's reaction point is on every priority by default: HPCC needs room
+            ("roce_hpcc_enable", 8,
+             "roce_hpcc_enable and roce_rp_enable must not share a priority")):
         r = n0.run("devlink dev param set %s name %s value %d cmode runtime" % (dl, name, value))
         t.ok(r.rc != 0 and msg in r.stderr,
              "devlink dev param set %s %d refused: %s" % (name, value, r.stderr.strip()),
@@ -260,6 +271,14 @@ try:
     r = n0.run("devlink dev param set %s name rpg_hai_rate value %d cmode runtime" % (dl, SPEED))
     t.ok(r.rc == 0, "rpg_hai_rate = the line rate (%d Mb/s) is taken" % SPEED, r.stderr)
     cc["rpg_hai_rate"] = SPEED
+    # HPCC on priority 3 once DCQCN's reaction point leaves it; then RP may not come back
+    for name, value in (("roce_rp_enable", 0xf7), ("roce_hpcc_enable", 8), ("hpcc_eta", 900)):
+        r = n0.run("devlink dev param set %s name %s value %d cmode runtime" % (dl, name, value))
+        t.ok(r.rc == 0, "devlink dev param set %s %d" % (name, value), r.stderr)
+        cc[name] = value
+    r = n0.run("devlink dev param set %s name roce_rp_enable value 255 cmode runtime" % dl)
+    t.ok(r.rc != 0 and "must not share a priority" in r.stderr,
+         "roce_rp_enable 255 refused while HPCC runs on priority 3: %s" % r.stderr.strip())
     check_all(n0, dev, bdf, dl, "after the params", cc)
 
     # --- ethtool: PFC counters and the storm guard ---------------------------------------------

@@ -66,6 +66,11 @@ static void tern_dcb_default_cc(struct tern_cc_params *cc)
 	cc->dce_tcp_rtt = cpu_to_le32(TERN_CC_DEF_TCP_RTT);
 	cc->rate_reduce_monitor_period = cpu_to_le32(TERN_CC_DEF_MONITOR_PERIOD);
 	cc->initial_alpha_value = cpu_to_le32(TERN_CC_DEF_INITIAL_ALPHA);
+	cc->hpcc_en = 0;
+	cc->hpcc_max_stage = TERN_CC_DEF_HPCC_MAX_STAGE;
+	cc->hpcc_eta = cpu_to_le16(TERN_CC_DEF_HPCC_ETA);
+	cc->hpcc_ai_rate = cpu_to_le32(TERN_CC_DEF_HPCC_AI_RATE);
+	cc->hpcc_base_rtt = cpu_to_le32(TERN_CC_DEF_HPCC_BASE_RTT);
 }
 
 /**

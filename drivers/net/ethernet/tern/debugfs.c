@@ -480,6 +480,11 @@ static void tern_dbg_show_cc(struct seq_file *s, const struct tern_cc_params *cc
 	seq_printf(s, "min_time_between_cnps: %u\n", le32_to_cpu(cc->min_time_between_cnps));
 	seq_printf(s, "cnp_dscp: %u\n", cc->cnp_dscp);
 	seq_printf(s, "cnp_802p_prio: %u\n", cc->cnp_prio);
+	seq_printf(s, "roce_hpcc_enable: %u\n", cc->hpcc_en);
+	seq_printf(s, "hpcc_max_stage: %u\n", cc->hpcc_max_stage);
+	seq_printf(s, "hpcc_eta: %u\n", le16_to_cpu(cc->hpcc_eta));
+	seq_printf(s, "hpcc_ai_rate: %u\n", le32_to_cpu(cc->hpcc_ai_rate));
+	seq_printf(s, "hpcc_base_rtt: %u\n", le32_to_cpu(cc->hpcc_base_rtt));
 }
 
 /* Both queries are shown; one that fails gives an "error" line instead of its keys. */

@@ -113,13 +113,18 @@ enum tern_devlink_param_id {
 	TERN_DL_PARAM_MIN_TIME_CNPS,
 	TERN_DL_PARAM_CNP_DSCP,
 	TERN_DL_PARAM_CNP_PRIO,
+	TERN_DL_PARAM_HPCC_ENABLE,
+	TERN_DL_PARAM_HPCC_MAX_STAGE,
+	TERN_DL_PARAM_HPCC_ETA,
+	TERN_DL_PARAM_HPCC_AI_RATE,
+	TERN_DL_PARAM_HPCC_BASE_RTT,
 	TERN_DL_PARAM_END,
 };
 
 /**
- * struct tern_cc_param_desc - where a DCQCN devlink param lives and what it may be
- * @offset: offset of its field in struct tern_cc_params (__le32, or u8 when @is_u8)
- * @is_u8: a u8 field and param; otherwise u32
+ * struct tern_cc_param_desc - where a congestion-control devlink param lives, what it may be
+ * @offset: offset of its field in struct tern_cc_params
+ * @size: the field's and the param's size: 1 (u8), 2 (__le16, u16) or 4 (__le32, u32)
  * @min: smallest value
  * @max: largest value; with @line_rate, the line rate in Mb/s instead
  * @line_rate: a rate, bounded by the port's line rate
@@ -128,18 +133,20 @@ enum tern_devlink_param_id {
  */
 struct tern_cc_param_desc {
 	size_t offset;
-	bool is_u8;
+	u8 size;
 	u32 min;
 	u32 max;
 	bool line_rate;
 };
 
 #define TERN_CC_U8(f, lo, hi) \
-	{ offsetof(struct tern_cc_params, f), true, lo, hi, false }
+	{ offsetof(struct tern_cc_params, f), 1, lo, hi, false }
+#define TERN_CC_U16(f, lo, hi) \
+	{ offsetof(struct tern_cc_params, f), 2, lo, hi, false }
 #define TERN_CC_U32(f, lo, hi) \
-	{ offsetof(struct tern_cc_params, f), false, lo, hi, false }
+	{ offsetof(struct tern_cc_params, f), 4, lo, hi, false }
 #define TERN_CC_RATE(f, lo) \
-	{ offsetof(struct tern_cc_params, f), false, lo, 0, true }
+	{ offsetof(struct tern_cc_params, f), 4, lo, 0, true }
 
 #define TERN_CC_IDX(id)	((id) - TERN_DL_PARAM_BASE - 1)
 
@@ -164,6 +171,11 @@ static const struct tern_cc_param_desc tern_cc_descs[] = {
 	[TERN_CC_IDX(TERN_DL_PARAM_MIN_TIME_CNPS)] = TERN_CC_U32(min_time_between_cnps, 0, 4095),
 	[TERN_CC_IDX(TERN_DL_PARAM_CNP_DSCP)] = TERN_CC_U8(cnp_dscp, 0, 63),
 	[TERN_CC_IDX(TERN_DL_PARAM_CNP_PRIO)] = TERN_CC_U8(cnp_prio, 0, 7),
+	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_ENABLE)] = TERN_CC_U8(hpcc_en, 0, 0xff),
+	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_MAX_STAGE)] = TERN_CC_U8(hpcc_max_stage, 1, 31),
+	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_ETA)] = TERN_CC_U16(hpcc_eta, 500, 1000),
+	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_AI_RATE)] = TERN_CC_RATE(hpcc_ai_rate, 1),
+	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_BASE_RTT)] = TERN_CC_U32(hpcc_base_rtt, 1000, 1000000),
 };
 
 static_assert(ARRAY_SIZE(tern_cc_descs) == TERN_CC_IDX(TERN_DL_PARAM_END));
@@ -185,8 +197,10 @@ static int tern_cc_param_get(struct devlink *devlink, u32 id, struct devlink_par
 	if (!d)
 		return -EOPNOTSUPP;
 	tern_dcb_get_cc(tdev, &cc);
-	if (d->is_u8)
+	if (d->size == 1)
 		ctx->val.vu8 = f[d->offset];
+	else if (d->size == 2)
+		ctx->val.vu16 = le16_to_cpu(*(__le16 *)(f + d->offset));
 	else
 		ctx->val.vu32 = le32_to_cpu(*(__le32 *)(f + d->offset));
 	return 0;
@@ -203,8 +217,10 @@ static int tern_cc_param_set(struct devlink *devlink, u32 id, struct devlink_par
 		return -EOPNOTSUPP;
 	/* Only the devlink instance lock serialises param sets: read-modify-write is safe. */
 	tern_dcb_get_cc(tdev, &cc);
-	if (d->is_u8)
+	if (d->size == 1)
 		f[d->offset] = ctx->val.vu8;
+	else if (d->size == 2)
+		*(__le16 *)(f + d->offset) = cpu_to_le16(ctx->val.vu16);
 	else
 		*(__le32 *)(f + d->offset) = cpu_to_le32(ctx->val.vu32);
 	return tern_dcb_set_cc(tdev, &cc);
@@ -272,6 +288,18 @@ static void tern_cc_range_msg(u32 id, struct netlink_ext_ack *extack)
 	case TERN_DL_PARAM_CNP_PRIO:
 		NL_SET_ERR_MSG_MOD(extack, "cnp_802p_prio must be a priority, 0..7");
 		break;
+	case TERN_DL_PARAM_HPCC_MAX_STAGE:
+		NL_SET_ERR_MSG_MOD(extack, "hpcc_max_stage must be 1..31 stages");
+		break;
+	case TERN_DL_PARAM_HPCC_ETA:
+		NL_SET_ERR_MSG_MOD(extack, "hpcc_eta must be 500..1000 (1/1000 of the line)");
+		break;
+	case TERN_DL_PARAM_HPCC_AI_RATE:
+		NL_SET_ERR_MSG_MOD(extack, "hpcc_ai_rate must be 1..line rate Mb/s");
+		break;
+	case TERN_DL_PARAM_HPCC_BASE_RTT:
+		NL_SET_ERR_MSG_MOD(extack, "hpcc_base_rtt must be 1000..1000000 ns");
+		break;
 	default:
 		NL_SET_ERR_MSG_MOD(extack, "value out of range");
 		break;
@@ -287,7 +315,7 @@ static int tern_cc_param_validate(struct devlink *devlink, u32 id, union devlink
 
 	if (!d)
 		return -EOPNOTSUPP;
-	v = d->is_u8 ? val.vu8 : val.vu32;
+	v = d->size == 1 ? val.vu8 : d->size == 2 ? val.vu16 : val.vu32;
 	max = d->max;
 	if (d->line_rate) {
 		max = tern_dcb_line_rate(tdev);
@@ -297,6 +325,17 @@ static int tern_cc_param_validate(struct devlink *devlink, u32 id, union devlink
 	if (v < d->min || v > max) {
 		tern_cc_range_msg(id, extack);
 		return -ERANGE;
+	}
+	/* a priority runs DCQCN's reaction point or HPCC, never both (the firmware's rule) */
+	if (id == TERN_DL_PARAM_HPCC_ENABLE || id == TERN_DL_PARAM_RP_ENABLE) {
+		struct tern_cc_params cc;
+
+		tern_dcb_get_cc(tdev, &cc);
+		if (v & (id == TERN_DL_PARAM_HPCC_ENABLE ? cc.rp_en : cc.hpcc_en)) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "roce_hpcc_enable and roce_rp_enable must not share a priority");
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -326,6 +365,11 @@ static const struct devlink_param tern_cc_params[] = {
 	TERN_CC_PARAM(TERN_DL_PARAM_MIN_TIME_CNPS, "min_time_between_cnps", U32),
 	TERN_CC_PARAM(TERN_DL_PARAM_CNP_DSCP, "cnp_dscp", U8),
 	TERN_CC_PARAM(TERN_DL_PARAM_CNP_PRIO, "cnp_802p_prio", U8),
+	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_ENABLE, "roce_hpcc_enable", U8),
+	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_MAX_STAGE, "hpcc_max_stage", U8),
+	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_ETA, "hpcc_eta", U16),
+	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_AI_RATE, "hpcc_ai_rate", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_BASE_RTT, "hpcc_base_rtt", U32),
 };
 
 static_assert(ARRAY_SIZE(tern_cc_params) == ARRAY_SIZE(tern_cc_descs));
