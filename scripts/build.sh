@@ -40,8 +40,16 @@ debug_modules() {
 	# Not the stock build's generated *.mod.c: they carry the stock kernel's symbol CRCs,
 	# and one copied over ours gave the debug modules __versions that the debug kernel
 	# (no MODVERSIONS) and depmod do not expect (tern_core_test lost its dependency).
+	# Only files whose content changed are copied, with a new mtime: kbuild then rebuilds what
+	# depends on them. (Copying with the sources' mtimes, as cpio -m did, left objects built
+	# after a checkout's older mtime looking up to date: a header changed by a merge kept an
+	# object with the old struct layout.)
 	(cd "$TERN_TOP" && find Kbuild drivers include -type f \( -name '*.[ch]' -o -name Kbuild \
-		-o -name Makefile \) ! -name '*.mod.c' | cpio -pdmu --quiet "$src")
+		-o -name Makefile \) ! -name '*.mod.c' -print0) |
+		while IFS= read -r -d '' f; do
+			cmp -s "$TERN_TOP/$f" "$src/$f" && continue
+			mkdir -p "$src/$(dirname "$f")" && cp "$TERN_TOP/$f" "$src/$f"
+		done
 	find "$src" \( -name '*.ko' -o -name '*.mod.[co]' -o -name Module.symvers \) -delete
 	timeout 1200 make -s -C "$kdir/build" M="$src" modules >&2
 	rm -f "$TERN_OUT/debug/modules/"*.ko
