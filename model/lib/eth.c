@@ -269,28 +269,27 @@ static bool tx_csum(uint8_t *b, uint32_t len, uint16_t start, uint16_t offset)
 	return true;
 }
 
+/*
+ * The sum of the TCP/UDP pseudo-header of the IP packet at @l3 (IPv4 or IPv6: addresses,
+ * protocol, the L4 length), the part of the Internet checksum that is not in the packet.
+ */
+static uint32_t pseudo_sum(const uint8_t *f, unsigned int ipver, size_t l3, uint8_t proto,
+			   uint32_t l4_len)
+{
+	uint32_t s = ipver == 4 ? frame_csum_add(0, f + l3 + 12, 8) :
+				  frame_csum_add(0, f + l3 + 8, 32);
+
+	return s + proto + (l4_len >> 16) + (l4_len & 0xffff);
+}
+
 /* The TCP checksum of a segment built in @b: L3 header at @l3, TCP at @l4, @len bytes. */
 static void tcp_csum(uint8_t *b, unsigned int ipver, size_t l3, size_t l4, size_t len)
 {
-	uint32_t s, tcp_len = (uint32_t)(len - l4);
-	uint8_t w[4];
+	uint32_t tcp_len = (uint32_t)(len - l4);
 
 	put_be16(b + l4 + 16, 0);
-	if (ipver == 4) {
-		s = frame_csum_add(0, b + l3 + 12, 8);
-		put_be16(w, FRAME_IPPROTO_TCP);
-		put_be16(w + 2, (uint16_t)tcp_len);
-	} else {
-		s = frame_csum_add(0, b + l3 + 8, 32);
-		put_be16(w, (uint16_t)(tcp_len >> 16));
-		put_be16(w + 2, (uint16_t)tcp_len);
-		s = frame_csum_add(s, w, 4);
-		put_be16(w, 0);
-		put_be16(w + 2, FRAME_IPPROTO_TCP);
-	}
-	s = frame_csum_add(s, w, 4);
-	s = frame_csum_add(s, b + l4, tcp_len);
-	put_be16(b + l4 + 16, (uint16_t)~frame_csum_fold(s));
+	put_be16(b + l4 + 16, (uint16_t)~frame_csum_fold(frame_csum_add(
+		pseudo_sum(b, ipver, l3, FRAME_IPPROTO_TCP, tcp_len), b + l4, tcp_len)));
 }
 
 /*
@@ -517,7 +516,7 @@ static uint16_t rx_csum(const uint8_t *f, size_t len)
 	struct frame_info p;
 	size_t l3, l4, l4_len, ihl;
 	uint32_t s;
-	uint8_t w[4], proto;
+	uint8_t proto;
 
 	frame_parse(f, len, &p);
 	if (!p.ip_whole)
@@ -534,14 +533,12 @@ static uint16_t rx_csum(const uint8_t *f, size_t len)
 		l4 = l3 + ihl;
 		l4_len = get_be16(f + l3 + 2) - ihl;
 		proto = f[l3 + 9];
-		s = frame_csum_add(0, f + l3 + 12, 8);
 	} else {
 		l4 = l3 + FRAME_IPV6_HLEN;
 		l4_len = get_be16(f + l3 + 4);
 		if (l4 + l4_len > len)
 			return 0;
 		proto = f[l3 + 6];
-		s = frame_csum_add(0, f + l3 + 8, 32);
 	}
 	if (proto == FRAME_IPPROTO_TCP) {
 		if (l4_len < 20)
@@ -554,13 +551,7 @@ static uint16_t rx_csum(const uint8_t *f, size_t len)
 	} else {
 		return 0;
 	}
-	put_be16(w, (uint16_t)(l4_len >> 16));
-	put_be16(w + 2, (uint16_t)l4_len);
-	s = frame_csum_add(s, w, 4);
-	put_be16(w, 0);
-	put_be16(w + 2, proto);
-	s = frame_csum_add(s, w, 4);
-	s = frame_csum_add(s, f + l4, l4_len);
+	s = frame_csum_add(pseudo_sum(f, p.ipver, l3, proto, (uint32_t)l4_len), f + l4, l4_len);
 	return frame_csum_fold(s) == 0xffff ? TERN_ETH_RXD_CSUM_OK : TERN_ETH_RXD_CSUM_BAD;
 }
 
