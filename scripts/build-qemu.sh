@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Build qemu-system-x86_64 (QEMU 7.2 from Debian bookworm's source package) with the tern
-# device (model/qemu/ adapter + model/lib/ library) added as hw/net/tern/.
+# device (model/qemu/ adapter + model/lib/ library) added as hw/net/tern/, and the fixes to
+# QEMU's own code in scripts/qemu-patches/ (each file says what it fixes and why).
 #
 # Usage: scripts/build-qemu.sh
 # Prints the path of the built binary ($TERN_OUT/qemu/qemu-system-x86_64) as the last line
 # of stdout; progress goes to stderr.
 #
 # The unpacked and configured QEMU tree is cached in
-# $TERN_CACHE/qemu-<debian version>-<hash of the configure flags and tree recipe>/ (src/,
-# build/), guarded by a lock, so a second run only copies our sources into the tree and runs
+# $TERN_CACHE/qemu-<debian version>-<hash of the configure flags, tree recipe and patches>/
+# (src/, build/), guarded by a lock, so a second run only copies our sources into the tree and runs
 # ninja incrementally. Environment:
 #   TERN_QEMU_JOBS   parallel compile jobs (default: number of CPUs)
 #   TERN_QEMU_CLEAN  set to 1 to throw the cached tree away and start over
@@ -139,8 +140,11 @@ dsc=$(timeout 120 apt-get source --print-uris "qemu/$QEMU_SUITE" 2>/dev/null |
 qver=${dsc#qemu_}
 qver=${qver%.dsc}
 
+qemu_patches=("$TERN_TOP"/scripts/qemu-patches/*.patch)
+[ -f "${qemu_patches[0]}" ] || die "no patches in scripts/qemu-patches/"
 flags_hash=$( { printf '%s\n' "${conf_flags[@]}"; echo "$devices_mak"; echo "recipe=$TREE_RECIPE";
-	gcc -dumpfullversion 2>/dev/null || true; } | sha256sum | cut -c1-12)
+	cat "${qemu_patches[@]}"; gcc -dumpfullversion 2>/dev/null || true; } |
+	sha256sum | cut -c1-12)
 cdir=$TERN_CACHE/qemu-$qver-$flags_hash
 src=$cdir/src
 bld=$cdir/build
@@ -162,7 +166,13 @@ fi
 # --- unpacked, patched tree ----------------------------------------------------------------
 prepare_tree() {
 	# prepare_tree DIR: wire hw/net/tern into a freshly unpacked tree (run once per tree).
-	local d=$1
+	local d=$1 p
+
+	# Fixes to QEMU itself, in name order, on top of Debian's patches.
+	for p in "${qemu_patches[@]}"; do
+		patch -d "$d" -p1 --batch --forward --quiet < "$p" ||
+			die "$(basename "$p") does not apply to qemu $qver"
+	done
 
 	# The dfsg tarball has no edk2 firmware blobs: never try to unpack them.
 	sed -i 's/^\(\s*unpack_edk2_blobs = \)bzip2\.found()$/\1false/' "$d/meson.build"

@@ -500,9 +500,15 @@ class Cluster:
         # debug boot in 30. 4-level paging has no such window.
         cmdline = "console=ttyS0 panic=-1 tsc=reliable norandmaps no5lvl tern.node=%d %s" % (
             i, self.append)
+        # maxcpus=2 (one vCPU present): TCG emits host memory barriers for the guest's
+        # barriers and locked instructions only when a guest may have more than one vCPU.
+        # With "-smp 1" the guest's smp_mb() is no fence on the host, and virtio's
+        # event-index handshake with QEMU's main loop (guest: store avail idx, fence, load
+        # avail_event; QEMU: the reverse) can miss a kick: a virtio-net transmitter then
+        # froze for good (Documentation/testing.rst, "Interoperability with Soft-RoCE").
         argv = [
             qemu, "-name", node.name,
-            "-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", "1",
+            "-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", "1,maxcpus=2",
             "-m", str(self.memory), "-display", "none", "-nodefaults", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd, "-append", cmdline.strip(),
             "-serial", "file:" + node.console_path,
