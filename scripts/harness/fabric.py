@@ -34,7 +34,8 @@ OPTIONS = {
     "pfc_mask": "--pfc-mask", "ecn_mask": "--ecn-mask", "strict_mask": "--strict-mask",
     "xoff_bytes": "--xoff", "xon_bytes": "--xon", "kmin_bytes": "--kmin",
     "kmax_bytes": "--kmax", "pmax_ppm": "--pmax-ppm", "seed": "--seed",
-    "sock_queue": "--sock-queue", "sample_us": "--sample-us",
+    "sock_queue": "--sock-queue", "sample_us": "--sample-us", "int_mask": "--int-mask",
+    "int_mtu": "--int-mtu",
 }
 
 

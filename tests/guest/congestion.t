@@ -23,6 +23,10 @@ tests/rdma/congestiontest.py for the measurements behind that choice).
    senders at most half as many times as in run 1 (measured: 10-18x fewer), the bottleneck
    FIFO's median depth is at most half (measured: ~65 vs ~390 KiB), and still nothing is
    lost.
+3. PFC on, HPCC on instead of DCQCN (roce_hpcc_enable 8 on every guest, tern-switch filling
+   INT records for priority 3): the switch adds telemetry to the requests, node0 echoes it in
+   its ACKs, both senders take it and update their windows, nothing is lost, no ECN and no
+   CNP.
 
 bench/congestion.py runs the same and prints the figures side by side. Stock kernel only (the
 fabric's behaviour does not depend on the kernel flavour, and the debug kernel is too slow to
@@ -73,23 +77,24 @@ try:
              "%s: dcb app shows dscp-prio 26:3 48:6" % n.name, r.stdout, r.stderr)
 
     runs = []
-    for label, dcqcn in (("DCQCN off", False), ("DCQCN on", True)):
+    for label, dcqcn, hpcc in (("DCQCN off", False, False), ("DCQCN on", True, False),
+                               ("HPCC on", False, True)):
         try:
-            shown = fab.configure(pfc=True, dcqcn=dcqcn)
+            shown = fab.configure(pfc=True, dcqcn=dcqcn, hpcc=hpcc)
         except ct.Setup as e:
             t.abort("configuring %s failed: %s" % (label, e))
-        mask = 8 if dcqcn else 0
-        good = all("3:on" in pfc and all(v == mask for v in params.values())
-                   for pfc, params in shown.values())
-        t.ok(good, "%s: every guest shows prio-pfc 3:on and roce_rp/np_enable %d" % (
-            label, mask), repr(shown))
+        want = {"roce_rp_enable": 8 if dcqcn else 0, "roce_np_enable": 8 if dcqcn else 0,
+                "roce_hpcc_enable": 8 if hpcc else 0}
+        good = all("3:on" in pfc and params == want for pfc, params in shown.values())
+        t.ok(good, "%s: every guest shows prio-pfc 3:on and %s" % (
+            label, ", ".join("%s %d" % kv for kv in want.items())), repr(shown))
         run = ct.incast(fab, label, SECONDS)
         runs.append(run)
         t.ok(run.ok, "%s: both ib_write_bw flows (%d s, 64 KiB writes, DSCP 26) completed "
              "(%s MB/s)" % (label, SECONDS, " + ".join(
                  "%.2f" % v if v is not None else "-" for v in run.flows.values())),
              ct.diag(run))
-    off, on = runs
+    off, on, hp = runs
     if fab.stale_acks:
         t.diag("iproute2 6.1's stale-ACK race hit %d 'dcb pfc set' (checked by show; "
                "tests/lib/ternlib.py DCB_STALE_ACK)" % fab.stale_acks)
@@ -101,7 +106,7 @@ try:
     t.ok(off.xoff_sent() > 0 and off.nic_pauses() > 0,
          "DCQCN off: the switch paused the senders on priority 3 (%d XOFF sent, %d received "
          "by the senders' NICs)" % (off.xoff_sent(), off.nic_pauses()))
-    for run in (off, on):
+    for run in (off, on, hp):
         lost = run.lost()
         t.ok(run.lossless_drops() == 0 and run.switch_drops() == 0 and run.sock_drops == 0,
              "%s: no frame dropped at the switch (%d lossless, %d in all, %d at its sockets)" % (
@@ -141,6 +146,26 @@ try:
     t.ok(on.bottleneck()["p50_bytes"] * 2 <= off.bottleneck()["p50_bytes"],
          "DCQCN on: the bottleneck FIFO's median depth is at most half (%d KiB vs %d KiB)" % (
              on.bottleneck()["p50_bytes"] // 1024, off.bottleneck()["p50_bytes"] // 1024))
+
+    # --- HPCC on: telemetry inserted and echoed, windows follow it, nothing lost --------------
+    echoes = hp.rdma(ct.RECEIVER, "hpcc_int_echoes_sent")
+    acks = {s: hp.rdma(s, "hpcc_int_echo_acks") for s in ct.SENDERS}
+    updates = {s: hp.rdma(s, "hpcc_window_updates") for s in ct.SENDERS}
+    t.ok(off.int_hops() == 0 and on.int_hops() == 0 and hp.int_hops() > 0,
+         "HPCC on: the switch filled INT records into the requests (%d; none in the DCQCN "
+         "runs)" % hp.int_hops())
+    t.ok(echoes > 0 and all(v > 0 for v in acks.values()),
+         "HPCC on: node0 echoed the telemetry (%d ACKs) and both senders took it (%s)" % (
+             echoes, " / ".join(str(v) for v in acks.values())))
+    t.ok(all(v > 0 for v in updates.values()),
+         "HPCC on: both senders' windows followed it (hpcc_window_updates %s)" %
+         " / ".join(str(v) for v in updates.values()))
+    t.ok(hp.sum_rdma("rx_int_discards") == 0 and hp.ecn_marked() == 0 and
+         hp.rdma(ct.RECEIVER, "np_cnp_sent") == 0,
+         "HPCC on: no INT frame discarded, no ECN mark and no CNP (DCQCN is off)",
+         "rx_int_discards %d, ECN %d, CNP %d" % (hp.sum_rdma("rx_int_discards"),
+                                                 hp.ecn_marked(),
+                                                 hp.rdma(ct.RECEIVER, "np_cnp_sent")))
 
     check_kernel_clean(t, c)
 finally:

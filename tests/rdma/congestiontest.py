@@ -58,8 +58,17 @@ DCQCN_PARAMS = {
 }
 
 
+# HPCC on this fabric (Documentation/admin/tern_core.rst): its base round trip at the
+# largest value the device takes (1 ms; a write's round trip between TCG guests through
+# tern-switch is about that), W_AI = 2 Mb/s * 1 ms = 250 bytes, about 5 % of a fair share's
+# window for two flows, as the paper's W_AI = (1 - eta) * W / N.
+HPCC_PARAMS = {"hpcc_base_rtt": 1000000, "hpcc_ai_rate": 2}
+
+
 def switch_config(link_mbps=LINK_MBPS, pfc=True):
-    return dict(link_mbps=link_mbps, delay_ns=2000, buffer_bytes=4 << 20,
+    """The switch as the tests run it; INT records for priority 3's HPCC requests (only
+    frames to the INT port take them, so DCQCN's runs are untouched)."""
+    return dict(link_mbps=link_mbps, delay_ns=2000, buffer_bytes=4 << 20, int_mask=1 << PRIO,
                 pfc_mask=(1 << PRIO) if pfc else 0, ecn_mask=1 << PRIO,
                 strict_mask=1 << CNP_PRIO, xoff_bytes=256 << 10, xon_bytes=128 << 10,
                 kmin_bytes=16 << 10, kmax_bytes=96 << 10, pmax_ppm=200000,
@@ -112,12 +121,15 @@ class Fabric:
             _run(n, "dcb app add dev %s dscp-prio %d:%d %d:%d" % (dev, DSCP, PRIO, CNP_DSCP,
                                                                     CNP_PRIO))
 
-    def configure(self, pfc, dcqcn, params=None):
+    def configure(self, pfc, dcqcn, params=None, hpcc=False):
         """PFC on priority 3 (or no PFC) and DCQCN on priority 3 (RP and NP) or off, on
         every guest, as ``dcb`` / ``devlink`` show it back; ``params``: more devlink params
-        (name -> value) to set first (default :data:`DCQCN_PARAMS`)."""
+        (name -> value) to set first (default :data:`DCQCN_PARAMS`, with ``hpcc``
+        :data:`HPCC_PARAMS` too). ``hpcc``: HPCC on priority 3 instead (roce_hpcc_enable,
+        once DCQCN is off there: the driver refuses both on one priority)."""
         mask = (1 << PRIO) if dcqcn else 0
-        params = DCQCN_PARAMS if params is None else params
+        params = dict(DCQCN_PARAMS, **HPCC_PARAMS) if params is None else params
+        self.hpcc = hpcc
         for n in self.c:
             dev = self.target.netdev[n.index]
             for name, value in sorted(params.items()):
@@ -131,10 +143,13 @@ class Fabric:
             if not r.sent or shown[1:] != want.split():
                 raise Setup("%s: dcb pfc set dev %s prio-pfc %s: rc %d, %s; shown: %s" % (
                     n.name, dev, want, r.rc, r.stderr.strip(), " ".join(shown)))
-            for name in ("roce_rp_enable", "roce_np_enable"):
+            for name, value in (("roce_hpcc_enable", 0), ("roce_rp_enable", mask),
+                                ("roce_np_enable", mask),
+                                ("roce_hpcc_enable", (1 << PRIO) if hpcc else 0)):
                 _run(n, "devlink dev param set %s name %s value %d cmode runtime" % (
-                    self.devlink[n.index], name, mask))
-        self.config = {"pfc": pfc, "dcqcn": dcqcn, "params": self.params(self.c[SENDERS[0]])}
+                    self.devlink[n.index], name, value))
+        self.config = {"pfc": pfc, "dcqcn": dcqcn, "hpcc": hpcc,
+                       "params": self.params(self.c[SENDERS[0]])}
         return self.show()
 
     def params(self, node):
@@ -162,7 +177,7 @@ class Fabric:
             dev = self.target.netdev[n.index]
             pfc = n.run("dcb pfc show dev %s prio-pfc" % dev, timeout=30).stdout.strip()
             params = {}
-            for name in ("roce_rp_enable", "roce_np_enable"):
+            for name in ("roce_rp_enable", "roce_np_enable", "roce_hpcc_enable"):
                 r = n.run("devlink -j dev param show %s name %s" % (self.devlink[n.index], name),
                           timeout=30)
                 params[name] = _param_value(r.stdout)
@@ -293,6 +308,10 @@ class Run:
     def ecn_marked(self):
         return sum(q.get("ecn_marked", 0) for p in self.switch.values()
                    for q in p.get("queues", []))
+
+    def int_hops(self):
+        """INT records the switch filled in (every port)."""
+        return sum(p.get("int_hops_added", 0) for p in self.switch.values())
 
     def lossless_drops(self):
         return sum(p.get("lossless_drops", 0) for p in self.switch.values())
@@ -466,6 +485,9 @@ def summary(run):
         ("CNPs handled (node1+2)", str(run.sum_rdma("rp_cnp_handled", SENDERS))),
         ("rate cuts (node1+2)", str(run.sum_rdma("rp_rate_decrease_events", SENDERS))),
         ("switch ECN marks", str(run.ecn_marked())),
+        ("switch INT records", str(run.int_hops())),
+        ("INT echoes sent (node0)", str(run.rdma(RECEIVER, "hpcc_int_echoes_sent"))),
+        ("HPCC window updates (node1+2)", str(run.sum_rdma("hpcc_window_updates", SENDERS))),
         ("switch XOFF to senders", str(run.xoff_sent())),
         ("sender NIC rx_prio3_pause", str(run.nic_pauses())),
         ("bottleneck queue p50/p99/max (KiB)", "%d/%d/%d" % (
