@@ -16,6 +16,10 @@ lossless bandwidth it keeps, the loss measured on the wire (frames dropped / fra
 guests, from the fault injector's or netem's counters), and the RDMA counters' deltas of the
 run: tern's retrans_pkts and local_ack_timeout_err, rxe's completer_retry_err.
 
+With --sr tern is measured twice, standard go-back-N and selective repeat (devlink
+``roce_selective_repeat`` on both guests, Documentation/hw/rdma.rst "Selective repeat"): the
+SR columns, and its counters selective_retrans_pkts and tail_loss_probes.
+
 Each perftest run lasts a fixed time (perftest -D, --duration seconds, 15 by default), so
 that the slow and the fast transport are measured over the same span. Runs: RDMA WRITE and READ
 at 64 KiB and at 4 KiB, each at every loss rate, for tern and for rxe: about 7 minutes with the
@@ -38,6 +42,17 @@ import rdmatest as rt  # noqa: E402
 # counters shown, summed over both guests: (target kind, counter, column heading)
 COUNTERS = (("tern", "retrans_pkts", "retrans"), ("tern", "local_ack_timeout_err", "timeouts"),
             ("rxe", "completer_retry_err", "retries"))
+SR_COUNTERS = (("tern-sr", "selective_retrans_pkts", "SR resent"),
+               ("tern-sr", "tail_loss_probes", "SR probes"))
+
+
+def set_sr(target, on):
+    """devlink roce_selective_repeat on both guests' tern NICs (QPs connected from now on)."""
+    for node in target.cluster:
+        node.run("devlink dev param set pci/$(basename $(readlink -f /sys/class/net/%s/device))"
+                 " name roce_selective_repeat value %s cmode runtime" % (
+                     target.netdev[node.index], "true" if on else "false"),
+                 timeout=30, check=True)
 
 
 def pct_str(p):
@@ -126,8 +141,8 @@ def measure(target, prog, size, seconds, runs):
     out = {"bw": statistics.median(bws) if bws and not why else None, "why": why}
     if w0 and w1 and w1[0] > w0[0]:
         out["wire_loss"] = 100.0 * (w1[1] - w0[1]) / (w1[0] - w0[0])
-    for kind, name, _ in COUNTERS:
-        if kind == target.kind and name in c1:
+    for kind, name, _ in COUNTERS + SR_COUNTERS:
+        if kind.split("-")[0] == target.kind and name in c1:
             out[name] = c1[name] - c0.get(name, 0)
     return out
 
@@ -145,6 +160,8 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="multiply the duration")
     ap.add_argument("--loss", default="0,0.1,1",
                     help="comma-separated loss rates in percent (default 0,0.1,1; 0 first)")
+    ap.add_argument("--sr", action="store_true",
+                    help="tern with selective repeat too (devlink roce_selective_repeat)")
     args = ap.parse_args()
     losses = [float(x) for x in args.loss.split(",")]
     if losses[0] != 0 or any(p < 0 or p > 100 for p in losses):
@@ -161,6 +178,9 @@ def main():
         targets = [rt.Target(c, "tern", 0), rt.Target(c, "rxe", 1)]
         for tg in targets:
             tg.setup()
+        # (result key, target, selective repeat): the tern target twice with --sr
+        passes = [("tern", targets[0], False)] + (
+            [("tern-sr", targets[0], True)] if args.sr else []) + [("rxe", targets[1], None)]
         # warm-up, not measured: the first runs in fresh guests are slower (TCG translation,
         # page faults), which would bias the lossless reference
         for tg in targets:
@@ -169,7 +189,9 @@ def main():
         # next to the lossy runs (the host's load drifts)
         for label, prog, size in plan:
             for pct in losses:
-                for tg in targets:
+                for key, tg, sr in passes:
+                    if sr is not None:
+                        set_sr(tg, sr)
                     why = set_loss(tg, pct)
                     # without fault injection a NIC drops nothing: 0% is measured anyway
                     ok = why is None or pct == 0
@@ -181,17 +203,19 @@ def main():
                         r = {"bw": None, "why": "loss not set"}
                     else:
                         r = measure(tg, prog, size, seconds, args.runs)
-                    results[(label, pct, tg.kind)] = r
+                    results[(label, pct, key)] = r
                     if r["why"] and ok:
                         notes.append("%s %s at %s%%: %s" % (label, tg.label, pct_str(pct),
                                                             r["why"]))
-                    print("%-13s loss %6s%% %-5s %s MB/s  wire loss %s%%  %s" % (
-                        label, pct_str(pct), tg.label, fmt(r["bw"], "%.2f"),
+                    print("%-13s loss %6s%% %-7s %s MB/s  wire loss %s%%  %s" % (
+                        label, pct_str(pct), key, fmt(r["bw"], "%.2f"),
                         fmt(r.get("wire_loss"), "%.3f"),
                         " ".join("%s=%d" % (k, v) for k, v in sorted(r.items())
                                  if k not in ("bw", "why", "wire_loss"))), flush=True)
         for tg in targets:
             clear_loss(tg)
+        if args.sr:
+            set_sr(targets[0], False)
 
     print("\nRDMA bandwidth under loss on both guests' transmit side; perftest between two "
           "guests, QEMU TCG, 1 vCPU each, %d run(s) of %d s per line (median); tern on the tern "
@@ -217,6 +241,26 @@ def main():
                 cells.append(fmt((t if kind == "tern" else x).get(name), "%d"))
             print(" ".join("%*s" % (-w if i == 0 else w, v) for i, (w, v) in enumerate(zip(
                 widths, cells))))
+    if args.sr:
+        print("\ntern with selective repeat (roce_selective_repeat on both guests) against "
+              "go-back-N, same run")
+        head = ("measure", "loss%", "GBN MB/s", "SR MB/s", "SR/GBN", "GBN kept", "SR kept",
+                "SR wire%") + tuple(h for _, _, h in SR_COUNTERS)
+        widths = (13, 6, 9, 9, 7, 9, 8, 9, 10, 10)
+        print(" ".join("%*s" % (-w if i == 0 else w, h) for i, (w, h) in enumerate(zip(
+            widths, head))))
+        for label, prog, size in plan:
+            g0, s0 = results[(label, 0.0, "tern")]["bw"], results[(label, 0.0, "tern-sr")]["bw"]
+            for pct in losses:
+                g, r = results[(label, pct, "tern")], results[(label, pct, "tern-sr")]
+                cells = [label, pct_str(pct), fmt(g["bw"], "%.2f"), fmt(r["bw"], "%.2f"),
+                         fmt(r["bw"] / g["bw"] if r["bw"] and g["bw"] else None, "%.2f"),
+                         fmt(g["bw"] / g0 if g["bw"] and g0 else None, "%.2f"),
+                         fmt(r["bw"] / s0 if r["bw"] and s0 else None, "%.2f"),
+                         fmt(r.get("wire_loss"), "%.3f")] + [
+                             fmt(r.get(name), "%d") for _, name, _ in SR_COUNTERS]
+                print(" ".join("%*s" % (-w if i == 0 else w, v) for i, (w, v) in enumerate(
+                    zip(widths, cells))))
     if notes:
         print("\nnotes:")
         for line in notes:
