@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Write the hand-made seeds of model/fuzz/corpus/cmd (fuzz_cmd.c's input script).
+
+libFuzzer's own corpus entries are named by their SHA-1; these start with "seed-" and say
+what they set up, so that the fuzzer reaches paths that random mutation finds only by
+chance: today the Ethernet transmitter with its descriptor layouts (a frame in pieces, an
+offload context for checksum and TSO over IPv4 and IPv6). Each seed creates an EQ and a TX
+queue through the command ring, writes descriptors and frame headers into the DMA arena
+and rings the queue's doorbell, as tern_core does (Documentation/hw/interface.rst,
+"Ethernet"). Run it after changing a layout: `model/fuzz/make-seeds.py`.
+"""
+import os
+import struct
+
+ARENA = 0x100000                 # fuzz_cmd.c: ARENA_BASE
+EQ_RING = ARENA + 0x1000         # 16 << 4 bytes
+TXQ_RING = ARENA + 0x2000        # 16 << 6 bytes
+FRAME = ARENA + 0x3000           # frame bytes
+
+CMD_CREATE_EQ, CMD_CREATE_ETH_TXQ = 0x0010, 0x0020
+MEM_DIRECT = 0
+TXD_MORE, TXD_CTX = 1 << 0, 1 << 1
+CTX_CSUM, CTX_TSO = 1 << 0, 1 << 1
+ETH_DB_ARM = 1 << 31
+
+
+def mem_desc(addr):
+    return struct.pack("<QIBBH", addr, 1, 12, MEM_DIRECT, 0)
+
+
+def command(opcode, token, payload):
+    """Op 0: one 64-byte command entry with its input inline (at most 40 bytes)."""
+    assert len(payload) <= 40
+    sqe = struct.pack("<HHHHQQ", opcode, token, len(payload), 0, 0, 0) + payload
+    return b"\x00" + sqe.ljust(64, b"\x00")
+
+
+def arena(addr, data):
+    """Op 1, as often as needed: 16 bytes at a time at a 16-byte aligned arena address."""
+    out = b""
+    data = data.ljust((len(data) + 15) // 16 * 16, b"\x00")
+    for off in range(0, len(data), 16):
+        index = (addr - ARENA + off) // 16
+        out += b"\x01" + struct.pack("<H", index) + data[off:off + 16]
+    return out
+
+
+def doorbell(offset, value):
+    """Op 2 on the doorbell BAR's first page (BAR 2)."""
+    return b"\x02" + struct.pack("<BH", 1, offset) + struct.pack("<I", value)
+
+
+def time_passes(units):
+    return b"\x03" + struct.pack("<I", units)
+
+
+def txd(addr, length, flags):
+    return struct.pack("<QHHHH", addr, length, flags, 0, 0)
+
+
+def ctx(csum_start, csum_offset, mss, ctx_flags):
+    return struct.pack("<HHHHHHHH", csum_start, csum_offset, mss, ctx_flags, 0, TXD_CTX, 0, 0)
+
+
+def checksum16(data):
+    s = 0
+    for i in range(0, len(data) - 1, 2):
+        s += data[i] << 8 | data[i + 1]
+    if len(data) % 2:
+        s += data[-1] << 8
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ipv4_tcp(payload_len):
+    eth = bytes.fromhex("0274650000020274650000010800")
+    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + 20 + payload_len, 1, 0x4000, 64,
+                               6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
+    struct.pack_into(">H", ip, 10, checksum16(bytes(ip)))
+    pseudo = (10 << 8) + 1 + (10 << 8) + 2 + 6 + 20 + payload_len
+    tcp = struct.pack(">HHIIBBHHH", 40000, 5201, 1, 0, 5 << 4, 0x18, 65535,
+                      (pseudo & 0xffff) + (pseudo >> 16), 0)
+    return eth + bytes(ip) + tcp
+
+
+def ipv6_tcp(payload_len):
+    eth = bytes.fromhex("02746500000202746500000186dd")
+    src = bytes.fromhex("fe800000000000000074650000000001")
+    dst = bytes.fromhex("fe800000000000000074650000000002")
+    ip = struct.pack(">IHBB16s16s", 6 << 28, 20 + payload_len, 6, 64, src, dst)
+    tcp = struct.pack(">HHIIBBHHH", 40000, 5201, 1, 0, 5 << 4, 0x18, 65535, 0, 0)
+    return eth + ip + tcp
+
+
+def setup():
+    return (command(CMD_CREATE_EQ, 1, mem_desc(EQ_RING) + struct.pack("<BBHI", 4, 0, 0, 0)) +
+            command(CMD_CREATE_ETH_TXQ, 2, mem_desc(TXQ_RING) + struct.pack("<BBHI", 6, 0, 0, 0)))
+
+
+def frame_seed(headers, payload_len, descs):
+    """A frame: its headers at FRAME, the descriptors at the ring's start, the doorbell."""
+    ring = b"".join(descs)
+    return (setup() + arena(FRAME, headers) + arena(TXQ_RING, ring) +
+            doorbell(0x200, (len(descs) & 0xffff) | ETH_DB_ARM) + time_passes(1000))
+
+
+def main():
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "cmd")
+    h4, h6 = ipv4_tcp(3000), ipv6_tcp(3000)
+    seeds = {
+        # a plain frame in three pieces
+        "seed-eth-tx-pieces": frame_seed(h4, 3000, [
+            txd(FRAME, 14, TXD_MORE), txd(FRAME + 14, 40, TXD_MORE),
+            txd(FRAME + 0x100, 400, 0)]),
+        # checksum offload: the TCP checksum over the frame
+        "seed-eth-tx-csum": frame_seed(h4, 1000, [
+            ctx(34, 16, 0, CTX_CSUM), txd(FRAME, 54, TXD_MORE), txd(FRAME + 0x100, 1000, 0)]),
+        # TSO over IPv4: 3000 bytes of payload in segments of 1000
+        "seed-eth-tx-tso4": frame_seed(h4, 3000, [
+            ctx(34, 16, 1000, CTX_CSUM | CTX_TSO), txd(FRAME, 54, TXD_MORE),
+            txd(FRAME + 0x100, 3000, 0)]),
+        # TSO over IPv6
+        "seed-eth-tx-tso6": frame_seed(h6, 3000, [
+            ctx(54, 16, 1200, CTX_CSUM | CTX_TSO), txd(FRAME, 74, TXD_MORE),
+            txd(FRAME + 0x100, 3000, 0)]),
+    }
+    for name, data in seeds.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+        print("%s: %d bytes" % (name, len(data)))
+
+
+if __name__ == "__main__":
+    main()
