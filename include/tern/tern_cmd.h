@@ -30,6 +30,8 @@ enum tern_cmd_opcode {
 	TERN_CMD_DESTROY_ETH_TXQ	= 0x0021,
 	TERN_CMD_CREATE_ETH_RXQ		= 0x0022,
 	TERN_CMD_DESTROY_ETH_RXQ	= 0x0023,
+	TERN_CMD_MODIFY_ETH_TXQ		= 0x0024,	/* TERN_DEV_CAP_ETH_MODERATION */
+	TERN_CMD_MODIFY_ETH_RXQ		= 0x0025,
 	/* 0x0100..0x01ff: RDMA objects (PD, MR, CQ, QP, SRQ, AH) and their contexts. */
 	/* 0x0200..0x02ff: DCB (PFC, ETS, DSCP map) and congestion control (ECN, CNP, DCQCN). */
 	TERN_CMD_SET_DCB		= 0x0200,	/* tern_dcb.h */
@@ -80,6 +82,7 @@ struct tern_cmd_nop_in {
 #define TERN_DEV_CAP_RDMA		(1u << 1)	/* RoCEv2 objects (0x01xx commands) */
 #define TERN_DEV_CAP_DCB		(1u << 2)	/* PFC/ETS (0x02xx commands) */
 #define TERN_DEV_CAP_ETH_OFFLOAD	(1u << 3)	/* TX gather, checksum, TSO; RX checksum */
+#define TERN_DEV_CAP_ETH_MODERATION	(1u << 4)	/* Ethernet queue event moderation */
 
 struct tern_cmd_query_device_out {
 	__le32	fw_version;		/* as TERN_REG_FW_VERSION */
@@ -97,7 +100,9 @@ struct tern_cmd_query_device_out {
 	__u8	max_eth_log;
 	__le16	num_db_pages;		/* doorbell pages in BAR2, including page 0 */
 	__le32	link_speed_mbps;	/* line rate of the port */
-	__le32	rsvd[8];
+	__le16	max_eth_moder_period;	/* largest Ethernet queue moder_period_us (0: none) */
+	__le16	max_eth_moder_frames;	/* largest Ethernet queue moder_frames */
+	__le32	rsvd[7];
 };
 
 /* ---------------------------------------------------------------------------------------
@@ -205,17 +210,40 @@ struct tern_cmd_destroy_eq_in {
 
 /* ---------------------------------------------------------------------------------------
  * Ethernet queues.
+ *
+ * Event moderation (TERN_DEV_CAP_ETH_MODERATION; Documentation/hw/interface.rst, "Event
+ * moderation"): with @moder_period_us > 0, the frame that would post the queue's event to an
+ * armed queue starts a moderation instead; every frame the queue finishes from then on
+ * counts (an RX frame written to a buffer, a TX frame whose descriptors all completed, a TSO
+ * frame once), and the one event is posted when @moder_frames frames have counted (0: no
+ * count bound) or @moder_period_us microseconds of device time after that first frame,
+ * whichever comes first. @moder_period_us 0 means no moderation (the event at once) and then
+ * @moder_frames must be 0 or 1. Limits: QUERY_DEVICE's max_eth_moder_period and
+ * max_eth_moder_frames. Out of range: BAD_PARAM, syndrome the field's offset.
  */
 struct tern_cmd_create_eth_queue_in {
 	struct tern_mem_desc mem;	/* the ring: 16 << log_depth bytes */
 	__u8	log_depth;		/* TERN_ETH_MIN_LOG..max_eth_log */
 	__u8	rsvd0;
 	__le16	eqn;			/* EQ for this queue's completion events */
-	__le32	rsvd1;
+	__le16	moder_period_us;	/* 0 without TERN_DEV_CAP_ETH_MODERATION */
+	__le16	moder_frames;		/* 0 without TERN_DEV_CAP_ETH_MODERATION */
 };	/* result: queue number */
 
 struct tern_cmd_destroy_eth_queue_in {
 	__le32	qid;
+};
+
+/*
+ * MODIFY_ETH_TXQ / MODIFY_ETH_RXQ: new moderation bounds for a live queue. A moderation under
+ * way takes them at once, measured from its start (0/0 posts its event now). BAD_RESOURCE
+ * for a queue that does not exist.
+ */
+struct tern_cmd_modify_eth_queue_in {
+	__le32	qid;
+	__le16	moder_period_us;	/* 0..max_eth_moder_period */
+	__le16	moder_frames;		/* 0..max_eth_moder_frames; 0 or 1 when the period is 0 */
+	__le32	rsvd;
 };
 
 TERN_HW_ASSERT_SIZE(struct tern_cmd_nop_in, 16);
@@ -229,5 +257,6 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eq_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_destroy_eq_in, 4);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eth_queue_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_destroy_eth_queue_in, 4);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_eth_queue_in, 12);
 
 #endif /* TERN_CMD_H */

@@ -221,8 +221,10 @@ static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
  * Ethernet rings. Each TX and RX queue is a ring of 2^n 16-byte descriptors with
  * write-back: the device sets TERN_ETH_DESC_DONE in @status once a descriptor is finished,
  * after everything else it writes. When a queue is armed (doorbell with TERN_ETH_DB_ARM) and
- * finishes a descriptor, the device posts one TERN_EQE_ETH_TXQ/RXQ event to the queue's EQ
- * and disarms the queue.
+ * finishes a frame (an RX frame, or every descriptor of a TX frame), the device posts one
+ * TERN_EQE_ETH_TXQ/RXQ event to the queue's EQ and disarms the queue; with event moderation
+ * (struct tern_cmd_create_eth_queue_in in tern_cmd.h) the event waits for a frame count or a
+ * period.
  *
  * TX (Documentation/hw/interface.rst, "Ethernet"): a frame is an optional context descriptor
  * (TERN_ETH_TXD_CTX, struct tern_eth_txd_ctx: checksum and segmentation offload) followed by

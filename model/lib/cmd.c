@@ -296,7 +296,7 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 	memset(o, 0, sizeof(T));
 	put_le32(FLD(o, T, fw_version), TERNM_FW_VERSION);
 	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
-		 TERN_DEV_CAP_ETH_OFFLOAD);
+		 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION);
 	put_str((char *)FLD(o, T, serial), sizeof(((T *)0)->serial), m->cfg.serial);
 	put_str((char *)FLD(o, T, board_id), sizeof(((T *)0)->board_id), TERNM_BOARD_ID);
 	memcpy(FLD(o, T, mac), m->cfg.mac, 6);
@@ -310,6 +310,8 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 	o[offsetof(T, max_eth_log)] = TERNM_MAX_ETH_LOG;
 	put_le16(FLD(o, T, num_db_pages), TERN_DB_NUM_PAGES);
 	put_le32(FLD(o, T, link_speed_mbps), ternm_link_speed_mbps(m));
+	put_le16(FLD(o, T, max_eth_moder_period), TERNM_MAX_ETH_MODER_PERIOD);
+	put_le16(FLD(o, T, max_eth_moder_frames), TERNM_MAX_ETH_MODER_FRAMES);
 }
 
 static void cmd_set_port(struct tern_model *m, struct cmd_ctx *c, const uint8_t *in)
@@ -398,6 +400,9 @@ static int cmd_in_len(uint16_t opcode)
 	case TERN_CMD_DESTROY_ETH_TXQ:
 	case TERN_CMD_DESTROY_ETH_RXQ:
 		return sizeof(struct tern_cmd_destroy_eth_queue_in);
+	case TERN_CMD_MODIFY_ETH_TXQ:
+	case TERN_CMD_MODIFY_ETH_RXQ:
+		return sizeof(struct tern_cmd_modify_eth_queue_in);
 	case TERN_CMD_SET_DCB:
 		return sizeof(struct tern_dcb_cfg);
 	case TERN_CMD_QUERY_DCB:
@@ -482,6 +487,11 @@ static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
 	case TERN_CMD_DESTROY_ETH_RXQ:
 		c->status = (uint8_t)ternm_ethq_destroy(m, c->opcode == TERN_CMD_DESTROY_ETH_RXQ, in,
 						     &c->syndrome);
+		break;
+	case TERN_CMD_MODIFY_ETH_TXQ:
+	case TERN_CMD_MODIFY_ETH_RXQ:
+		c->status = (uint8_t)ternm_ethq_modify(m, c->opcode == TERN_CMD_MODIFY_ETH_RXQ, in,
+						       &c->syndrome);
 		break;
 	default: {
 		struct ternm_cmd_result r;

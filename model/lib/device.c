@@ -60,6 +60,7 @@ void ternm_timer_update(struct tern_model *m)
 	uint64_t cmd = ternm_cmdq_next_deadline(m);
 	uint64_t rdma = ternm_rdma_next_deadline(m);
 	uint64_t mac = ternm_mac_next_deadline(m);
+	uint64_t eth = ternm_eth_next_deadline(m);
 
 	if (m->resetting)
 		next = m->reset_deadline_ns;
@@ -69,6 +70,8 @@ void ternm_timer_update(struct tern_model *m)
 		next = rdma;
 	if (mac < next)
 		next = mac;
+	if (eth < next)
+		next = eth;
 	if (next == m->timer_armed_ns)
 		return;
 	m->timer_armed_ns = next;
@@ -396,6 +399,7 @@ void tern_model_timer(struct tern_model *m)
 	if (m->ready && !m->fatal) {
 		ternm_cmdq_timer(m, now);
 		ternm_rdma_timer(m, now);
+		ternm_eth_timer(m, now);
 	}
 	/* Pause expiry, XOFF refresh, storm guard, and kicks for refused senders. */
 	ternm_mac_timer(m, now);

@@ -25,6 +25,12 @@
  *    lossless priority may wait in the MAC's receive buffer and drain here later.
  *  - A ring (descriptor) DMA fault stops that queue for good (until destroyed or reset) and
  *    counts tx_dma_errors / rx_dma_errors; frame buffer faults complete DONE|ERR.
+ *  - Event moderation (struct tern_cmd_create_eth_queue_in): a queue's event is raised per
+ *    frame (after the last descriptor of a TX frame), not per descriptor. With a period set,
+ *    the frame that finds the queue armed starts a moderation (moder_n = 1, moder_start =
+ *    now) and disarms the queue; later frames count; the event goes out at moder_frames or
+ *    at moder_start + moder_period_us, whichever is first. At most 32 queues can wait, so
+ *    the timer scans them all rather than keeping a list.
  */
 #include "frame.h"
 #include "mac.h"
@@ -42,6 +48,26 @@ static struct ternm_ethq *ethq_get(struct tern_model *m, bool rx, uint32_t qid)
 	if (qid >= n || !qs[qid].used)
 		return NULL;
 	return &qs[qid];
+}
+
+/*
+ * Moderation bounds at @p: __le16 period_us then __le16 frames, at byte @off of the command's
+ * input (for the syndrome).
+ */
+static int ethq_moder_check_param(const uint8_t *p, uint32_t off, uint32_t *syndrome)
+{
+	uint16_t period = get_le16(p), frames = get_le16(p + 2);
+
+	if (period > TERNM_MAX_ETH_MODER_PERIOD) {
+		*syndrome = off;
+		return TERN_CMD_BAD_PARAM;
+	}
+	/* Without a period nothing would bound the wait for the count: refused. */
+	if (frames > TERNM_MAX_ETH_MODER_FRAMES || (!period && frames > 1)) {
+		*syndrome = off + 2;
+		return TERN_CMD_BAD_PARAM;
+	}
+	return TERN_CMD_OK;
 }
 
 int ternm_ethq_create(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *result,
@@ -66,10 +92,10 @@ int ternm_ethq_create(struct tern_model *m, bool rx, const uint8_t *in, uint32_t
 		*syndrome = offsetof(T, rsvd0);
 		return TERN_CMD_BAD_PARAM;
 	}
-	if (get_le32(CFLD(in, T, rsvd1))) {
-		*syndrome = offsetof(T, rsvd1);
-		return TERN_CMD_BAD_PARAM;
-	}
+	rc = ethq_moder_check_param(in + offsetof(T, moder_period_us), offsetof(T, moder_period_us),
+				    syndrome);
+	if (rc != TERN_CMD_OK)
+		return rc;
 	if (eqn >= TERNM_MAX_EQS || !m->eq[eqn].used) {
 		*syndrome = offsetof(T, eqn);
 		return TERN_CMD_BAD_RESOURCE;
@@ -92,6 +118,8 @@ int ternm_ethq_create(struct tern_model *m, bool rx, const uint8_t *in, uint32_t
 	q->log_depth = log;
 	q->eqn = eqn;
 	q->mem = mem;
+	q->moder_period_us = get_le16(CFLD(in, T, moder_period_us));
+	q->moder_frames = get_le16(CFLD(in, T, moder_frames));
 	*result = i;
 	return TERN_CMD_OK;
 }
@@ -145,20 +173,112 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 		return;
 	}
 	q->pi = pi;
-	if (val & TERN_ETH_DB_ARM)
+	/* An arming while a moderation is under way asks for the event already pending. */
+	if ((val & TERN_ETH_DB_ARM) && !q->moder_n)
 		q->armed = true;
 	if (rx ? m->rx_blocked || ternm_mac_rx_pending(m) : q->pi != q->ci)
 		ternm_kick(m);
 }
 
-/* A descriptor of @q is finished: report it if the queue is armed. */
-static void ethq_done(struct tern_model *m, struct ternm_ethq *q, bool rx, unsigned int qid)
+static uint64_t ethq_moder_deadline(const struct ternm_ethq *q)
+{
+	return q->moder_start + (uint64_t)q->moder_period_us * TERNM_NS_PER_US;
+}
+
+static void ethq_event(struct tern_model *m, struct ternm_ethq *q, bool rx)
+{
+	struct ternm_ethq *qs = rx ? m->rxq : m->txq;
+
+	q->moder_n = 0;
+	ternm_eq_post(m, q->eqn, rx ? TERN_EQE_ETH_RXQ : TERN_EQE_ETH_TXQ,
+		      (uint32_t)(q - qs));
+}
+
+/* A moderation under way met a bound (the event goes out), or waits for the timer. */
+static void ethq_moder_check(struct tern_model *m, struct ternm_ethq *q, bool rx)
+{
+	if (!q->moder_period_us || (q->moder_frames && q->moder_n >= q->moder_frames) ||
+	    ethq_moder_deadline(q) <= ternm_now(m)) {
+		ethq_event(m, q, rx);
+		return;
+	}
+	if (ethq_moder_deadline(q) < m->timer_armed_ns)
+		ternm_timer_update(m);
+}
+
+/* A frame of @q is finished (all its descriptors): report it as armed and moderated. */
+static void ethq_frame_done(struct tern_model *m, struct ternm_ethq *q, bool rx)
+{
+	if (q->moder_n) {
+		if (q->moder_n < UINT32_MAX)
+			q->moder_n++;
+		ethq_moder_check(m, q, rx);
+	} else if (q->armed) {
+		q->armed = false;
+		q->moder_n = 1;
+		q->moder_start = ternm_now(m);
+		ethq_moder_check(m, q, rx);
+	}
+}
+
+/* A descriptor of @q is finished. */
+static void ethq_done(struct ternm_ethq *q)
 {
 	q->ci++;
-	if (q->armed) {
-		q->armed = false;
-		ternm_eq_post(m, q->eqn, rx ? TERN_EQE_ETH_RXQ : TERN_EQE_ETH_TXQ, qid);
+}
+
+uint64_t ternm_eth_next_deadline(const struct tern_model *m)
+{
+	uint64_t next = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_ETH_TXQS + TERNM_MAX_ETH_RXQS; i++) {
+		const struct ternm_ethq *q = i < TERNM_MAX_ETH_TXQS ? &m->txq[i] :
+					     &m->rxq[i - TERNM_MAX_ETH_TXQS];
+
+		if (q->used && q->moder_n && q->moder_period_us && ethq_moder_deadline(q) < next)
+			next = ethq_moder_deadline(q);
 	}
+	return next;
+}
+
+void ternm_eth_timer(struct tern_model *m, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_ETH_TXQS + TERNM_MAX_ETH_RXQS; i++) {
+		bool rx = i >= TERNM_MAX_ETH_TXQS;
+		struct ternm_ethq *q = rx ? &m->rxq[i - TERNM_MAX_ETH_TXQS] : &m->txq[i];
+
+		if (q->used && q->moder_n && q->moder_period_us && ethq_moder_deadline(q) <= now)
+			ethq_event(m, q, rx);
+	}
+}
+
+/* MODIFY_ETH_TXQ/RXQ: see struct tern_cmd_modify_eth_queue_in. */
+int ternm_ethq_modify(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *syndrome)
+{
+	typedef struct tern_cmd_modify_eth_queue_in T;
+	struct ternm_ethq *q = ethq_get(m, rx, get_le32(CFLD(in, T, qid)));
+	int rc;
+
+	if (!q) {
+		*syndrome = offsetof(T, qid);
+		return TERN_CMD_BAD_RESOURCE;
+	}
+	rc = ethq_moder_check_param(in + offsetof(T, moder_period_us), offsetof(T, moder_period_us),
+				    syndrome);
+	if (rc != TERN_CMD_OK)
+		return rc;
+	if (get_le32(CFLD(in, T, rsvd))) {
+		*syndrome = offsetof(T, rsvd);
+		return TERN_CMD_BAD_PARAM;
+	}
+	q->moder_period_us = get_le16(CFLD(in, T, moder_period_us));
+	q->moder_frames = get_le16(CFLD(in, T, moder_frames));
+	if (q->moder_n)
+		ethq_moder_check(m, q, rx);
+	return TERN_CMD_OK;
 }
 
 static void ethq_break(struct tern_model *m, struct ternm_ethq *q, bool rx, unsigned int qid)
@@ -435,8 +555,9 @@ static enum tx_result tx_one(struct tern_model *m, struct ternm_ethq *q, unsigne
 			ethq_break(m, q, false, qid);
 			return TX_STOP;
 		}
-		ethq_done(m, q, false, qid);
+		ethq_done(q);
 	}
+	ethq_frame_done(m, q, false);
 	return TX_DONE;
 }
 
@@ -639,6 +760,7 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		else if (is_mcast)
 			m->stats.rx_multicast++;
 	}
-	ethq_done(m, q, true, qid);
+	ethq_done(q);
+	ethq_frame_done(m, q, true);
 	return len;
 }

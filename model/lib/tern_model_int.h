@@ -42,6 +42,8 @@
 /* Work done per tern_model_run() before yielding with another kick. */
 #define TERNM_CMD_BUDGET		64
 #define TERNM_ETH_BUDGET		256
+#define TERNM_MAX_ETH_MODER_PERIOD	4095	/* us; QUERY_DEVICE max_eth_moder_period */
+#define TERNM_MAX_ETH_MODER_FRAMES	4095	/* QUERY_DEVICE max_eth_moder_frames */
 
 #define TERNM_NS_PER_US		1000ull
 
@@ -223,6 +225,14 @@ struct ternm_ethq {
 	struct ternm_tx_frame held;
 	uint16_t tso_sent;
 	struct ternm_mem mem;
+	/*
+	 * Event moderation (eth.c): the bounds, and the moderation under way (moder_n > 0:
+	 * frames finished since the one that started it at moder_start, counting it).
+	 */
+	uint16_t moder_period_us;
+	uint16_t moder_frames;
+	uint32_t moder_n;
+	uint64_t moder_start;
 };
 
 struct ternm_eth_stats {
@@ -385,6 +395,9 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 void ternm_eth_run(struct tern_model *m);
 bool ternm_eth_rx_would_block(const struct tern_model *m);
 void ternm_eth_clear(struct tern_model *m);
+int ternm_ethq_modify(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *syndrome);
+uint64_t ternm_eth_next_deadline(const struct tern_model *m);
+void ternm_eth_timer(struct tern_model *m, uint64_t now);
 size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len);
 
 /* wire.c: the only way frames reach host->tx_frame */

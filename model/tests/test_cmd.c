@@ -22,7 +22,7 @@ static void t_query_device(void)
 	CHECK_EQ(c.sq_ci, 1);
 	CHECK_EQ(rd32(out + QD(fw_version)), rreg(&f, TERN_REG_FW_VERSION));
 	CHECK_EQ(rd32(out + QD(caps)), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
-					 TERN_DEV_CAP_ETH_OFFLOAD);
+					 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION);
 	CHECK(!strcmp((char *)out + QD(serial), "SN-TEST-0001"));
 	CHECK(!strcmp((char *)out + QD(board_id), "TERN-EMU-1"));
 	CHECK(!memcmp(out + QD(mac), test_mac, 6));
@@ -36,7 +36,9 @@ static void t_query_device(void)
 	CHECK_EQ(out[QD(max_eth_log)], 12);
 	CHECK_EQ(rd16(out + QD(num_db_pages)), 256);
 	CHECK_EQ(rd32(out + QD(link_speed_mbps)), 25000);
-	for (i = 0; i < 8; i++)
+	CHECK_EQ(rd16(out + QD(max_eth_moder_period)), 4095);
+	CHECK_EQ(rd16(out + QD(max_eth_moder_frames)), 4095);
+	for (i = 0; i < 7; i++)
 		CHECK_EQ(rd32(out + QD(rsvd) + 4 * i), 0);
 	/* bytes beyond the output are not touched */
 	CHECK_EQ(fk_ptr(&f, f.out_mb, 113)[112], 0xaa);
@@ -48,7 +50,7 @@ static void t_query_device(void)
 
 static void t_bad_opcode(void)
 {
-	static const uint16_t ops[] = { 0x0000, 0x0006, 0x0012, 0x0024, 0x00ff, 0x01ff, 0xffff };
+	static const uint16_t ops[] = { 0x0000, 0x0006, 0x0012, 0x0026, 0x00ff, 0x01ff, 0xffff };
 	struct fake f;
 	struct cqe c;
 	unsigned int i;
@@ -257,7 +259,9 @@ static void t_bad_params(void)
 		EXPECT(op, eth, st, syn);                                                  \
 	} while (0)
 	ETHCASE(TERN_CMD_CREATE_ETH_TXQ, eth[OFF(ETH, rsvd0)] = 1, TERN_CMD_BAD_PARAM, 17);
-	ETHCASE(TERN_CMD_CREATE_ETH_RXQ, eth[OFF(ETH, rsvd1)] = 1, TERN_CMD_BAD_PARAM, 20);
+	ETHCASE(TERN_CMD_CREATE_ETH_RXQ, eth[OFF(ETH, moder_period_us) + 1] = 0x10, TERN_CMD_BAD_PARAM,
+		20);
+	ETHCASE(TERN_CMD_CREATE_ETH_TXQ, eth[OFF(ETH, moder_frames)] = 2, TERN_CMD_BAD_PARAM, 22);
 	ETHCASE(TERN_CMD_CREATE_ETH_TXQ, eth[OFF(ETH, log_depth)] = 5, TERN_CMD_BAD_PARAM, 16);
 	ETHCASE(TERN_CMD_CREATE_ETH_RXQ, eth[OFF(ETH, log_depth)] = 13, TERN_CMD_BAD_PARAM, 16);
 	ETHCASE(TERN_CMD_CREATE_ETH_TXQ, wr16(eth + OFF(ETH, eqn), 3), TERN_CMD_BAD_RESOURCE, 18);

@@ -668,6 +668,277 @@ static void t_destroy_recreate_reset(void)
 	fk_fini(&f);
 }
 
+/* ---- event moderation ------------------------------------------------------------------- */
+
+#define CQ_IN(f) OFF(struct tern_cmd_create_eth_queue_in, f)
+#define MQ_IN(f) OFF(struct tern_cmd_modify_eth_queue_in, f)
+#define US 1000ull
+
+/* CREATE_ETH_TXQ/RXQ with moderation bounds; the completion in *@c. */
+static int moder_create(struct fake *f, struct drv_ring *q, bool rx, uint32_t eqn,
+			uint16_t period_us, uint16_t frames, struct cqe *c)
+{
+	uint8_t in[sizeof(struct tern_cmd_create_eth_queue_in)] = { 0 };
+	int st;
+
+	drv_ring_alloc(f, q, 6, 16, false);
+	drv_ring_desc(q, in + CQ_IN(mem));
+	in[CQ_IN(log_depth)] = 6;
+	wr16(in + CQ_IN(eqn), (uint16_t)eqn);
+	wr16(in + CQ_IN(moder_period_us), period_us);
+	wr16(in + CQ_IN(moder_frames), frames);
+	st = drv_cmd(f, rx ? TERN_CMD_CREATE_ETH_RXQ : TERN_CMD_CREATE_ETH_TXQ, in, sizeof(in),
+		     NULL, 0, c);
+	if (st == TERN_CMD_OK)
+		q->num = c->result;
+	return st;
+}
+
+static int moder_modify(struct fake *f, bool rx, uint32_t qid, uint16_t period_us,
+			uint16_t frames, uint32_t rsvd, struct cqe *c)
+{
+	uint8_t in[sizeof(struct tern_cmd_modify_eth_queue_in)] = { 0 };
+
+	wr32(in + MQ_IN(qid), qid);
+	wr16(in + MQ_IN(moder_period_us), period_us);
+	wr16(in + MQ_IN(moder_frames), frames);
+	wr32(in + MQ_IN(rsvd), rsvd);
+	return drv_cmd(f, rx ? TERN_CMD_MODIFY_ETH_RXQ : TERN_CMD_MODIFY_ETH_TXQ, in, sizeof(in),
+		       NULL, 0, c);
+}
+
+/* RX: the count bound, the period from the first unreported frame, re-arming. */
+static void t_moder_rx(void)
+{
+	struct fake f;
+	struct drv_ring eq, rx;
+	struct cqe c;
+	uint8_t fr[60], st[sizeof(struct tern_cmd_eth_stats_out)];
+	uint64_t bufs[40];
+	unsigned int i, idx = 0;
+
+	fk_init(&f, false);
+	REQUIRE(eth_setup(&f, &eq));
+	REQUIRE(moder_create(&f, &rx, true, eq.num, 100, 4, &c) == TERN_CMD_OK);
+	for (i = 0; i < 40; i++) {
+		bufs[i] = fk_alloc(&f, 2048, 64);
+		rx_post(&f, &rx, bufs[i], 2048);
+	}
+	q_ring(&f, &rx, true, true);
+	drv_eq_arm(&f, &eq);
+	/* frames 1..3: delivered, no event; the 4th: one event, one interrupt */
+	for (i = 0; i < 4; i++) {
+		make_frame(fr, 60, test_mac, i);
+		CHECK_EQ(tern_model_rx_frame(f.m, fr, 60), 60);
+		RX_CHECK(idx, bufs[idx], fr, 60);
+		idx++;
+		CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), i == 3 ? 1u : 0u);
+	}
+	CHECK_EQ(f.msix[1], 1);
+	/* not re-armed: frames and time raise nothing */
+	for (i = 0; i < 6; i++) {
+		make_frame(fr, 60, test_mac, 10 + i);
+		CHECK_EQ(tern_model_rx_frame(f.m, fr, 60), 60);
+		idx++;
+	}
+	fk_advance(&f, 1000 * US);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 0);
+	/* re-armed: frames already in the ring raise nothing; one new frame starts the period */
+	drv_eq_arm(&f, &eq);
+	q_ring(&f, &rx, true, true);
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 0);
+	make_frame(fr, 60, test_mac, 20);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, 60), 60);
+	RX_CHECK(idx, bufs[idx], fr, 60);
+	idx++;
+	fk_advance(&f, 60 * US);
+	/* a second frame within the period counts but does not move the deadline */
+	make_frame(fr, 60, test_mac, 21);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, 60), 60);
+	idx++;
+	/* re-arming while the event is pending changes nothing */
+	q_ring(&f, &rx, true, true);
+	fk_run(&f);
+	fk_advance(&f, 39 * US);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 0);
+	fk_advance(&f, 1 * US);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 1);
+	CHECK_EQ(f.msix[1], 2);
+	/* the timer fires once: nothing more without a new arming */
+	fk_advance(&f, 500 * US);
+	make_frame(fr, 60, test_mac, 22);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, 60), 60);
+	idx++;
+	fk_advance(&f, 500 * US);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 0);
+	REQUIRE(drv_eth_stats(&f, st));
+	CHECK_EQ(STAT(st, rx_frames), idx);
+	CHECK_EQ(STAT(st, eq_overflows), 0);
+	fk_fini(&f);
+}
+
+/* TX: frames (not descriptors) count; the period alone; MODIFY on a live moderation. */
+static void t_moder_tx(void)
+{
+	struct fake f;
+	struct drv_ring eq, tx;
+	struct cqe c;
+	uint64_t buf;
+
+	fk_init(&f, false);
+	REQUIRE(eth_setup(&f, &eq));
+	REQUIRE(moder_create(&f, &tx, false, eq.num, 200, 2, &c) == TERN_CMD_OK);
+	drv_eq_arm(&f, &eq);
+	buf = fk_alloc(&f, 128, 64);
+	make_frame(fk_ptr(&f, buf, 120), 120, other_mac, 1);
+	/* a frame in three descriptors counts once: no event yet */
+	tx_post(&f, &tx, buf, 40);
+	wr16(drv_ring_entry(&f, &tx, tx.pi - 1) + TXD(flags), TERN_ETH_TXD_MORE);
+	tx_post(&f, &tx, buf + 40, 40);
+	wr16(drv_ring_entry(&f, &tx, tx.pi - 1) + TXD(flags), TERN_ETH_TXD_MORE);
+	tx_post(&f, &tx, buf + 80, 40);
+	q_ring(&f, &tx, false, true);
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 1);
+	CHECK_EQ(rd16(drv_ring_entry(&f, &tx, 2) + TXD(status)), TERN_ETH_DESC_DONE);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 0);
+	/* the second frame: the count is met */
+	tx_post(&f, &tx, buf, 60);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 2);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 1);
+
+	/* period only (frames 0): 10 frames, one event 200 us after the first */
+	drv_eq_arm(&f, &eq);
+	REQUIRE(moder_modify(&f, false, tx.num, 200, 0, 0, &c) == TERN_CMD_OK);
+	q_ring(&f, &tx, false, true);
+	for (unsigned int i = 0; i < 10; i++) {
+		tx_post(&f, &tx, buf, 60);
+		q_ring(&f, &tx, false, true);
+		fk_run(&f);
+		fk_advance(&f, 10 * US);
+	}
+	CHECK_EQ(f.nframes, 12);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 0);
+	fk_advance(&f, 100 * US);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 1);
+
+	/* a moderation under way takes new bounds at once: a shorter period already past */
+	drv_eq_arm(&f, &eq);
+	q_ring(&f, &tx, false, true);
+	tx_post(&f, &tx, buf, 60);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	fk_advance(&f, 50 * US);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 0);
+	REQUIRE(moder_modify(&f, false, tx.num, 20, 0, 0, &c) == TERN_CMD_OK);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 1);
+	/* and 0/0 posts a pending event at once, then every frame of an armed queue again */
+	drv_eq_arm(&f, &eq);
+	q_ring(&f, &tx, false, true);
+	tx_post(&f, &tx, buf, 60);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 0);
+	REQUIRE(moder_modify(&f, false, tx.num, 0, 0, 0, &c) == TERN_CMD_OK);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 1);
+	drv_eq_arm(&f, &eq);
+	q_ring(&f, &tx, false, true);
+	tx_post(&f, &tx, buf, 60);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 1);
+	CHECK_EQ(f.nframes, 15);
+	fk_fini(&f);
+}
+
+/* Limits in QUERY_DEVICE; out-of-range values refused with the field's offset. */
+static void t_moder_bad_values(void)
+{
+	typedef struct tern_cmd_query_device_out Q;
+	struct fake f;
+	struct drv_ring eq, q;
+	struct cqe c;
+	uint8_t out[sizeof(Q)];
+
+	fk_init(&f, false);
+	REQUIRE(eth_setup(&f, &eq));
+	REQUIRE(drv_cmd(&f, TERN_CMD_QUERY_DEVICE, NULL, 0, out, sizeof(out), &c) == TERN_CMD_OK);
+	CHECK(rd32(out + OFF(Q, caps)) & TERN_DEV_CAP_ETH_MODERATION);
+	CHECK_EQ(rd16(out + OFF(Q, max_eth_moder_period)), 4095);
+	CHECK_EQ(rd16(out + OFF(Q, max_eth_moder_frames)), 4095);
+	for (int rx = 0; rx < 2; rx++) {
+		CHECK_EQ(moder_create(&f, &q, rx, eq.num, 4096, 0, &c), TERN_CMD_BAD_PARAM);
+		CHECK_EQ(c.syndrome, CQ_IN(moder_period_us));
+		CHECK_EQ(moder_create(&f, &q, rx, eq.num, 10, 4096, &c), TERN_CMD_BAD_PARAM);
+		CHECK_EQ(c.syndrome, CQ_IN(moder_frames));
+		/* a count with no period to bound the wait */
+		CHECK_EQ(moder_create(&f, &q, rx, eq.num, 0, 2, &c), TERN_CMD_BAD_PARAM);
+		CHECK_EQ(c.syndrome, CQ_IN(moder_frames));
+		REQUIRE(moder_create(&f, &q, rx, eq.num, 0, 1, &c) == TERN_CMD_OK);
+		CHECK_EQ(moder_modify(&f, rx, q.num, 65535, 1, 0, &c), TERN_CMD_BAD_PARAM);
+		CHECK_EQ(c.syndrome, MQ_IN(moder_period_us));
+		CHECK_EQ(moder_modify(&f, rx, q.num, 8, 65535, 0, &c), TERN_CMD_BAD_PARAM);
+		CHECK_EQ(c.syndrome, MQ_IN(moder_frames));
+		CHECK_EQ(moder_modify(&f, rx, q.num, 0, 64, 0, &c), TERN_CMD_BAD_PARAM);
+		CHECK_EQ(c.syndrome, MQ_IN(moder_frames));
+		CHECK_EQ(moder_modify(&f, rx, q.num, 8, 64, 1, &c), TERN_CMD_BAD_PARAM);
+		CHECK_EQ(c.syndrome, MQ_IN(rsvd));
+		CHECK_EQ(moder_modify(&f, rx, q.num + 1, 8, 64, 0, &c), TERN_CMD_BAD_RESOURCE);
+		CHECK_EQ(moder_modify(&f, rx, 1000, 8, 64, 0, &c), TERN_CMD_BAD_RESOURCE);
+		CHECK_EQ(moder_modify(&f, rx, q.num, 4095, 4095, 0, &c), TERN_CMD_OK);
+	}
+	/* wrong length */
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_MODIFY_ETH_RXQ, out, 8, NULL, 0, &c), TERN_CMD_BAD_LEN);
+	CHECK_EQ(c.syndrome, sizeof(struct tern_cmd_modify_eth_queue_in));
+	fk_fini(&f);
+}
+
+/* A pending moderation dies with its queue and with a device reset. */
+static void t_moder_destroy_reset(void)
+{
+	struct fake f;
+	struct drv_ring eq, rx;
+	struct cqe c;
+	uint8_t fr[60], d4[4];
+	uint64_t buf;
+
+	fk_init(&f, false);
+	REQUIRE(eth_setup(&f, &eq));
+	REQUIRE(moder_create(&f, &rx, true, eq.num, 300, 0, &c) == TERN_CMD_OK);
+	buf = fk_alloc(&f, 2048, 64);
+	rx_post(&f, &rx, buf, 2048);
+	rx_post(&f, &rx, buf, 2048);
+	q_ring(&f, &rx, true, true);
+	drv_eq_arm(&f, &eq);
+	make_frame(fr, 60, test_mac, 1);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, 60), 60);
+	wr32(d4, rx.num);
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_DESTROY_ETH_RXQ, d4, 4, NULL, 0, NULL), 0);
+	fk_advance(&f, 1000 * US);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 0);
+
+	/* pending at the reset: gone; a queue made after it is unmoderated */
+	REQUIRE(moder_create(&f, &rx, true, eq.num, 300, 0, &c) == TERN_CMD_OK);
+	rx_post(&f, &rx, buf, 2048);
+	q_ring(&f, &rx, true, true);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, 60), 60);
+	wreg(&f, TERN_REG_CTRL, TERN_CTRL_RESET);
+	fk_advance(&f, 1000000);
+	REQUIRE(rreg(&f, TERN_REG_STATUS) & TERN_STATUS_READY);
+	REQUIRE(eth_setup(&f, &eq));
+	REQUIRE(drv_ethq_create(&f, &rx, true, 6, eq.num, false) == TERN_CMD_OK);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 0);
+	rx_post(&f, &rx, buf, 2048);
+	q_ring(&f, &rx, true, true);
+	drv_eq_arm(&f, &eq);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, 60), 60);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 1);
+	fk_fini(&f);
+}
+
 const struct test eth_tests[] = {
 	{ "TX ring wrap-around, many frames byte-exact (DIRECT ring)", t_tx_wrap_direct },
 	{ "TX ring wrap-around, many frames byte-exact (PAGE_LIST ring)", t_tx_wrap_page_list },
@@ -686,5 +957,12 @@ const struct test eth_tests[] = {
 	{ "RX buffer DMA fault -> DONE|ERR, rx_dma_errors, descriptor consumed", t_rx_dma_fault },
 	{ "RX goes to the lowest-numbered queue", t_rx_lowest_queue },
 	{ "destroy/recreate 40x, reset leaves nothing behind, queue limits", t_destroy_recreate_reset },
+	{ "moderation RX: frames counted, period from the first unreported frame, re-arm",
+	  t_moder_rx },
+	{ "moderation TX: a frame counts once, period only, MODIFY on a live moderation",
+	  t_moder_tx },
+	{ "moderation limits in QUERY_DEVICE, bad values refused with the field's offset",
+	  t_moder_bad_values },
+	{ "moderation: a pending event dies with its queue and with a reset", t_moder_destroy_reset },
 	{ NULL, NULL },
 };

@@ -75,6 +75,10 @@ const char *tern_cmd_opcode_name(u16 opcode)
 		return "CREATE_ETH_RXQ";
 	case TERN_CMD_DESTROY_ETH_RXQ:
 		return "DESTROY_ETH_RXQ";
+	case TERN_CMD_MODIFY_ETH_TXQ:
+		return "MODIFY_ETH_TXQ";
+	case TERN_CMD_MODIFY_ETH_RXQ:
+		return "MODIFY_ETH_RXQ";
 	case TERN_CMD_QUERY_RDMA:
 		return "QUERY_RDMA";
 	case TERN_CMD_CREATE_PD:

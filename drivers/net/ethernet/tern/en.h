@@ -323,6 +323,28 @@ struct tern_en_port {
 	u8 mac[ETH_ALEN];
 };
 
+/* Event moderation defaults (ethtool -c after probe), as mlx5's: see tern_core.rst. */
+#define TERN_EN_DEF_RX_USECS	8
+#define TERN_EN_DEF_RX_FRAMES	32
+#define TERN_EN_DEF_TX_USECS	16
+#define TERN_EN_DEF_TX_FRAMES	32
+
+/**
+ * struct tern_en_coal - event moderation of the channel's queues (ethtool -c/-C)
+ * @rx_usecs: RX queue's moder_period_us (0: an event per armed completion)
+ * @rx_frames: RX queue's moder_frames (0: no count bound; at most 1 when @rx_usecs is 0)
+ * @tx_usecs: TX queue's moder_period_us
+ * @tx_frames: TX queue's moder_frames
+ *
+ * Given to the device at queue creation and by MODIFY_ETH_RXQ/TXQ on live queues.
+ */
+struct tern_en_coal {
+	u16 rx_usecs;
+	u16 rx_frames;
+	u16 tx_usecs;
+	u16 tx_frames;
+};
+
 /**
  * struct tern_en_sw_stats - flat snapshot of the software counters (ethtool, get_stats64)
  * @tx_packets: &tern_en_tx_stats.packets
@@ -376,6 +398,11 @@ struct tern_en_sw_stats {
  * @tx_ring_size: TX descriptors used at the next open; RTNL
  * @rx_ring_size: RX descriptors used at the next open; RTNL
  * @max_ring_size: largest ring the device takes
+ * @coal: event moderation of the queues, kept while the netdev exists (down/up, devlink
+ *	reload, device reset); RTNL
+ * @coal_supported: the device has TERN_DEV_CAP_ETH_MODERATION; set at probe
+ * @max_coal_usecs: QUERY_DEVICE max_eth_moder_period
+ * @max_coal_frames: QUERY_DEVICE max_eth_moder_frames
  * @link_lock: serialises carrier updates (link changes, open/close, probe); protects
  *	@link_up
  * @link_up: the port's link state, from link events and the STATUS register
@@ -406,6 +433,10 @@ struct tern_en_priv {
 	u32 tx_ring_size;
 	u32 rx_ring_size;
 	u32 max_ring_size;
+	struct tern_en_coal coal;
+	bool coal_supported;
+	u16 max_coal_usecs;
+	u16 max_coal_frames;
 
 	spinlock_t link_lock;		/* see above */
 	bool link_up;
@@ -435,5 +466,6 @@ int tern_en_update_hw_stats(struct tern_en_priv *priv);
 void tern_en_read_hw_stats(struct tern_en_priv *priv, struct tern_cmd_eth_stats_out *out);
 void tern_en_read_sw_stats(struct tern_en_priv *priv, struct tern_en_sw_stats *s);
 int tern_en_set_ring_sizes(struct tern_en_priv *priv, u32 tx_size, u32 rx_size);
+int tern_en_set_coal(struct tern_en_priv *priv, const struct tern_en_coal *coal);
 
 #endif /* TERN_EN_H */

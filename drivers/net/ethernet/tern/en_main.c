@@ -388,6 +388,16 @@ static void tern_en_fill_mem(struct tern_mem_desc *mem, dma_addr_t dma, size_t b
 	mem->rsvd = 0;
 }
 
+/* Moderation bounds of the RX or TX queue; 0/0 on a device without moderation. */
+static void tern_en_queue_coal(const struct tern_en_priv *priv, bool rx, __le16 *usecs,
+			       __le16 *frames)
+{
+	const struct tern_en_coal *c = &priv->coal;
+
+	*usecs = cpu_to_le16(priv->coal_supported ? (rx ? c->rx_usecs : c->tx_usecs) : 0);
+	*frames = cpu_to_le16(priv->coal_supported ? (rx ? c->rx_frames : c->tx_frames) : 0);
+}
+
 static int tern_en_create_queue(struct tern_en_priv *priv, u16 opcode, dma_addr_t ring_dma,
 				size_t ring_bytes, u32 size, u32 *qid)
 {
@@ -396,7 +406,58 @@ static int tern_en_create_queue(struct tern_en_priv *priv, u16 opcode, dma_addr_
 	tern_en_fill_mem(&in.mem, ring_dma, ring_bytes);
 	in.log_depth = ilog2(size);
 	in.eqn = cpu_to_le16(priv->ch.eq.eqn);
+	tern_en_queue_coal(priv, opcode == TERN_CMD_CREATE_ETH_RXQ, &in.moder_period_us,
+			   &in.moder_frames);
 	return tern_cmd_exec(priv->tdev, opcode, &in, sizeof(in), NULL, 0, qid);
+}
+
+/* MODIFY_ETH_RXQ/TXQ of the open channel's queue with priv->coal. RTNL held. */
+static int tern_en_modify_queue(struct tern_en_priv *priv, bool rx)
+{
+	struct tern_cmd_modify_eth_queue_in in = {};
+
+	in.qid = cpu_to_le32(rx ? priv->ch.rx.qid : priv->ch.tx.qid);
+	tern_en_queue_coal(priv, rx, &in.moder_period_us, &in.moder_frames);
+	return tern_cmd_exec(priv->tdev, rx ? TERN_CMD_MODIFY_ETH_RXQ : TERN_CMD_MODIFY_ETH_TXQ,
+			     &in, sizeof(in), NULL, 0, NULL);
+}
+
+/**
+ * tern_en_set_coal() - change the event moderation of the channel's queues
+ * @priv: the Ethernet function
+ * @coal: new bounds, within the device's limits (ethtool.c checks them)
+ *
+ * Kept for every later open; applied at once to live queues. If the device refuses, the
+ * previous bounds are put back (on the device too, for a queue already changed).
+ *
+ * Context: process context, RTNL held.
+ * Return: 0 or a negative errno.
+ */
+int tern_en_set_coal(struct tern_en_priv *priv, const struct tern_en_coal *coal)
+{
+	struct tern_en_coal old = priv->coal;
+	int err;
+
+	ASSERT_RTNL();
+
+	priv->coal = *coal;
+	if (!priv->ch_open)
+		return 0;
+	err = tern_en_modify_queue(priv, true);
+	if (err)
+		goto err_restore;
+	err = tern_en_modify_queue(priv, false);
+	if (err)
+		goto err_restore_rx;
+	return 0;
+
+err_restore_rx:
+	priv->coal = old;
+	if (tern_en_modify_queue(priv, true))
+		netdev_warn(priv->netdev, "RX queue keeps the new moderation\n");
+err_restore:
+	priv->coal = old;
+	return err;
 }
 
 /* Destroy a queue on the device. Returns true when the device no longer uses the queue's
@@ -1485,6 +1546,19 @@ int tern_en_probe(struct tern_dev *tdev)
 	priv->max_ring_size = 1u << max_log;
 	priv->tx_ring_size = min_t(u32, 1u << TERN_EN_DEF_RING_LOG, priv->max_ring_size);
 	priv->rx_ring_size = priv->tx_ring_size;
+	if (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_MODERATION) {
+		priv->coal_supported = true;
+		priv->max_coal_usecs = le16_to_cpu(caps->max_eth_moder_period);
+		priv->max_coal_frames = le16_to_cpu(caps->max_eth_moder_frames);
+		priv->coal.rx_usecs = min_t(u16, TERN_EN_DEF_RX_USECS, priv->max_coal_usecs);
+		priv->coal.tx_usecs = min_t(u16, TERN_EN_DEF_TX_USECS, priv->max_coal_usecs);
+		priv->coal.rx_frames = min_t(u16, TERN_EN_DEF_RX_FRAMES, priv->max_coal_frames);
+		priv->coal.tx_frames = min_t(u16, TERN_EN_DEF_TX_FRAMES, priv->max_coal_frames);
+		if (!priv->coal.rx_usecs)
+			priv->coal.rx_frames = min_t(u16, priv->coal.rx_frames, 1);
+		if (!priv->coal.tx_usecs)
+			priv->coal.tx_frames = min_t(u16, priv->coal.tx_frames, 1);
+	}
 
 	netdev->netdev_ops = &tern_en_netdev_ops;
 	netdev->ethtool_ops = &tern_ethtool_ops;

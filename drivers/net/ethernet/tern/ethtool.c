@@ -9,6 +9,10 @@
  * PFC storm events.
  *
  * Tunables: ETHTOOL_PFC_PREVENTION_TOUT, the PFC storm guard (dcb.c).
+ *
+ * Coalescing (ethtool -c/-C): rx/tx-usecs and rx/tx-frames are the queues' event moderation
+ * bounds (moder_period_us, moder_frames), within the device's limits; a frame count above 1
+ * needs a period, since nothing else would bound the wait.
  */
 #include <linux/ethtool.h>
 #include <linux/log2.h>
@@ -189,6 +193,64 @@ static int tern_set_ringparam(struct net_device *netdev, struct ethtool_ringpara
 	return tern_en_set_ring_sizes(priv, tx, rx);
 }
 
+static int tern_get_coalesce(struct net_device *netdev, struct ethtool_coalesce *ec,
+			     struct kernel_ethtool_coalesce *kec,
+			     struct netlink_ext_ack *extack)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	if (!priv->coal_supported)
+		return -EOPNOTSUPP;
+	ec->rx_coalesce_usecs = priv->coal.rx_usecs;
+	ec->rx_max_coalesced_frames = priv->coal.rx_frames;
+	ec->tx_coalesce_usecs = priv->coal.tx_usecs;
+	ec->tx_max_coalesced_frames = priv->coal.tx_frames;
+	return 0;
+}
+
+/* One direction's bounds: within the device's limits, a count above 1 only with a period. */
+static int tern_coal_check(const struct tern_en_priv *priv, u32 usecs, u32 frames,
+			   struct netlink_ext_ack *extack)
+{
+	if (usecs > priv->max_coal_usecs) {
+		NL_SET_ERR_MSG_MOD(extack, "usecs above the device's maximum");
+		return -EINVAL;
+	}
+	if (frames > priv->max_coal_frames) {
+		NL_SET_ERR_MSG_MOD(extack, "frames above the device's maximum");
+		return -EINVAL;
+	}
+	if (!usecs && frames > 1) {
+		NL_SET_ERR_MSG_MOD(extack, "frames above 1 need usecs to bound the wait");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* RTNL held. */
+static int tern_set_coalesce(struct net_device *netdev, struct ethtool_coalesce *ec,
+			     struct kernel_ethtool_coalesce *kec,
+			     struct netlink_ext_ack *extack)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	struct tern_en_coal coal;
+	int err;
+
+	if (!priv->coal_supported)
+		return -EOPNOTSUPP;
+	err = tern_coal_check(priv, ec->rx_coalesce_usecs, ec->rx_max_coalesced_frames, extack);
+	if (err)
+		return err;
+	err = tern_coal_check(priv, ec->tx_coalesce_usecs, ec->tx_max_coalesced_frames, extack);
+	if (err)
+		return err;
+	coal.rx_usecs = ec->rx_coalesce_usecs;
+	coal.rx_frames = ec->rx_max_coalesced_frames;
+	coal.tx_usecs = ec->tx_coalesce_usecs;
+	coal.tx_frames = ec->tx_max_coalesced_frames;
+	return tern_en_set_coal(priv, &coal);
+}
+
 static void tern_get_channels(struct net_device *netdev, struct ethtool_channels *ch)
 {
 	ch->max_combined = 1;
@@ -320,11 +382,14 @@ static void tern_get_ethtool_stats(struct net_device *netdev, struct ethtool_sta
 
 /* The netdev's ethtool operations; en_main.c installs them. */
 const struct ethtool_ops tern_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_MAX_FRAMES,
 	.get_drvinfo		= tern_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= tern_get_link_ksettings,
 	.get_ringparam		= tern_get_ringparam,
 	.set_ringparam		= tern_set_ringparam,
+	.get_coalesce		= tern_get_coalesce,
+	.set_coalesce		= tern_set_coalesce,
 	.get_channels		= tern_get_channels,
 	.get_strings		= tern_get_strings,
 	.get_sset_count		= tern_get_sset_count,
