@@ -1885,6 +1885,85 @@ out:
 	conn_free(&c);
 }
 
+/*
+ * The transport scheduler shares a busy line among the QPs that have work: two QP pairs each
+ * post a 64 KiB WRITE at once on an exact 25 Gb/s line (no burst allowance: one frame per
+ * turn). They must interleave: when the first WRITE's last packet leaves, the other has sent
+ * at least a quarter of its packets (round robin: all but one or two). The scheduler once
+ * kept the MAC-wait list in the order of the last turn and let ACK-woken QPs pass it, so
+ * the QP at its head sent on every turn and starved the rest.
+ */
+static void t_sched_share_line(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rqp q2[2];
+	struct rmr a, b;
+	struct sge sg;
+	struct wc w[2];
+	unsigned int s, i, n[2] = { 0, 0 }, at_first_last = 0, got = 0;
+	bool mr_ok = false, q2_ok = false, seen_last = false;
+
+	memset(q2, 0, sizeof(q2));
+	connopt_default(&o);				/* MTU 1024: 64 packets each */
+	RQ(conn_setup_cfg(&c, &o, 25000, 0));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 1 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	for (s = 0; s < 2; s++)
+		RQ(qp_create(c.d[s], &q2[s], c.d[s]->pdn, &c.cq[s], &c.cq[s], o.sq_log, o.sq_stride,
+			     o.rq_log, o.rq_stride, 0, false) == TERN_CMD_OK);
+	q2_ok = true;
+	for (s = 0; s < 2; s++)
+		RQ(qp_connect(c.d[s], &q2[s], c.d[!s], q2[!s].qpn, &o, s));
+	wire_clear_log(&c.w);
+	sg = mr_sge(&a, 0, 64 << 10);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1, b.iova,
+		  b.key, 0);
+	sg = mr_sge(&a, 64 << 10, 64 << 10);
+	post_send(c.d[0], &q2[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 2, &sg, 1,
+		  b.iova + (64 << 10), b.key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	ring_sq(c.d[0], &q2[0]);
+	while (got < 2 && conn_poll(&c, 0, &w[got], 1, 10000000) == 1)
+		got++;
+	RQ(got == 2);
+	CHECK(w[0].status == TERN_CQE_OK && w[1].status == TERN_CQE_OK);
+	/* per QP, the WRITE packets on the wire; the other's count at the first LAST */
+	for (i = 0; i < c.w.nlog; i++) {
+		struct pkt p;
+		unsigned int k;
+
+		if (c.w.log[i].dir || !pkt_parse(c.w.log[i].data, c.w.log[i].len, &p) || !p.ok ||
+		    p.opcode < OP_WRITE_FIRST || p.opcode > OP_WRITE_LAST)
+			continue;
+		k = p.dqpn == c.qp[1].qpn ? 0 : p.dqpn == q2[1].qpn ? 1 : 2;
+		if (k == 2)
+			continue;
+		n[k]++;
+		if (p.opcode == OP_WRITE_LAST && !seen_last) {
+			seen_last = true;
+			at_first_last = n[!k];
+		}
+	}
+	printf("#   two QPs, 64 packets each: %u and %u sent; the other's at the first end: %u\n",
+	       n[0], n[1], at_first_last);
+	CHECK_EQ(n[0], 64);
+	CHECK_EQ(n[1], 64);
+	CHECK(seen_last && at_first_last >= 16);
+out:
+	if (q2_ok)
+		for (s = 0; s < 2; s++) {
+			qmem_free(&q2[s].sq);
+			qmem_free(&q2[s].rq);
+		}
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_cc_tests[] = {
 	{ "cc: SET/QUERY_CC_PARAMS round trip, every range error, reset", t_params },
 	{ "cc: ECT(0) on data only with RP on its priority (IPv4)", t_ect_v4 },
@@ -1904,6 +1983,8 @@ const struct test rdma_cc_tests[] = {
 	{ "cc: pacer holds WRITEs and READ responses at the QP's rate", t_pacing },
 	{ "cc: pacer with a burst allowance: rate kept, a wakeup per half burst", t_pacing_burst },
 	{ "cc: PFC pause holds priority 3 QPs (no spinning), not priority 0", t_mac_pause },
+	{ "cc: two QPs share a busy line turn by turn (no QP starves the other)",
+	  t_sched_share_line },
 	{ "cc: exact serialization: line rate unlimited, the pacer's rate limited",
 	  t_line_rate },
 	{ "cc: HPCC's INT shims on the wire, ICRC without them, receiver echo off, INT off",
