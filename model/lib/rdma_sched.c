@@ -6,7 +6,8 @@
  * tern_model_run() (ternm_rdma_run()) takes QPs from its head, up to TERNM_QP_BURST packets
  * each and TERNM_RDMA_BUDGET in all, and puts a QP that has more at the tail. A QP whose
  * priority the MAC cannot send now waits on the MAC-wait list, retried in order at the next
- * run (one that sent in its turn goes behind the QPs that did not get one). A
+ * run ahead of the QPs woken since (one that sent in its turn goes behind the QPs that did
+ * not get one). A
  * QP with a deadline (retransmission, RNR wait, DCQCN pacing and rate increase) is on the
  * timer list, which ternm_rdma_timer() walks. rdma.h describes the work model.
  */
@@ -93,16 +94,28 @@ void ternm_qp_macwait(struct tern_model *m, struct ternm_qp *qp)
 	qlist_append(&r->macwait_head, &r->macwait_tail, qp);
 }
 
-/* Every parked QP goes back to the end of the work list (without a kick). */
+/*
+ * Every parked QP goes back on the work list (without a kick), in its order and ahead of the
+ * QPs woken since (a doorbell, an ACK, the pacer's timer): those waited for the line less.
+ */
 static void macwait_retry(struct ternm_rdma *r)
 {
 	struct ternm_qp *qp;
 
-	while ((qp = r->macwait_head) != NULL) {
-		macwait_remove(r, qp);
+	if (!r->macwait_head)
+		return;
+	for (qp = r->macwait_head; qp; qp = qp->work_next) {
+		qp->on_macwait = false;
 		qp->on_work = true;
-		qlist_append(&r->work_head, &r->work_tail, qp);
 	}
+	r->macwait_tail->work_next = r->work_head;
+	if (r->work_head)
+		r->work_head->work_prev = r->macwait_tail;
+	else
+		r->work_tail = r->macwait_tail;
+	r->work_head = r->macwait_head;
+	r->macwait_head = NULL;
+	r->macwait_tail = NULL;
 }
 
 static uint64_t qp_deadline(const struct ternm_qp *qp)
