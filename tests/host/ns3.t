@@ -36,7 +36,7 @@ or CNP; every request the leaves deliver carries one INT record per switch of it
 leaf, spine, leaf) and every ACK echoes all of them, the requesters take every echo and
 update their windows; the switches added exactly 3 records per request; HPCC's p99 of the
 deepest lossless queue is below DCQCN's and it sends no more XOFFs than DCQCN (both held at
-seeds 1..5: 71-87 KB against 496-597 KB, 0 XOFFs against 4-16). With --int-mtu 4190 (one
+seeds 1..5: 71-87 KB against 511-553 KB, 0 XOFFs against 4-10). With --int-mtu 4190 (one
 record fits a 4 KB request, two do not) the requests arrive with fewer records, flagged
 OVERFLOW, no INT packet above 4190 bytes of IP, and the data still intact. The FB Hadoop run
 again with HPCC (flows within a leaf: 1 record, across: 3): every flow intact, every request
