@@ -7,9 +7,9 @@
  * each and TERNM_RDMA_BUDGET in all, and puts a QP that has more at the tail. A QP whose
  * priority the MAC cannot send now waits on the MAC-wait list, retried in order at the next
  * run ahead of the QPs woken since (one that sent in its turn goes behind the QPs that did
- * not get one). A
- * QP with a deadline (retransmission, RNR wait, DCQCN pacing and rate increase) is on the
- * timer list, which ternm_rdma_timer() walks. rdma.h describes the work model.
+ * not get one). A QP with a deadline (retransmission, RNR wait, DCQCN pacing and rate
+ * increase) is on the timer list, which ternm_rdma_timer() walks. rdma.h describes the work
+ * model.
  */
 #include "rdma.h"
 
