@@ -297,8 +297,13 @@ struct tern_eth_rxd {
 /* ---------------------------------------------------------------------------------------
  * Fixed sizes.
  */
+#ifdef __cplusplus	/* the ns-3 programs (model/ns3) read the INT format */
+#define TERN_HW_ASSERT_SIZE(type, size) \
+	static_assert(sizeof(type) == (size), #type " must be " #size " bytes")
+#else
 #define TERN_HW_ASSERT_SIZE(type, size) \
 	_Static_assert(sizeof(type) == (size), #type " must be " #size " bytes")
+#endif
 
 TERN_HW_ASSERT_SIZE(struct tern_mem_desc, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_sqe, 64);

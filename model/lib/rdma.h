@@ -27,8 +27,10 @@
  * each data packet the sender asks ternm_tx_gate(): a rate-limited QP whose next allowed time
  * is in the future leaves the work list for the timer list (pace_deadline); a priority the MAC
  * cannot send now (PFC pause, line busy) puts the QP on the MAC wait list, which
- * tern_model_run() retries without kicking (the MAC kicks when it may send again). ACKs, NAKs
- * and CNPs are never held back.
+ * tern_model_run() retries in order, ahead of the QPs woken since, without kicking (the MAC
+ * kicks when it may send again); a QP that sent in its turn goes behind the others, and
+ * waking a waiting QP keeps its place.
+ * ACKs, NAKs and CNPs are never held back.
  */
 #ifndef TERN_MODEL_RDMA_H
 #define TERN_MODEL_RDMA_H

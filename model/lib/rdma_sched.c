@@ -5,9 +5,11 @@
  * Which QP sends next and when. A QP with something to send is on the work list;
  * tern_model_run() (ternm_rdma_run()) takes QPs from its head, up to TERNM_QP_BURST packets
  * each and TERNM_RDMA_BUDGET in all, and puts a QP that has more at the tail. A QP whose
- * priority the MAC cannot send now waits on the MAC-wait list, retried at the next run. A
- * QP with a deadline (retransmission, RNR wait, DCQCN pacing and rate increase) is on the
- * timer list, which ternm_rdma_timer() walks. rdma.h describes the work model.
+ * priority the MAC cannot send now waits on the MAC-wait list, retried in order at the next
+ * run ahead of the QPs woken since (one that sent in its turn goes behind the QPs that did
+ * not get one). A QP with a deadline (retransmission, RNR wait, DCQCN pacing and rate
+ * increase) is on the timer list, which ternm_rdma_timer() walks. rdma.h describes the work
+ * model.
  */
 #include "rdma.h"
 
@@ -49,12 +51,20 @@ static void macwait_remove(struct ternm_rdma *r, struct ternm_qp *qp)
 	qp->on_macwait = false;
 }
 
-/* Put @qp on the work list (if not there) and make sure tern_model_run() comes. */
+/*
+ * Put @qp on the work list (if not there) and make sure tern_model_run() comes. A QP parked
+ * on the MAC-wait list stays there, in its place: the next run retries the whole list in
+ * order, and a QP woken by an ACK must not pass the QPs that waited for the line before it
+ * (with the line the bottleneck, ACK-clocked QPs would otherwise take every turn).
+ */
 void ternm_qp_work(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_rdma *r = m->rdma;
 
-	macwait_remove(r, qp);
+	if (qp->on_macwait) {
+		ternm_kick(m);
+		return;
+	}
 	if (!qp->on_work) {
 		qp->on_work = true;
 		qlist_append(&r->work_head, &r->work_tail, qp);
@@ -84,16 +94,28 @@ void ternm_qp_macwait(struct tern_model *m, struct ternm_qp *qp)
 	qlist_append(&r->macwait_head, &r->macwait_tail, qp);
 }
 
-/* Every parked QP goes back to the end of the work list (without a kick). */
+/*
+ * Every parked QP goes back on the work list (without a kick), in its order and ahead of the
+ * QPs woken since (a doorbell, an ACK, the pacer's timer): those waited for the line less.
+ */
 static void macwait_retry(struct ternm_rdma *r)
 {
 	struct ternm_qp *qp;
 
-	while ((qp = r->macwait_head) != NULL) {
-		macwait_remove(r, qp);
+	if (!r->macwait_head)
+		return;
+	for (qp = r->macwait_head; qp; qp = qp->work_next) {
+		qp->on_macwait = false;
 		qp->on_work = true;
-		qlist_append(&r->work_head, &r->work_tail, qp);
 	}
+	r->macwait_tail->work_next = r->work_head;
+	if (r->work_head)
+		r->work_head->work_prev = r->macwait_tail;
+	else
+		r->work_tail = r->macwait_tail;
+	r->work_head = r->macwait_head;
+	r->macwait_head = NULL;
+	r->macwait_tail = NULL;
 }
 
 static uint64_t qp_deadline(const struct ternm_qp *qp)
@@ -230,12 +252,21 @@ void ternm_rdma_run(struct tern_model *m)
 		}
 		/*
 		 * Held back: by the pacer, the timer puts it back (pace_deadline); by the MAC,
-		 * the next run retries it. Neither may keep the engine kicking.
+		 * the next run retries it. Neither may keep the engine kicking. A QP the MAC
+		 * stopped after it sent has had its turn: it goes behind the QPs still on the
+		 * work list (looked at again after them, then parked after them), else the
+		 * MAC-wait list would keep the order of this run and, with the line the
+		 * bottleneck, the QP at its head would send on every run and starve the rest.
 		 */
-		if (qp->tx_block == TX_MAC && qp->state != TERN_QPS_ERR)
+		if (qp->tx_block == TX_MAC && qp->state != TERN_QPS_ERR && sent && !qp->on_work &&
+		    !qp->on_macwait) {
+			qp->on_work = true;
+			qlist_append(&r->work_head, &r->work_tail, qp);
+		} else if (qp->tx_block == TX_MAC && qp->state != TERN_QPS_ERR) {
 			ternm_qp_macwait(m, qp);
-		else if (more && qp->tx_block == TX_GO)
+		} else if (more && qp->tx_block == TX_GO) {
 			ternm_qp_work(m, qp);
+		}
 		if (!sent && qp->tx_block != TX_GO)
 			continue;	/* costs no budget: every held QP is looked at once */
 		budget = sent >= budget ? 0 : budget - (sent ? sent : 1);

@@ -141,6 +141,7 @@ SwitchTotals::Add(const struct tsw* sw, unsigned int port, unsigned int prio)
     lossless += st.lossless_drops;
     no_route += st.no_route;
     int_hops += st.int_hops_added;
+    int_overflows += st.int_overflows;
     for (unsigned int q = 0; q < TSW_NUM_PRIO; q++)
     {
         drops += st.q[q].drops;
@@ -168,6 +169,7 @@ NicTotals::Add(const Ptr<TernNetDevice>& d, unsigned int prio)
     incs += ns.rate_increases;
     int_echo_acks += ns.int_echo_acks;
     hpcc_updates += ns.hpcc_updates;
+    int_echoes_sent += ns.int_echoes_sent;
     refused += d->RefusedFrames();
 }
 

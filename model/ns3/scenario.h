@@ -60,7 +60,7 @@ ns3::Ptr<ns3::TernNetDevice> NewHost(unsigned int idx, const tn_nic_params& nic,
 struct SwitchTotals
 {
     uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0, no_route = 0;
-    uint64_t int_hops = 0;
+    uint64_t int_hops = 0, int_overflows = 0;
 
     void Add(const struct tsw* sw, unsigned int port, unsigned int prio);
 };
@@ -70,7 +70,7 @@ struct NicTotals
 {
     uint64_t rx_pause = 0, tx_pause = 0, discards = 0, retrans = 0, timeouts = 0;
     uint64_t cnp_sent = 0, ecn_rx = 0, cnp_handled = 0, cnp_ignored = 0, cuts = 0, incs = 0;
-    uint64_t int_echo_acks = 0, hpcc_updates = 0;
+    uint64_t int_echo_acks = 0, hpcc_updates = 0, int_echoes_sent = 0;
     uint64_t refused = 0;
     bool pfc_ok = true;
 

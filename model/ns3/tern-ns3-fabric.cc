@@ -21,7 +21,13 @@
  * rate plus one round trip of propagation), PFC pauses, drops, the deepest lossless egress
  * queue in the fabric sampled every --sample-ns, CC counters. Documentation/fabric.rst.
  *
- *   tern-ns3-fabric [--leaves 4 --hosts 8 --spines 4] [--dcqcn on|off] [--incast 8] ...
+ * With --hpcc on the NICs run HPCC instead of DCQCN on priority 3 and every switch adds an
+ * INT hop record to its requests (int_mask; at most --int-mtu bytes of IP packet). The
+ * leaves' egress ports towards the hosts parse every INT frame they deliver and count it by
+ * whether its records are one per switch on its path (1 within a leaf, 3 across the
+ * spines): the requests the responders get and the echoes the requesters get back.
+ *
+ *   tern-ns3-fabric [--leaves 4 --hosts 8 --spines 4] [--dcqcn on|off] [--hpcc on|off] ...
  */
 #include "scenario.h"
 #include "simutil.h"
@@ -29,7 +35,10 @@
 
 #include <ns3/simulator.h>
 
+#include <tern/tern_dcb.h>
+
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -62,6 +71,7 @@ struct Params
     uint64_t seed = 1;
     const char* workload = nullptr;
     const char* series = nullptr;
+    const char* flow_log = nullptr;
     uint64_t series_ns = 10000;
     double load = 0.3;
     uint64_t duration_ns = 2000000;
@@ -78,6 +88,15 @@ struct Flow
     struct tn_flow* f = nullptr;
 };
 
+/* INT frames the leaves delivered to hosts, by the records they carried against the
+ * switches on their path; the largest IP packet with an INT shim any switch sent. */
+struct Telemetry
+{
+    uint64_t req = 0, req_full = 0, req_short = 0, req_bad = 0;
+    uint64_t echo = 0, echo_full = 0, echo_short = 0, echo_bad = 0;
+    uint64_t overflow_flag = 0, ip_max = 0;
+};
+
 constexpr size_t kMaxCdf = 64;
 constexpr uint64_t kMaxFlowBytes = 1ull << 34;
 
@@ -89,6 +108,8 @@ struct Fabric
     std::vector<Flow> flows;
     std::vector<double> cdf_size, cdf_pct; /* the workload's points */
     uint64_t skipped = 0;                  /* flows the hosts had no room for */
+    std::vector<std::array<uint8_t, 6>> macs; /* per host */
+    Telemetry tel;
     std::vector<std::vector<uint32_t>> pseries; /* per switch port: lossless queue bytes */
     std::vector<uint64_t> qsamples; /* deepest lossless egress FIFO, every sample */
     uint64_t rng = 0;
@@ -214,6 +235,83 @@ MakeTraffic()
                      [](const Flow& a, const Flow& b) { return a.start_ns < b.start_ns; });
 }
 
+/* Host index of @mac, or -1. */
+int
+HostOf(const uint8_t* mac)
+{
+    for (size_t i = 0; i < g.macs.size(); i++)
+        if (!memcmp(g.macs[i].data(), mac, 6))
+            return static_cast<int>(i);
+    return -1;
+}
+
+/* Every INT frame a switch sends (IPv4 without options, as the NICs send them; every length
+ * checked against the frame's): the IP length for int_mtu; at a leaf's host port also the
+ * shim's records against the switches between its source and its destination. */
+void
+IntEgress(bool leaf, unsigned int port, const uint8_t* f, size_t len)
+{
+    Telemetry& t = g.tel;
+    size_t l3 = 14, ihl, iplen, udp, s;
+
+    if (len < 18)
+        return;
+    if (f[12] == 0x81 && f[13] == 0x00)
+        l3 += 4;
+    if (len < l3 + 20 || f[l3 - 2] != 0x08 || f[l3 - 1] != 0x00 || (f[l3] >> 4) != 4)
+        return;
+    ihl = static_cast<size_t>(f[l3] & 0xf) * 4;
+    iplen = static_cast<size_t>(f[l3 + 2]) << 8 | f[l3 + 3];
+    udp = l3 + ihl;
+    s = udp + 8;
+    if (ihl < 20 || f[l3 + 9] != 17 || iplen < ihl + 8 + sizeof(tern_int_shim) ||
+        l3 + iplen > len || (static_cast<unsigned int>(f[udp + 2]) << 8 | f[udp + 3]) !=
+                                TERN_INT_UDP_DPORT)
+        return;
+    t.ip_max = std::max<uint64_t>(t.ip_max, iplen);
+    if (!leaf || port >= g.p.hosts)
+        return;
+
+    int src = HostOf(f + 6), dst = HostOf(f);
+    uint8_t type = f[s], nhops = f[s + 1], max_hops = f[s + 2];
+    bool bad = src < 0 || dst < 0 || !max_hops || max_hops > TERN_INT_MAX_HOPS ||
+               nhops > max_hops ||
+               s + sizeof(tern_int_shim) + static_cast<size_t>(nhops) * sizeof(tern_int_hop) >
+                   l3 + iplen;
+    /* switches on the path: the leaf, or the leaf, a spine and the other leaf */
+    unsigned int path = !bad && static_cast<unsigned int>(src) / g.p.hosts ==
+                                    static_cast<unsigned int>(dst) / g.p.hosts
+                            ? 1
+                            : 3;
+
+    if (f[s + 3] & TERN_INT_F_OVERFLOW)
+        t.overflow_flag++;
+    if (type == TERN_INT_TYPE_REQUEST)
+    {
+        t.req++;
+        if (bad || nhops > path)
+            t.req_bad++;
+        else if (nhops == path)
+            t.req_full++;
+        else
+            t.req_short++;
+    }
+    else if (type == TERN_INT_TYPE_ECHO)
+    {
+        t.echo++;
+        if (bad || nhops > path)
+            t.echo_bad++;
+        else if (nhops == path)
+            t.echo_full++;
+        else
+            t.echo_short++;
+    }
+    else
+    {
+        t.req_bad++;
+    }
+}
+
 bool
 Build()
 {
@@ -237,6 +335,9 @@ Build()
         c.seed = p.sw.seed + l;
         if (!sw->Setup(CreateObject<Node>(), c))
             return false;
+        if (p.nic.hpcc)
+            sw->SetEgressHook([](unsigned int port, const uint8_t* f, size_t len)
+                              { IntEgress(true, port, f, len); });
         g.leaves.push_back(sw);
     }
     for (s = 0; s < p.spines; s++)
@@ -251,6 +352,9 @@ Build()
         c.seed = p.sw.seed + 1000 + s;
         if (!sw->Setup(CreateObject<Node>(), c))
             return false;
+        if (p.nic.hpcc)
+            sw->SetEgressHook([](unsigned int port, const uint8_t* f, size_t len)
+                              { IntEgress(false, port, f, len); });
         g.spines.push_back(sw);
         for (l = 0; l < p.leaves; l++)
             if (!TernConnect(g.leaves[l]->GetPort(p.hosts + s), sw->GetPort(l),
@@ -272,6 +376,7 @@ Build()
             return false;
         g.hosts.push_back(d);
         tn_host_mac(d->Host(), mac);
+        g.macs.push_back({mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]});
         for (l = 0; l < p.leaves; l++)
         {
             bool ok = l == leaf ? tsw_route_add(g.leaves[l]->ModelMut(), mac, &port, 1)
@@ -402,9 +507,9 @@ Report(double wall)
     const Params& p = g.p;
     static const uint64_t edges[] = {0, 10000, 100000, 1000000, 10000000, UINT64_MAX};
     constexpr size_t kBuckets = sizeof(edges) / sizeof(edges[0]) - 1;
-    std::vector<double> fct, slow, bslow[kBuckets];
+    std::vector<double> fct, slow, bslow[kBuckets], small; /* small: flows < 100 KB */
     size_t bflows[kBuckets] = {0};
-    uint64_t completed = 0, errors = 0;
+    uint64_t completed = 0, errors = 0, bytes = 0, first_ns = UINT64_MAX, last_ns = 0;
     bool data_ok = true;
     SwitchTotals sw;
     NicTotals nic;
@@ -423,9 +528,14 @@ Report(double wall)
         {
             double t = static_cast<double>(st.finish_ns - st.start_ns);
             completed++;
+            bytes += f.bytes;
+            first_ns = std::min(first_ns, st.start_ns);
+            last_ns = std::max(last_ns, st.finish_ns);
             fct.push_back(t / 1000.0);
             slow.push_back(t / IdealNs(f));
             bslow[b].push_back(t / IdealNs(f));
+            if (f.bytes < 100000)
+                small.push_back(t / IdealNs(f));
         }
         if (!tn_flow_data_ok(f.f) || !st.finish_ns)
             data_ok = false;
@@ -441,12 +551,14 @@ Report(double wall)
 
     printf("{\"engine\":\"ns-3\",\"leaves\":%u,\"hosts_per_leaf\":%u,\"spines\":%u,"
            "\"hosts\":%u,\"link_mbps\":%u,\"uplink_mbps\":%u,\"delay_ns\":%" PRIu64
-           ",\"dcqcn\":%s,\"flows\":%zu,\"flows_skipped\":%" PRIu64
+           ",\"mode\":\"%s\",\"dcqcn\":%s,\"hpcc\":%s,\"flows\":%zu,\"flows_skipped\":%" PRIu64
            ",\"workload\":\"%s\",\"load\":%.3f,"
            "\"incast\":%u,\"flow_bytes\":%" PRIu64 ",",
            p.leaves, p.hosts, p.spines, p.leaves * p.hosts, p.nic.link_mbps,
            p.uplink_mbps ? p.uplink_mbps : p.nic.link_mbps, p.delay_ns,
-           p.nic.dcqcn ? "true" : "false", g.flows.size(), g.skipped,
+           p.nic.hpcc ? "hpcc" : p.nic.dcqcn ? "dcqcn" : "pfc",
+           p.nic.dcqcn && !p.nic.hpcc ? "true" : "false", p.nic.hpcc ? "true" : "false",
+           g.flows.size(), g.skipped,
            p.workload ? "cdf" : "permutation+incast", p.workload ? p.load : 0.0,
            p.workload ? 0 : p.incast, p.workload ? 0 : p.flow_bytes);
     printf("\"buckets\":[");
@@ -463,6 +575,24 @@ Report(double wall)
            completed, errors, data_ok ? "true" : "false",
            g.all_done ? static_cast<double>(g.done_at) / 1000.0 : -1.0, Pct(fct, 0.5),
            Pct(fct, 0.99), Pct(fct, 1.0), Pct(slow, 0.5), Pct(slow, 0.95), Pct(slow, 0.99));
+    printf("\"small_flows\":%zu,\"small_slowdown_p50\":%.2f,\"small_slowdown_p99\":%.2f,",
+           small.size(), Pct(small, 0.5), Pct(small, 0.99));
+    printf("\"goodput_gbps\":%.3f,\"queue_p50_kb\":%.1f,",
+           last_ns > first_ns && first_ns != UINT64_MAX
+               ? static_cast<double>(bytes) * 8 / static_cast<double>(last_ns - first_ns)
+               : 0.0,
+           Pct(q, 0.5) / 1024.0);
+    printf("\"int_mtu\":%u,\"int_hops\":%" PRIu64 ",\"int_overflows\":%" PRIu64
+           ",\"int_req_rx\":%" PRIu64 ",\"int_req_full\":%" PRIu64 ",\"int_req_short\":%" PRIu64
+           ",\"int_req_bad\":%" PRIu64 ",\"int_echo_rx\":%" PRIu64 ",\"int_echo_full\":%" PRIu64
+           ",\"int_echo_short\":%" PRIu64 ",\"int_echo_bad\":%" PRIu64
+           ",\"int_overflow_flagged\":%" PRIu64 ",\"int_ip_max\":%" PRIu64
+           ",\"int_echoes_sent\":%" PRIu64 ",\"int_echo_acks\":%" PRIu64
+           ",\"hpcc_window_updates\":%" PRIu64 ",",
+           p.sw.int_mtu, sw.int_hops, sw.int_overflows, g.tel.req, g.tel.req_full,
+           g.tel.req_short, g.tel.req_bad, g.tel.echo, g.tel.echo_full, g.tel.echo_short,
+           g.tel.echo_bad, g.tel.overflow_flag, g.tel.ip_max, nic.int_echoes_sent,
+           nic.int_echo_acks, nic.hpcc_updates);
     printf("\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,\"switch_xoff\":%" PRIu64
            ",\"switch_xon\":%" PRIu64 ",\"nic_rx_pause\":%" PRIu64 ",\"lossless_drops\":%" PRIu64
            ",\"switch_drops\":%" PRIu64 ",\"no_route\":%" PRIu64 ",\"nic_rx_discards\":%" PRIu64
@@ -480,6 +610,30 @@ Report(double wall)
     fflush(stdout);
 }
 
+/* One line per flow: source, destination, bytes, start, FCT (0: not completed), ideal. */
+void
+WriteFlowLog()
+{
+    FILE* f = fopen(g.p.flow_log, "w");
+
+    if (!f)
+    {
+        fprintf(stderr, "tern-ns3-fabric: %s: %s\n", g.p.flow_log, strerror(errno));
+        return;
+    }
+    fprintf(f, "# src dst bytes start_ns fct_ns ideal_ns\n");
+    for (auto& fl : g.flows)
+    {
+        struct tn_flow_stats st;
+
+        tn_flow_stats(fl.f, &st);
+        fprintf(f, "%u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %.0f\n", fl.src, fl.dst, fl.bytes,
+                fl.start_ns, st.finish_ns && !st.errors ? st.finish_ns - st.start_ns : 0,
+                IdealNs(fl));
+    }
+    fclose(f);
+}
+
 /* Per switch port: what it is cabled to, its lossless queue over time, PFC it sent/got. */
 void
 WriteSeries()
@@ -494,8 +648,9 @@ WriteSeries()
         fprintf(stderr, "tern-ns3-fabric: %s: %s\n", p.series, strerror(errno));
         return;
     }
-    fprintf(f, "{\"sample_us\":%.3f,\"dcqcn\":%s,\"ports\":[", p.series_ns / 1000.0,
-            p.nic.dcqcn ? "true" : "false");
+    fprintf(f, "{\"sample_us\":%.3f,\"dcqcn\":%s,\"hpcc\":%s,\"ports\":[",
+            p.series_ns / 1000.0, p.nic.dcqcn && !p.nic.hpcc ? "true" : "false",
+            p.nic.hpcc ? "true" : "false");
     for (int spine = 0; spine < 2; spine++)
     {
         auto& set = spine ? g.spines : g.leaves;
@@ -539,6 +694,8 @@ Usage(FILE* f)
             "usage: tern-ns3-fabric [options]\n"
             "  --leaves L --hosts H --spines S   topology (4, 8, 4; L x H <= %u)\n"
             "  --dcqcn on|off        RP+NP on priority 3 (on), or PFC only\n"
+            "  --hpcc on|off         HPCC with INT on priority 3 instead of DCQCN (off)\n"
+            "  --int-mtu B           largest IP packet INT records may grow to (9000)\n"
             "  --incast K            hosts of other leaves that also send to host 0 (8)\n"
             "  --flow-bytes B        every flow (1048576)\n"
             "  --spread-us T         flows start at random times in [0, T) (20)\n"
@@ -553,7 +710,8 @@ Usage(FILE* f)
             "  --cc NAME=V           a DCQCN parameter    --seed S   traffic and RED\n"
             "  --sample-ns S         queue sampling (1000)\n"
             "  --series FILE         every switch port's lossless queue over time and PFC\n"
-            "                        frames (JSON), sampled every --series-us (10)\n",
+            "                        frames (JSON), sampled every --series-us (10)\n"
+            "  --flow-log FILE       one line per flow: src dst bytes start_ns fct_ns ideal_ns\n",
             TN_MAX_HOSTS);
 }
 
@@ -565,7 +723,7 @@ main(int argc, char** argv)
     enum
     {
         O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_SEED, O_SAMPLE, O_HELP,
-        O_WL, O_LOAD, O_DUR, O_SERIES, O_SERIES_US, O_UP
+        O_WL, O_LOAD, O_DUR, O_SERIES, O_SERIES_US, O_UP, O_HPCC, O_INTMTU, O_FLOWLOG
     };
     static const std::vector<struct option> opts = Options({
         {"leaves", 1, nullptr, O_L}, {"hosts", 1, nullptr, O_H}, {"spines", 1, nullptr, O_S},
@@ -576,6 +734,8 @@ main(int argc, char** argv)
         {"workload", 1, nullptr, O_WL}, {"load", 1, nullptr, O_LOAD},
         {"duration-us", 1, nullptr, O_DUR}, {"series", 1, nullptr, O_SERIES},
         {"series-us", 1, nullptr, O_SERIES_US}, {"uplink-mbps", 1, nullptr, O_UP},
+        {"hpcc", 1, nullptr, O_HPCC}, {"int-mtu", 1, nullptr, O_INTMTU},
+        {"flow-log", 1, nullptr, O_FLOWLOG},
     });
     Params& p = g.p;
     const Common common = {p.nic, p.flow, p.sw, p.delay_ns};
@@ -591,13 +751,15 @@ main(int argc, char** argv)
         case O_H: p.hosts = static_cast<unsigned int>(Num(optarg, "--hosts")); break;
         case O_S: p.spines = static_cast<unsigned int>(Num(optarg, "--spines")); break;
         case O_DCQCN:
+        case O_HPCC:
             if (strcmp(optarg, "on") && strcmp(optarg, "off"))
             {
                 Usage(stderr);
                 return 2;
             }
-            p.nic.dcqcn = !strcmp(optarg, "on");
+            (c == O_HPCC ? p.nic.hpcc : p.nic.dcqcn) = !strcmp(optarg, "on");
             break;
+        case O_INTMTU: p.sw.int_mtu = static_cast<uint32_t>(Num(optarg, "--int-mtu")); break;
         case O_INC: p.incast = static_cast<unsigned int>(Num(optarg, "--incast")); break;
         case O_FB: p.flow_bytes = Num(optarg, "--flow-bytes"); break;
         case O_SPREAD: p.spread_ns = Num(optarg, "--spread-us") * 1000; break;
@@ -608,6 +770,7 @@ main(int argc, char** argv)
         case O_LOAD: p.load = atof(optarg); break;
         case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;
         case O_SERIES: p.series = optarg; break;
+        case O_FLOWLOG: p.flow_log = optarg; break;
         case O_UP: p.uplink_mbps = static_cast<uint32_t>(Num(optarg, "--uplink-mbps")); break;
         case O_SERIES_US: p.series_ns = Num(optarg, "--series-us") * 1000; break;
         case O_HELP: Usage(stdout); return 0;
@@ -623,12 +786,14 @@ main(int argc, char** argv)
         p.max_ns > 10000000000ull || !p.sample_ns || p.sample_ns % 1000 ||
         p.max_ns / p.sample_ns > 100000000ull || p.spread_ns > p.max_ns ||
         !(p.load > 0 && p.load <= 1) || !p.duration_ns || p.duration_ns > p.max_ns ||
-        !p.series_ns || p.series_ns % p.sample_ns || p.max_ns / p.series_ns > 1000000ull)
+        !p.series_ns || p.series_ns % p.sample_ns || p.max_ns / p.series_ns > 1000000ull ||
+        p.sw.int_mtu < 576 || p.sw.int_mtu > 65535)
     {
         Usage(stderr);
         return 2;
     }
     p.sw.seed = p.seed;
+    p.sw.int_mask = p.nic.hpcc ? p.nic.rp_en : 0;
     g.rng = p.seed ^ 0x5deece66dull;
     if (p.workload && !LoadCdf(p.workload))
         return 2;
@@ -648,6 +813,8 @@ main(int argc, char** argv)
     Report(WallSeconds(a, b));
     if (p.series)
         WriteSeries();
+    if (p.flow_log)
+        WriteFlowLog();
     g.flows.clear();
     g.hosts.clear();
     g.leaves.clear();

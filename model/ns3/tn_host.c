@@ -310,6 +310,7 @@ void tn_host_stats(struct tn_host *h, unsigned int prio, struct tn_nic_stats *st
 		st->rate_increases = RSTAT(rs, rp_rate_increase_events);
 		st->int_echo_acks = RSTAT(rs, hpcc_int_echo_acks);
 		st->hpcc_updates = RSTAT(rs, hpcc_window_updates);
+		st->int_echoes_sent = RSTAT(rs, hpcc_int_echoes_sent);
 	}
 	settle(h);
 }

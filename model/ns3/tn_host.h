@@ -83,6 +83,7 @@ struct tn_nic_stats {
 	uint64_t retrans, ack_timeouts, cnp_sent, np_ecn_rx, cnp_handled, cnp_ignored;
 	uint64_t rate_cuts, rate_increases;
 	uint64_t int_echo_acks, hpcc_updates;	/* HPCC: ACKs with an INT echo, Wc updates */
+	uint64_t int_echoes_sent;	/* HPCC responder: ACKs that carried an echo */
 	bool pfc_ok, rdma_ok;		/* QUERY_PFC_STATS, QUERY_RDMA_STATS accepted */
 };
 void tn_host_stats(struct tn_host *h, unsigned int prio, struct tn_nic_stats *st);

@@ -1885,6 +1885,123 @@ out:
 	conn_free(&c);
 }
 
+/*
+ * The transport scheduler shares a busy line among the QPs that have work: @nq QP pairs each
+ * post a 64 KiB WRITE at once on an exact 25 Gb/s line (no burst allowance: one frame per
+ * turn); the first @npaced are held by their DCQCN pacers at 15 Gb/s each (a CNP, no
+ * increase), so their timers wake them packet by packet, together asking for more than the
+ * line. They must take turns: when the first WRITE ends, every other QP has sent at least
+ * 24 of its 64 packets (one of two alike: 63; the unpaced one among two paced: it gets every
+ * other turn, 32 each). The scheduler once kept the MAC-wait list in the order of the last turn
+ * and let QPs woken by an ACK or their pacer's timer pass it, so the QP at its head, or the
+ * paced ones, took the line and starved the rest.
+ */
+#define SCHED_NQ	3
+
+static void sched_share(unsigned int nq, unsigned int npaced)
+{
+	struct connopt o;
+	struct conn c;
+	struct rqp q[SCHED_NQ][2];
+	struct rmr a, b;
+	struct sge sg;
+	struct wc w;
+	uint8_t p[CC_LEN];
+	unsigned int s, i, k, n[SCHED_NQ] = { 0 }, at_end[SCHED_NQ] = { 0 }, got = 0, extra = 0;
+	unsigned int first = SCHED_NQ;
+	bool mr_ok = false;
+
+	memset(q, 0, sizeof(q));
+	connopt_default(&o);				/* MTU 1024: 64 packets each */
+	RQ(nq >= 2 && nq <= SCHED_NQ && npaced < nq);
+	RQ(conn_setup_cfg(&c, &o, 25000, 0));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 1 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	q[0][0] = c.qp[0];
+	q[0][1] = c.qp[1];
+	for (k = 1; k < nq; k++, extra++) {
+		for (s = 0; s < 2; s++)
+			RQ(qp_create(c.d[s], &q[k][s], c.d[s]->pdn, &c.cq[s], &c.cq[s], o.sq_log,
+				     o.sq_stride, o.rq_log, o.rq_stride, 0, false) == TERN_CMD_OK);
+		for (s = 0; s < 2; s++)
+			RQ(qp_connect(c.d[s], &q[k][s], c.d[!s], q[k][!s].qpn, &o, s));
+	}
+	if (npaced) {
+		cc_defaults(p);
+		p[CCP(rp_en)] = 0xff;
+		wr32(p + CCP(rpg_time_reset), 131071);	/* no increase for 131 ms */
+		wr32(p + CCP(rpg_byte_reset), 0);
+		wr32(p + CCP(rate_to_set_on_first_cnp), 15000);
+		RQ(cc_apply(c.d[0], p));
+		RQ(cc_apply(c.d[1], p));
+		for (k = 0; k < npaced; k++) {
+			inject_cnp(&c, 0, q[k][0].qpn);
+			CHECK_EQ(qp_rate(c.d[0], q[k][0].qpn), 15000);
+		}
+	}
+	wire_clear_log(&c.w);
+	for (k = 0; k < nq; k++) {
+		sg = mr_sge(&a, k << 16, 64 << 10);
+		post_send(c.d[0], &q[k][0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, k, &sg, 1,
+			  b.iova + (k << 16), b.key, 0);
+	}
+	for (k = 0; k < nq; k++)
+		ring_sq(c.d[0], &q[k][0]);
+	while (got < nq && conn_poll(&c, 0, &w, 1, 10000000) == 1 && w.status == TERN_CQE_OK)
+		got++;
+	RQ(got == nq);
+	/* per QP, the WRITE packets on the wire; everyone's count at the first LAST */
+	for (i = 0; i < c.w.nlog; i++) {
+		struct pkt pk;
+
+		if (c.w.log[i].dir || !pkt_parse(c.w.log[i].data, c.w.log[i].len, &pk) ||
+		    !pk.ok || pk.opcode < OP_WRITE_FIRST || pk.opcode > OP_WRITE_LAST)
+			continue;
+		for (k = 0; k < nq && pk.dqpn != q[k][1].qpn; k++)
+			;
+		if (k == nq)
+			continue;
+		n[k]++;
+		if (pk.opcode == OP_WRITE_LAST && first == SCHED_NQ) {
+			first = k;
+			memcpy(at_end, n, sizeof(at_end));
+		}
+	}
+	printf("#   %u QPs (%u paced at 15 of 25 Gb/s), 64 packets each: QP %u ended first; "
+	       "the others had sent", nq, npaced, first);
+	for (k = 0; k < nq; k++)
+		if (k != first)
+			printf(" %u", at_end[k]);
+	printf("\n");
+	CHECK(first < nq);
+	for (k = 0; k < nq; k++) {
+		CHECK_EQ(n[k], 64);
+		CHECK(at_end[k] >= 24);
+	}
+out:
+	for (k = 1; k < 1 + extra; k++)
+		for (s = 0; s < 2; s++) {
+			qmem_free(&q[k][s].sq);
+			qmem_free(&q[k][s].rq);
+		}
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+static void t_sched_share_line(void)
+{
+	sched_share(2, 0);
+}
+
+static void t_sched_share_line_paced(void)
+{
+	sched_share(3, 2);
+}
+
 const struct test rdma_cc_tests[] = {
 	{ "cc: SET/QUERY_CC_PARAMS round trip, every range error, reset", t_params },
 	{ "cc: ECT(0) on data only with RP on its priority (IPv4)", t_ect_v4 },
@@ -1904,6 +2021,10 @@ const struct test rdma_cc_tests[] = {
 	{ "cc: pacer holds WRITEs and READ responses at the QP's rate", t_pacing },
 	{ "cc: pacer with a burst allowance: rate kept, a wakeup per half burst", t_pacing_burst },
 	{ "cc: PFC pause holds priority 3 QPs (no spinning), not priority 0", t_mac_pause },
+	{ "cc: two QPs share a busy line turn by turn (no QP starves the other)",
+	  t_sched_share_line },
+	{ "cc: QPs their pacers wake do not pass one waiting for the line",
+	  t_sched_share_line_paced },
 	{ "cc: exact serialization: line rate unlimited, the pacer's rate limited",
 	  t_line_rate },
 	{ "cc: HPCC's INT shims on the wire, ICRC without them, receiver echo off, INT off",
