@@ -293,7 +293,24 @@ static void resp_dup(struct tern_model *m, struct ternm_qp *qp, const struct ter
 		if (!res->valid || res->atomic || d < 0 || (uint32_t)d >= res->npkts ||
 		    res->rkey != p->rkey)
 			continue;
-		res->next = (uint32_t)d;
+		if (qp->sr) {
+			/*
+			 * Selective repeat re-asks a hole: only the packets the request's length
+			 * covers (at least one), positional opcodes and AETHs as in the first
+			 * answer. One still being sent moves back to the hole if it lies behind.
+			 */
+			uint64_t k = p->dmalen ? ((uint64_t)p->dmalen + res->mtu - 1) / res->mtu : 1;
+			uint32_t end = k >= res->npkts - (uint32_t)d ? res->npkts :
+				       (uint32_t)d + (uint32_t)k;
+
+			if (!res->busy || (uint32_t)d < res->next)
+				res->next = (uint32_t)d;
+			if (!res->busy || end > res->stop)
+				res->stop = end;
+		} else {
+			res->next = (uint32_t)d;
+			res->stop = res->npkts;
+		}
 		if (!res->busy) {
 			res->busy = true;
 			fifo_push(m, qp, RESP_READ, 0, res->first_psn, (uint8_t)i);
@@ -336,6 +353,7 @@ static void resp_read(struct tern_model *m, struct ternm_qp *qp, const struct te
 	res->npkts = rd_npkts(qp, p->dmalen);
 	res->mtu = qp->mtu;
 	res->next = 0;
+	res->stop = res->npkts;
 	res->rkey = p->rkey;
 	res->va = p->va;
 	res->len = p->dmalen;
@@ -870,7 +888,7 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			continue;
 		}
 		res->next++;
-		if (res->next == res->npkts) {
+		if (res->next >= res->stop) {
 			res->busy = false;
 			fifo_pop(qp);
 		}
