@@ -929,7 +929,9 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		bool last, ackreq;
 		int st;
 
-		if (psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked)
+		/* (selective repeat: a hole far into a long READ was counted when first asked) */
+		if (psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked &&
+		    !(qp->sr && ternm_sr_rd_lim(qp)))
 			break;
 		if (!first_time && s->local) {
 			/* executed when first started: going back passes over it */

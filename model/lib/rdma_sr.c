@@ -19,7 +19,8 @@
  * and sending one packet (ternm_req_send with a budget of one), then putting the cursor
  * back. READ responses are placed out of order (a bitmap of TERNM_SR_RD_WIN PSNs from
  * una_psn; the payload goes straight to the READ's scatter list, rdma_req.c), and each hole
- * below the highest placed is re-asked by a READ request of its own. A tail-loss probe resends
+ * below the highest placed is re-asked by a READ request of its own, which the responder
+ * serves alone (rdma_resp.c, resp_sr_hole). A tail-loss probe resends
  * the last packet sent when nothing acknowledged progress for the probe time; the full
  * retransmit timeout stays behind it and still goes back N (the responder drops the
  * duplicates). At most max_unacked PSNs are in flight (the BDP cap).
@@ -545,7 +546,7 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 		if (s->read && !s->atomic) {
 			/* a READ re-asks only the hole: up to the next response placed */
 			hole = sr_rd_hole_end(qp, s, p);
-			if (psn_diff(sr->rtx_end, p) > 1 && psn_diff(hole, sr->rtx_end) > 0)
+			if (psn_diff(hole, sr->rtx_end) > 0)
 				hole = sr->rtx_end;	/* the range asked for ends there */
 			sr->rd_lim = (uint32_t)psn_diff(hole, p);
 		}
@@ -594,6 +595,8 @@ void ternm_sr_req_resend(struct tern_model *m, struct ternm_qp *qp, uint32_t ack
 	sr->sack_map = 0;
 	end = psn_add(qp->una_psn, 1);
 	s = sr_find(qp, qp->una_psn, &idx);
+	if (s && s->read && !s->atomic)
+		end = sr_rd_hole_end(qp, s, qp->una_psn);	/* the first hole */
 	if (s && s->read && !s->atomic && psn_diff(acked, qp->una_psn) >= 0) {
 		/* acknowledged beyond it: every response still missing was lost */
 		end = psn_add(s->first_psn, s->npkts);
@@ -693,6 +696,9 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		sr->sack_map = 0;
 		sr->rtx_next = last;
 		sr->rtx_end = psn_add(last, 1);
+		s = sr_find(qp, last, &idx);
+		if (s && s->read && !s->atomic)
+			sr->rtx_end = sr_rd_hole_end(qp, s, last);	/* its first hole */
 		sr->probing = true;
 		ternm_qp_work(m, qp);
 	}
