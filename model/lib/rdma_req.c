@@ -716,7 +716,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 			ternm_sr_req_read_done(m, qp);
 		req_sr_advance(m, qp);
 		if (qp->state != TERN_QPS_ERR)
-			ternm_sr_rd_gap(m, qp);	/* after a probe: the holes left, once more */
+			ternm_sr_rd_gap(m, qp);	/* those dropped beyond the window, now in it */
 	}
 }
 

@@ -60,12 +60,13 @@ struct ternm_sr {
 	 * [una_psn, una_psn + TERNM_SR_RD_WIN) only; sr_rd_sync() drops the bits una_psn has
 	 * passed since rd_base. rd_hi is one past the highest PSN placed or dropped beyond the
 	 * window (holes lie below it), rd_done one past the last hole re-requested since the
-	 * last probe or timeout, rd_lim the packets the READ request being resent asks for (0:
+	 * last timeout, rd_lim the packets the READ request being resent asks for (0:
 	 * the READ's rest).
 	 */
 	uint64_t rd_map[TERNM_SR_RD_WIN / 64];
 	uint32_t rd_base, rd_hi, rd_done;
 	uint32_t rd_lim;
+	bool rd_redo;		/* after a probe: re-ask the holes in the cap from una_psn */
 };
 
 /* ---- configuration (MODIFY_QP) ----------------------------------------------------------- */
@@ -411,8 +412,10 @@ static void sr_rtx(struct tern_model *m, struct ternm_qp *qp, uint32_t from, uin
  * @m: the model
  * @qp: a selective-repeat QP (requester)
  *
- * Every hole in [una_psn, the highest PSN placed) not re-requested since the last probe or
- * timeout gets one READ request of its own (its PSN, address and length).
+ * Every hole in [una_psn, the highest PSN placed) not re-requested since the last timeout
+ * gets one READ request of its own (its PSN, address and length). After a probe, the holes
+ * within the in-flight cap from una_psn may be re-asked once more, not all of them, so that
+ * a slow responder is not asked for every hole again at each probe.
  */
 void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp)
 {
@@ -427,6 +430,19 @@ void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp)
 	/* what was dropped beyond the window is asked for as the window reaches it */
 	if (psn_diff(end, qp->una_psn) > TERNM_SR_RD_WIN)
 		end = psn_add(qp->una_psn, TERNM_SR_RD_WIN);
+	if (sr->rd_redo) {
+		uint32_t e = psn_add(qp->una_psn, qp->max_unacked);
+
+		sr->rd_redo = false;
+		if (psn_diff(e, end) > 0)
+			e = end;
+		if (psn_diff(e, qp->una_psn) > 0) {
+			if (psn_diff(e, sr->rd_done) > 0)
+				sr->rd_done = e;
+			sr_rtx(m, qp, qp->una_psn, e);
+			return;
+		}
+	}
 	if (psn_diff(end, from) <= 0)
 		return;
 	sr->rd_done = end;
@@ -692,7 +708,7 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		}
 		sr->rd_rtx_valid = false;
 		sr->retx_done = qp->una_psn;
-		sr->rd_done = qp->una_psn;	/* every READ hole may be re-asked once more */
+		sr->rd_redo = true;	/* READ holes near una_psn may be re-asked once more */
 		sr->sack_map = 0;
 		sr->rtx_next = last;
 		sr->rtx_end = psn_add(last, 1);
@@ -724,6 +740,7 @@ void ternm_sr_req_timeout(struct ternm_qp *qp)
 	sr->rtx_next = sr->rtx_end = qp->una_psn;
 	sr->retx_done = qp->una_psn;
 	sr->rd_done = qp->una_psn;
+	sr->rd_redo = false;
 	sr->sack_map = 0;
 	sr->tlp_armed = false;
 }
