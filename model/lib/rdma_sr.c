@@ -564,6 +564,13 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			hole = sr_rd_hole_end(qp, s, p);
 			if (psn_diff(hole, sr->rtx_end) > 0)
 				hole = sr->rtx_end;	/* the range asked for ends there */
+			/*
+			 * Only a response from beyond @p proves that the responder has this
+			 * READ: else its request may have been lost, and a shorter one would
+			 * be taken for a new, shorter READ. Then its whole rest is asked.
+			 */
+			if (psn_diff(sr->rd_hi, psn_add(p, 1)) <= 0)
+				hole = psn_add(s->first_psn, s->npkts);
 			sr->rd_lim = (uint32_t)psn_diff(hole, p);
 		}
 		qp->pkts_since_ack = TERNM_ACK_EVERY;	/* AckReq on every resent packet */
