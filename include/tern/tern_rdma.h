@@ -841,7 +841,7 @@ struct tern_cmd_rdma_stats_out {
 	__le64	rp_min_rate_events;	/* RP: cuts that ended at the minimum rate */
 	__le64	rp_limited_qps;		/* RP: QPs now below their maximum rate (a gauge) */
 	/* selective repeat (TERN_QP_XPORT_SR) */
-	__le64	out_of_order_accepted;	/* responder: request after a gap kept, not NAKed */
+	__le64	out_of_order_accepted;	/* request after a gap kept; READ response placed */
 	__le64	selective_retrans_pkts;	/* requester: missing PSNs resent after a SACK */
 	__le64	tail_loss_probes;	/* requester: last packet resent before the timeout */
 	/* HPCC (tern_dcb.h) */

@@ -233,6 +233,8 @@ struct ternm_wqe_cache {
  * A responder READ resource: a request being served, kept afterwards for duplicates. An
  * atomic takes one too (atomic set): it keeps the original value its execution returned.
  */
+#define TERNM_RD_HOLES	8	/* selective repeat: holes a READ being sent queues */
+
 struct ternm_rd_res {
 	bool valid;
 	bool busy;		/* queued in the output FIFO */
@@ -242,6 +244,11 @@ struct ternm_rd_res {
 	uint32_t npkts;		/* at @mtu */
 	uint32_t mtu;		/* the path MTU the READ was first answered with (replays too) */
 	uint32_t next;		/* next packet index to send */
+	uint32_t stop;		/* ... up to this one (npkts; a selective re-request: its end) */
+	uint32_t resume_next;	/* selective repeat: where sending goes on after the holes ... */
+	uint32_t resume_stop;	/* ... served first, and up to where; 0: no hole first */
+	uint8_t nholes;		/* holes [from, to) asked for behind, served in turn */
+	struct { uint32_t from, to; } hole[TERNM_RD_HOLES];
 	uint32_t rkey;
 	uint64_t va;
 	uint32_t len;
@@ -620,6 +627,11 @@ uint64_t ternm_sr_arm_ns(struct ternm_qp *qp, uint64_t rto_ns);
 bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns);
 void ternm_sr_req_timeout(struct ternm_qp *qp);
 void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp);
+#define TERNM_SR_RD_WIN		1024	/* requester: READ responses placed ahead of una_psn */
+bool ternm_sr_rd_placed(struct ternm_qp *qp, uint32_t psn);
+void ternm_sr_rd_mark(struct ternm_qp *qp, uint32_t psn);
+uint32_t ternm_sr_rd_lim(const struct ternm_qp *qp);
+void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp);
 
 /* rdma_atomic.c */
 bool ternm_is_atomic_wqe(uint8_t wqe_opcode);

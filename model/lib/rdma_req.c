@@ -431,6 +431,8 @@ static void req_goback(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 	ternm_qp_work(m, qp);
 }
 
+static void req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
+
 /*
  * Every PSN up to and including @psn is acknowledged: complete the WQEs that ends. A READ
  * not fully answered by then lost responses: go back to it (implied NAK).
@@ -449,6 +451,11 @@ static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn
 		uint32_t last = psn_add(s->first_psn, s->npkts - 1);
 
 		if (s->read) {
+			if (qp->sr && !s->atomic && psn_diff(qp->una_psn, s->first_psn) >= 0 &&
+			    ternm_sr_rd_placed(qp, qp->una_psn)) {
+				req_sr_advance(m, qp);	/* its responses came ahead of the ACK */
+				continue;
+			}
 			if (psn_diff(psn, qp->una_psn) >= 0 && psn_diff(qp->una_psn, s->first_psn) >= 0) {
 				/* acknowledged beyond a READ whose responses have not all come */
 				r->stats.implied_nak_seq_err++;
@@ -510,8 +517,107 @@ static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const str
 	ternm_req_check_drained(m, qp);
 	ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	retx_arm(m, qp);
-	if (qp->sr)
+	if (qp->sr) {
 		ternm_sr_req_read_done(m, qp);
+		req_sr_advance(m, qp);
+	}
+}
+
+/*
+ * Selective repeat: una_psn passes the READ responses placed out of order that now follow
+ * it, completing (in SQ order) every READ they finish.
+ */
+static void req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
+{
+	bool progress = false;
+
+	while (outstanding(qp) && qp->state != TERN_QPS_ERR) {
+		const struct ternm_swqe *s = &qp->swq[qp->sq_ci & sq_mask(qp)];
+
+		if (!s->read || s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
+		    !ternm_sr_rd_placed(qp, qp->una_psn))
+			break;
+		qp->una_psn = psn_add(qp->una_psn, 1);
+		progress = true;
+		if (qp->una_psn != psn_add(s->first_psn, s->npkts))
+			continue;
+		req_complete(m, qp, TERN_CQE_OK, 0, NULL);
+		req_complete_locals(m, qp);
+		ternm_req_check_drained(m, qp);
+		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
+		ternm_sr_req_read_done(m, qp);	/* an ACK beyond it, held back */
+	}
+	if (progress && qp->state != TERN_QPS_ERR) {
+		qp->retry_left = qp->retry_cnt;
+		qp->rnr_left = qp->rnr_retry;
+		retx_arm(m, qp);
+	}
+}
+
+/*
+ * Selective repeat: a READ response ahead of una_psn, inside a READ already asked for and
+ * less than TERNM_SR_RD_WIN PSNs ahead, is checked as the in-order path checks it and goes
+ * straight to its place in the READ's scatter list; the holes below it are re-requested.
+ * Further ahead it is dropped, and re-requested once una_psn is close enough.
+ * One that does not fit (wrong opcode or length, its WQE or memory unreadable) is dropped
+ * and counted in rx_roce_discards. Returns false when the response is not for such a READ:
+ * the caller treats it as a gap, as go-back-N does.
+ */
+static bool req_read_resp_ahead(struct tern_model *m, struct ternm_qp *qp,
+				const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	struct ternm_wqe_cache *wc = &qp->rwc;
+	const struct ternm_swqe *s = NULL;
+	uint32_t pos, off, want;
+	uint8_t exp, synd;
+	uint16_t idx;
+
+	for (idx = qp->sq_ci; idx != qp->req_max; idx++) {
+		const struct ternm_swqe *w = &qp->swq[idx & sq_mask(qp)];
+		int32_t d = psn_diff(p->psn, w->first_psn);
+
+		if (!w->local && d >= 0 && (uint32_t)d < w->npkts) {
+			s = w;
+			break;
+		}
+	}
+	if (!s || !s->read || s->atomic)
+		return false;
+	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
+	if (psn_diff(p->psn, qp->una_psn) >= TERNM_SR_RD_WIN) {
+		ternm_sr_rd_mark(qp, p->psn);	/* dropped: asked again when the window is there */
+		return true;
+	}
+	if (ternm_sr_rd_placed(qp, p->psn)) {
+		r->stats.duplicate_response++;	/* already placed: ignored */
+		return true;
+	}
+	if ((!wc->valid || wc->idx != idx) && wqe_load(m, qp, idx, wc, &synd)) {
+		r->stats.rx_roce_discards++;	/* it fails in order, when it is at the head */
+		return true;
+	}
+	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
+	if (s->npkts == 1)
+		exp = IBOP_READ_RESP_ONLY;
+	else if (pos == 0)
+		exp = IBOP_READ_RESP_FIRST;
+	else if (pos == s->npkts - 1)
+		exp = IBOP_READ_RESP_LAST;
+	else
+		exp = IBOP_READ_RESP_MIDDLE;
+	off = pos * qp->mtu;
+	want = pos == s->npkts - 1 ? wc->len - off : qp->mtu;
+	if (wc->opcode != TERN_WQE_RDMA_READ || off > wc->len || p->opcode != exp ||
+	    p->paylen != want || (exp != IBOP_READ_RESP_MIDDLE && (p->syndrome & 0x60)) ||
+	    wqe_data(m, wc, off, (uint8_t *)(uintptr_t)p->payload, want, true)) {
+		r->stats.rx_roce_discards++;
+		return true;
+	}
+	r->stats.out_of_order_accepted++;
+	ternm_sr_rd_mark(qp, p->psn);
+	ternm_sr_rd_gap(m, qp);
+	return true;
 }
 
 static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -538,6 +644,8 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 	if (d > 0) {
 		if (psn_diff(p->psn, qp->next_psn) >= 0)
 			return;			/* never asked for */
+		if (qp->sr && req_read_resp_ahead(m, qp, p))
+			return;
 		if (!qp->gbn_wait) {
 			r->stats.implied_nak_seq_err++;
 			qp->gbn_wait = true;
@@ -603,8 +711,13 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	}
 	retx_arm(m, qp);
-	if (qp->sr && pos == s->npkts - 1)
-		ternm_sr_req_read_done(m, qp);
+	if (qp->sr) {
+		if (pos == s->npkts - 1)
+			ternm_sr_req_read_done(m, qp);
+		req_sr_advance(m, qp);
+		if (qp->state != TERN_QPS_ERR)
+			ternm_sr_rd_gap(m, qp);	/* those dropped beyond the window, now in it */
+	}
 }
 
 void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -816,7 +929,9 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		bool last, ackreq;
 		int st;
 
-		if (psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked)
+		/* (selective repeat: a hole far into a long READ was counted when first asked) */
+		if (psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked &&
+		    !(qp->sr && ternm_sr_rd_lim(qp)))
 			break;
 		if (!first_time && s->local) {
 			/* executed when first started: going back passes over it */
@@ -879,12 +994,18 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		}
 		if (wc->opcode == TERN_WQE_RDMA_READ) {
 			uint32_t psn = qp->req_psn, left = s->npkts - qp->req_pkt;
+			uint32_t lim = qp->sr ? ternm_sr_rd_lim(qp) : 0;
 
 			off = qp->req_pkt * qp->mtu;
 			x = ternm_pkt_start(m, qp, IBOP_READ_REQ, false, true, qp->req_psn);
 			put_be64(x, wc->raddr + off);
 			put_be32(x + 8, wc->rkey);
 			n = wc->len - off;
+			if (lim && lim < left) {
+				/* selective repeat: a hole in the READ's responses, no more */
+				left = lim;
+				n = lim * qp->mtu;
+			}
 			put_be32(x + 12, n);
 			qp->req_idx++;
 			qp->req_pkt = 0;

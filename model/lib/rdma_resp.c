@@ -260,6 +260,70 @@ static uint32_t rd_npkts(const struct ternm_qp *qp, uint32_t len)
 	return len ? (uint32_t)(((uint64_t)len + qp->mtu - 1) / qp->mtu) : 1;
 }
 
+/*
+ * Selective repeat re-asks a hole of READ @res: packets [@d, @d + the packets @len covers),
+ * at least one, with the opcodes and AETHs of their places in the READ. A READ not being
+ * sent sends just that. One being sent extends its run for a hole that starts inside it;
+ * a hole behind its cursor is sent first (the cursor is kept to go on from there); any
+ * other is queued (TERNM_RD_HOLES; when full, the last one grows to cover it) and sent
+ * when the run is done.
+ */
+static void resp_sr_hole(struct ternm_rd_res *res, uint32_t d, uint32_t len)
+{
+	uint64_t k = len ? ((uint64_t)len + res->mtu - 1) / res->mtu : 1;
+	uint32_t end = k >= res->npkts - d ? res->npkts : d + (uint32_t)k;
+	unsigned int i;
+
+	if (!res->busy) {
+		res->next = d;
+		res->stop = end;
+		res->resume_stop = 0;
+		res->nholes = 0;
+		return;
+	}
+	if (d >= res->next && d <= res->stop) {
+		if (end > res->stop)
+			res->stop = end;
+		return;
+	}
+	if (d < res->next && !res->resume_stop) {
+		res->resume_next = res->next;
+		res->resume_stop = res->stop;
+		res->next = d;
+		res->stop = end;
+		return;
+	}
+	for (i = 0; i < res->nholes; i++)
+		if (d >= res->hole[i].from && end <= res->hole[i].to)
+			return;		/* queued already */
+	if (res->nholes < TERNM_RD_HOLES) {
+		res->hole[res->nholes].from = d;
+		res->hole[res->nholes].to = end;
+		res->nholes++;
+		return;
+	}
+	if (d < res->hole[res->nholes - 1].from)
+		res->hole[res->nholes - 1].from = d;
+	if (end > res->hole[res->nholes - 1].to)
+		res->hole[res->nholes - 1].to = end;
+}
+
+/* READ @res sent up to its stop: the next queued hole, or on from where it was. */
+static void resp_sr_next(struct ternm_rd_res *res)
+{
+	if (res->nholes) {
+		res->next = res->hole[0].from;
+		res->stop = res->hole[0].to;
+		res->nholes--;
+		memmove(&res->hole[0], &res->hole[1], res->nholes * sizeof(res->hole[0]));
+		return;
+	}
+	if (res->next < res->resume_next)
+		res->next = res->resume_next;
+	res->stop = res->resume_stop;
+	res->resume_stop = 0;
+}
+
 static void resp_dup(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
 	unsigned int i;
@@ -293,7 +357,14 @@ static void resp_dup(struct tern_model *m, struct ternm_qp *qp, const struct ter
 		if (!res->valid || res->atomic || d < 0 || (uint32_t)d >= res->npkts ||
 		    res->rkey != p->rkey)
 			continue;
-		res->next = (uint32_t)d;
+		if (qp->sr) {
+			resp_sr_hole(res, (uint32_t)d, p->dmalen);
+		} else {
+			res->next = (uint32_t)d;
+			res->stop = res->npkts;
+			res->resume_stop = 0;
+			res->nholes = 0;
+		}
 		if (!res->busy) {
 			res->busy = true;
 			fifo_push(m, qp, RESP_READ, 0, res->first_psn, (uint8_t)i);
@@ -336,6 +407,9 @@ static void resp_read(struct tern_model *m, struct ternm_qp *qp, const struct te
 	res->npkts = rd_npkts(qp, p->dmalen);
 	res->mtu = qp->mtu;
 	res->next = 0;
+	res->stop = res->npkts;
+	res->resume_stop = 0;
+	res->nholes = 0;
 	res->rkey = p->rkey;
 	res->va = p->va;
 	res->len = p->dmalen;
@@ -870,7 +944,9 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			continue;
 		}
 		res->next++;
-		if (res->next == res->npkts) {
+		while (res->next >= res->stop && (res->nholes || res->resume_stop))
+			resp_sr_next(res);	/* the hole asked for is served */
+		if (res->next >= res->stop) {
 			res->busy = false;
 			fifo_pop(qp);
 		}

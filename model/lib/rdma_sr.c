@@ -17,7 +17,10 @@
  * holds; the holes below the highest held PSN are resent once each (rtx_next..rtx_end,
  * skipping what is held), before new packets, by positioning the send cursor on each hole
  * and sending one packet (ternm_req_send with a budget of one), then putting the cursor
- * back. A lost READ response re-requests only that READ's rest. A tail-loss probe resends
+ * back. READ responses are placed out of order (a bitmap of TERNM_SR_RD_WIN PSNs from
+ * una_psn; the payload goes straight to the READ's scatter list, rdma_req.c), and each hole
+ * below the highest placed is re-asked by a READ request of its own, which the responder
+ * serves alone (rdma_resp.c, resp_sr_hole). A tail-loss probe resends
  * the last packet sent when nothing acknowledged progress for the probe time; the full
  * retransmit timeout stays behind it and still goes back N (the responder drops the
  * duplicates). At most max_unacked PSNs are in flight (the BDP cap).
@@ -52,6 +55,18 @@ struct ternm_sr {
 	unsigned int probes;	/* probes since the timer was last armed by progress */
 	uint32_t sack_base;	/* the last SACK: bit i of sack_map is PSN sack_base + 1 + i */
 	uint64_t sack_map;
+	/*
+	 * READ responses placed out of order: bit PSN % TERNM_SR_RD_WIN of rd_map, for PSNs in
+	 * [una_psn, una_psn + TERNM_SR_RD_WIN) only; sr_rd_sync() drops the bits una_psn has
+	 * passed since rd_base. rd_hi is one past the highest PSN placed or dropped beyond the
+	 * window (holes lie below it), rd_done one past the last hole re-requested since the
+	 * last timeout, rd_lim the packets the READ request being resent asks for (0:
+	 * the READ's rest).
+	 */
+	uint64_t rd_map[TERNM_SR_RD_WIN / 64];
+	uint32_t rd_base, rd_hi, rd_done;
+	uint32_t rd_lim;
+	bool rd_redo;		/* after a probe: re-ask the holes in the cap from una_psn */
 };
 
 /* ---- configuration (MODIFY_QP) ----------------------------------------------------------- */
@@ -97,6 +112,7 @@ int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 	qp->xport = (uint8_t)(xport >> 24);
 	qp->max_unacked = (uint16_t)(1u << (cap ? cap : TERN_QP_XPORT_DEF_LOG_CAP));
 	qp->sr->retx_done = qp->una_psn;
+	qp->sr->rd_base = qp->sr->rd_hi = qp->sr->rd_done = qp->una_psn;
 	return 0;
 }
 
@@ -289,6 +305,88 @@ static bool sr_sacked(const struct ternm_sr *sr, uint32_t psn)
 	return d >= 1 && d <= 64 && ((sr->sack_map >> (d - 1)) & 1);
 }
 
+/* Forget the READ responses placed for PSNs una_psn has passed. */
+static void sr_rd_sync(struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+	int32_t d = psn_diff(qp->una_psn, sr->rd_base);
+
+	if (d < 0 || d >= TERNM_SR_RD_WIN) {
+		memset(sr->rd_map, 0, sizeof(sr->rd_map));
+	} else {
+		for (; d > 0; d--) {
+			uint32_t b = sr->rd_base % TERNM_SR_RD_WIN;
+
+			sr->rd_map[b / 64] &= ~(1ull << (b % 64));
+			sr->rd_base = psn_add(sr->rd_base, 1);
+		}
+	}
+	sr->rd_base = qp->una_psn;
+	if (psn_diff(sr->rd_hi, qp->una_psn) < 0)
+		sr->rd_hi = qp->una_psn;
+	if (psn_diff(sr->rd_done, qp->una_psn) < 0)
+		sr->rd_done = qp->una_psn;
+}
+
+/**
+ * ternm_sr_rd_placed() - whether the READ response for @psn was placed out of order
+ * @qp: a selective-repeat QP (requester)
+ * @psn: a PSN at or after una_psn
+ *
+ * Returns true if the response for @psn was placed ahead of una_psn and not passed yet.
+ */
+bool ternm_sr_rd_placed(struct ternm_qp *qp, uint32_t psn)
+{
+	int32_t d;
+	uint32_t b = psn % TERNM_SR_RD_WIN;
+
+	sr_rd_sync(qp);
+	d = psn_diff(psn, qp->una_psn);
+	return d >= 0 && d < TERNM_SR_RD_WIN && ((qp->sr->rd_map[b / 64] >> (b % 64)) & 1);
+}
+
+/**
+ * ternm_sr_rd_mark() - record a READ response placed out of order (or dropped)
+ * @qp: a selective-repeat QP (requester)
+ * @psn: its PSN after una_psn, not placed yet: placed if less than TERNM_SR_RD_WIN after
+ *	it, else dropped (and missing from then on)
+ */
+void ternm_sr_rd_mark(struct ternm_qp *qp, uint32_t psn)
+{
+	struct ternm_sr *sr = qp->sr;
+	uint32_t b = psn % TERNM_SR_RD_WIN;
+	int32_t d;
+
+	sr_rd_sync(qp);
+	d = psn_diff(psn, qp->una_psn);
+	if (d <= 0)
+		return;
+	if (d < TERNM_SR_RD_WIN)
+		sr->rd_map[b / 64] |= 1ull << (b % 64);
+	/* beyond the window it was dropped: re-requested once the window reaches it */
+	if (psn_diff(psn_add(psn, 1), sr->rd_hi) > 0)
+		sr->rd_hi = psn_add(psn, 1);
+}
+
+/* The READ request being resent asks for at most this many packets (0: its whole rest). */
+uint32_t ternm_sr_rd_lim(const struct ternm_qp *qp)
+{
+	return qp->sr->rd_lim;
+}
+
+/* The end of the hole in READ @s's responses that starts at @psn: the next placed, or the end. */
+static uint32_t sr_rd_hole_end(struct ternm_qp *qp, const struct ternm_swqe *s, uint32_t psn)
+{
+	uint32_t end = psn_add(s->first_psn, s->npkts);
+	uint32_t q = psn_add(psn, 1);
+
+	while (psn_diff(end, q) > 0 && psn_diff(q, qp->una_psn) < TERNM_SR_RD_WIN &&
+	       !ternm_sr_rd_placed(qp, q))
+		q = psn_add(q, 1);
+	/* nothing is placed beyond the window */
+	return psn_diff(q, qp->una_psn) >= TERNM_SR_RD_WIN ? end : q;
+}
+
 /* Resend the holes in [from, end) (what the last SACK does not list) before anything new. */
 static void sr_rtx(struct tern_model *m, struct ternm_qp *qp, uint32_t from, uint32_t end)
 {
@@ -307,6 +405,48 @@ static void sr_rtx(struct tern_model *m, struct ternm_qp *qp, uint32_t from, uin
 	if (psn_diff(end, sr->retx_done) > 0)
 		sr->retx_done = end;
 	ternm_qp_work(m, qp);
+}
+
+/**
+ * ternm_sr_rd_gap() - re-request the READ responses missing below one placed out of order
+ * @m: the model
+ * @qp: a selective-repeat QP (requester)
+ *
+ * Every hole in [una_psn, the highest PSN placed) not re-requested since the last timeout
+ * gets one READ request of its own (its PSN, address and length). After a probe, the holes
+ * within the in-flight cap from una_psn may be re-asked once more, not all of them, so that
+ * a slow responder is not asked for every hole again at each probe.
+ */
+void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+	uint32_t from;
+
+	uint32_t end;
+
+	sr_rd_sync(qp);
+	from = sr->rd_done;
+	end = sr->rd_hi;
+	/* what was dropped beyond the window is asked for as the window reaches it */
+	if (psn_diff(end, qp->una_psn) > TERNM_SR_RD_WIN)
+		end = psn_add(qp->una_psn, TERNM_SR_RD_WIN);
+	if (sr->rd_redo) {
+		uint32_t e = psn_add(qp->una_psn, qp->max_unacked);
+
+		sr->rd_redo = false;
+		if (psn_diff(e, end) > 0)
+			e = end;
+		if (psn_diff(e, qp->una_psn) > 0) {
+			if (psn_diff(e, sr->rd_done) > 0)
+				sr->rd_done = e;
+			sr_rtx(m, qp, qp->una_psn, e);
+			return;
+		}
+	}
+	if (psn_diff(end, from) <= 0)
+		return;
+	sr->rd_done = end;
+	sr_rtx(m, qp, from, end);
 }
 
 /* A SACK (AETH_NAK_SACK at @p->psn, its SACKETH in the payload) for a selective-repeat QP. */
@@ -392,8 +532,9 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 	sr->rtx_busy = true;
 	while (sent < budget && psn_diff(sr->rtx_end, sr->rtx_next) > 0 &&
 	       qp->state != TERN_QPS_ERR) {
-		uint32_t p = sr->rtx_next;
+		uint32_t p = sr->rtx_next, hole;
 		const struct ternm_swqe *s;
+		unsigned int n;
 
 		if (psn_diff(p, qp->una_psn) < 0) {
 			sr->rtx_next = qp->una_psn;
@@ -403,8 +544,13 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			sr->rtx_next = sr->rtx_end;	/* never sent: the ordinary path sends it */
 			break;
 		}
-		if (sr_sacked(sr, p)) {
+		/* a READ response from beyond it shows the responder did everything before */
+		if (sr_sacked(sr, p) && psn_diff(p, sr->rd_hi) >= 0) {
 			sr->rtx_next = psn_add(p, 1);
+			continue;
+		}
+		if (ternm_sr_rd_placed(qp, p)) {
+			sr->rtx_next = psn_add(p, 1);	/* its response is in place */
 			continue;
 		}
 		s = sr_seek(qp, p);
@@ -412,16 +558,33 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			sr->rtx_next = sr->rtx_end;
 			break;
 		}
+		hole = psn_add(p, 1);
+		if (s->read && !s->atomic) {
+			/* a READ re-asks only the hole: up to the next response placed */
+			hole = sr_rd_hole_end(qp, s, p);
+			if (psn_diff(hole, sr->rtx_end) > 0)
+				hole = sr->rtx_end;	/* the range asked for ends there */
+			/*
+			 * Only a response from beyond @p proves that the responder has this
+			 * READ: else its request may have been lost, and a shorter one would
+			 * be taken for a new, shorter READ. Then its whole rest is asked.
+			 */
+			if (psn_diff(sr->rd_hi, psn_add(p, 1)) <= 0)
+				hole = psn_add(s->first_psn, s->npkts);
+			sr->rd_lim = (uint32_t)psn_diff(hole, p);
+		}
 		qp->pkts_since_ack = TERNM_ACK_EVERY;	/* AckReq on every resent packet */
-		if (!ternm_req_send(m, qp, 1))
+		n = ternm_req_send(m, qp, 1);
+		sr->rd_lim = 0;
+		if (!n)
 			break;		/* held back (pacer, MAC, window): retried later */
 		if (sr->probing)
 			sr->probing = false;	/* counted in tail_loss_probes */
 		else
 			m->rdma->stats.selective_retrans_pkts++;
 		sent++;
-		/* one request re-asks a READ's whole rest */
-		sr->rtx_next = s->read ? psn_add(s->first_psn, s->npkts) : psn_add(p, 1);
+		/* one request re-asks a READ's hole, or an atomic */
+		sr->rtx_next = hole;
 	}
 	sr->rtx_busy = false;
 	if (qp->state != TERN_QPS_ERR) {
@@ -440,6 +603,9 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 void ternm_sr_req_resend(struct tern_model *m, struct ternm_qp *qp, uint32_t acked)
 {
 	struct ternm_sr *sr = qp->sr;
+	const struct ternm_swqe *s;
+	uint16_t idx;
+	uint32_t end;
 
 	if (!sr->ack_hi_valid || psn_diff(acked, sr->ack_hi) > 0) {
 		sr->ack_hi = acked;
@@ -450,7 +616,18 @@ void ternm_sr_req_resend(struct tern_model *m, struct ternm_qp *qp, uint32_t ack
 	sr->rd_rtx_valid = true;
 	sr->rd_rtx_psn = qp->una_psn;
 	sr->sack_map = 0;
-	sr_rtx(m, qp, qp->una_psn, psn_add(qp->una_psn, 1));
+	end = psn_add(qp->una_psn, 1);
+	s = sr_find(qp, qp->una_psn, &idx);
+	if (s && s->read && !s->atomic)
+		end = sr_rd_hole_end(qp, s, qp->una_psn);	/* the first hole */
+	if (s && s->read && !s->atomic && psn_diff(acked, qp->una_psn) >= 0) {
+		/* acknowledged beyond it: every response still missing was lost */
+		end = psn_add(s->first_psn, s->npkts);
+		sr_rd_sync(qp);
+		if (psn_diff(end, sr->rd_done) > 0)
+			sr->rd_done = end;
+	}
+	sr_rtx(m, qp, qp->una_psn, end);
 }
 
 /* The READ or atomic at the head completed: apply an ACK that went beyond it meanwhile. */
@@ -538,9 +715,13 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		}
 		sr->rd_rtx_valid = false;
 		sr->retx_done = qp->una_psn;
+		sr->rd_redo = true;	/* READ holes near una_psn may be re-asked once more */
 		sr->sack_map = 0;
 		sr->rtx_next = last;
 		sr->rtx_end = psn_add(last, 1);
+		s = sr_find(qp, last, &idx);
+		if (s && s->read && !s->atomic)
+			sr->rtx_end = sr_rd_hole_end(qp, s, last);	/* its first hole */
 		sr->probing = true;
 		ternm_qp_work(m, qp);
 	}
@@ -565,6 +746,8 @@ void ternm_sr_req_timeout(struct ternm_qp *qp)
 		return;
 	sr->rtx_next = sr->rtx_end = qp->una_psn;
 	sr->retx_done = qp->una_psn;
+	sr->rd_done = qp->una_psn;
+	sr->rd_redo = false;
 	sr->sack_map = 0;
 	sr->tlp_armed = false;
 }
