@@ -5,7 +5,8 @@
 libFuzzer's own corpus entries are named by their SHA-1; these start with "seed-" and say
 what they set up, so that the fuzzer reaches paths that random mutation finds only by
 chance: today the Ethernet transmitter with its descriptor layouts (a frame in pieces, an
-offload context for checksum and TSO over IPv4 and IPv6). Each seed creates an EQ and a TX
+offload context for checksum and TSO over IPv4 and IPv6) and its event moderation
+(a period and a frame count at creation, then MODIFY_ETH_TXQ). Each seed creates an EQ and a TX
 queue through the command ring, writes descriptors and frame headers into the DMA arena
 and rings the queue's doorbell, as tern_core does (Documentation/hw/interface.rst,
 "Ethernet"). Run it after changing a layout: `model/fuzz/make-seeds.py`.
@@ -18,7 +19,7 @@ EQ_RING = ARENA + 0x1000         # 16 << 4 bytes
 TXQ_RING = ARENA + 0x2000        # 16 << 6 bytes
 FRAME = ARENA + 0x3000           # frame bytes
 
-CMD_CREATE_EQ, CMD_CREATE_ETH_TXQ = 0x0010, 0x0020
+CMD_CREATE_EQ, CMD_CREATE_ETH_TXQ, CMD_MODIFY_ETH_TXQ = 0x0010, 0x0020, 0x0024
 MEM_DIRECT = 0
 TXD_MORE, TXD_CTX = 1 << 0, 1 << 1
 CTX_CSUM, CTX_TSO = 1 << 0, 1 << 1
@@ -94,16 +95,24 @@ def ipv6_tcp(payload_len):
     return eth + ip + tcp
 
 
-def setup():
+def setup(period_us=0, frames=0):
+    """An EQ, and a TX queue reporting to it with the event moderation given."""
     return (command(CMD_CREATE_EQ, 1, mem_desc(EQ_RING) + struct.pack("<BBHI", 4, 0, 0, 0)) +
-            command(CMD_CREATE_ETH_TXQ, 2, mem_desc(TXQ_RING) + struct.pack("<BBHI", 6, 0, 0, 0)))
+            command(CMD_CREATE_ETH_TXQ, 2, mem_desc(TXQ_RING) +
+                    struct.pack("<BBHHH", 6, 0, 0, period_us, frames)))
 
 
-def frame_seed(headers, payload_len, descs):
-    """A frame: its headers at FRAME, the descriptors at the ring's start, the doorbell."""
+def frame_seed(headers, payload_len, descs, period_us=0, frames=0, modify=None):
+    """A frame: its headers at FRAME, the descriptors at the ring's start, the doorbell;
+    ``modify``: (period, frames) for a MODIFY_ETH_TXQ after it, and the frame sent again."""
     ring = b"".join(descs)
-    return (setup() + arena(FRAME, headers) + arena(TXQ_RING, ring) +
-            doorbell(0x200, (len(descs) & 0xffff) | ETH_DB_ARM) + time_passes(1000))
+    out = (setup(period_us, frames) + arena(FRAME, headers) + arena(TXQ_RING, ring) +
+           doorbell(0x200, (len(descs) & 0xffff) | ETH_DB_ARM) + time_passes(1000))
+    if modify:
+        out += (command(CMD_MODIFY_ETH_TXQ, 3, struct.pack("<IHHI", 0, modify[0], modify[1], 0)) +
+                arena(TXQ_RING + 16 * len(descs), ring) +
+                doorbell(0x200, (2 * len(descs) & 0xffff) | ETH_DB_ARM) + time_passes(2000))
+    return out
 
 
 def main():
@@ -121,6 +130,9 @@ def main():
         "seed-eth-tx-tso4": frame_seed(h4, 3000, [
             ctx(34, 16, 1000, CTX_CSUM | CTX_TSO), txd(FRAME, 54, TXD_MORE),
             txd(FRAME + 0x100, 3000, 0)]),
+        # event moderation: 100 us / 4 frames at creation, then 10 us / 1 frame live
+        "seed-eth-tx-moderation": frame_seed(h4, 400, [
+            txd(FRAME, 54, TXD_MORE), txd(FRAME + 0x100, 400, 0)], 100, 4, (10, 1)),
         # TSO over IPv6
         "seed-eth-tx-tso6": frame_seed(h6, 3000, [
             ctx(54, 16, 1200, CTX_CSUM | CTX_TSO), txd(FRAME, 74, TXD_MORE),
