@@ -434,6 +434,30 @@ static void req_goback(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 static void req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
 
 /*
+ * READ response @p at position @pos of READ @s (WQE @wc): whether it has the opcode, length and
+ * AETH its place asks for; @off and @len are where its payload goes in the READ.
+ */
+static bool read_resp_fits(const struct ternm_qp *qp, const struct ternm_swqe *s,
+			   const struct ternm_wqe_cache *wc, const struct ternm_pkt *p,
+			   uint32_t pos, uint32_t *off, uint32_t *len)
+{
+	uint8_t exp;
+
+	if (s->npkts == 1)
+		exp = IBOP_READ_RESP_ONLY;
+	else if (pos == 0)
+		exp = IBOP_READ_RESP_FIRST;
+	else if (pos == s->npkts - 1)
+		exp = IBOP_READ_RESP_LAST;
+	else
+		exp = IBOP_READ_RESP_MIDDLE;
+	*off = pos * qp->mtu;
+	*len = pos == s->npkts - 1 ? wc->len - *off : qp->mtu;
+	return p->opcode == exp && p->paylen == *len &&
+	       !(exp != IBOP_READ_RESP_MIDDLE && (p->syndrome & 0x60));
+}
+
+/*
  * Every PSN up to and including @psn is acknowledged: complete the WQEs that ends. A READ
  * not fully answered by then lost responses: go back to it (implied NAK).
  */
@@ -570,7 +594,7 @@ static bool req_read_resp_ahead(struct tern_model *m, struct ternm_qp *qp,
 	struct ternm_wqe_cache *wc = &qp->rwc;
 	const struct ternm_swqe *s = NULL;
 	uint32_t pos, off, want;
-	uint8_t exp, synd;
+	uint8_t synd;
 	uint16_t idx;
 
 	for (idx = qp->sq_ci; idx != qp->req_max; idx++) {
@@ -598,18 +622,8 @@ static bool req_read_resp_ahead(struct tern_model *m, struct ternm_qp *qp,
 		return true;
 	}
 	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
-	if (s->npkts == 1)
-		exp = IBOP_READ_RESP_ONLY;
-	else if (pos == 0)
-		exp = IBOP_READ_RESP_FIRST;
-	else if (pos == s->npkts - 1)
-		exp = IBOP_READ_RESP_LAST;
-	else
-		exp = IBOP_READ_RESP_MIDDLE;
-	off = pos * qp->mtu;
-	want = pos == s->npkts - 1 ? wc->len - off : qp->mtu;
-	if (wc->opcode != TERN_WQE_RDMA_READ || off > wc->len || p->opcode != exp ||
-	    p->paylen != want || (exp != IBOP_READ_RESP_MIDDLE && (p->syndrome & 0x60)) ||
+	if (!read_resp_fits(qp, s, wc, p, pos, &off, &want) ||
+	    wc->opcode != TERN_WQE_RDMA_READ || off > wc->len ||
 	    wqe_data(m, wc, off, (uint8_t *)(uintptr_t)p->payload, want, true)) {
 		r->stats.rx_roce_discards++;
 		return true;
@@ -626,7 +640,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 	struct ternm_wqe_cache *wc = &qp->rwc;
 	struct ternm_swqe *s;
 	uint32_t pos, off, want;
-	uint8_t exp, synd;
+	uint8_t synd;
 	int32_t d = psn_diff(p->psn, qp->una_psn);
 
 	/*
@@ -682,18 +696,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		req_atomic_resp(m, qp, p, s, wc);
 		return;
 	}
-	if (s->npkts == 1)
-		exp = IBOP_READ_RESP_ONLY;
-	else if (pos == 0)
-		exp = IBOP_READ_RESP_FIRST;
-	else if (pos == s->npkts - 1)
-		exp = IBOP_READ_RESP_LAST;
-	else
-		exp = IBOP_READ_RESP_MIDDLE;
-	off = pos * qp->mtu;
-	want = pos == s->npkts - 1 ? wc->len - off : qp->mtu;
-	if (p->opcode != exp || p->paylen != want ||
-	    (exp != IBOP_READ_RESP_MIDDLE && (p->syndrome & 0x60))) {
+	if (!read_resp_fits(qp, s, wc, p, pos, &off, &want)) {
 		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
 		return;
 	}
