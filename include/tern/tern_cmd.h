@@ -32,6 +32,7 @@ enum tern_cmd_opcode {
 	TERN_CMD_DESTROY_ETH_RXQ	= 0x0023,
 	TERN_CMD_MODIFY_ETH_TXQ		= 0x0024,	/* TERN_DEV_CAP_ETH_MODERATION */
 	TERN_CMD_MODIFY_ETH_RXQ		= 0x0025,
+	TERN_CMD_SET_RSS		= 0x0026,	/* TERN_DEV_CAP_ETH_RSS */
 	/* 0x0100..0x01ff: RDMA objects (PD, MR, CQ, QP, SRQ, AH) and their contexts. */
 	/* 0x0200..0x02ff: DCB (PFC, ETS, DSCP map) and congestion control (ECN, CNP, DCQCN). */
 	TERN_CMD_SET_DCB		= 0x0200,	/* tern_dcb.h */
@@ -83,6 +84,7 @@ struct tern_cmd_nop_in {
 #define TERN_DEV_CAP_DCB		(1u << 2)	/* PFC/ETS (0x02xx commands) */
 #define TERN_DEV_CAP_ETH_OFFLOAD	(1u << 3)	/* TX gather, checksum, TSO; RX checksum */
 #define TERN_DEV_CAP_ETH_MODERATION	(1u << 4)	/* Ethernet queue event moderation */
+#define TERN_DEV_CAP_ETH_RSS		(1u << 5)	/* receive side scaling: SET_RSS */
 
 struct tern_cmd_query_device_out {
 	__le32	fw_version;		/* as TERN_REG_FW_VERSION */
@@ -246,6 +248,38 @@ struct tern_cmd_modify_eth_queue_in {
 	__le32	rsvd;
 };
 
+/*
+ * SET_RSS (TERN_DEV_CAP_ETH_RSS; Documentation/hw/interface.rst, "Receive side scaling"):
+ * which RX queue receives each Ethernet frame. For a frame of a type set in @hash_fields the
+ * device computes the Toeplitz hash with @key over, in this order as on the wire: source and
+ * destination IPv4 or IPv6 address, then, for the TCP and UDP types, source and destination
+ * port (an IPv4 fragment and an IPv6 packet with an extension header hash the addresses
+ * only, when the type's 2-tuple field is set). The frame goes to RX queue
+ * @indir[hash % TERN_RSS_INDIR_SIZE]. Frames without a hash (not IP, or a type not set) go to
+ * the lowest-numbered working RX queue, as before any SET_RSS; so does a frame whose entry
+ * names a queue destroyed since. The hash is written into the RX descriptor
+ * (TERN_ETH_RXD_HASH, struct tern_eth_rxd). @hash_fields 0 turns RSS off. Every entry must
+ * name an existing RX queue: BAD_PARAM, syndrome the entry's offset. Unknown bits in
+ * @hash_fields or @flags: BAD_PARAM. A device reset turns RSS off.
+ */
+#define TERN_RSS_KEY_SIZE		40
+#define TERN_RSS_INDIR_SIZE		128
+
+#define TERN_RSS_HASH_IPV4		(1u << 0)	/* IPv4: addresses */
+#define TERN_RSS_HASH_TCP_IPV4		(1u << 1)	/* TCP over IPv4: addresses and ports */
+#define TERN_RSS_HASH_UDP_IPV4		(1u << 2)
+#define TERN_RSS_HASH_IPV6		(1u << 3)
+#define TERN_RSS_HASH_TCP_IPV6		(1u << 4)
+#define TERN_RSS_HASH_UDP_IPV6		(1u << 5)
+#define TERN_RSS_HASH_ALL		0x3fu
+
+struct tern_cmd_set_rss_in {
+	__le32	hash_fields;		/* TERN_RSS_HASH_* */
+	__le32	flags;			/* 0 */
+	__u8	key[TERN_RSS_KEY_SIZE];
+	__u8	indir[TERN_RSS_INDIR_SIZE];	/* RX queue numbers */
+};
+
 TERN_HW_ASSERT_SIZE(struct tern_cmd_nop_in, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_device_out, 112);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_set_port_in, 12);
@@ -258,5 +292,6 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_destroy_eq_in, 4);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eth_queue_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_destroy_eth_queue_in, 4);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_eth_queue_in, 12);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_set_rss_in, 176);
 
 #endif /* TERN_CMD_H */

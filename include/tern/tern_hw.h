@@ -237,6 +237,8 @@ static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
 #define TERN_ETH_DESC_ERR		(1u << 1)	/* DMA fault, bad frame: not sent/taken */
 #define TERN_ETH_RXD_CSUM_OK		(1u << 2)	/* RX: IPv4 header and TCP/UDP sum good */
 #define TERN_ETH_RXD_CSUM_BAD		(1u << 3)	/* RX: one of them bad (frame delivered) */
+#define TERN_ETH_RXD_HASH		(1u << 4)	/* RX: RSS hash in the write-back */
+#define TERN_ETH_RXD_HASH_L4		(1u << 5)	/* RX: ... over addresses and ports */
 
 /* flags of TX descriptors (data and context alike) */
 #define TERN_ETH_TXD_MORE		(1u << 0)	/* the frame goes on in the next one */
@@ -279,6 +281,11 @@ struct tern_eth_txd_ctx {
 #define TERN_ETH_TX_MAX_DESCS		20
 #define TERN_ETH_TSO_MAX_FRAME		65536
 
+/*
+ * RX descriptor. Write-back: with TERN_ETH_RXD_HASH in @status the device has replaced the
+ * low 32 bits of @addr (the descriptor's first 4 bytes, little-endian) with the frame's RSS
+ * hash (SET_RSS in tern_cmd.h); the driver keeps its own copy of the buffer's address.
+ */
 struct tern_eth_rxd {
 	__le64	addr;			/* receive buffer */
 	__le16	buf_len;		/* driver: buffer size */

@@ -296,7 +296,8 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 	memset(o, 0, sizeof(T));
 	put_le32(FLD(o, T, fw_version), TERNM_FW_VERSION);
 	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
-		 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION);
+		 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION |
+		 TERN_DEV_CAP_ETH_RSS);
 	put_str((char *)FLD(o, T, serial), sizeof(((T *)0)->serial), m->cfg.serial);
 	put_str((char *)FLD(o, T, board_id), sizeof(((T *)0)->board_id), TERNM_BOARD_ID);
 	memcpy(FLD(o, T, mac), m->cfg.mac, 6);
@@ -403,6 +404,8 @@ static int cmd_in_len(uint16_t opcode)
 	case TERN_CMD_MODIFY_ETH_TXQ:
 	case TERN_CMD_MODIFY_ETH_RXQ:
 		return sizeof(struct tern_cmd_modify_eth_queue_in);
+	case TERN_CMD_SET_RSS:
+		return sizeof(struct tern_cmd_set_rss_in);
 	case TERN_CMD_SET_DCB:
 		return sizeof(struct tern_dcb_cfg);
 	case TERN_CMD_QUERY_DCB:
@@ -492,6 +495,9 @@ static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
 	case TERN_CMD_MODIFY_ETH_RXQ:
 		c->status = (uint8_t)ternm_ethq_modify(m, c->opcode == TERN_CMD_MODIFY_ETH_RXQ, in,
 						       &c->syndrome);
+		break;
+	case TERN_CMD_SET_RSS:
+		c->status = (uint8_t)ternm_eth_set_rss(m, in, &c->syndrome);
 		break;
 	default: {
 		struct ternm_cmd_result r;

@@ -378,7 +378,7 @@ void tern_model_run(struct tern_model *m)
 	 * Last, with the model's state consistent: the embedding may feed held-back frames
 	 * to tern_model_rx_frame() from inside rx_ready.
 	 */
-	if (m->rx_blocked && !ternm_eth_rx_would_block(m)) {
+	if (m->rx_blocked && !ternm_eth_rx_would_block(m, NULL, 0)) {
 		m->rx_blocked = false;
 		if (m->host.rx_ready)
 			m->host.rx_ready(m->host.opaque);

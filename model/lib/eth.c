@@ -17,7 +17,9 @@
  *  - RX checksum: TCP/UDP over IPv4/IPv6 is checked and flagged (rx_csum()), never dropped.
  *  - RX filter: the port's unicast MAC, broadcast, every multicast (there is no multicast
  *    filter table, so ALLMULTI changes nothing), everything with PROMISC. Frames go to the
- *    lowest-numbered RX queue. Broadcast frames count in rx_broadcast only, other group
+ *    RX queue RSS picks (SET_RSS: the Toeplitz hash over addresses and ports, then the
+ *    indirection table), else to the lowest-numbered working RX queue. A frame waiting for a
+ *    buffer (rx_blocked) waits for its own queue's. Broadcast frames count in rx_broadcast only, other group
  *    addresses in rx_multicast.
  *  - TX goes through the MAC (mac.c): a descriptor whose frame may not be sent now (its
  *    priority is paused by the peer, or the line is busy) stays at the head of its queue and
@@ -152,6 +154,7 @@ void ternm_eth_clear(struct tern_model *m)
 	memset(m->txq, 0, sizeof(m->txq));
 	memset(m->rxq, 0, sizeof(m->rxq));
 	m->tx_gather_q = NULL;
+	memset(&m->rss, 0, sizeof(m->rss));
 }
 
 void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_t val)
@@ -590,25 +593,164 @@ void ternm_eth_run(struct tern_model *m)
 
 /* ---- receive ------------------------------------------------------------------------------- */
 
-/* The RX queue that receives: the lowest-numbered working one; -1 if none. */
-static int rx_target(const struct tern_model *m)
+/*
+ * The Toeplitz hash of @len bytes at @in (at most TERN_RSS_KEY_SIZE - 4) with @key: for each
+ * input bit, most significant first, that is set, the 32 key bits starting at that bit's
+ * position are XORed into the result.
+ */
+uint32_t ternm_toeplitz(const uint8_t key[TERN_RSS_KEY_SIZE], const uint8_t *in, size_t len)
 {
+	uint32_t r = 0, window = get_be32(key);
+	size_t i;
+	int b;
+
+	if (len > TERN_RSS_KEY_SIZE - 4)
+		len = TERN_RSS_KEY_SIZE - 4;
+	for (i = 0; i < len; i++) {
+		for (b = 7; b >= 0; b--) {
+			if (in[i] & (1u << b))
+				r ^= window;
+			/* the next key bit enters the window: bit 32 + i * 8 + (7 - b) */
+			window = (window << 1) | ((key[i + 4] >> b) & 1);
+		}
+	}
+	return r;
+}
+
+/*
+ * The RSS hash of a frame as SET_RSS asks for it: false when the frame gets none (RSS off,
+ * not IP, a type not enabled). *@l4: the ports were hashed too.
+ */
+static bool rss_hash(const struct tern_model *m, const uint8_t *f, size_t len, uint32_t *hash,
+		     bool *l4)
+{
+	uint32_t fields = m->rss.hash_fields, want_l4, want_l3;
+	uint8_t in[36];
+	struct frame_info p;
+	size_t l3, l4off, alen, n;
+	uint8_t proto;
+	bool whole_l4;
+
+	if (!fields)
+		return false;
+	frame_parse(f, len, &p);
+	if (!p.ip_whole)
+		return false;
+	l3 = p.l3;
+	if (p.ipver == 4) {
+		alen = 4;
+		l4off = l3 + (size_t)(f[l3] & 0x0f) * 4;
+		proto = f[l3 + 9];
+		/* a fragment carries no ports (or not the first fragment's) */
+		whole_l4 = !(get_be16(f + l3 + 6) & 0x3fff);
+		want_l3 = TERN_RSS_HASH_IPV4;
+		want_l4 = proto == FRAME_IPPROTO_TCP ? TERN_RSS_HASH_TCP_IPV4 :
+			  proto == FRAME_IPPROTO_UDP ? TERN_RSS_HASH_UDP_IPV4 : 0;
+	} else {
+		alen = 16;
+		l4off = l3 + FRAME_IPV6_HLEN;
+		proto = f[l3 + 6];		/* an extension header hides the ports */
+		whole_l4 = true;
+		want_l3 = TERN_RSS_HASH_IPV6;
+		want_l4 = proto == FRAME_IPPROTO_TCP ? TERN_RSS_HASH_TCP_IPV6 :
+			  proto == FRAME_IPPROTO_UDP ? TERN_RSS_HASH_UDP_IPV6 : 0;
+	}
+	/* source then destination address: adjacent in both headers */
+	memcpy(in, f + l3 + (p.ipver == 4 ? 12 : 8), 2 * alen);
+	n = 2 * alen;
+	*l4 = false;
+	if (want_l4 && (fields & want_l4) && whole_l4 && l4off + 4 <= len) {
+		memcpy(in + n, f + l4off, 4);
+		n += 4;
+		*l4 = true;
+	} else if (!(fields & want_l3)) {
+		return false;
+	}
+	*hash = ternm_toeplitz(m->rss.key, in, n);
+	return true;
+}
+
+static bool rxq_works(const struct tern_model *m, unsigned int qid)
+{
+	return qid < TERNM_MAX_ETH_RXQS && m->rxq[qid].used && !m->rxq[qid].broken;
+}
+
+/*
+ * The RX queue that receives a frame (@f NULL: a frame without a hash): the one RSS picks,
+ * else the lowest-numbered working one; -1 if none. *@hash and *@hflags: the descriptor's
+ * write-back (TERN_ETH_RXD_HASH...), if @hash is not NULL.
+ */
+static int rx_target(const struct tern_model *m, const uint8_t *f, size_t len, uint32_t *hash,
+		     uint16_t *hflags)
+{
+	uint32_t h;
+	bool l4;
 	int i;
 
+	if (hflags)
+		*hflags = 0;
+	if (f && rss_hash(m, f, len, &h, &l4)) {
+		unsigned int qid = m->rss.indir[h % TERN_RSS_INDIR_SIZE];
+
+		if (hash) {
+			*hash = h;
+			*hflags = TERN_ETH_RXD_HASH | (l4 ? TERN_ETH_RXD_HASH_L4 : 0);
+		}
+		if (rxq_works(m, qid))
+			return (int)qid;
+	}
 	for (i = 0; i < TERNM_MAX_ETH_RXQS; i++) {
-		if (m->rxq[i].used && !m->rxq[i].broken)
+		if (rxq_works(m, (unsigned int)i))
 			return i;
 	}
 	return -1;
 }
 
-bool ternm_eth_rx_would_block(const struct tern_model *m)
+/* SET_RSS: see struct tern_cmd_set_rss_in. */
+int ternm_eth_set_rss(struct tern_model *m, const uint8_t *in, uint32_t *syndrome)
+{
+	typedef struct tern_cmd_set_rss_in T;
+	uint32_t fields = get_le32(CFLD(in, T, hash_fields));
+	const uint8_t *indir = CFLD(in, T, indir);
+	unsigned int i;
+
+	if (fields & ~TERN_RSS_HASH_ALL) {
+		*syndrome = offsetof(T, hash_fields);
+		return TERN_CMD_BAD_PARAM;
+	}
+	if (get_le32(CFLD(in, T, flags))) {
+		*syndrome = offsetof(T, flags);
+		return TERN_CMD_BAD_PARAM;
+	}
+	for (i = 0; fields && i < TERN_RSS_INDIR_SIZE; i++) {
+		if (indir[i] >= TERNM_MAX_ETH_RXQS || !m->rxq[indir[i]].used) {
+			*syndrome = (uint32_t)(offsetof(T, indir) + i);
+			return TERN_CMD_BAD_PARAM;
+		}
+	}
+	m->rss.hash_fields = fields;
+	memcpy(m->rss.key, CFLD(in, T, key), TERN_RSS_KEY_SIZE);
+	memcpy(m->rss.indir, indir, TERN_RSS_INDIR_SIZE);
+	/* A frame held back waits for another queue now, perhaps one with buffers. */
+	if (m->rx_blocked || ternm_mac_rx_pending(m))
+		ternm_kick(m);
+	return TERN_CMD_OK;
+}
+
+/*
+ * Would @frame (NULL: the frame last refused, m->rx_blocked_q) find no buffer in its RX
+ * queue?
+ */
+bool ternm_eth_rx_would_block(const struct tern_model *m, const uint8_t *frame, size_t len)
 {
 	int qid;
 
 	if (!m->ready || m->fatal || !m->link_up)
 		return false;
-	qid = rx_target(m);
+	if (!frame && rxq_works(m, m->rx_blocked_q))
+		qid = (int)m->rx_blocked_q;
+	else
+		qid = rx_target(m, frame, len, NULL, NULL);
 	return qid >= 0 && m->rxq[qid].ci == m->rxq[qid].pi;
 }
 
@@ -622,7 +764,7 @@ bool ternm_eth_rx_wants(const struct tern_model *m, const uint8_t *frame, size_t
 		return false;
 	if (ternm_rdma_is_roce(m, frame, len) || len > (size_t)m->mtu + TERNM_ETH_HDR_OVERHEAD)
 		return false;
-	return rx_target(m) >= 0;
+	return rx_target(m, NULL, 0, NULL, NULL) >= 0;
 }
 
 /*
@@ -684,7 +826,8 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	struct ternm_ethq *q;
 	int qid;
 	uint64_t off, addr;
-	uint16_t status = TERN_ETH_DESC_DONE;
+	uint16_t status = TERN_ETH_DESC_DONE, hflags;
+	uint32_t hash = 0;
 	bool is_bcast, is_mcast;
 
 	if (!m->ready || m->fatal) {
@@ -711,7 +854,7 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		m->stats.rx_oversize++;
 		return len;
 	}
-	qid = m->link_up ? rx_target(m) : -1;
+	qid = m->link_up ? rx_target(m, frame, len, &hash, &hflags) : -1;
 	if (qid < 0) {
 		m->stats.rx_no_queue++;
 		return len;
@@ -720,6 +863,7 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	if (q->ci == q->pi) {
 		/* No buffer: the embedding holds the frame until host->rx_ready. */
 		m->rx_blocked = true;
+		m->rx_blocked_q = (unsigned int)qid;
 		return 0;
 	}
 	off = (uint64_t)(q->ci & (ethq_depth(q) - 1)) * sizeof(T);
@@ -742,6 +886,16 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		status |= rx_csum(frame, len);
 		if (status & TERN_ETH_RXD_CSUM_BAD)
 			m->stats.rx_csum_bad++;
+		if (hflags) {
+			uint8_t hb[4];
+
+			put_le32(hb, hash);
+			if (ternm_mem_write(m, &q->mem, off + offsetof(T, addr), hb, sizeof(hb))) {
+				ethq_break(m, q, true, qid);
+				return len;
+			}
+			status |= hflags;
+		}
 	}
 	if (ternm_mem_write(m, &q->mem, off + offsetof(T, pkt_len), w, sizeof(w))) {
 		ethq_break(m, q, true, qid);

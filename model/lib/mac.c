@@ -473,7 +473,7 @@ void ternm_mac_rx_drain(struct tern_model *m)
 	if (!mac->rxq_head)
 		return;
 	now = ternm_now(m);
-	while ((b = mac->rxq_head) && !ternm_eth_rx_would_block(m)) {
+	while ((b = mac->rxq_head) && !ternm_eth_rx_would_block(m, b->data, b->len)) {
 		if (!ternm_eth_rx_frame(m, b->data, b->len))
 			break;
 		mac->rxq_head = b->next;
@@ -505,7 +505,7 @@ size_t ternm_mac_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	prio = ternm_mac_frame_prio(m, frame, len);
 	p = &mac->prio[prio];
 	if (!pfc_on(mac, prio) || !ternm_eth_rx_wants(m, frame, len) ||
-	    (!mac->rxq_head && !ternm_eth_rx_would_block(m))) {
+	    (!mac->rxq_head && !ternm_eth_rx_would_block(m, frame, len))) {
 		r = ternm_eth_rx_frame(m, frame, len);
 		if (r) {
 			p->rx_frames++;

@@ -235,6 +235,13 @@ struct ternm_ethq {
 	uint64_t moder_start;
 };
 
+/* Receive side scaling as SET_RSS last set it (eth.c); hash_fields 0: off. */
+struct ternm_rss {
+	uint32_t hash_fields;		/* TERN_RSS_HASH_* */
+	uint8_t key[TERN_RSS_KEY_SIZE];
+	uint8_t indir[TERN_RSS_INDIR_SIZE];
+};
+
 struct ternm_eth_stats {
 	uint64_t tx_frames, tx_bytes;
 	uint64_t rx_frames, rx_bytes, rx_multicast, rx_broadcast;
@@ -309,11 +316,16 @@ struct tern_model {
 	struct ternm_ethq txq[TERNM_MAX_ETH_TXQS];
 	struct ternm_ethq rxq[TERNM_MAX_ETH_RXQS];
 	struct ternm_eth_stats stats;
+	struct ternm_rss rss;
 	struct ternm_wire wire;
 	uint16_t ip_id;		/* IPv4 identification of the next RoCE frame */
 
-	/* RX backpressure: rx_frame returned 0; call host->rx_ready once that may change. */
+	/*
+	 * RX backpressure: rx_frame returned 0 because RX queue rx_blocked_q had no buffer;
+	 * call host->rx_ready once that may change.
+	 */
 	bool rx_blocked;
+	unsigned int rx_blocked_q;
 
 	uint64_t timer_armed_ns;	/* deadline last given to host->timer_arm */
 
@@ -393,7 +405,9 @@ int ternm_ethq_create(struct tern_model *m, bool rx, const uint8_t *in, uint32_t
 int ternm_ethq_destroy(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *syndrome);
 void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_t val);
 void ternm_eth_run(struct tern_model *m);
-bool ternm_eth_rx_would_block(const struct tern_model *m);
+bool ternm_eth_rx_would_block(const struct tern_model *m, const uint8_t *frame, size_t len);
+int ternm_eth_set_rss(struct tern_model *m, const uint8_t *in, uint32_t *syndrome);
+uint32_t ternm_toeplitz(const uint8_t key[TERN_RSS_KEY_SIZE], const uint8_t *in, size_t len);
 void ternm_eth_clear(struct tern_model *m);
 int ternm_ethq_modify(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *syndrome);
 uint64_t ternm_eth_next_deadline(const struct tern_model *m);

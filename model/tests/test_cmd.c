@@ -22,7 +22,8 @@ static void t_query_device(void)
 	CHECK_EQ(c.sq_ci, 1);
 	CHECK_EQ(rd32(out + QD(fw_version)), rreg(&f, TERN_REG_FW_VERSION));
 	CHECK_EQ(rd32(out + QD(caps)), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
-					 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION);
+					 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION |
+					 TERN_DEV_CAP_ETH_RSS);
 	CHECK(!strcmp((char *)out + QD(serial), "SN-TEST-0001"));
 	CHECK(!strcmp((char *)out + QD(board_id), "TERN-EMU-1"));
 	CHECK(!memcmp(out + QD(mac), test_mac, 6));
@@ -50,7 +51,7 @@ static void t_query_device(void)
 
 static void t_bad_opcode(void)
 {
-	static const uint16_t ops[] = { 0x0000, 0x0006, 0x0012, 0x0026, 0x00ff, 0x01ff, 0xffff };
+	static const uint16_t ops[] = { 0x0000, 0x0006, 0x0012, 0x0027, 0x00ff, 0x01ff, 0xffff };
 	struct fake f;
 	struct cqe c;
 	unsigned int i;

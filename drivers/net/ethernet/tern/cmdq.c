@@ -79,6 +79,8 @@ const char *tern_cmd_opcode_name(u16 opcode)
 		return "MODIFY_ETH_TXQ";
 	case TERN_CMD_MODIFY_ETH_RXQ:
 		return "MODIFY_ETH_RXQ";
+	case TERN_CMD_SET_RSS:
+		return "SET_RSS";
 	case TERN_CMD_QUERY_RDMA:
 		return "QUERY_RDMA";
 	case TERN_CMD_CREATE_PD:
