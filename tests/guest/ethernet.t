@@ -7,9 +7,12 @@ sender's device made TSO segments), a frame damaged on the wire is flagged by th
 device, counted and dropped by the stack while TCP delivers intact, devlink reports the
 firmware, interrupt coalescing (ethtool -c/-C: the defaults, values read back, refusals,
 kept across down/up, devlink reload and a device reset, fewer interrupts under a TCP
-transfer with the longest period than without moderation, data intact each time), failing and lost firmware commands surface
-as errors, the carrier follows the wire,
-and the module unloads and reloads cleanly."""
+transfer with the longest period than without moderation, data intact each time), several
+queue pairs with RSS (ethtool -l/-L/-x/-X: TCP flows spread over the RX queues as the
+per-queue counters show, -X equal 1 keeps everything on queue 0, -L 1 and back, refusals,
+kept across down/up and devlink reload, data intact each time), failing and lost firmware
+commands surface as errors, the carrier follows the wire, and the module unloads and reloads
+cleanly."""
 
 import array
 import collections
@@ -109,6 +112,39 @@ def device_irqs(node, dev):
                     break
                 total += int(x)
     return total
+
+
+def channels(node, dev):
+    """(maximum, current) combined channels as ``ethtool -l`` shows them."""
+    got = re.findall(r"^Combined:\s+(\d+)", node.run("ethtool -l %s" % dev).stdout, re.M)
+    return tuple(int(x) for x in got) if len(got) == 2 else None
+
+
+def indir_table(node, dev):
+    """The RSS indirection table as ``ethtool -x`` shows it (a list of queue numbers)."""
+    out = node.run("ethtool -x %s" % dev).stdout
+    table = []
+    for m in re.finditer(r"^\s*(\d+):((?:\s+\d+)+)\s*$", out, re.M):
+        table += [int(x) for x in m.group(2).split()]
+    return table
+
+
+def queue_packets(node, dev, d):
+    """{queue: packets} of the per-queue counters ``<d>N_packets`` of ``ethtool -S``."""
+    st = ethtool_stats(node, dev)
+    return {int(k[len(d):-len("_packets")]): v for k, v in st.items()
+            if re.match(r"^%s\d+_packets$" % d, k)}
+
+
+def moved(a, b):
+    """The queues whose counter grew from snapshot ``a`` to ``b``."""
+    return sorted(q for q in b if b[q] > a.get(q, 0))
+
+
+# RSS: flows fetched in parallel, each its own TCP connection (source port).
+RSS_FLOWS = 8
+RSS_KIB = 256 if paths.flavour() == "debug" else 512
+RSS_QUEUES = 4
 
 
 # Every frame the wire offers a port ends in exactly one of these device counters.
@@ -321,6 +357,82 @@ try:
         r = n.run("ethtool -C %s %s" % (d, coal_args(COAL_DEFAULT)))
         t.ok(r.rc == 0 and coalesce(n, d) == COAL_DEFAULT, "%s: defaults set back" % n.name,
              r.stderr)
+
+    # --- several queue pairs with RSS: ethtool -l/-L/-x/-X ---------------------------------
+    for n, d in zip(c, devs):
+        ch = channels(n, d)
+        t.ok(ch and ch[0] >= RSS_QUEUES and ch[1] == 1, "%s: ethtool -l: up to %s combined "
+             "channels, 1 in use (one vCPU)" % (n.name, ch and ch[0]),
+             n.run("ethtool -l %s" % d).stdout)
+    tbl = indir_table(n0, devs[0])
+    t.ok(len(tbl) == 128 and set(tbl) == {0}, "ethtool -x: 128 entries, all queue 0",
+         n0.run("ethtool -x %s" % devs[0]).stdout)
+    for bad in ("combined %d" % (channels(n0, devs[0])[0] + 1), "combined 0", "rx 2"):
+        r = n0.run("ethtool -L %s %s" % (devs[0], bad))
+        t.ok(r.rc != 0 and channels(n0, devs[0])[1] == 1,
+             "ethtool -L %s refused, nothing changed" % bad, r.stdout, r.stderr)
+    for n, d in zip(c, devs):
+        r = n.run("ethtool -L %s combined %d" % (d, RSS_QUEUES))
+        t.ok(r.rc == 0 and channels(n, d)[1] == RSS_QUEUES,
+             "%s: ethtool -L combined %d" % (n.name, RSS_QUEUES), r.stderr)
+        wait_for(lambda: carrier(n, d) == 1, timeout=15)
+    t.eq(indir_table(n0, devs[0]), [i % RSS_QUEUES for i in range(128)],
+         "ethtool -x: the table spread evenly over the %d queues" % RSS_QUEUES)
+    r = n1.run("dd if=/dev/urandom of=/srv/rss bs=1K count=%d 2>/dev/null && sha256sum /srv/rss"
+               % RSS_KIB, timeout=60)
+    rss_sum = r.stdout.split()[0] if r.rc == 0 else None
+    server = n1.spawn("exec httpd -f -p 8084 -h /srv")
+    time.sleep(0.5)
+
+    def flows(what):
+        """RSS_FLOWS parallel downloads to node0, each checked; the RX queues of node0 and
+        the TX queues of node1 whose packet counters moved."""
+        rx0, tx0 = queue_packets(n0, devs[0], "rx"), queue_packets(n1, devs[1], "tx")
+        r = n0.run("for i in $(seq %d); do (wget -q -O - http://%s:8084/rss | sha256sum) & "
+                   "done; wait" % (RSS_FLOWS, n1.ip(0)), timeout=300)
+        sums = [l.split()[0] for l in r.stdout.splitlines() if l.strip()]
+        t.ok(r.rc == 0 and len(sums) == RSS_FLOWS and set(sums) == {rss_sum},
+             "%s: %d TCP flows of %d KiB in parallel, each intact" % (what, RSS_FLOWS,
+                                                                     RSS_KIB), r.stdout)
+        return (moved(rx0, queue_packets(n0, devs[0], "rx")),
+                moved(tx0, queue_packets(n1, devs[1], "tx")))
+
+    rxq, txq = flows("%d queue pairs" % RSS_QUEUES)
+    t.ok(len(rxq) > 1, "node0's device spread the flows over RX queues %s (rx<N>_packets)" %
+         rxq, ethtool_stats(n0, devs[0]))
+    t.ok(len(txq) > 1, "node1 sent them from TX queues %s (tx<N>_packets)" % txq)
+    r = n0.run("ethtool -X %s equal 1" % devs[0])
+    t.ok(r.rc == 0 and set(indir_table(n0, devs[0])) == {0}, "ethtool -X equal 1", r.stderr)
+    rxq, _ = flows("-X equal 1")
+    t.eq(rxq, [0], "with -X equal 1 only RX queue 0 received")
+    r = n0.run("ethtool -X %s equal %d && ethtool -L %s combined 2" % (
+        devs[0], RSS_QUEUES, devs[0]))
+    t.ok(r.rc != 0 and channels(n0, devs[0])[1] == RSS_QUEUES,
+         "ethtool -L combined 2 refused while the table set by -X names queues 2 and 3",
+         r.stdout, r.stderr)
+    r = n0.run("ethtool -X %s default && ethtool -L %s combined 1" % (devs[0], devs[0]))
+    t.ok(r.rc == 0 and channels(n0, devs[0])[1] == 1 and set(indir_table(n0, devs[0])) == {0},
+         "ethtool -X default, then -L combined 1", r.stderr)
+    wait_for(lambda: carrier(n0, devs[0]) == 1, timeout=15)
+    rxq, _ = flows("-L 1")
+    t.eq(rxq, [0], "with one queue pair RX queue 0 received everything")
+    r = n0.run("ethtool -L %s combined %d" % (devs[0], RSS_QUEUES))
+    wait_for(lambda: carrier(n0, devs[0]) == 1, timeout=15)
+    r = n0.run("ip link set %s down && ip link set %s up" % (devs[0], devs[0]))
+    wait_for(lambda: carrier(n0, devs[0]) == 1, timeout=15)
+    t.ok(channels(n0, devs[0])[1] == RSS_QUEUES and
+         indir_table(n0, devs[0]) == [i % RSS_QUEUES for i in range(128)],
+         "-L combined %d again, kept across ip link down/up with its table" % RSS_QUEUES)
+    key = re.search(r"RSS hash key:\s*(\S+)", n0.run("ethtool -x %s" % devs[0]).stdout)
+    r = n0.run("devlink dev reload pci/%s" % bdf, timeout=120)
+    wait_for(lambda: carrier(n0, devs[0]) == 1, timeout=15)
+    key2 = re.search(r"RSS hash key:\s*(\S+)", n0.run("ethtool -x %s" % devs[0]).stdout)
+    t.ok(r.rc == 0 and channels(n0, devs[0])[1] == RSS_QUEUES and key and key2 and
+         key.group(1) == key2.group(1), "channels and RSS key kept across devlink dev reload",
+         r.stderr)
+    rxq, _ = flows("after devlink reload")
+    t.ok(len(rxq) > 1, "the flows spread again, over RX queues %s" % rxq)
+    server.kill()
 
     # --- jumbo frames ---------------------------------------------------------------------
     for n, d in zip(c, devs):

@@ -320,11 +320,12 @@ EXPORT_SYMBOL_NS_GPL(tern_core_clear_async_handler, TERN);
  * tern_core_num_comp_vectors() - MSI-X vectors available for completion EQs
  * @tdev: the device
  *
- * Return: the number of vectors beyond the async and Ethernet ones (may be 0).
+ * Return: the number of vectors after the async and the first Ethernet one that are not the
+ * Ethernet function's (may be 0).
  */
 int tern_core_num_comp_vectors(struct tern_dev *tdev)
 {
-	int n = tdev->num_vectors;
+	int n = TERN_FIRST_COMP_VECTOR + tdev->num_comp_vectors;
 
 	if (tdev->caps.num_msix)
 		n = min_t(int, n, tdev->caps.num_msix);

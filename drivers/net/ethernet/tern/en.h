@@ -2,10 +2,12 @@
 /*
  * tern Ethernet function: private definitions shared by en_main.c and ethtool.c.
  *
- * The netdev has one channel: one TX queue, one RX queue and one event queue (MSI-X vector
- * TERN_EN_EQ_VECTOR) whose handler schedules the channel's NAPI context. Queues and the EQ
- * exist on the device only while the channel is open (between ndo_open and ndo_stop, or
- * around an internal reconfiguration).
+ * The netdev has 1..TERN_EN_MAX_CHANNELS channels (ethtool -l/-L), each a TX queue, an RX
+ * queue and an event queue on an MSI-X vector of its own (channel 0: TERN_EN_EQ_VECTOR)
+ * whose handler schedules the channel's NAPI context. Channel i is netdev TX and RX queue
+ * i; the device spreads received flows over the RX queues by RSS (ethtool -x/-X). Queues
+ * and EQs exist on the device only while the channels are open (between ndo_open and
+ * ndo_stop, or around an internal reconfiguration).
  */
 #ifndef TERN_EN_H
 #define TERN_EN_H
@@ -26,6 +28,7 @@ struct page_pool;
 #define TERN_EN_EQ_VECTOR	1	/* MSI-X vector of the channel's EQ */
 #define TERN_EN_EQ_LOG		6	/* at most one event per armed queue is outstanding */
 #define TERN_EN_DEF_RING_LOG	8	/* 256 descriptors per ring by default */
+#define TERN_EN_MAX_CHANNELS	(1 + TERN_ETH_EXTRA_VECTORS)	/* 8 */
 
 /* Room for a VLAN-tagged frame of the current MTU, as the device may deliver it. */
 #define TERN_EN_RX_FRAME_LEN(mtu)	((mtu) + ETH_HLEN + VLAN_HLEN)
@@ -293,17 +296,26 @@ struct tern_en_rxq {
 	struct tern_en_rx_stats stats;
 };
 
+struct tern_en_priv;
+
 /**
  * struct tern_en_channel - one EQ with its TX and RX queue, serviced by one NAPI context
  * @napi: NAPI context; scheduled by the EQ handler
+ * @priv: the Ethernet function
+ * @idx: channel number: the netdev TX and RX queue index
  * @eq: the channel's event queue
  * @tx: TX queue
  * @rx: RX queue
  * @eq_stats: event counters
  * @irq_name: name of the EQ's interrupt
+ *
+ * A channel's counters live as long as the netdev, whether or not the channel is in use, so
+ * that the netdev's totals never go backwards when channels are removed.
  */
 struct tern_en_channel {
 	struct napi_struct napi;
+	struct tern_en_priv *priv;
+	u32 idx;
 	struct tern_eq eq;
 	struct tern_en_txq tx;
 	struct tern_en_rxq rx;
@@ -390,16 +402,36 @@ struct tern_en_sw_stats {
 };
 
 /**
+ * struct tern_en_queue_stats - one channel's main counters (ethtool -S rx<i>_*, tx<i>_*)
+ * @rx_packets: &tern_en_rx_stats.packets
+ * @rx_bytes: &tern_en_rx_stats.bytes
+ * @tx_packets: &tern_en_tx_stats.packets
+ * @tx_bytes: &tern_en_tx_stats.bytes
+ */
+struct tern_en_queue_stats {
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 tx_packets;
+	u64 tx_bytes;
+};
+
+/**
  * struct tern_en_priv - netdev private data of the Ethernet function
  * @tdev: the PCI function
  * @netdev: the netdev
- * @ch: the channel
- * @ch_open: queues and EQ exist on the device; written under RTNL, read under @link_lock
+ * @ch: the channels; the first @num_channels are in use
+ * @num_channels: channels in use (netdev real_num_tx/rx_queues); RTNL
+ * @max_channels: channels the device and the MSI-X vectors allow; set at probe
+ * @rss_supported: the device has TERN_DEV_CAP_ETH_RSS; set at probe
+ * @rss_key: Toeplitz key given to the device; random at probe, ethtool -X; RTNL
+ * @rss_indir: indirection table: channel numbers below @num_channels; RTNL. Spread evenly
+ *	(ethtool_rxfh_indir_default()) unless set by ethtool -X (netif_is_rxfh_configured())
+ * @ch_open: queues and EQs exist on the device; written under RTNL, read under @link_lock
  * @tx_ring_size: TX descriptors used at the next open; RTNL
  * @rx_ring_size: RX descriptors used at the next open; RTNL
  * @max_ring_size: largest ring the device takes
  * @coal: event moderation of the queues, kept while the netdev exists (down/up, devlink
- *	reload, device reset); RTNL
+ *	reload, device reset) as are the channels and RSS settings; RTNL
  * @coal_supported: the device has TERN_DEV_CAP_ETH_MODERATION; set at probe
  * @max_coal_usecs: QUERY_DEVICE max_eth_moder_period
  * @max_coal_frames: QUERY_DEVICE max_eth_moder_frames
@@ -428,7 +460,12 @@ struct tern_en_sw_stats {
 struct tern_en_priv {
 	struct tern_dev *tdev;
 	struct net_device *netdev;
-	struct tern_en_channel ch;
+	struct tern_en_channel ch[TERN_EN_MAX_CHANNELS];
+	u32 num_channels;
+	u32 max_channels;
+	bool rss_supported;
+	u8 rss_key[TERN_RSS_KEY_SIZE];
+	u32 rss_indir[TERN_RSS_INDIR_SIZE];
 	bool ch_open;
 	u32 tx_ring_size;
 	u32 rx_ring_size;
@@ -465,6 +502,9 @@ struct tern_en_priv {
 int tern_en_update_hw_stats(struct tern_en_priv *priv);
 void tern_en_read_hw_stats(struct tern_en_priv *priv, struct tern_cmd_eth_stats_out *out);
 void tern_en_read_sw_stats(struct tern_en_priv *priv, struct tern_en_sw_stats *s);
+void tern_en_read_queue_stats(struct tern_en_channel *ch, struct tern_en_queue_stats *s);
+int tern_en_set_channels(struct tern_en_priv *priv, u32 count);
+int tern_en_set_rss(struct tern_en_priv *priv, const u32 *indir, const u8 *key);
 int tern_en_set_ring_sizes(struct tern_en_priv *priv, u32 tx_size, u32 rx_size);
 int tern_en_set_coal(struct tern_en_priv *priv, const struct tern_en_coal *coal);
 

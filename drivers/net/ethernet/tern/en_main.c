@@ -4,10 +4,14 @@
  *
  * Data path
  * ---------
- * One channel: a TX queue, an RX queue and an EQ on MSI-X vector TERN_EN_EQ_VECTOR. The
- * device writes back a descriptor's status (DONE last) when it is finished with it and, if
- * the queue is armed, posts one event to the EQ and disarms the queue. The EQ handler only
- * schedules NAPI (the EQ re-arms itself after each interrupt). The NAPI poll reaps TX
+ * Channels (1..max_channels, ethtool -L): each a TX queue, an RX queue and an EQ on an MSI-X
+ * vector of its own (tern_en_vector()), with a NAPI context; netdev queue i is channel i's.
+ * The device picks the RX queue of a received frame by RSS (SET_RSS: the Toeplitz hash, an
+ * indirection table of RX queues, ethtool -x/-X) and writes the hash back into the RX
+ * descriptor, which becomes the skb's hash. The device writes back a descriptor's status
+ * (DONE last) when it is finished with it and, if the queue is armed, posts one event to
+ * the queue's EQ and disarms the queue. The EQ handler only schedules the channel's NAPI
+ * (the EQ re-arms itself after each interrupt). The NAPI poll reaps TX
  * completions, receives up to its budget, refills the RX ring and, once it completes,
  * re-arms both queues and looks at the rings once more: a descriptor finished before its
  * queue was armed raises no event, so it would otherwise be missed until the next one.
@@ -22,6 +26,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/ipv6.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
@@ -301,45 +306,91 @@ static void tern_en_stats_work(struct work_struct *work)
  */
 void tern_en_read_sw_stats(struct tern_en_priv *priv, struct tern_en_sw_stats *s)
 {
-	const struct tern_en_txq *tx = &priv->ch.tx;
-	const struct tern_en_rxq *rx = &priv->ch.rx;
-	const struct tern_en_eq_stats *eqs = &priv->ch.eq_stats;
+	unsigned int start, i;
+
+	memset(s, 0, sizeof(*s));
+	/* Every channel, used or not: a channel removed keeps what it counted. */
+	for (i = 0; i < TERN_EN_MAX_CHANNELS; i++) {
+		const struct tern_en_txq *tx = &priv->ch[i].tx;
+		const struct tern_en_rxq *rx = &priv->ch[i].rx;
+		const struct tern_en_eq_stats *eqs = &priv->ch[i].eq_stats;
+		struct tern_en_sw_stats c;
+
+		do {
+			start = u64_stats_fetch_begin(&tx->stats.syncp);
+			c.tx_packets = u64_stats_read(&tx->stats.packets);
+			c.tx_bytes = u64_stats_read(&tx->stats.bytes);
+			c.tx_errors = u64_stats_read(&tx->stats.errors);
+			c.tx_queue_wake = u64_stats_read(&tx->stats.wakes);
+		} while (u64_stats_fetch_retry(&tx->stats.syncp, start));
+
+		do {
+			start = u64_stats_fetch_begin(&tx->xstats.syncp);
+			c.tx_dropped = u64_stats_read(&tx->xstats.dropped);
+			c.tx_busy = u64_stats_read(&tx->xstats.busy);
+			c.tx_queue_stop = u64_stats_read(&tx->xstats.stops);
+			c.tx_carrier_errors = u64_stats_read(&tx->xstats.carrier);
+		} while (u64_stats_fetch_retry(&tx->xstats.syncp, start));
+
+		do {
+			start = u64_stats_fetch_begin(&rx->stats.syncp);
+			c.rx_packets = u64_stats_read(&rx->stats.packets);
+			c.rx_bytes = u64_stats_read(&rx->stats.bytes);
+			c.rx_multicast = u64_stats_read(&rx->stats.multicast);
+			c.rx_errors = u64_stats_read(&rx->stats.errors);
+			c.rx_length_errors = u64_stats_read(&rx->stats.length_errors);
+			c.rx_dropped = u64_stats_read(&rx->stats.dropped);
+			c.rx_alloc_fail = u64_stats_read(&rx->stats.alloc_fail);
+		} while (u64_stats_fetch_retry(&rx->stats.syncp, start));
+
+		do {
+			start = u64_stats_fetch_begin(&eqs->syncp);
+			c.eq_events = u64_stats_read(&eqs->events);
+			c.eq_unknown_events = u64_stats_read(&eqs->unknown);
+		} while (u64_stats_fetch_retry(&eqs->syncp, start));
+
+		s->tx_packets += c.tx_packets;
+		s->tx_bytes += c.tx_bytes;
+		s->tx_errors += c.tx_errors;
+		s->tx_queue_wake += c.tx_queue_wake;
+		s->tx_dropped += c.tx_dropped;
+		s->tx_busy += c.tx_busy;
+		s->tx_queue_stop += c.tx_queue_stop;
+		s->tx_carrier_errors += c.tx_carrier_errors;
+		s->rx_packets += c.rx_packets;
+		s->rx_bytes += c.rx_bytes;
+		s->rx_multicast += c.rx_multicast;
+		s->rx_errors += c.rx_errors;
+		s->rx_length_errors += c.rx_length_errors;
+		s->rx_dropped += c.rx_dropped;
+		s->rx_alloc_fail += c.rx_alloc_fail;
+		s->eq_events += c.eq_events;
+		s->eq_unknown_events += c.eq_unknown_events;
+	}
+	s->tx_timeouts = READ_ONCE(priv->tx_timeouts);
+}
+
+/**
+ * tern_en_read_queue_stats() - snapshot of one channel's packet and byte counters
+ * @ch: the channel
+ * @s: filled with its counters since the netdev was created
+ *
+ * Context: any.
+ */
+void tern_en_read_queue_stats(struct tern_en_channel *ch, struct tern_en_queue_stats *s)
+{
 	unsigned int start;
 
 	do {
-		start = u64_stats_fetch_begin(&tx->stats.syncp);
-		s->tx_packets = u64_stats_read(&tx->stats.packets);
-		s->tx_bytes = u64_stats_read(&tx->stats.bytes);
-		s->tx_errors = u64_stats_read(&tx->stats.errors);
-		s->tx_queue_wake = u64_stats_read(&tx->stats.wakes);
-	} while (u64_stats_fetch_retry(&tx->stats.syncp, start));
-
+		start = u64_stats_fetch_begin(&ch->rx.stats.syncp);
+		s->rx_packets = u64_stats_read(&ch->rx.stats.packets);
+		s->rx_bytes = u64_stats_read(&ch->rx.stats.bytes);
+	} while (u64_stats_fetch_retry(&ch->rx.stats.syncp, start));
 	do {
-		start = u64_stats_fetch_begin(&tx->xstats.syncp);
-		s->tx_dropped = u64_stats_read(&tx->xstats.dropped);
-		s->tx_busy = u64_stats_read(&tx->xstats.busy);
-		s->tx_queue_stop = u64_stats_read(&tx->xstats.stops);
-		s->tx_carrier_errors = u64_stats_read(&tx->xstats.carrier);
-	} while (u64_stats_fetch_retry(&tx->xstats.syncp, start));
-
-	s->tx_timeouts = READ_ONCE(priv->tx_timeouts);
-
-	do {
-		start = u64_stats_fetch_begin(&rx->stats.syncp);
-		s->rx_packets = u64_stats_read(&rx->stats.packets);
-		s->rx_bytes = u64_stats_read(&rx->stats.bytes);
-		s->rx_multicast = u64_stats_read(&rx->stats.multicast);
-		s->rx_errors = u64_stats_read(&rx->stats.errors);
-		s->rx_length_errors = u64_stats_read(&rx->stats.length_errors);
-		s->rx_dropped = u64_stats_read(&rx->stats.dropped);
-		s->rx_alloc_fail = u64_stats_read(&rx->stats.alloc_fail);
-	} while (u64_stats_fetch_retry(&rx->stats.syncp, start));
-
-	do {
-		start = u64_stats_fetch_begin(&eqs->syncp);
-		s->eq_events = u64_stats_read(&eqs->events);
-		s->eq_unknown_events = u64_stats_read(&eqs->unknown);
-	} while (u64_stats_fetch_retry(&eqs->syncp, start));
+		start = u64_stats_fetch_begin(&ch->tx.stats.syncp);
+		s->tx_packets = u64_stats_read(&ch->tx.stats.packets);
+		s->tx_bytes = u64_stats_read(&ch->tx.stats.bytes);
+	} while (u64_stats_fetch_retry(&ch->tx.stats.syncp, start));
 }
 
 /* Atomic context: hardware counters come from the cache, refreshed by stats_work. */
@@ -398,37 +449,38 @@ static void tern_en_queue_coal(const struct tern_en_priv *priv, bool rx, __le16 
 	*frames = cpu_to_le16(priv->coal_supported ? (rx ? c->rx_frames : c->tx_frames) : 0);
 }
 
-static int tern_en_create_queue(struct tern_en_priv *priv, u16 opcode, dma_addr_t ring_dma,
-				size_t ring_bytes, u32 size, u32 *qid)
+static int tern_en_create_queue(struct tern_en_priv *priv, struct tern_en_channel *ch,
+				u16 opcode, dma_addr_t ring_dma, size_t ring_bytes, u32 size,
+				u32 *qid)
 {
 	struct tern_cmd_create_eth_queue_in in = {};
 
 	tern_en_fill_mem(&in.mem, ring_dma, ring_bytes);
 	in.log_depth = ilog2(size);
-	in.eqn = cpu_to_le16(priv->ch.eq.eqn);
+	in.eqn = cpu_to_le16(ch->eq.eqn);
 	tern_en_queue_coal(priv, opcode == TERN_CMD_CREATE_ETH_RXQ, &in.moder_period_us,
 			   &in.moder_frames);
 	return tern_cmd_exec(priv->tdev, opcode, &in, sizeof(in), NULL, 0, qid);
 }
 
-/* MODIFY_ETH_RXQ/TXQ of the open channel's queue with priv->coal. RTNL held. */
-static int tern_en_modify_queue(struct tern_en_priv *priv, bool rx)
+/* MODIFY_ETH_RXQ/TXQ of an open channel's queue with priv->coal. RTNL held. */
+static int tern_en_modify_queue(struct tern_en_priv *priv, struct tern_en_channel *ch, bool rx)
 {
 	struct tern_cmd_modify_eth_queue_in in = {};
 
-	in.qid = cpu_to_le32(rx ? priv->ch.rx.qid : priv->ch.tx.qid);
+	in.qid = cpu_to_le32(rx ? ch->rx.qid : ch->tx.qid);
 	tern_en_queue_coal(priv, rx, &in.moder_period_us, &in.moder_frames);
 	return tern_cmd_exec(priv->tdev, rx ? TERN_CMD_MODIFY_ETH_RXQ : TERN_CMD_MODIFY_ETH_TXQ,
 			     &in, sizeof(in), NULL, 0, NULL);
 }
 
 /**
- * tern_en_set_coal() - change the event moderation of the channel's queues
+ * tern_en_set_coal() - change the event moderation of the channels' queues
  * @priv: the Ethernet function
  * @coal: new bounds, within the device's limits (ethtool.c checks them)
  *
  * Kept for every later open; applied at once to live queues. If the device refuses, the
- * previous bounds are put back (on the device too, for a queue already changed).
+ * previous bounds are put back (on the device too, for the queues already changed).
  *
  * Context: process context, RTNL held.
  * Return: 0 or a negative errno.
@@ -436,27 +488,28 @@ static int tern_en_modify_queue(struct tern_en_priv *priv, bool rx)
 int tern_en_set_coal(struct tern_en_priv *priv, const struct tern_en_coal *coal)
 {
 	struct tern_en_coal old = priv->coal;
-	int err;
+	unsigned int i, done;
+	int err = 0;
 
 	ASSERT_RTNL();
 
 	priv->coal = *coal;
 	if (!priv->ch_open)
 		return 0;
-	err = tern_en_modify_queue(priv, true);
-	if (err)
-		goto err_restore;
-	err = tern_en_modify_queue(priv, false);
-	if (err)
-		goto err_restore_rx;
-	return 0;
-
-err_restore_rx:
+	/* 2 * i: channel i's RX queue, 2 * i + 1: its TX queue */
+	for (done = 0; done < 2 * priv->num_channels; done++) {
+		err = tern_en_modify_queue(priv, &priv->ch[done / 2], !(done & 1));
+		if (err)
+			break;
+	}
+	if (!err)
+		return 0;
 	priv->coal = old;
-	if (tern_en_modify_queue(priv, true))
-		netdev_warn(priv->netdev, "RX queue keeps the new moderation\n");
-err_restore:
-	priv->coal = old;
+	for (i = 0; i < done; i++) {
+		if (tern_en_modify_queue(priv, &priv->ch[i / 2], !(i & 1)))
+			netdev_warn(priv->netdev, "channel %u's %s queue keeps the new moderation\n",
+				    i / 2, (i & 1) ? "TX" : "RX");
+	}
 	return err;
 }
 
@@ -483,15 +536,15 @@ static u32 tern_en_tx_free(const struct tern_en_txq *tx)
 	return tern_en_ring_room(tx->size, READ_ONCE(tx->pi), smp_load_acquire(&tx->ci));
 }
 
-static int tern_en_txq_alloc(struct tern_en_priv *priv)
+static int tern_en_txq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch)
 {
-	struct tern_en_txq *tx = &priv->ch.tx;
+	struct tern_en_txq *tx = &ch->tx;
 
 	tx->size = priv->tx_ring_size;
 	tx->pi = 0;
 	tx->ci = 0;
 	tx->qid = TERN_EN_QID_NONE;
-	tx->nq = netdev_get_tx_queue(priv->netdev, 0);
+	tx->nq = netdev_get_tx_queue(priv->netdev, ch->idx);
 	tx->bufs = kvcalloc(tx->size, sizeof(*tx->bufs), GFP_KERNEL);
 	if (!tx->bufs)
 		return -ENOMEM;
@@ -523,9 +576,10 @@ static void tern_en_tx_unmap(struct device *dev, struct tern_en_tx_buf *buf)
  * Frames the device finished count as if the NAPI poll had reaped them; the others are
  * dropped. The data path is stopped: nothing else writes the counters.
  */
-static void tern_en_txq_free(struct tern_en_priv *priv, bool hw_done)
+static void tern_en_txq_free(struct tern_en_priv *priv, struct tern_en_channel *ch,
+			     bool hw_done)
 {
-	struct tern_en_txq *tx = &priv->ch.tx;
+	struct tern_en_txq *tx = &ch->tx;
 	struct device *dev = tern_en_dma_dev(priv);
 	unsigned int sent = 0, sent_bytes = 0, errors = 0, dropped = 0;
 
@@ -602,9 +656,9 @@ static bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp)
 	return ok;
 }
 
-static int tern_en_rxq_alloc(struct tern_en_priv *priv)
+static int tern_en_rxq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch)
 {
-	struct tern_en_rxq *rx = &priv->ch.rx;
+	struct tern_en_rxq *rx = &ch->rx;
 	struct device *dev = tern_en_dma_dev(priv);
 	struct page_pool_params pp = {};
 	int err;
@@ -664,9 +718,10 @@ err_pool:
  * Otherwise the ring and the buffers are leaked (the buffers leave the pool unmapped) so
  * that nothing the device may still write is ever reused.
  */
-static void tern_en_rxq_free(struct tern_en_priv *priv, bool hw_done)
+static void tern_en_rxq_free(struct tern_en_priv *priv, struct tern_en_channel *ch,
+			     bool hw_done)
 {
-	struct tern_en_rxq *rx = &priv->ch.rx;
+	struct tern_en_rxq *rx = &ch->rx;
 	unsigned int errors = 0, dropped = 0;
 
 	if (!hw_done)
@@ -710,10 +765,8 @@ static void tern_en_rxq_free(struct tern_en_priv *priv, bool hw_done)
  * Transmit
  */
 
-static void tern_en_tx_db(struct tern_en_priv *priv, u32 flags)
+static void tern_en_tx_db(struct tern_en_priv *priv, struct tern_en_txq *tx, u32 flags)
 {
-	struct tern_en_txq *tx = &priv->ch.tx;
-
 	tern_db(priv->tdev, TERN_DB_ETH_TXQ(tx->qid), tern_en_db_value(tx->pi, flags));
 }
 
@@ -755,7 +808,7 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 {
 	struct tern_en_priv *priv = netdev_priv(netdev);
 	struct device *dev = tern_en_dma_dev(priv);
-	struct tern_en_txq *tx = &priv->ch.tx;
+	struct tern_en_txq *tx = &priv->ch[skb_get_queue_mapping(skb)].tx;
 	struct tern_eth_txd_ctx ctx;
 	struct tern_en_tx_buf *buf;
 	unsigned int nfrags, i, n = 0, need;
@@ -794,7 +847,7 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 		u64_stats_update_begin(&tx->xstats.syncp);
 		u64_stats_inc(&tx->xstats.busy);
 		u64_stats_update_end(&tx->xstats.syncp);
-		tern_en_tx_db(priv, 0);
+		tern_en_tx_db(priv, tx, 0);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -859,7 +912,7 @@ static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *ne
 
 	/* Rings the doorbell unless more frames follow and the queue is still running. */
 	if (__netdev_tx_sent_queue(tx->nq, len, netdev_xmit_more()))
-		tern_en_tx_db(priv, 0);
+		tern_en_tx_db(priv, tx, 0);
 	return NETDEV_TX_OK;
 
 unmap:
@@ -872,7 +925,7 @@ dropped:
 ring:
 	/* Frames queued earlier in this batch still need their doorbell. */
 	if (!netdev_xmit_more())
-		tern_en_tx_db(priv, 0);
+		tern_en_tx_db(priv, tx, 0);
 	return NETDEV_TX_OK;
 }
 
@@ -896,10 +949,10 @@ static netdev_features_t tern_en_features_check(struct sk_buff *skb, struct net_
 }
 
 /* Reap finished TX descriptors. Called from the NAPI poll. */
-static void tern_en_tx_clean(struct tern_en_priv *priv, int budget)
+static void tern_en_tx_clean(struct tern_en_channel *ch, int budget)
 {
-	struct device *dev = tern_en_dma_dev(priv);
-	struct tern_en_txq *tx = &priv->ch.tx;
+	struct device *dev = tern_en_dma_dev(ch->priv);
+	struct tern_en_txq *tx = &ch->tx;
 	unsigned int pkts = 0, bytes = 0, sent = 0, sent_bytes = 0, errors = 0;
 	u32 mask = tx->size - 1;
 	u32 ci = tx->ci;
@@ -956,7 +1009,7 @@ static void tern_en_tx_clean(struct tern_en_priv *priv, int budget)
 static void tern_en_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 {
 	struct tern_en_priv *priv = netdev_priv(netdev);
-	struct tern_en_txq *tx = &priv->ch.tx;
+	struct tern_en_txq *tx = &priv->ch[min_t(u32, txqueue, TERN_EN_MAX_CHANNELS - 1)].tx;
 
 	/* The watchdog holds every xmit lock: pi and ci are stable. */
 	WRITE_ONCE(priv->tx_timeouts, priv->tx_timeouts + 1);
@@ -970,9 +1023,10 @@ static void tern_en_tx_timeout(struct net_device *netdev, unsigned int txqueue)
  */
 
 /* Turn one received buffer into an skb, or recycle it. Returns the skb or NULL. */
-static struct sk_buff *tern_en_rx_skb(struct tern_en_priv *priv, struct page *page, u32 len)
+static struct sk_buff *tern_en_rx_skb(struct tern_en_channel *ch, struct page *page, u32 len)
 {
-	struct tern_en_rxq *rx = &priv->ch.rx;
+	struct tern_en_priv *priv = ch->priv;
+	struct tern_en_rxq *rx = &ch->rx;
 	void *va = page_address(page);
 	struct sk_buff *skb;
 
@@ -981,7 +1035,7 @@ static struct sk_buff *tern_en_rx_skb(struct tern_en_priv *priv, struct page *pa
 	net_prefetch(va + TERN_EN_RX_HEADROOM);
 
 	if (len <= TERN_EN_RX_COPYBREAK) {
-		skb = napi_alloc_skb(&priv->ch.napi, len);
+		skb = napi_alloc_skb(&ch->napi, len);
 		if (likely(skb))
 			skb_put_data(skb, va + TERN_EN_RX_HEADROOM, len);
 		/* Only @len bytes can be dirty in the cache: sync just those back. */
@@ -1000,10 +1054,10 @@ static struct sk_buff *tern_en_rx_skb(struct tern_en_priv *priv, struct page *pa
 	return skb;
 }
 
-static int tern_en_rx_poll(struct tern_en_priv *priv, int budget)
+static int tern_en_rx_poll(struct tern_en_channel *ch, int budget)
 {
-	struct net_device *netdev = priv->netdev;
-	struct tern_en_rxq *rx = &priv->ch.rx;
+	struct net_device *netdev = ch->priv->netdev;
+	struct tern_en_rxq *rx = &ch->rx;
 	unsigned int packets = 0, bytes = 0, mcast = 0;
 	unsigned int errors = 0, len_errors = 0, dropped = 0;
 	u32 mask = rx->size - 1;
@@ -1036,7 +1090,7 @@ static int tern_en_rx_poll(struct tern_en_priv *priv, int budget)
 			page_pool_recycle_direct(rx->pool, page);
 			continue;
 		}
-		skb = tern_en_rx_skb(priv, page, len);
+		skb = tern_en_rx_skb(ch, page, len);
 		if (unlikely(!skb)) {
 			dropped++;
 			continue;
@@ -1045,11 +1099,17 @@ static int tern_en_rx_poll(struct tern_en_priv *priv, int budget)
 		/* a bad sum is left to the stack to find, count and drop */
 		if ((status & TERN_ETH_RXD_CSUM_OK) && (netdev->features & NETIF_F_RXCSUM))
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
+		/* the write-back put the RSS hash over the buffer address's low half */
+		if ((status & TERN_ETH_RXD_HASH) && (netdev->features & NETIF_F_RXHASH))
+			skb_set_hash(skb, lower_32_bits(le64_to_cpu(rxd->addr)),
+				     (status & TERN_ETH_RXD_HASH_L4) ? PKT_HASH_TYPE_L4 :
+								      PKT_HASH_TYPE_L3);
+		skb_record_rx_queue(skb, ch->idx);
 		if (skb->pkt_type == PACKET_MULTICAST)
 			mcast++;
 		packets++;
 		bytes += len;
-		napi_gro_receive(&priv->ch.napi, skb);
+		napi_gro_receive(&ch->napi, skb);
 	}
 
 	if (done) {
@@ -1069,11 +1129,11 @@ static int tern_en_rx_poll(struct tern_en_priv *priv, int budget)
  * Events and NAPI
  */
 
-/* The channel's EQ handler: hard-IRQ context. */
+/* A channel's EQ handler: from the EQ's tasklet. */
 static void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
 {
-	struct tern_en_priv *priv = ctx;
-	struct tern_en_channel *ch = &priv->ch;
+	struct tern_en_channel *ch = ctx;
+	struct tern_en_priv *priv = ch->priv;
 	u32 qid = le32_to_cpu(eqe->data[0]);
 	bool ours;
 
@@ -1103,9 +1163,9 @@ static void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, voi
 /* Ask each queue for one event when it next finishes a descriptor. The EQ needs nothing:
  * its interrupt handler re-arms it after every interrupt. NAPI context.
  */
-static void tern_en_arm(struct tern_en_priv *priv)
+static void tern_en_arm(struct tern_en_channel *ch)
 {
-	struct tern_en_channel *ch = &priv->ch;
+	struct tern_en_priv *priv = ch->priv;
 	struct tern_en_rxq *rx = &ch->rx;
 
 	tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, TERN_ETH_DB_ARM));
@@ -1113,15 +1173,15 @@ static void tern_en_arm(struct tern_en_priv *priv)
 
 	/* ndo_start_xmit writes this doorbell too: its PI must not go backwards. */
 	__netif_tx_lock(ch->tx.nq, smp_processor_id());
-	tern_en_tx_db(priv, TERN_ETH_DB_ARM);
+	tern_en_tx_db(priv, &ch->tx, TERN_ETH_DB_ARM);
 	__netif_tx_unlock(ch->tx.nq);
 }
 
 /* Has the device finished a descriptor the poll has not seen yet? */
-static bool tern_en_work_pending(struct tern_en_priv *priv)
+static bool tern_en_work_pending(struct tern_en_channel *ch)
 {
-	struct tern_en_txq *tx = &priv->ch.tx;
-	struct tern_en_rxq *rx = &priv->ch.rx;
+	struct tern_en_txq *tx = &ch->tx;
+	struct tern_en_rxq *rx = &ch->rx;
 	u32 pi;
 
 	if (rx->ci != rx->pi &&
@@ -1138,17 +1198,18 @@ static bool tern_en_work_pending(struct tern_en_priv *priv)
 
 static int tern_en_poll(struct napi_struct *napi, int budget)
 {
-	struct tern_en_priv *priv = container_of(napi, struct tern_en_priv, ch.napi);
-	struct tern_en_rxq *rx = &priv->ch.rx;
+	struct tern_en_channel *ch = container_of(napi, struct tern_en_channel, napi);
+	struct tern_en_priv *priv = ch->priv;
+	struct tern_en_rxq *rx = &ch->rx;
 	bool refilled;
 	int work;
 
-	tern_en_tx_clean(priv, budget);
+	tern_en_tx_clean(ch, budget);
 	/* netpoll: TX only, and the poll must not complete. */
 	if (unlikely(!budget))
 		return 0;
 
-	work = tern_en_rx_poll(priv, budget);
+	work = tern_en_rx_poll(ch, budget);
 	refilled = tern_en_rx_refill(rx, GFP_ATOMIC | __GFP_NOWARN);
 
 	/* Keep polling while there is more to receive, and while the ring is empty because
@@ -1163,10 +1224,10 @@ static int tern_en_poll(struct napi_struct *napi, int budget)
 	}
 
 	if (napi_complete_done(napi, work)) {
-		tern_en_arm(priv);
+		tern_en_arm(ch);
 		/* The doorbells reach the device before the rings are looked at again. */
 		mb();
-		if (tern_en_work_pending(priv))
+		if (tern_en_work_pending(ch))
 			napi_schedule(napi);
 	} else if (rx->db_pending) {
 		tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, 0));
@@ -1179,106 +1240,76 @@ static int tern_en_poll(struct napi_struct *napi, int budget)
  * Channel open/close
  */
 
-/* Allocate the rings, create the EQ and the queues on the device and start the data path.
- * RTNL held. On failure everything is undone.
- */
-static int tern_en_open_channel(struct tern_en_priv *priv)
+/* MSI-X vector of channel @idx's EQ: TERN_EN_EQ_VECTOR, then the Ethernet ones at the end. */
+static u16 tern_en_vector(const struct tern_en_priv *priv, u32 idx)
 {
-	struct tern_en_channel *ch = &priv->ch;
+	const struct tern_dev *tdev = priv->tdev;
+
+	if (!idx)
+		return TERN_EN_EQ_VECTOR;
+	return tdev->num_vectors - tdev->num_eth_extra_vectors + idx - 1;
+}
+
+/* Allocate a channel's rings, create its EQ and queues on the device. RTNL held. On
+ * failure everything is undone.
+ */
+static int tern_en_open_channel(struct tern_en_priv *priv, struct tern_en_channel *ch)
+{
 	struct tern_dev *tdev = priv->tdev;
 	bool tx_done = true, rx_done = true;
 	u8 eq_log;
 	u32 qid;
 	int err;
 
-	ASSERT_RTNL();
-
-	err = tern_en_txq_alloc(priv);
+	err = tern_en_txq_alloc(priv, ch);
 	if (err)
 		return err;
-	err = tern_en_rxq_alloc(priv);
+	err = tern_en_rxq_alloc(priv, ch);
 	if (err)
 		goto err_free_tx;
 
 	eq_log = clamp_t(u8, tdev->caps.max_eq_log, TERN_EQ_MIN_LOG, TERN_EN_EQ_LOG);
-	snprintf(ch->irq_name, sizeof(ch->irq_name), "%s-txrx", priv->netdev->name);
-	err = tern_eq_create(tdev, &ch->eq, TERN_EN_EQ_VECTOR, eq_log, 0, tern_en_eq_event,
-			     priv, ch->irq_name);
+	snprintf(ch->irq_name, sizeof(ch->irq_name), "%s-txrx-%u", priv->netdev->name, ch->idx);
+	err = tern_eq_create(tdev, &ch->eq, tern_en_vector(priv, ch->idx), eq_log, 0,
+			     tern_en_eq_event, ch, ch->irq_name);
 	if (err) {
-		netdev_err(priv->netdev, "cannot create the channel's EQ: %d\n", err);
+		netdev_err(priv->netdev, "cannot create channel %u's EQ: %d\n", ch->idx, err);
 		goto err_free_rx;
 	}
 
-	err = tern_en_create_queue(priv, TERN_CMD_CREATE_ETH_RXQ, ch->rx.ring_dma,
+	err = tern_en_create_queue(priv, ch, TERN_CMD_CREATE_ETH_RXQ, ch->rx.ring_dma,
 				   ch->rx.ring_bytes, ch->rx.size, &qid);
 	if (err) {
-		netdev_err(priv->netdev, "cannot create the RX queue: %d\n", err);
+		netdev_err(priv->netdev, "cannot create RX queue %u: %d\n", ch->idx, err);
 		goto err_destroy_eq;
 	}
 	WRITE_ONCE(ch->rx.qid, qid);
 
-	err = tern_en_create_queue(priv, TERN_CMD_CREATE_ETH_TXQ, ch->tx.ring_dma,
+	err = tern_en_create_queue(priv, ch, TERN_CMD_CREATE_ETH_TXQ, ch->tx.ring_dma,
 				   ch->tx.ring_bytes, ch->tx.size, &qid);
 	if (err) {
-		netdev_err(priv->netdev, "cannot create the TX queue: %d\n", err);
+		netdev_err(priv->netdev, "cannot create TX queue %u: %d\n", ch->idx, err);
 		goto err_destroy_rxq;
 	}
 	WRITE_ONCE(ch->tx.qid, qid);
-
-	err = tern_en_port_sync(priv);
-	if (err)
-		goto err_destroy_txq;
-
-	netdev_tx_reset_queue(ch->tx.nq);
-	napi_enable(&ch->napi);
-	/* The queues are created disarmed and the posted RX buffers are not rung yet: a first
-	 * poll does both, so that every doorbell is written from NAPI.
-	 */
-	local_bh_disable();
-	napi_schedule(&ch->napi);
-	local_bh_enable();
-
-	WRITE_ONCE(priv->ch_open, true);
-	WRITE_ONCE(priv->stats_periodic, true);
-	mod_delayed_work(system_wq, &priv->stats_work, 0);
-	netif_tx_wake_all_queues(priv->netdev);
 	return 0;
 
-err_destroy_txq:
-	tx_done = tern_en_destroy_queue(priv, TERN_CMD_DESTROY_ETH_TXQ, ch->tx.qid);
-	WRITE_ONCE(ch->tx.qid, TERN_EN_QID_NONE);
 err_destroy_rxq:
 	rx_done = tern_en_destroy_queue(priv, TERN_CMD_DESTROY_ETH_RXQ, ch->rx.qid);
 	WRITE_ONCE(ch->rx.qid, TERN_EN_QID_NONE);
 err_destroy_eq:
 	tern_eq_destroy(tdev, &ch->eq);
 err_free_rx:
-	tern_en_rxq_free(priv, rx_done);
+	tern_en_rxq_free(priv, ch, rx_done);
 err_free_tx:
-	tern_en_txq_free(priv, tx_done);
+	tern_en_txq_free(priv, ch, tx_done);
 	return err;
 }
 
-/* Stop the data path and leave the device without queues or EQ of ours. RTNL held. */
-static void tern_en_close_channel(struct tern_en_priv *priv)
+/* Destroy a channel's queues and EQ and free its rings; its NAPI is disabled. RTNL held. */
+static void tern_en_free_channel(struct tern_en_priv *priv, struct tern_en_channel *ch)
 {
-	struct tern_en_channel *ch = &priv->ch;
 	bool tx_done, rx_done;
-
-	ASSERT_RTNL();
-
-	if (!priv->ch_open)
-		return;
-	/* The carrier stays as it is: a reconfiguration reopens the channel at once. */
-	WRITE_ONCE(priv->ch_open, false);
-	WRITE_ONCE(priv->stats_periodic, false);
-
-	napi_disable(&ch->napi);
-	netif_tx_disable(priv->netdev);
-	/* napi_disable() returns once the poll has called napi_complete_done(), but the poll
-	 * still rings the arming doorbells after that: wait for it to leave its softirq.
-	 */
-	synchronize_net();
 
 	/* Once destroyed, the queues no longer touch the rings or post events. */
 	tx_done = tern_en_destroy_queue(priv, TERN_CMD_DESTROY_ETH_TXQ, ch->tx.qid);
@@ -1287,20 +1318,119 @@ static void tern_en_close_channel(struct tern_en_priv *priv)
 	WRITE_ONCE(ch->rx.qid, TERN_EN_QID_NONE);
 	tern_eq_destroy(priv->tdev, &ch->eq);
 
-	tern_en_rxq_free(priv, rx_done);
-	tern_en_txq_free(priv, tx_done);
+	tern_en_rxq_free(priv, ch, rx_done);
+	tern_en_txq_free(priv, ch, tx_done);
+}
+
+/* SET_RSS with priv's key and table, naming the open channels' RX queues. RTNL held. */
+static int tern_en_rss_apply(struct tern_en_priv *priv)
+{
+	struct tern_cmd_set_rss_in *in;
+	unsigned int i;
+	int err;
+
+	if (!priv->rss_supported)
+		return 0;
+	in = kzalloc(sizeof(*in), GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	in->hash_fields = cpu_to_le32(TERN_RSS_HASH_ALL);
+	memcpy(in->key, priv->rss_key, sizeof(in->key));
+	for (i = 0; i < TERN_RSS_INDIR_SIZE; i++) {
+		u32 c = priv->rss_indir[i];
+
+		in->indir[i] = priv->ch[c < priv->num_channels ? c : 0].rx.qid;
+	}
+	err = tern_cmd_exec(priv->tdev, TERN_CMD_SET_RSS, in, sizeof(*in), NULL, 0, NULL);
+	kfree(in);
+	if (err)
+		netdev_err(priv->netdev, "cannot set RSS: %d\n", err);
+	return err;
+}
+
+/* Open priv->num_channels channels, give RSS their RX queues and start the data path.
+ * RTNL held. On failure everything is undone.
+ */
+static int tern_en_open_channels(struct tern_en_priv *priv)
+{
+	u32 i, n = priv->num_channels;
+	int err;
+
+	ASSERT_RTNL();
+
+	for (i = 0; i < n; i++) {
+		err = tern_en_open_channel(priv, &priv->ch[i]);
+		if (err)
+			goto err_close;
+	}
+	err = tern_en_rss_apply(priv);
+	if (err)
+		goto err_close;
+	err = tern_en_port_sync(priv);
+	if (err)
+		goto err_close;
+
+	for (i = 0; i < n; i++) {
+		netdev_tx_reset_queue(priv->ch[i].tx.nq);
+		napi_enable(&priv->ch[i].napi);
+	}
+	/* The queues are created disarmed and the posted RX buffers are not rung yet: a first
+	 * poll does both, so that every doorbell is written from NAPI.
+	 */
+	local_bh_disable();
+	for (i = 0; i < n; i++)
+		napi_schedule(&priv->ch[i].napi);
+	local_bh_enable();
+
+	WRITE_ONCE(priv->ch_open, true);
+	WRITE_ONCE(priv->stats_periodic, true);
+	mod_delayed_work(system_wq, &priv->stats_work, 0);
+	netif_tx_wake_all_queues(priv->netdev);
+	return 0;
+
+err_close:
+	while (i--)
+		tern_en_free_channel(priv, &priv->ch[i]);
+	return err;
+}
+
+/* Stop the data path and leave the device without queues or EQs of ours. RTNL held. */
+static void tern_en_close_channels(struct tern_en_priv *priv)
+{
+	u32 i;
+
+	ASSERT_RTNL();
+
+	if (!priv->ch_open)
+		return;
+	/* The carrier stays as it is: a reconfiguration reopens the channels at once. */
+	WRITE_ONCE(priv->ch_open, false);
+	WRITE_ONCE(priv->stats_periodic, false);
+
+	for (i = 0; i < priv->num_channels; i++)
+		napi_disable(&priv->ch[i].napi);
+	netif_tx_disable(priv->netdev);
+	/* napi_disable() returns once the poll has called napi_complete_done(), but the poll
+	 * still rings the arming doorbells after that: wait for it to leave its softirq.
+	 */
+	synchronize_net();
+
+	for (i = 0; i < priv->num_channels; i++)
+		tern_en_free_channel(priv, &priv->ch[i]);
 }
 
 /**
- * struct tern_en_cfg - settings that need the channel recreated to change
+ * struct tern_en_cfg - settings that need the channels recreated to change
  * @mtu: netdev MTU (sizes the receive buffers)
  * @tx_ring_size: TX descriptors
  * @rx_ring_size: RX descriptors
+ * @num_channels: channels
  */
 struct tern_en_cfg {
 	unsigned int mtu;
 	u32 tx_ring_size;
 	u32 rx_ring_size;
+	u32 num_channels;
 };
 
 static void tern_en_cfg_get(struct tern_en_priv *priv, struct tern_en_cfg *cfg)
@@ -1308,17 +1438,42 @@ static void tern_en_cfg_get(struct tern_en_priv *priv, struct tern_en_cfg *cfg)
 	cfg->mtu = priv->netdev->mtu;
 	cfg->tx_ring_size = priv->tx_ring_size;
 	cfg->rx_ring_size = priv->rx_ring_size;
+	cfg->num_channels = priv->num_channels;
 }
 
-static void tern_en_cfg_set(struct tern_en_priv *priv, const struct tern_en_cfg *cfg)
+/* The netdev's queues follow the channels; RSS spreads over them unless set by the admin. */
+static int tern_en_set_num_queues(struct tern_en_priv *priv, u32 n)
 {
+	u32 i;
+	int err;
+
+	err = netif_set_real_num_queues(priv->netdev, n, n);
+	if (err)
+		return err;
+	priv->num_channels = n;
+	if (!netif_is_rxfh_configured(priv->netdev)) {
+		for (i = 0; i < TERN_RSS_INDIR_SIZE; i++)
+			priv->rss_indir[i] = ethtool_rxfh_indir_default(i, n);
+	}
+	return 0;
+}
+
+static int tern_en_cfg_set(struct tern_en_priv *priv, const struct tern_en_cfg *cfg)
+{
+	if (cfg->num_channels != priv->num_channels) {
+		int err = tern_en_set_num_queues(priv, cfg->num_channels);
+
+		if (err)
+			return err;
+	}
 	WRITE_ONCE(priv->netdev->mtu, cfg->mtu);
 	priv->tx_ring_size = cfg->tx_ring_size;
 	priv->rx_ring_size = cfg->rx_ring_size;
+	return 0;
 }
 
-/* Apply @cfg to a running interface by recreating the channel. On failure the previous
- * settings are restored and the channel reopened with them. RTNL held.
+/* Apply @cfg to a running interface by recreating the channels. On failure the previous
+ * settings are restored and the channels reopened with them. RTNL held.
  */
 static int tern_en_reconfigure(struct tern_en_priv *priv, const struct tern_en_cfg *cfg)
 {
@@ -1326,14 +1481,14 @@ static int tern_en_reconfigure(struct tern_en_priv *priv, const struct tern_en_c
 	int err;
 
 	tern_en_cfg_get(priv, &old);
-	tern_en_close_channel(priv);
-	tern_en_cfg_set(priv, cfg);
-	err = tern_en_open_channel(priv);
+	tern_en_close_channels(priv);
+	err = tern_en_cfg_set(priv, cfg);
+	if (!err)
+		err = tern_en_open_channels(priv);
 	if (!err)
 		return 0;
 
-	tern_en_cfg_set(priv, &old);
-	if (tern_en_open_channel(priv)) {
+	if (tern_en_cfg_set(priv, &old) || tern_en_open_channels(priv)) {
 		netdev_err(priv->netdev,
 			   "queues are down; set the interface down and up to retry\n");
 		tern_en_refresh_carrier(priv);
@@ -1361,11 +1516,72 @@ int tern_en_set_ring_sizes(struct tern_en_priv *priv, u32 tx_size, u32 rx_size)
 		return 0;
 	cfg.tx_ring_size = tx_size;
 	cfg.rx_ring_size = rx_size;
-	if (!netif_running(priv->netdev)) {
-		tern_en_cfg_set(priv, &cfg);
-		return 0;
-	}
+	if (!netif_running(priv->netdev))
+		return tern_en_cfg_set(priv, &cfg);
 	return tern_en_reconfigure(priv, &cfg);
+}
+
+/**
+ * tern_en_set_channels() - change the number of channels (TX/RX queue pairs)
+ * @priv: the Ethernet function
+ * @count: channels, 1..max_channels (ethtool.c checks it, and that an indirection table
+ *	set by the admin names none of the channels that go away)
+ *
+ * Kept across down/up, devlink reload and device resets. An indirection table that the
+ * admin has not set is spread evenly over the new channels.
+ *
+ * Context: process context, RTNL held.
+ * Return: 0, or a negative errno with the previous channels still in use.
+ */
+int tern_en_set_channels(struct tern_en_priv *priv, u32 count)
+{
+	struct tern_en_cfg cfg;
+
+	ASSERT_RTNL();
+
+	tern_en_cfg_get(priv, &cfg);
+	if (count == cfg.num_channels)
+		return 0;
+	cfg.num_channels = count;
+	if (!netif_running(priv->netdev))
+		return tern_en_cfg_set(priv, &cfg);
+	return tern_en_reconfigure(priv, &cfg);
+}
+
+/**
+ * tern_en_set_rss() - change the RSS indirection table and/or key
+ * @priv: the Ethernet function
+ * @indir: TERN_RSS_INDIR_SIZE channel numbers below num_channels, or NULL to keep the table
+ * @key: TERN_RSS_KEY_SIZE bytes, or NULL to keep the key
+ *
+ * Kept for every later open; given to the device at once when the channels are open. If
+ * the device refuses, the previous settings are put back.
+ *
+ * Context: process context, RTNL held.
+ * Return: 0 or a negative errno.
+ */
+int tern_en_set_rss(struct tern_en_priv *priv, const u32 *indir, const u8 *key)
+{
+	u32 old_indir[TERN_RSS_INDIR_SIZE];
+	u8 old_key[TERN_RSS_KEY_SIZE];
+	int err;
+
+	ASSERT_RTNL();
+
+	memcpy(old_indir, priv->rss_indir, sizeof(old_indir));
+	memcpy(old_key, priv->rss_key, sizeof(old_key));
+	if (indir)
+		memcpy(priv->rss_indir, indir, sizeof(priv->rss_indir));
+	if (key)
+		memcpy(priv->rss_key, key, sizeof(priv->rss_key));
+	if (!priv->ch_open)
+		return 0;
+	err = tern_en_rss_apply(priv);
+	if (err) {
+		memcpy(priv->rss_indir, old_indir, sizeof(old_indir));
+		memcpy(priv->rss_key, old_key, sizeof(old_key));
+	}
+	return err;
 }
 
 static void tern_en_reset_work(struct work_struct *work)
@@ -1376,8 +1592,8 @@ static void tern_en_reset_work(struct work_struct *work)
 	rtnl_lock();
 	if (netif_running(priv->netdev) && priv->ch_open) {
 		netdev_info(priv->netdev, "recreating the queues\n");
-		tern_en_close_channel(priv);
-		err = tern_en_open_channel(priv);
+		tern_en_close_channels(priv);
+		err = tern_en_open_channels(priv);
 		if (err) {
 			netdev_err(priv->netdev,
 				   "cannot recreate the queues (%d); set the interface down and up to retry\n",
@@ -1397,7 +1613,7 @@ static int tern_en_open(struct net_device *netdev)
 	struct tern_en_priv *priv = netdev_priv(netdev);
 	int err;
 
-	err = tern_en_open_channel(priv);
+	err = tern_en_open_channels(priv);
 	if (err)
 		return err;
 	tern_en_sync_link(priv);
@@ -1408,7 +1624,7 @@ static int tern_en_stop(struct net_device *netdev)
 {
 	struct tern_en_priv *priv = netdev_priv(netdev);
 
-	tern_en_close_channel(priv);
+	tern_en_close_channels(priv);
 	tern_en_refresh_carrier(priv);
 	return 0;
 }
@@ -1448,7 +1664,7 @@ static int tern_en_change_mtu(struct net_device *netdev, int new_mtu)
 		return err;
 	}
 
-	/* The receive buffers are sized for the MTU: rebuild the channel. */
+	/* The receive buffers are sized for the MTU: rebuild the channels. */
 	tern_en_cfg_get(priv, &cfg);
 	cfg.mtu = new_mtu;
 	return tern_en_reconfigure(priv, &cfg);
@@ -1487,6 +1703,23 @@ static void tern_en_init_mtu(struct tern_en_priv *priv)
 	netdev->mtu = clamp_t(unsigned int, ETH_DATA_LEN, min_mtu, max_mtu);
 }
 
+/* Channels the device allows: its TX and RX queues, the MSI-X vectors set aside for
+ * Ethernet (below the device's num_msix), and EQs beyond the async and RDMA ones.
+ */
+static u32 tern_en_max_channels(const struct tern_dev *tdev)
+{
+	const struct tern_cmd_query_device_out *caps = &tdev->caps;
+	int vecs = 1 + tdev->num_eth_extra_vectors;
+	int eqs = caps->max_eqs - 1 - tdev->num_comp_vectors;
+	int n;
+
+	if (caps->num_msix)
+		vecs -= max(tdev->num_vectors - caps->num_msix, 0);
+	n = min3(vecs, eqs, TERN_EN_MAX_CHANNELS);
+	n = min3(n, (int)caps->max_eth_txqs, (int)caps->max_eth_rxqs);
+	return max(n, 1);
+}
+
 /**
  * tern_en_probe() - create and register the Ethernet netdev
  * @tdev: the device; command queue, async EQ and MSI-X vectors are up
@@ -1502,6 +1735,7 @@ int tern_en_probe(struct tern_dev *tdev)
 	struct net_device *netdev;
 	unsigned long flags;
 	u8 max_log;
+	u32 i;
 	int err;
 
 	if (!(le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH)) {
@@ -1518,7 +1752,7 @@ int tern_en_probe(struct tern_dev *tdev)
 		return -ENOSPC;
 	}
 
-	netdev = alloc_etherdev(sizeof(*priv));
+	netdev = alloc_etherdev_mq(sizeof(*priv), tern_en_max_channels(tdev));
 	if (!netdev)
 		return -ENOMEM;
 	SET_NETDEV_DEV(netdev, dev);
@@ -1535,12 +1769,25 @@ int tern_en_probe(struct tern_dev *tdev)
 	INIT_DELAYED_WORK(&priv->stats_work, tern_en_stats_work);
 	/* Nothing cached yet: the first ndo_get_stats64 asks for a refresh. */
 	priv->hw_stats_stamp = jiffies - TERN_EN_STATS_MAX_AGE - 1;
-	u64_stats_init(&priv->ch.tx.stats.syncp);
-	u64_stats_init(&priv->ch.tx.xstats.syncp);
-	u64_stats_init(&priv->ch.rx.stats.syncp);
-	u64_stats_init(&priv->ch.eq_stats.syncp);
-	priv->ch.tx.qid = TERN_EN_QID_NONE;
-	priv->ch.rx.qid = TERN_EN_QID_NONE;
+	for (i = 0; i < TERN_EN_MAX_CHANNELS; i++) {
+		struct tern_en_channel *ch = &priv->ch[i];
+
+		ch->priv = priv;
+		ch->idx = i;
+		u64_stats_init(&ch->tx.stats.syncp);
+		u64_stats_init(&ch->tx.xstats.syncp);
+		u64_stats_init(&ch->rx.stats.syncp);
+		u64_stats_init(&ch->eq_stats.syncp);
+		ch->tx.qid = TERN_EN_QID_NONE;
+		ch->rx.qid = TERN_EN_QID_NONE;
+	}
+	priv->max_channels = tern_en_max_channels(tdev);
+	priv->rss_supported = le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_RSS;
+	netdev_rss_key_fill(priv->rss_key, sizeof(priv->rss_key));
+	err = tern_en_set_num_queues(priv, min_t(u32, priv->max_channels,
+						 netif_get_num_default_rss_queues()));
+	if (err)
+		goto err_free_netdev;
 
 	max_log = min_t(u8, caps->max_eth_log, TERN_ETH_MAX_LOG);
 	priv->max_ring_size = 1u << max_log;
@@ -1574,6 +1821,10 @@ int tern_en_probe(struct tern_dev *tdev)
 					 NETIF_F_TSO6;
 		netif_set_tso_max_size(netdev, TERN_ETH_TSO_MAX_FRAME);
 	}
+	if (priv->rss_supported) {
+		netdev->hw_features |= NETIF_F_RXHASH;
+		netdev->features |= NETIF_F_RXHASH;
+	}
 	tern_en_init_mtu(priv);
 
 	/* Until the first SET_PORT the device accepts its permanent address, MTU 1500. */
@@ -1589,7 +1840,8 @@ int tern_en_probe(struct tern_dev *tdev)
 			 caps->mac, netdev->dev_addr);
 	}
 
-	netif_napi_add(netdev, &priv->ch.napi, tern_en_poll);
+	for (i = 0; i < priv->max_channels; i++)
+		netif_napi_add(netdev, &priv->ch[i].napi, tern_en_poll);
 	netif_carrier_off(netdev);
 	tern_dcb_netdev_setup(tdev, netdev);
 
@@ -1609,7 +1861,9 @@ int tern_en_probe(struct tern_dev *tdev)
 	return 0;
 
 err_free:
-	netif_napi_del(&priv->ch.napi);
+	for (i = 0; i < priv->max_channels; i++)
+		netif_napi_del(&priv->ch[i].napi);
+err_free_netdev:
 	free_netdev(netdev);
 	return err;
 }
@@ -1624,6 +1878,7 @@ void tern_en_remove(struct tern_dev *tdev)
 {
 	struct net_device *netdev = tdev->netdev;
 	struct tern_en_priv *priv;
+	u32 i;
 
 	if (!netdev)
 		return;
@@ -1635,7 +1890,8 @@ void tern_en_remove(struct tern_dev *tdev)
 	cancel_work_sync(&priv->rx_mode_work);
 	cancel_work_sync(&priv->reset_work);
 	cancel_delayed_work_sync(&priv->stats_work);
-	netif_napi_del(&priv->ch.napi);
+	for (i = 0; i < priv->max_channels; i++)
+		netif_napi_del(&priv->ch[i].napi);
 	free_netdev(netdev);
 }
 
@@ -1663,7 +1919,7 @@ void tern_en_suspend(struct tern_dev *tdev)
 
 	rtnl_lock();
 	netif_device_detach(netdev);
-	tern_en_close_channel(priv);
+	tern_en_close_channels(priv);
 	tern_en_refresh_carrier(priv);
 
 	/* Lock order: RTNL, then hw_stats_mutex (as ethtool's get_ethtool_stats takes them). */
@@ -1713,7 +1969,7 @@ int tern_en_resume(struct tern_dev *tdev)
 
 	/* open_channel pushes the port configuration itself. */
 	if (netif_running(netdev))
-		err = tern_en_open_channel(priv);
+		err = tern_en_open_channels(priv);
 	else
 		err = tern_en_port_sync(priv);
 	if (err)

@@ -2,11 +2,16 @@
 /*
  * tern ethtool operations: driver and link information, ring sizes and statistics.
  *
- * Statistics (ethtool -S): the driver's software counters of the channel under their plain
- * names, then every counter of QUERY_ETH_STATS under its name in struct
+ * Statistics (ethtool -S): the driver's software counters of all channels together under
+ * their plain names, then every counter of QUERY_ETH_STATS under its name in struct
  * tern_cmd_eth_stats_out prefixed with "hw_", then (devices with TERN_DEV_CAP_DCB) the PFC
  * counters of QUERY_PFC_STATS for each priority and in total, and the driver's count of
- * PFC storm events.
+ * PFC storm events, then each channel's rx<i>_packets, rx<i>_bytes, tx<i>_packets and
+ * tx<i>_bytes.
+ *
+ * Channels (ethtool -l/-L): combined TX/RX queue pairs, 1..max_channels. RSS (ethtool -x/-X):
+ * the device's TERN_RSS_INDIR_SIZE-entry indirection table of channels and its
+ * TERN_RSS_KEY_SIZE-byte Toeplitz key; the hash function is Toeplitz only.
  *
  * Tunables: ETHTOOL_PFC_PREVENTION_TOUT, the PFC storm guard (dcb.c).
  *
@@ -115,6 +120,15 @@ static const char tern_storm_stats[][ETH_GSTRING_LEN] = {
 #define TERN_NUM_HW_STATS	ARRAY_SIZE(tern_hw_stats)
 #define TERN_NUM_PFC_STATS	(ARRAY_SIZE(tern_pfc_prio_stats) * TERN_NUM_PRIO + \
 				 ARRAY_SIZE(tern_pfc_port_stats) + ARRAY_SIZE(tern_storm_stats))
+
+#define TERN_NUM_QUEUE_STATS	(sizeof(struct tern_en_queue_stats) / sizeof(u64))
+
+static unsigned int tern_num_queues(struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	return priv->num_channels;
+}
 
 static unsigned int tern_num_pfc_stats(struct net_device *netdev)
 {
@@ -253,15 +267,120 @@ static int tern_set_coalesce(struct net_device *netdev, struct ethtool_coalesce 
 
 static void tern_get_channels(struct net_device *netdev, struct ethtool_channels *ch)
 {
-	ch->max_combined = 1;
-	ch->combined_count = 1;
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	ch->max_combined = priv->max_channels;
+	ch->combined_count = priv->num_channels;
+}
+
+/* RTNL held; the core has checked the counts against the maxima and a configured table. */
+static int tern_set_channels(struct net_device *netdev, struct ethtool_channels *ch)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	if (ch->rx_count || ch->tx_count || ch->other_count) {
+		netdev_err(netdev, "only combined channels (TX/RX queue pairs) are supported\n");
+		return -EINVAL;
+	}
+	if (!ch->combined_count || ch->combined_count > priv->max_channels) {
+		netdev_err(netdev, "combined channels: 1..%u\n", priv->max_channels);
+		return -EINVAL;
+	}
+	return tern_en_set_channels(priv, ch->combined_count);
+}
+
+static u32 tern_get_rxfh_indir_size(struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	return priv->rss_supported ? TERN_RSS_INDIR_SIZE : 0;
+}
+
+static u32 tern_get_rxfh_key_size(struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	return priv->rss_supported ? TERN_RSS_KEY_SIZE : 0;
+}
+
+static int tern_get_rxfh(struct net_device *netdev, u32 *indir, u8 *key, u8 *hfunc)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	if (!priv->rss_supported)
+		return -EOPNOTSUPP;
+	if (hfunc)
+		*hfunc = ETH_RSS_HASH_TOP;
+	if (indir)
+		memcpy(indir, priv->rss_indir, sizeof(priv->rss_indir));
+	if (key)
+		memcpy(key, priv->rss_key, sizeof(priv->rss_key));
+	return 0;
+}
+
+/* RTNL held; the core has checked each entry against the RX channel count. */
+static int tern_set_rxfh(struct net_device *netdev, const u32 *indir, const u8 *key,
+			 const u8 hfunc)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	unsigned int i;
+
+	if (!priv->rss_supported)
+		return -EOPNOTSUPP;
+	if (hfunc != ETH_RSS_HASH_NO_CHANGE && hfunc != ETH_RSS_HASH_TOP) {
+		netdev_err(netdev, "the only RSS hash function is Toeplitz\n");
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; indir && i < TERN_RSS_INDIR_SIZE; i++) {
+		if (indir[i] >= priv->num_channels)
+			return -EINVAL;
+	}
+	return tern_en_set_rss(priv, indir, key);
+}
+
+/* The flow types the device hashes, and over which fields (all of them, always). */
+static u64 tern_rxfh_fields(u32 flow_type)
+{
+	switch (flow_type) {
+	case TCP_V4_FLOW:
+	case UDP_V4_FLOW:
+	case TCP_V6_FLOW:
+	case UDP_V6_FLOW:
+		return RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 | RXH_L4_B_2_3;
+	case IPV4_FLOW:
+	case IPV6_FLOW:
+	case AH_ESP_V4_FLOW:
+	case AH_ESP_V6_FLOW:
+	case SCTP_V4_FLOW:
+	case SCTP_V6_FLOW:
+		return RXH_IP_SRC | RXH_IP_DST;
+	default:
+		return 0;
+	}
+}
+
+static int tern_get_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc, u32 *rules)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	switch (nfc->cmd) {
+	case ETHTOOL_GRXRINGS:
+		nfc->data = priv->num_channels;
+		return 0;
+	case ETHTOOL_GRXFH:
+		nfc->data = priv->rss_supported ? tern_rxfh_fields(nfc->flow_type) : 0;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
 }
 
 static int tern_get_sset_count(struct net_device *netdev, int sset)
 {
 	switch (sset) {
 	case ETH_SS_STATS:
-		return TERN_NUM_SW_STATS + TERN_NUM_HW_STATS + tern_num_pfc_stats(netdev);
+		return TERN_NUM_SW_STATS + TERN_NUM_HW_STATS + tern_num_pfc_stats(netdev) +
+		       TERN_NUM_QUEUE_STATS * tern_num_queues(netdev);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -273,6 +392,16 @@ static void tern_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 
 	if (sset != ETH_SS_STATS)
 		return;
+	/* the per-channel counters go last: their number changes with ethtool -L */
+	for (i = 0; i < tern_num_queues(netdev); i++) {
+		u8 *q = data + (TERN_NUM_SW_STATS + TERN_NUM_HW_STATS + tern_num_pfc_stats(netdev) +
+				TERN_NUM_QUEUE_STATS * i) * ETH_GSTRING_LEN;
+
+		snprintf(q, ETH_GSTRING_LEN, "rx%u_packets", i);
+		snprintf(q + ETH_GSTRING_LEN, ETH_GSTRING_LEN, "rx%u_bytes", i);
+		snprintf(q + 2 * ETH_GSTRING_LEN, ETH_GSTRING_LEN, "tx%u_packets", i);
+		snprintf(q + 3 * ETH_GSTRING_LEN, ETH_GSTRING_LEN, "tx%u_bytes", i);
+	}
 	for (i = 0; i < TERN_NUM_SW_STATS; i++, data += ETH_GSTRING_LEN)
 		memcpy(data, tern_sw_stats[i].name, ETH_GSTRING_LEN);
 	for (i = 0; i < TERN_NUM_HW_STATS; i++, data += ETH_GSTRING_LEN)
@@ -365,7 +494,18 @@ static void tern_get_ethtool_stats(struct net_device *netdev, struct ethtool_sta
 	struct tern_cmd_eth_stats_out hw;
 	struct tern_en_sw_stats sw;
 	unsigned int i;
+	u64 *queues;
 
+	queues = data + TERN_NUM_SW_STATS + TERN_NUM_HW_STATS + tern_num_pfc_stats(netdev);
+	for (i = 0; i < tern_num_queues(netdev); i++) {
+		struct tern_en_queue_stats q;
+
+		tern_en_read_queue_stats(&priv->ch[i], &q);
+		*queues++ = q.rx_packets;
+		*queues++ = q.rx_bytes;
+		*queues++ = q.tx_packets;
+		*queues++ = q.tx_bytes;
+	}
 	tern_en_read_sw_stats(priv, &sw);
 	for (i = 0; i < TERN_NUM_SW_STATS; i++)
 		*data++ = *(u64 *)((u8 *)&sw + tern_sw_stats[i].offset);
@@ -391,6 +531,12 @@ const struct ethtool_ops tern_ethtool_ops = {
 	.get_coalesce		= tern_get_coalesce,
 	.set_coalesce		= tern_set_coalesce,
 	.get_channels		= tern_get_channels,
+	.set_channels		= tern_set_channels,
+	.get_rxfh_indir_size	= tern_get_rxfh_indir_size,
+	.get_rxfh_key_size	= tern_get_rxfh_key_size,
+	.get_rxfh		= tern_get_rxfh,
+	.set_rxfh		= tern_set_rxfh,
+	.get_rxnfc		= tern_get_rxnfc,
 	.get_strings		= tern_get_strings,
 	.get_sset_count		= tern_get_sset_count,
 	.get_ethtool_stats	= tern_get_ethtool_stats,

@@ -35,7 +35,10 @@
 #define TERN_ASYNC_EQ_VECTOR	0
 #define TERN_ASYNC_EQ_LOG	7	/* command completions (32) and async events */
 #define TERN_MIN_VECTORS	2	/* async EQ + at least one for the Ethernet function */
-/* Beyond those, one completion-EQ vector per CPU for the RDMA driver (aux.c). */
+/* Beyond those, one completion-EQ vector per CPU for the RDMA driver (aux.c), then up to
+ * TERN_ETH_EXTRA_VECTORS for more Ethernet channels (en_main.c); the RDMA driver's come
+ * first when the device has too few for both.
+ */
 
 static const struct pci_device_id tern_pci_ids[] = {
 	{ PCI_DEVICE(TERN_PCI_VENDOR_ID, TERN_PCI_DEVICE_ID) },
@@ -533,7 +536,8 @@ static int tern_alloc_vectors(struct tern_dev *tdev)
 			TERN_MIN_VECTORS);
 		return nvec < 0 ? nvec : -ENODEV;
 	}
-	nvec = min3(nvec, TERN_MAX_MSIX, (int)num_online_cpus() + TERN_FIRST_COMP_VECTOR);
+	nvec = min3(nvec, TERN_MAX_MSIX,
+		    (int)num_online_cpus() + TERN_FIRST_COMP_VECTOR + TERN_ETH_EXTRA_VECTORS);
 	nvec = max(nvec, TERN_MIN_VECTORS);
 	nvec = pci_alloc_irq_vectors(pdev, TERN_MIN_VECTORS, nvec, PCI_IRQ_MSIX);
 	if (nvec < 0) {
@@ -541,6 +545,9 @@ static int tern_alloc_vectors(struct tern_dev *tdev)
 		return nvec;
 	}
 	tdev->num_vectors = nvec;
+	tdev->num_eth_extra_vectors = clamp_t(int, nvec - TERN_FIRST_COMP_VECTOR -
+					      (int)num_online_cpus(), 0, TERN_ETH_EXTRA_VECTORS);
+	tdev->num_comp_vectors = nvec - TERN_FIRST_COMP_VECTOR - tdev->num_eth_extra_vectors;
 	return 0;
 }
 

@@ -258,6 +258,9 @@ struct tern_dcb {
  * @cmdq: the command queue
  * @caps: QUERY_DEVICE output (immutable after probe)
  * @num_vectors: MSI-X vectors allocated
+ * @num_comp_vectors: of those, RDMA completion-EQ vectors, from TERN_FIRST_COMP_VECTOR on
+ * @num_eth_extra_vectors: of those, vectors for the Ethernet channels after the first (which
+ *	has TERN_EN_EQ_VECTOR), the last ones: from @num_vectors - @num_eth_extra_vectors on
  * @async_eq: EQ 0: command completions, link changes, fatal errors (vector 0)
  * @netdev: the Ethernet function
  * @debugfs: debugfs directory of this device
@@ -302,6 +305,8 @@ struct tern_dev {
 	struct tern_cmdq cmdq;
 	struct tern_cmd_query_device_out caps;
 	int num_vectors;
+	int num_comp_vectors;
+	int num_eth_extra_vectors;
 	struct tern_eq async_eq;
 	struct net_device *netdev;
 	struct dentry *debugfs;
@@ -463,6 +468,8 @@ void tern_devlink_pfc_storm(struct tern_dev *tdev);
  * Ethernet function is up, delete before anything of the function is torn down.
  */
 #define TERN_FIRST_COMP_VECTOR	2	/* vectors 0 (async EQ) and 1 (Ethernet) come first */
+/* Ethernet channels beyond the first, each with a vector of its own after the RDMA ones. */
+#define TERN_ETH_EXTRA_VECTORS	7
 int tern_aux_add(struct tern_dev *tdev);
 void tern_aux_del(struct tern_dev *tdev);
 void tern_aux_async_event(struct tern_dev *tdev, const struct tern_eqe *eqe);

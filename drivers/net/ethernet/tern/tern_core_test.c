@@ -785,10 +785,10 @@ static int tern_ethtool_test_init(struct kunit *test)
 	}
 	mutex_init(&priv->hw_stats_mutex);
 	spin_lock_init(&priv->hw_stats_lock);
-	u64_stats_init(&priv->ch.tx.stats.syncp);
-	u64_stats_init(&priv->ch.tx.xstats.syncp);
-	u64_stats_init(&priv->ch.rx.stats.syncp);
-	u64_stats_init(&priv->ch.eq_stats.syncp);
+	u64_stats_init(&priv->ch[0].tx.stats.syncp);
+	u64_stats_init(&priv->ch[0].tx.xstats.syncp);
+	u64_stats_init(&priv->ch[0].rx.stats.syncp);
+	u64_stats_init(&priv->ch[0].eq_stats.syncp);
 	priv->max_ring_size = 1024;
 	priv->tx_ring_size = 256;
 	priv->rx_ring_size = 256;
@@ -830,7 +830,7 @@ static const struct {
 /* Give every counter the value tern_test_sw_stats[] or tern_test_hw_stats[] expects. */
 static void tern_test_set_stats(struct tern_en_priv *priv)
 {
-	struct tern_en_channel *ch = &priv->ch;
+	struct tern_en_channel *ch = &priv->ch[0];
 	unsigned int i;
 
 	u64_stats_update_begin(&ch->tx.stats.syncp);
