@@ -6,8 +6,9 @@ libFuzzer's own corpus entries are named by their SHA-1; these start with "seed-
 what they set up, so that the fuzzer reaches paths that random mutation finds only by
 chance: today the Ethernet transmitter with its descriptor layouts (a frame in pieces, an
 offload context for checksum and TSO over IPv4 and IPv6) and its event moderation
-(a period and a frame count at creation, then MODIFY_ETH_TXQ). Each seed creates an EQ and a TX
-queue through the command ring, writes descriptors and frame headers into the DMA arena
+(a period and a frame count at creation, then MODIFY_ETH_TXQ), and receive side scaling (two
+RX queues, SET_RSS through a DMA input, TCP frames from the wire hashed to them). Each seed
+creates an EQ and a TX (or RX) queue through the command ring, writes descriptors and frame headers into the DMA arena
 and rings the queue's doorbell, as tern_core does (Documentation/hw/interface.rst,
 "Ethernet"). Run it after changing a layout: `model/fuzz/make-seeds.py`.
 """
@@ -20,6 +21,11 @@ TXQ_RING = ARENA + 0x2000        # 16 << 6 bytes
 FRAME = ARENA + 0x3000           # frame bytes
 
 CMD_CREATE_EQ, CMD_CREATE_ETH_TXQ, CMD_MODIFY_ETH_TXQ = 0x0010, 0x0020, 0x0024
+CMD_CREATE_ETH_RXQ, CMD_SET_RSS = 0x0022, 0x0026
+RXQ_RINGS = ARENA + 0x5000       # two RX rings of 16 << 6 bytes
+RSS_IN = ARENA + 0x6000          # SET_RSS input (176 bytes, by DMA)
+RX_BUFS = ARENA + 0x8000         # receive buffers, 2 KiB each
+RSS_HASH_ALL = 0x3f
 MEM_DIRECT = 0
 TXD_MORE, TXD_CTX = 1 << 0, 1 << 1
 CTX_CSUM, CTX_TSO = 1 << 0, 1 << 1
@@ -45,6 +51,40 @@ def arena(addr, data):
         index = (addr - ARENA + off) // 16
         out += b"\x01" + struct.pack("<H", index) + data[off:off + 16]
     return out
+
+
+def command_dma(opcode, token, in_addr, in_len):
+    """Op 0: a command entry whose input (over 40 bytes) the device reads at ``in_addr``."""
+    sqe = struct.pack("<HHHHQQ", opcode, token, in_len, 0, in_addr, 0)
+    return b"\x00" + sqe.ljust(64, b"\x00")
+
+
+def wire_frame(length, after_dst):
+    """Op 4: a frame of ``length`` bytes to the broadcast address, ``after_dst`` (66 bytes:
+    source MAC on) from the input."""
+    assert length >= 72 and len(after_dst) == 66
+    return b"\x04" + struct.pack("<H", length) + after_dst
+
+
+def rss_seed():
+    """An EQ, two RX queues with buffers, SET_RSS over both, then TCP frames of four flows."""
+    out = command(CMD_CREATE_EQ, 1, mem_desc(EQ_RING) + struct.pack("<BBHI", 4, 0, 0, 0))
+    for q in range(2):
+        ring = RXQ_RINGS + q * 0x400
+        out += command(CMD_CREATE_ETH_RXQ, 2 + q, mem_desc(ring) +
+                       struct.pack("<BBHHH", 6, 0, 0, 0, 0))
+        out += arena(ring, b"".join(struct.pack("<QHHHH", RX_BUFS + (q * 4 + i) * 0x800, 2048,
+                                                0, 0, 0) for i in range(4)))
+        out += doorbell(0x400 + 4 * q, 4 | ETH_DB_ARM)
+    key = bytes((i * 37 + 11) & 0xff for i in range(40))
+    indir = bytes(i & 1 for i in range(128))
+    out += arena(RSS_IN, struct.pack("<II", RSS_HASH_ALL, 0) + key + indir)
+    out += command_dma(CMD_SET_RSS, 4, RSS_IN, 176)
+    for flow in range(4):
+        hdr = ipv4_tcp(100)
+        hdr = hdr[:34] + struct.pack(">H", 40000 + flow) + hdr[36:]
+        out += wire_frame(154, hdr[6:54].ljust(66, b"\x00"))
+    return out + time_passes(100)
 
 
 def doorbell(offset, value):
@@ -138,6 +178,7 @@ def main():
             ctx(54, 16, 1200, CTX_CSUM | CTX_TSO), txd(FRAME, 74, TXD_MORE),
             txd(FRAME + 0x100, 3000, 0)]),
     }
+    seeds["seed-eth-rx-rss"] = rss_seed()
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
