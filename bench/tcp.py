@@ -2,7 +2,10 @@
 """Benchmark (not a test): TCP throughput between two guests over tern and over QEMU's
 virtio-net in the same run, the same guests and the same iperf3 settings, with the ratio.
 
-    bench/tcp.py [--seconds N] [--runs N]
+    bench/tcp.py [--seconds N] [--runs N] [--streams N] [--channels N]
+
+--streams runs N parallel TCP streams (iperf3 -P); --channels gives tern's netdev N queue
+pairs with RSS (ethtool -L combined N) in both guests before the runs.
 
 Both NICs are emulated: the numbers measure the device model and driver under QEMU's software
 emulation (no KVM), where the guest CPU is the bottleneck. Both have checksum offload and TSO
@@ -36,7 +39,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--streams", type=int, default=1)
+    ap.add_argument("--channels", type=int, default=0, help="tern queue pairs (0: default)")
     args = ap.parse_args()
+    extra = "-P %d" % args.streams if args.streams > 1 else ""
 
     with Cluster(nodes=2, wires=[Wire("tern"), Wire("virtio")], name="bench-tcp") as c:
         for n in c:
@@ -46,12 +52,20 @@ def main():
         for n in c:
             n.run("for i in $(seq 50); do [ $(cat /sys/class/net/%s/carrier) = 1 ] && break;"
                   " sleep 0.2; done" % n.iface(0), timeout=30)
+        if args.channels:
+            for n in c:
+                n.run("ethtool -L %s combined %d" % (n.iface(0), args.channels), check=True)
+                n.run("for i in $(seq 50); do [ $(cat /sys/class/net/%s/carrier) = 1 ] && "
+                      "break; sleep 0.2; done" % n.iface(0), timeout=30)
+        chans = c[0].run("ethtool -l %s | grep Combined | tail -1" % c[0].iface(0)).stdout
         rows = []
         for label, wire in (("tern", 0), ("virtio-net", 1)):
-            vals = [iperf(c[0], c[1], c[1].ip(wire), args.seconds) for _ in range(args.runs)]
+            vals = [iperf(c[0], c[1], c[1].ip(wire), args.seconds, extra)
+                    for _ in range(args.runs)]
             rows.append((label, vals))
-        print("\nTCP throughput, guest to guest, %d x %d s iperf3, QEMU TCG, 1 vCPU each" % (
-            args.runs, args.seconds))
+        print("\nTCP throughput, guest to guest, %d x %d s iperf3, %d stream(s), tern with %s "
+              "channel(s), QEMU TCG, 1 vCPU each" % (args.runs, args.seconds, args.streams,
+                                                    chans.split()[-1] if chans else "?"))
         print("%-12s %12s %12s %12s" % ("NIC", "median Mb/s", "min", "max"))
         for label, vals in rows:
             print("%-12s %12.1f %12.1f %12.1f" % (label, statistics.median(vals), min(vals),
