@@ -557,7 +557,15 @@ void ternm_cc_qp_reset(struct tern_model *m, struct ternm_qp *qp);
 void ternm_cc_pace(struct tern_model *m, struct ternm_qp *qp, uint64_t kbps);
 
 /* rdma_hpcc.c */
+struct ternm_hpcc_view {	/* QUERY_QP's HPCC fields */
+	uint32_t window;	/* bytes */
+	uint16_t util;		/* 1/1000 */
+	uint8_t inc_stage;
+};
+
 bool ternm_hpcc_qp(const struct tern_model *m, const struct ternm_qp *qp);
+bool ternm_hpcc_query(const struct tern_model *m, const struct ternm_qp *qp,
+		      struct ternm_hpcc_view *v);
 bool ternm_hpcc_gate(struct tern_model *m, struct ternm_qp *qp);
 void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
 void ternm_hpcc_qp_reset(struct ternm_qp *qp);

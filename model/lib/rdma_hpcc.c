@@ -72,6 +72,27 @@ static void hpcc_init(struct tern_model *m, struct ternm_qp *qp)
 }
 
 /*
+ * QUERY_QP: does @qp run HPCC, and if so its window (the line-rate BDP until its first
+ * request), its utilisation estimate and its stage, saturated to the reply's fields.
+ */
+bool ternm_hpcc_query(const struct tern_model *m, const struct ternm_qp *qp,
+		      struct ternm_hpcc_view *v)
+{
+	const struct ternm_qp_hpcc *h = &qp->hpcc;
+	uint64_t w, u;
+
+	memset(v, 0, sizeof(*v));
+	if (!ternm_hpcc_qp(m, qp))
+		return false;
+	w = h->init ? h->w : winit(m);
+	u = h->u * 1000 / U_ONE;
+	v->window = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+	v->util = u > UINT16_MAX ? UINT16_MAX : (uint16_t)u;
+	v->inc_stage = h->inc_stage > UINT8_MAX ? UINT8_MAX : (uint8_t)h->inc_stage;
+	return true;
+}
+
+/*
  * May @qp send a request now? Only while its request bytes in flight are below W (a QP
  * with nothing in flight always may); the ACK that frees the window wakes it.
  */

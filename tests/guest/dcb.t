@@ -259,7 +259,7 @@ try:
             ("hpcc_max_stage", 0, "hpcc_max_stage must be 1..31 stages"),
             ("hpcc_eta", 1001, "hpcc_eta must be 500..1000 (1/1000 of the line)"),
             ("hpcc_ai_rate", line + 1, "hpcc_ai_rate must be 1..line rate Mb/s"),
-            ("hpcc_base_rtt", 999, "hpcc_base_rtt must be 1000..1000000 ns"),
+            ("hpcc_base_rtt", 999, "hpcc_base_rtt must be 1000..100000000 ns"),
             # DCQCN's reaction point is on every priority by default: HPCC needs room
             ("roce_hpcc_enable", 8,
              "roce_hpcc_enable and roce_rp_enable must not share a priority")):

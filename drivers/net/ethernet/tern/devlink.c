@@ -175,7 +175,8 @@ static const struct tern_cc_param_desc tern_cc_descs[] = {
 	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_MAX_STAGE)] = TERN_CC_U8(hpcc_max_stage, 1, 31),
 	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_ETA)] = TERN_CC_U16(hpcc_eta, 500, 1000),
 	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_AI_RATE)] = TERN_CC_RATE(hpcc_ai_rate, 1),
-	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_BASE_RTT)] = TERN_CC_U32(hpcc_base_rtt, 1000, 1000000),
+	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_BASE_RTT)] =
+		TERN_CC_U32(hpcc_base_rtt, TERN_CC_HPCC_BASE_RTT_MIN, TERN_CC_HPCC_BASE_RTT_MAX),
 };
 
 static_assert(ARRAY_SIZE(tern_cc_descs) == TERN_CC_IDX(TERN_DL_PARAM_END));
@@ -298,7 +299,7 @@ static void tern_cc_range_msg(u32 id, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "hpcc_ai_rate must be 1..line rate Mb/s");
 		break;
 	case TERN_DL_PARAM_HPCC_BASE_RTT:
-		NL_SET_ERR_MSG_MOD(extack, "hpcc_base_rtt must be 1000..1000000 ns");
+		NL_SET_ERR_MSG_MOD(extack, "hpcc_base_rtt must be 1000..100000000 ns");
 		break;
 	default:
 		NL_SET_ERR_MSG_MOD(extack, "value out of range");
