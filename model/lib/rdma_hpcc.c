@@ -232,18 +232,6 @@ void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 
 /* ---- the shim on the wire ------------------------------------------------------------------ */
 
-/* The ones'-complement sum of an IPv4 header without options (0xffff when it checks). */
-static uint16_t ip_sum(const uint8_t *ip)
-{
-	return frame_csum_fold(frame_csum_add(0, ip, FRAME_IPV4_HLEN));
-}
-
-static void ipv4_csum(uint8_t *ip)
-{
-	put_be16(ip + 10, 0);
-	put_be16(ip + 10, (uint16_t)~ip_sum(ip));
-}
-
 /* Add @d (may be negative) to the IP and UDP lengths of the frame at @l3/@udp. */
 static void lengths_add(uint8_t *l3, bool v6, uint8_t *udp, int d)
 {
@@ -252,7 +240,7 @@ static void lengths_add(uint8_t *l3, bool v6, uint8_t *udp, int d)
 		put_be16(l3 + 4, (uint16_t)(get_be16(l3 + 4) + d));
 	} else {
 		put_be16(l3 + 2, (uint16_t)(get_be16(l3 + 2) + d));
-		ipv4_csum(l3);
+		frame_ipv4_csum_set(l3, FRAME_IPV4_HLEN);
 	}
 }
 
@@ -327,7 +315,7 @@ void ternm_int_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3,
 	/* the IP header as the RoCE path checks it, before its lengths change: no options */
 	if (v6 ? get_be16(f + l3 + 4) < ulen :
 	    udp != l3 + FRAME_IPV4_HLEN || get_be16(f + l3 + 2) < FRAME_IPV4_HLEN + ulen ||
-	    ip_sum(f + l3) != 0xffff)
+	    !frame_ipv4_csum_ok(f + l3, FRAME_IPV4_HLEN))
 		goto bad;
 	memcpy(c, f, udp + FRAME_UDP_HLEN);
 	memcpy(c + udp + FRAME_UDP_HLEN, s + g, len - udp - FRAME_UDP_HLEN - g);
