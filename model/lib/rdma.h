@@ -526,6 +526,7 @@ int ternm_mr_fast_reg(struct tern_model *m, const struct ternm_qp *qp, uint32_t 
 		      const uint8_t *seg, uint8_t *synd);
 int ternm_mr_invalidate(struct tern_model *m, uint32_t pdn, uint32_t key);
 void ternm_mr_flush_key(struct tern_model *m, uint32_t pdn, uint32_t key);
+void ternm_mw_qp_gone(struct tern_model *m, uint32_t qpn);
 int ternm_mw_bind(struct tern_model *m, const struct ternm_qp *qp, uint32_t key,
 		  const uint8_t *seg, uint8_t *synd);
 

@@ -814,6 +814,7 @@ static int destroy_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
 				    offsetof(struct tern_cmd_destroy_qp_in, qpn));
 	ternm_resp_flush_acks(m, qp);
+	ternm_mw_qp_gone(m, qp->qpn);
 	qp_free(m, qp);
 	return TERN_CMD_OK;
 }
