@@ -964,7 +964,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	ternm_cc_clear(m);
 	r->next_qpn = 2;
 	r->sq_wqes = 0;
-	r->sr_bufs = 0;
+	r->sr_buf_bytes = 0;
 }
 
 void ternm_rdma_fini(struct tern_model *m)

@@ -403,7 +403,7 @@ static bool outstanding(const struct ternm_qp *qp)
 static void retx_arm(struct tern_model *m, struct ternm_qp *qp)
 {
 	qp->retx_deadline = outstanding(qp) && qp->timeout && !qp->rnr_wait ?
-			    ternm_now(m) + ternm_sr_arm_ns(qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
+			    ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
 	ternm_qp_timer_sync(m, qp);
 }
 
@@ -852,7 +852,7 @@ static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, ui
 {
 	ternm_cc_sent(m, qp, len);
 	if (qp->sr && len)
-		ternm_sr_sent(m, qp);	/* the tail-loss probe counts from the last packet */
+		ternm_sr_sent(m, qp, psn, n);	/* the probe counts from the last packet */
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
 		m->rdma->stats.retrans_pkts++;
 		m->rdma->stats.retrans_bytes += len;
@@ -1103,7 +1103,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		}
 		sent++;
 		if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
-			qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(qp, retx_ns(qp));
+			qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp));
 			ternm_qp_timer_sync(m, qp);
 		}
 		if (qp->req_idx != qp->req_max && qp->req_idx != idx) {
