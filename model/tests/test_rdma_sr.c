@@ -1028,6 +1028,81 @@ out:
 	CHECK(lost > 0);
 }
 
+/*
+ * A stream of 64 KiB READs as perftest's ib_read_bw posts them (32 posted, each reposted as
+ * it completes), path MTU @mtu (IB encoding), @ppm of the frames lost each way (and @dup,
+ * @hold duplicated, reordered), seeds 1..@nseeds: every READ completes OK in order with its
+ * bytes.
+ */
+static void rd_stream(unsigned int nseeds, unsigned int nreads, uint32_t ppm, uint32_t dup,
+		      uint32_t hold, uint8_t mtu)
+{
+	for (unsigned int seed = 1; seed <= nseeds; seed++) {
+		struct connopt o;
+		struct conn c;
+		struct rmr src, dst;
+		bool mrs = false;
+		unsigned int posted = 0, done = 0, i;
+		int f0 = t_failures;
+		struct wc w[8];
+		struct sge sg;
+
+		connopt_default(&o);
+		o.mtu = mtu;
+		o.xport = TERN_QP_XPORT_SR;
+		o.access = TERN_ACCESS_REMOTE_READ;
+		RQ(conn_setup(&c, &o));
+		RQ(mr_create(c.d[1], &src, c.d[1]->pdn, 2 * MB, acc_all, 0x30) == 0);
+		if (mr_create(c.d[0], &dst, c.d[0]->pdn, 2 * MB, acc_all, 0x50) != 0) {
+			mr_release(&src);
+			RQ(0);
+		}
+		mrs = true;
+		mr_fill(c.d[1], &src, 91);
+		for (i = 0; i < 2; i++)
+			RQ(faults_set(c.d[i], ppm, 0, dup, hold, seed * 7 + i) == TERN_CMD_OK);
+		while (done < nreads && t_failures == f0) {
+			unsigned int n;
+
+			while (posted < nreads && posted - done < 32) {
+				uint64_t off = (uint64_t)(posted % 32) * 65536;
+
+				sg = mr_sge(&dst, off, 65536);
+				post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED,
+					  posted, &sg, 1, src.iova + off, src.key, 0);
+				posted++;
+			}
+			ring_sq(c.d[0], &c.qp[0]);
+			n = conn_poll(&c, 0, w, 1, 1000000000ull);
+			RQ(n == 1);
+			if (w[0].status != TERN_CQE_OK || w[0].wr_id != done)
+				printf("#   seed %u READ %u: status %u wr_id %llu\n", seed, done,
+				       w[0].status, (unsigned long long)w[0].wr_id);
+			CHECK_WC(&w[0], TERN_WQE_RDMA_READ, TERN_CQE_OK, done);
+			CHECK_EQ(mr_diff_pattern(c.d[0], &dst, (uint64_t)(done % 32) * 65536, 65536,
+						 91, (uint64_t)(done % 32) * 65536), -1);
+			done++;
+		}
+		printf("#   seed %u: %u READs, re-asked %llu, probes %llu, timeouts %llu\n", seed,
+		       done, (unsigned long long)RDEV_STAT(c.d[0], selective_retrans_pkts),
+		       (unsigned long long)RDEV_STAT(c.d[0], tail_loss_probes),
+		       (unsigned long long)RDEV_STAT(c.d[0], local_ack_timeout_err));
+out:
+		if (mrs) {
+			mr_release(&src);
+			mr_release(&dst);
+		}
+		conn_free(&c);
+	}
+}
+
+static void t_sr_read_stream(void)
+{
+	rd_stream(3, 600, 10000, 0, 0, 5);		/* MTU 4096: 16 PSNs each */
+	rd_stream(3, 600, 10000, 0, 0, 3);		/* MTU 1024: 64 PSNs each */
+	rd_stream(2, 400, 50000, 5000, 10000, 3);
+}
+
 const struct test rdma_sr_tests[] = {
 	{ "rdma sr: MODIFY_QP transport bits: SR and its cap taken, bad ones refused", t_sr_modify },
 	{ "rdma sr: 0.1% loss: every verb in order, bytes intact, atomics once", t_sr_loss_01 },
@@ -1049,5 +1124,7 @@ const struct test rdma_sr_tests[] = {
 	  t_sr_read_bad_resp },
 	{ "rdma sr: lost READ requests and responses, READs beyond the cap: holes re-asked "
 	  "without making a shorter READ", t_sr_read_req_lost },
+	{ "rdma sr: a stream of 64 KiB READs at MTU 4096 and 1024, 1% and 5% lost each way: "
+	  "every READ intact", t_sr_read_stream },
 	{ NULL, NULL },
 };
