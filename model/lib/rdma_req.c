@@ -697,6 +697,10 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		return;
 	}
 	if (!read_resp_fits(qp, s, wc, p, pos, &off, &want)) {
+		ternm_log(m, TERN_MODEL_LOG_INFO,
+			  "QP %u: READ response at PSN 0x%06x (opcode 0x%02x, %u bytes) does not fit position %u of the READ at 0x%06x (%u packets%s): BAD_RESP",
+			  qp->qpn, p->psn, p->opcode, p->paylen, pos, s->first_psn, s->npkts,
+			  qp->sr ? ", selective repeat" : "");
 		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
 		return;
 	}

@@ -425,6 +425,13 @@ static uint32_t sr_rd_hole_end(struct ternm_qp *qp, const struct ternm_swqe *s, 
 	return psn_diff(q, qp->una_psn) >= TERNM_SR_RD_WIN ? end : q;
 }
 
+/* Whether a response shows that the responder has READ @s (whose PSN @psn is missing). */
+static bool sr_rd_seen(const struct ternm_qp *qp, const struct ternm_swqe *s, uint32_t psn)
+{
+	return psn_diff(qp->una_psn, s->first_psn) > 0 ||
+	       psn_diff(qp->sr->rd_hi, psn_add(psn, 1)) > 0;
+}
+
 /* Resend the holes in [from, end) (what the last SACK does not list) before anything new. */
 static void sr_rtx(struct tern_model *m, struct ternm_qp *qp, uint32_t from, uint32_t end)
 {
@@ -648,11 +655,12 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			if (psn_diff(hole, sr->rtx_end) > 0)
 				hole = sr->rtx_end;	/* the range asked for ends there */
 			/*
-			 * Only a response from beyond @p proves that the responder has this
-			 * READ: else its request may have been lost, and a shorter one would
-			 * be taken for a new, shorter READ. Then its whole rest is asked.
+			 * Only a response of this READ (una_psn past its start) or from beyond
+			 * @p proves that the responder has it: else its request may have been
+			 * lost, and a shorter one would be taken for a new, shorter READ. Then
+			 * its whole rest is asked.
 			 */
-			if (psn_diff(sr->rd_hi, psn_add(p, 1)) <= 0)
+			if (!sr_rd_seen(qp, s, p))
 				hole = psn_add(s->first_psn, s->npkts);
 			sr->rd_lim = (uint32_t)psn_diff(hole, p);
 		}
@@ -875,8 +883,14 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		sr->rtx_next = last;
 		sr->rtx_end = psn_add(last, 1);
 		s = sr_find(qp, last, &idx);
+		/*
+		 * A READ's first hole, or, when a response shows that the responder has the
+		 * READ, its first missing response only: a probe is one packet (a host that
+		 * stalled for a while answers the rest itself).
+		 */
 		if (s && s->read && !s->atomic)
-			sr->rtx_end = sr_rd_hole_end(qp, s, last);	/* its first hole */
+			sr->rtx_end = sr_rd_seen(qp, s, last) ? psn_add(last, 1) :
+				      sr_rd_hole_end(qp, s, last);
 		sr->probing = true;
 		ternm_qp_work(m, qp);
 	}
