@@ -618,6 +618,7 @@ void ternm_resp_send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn
 int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport);
 int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport);
 void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp);
+void ternm_sr_sq_start(struct ternm_qp *qp);
 bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
 void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp);
 void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);

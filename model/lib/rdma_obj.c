@@ -735,6 +735,7 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (mask & TERN_QP_ATTR_SQ_PSN) {
 		v = get_le32(CFLD(a, A, sq_psn));
 		qp->next_psn = qp->una_psn = qp->req_psn = qp->sent_psn = v;
+		ternm_sr_sq_start(qp);	/* the requester's selective-repeat PSNs from here */
 	}
 
 	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)

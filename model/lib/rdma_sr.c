@@ -140,6 +140,31 @@ int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 	return 0;
 }
 
+/**
+ * ternm_sr_sq_start() - the send PSN was set (MODIFY_QP sq_psn, RTR->RTS or SQD->SQD)
+ * @qp: the QP, selective repeat or not
+ *
+ * The requester's selective-repeat PSNs start from una_psn: ternm_sr_config() ran at
+ * INIT->RTR, before the send PSN was known. A PSN left from then could lie "ahead" of every
+ * PSN sent (PSNs compare modulo 2^24): the READ state would take responses as seen that
+ * never came, and re-ask part of a READ the responder never got, which it runs as a new,
+ * shorter READ (BAD_RESP_ERR at the requester).
+ */
+void ternm_sr_sq_start(struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+
+	if (!sr)
+		return;
+	sr->rtx_next = sr->rtx_end = sr->retx_done = qp->una_psn;
+	sr->rd_base = sr->rd_hi = sr->rd_done = qp->una_psn;
+	memset(sr->rd_map, 0, sizeof(sr->rd_map));
+	memset(sr->sack_map, 0, sizeof(sr->sack_map));
+	sr->sack_base = qp->una_psn;
+	sr->ack_hi_valid = sr->rd_rtx_valid = false;
+	sr->rtt_on = false;
+}
+
 void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
 {
 	if (!qp->sr)

@@ -986,6 +986,8 @@ static void t_sr_read_req_lost(void)
 		connopt_default(&o);
 		o.timeout = 8;
 		o.retry_cnt = 7;
+		if (seed & 1)
+			o.psn[0] = 0xabcdef;	/* above 2^23: see rd_stream */
 		o.xport = TERN_QP_XPORT_SR | 4u << TERN_QP_XPORT_LOG_CAP_SHIFT;
 		o.access = TERN_ACCESS_REMOTE_READ;
 		RQ(conn_setup(&c, &o));
@@ -1048,6 +1050,12 @@ static void rd_stream(unsigned int nseeds, unsigned int nreads, uint32_t ppm, ui
 		struct sge sg;
 
 		connopt_default(&o);
+		/*
+		 * Odd seeds start the requester's PSNs above 2^23 (near the wrap): the READ
+		 * state must start from the send PSN given at RTR->RTS, not from RTR's.
+		 */
+		if (seed & 1)
+			o.psn[0] = 0xfff000;
 		o.mtu = mtu;
 		o.xport = TERN_QP_XPORT_SR;
 		o.access = TERN_ACCESS_REMOTE_READ;
