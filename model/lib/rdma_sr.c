@@ -5,9 +5,10 @@
  * QP runs the standard go-back-N of rdma_req.c and rdma_resp.c untouched.
  *
  * Responder: a request less than the QP's window (its in-flight cap, at most
- * TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder window (its headers and payload, one slot per PSN) instead of being NAKed,
- * and a SACK (AETH NAK code AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which
- * PSNs after the expected one are held. When the expected PSN arrives, it and the held PSNs
+ * TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder window (its
+ * headers and payload, one slot per PSN) instead of being NAKed, and a SACK (AETH NAK code
+ * AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after the expected
+ * one are held. When the expected PSN arrives, it and the held PSNs
  * that follow it run through the responder's ordinary in-order path (rdma_resp.c), so
  * placement order, receive WQEs, CQEs, MSNs, READ and atomic execution (exactly once, from
  * the same responder resources) are what go-back-N gives. A duplicate while PSNs are held
@@ -23,7 +24,9 @@
  * serves alone (rdma_resp.c, resp_sr_hole). A tail-loss probe resends
  * the last packet sent when nothing acknowledged progress for the probe time; the full
  * retransmit timeout stays behind it and still goes back N (the responder drops the
- * duplicates). At most max_unacked PSNs are in flight (the BDP cap).
+ * duplicates). At most max_unacked PSNs are in flight (the BDP cap). Holes count as lost
+ * only TERNM_SR_DUPTHRESH PSNs behind the highest arrival (else they may be reordered), and
+ * the probe waits twice the measured round trip (sr_tlp_ns).
  */
 #include <stdlib.h>
 
