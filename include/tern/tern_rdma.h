@@ -729,7 +729,7 @@ struct tern_qp_attrs {
 #define TERN_QP_XPORT_MASK		(TERN_QP_XPORT_SR | TERN_QP_XPORT_LOG_CAP_MASK)
 #define TERN_QP_XPORT_MIN_LOG_CAP	4
 #define TERN_QP_XPORT_MAX_LOG_CAP	8
-#define TERN_QP_XPORT_DEF_LOG_CAP	6	/* 64 PSNs: the responder's reorder window */
+#define TERN_QP_XPORT_DEF_LOG_CAP	8	/* 256 PSNs: as many as go-back-N keeps in flight */
 
 struct tern_cmd_modify_qp_in {
 	__le32	qpn;

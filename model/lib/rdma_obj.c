@@ -735,6 +735,7 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (mask & TERN_QP_ATTR_SQ_PSN) {
 		v = get_le32(CFLD(a, A, sq_psn));
 		qp->next_psn = qp->una_psn = qp->req_psn = qp->sent_psn = v;
+		ternm_sr_sq_start(qp);	/* the requester's selective-repeat PSNs from here */
 	}
 
 	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)
@@ -973,7 +974,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	ternm_cc_clear(m);
 	r->next_qpn = 2;
 	r->sq_wqes = 0;
-	r->sr_bufs = 0;
+	r->sr_buf_bytes = 0;
 }
 
 void ternm_rdma_fini(struct tern_model *m)

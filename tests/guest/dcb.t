@@ -173,8 +173,19 @@ try:
     # the one other runtime param: RC loss recovery (Documentation/hw/rdma.rst, "Selective
     # repeat"), go-back-N by default
     t.eq({k: v for k, v in got.items() if k not in CC_DEFAULTS},
-         {"roce_selective_repeat": False},
-         "devlink dev param show: roce_selective_repeat, off by default (go-back-N)")
+         {"roce_selective_repeat": False, "roce_sr_log_cap": 0},
+         "devlink dev param show: roce_selective_repeat, off by default (go-back-N), and its "
+         "in-flight cap roce_sr_log_cap 0 (the device's default)")
+    # the cap: 0 or 4..8 (2^n PSNs); others refused, the value kept
+    bad = [n0.run("devlink dev param set %s name roce_sr_log_cap value %d cmode runtime"
+                  % (dl, v)).rc for v in (3, 9, 255)]
+    r = n0.run("devlink dev param set %s name roce_sr_log_cap value 4 cmode runtime" % dl)
+    got4 = params(n0, dl).get("roce_sr_log_cap")
+    r0 = n0.run("devlink dev param set %s name roce_sr_log_cap value 0 cmode runtime" % dl)
+    t.ok(all(rc != 0 for rc in bad) and r.rc == 0 and got4 == 4 and r0.rc == 0 and
+         params(n0, dl).get("roce_sr_log_cap") == 0,
+         "roce_sr_log_cap: 3, 9, 255 refused; 4 taken and shown; back to 0",
+         "refused rc %s, set 4 rc %d (%s), shown %r" % (bad, r.rc, r.stderr.strip(), got4))
     f = fw(n0, bdf)
     t.ok(all(f.get(k) == str(v) for k, v in CC_DEFAULTS.items()),
          "the firmware got the driver's DCQCN and HPCC defaults at probe (RP/NP on every priority, HPCC on none)",

@@ -610,10 +610,15 @@ static int tern_ib_qp_attrs_address(struct tern_ib_dev *dev, struct tern_ib_qp *
 	if (attr_mask & IB_QP_RQ_PSN) {
 		u32 xport = 0;
 
-		/* the port's default transport (devlink roce_selective_repeat), RC only */
+		/*
+		 * the port's default transport (devlink roce_selective_repeat, and its
+		 * in-flight cap roce_sr_log_cap), RC only
+		 */
 		if (qp->ibqp.qp_type == IB_QPT_RC && tern_ib_has_cap(dev, TERN_RDMA_CAP_SR) &&
 		    tern_core_roce_sr(dev->tdev))
-			xport = TERN_QP_XPORT_SR;
+			xport = TERN_QP_XPORT_SR |
+				((u32)tern_core_roce_sr_log_cap(dev->tdev) <<
+				 TERN_QP_XPORT_LOG_CAP_SHIFT);
 		*mask |= TERN_QP_ATTR_RQ_PSN;
 		a->rq_psn = cpu_to_le32((attr->rq_psn & TERN_IB_PSN_MASK) | xport);
 	}

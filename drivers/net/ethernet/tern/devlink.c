@@ -20,6 +20,8 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include <tern/tern_rdma.h>
+
 #include "tern_core.h"
 
 /* Minimum time between two automatic recoveries, against recovery loops. */
@@ -381,13 +383,17 @@ static_assert(ARRAY_SIZE(tern_cc_params) == ARRAY_SIZE(tern_cc_descs));
 
 enum {
 	TERN_DL_PARAM_ROCE_SR = TERN_DL_PARAM_END,
+	TERN_DL_PARAM_ROCE_SR_LOG_CAP,
 };
 
 static int tern_sr_param_get(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
 {
 	struct tern_dev *tdev = devlink_priv(devlink);
 
-	ctx->val.vbool = READ_ONCE(tdev->roce_sr);
+	if (id == TERN_DL_PARAM_ROCE_SR_LOG_CAP)
+		ctx->val.vu8 = READ_ONCE(tdev->roce_sr_log_cap);
+	else
+		ctx->val.vbool = READ_ONCE(tdev->roce_sr);
 	return 0;
 }
 
@@ -395,7 +401,22 @@ static int tern_sr_param_set(struct devlink *devlink, u32 id, struct devlink_par
 {
 	struct tern_dev *tdev = devlink_priv(devlink);
 
-	WRITE_ONCE(tdev->roce_sr, ctx->val.vbool);
+	if (id == TERN_DL_PARAM_ROCE_SR_LOG_CAP)
+		WRITE_ONCE(tdev->roce_sr_log_cap, ctx->val.vu8);
+	else
+		WRITE_ONCE(tdev->roce_sr, ctx->val.vbool);
+	return 0;
+}
+
+/* roce_sr_log_cap: 0 (the device's default) or TERN_QP_XPORT_MIN..MAX_LOG_CAP */
+static int tern_sr_cap_validate(struct devlink *devlink, u32 id, union devlink_param_value val,
+				struct netlink_ext_ack *extack)
+{
+	if (val.vu8 && (val.vu8 < TERN_QP_XPORT_MIN_LOG_CAP ||
+			val.vu8 > TERN_QP_XPORT_MAX_LOG_CAP)) {
+		NL_SET_ERR_MSG_MOD(extack, "roce_sr_log_cap: 0 (default) or 4..8");
+		return -ERANGE;
+	}
 	return 0;
 }
 
@@ -403,6 +424,9 @@ static const struct devlink_param tern_xport_params[] = {
 	DEVLINK_PARAM_DRIVER(TERN_DL_PARAM_ROCE_SR, "roce_selective_repeat",
 			     DEVLINK_PARAM_TYPE_BOOL, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
 			     tern_sr_param_get, tern_sr_param_set, NULL),
+	DEVLINK_PARAM_DRIVER(TERN_DL_PARAM_ROCE_SR_LOG_CAP, "roce_sr_log_cap",
+			     DEVLINK_PARAM_TYPE_U8, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     tern_sr_param_get, tern_sr_param_set, tern_sr_cap_validate),
 };
 
 static int tern_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
