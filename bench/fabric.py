@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Benchmark (not a test): the leaf-spine fabric on ns-3, PFC only against DCQCN against HPCC.
 
-    bench/fabric.py [--workloads websearch,fbhadoop] [--loads 0.3,0.5] [--duration-us 5000]
-                    [--seeds 1,2,3] [--modes pfc,dcqcn,hpcc] [--out DIR] [--jobs 2]
-                    [-- extra tern-ns3-fabric options]
+    bench/fabric.py [--workloads websearch,fbhadoop] [--loads 0.3,0.5] [--duration-us 20000]
+                    [--seeds 1,2,3,4,5] [--pattern-seeds 1,2,3,4,5] [--modes pfc,dcqcn,hpcc]
+                    [--out DIR] [--jobs 2] [-- extra tern-ns3-fabric options]
 
 Runs model/build/ns3/tern-ns3-fabric (built here; needs libns3-dev) on its default fabric
 (4 leaves x 8 hosts, 4 spines, 2:1 oversubscribed, 40 Gb/s, 1 us links, tern's device model
@@ -17,7 +17,12 @@ median over the seeds of each run's figures (flows and skipped flows summed; slo
 FCT / ideal, p50/p99 over all flows and per flow-size bucket; p99 of flows under 100 KB with
 its range over the seeds; PFC XOFFs summed; the deepest lossless queue's p50/p99; goodput;
 drops summed), and per seed the p99 slowdown of flows under 100 KB, HPCC against DCQCN
-(issue 21's goal: at most 1/3 at 50 % WebSearch). Writes to DIR (default
+(issue 21's goal: at most 1/3 at 50 % WebSearch). Also the pattern traffic (a permutation
+of 1 MiB flows across the spines plus an 8:1 incast, started in the first 20 us) in the same
+modes for every --pattern-seeds seed (empty: none): the median over the seeds of the time
+the last flow ended, FCT p50, slowdown p50/p99, XOFFs, the deepest queue's p99. Every run's
+checks are summed up at the end (flows completed with intact data, nothing dropped or
+resent, no flow skipped, every QP pair given back and in RESET). Writes to DIR (default
 $TERN_OUT/bench/fabric, $TERN_OUT defaulting to build/): fabric.json (every run's figures),
 fabric.md (the tables), the series of the first seed (every switch port's lossless queue
 every 10 us and its PFC frames), and SVG plots of the first seed: slowdown-<workload>-<load>.svg
@@ -46,10 +51,50 @@ MODE_COLOR = {"pfc": COLORS[3], "dcqcn": COLORS[0], "hpcc": COLORS[1]}
 
 
 def run(workload, load, mode, seed, args, series):
-    cmd = ["nice", FABRIC, "--workload", os.path.join(WORKLOADS, workload + ".cdf"),
-           "--load", str(load), "--duration-us", str(args.duration_us), "--seed", str(seed),
-           "--series", series] + MODES[mode][1] + args.extra
+    if workload == "pattern":
+        traffic = []    # tern-ns3-fabric's default: permutation + 8:1 incast of 1 MiB
+    else:
+        traffic = ["--workload", os.path.join(WORKLOADS, workload + ".cdf"), "--load",
+                   str(load), "--duration-us", str(args.duration_us),
+                   # room for the tail: the last flows end after the arrivals
+                   "--max-us", str(max(50000, args.duration_us + 40000))]
+    cmd = ["nice", FABRIC] + traffic + ["--seed", str(seed), "--series", series] + \
+        MODES[mode][1] + args.extra
     return run_json(cmd)
+
+
+def run_ok(r):
+    """What every run must show: its failures as text (empty: none)."""
+    bad = []
+    if not (r["completed"] == r["flows"] and r["write_errors"] == 0 and r["data_ok"]):
+        bad.append("%d of %d flows completed intact" % (r["completed"], r["flows"]))
+    drops = r["lossless_drops"] + r["switch_drops"] + r["nic_rx_discards"] + r["no_route"]
+    if drops or r["retrans_pkts"] or r["ack_timeouts"]:
+        bad.append("%d drops, %d resent" % (drops, r["retrans_pkts"]))
+    if r["flows_skipped"]:
+        bad.append("%d flows skipped" % r["flows_skipped"])
+    if r["qp_busy_end"] or r["qp_not_reset_end"] or r["qp_reset_fails"] or \
+            r["qp_resets"] != r["qp_binds"]:
+        bad.append("QP pairs not all given back")
+    return bad
+
+
+def checks(results):
+    """One line per failed run, or one line saying that every run passed."""
+    out = []
+    for j, r in sorted(results.items(), key=lambda x: str(x[0])):
+        bad = run_ok(r)
+        if bad:
+            out.append("FAILED %s %s %s seed %d: %s" % (j[0], j[1], j[2], j[3], "; ".join(bad)))
+    if out:
+        return "\n".join(out)
+    rs = list(results.values())
+    return ("every run (%d): every flow completed with its data intact (%d flows), nothing "
+            "dropped or resent, none skipped; at most %d flows sent by one host, on at most %d "
+            "QPs per host and side (%d QP bindings, each given back by MODIFY_QP to RESET; "
+            "none left bound or outside RESET)"
+            % (len(rs), sum(r["flows"] for r in rs), max(r["flows_per_host_max"] for r in rs),
+               max(r["qp_ends_max"] for r in rs), sum(r["qp_binds"] for r in rs)))
 
 
 def med(xs):
@@ -87,15 +132,38 @@ def md_table(cells, results, seeds):
 
 def goal_table(workloads, loads, results, seeds):
     """Per seed: p99 slowdown of flows under 100 KB, HPCC over DCQCN (issue 21)."""
-    out = ["| workload | load | seed | DCQCN <100K p99 | HPCC <100K p99 | HPCC / DCQCN |",
-           "|---|---|---|---|---|---|"]
+    out = ["| workload | load | seed | flows < 100 KB | DCQCN <100K p99 | HPCC <100K p99 | "
+           "HPCC / DCQCN |", "|---|---|---|---|---|---|---|"]
     for w in workloads:
         for load in loads:
             for s in seeds:
                 d = results[(w, load, "dcqcn", s)]["small_slowdown_p99"]
                 h = results[(w, load, "hpcc", s)]["small_slowdown_p99"]
-                out.append("| %s | %d %% | %d | %.2f | %.2f | %.2f |"
-                           % (w, round(100 * load), s, d, h, h / d if d else float("nan")))
+                out.append("| %s | %d %% | %d | %d | %.2f | %.2f | %.2f |"
+                           % (w, round(100 * load), s,
+                              results[(w, load, "hpcc", s)]["small_flows"], d, h,
+                              h / d if d else float("nan")))
+    return "\n".join(out)
+
+
+def pattern_table(modes, results, seeds):
+    """The pattern traffic per mode: the median over the seeds (XOFFs and drops summed)."""
+    hdr = ["mode", "flows", "all done us (min..max)", "FCT p50 us", "slowdown p50",
+           "slowdown p99", "XOFF", "q p99 KB", "drops"]
+    out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+    for mode in modes:
+        rs = [results[("pattern", 0.0, mode, s)] for s in seeds]
+        done = [r["all_done_us"] for r in rs]
+        out.append("| " + " | ".join([
+            MODES[mode][0], str(sum(r["flows"] for r in rs)),
+            "%.0f (%.0f..%.0f)" % (med(done), min(done), max(done)),
+            "%.0f" % med([r["fct_us_p50"] for r in rs]),
+            "%.2f" % med([r["slowdown_p50"] for r in rs]),
+            "%.2f" % med([r["slowdown_p99"] for r in rs]),
+            str(sum(r["switch_xoff"] for r in rs)),
+            "%.0f" % med([r["queue_p99_kb"] for r in rs]),
+            str(sum(r["lossless_drops"] + r["switch_drops"] + r["nic_rx_discards"]
+                    for r in rs))]) + " |")
     return "\n".join(out)
 
 
@@ -142,8 +210,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workloads", default="websearch,fbhadoop")
     ap.add_argument("--loads", default="0.3,0.5")
-    ap.add_argument("--duration-us", type=int, default=5000, help="flow arrivals for this long")
-    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--duration-us", type=int, default=20000, help="flow arrivals for this long")
+    ap.add_argument("--seeds", default="1,2,3,4,5")
+    ap.add_argument("--pattern-seeds", default="1,2,3,4,5", help="the pattern traffic's seeds "
+                    "(empty: no pattern runs)")
     ap.add_argument("--modes", default="pfc,dcqcn,hpcc")
     ap.add_argument("--out", default=None, help="output directory")
     ap.add_argument("--jobs", type=int, default=2)
@@ -152,6 +222,7 @@ def main():
     workloads = args.workloads.split(",")
     loads = [float(x) for x in args.loads.split(",")]
     seeds = [int(x) for x in args.seeds.split(",")]
+    pseeds = [int(x) for x in args.pattern_seeds.split(",") if x]
     modes = args.modes.split(",")
     if any(m not in MODES for m in modes) or not seeds:
         sys.exit("--modes: some of %s; --seeds: at least one" % ",".join(MODES))
@@ -162,6 +233,8 @@ def main():
           "scripts/setup-host.sh)")
     cells = [(w, load, m) for w in workloads for load in loads for m in modes]
     jobs = [c + (s,) for c in cells for s in seeds]
+    pjobs = [("pattern", 0.0, m, s) for m in modes for s in pseeds]
+    jobs += pjobs
     spath = {j: os.path.join(out, "series-%s-%d-%s-%d.json" % (j[0], round(100 * j[1]), j[2],
                                                                 j[3]))
              for j in jobs}
@@ -175,13 +248,19 @@ def main():
         md_table(cells, results, seeds)
     if "dcqcn" in modes and "hpcc" in modes:
         md += "\n\n" + goal_table(workloads, loads, results, seeds)
+    if pjobs:
+        md += ("\n\nThe pattern traffic (%d flows of 1 MiB: a permutation across the spines "
+               "and an 8:1 incast), seeds %s:\n\n"
+               % (results[pjobs[0]]["flows"], ",".join(map(str, pseeds)))) + \
+            pattern_table(modes, results, pseeds)
+    md += "\n\n" + checks(results)
     print(md)
     with open(os.path.join(out, "fabric.md"), "w") as f:
         f.write(md + "\n")
     with open(os.path.join(out, "fabric.json"), "w") as f:
         json.dump([dict(results[j], workload_name=j[0], seed=j[3]) for j in jobs], f,
                   indent=1)
-    first = {j: series[j] for j in jobs if j[3] == seeds[0]}
+    first = {j: series[j] for j in jobs if j[3] == seeds[0] and j[0] != "pattern"}
     for w in workloads:
         for load in loads:
             plots(w, load, modes, seeds[0], results, first, out)

@@ -23,13 +23,14 @@ import json
 import os
 import statistics
 import sys
-import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma")]
+sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma"),
+                os.path.dirname(os.path.abspath(__file__))]
 
 from harness import Cluster, Wire  # noqa: E402
 import rdmatest as rt  # noqa: E402
+from hostload import Others  # noqa: E402
 
 NQN = "nqn.2026-12.io.tern:bench"
 BUSY = ("user", "nice", "system", "irq", "softirq")
@@ -90,22 +91,6 @@ def fio(c, n0, dev, rw, bs, qd, seconds):
     return job["iops"], job["bw_bytes"] / 1e6, busy / ios
 
 
-def host_busy():
-    """Busy seconds of the whole host (/proc/stat) and of the cluster's QEMU processes."""
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
-
-
-def qemu_busy(c):
-    t = 0
-    for n in c:
-        with open("/proc/%d/stat" % n.proc.pid) as f:
-            v = f.read().rsplit(")", 1)[1].split()
-        t += int(v[11]) + int(v[12])       # utime, stime (all threads)
-    return t / os.sysconf("SC_CLK_TCK")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per transport (median)")
@@ -126,7 +111,8 @@ def main():
         target_setup(n1, [(1, "rdma", tern.ip(n1)), (2, "rdma", rxe.ip(n1)),
                           (3, "tcp", rxe.ip(n1))])
         res = {(t, j[0]): [] for t, _, _ in transports for j in JOBS}
-        t0, h0, q0 = time.monotonic(), host_busy(), qemu_busy(c)
+        load = Others(c)
+        load.start()
         for run in range(args.runs):
             for name, trtype, addr in transports:
                 dev = connect(n0, trtype, addr)
@@ -134,7 +120,7 @@ def main():
                     res[(name, label)].append(fio(c, n0, dev, rw, bs, qd, args.seconds))
                 sh(n0, "nvme disconnect -n %s" % NQN, 120)
                 print("# run %d: %s done" % (run + 1, name), file=sys.stderr)
-        others = (host_busy() - h0 - (qemu_busy(c) - q0)) / (time.monotonic() - t0)
+        load.stop()
     finally:
         c.close()
 
@@ -159,8 +145,7 @@ def main():
             med["tern"][0] / med["rxe"][0] if med["rxe"][0] else 0,
             med["tern"][0] / med["tcp"][0] if med["tcp"][0] else 0))
     print()
-    print("host CPU used by other work during the runs: %.2f cores%s" % (
-        others, " (NOISY: more than half a core)" if others > 0.5 else ""))
+    print(load.line())
 
 
 if __name__ == "__main__":

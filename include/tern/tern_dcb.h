@@ -170,7 +170,7 @@ struct tern_cc_params {
 	__u8	hpcc_max_stage;		/* 1..31, default 5 */
 	__le16	hpcc_eta;		/* target utilisation, 1/1000, 500..1000, default 950 */
 	__le32	hpcc_ai_rate;		/* Mb/s, 1..line rate, default 100: W_AI = rate * T */
-	__le32	hpcc_base_rtt;		/* ns, 1000..1000000, default 12000: T */
+	__le32	hpcc_base_rtt;		/* ns, TERN_CC_HPCC_BASE_RTT_MIN..MAX, default 12000: T */
 	__le32	rsvd;
 };
 
@@ -194,6 +194,13 @@ struct tern_cc_params {
 #define TERN_CC_DEF_HPCC_ETA		950
 #define TERN_CC_DEF_HPCC_AI_RATE	100
 #define TERN_CC_DEF_HPCC_BASE_RTT	12000
+
+/*
+ * hpcc_base_rtt's range: 1 us (a rack) to 100 ms (any path an emulated or wide-area
+ * deployment has; the INT timestamps are 32-bit ns, so deltas stay exact up to 4.29 s).
+ */
+#define TERN_CC_HPCC_BASE_RTT_MIN	1000
+#define TERN_CC_HPCC_BASE_RTT_MAX	100000000
 
 /*
  * HPCC (Li et al., SIGCOMM 2019), for QPs whose priority has its bit in @hpcc_en (never also

@@ -729,7 +729,7 @@ struct tern_qp_attrs {
 #define TERN_QP_XPORT_MASK		(TERN_QP_XPORT_SR | TERN_QP_XPORT_LOG_CAP_MASK)
 #define TERN_QP_XPORT_MIN_LOG_CAP	4
 #define TERN_QP_XPORT_MAX_LOG_CAP	8
-#define TERN_QP_XPORT_DEF_LOG_CAP	6	/* 64 PSNs: the responder's reorder window */
+#define TERN_QP_XPORT_DEF_LOG_CAP	8	/* 256 PSNs: as many as go-back-N keeps in flight */
 
 struct tern_cmd_modify_qp_in {
 	__le32	qpn;
@@ -742,15 +742,24 @@ struct tern_cmd_query_qp_in {
 };
 
 #define TERN_QP_STATUS_SQ_DRAINING	(1u << 0)	/* SQD: WQEs still outstanding */
+#define TERN_QP_STATUS_HPCC		(1u << 1)	/* the QP's priority runs HPCC */
 
 struct tern_cmd_query_qp_out {
 	struct tern_qp_attrs attrs;	/* state: the current one (the device may have moved it) */
 	__le32	status;			/* TERN_QP_STATUS_* */
 	__le16	sq_ci;			/* WQEs the device has completed or flushed */
 	__le16	rq_ci;
-	__le32	cc_rate_mbps;		/* DCQCN current rate; 0 when the QP is not limited */
+	__le32	cc_rate_mbps;		/* the rate DCQCN or HPCC holds it to; 0: not limited */
 	__le32	cc_alpha;		/* DCQCN alpha, 1/1024 units; 0 when not limited */
+	/* HPCC (status HPCC; else 0). A caller's out_len of TERN_QUERY_QP_OUT_V1_LEN gets none. */
+	__le32	hpcc_window;		/* W, bytes (saturates at 2^32 - 1) */
+	__le16	hpcc_util;		/* U, 1/1000 of the bottleneck (saturates at 65535) */
+	__u8	hpcc_inc_stage;		/* additive steps since the last multiplicative one */
+	__u8	rsvd;
 };
+
+/* The reply's length before the HPCC fields: the device still answers a buffer this long. */
+#define TERN_QUERY_QP_OUT_V1_LEN	offsetof(struct tern_cmd_query_qp_out, hpcc_window)
 
 struct tern_cmd_destroy_qp_in {
 	__le32	qpn;
@@ -869,7 +878,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_create_qp_in, 56);
 TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 100);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 108);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 116);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 416);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_srq_out, 16);

@@ -59,6 +59,7 @@ struct params {
 	bool quiet;
 	uint32_t loss_ppm;		/* every NIC's line: frames lost at random (0) */
 	bool sr;			/* RC selective repeat (TERN_QP_XPORT_SR) */
+	uint8_t sr_log_cap;		/* its in-flight cap 2^n PSNs (0: the default) */
 	uint64_t flow_bytes;		/* each flow's size (0: no end); the run ends with them */
 	uint8_t ack_timeout;		/* QP timeout code: 4.096 us * 2^n (14) */
 };
@@ -396,7 +397,8 @@ static bool sim_build(struct sim *s)
 	}
 	connopt_write_flow(&o, s->p.mtu, 26);
 	o.timeout = s->p.ack_timeout;
-	o.xport = s->p.sr ? TERN_QP_XPORT_SR : 0;
+	o.xport = s->p.sr ? TERN_QP_XPORT_SR |
+		  (uint32_t)s->p.sr_log_cap << TERN_QP_XPORT_LOG_CAP_SHIFT : 0;
 	/* receiver: one CQ, one MR holding every flow's slots, a QP per sender */
 	{
 		struct rdev *rx = s->nodes[0].d;
@@ -814,6 +816,7 @@ static void usage(FILE *f)
 		"  --hpcc on|off         HPCC with INT on the --rp-en priorities instead of DCQCN\n"
 		"  --loss-ppm P          every line loses frames at random, P per million (0)\n"
 		"  --sr on|off           RC selective repeat instead of go-back-N (off)\n"
+		"  --sr-log-cap N        its in-flight cap 2^N PSNs, 4..8 (0: the device's default)\n"
 		"  --ack-timeout CODE    QP timeout 4.096 us * 2^CODE (14)\n"
 		"  --pfc-mask M          lossless priorities, switch and NICs (8; 0: the switch drops)\n"
 		"  --flow-bytes B        each flow ends after B bytes, the run when all have (0: never)\n"
@@ -902,7 +905,7 @@ int main(int argc, char **argv)
 	enum { O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
 	       O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE,
 	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT,
-	       O_LOSS, O_SR, O_TMO, O_PFCM, O_ECNENQ, O_FLOWB, O_HPCC };
+	       O_LOSS, O_SR, O_SRCAP, O_TMO, O_PFCM, O_ECNENQ, O_FLOWB, O_HPCC };
 	static const struct option opts[] = {
 		{ "n", 1, NULL, O_N }, { "dcqcn", 1, NULL, O_DCQCN }, { "rp-en", 1, NULL, O_RP },
 		{ "np-en", 1, NULL, O_NP }, { "duration-us", 1, NULL, O_DUR },
@@ -918,7 +921,8 @@ int main(int argc, char **argv)
 		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "ecn-enqueue", 0, NULL, O_ECNENQ },
 		{ "jitter-ns", 1, NULL, O_JIT },
 		{ "series", 1, NULL, O_SERIES }, { "loss-ppm", 1, NULL, O_LOSS },
-		{ "sr", 1, NULL, O_SR }, { "ack-timeout", 1, NULL, O_TMO },
+		{ "sr", 1, NULL, O_SR }, { "sr-log-cap", 1, NULL, O_SRCAP },
+		{ "ack-timeout", 1, NULL, O_TMO },
 		{ "pfc-mask", 1, NULL, O_PFCM }, { "flow-bytes", 1, NULL, O_FLOWB },
 		{ "hpcc", 1, NULL, O_HPCC },
 		{ "switch-json", 1, NULL, O_SWJSON }, { "quiet", 0, NULL, O_QUIET },
@@ -963,6 +967,15 @@ int main(int argc, char **argv)
 		case O_SERIES: p->series = optarg; break;
 		case O_LOSS: p->loss_ppm = (uint32_t)num(optarg, "--loss-ppm"); break;
 		case O_SR: p->sr = onoff(optarg); break;
+		case O_SRCAP:
+			p->sr_log_cap = (uint8_t)num(optarg, "--sr-log-cap");
+			if (p->sr_log_cap && (p->sr_log_cap < TERN_QP_XPORT_MIN_LOG_CAP ||
+					      p->sr_log_cap > TERN_QP_XPORT_MAX_LOG_CAP)) {
+				fprintf(stderr, "tern-sim: --sr-log-cap: 0 or %d..%d\n",
+					TERN_QP_XPORT_MIN_LOG_CAP, TERN_QP_XPORT_MAX_LOG_CAP);
+				exit(2);
+			}
+			break;
 		case O_TMO: p->ack_timeout = (uint8_t)num(optarg, "--ack-timeout"); break;
 		case O_PFCM: p->sw.pfc_mask = (uint8_t)num(optarg, "--pfc-mask"); break;
 		case O_FLOWB: p->flow_bytes = num(optarg, "--flow-bytes"); break;

@@ -199,21 +199,6 @@ static unsigned int classify(const struct tsw *sw, const uint8_t *f, size_t len)
 	return 0;
 }
 
-static void ipv4_csum_fix(uint8_t *ip)
-{
-	size_t n = (size_t)(ip[0] & 0xf) * 4, i;
-	uint32_t s = 0;
-
-	ip[10] = ip[11] = 0;
-	for (i = 0; i < n; i += 2)
-		s += frame_be16(ip + i);
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	s = ~s & 0xffff;
-	ip[10] = (uint8_t)(s >> 8);
-	ip[11] = (uint8_t)s;
-}
-
 /* RED on an ECN-capable IP packet that finds @depth bytes in its FIFO (see ecn_at_dequeue). */
 static void ecn_mark(struct tsw *sw, struct tsw_fifo *q, uint8_t *f, size_t len, uint64_t depth)
 {
@@ -240,7 +225,7 @@ static void ecn_mark(struct tsw *sw, struct tsw_fifo *q, uint8_t *f, size_t len,
 		return;
 	if (fi.ipver == 4) {
 		f[ip + 1] |= 3;
-		ipv4_csum_fix(f + ip);
+		frame_ipv4_csum_set(f + ip, (size_t)(f[ip] & 0xf) * 4);
 	} else {
 		f[ip + 1] |= 3 << 4;
 	}
@@ -321,7 +306,7 @@ static void int_edit(struct tsw_pkt *k, size_t s, bool grow)
 		f[s + 3] |= TERN_INT_F_OVERFLOW;
 	}
 	if (fi.ipver == 4) {
-		ipv4_csum_fix(f + fi.l3);
+		frame_ipv4_csum_set(f + fi.l3, (size_t)(f[fi.l3] & 0xf) * 4);
 		put_be16(f + fi.udp + 6, 0);	/* IPv4: no UDP checksum */
 	} else {
 		k->int_udp6 = fi.udp;

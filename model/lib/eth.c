@@ -500,9 +500,7 @@ static enum tx_result tx_send(struct tern_model *m, struct ternm_ethq *q, struct
 
 			put_be16(seg + p.l3 + 2, (uint16_t)(len - p.l3));
 			put_be16(seg + p.l3 + 4, (uint16_t)(id + i));
-			put_be16(seg + p.l3 + 10, 0);
-			put_be16(seg + p.l3 + 10,
-				 (uint16_t)~frame_csum_fold(frame_csum_add(0, seg + p.l3, ihl)));
+			frame_ipv4_csum_set(seg + p.l3, ihl);
 		} else {
 			put_be16(seg + p.l3 + 4, (uint16_t)(len - p.l3 - FRAME_IPV6_HLEN));
 		}
@@ -787,7 +785,7 @@ static uint16_t rx_csum(const uint8_t *f, size_t len)
 	l3 = p.l3;
 	if (p.ipver == 4) {
 		ihl = (size_t)(f[l3] & 0x0f) * 4;
-		if (frame_csum_fold(frame_csum_add(0, f + l3, ihl)) != 0xffff)
+		if (!frame_ipv4_csum_ok(f + l3, ihl))
 			return TERN_ETH_RXD_CSUM_BAD;
 		if (get_be16(f + l3 + 6) & 0x3fff)	/* MF or a fragment offset */
 			return 0;

@@ -92,6 +92,23 @@ static inline uint32_t frame_csum_add(uint32_t s, const uint8_t *p, size_t n)
 	return s;
 }
 
+/* Does the IPv4 header at @ip, @ihl bytes long, check (its one's complement sum 0xffff)? */
+static inline bool frame_ipv4_csum_ok(const uint8_t *ip, size_t ihl)
+{
+	return frame_csum_fold(frame_csum_add(0, ip, ihl)) == 0xffff;
+}
+
+/* (Re)writes the checksum of the IPv4 header at @ip, @ihl bytes long. */
+static inline void frame_ipv4_csum_set(uint8_t *ip, size_t ihl)
+{
+	uint16_t c;
+
+	ip[10] = ip[11] = 0;
+	c = (uint16_t)~frame_csum_fold(frame_csum_add(0, ip, ihl));
+	ip[10] = (uint8_t)(c >> 8);
+	ip[11] = (uint8_t)c;
+}
+
 static inline void frame_parse(const uint8_t *f, size_t len, struct frame_info *p)
 {
 	size_t o = FRAME_ETH_HLEN, u;

@@ -455,7 +455,7 @@ struct ternm_rdma {
 	uint32_t next_mr;
 	uint32_t mr_pages;	/* page entries held by all MRs */
 	uint32_t sq_wqes;	/* SQ entries held by all QPs (the model's send state) */
-	uint32_t sr_bufs;	/* selective-repeat reorder buffers allocated (rdma_sr.c) */
+	uint64_t sr_buf_bytes;	/* selective-repeat reorder buffers allocated (rdma_sr.c) */
 	struct ternm_qp *work_head, *work_tail;
 	struct ternm_qp *macwait_head, *macwait_tail;	/* held back by the MAC */
 	struct ternm_qp *timer_head;
@@ -526,6 +526,7 @@ int ternm_mr_fast_reg(struct tern_model *m, const struct ternm_qp *qp, uint32_t 
 		      const uint8_t *seg, uint8_t *synd);
 int ternm_mr_invalidate(struct tern_model *m, uint32_t pdn, uint32_t key);
 void ternm_mr_flush_key(struct tern_model *m, uint32_t pdn, uint32_t key);
+void ternm_mw_qp_gone(struct tern_model *m, uint32_t qpn);
 int ternm_mw_bind(struct tern_model *m, const struct ternm_qp *qp, uint32_t key,
 		  const uint8_t *seg, uint8_t *synd);
 
@@ -557,7 +558,15 @@ void ternm_cc_qp_reset(struct tern_model *m, struct ternm_qp *qp);
 void ternm_cc_pace(struct tern_model *m, struct ternm_qp *qp, uint64_t kbps);
 
 /* rdma_hpcc.c */
+struct ternm_hpcc_view {	/* QUERY_QP's HPCC fields */
+	uint32_t window;	/* bytes */
+	uint16_t util;		/* 1/1000 */
+	uint8_t inc_stage;
+};
+
 bool ternm_hpcc_qp(const struct tern_model *m, const struct ternm_qp *qp);
+bool ternm_hpcc_query(const struct tern_model *m, const struct ternm_qp *qp,
+		      struct ternm_hpcc_view *v);
 bool ternm_hpcc_gate(struct tern_model *m, struct ternm_qp *qp);
 void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
 void ternm_hpcc_qp_reset(struct ternm_qp *qp);
@@ -611,22 +620,24 @@ void ternm_resp_send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn
 			  uint32_t msn);
 
 /* rdma_sr.c: selective repeat (Documentation/hw/rdma.rst, "Selective repeat") */
-#define TERNM_SR_WIN		64	/* responder reorder slots = SACK bitmap bits */
+#define TERNM_SR_MAX_WIN	256	/* responder reorder slots (the QP's cap) = SACK bits */
 #define TERNM_SR_SLOT_BYTES	4096	/* payload of one slot: the largest path MTU */
-#define TERNM_SR_MAX_BUFS	64	/* QPs holding a reorder buffer at once (16 MiB) */
+#define TERNM_SR_MAX_BUF_BYTES	(16u << 20)	/* reorder buffers of all QPs together */
+#define TERNM_SR_DUPTHRESH	3	/* a hole is lost once a PSN this far beyond it came */
 int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport);
 int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport);
 void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp);
+void ternm_sr_sq_start(struct ternm_qp *qp);
 bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
 void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp);
 void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
 unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
 void ternm_sr_req_resend(struct tern_model *m, struct ternm_qp *qp, uint32_t acked);
 void ternm_sr_req_read_done(struct tern_model *m, struct ternm_qp *qp);
-uint64_t ternm_sr_arm_ns(struct ternm_qp *qp, uint64_t rto_ns);
+uint64_t ternm_sr_arm_ns(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns);
 bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns);
 void ternm_sr_req_timeout(struct ternm_qp *qp);
-void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp);
+void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n);
 #define TERNM_SR_RD_WIN		1024	/* requester: READ responses placed ahead of una_psn */
 bool ternm_sr_rd_placed(struct ternm_qp *qp, uint32_t psn);
 void ternm_sr_rd_mark(struct ternm_qp *qp, uint32_t psn);

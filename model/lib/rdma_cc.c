@@ -527,7 +527,8 @@ static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_ai_rate));
 	if (!c.hpcc_base_rtt)
 		c.hpcc_base_rtt = TERN_CC_DEF_HPCC_BASE_RTT;
-	if (c.hpcc_base_rtt < 1000 || c.hpcc_base_rtt > 1000000)
+	if (c.hpcc_base_rtt < TERN_CC_HPCC_BASE_RTT_MIN ||
+	    c.hpcc_base_rtt > TERN_CC_HPCC_BASE_RTT_MAX)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_base_rtt));
 #undef G
 	if (get_le32(CFLD(in, T, rsvd)))

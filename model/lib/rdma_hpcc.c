@@ -72,6 +72,27 @@ static void hpcc_init(struct tern_model *m, struct ternm_qp *qp)
 }
 
 /*
+ * QUERY_QP: does @qp run HPCC, and if so its window (the line-rate BDP until its first
+ * request), its utilisation estimate and its stage, saturated to the reply's fields.
+ */
+bool ternm_hpcc_query(const struct tern_model *m, const struct ternm_qp *qp,
+		      struct ternm_hpcc_view *v)
+{
+	const struct ternm_qp_hpcc *h = &qp->hpcc;
+	uint64_t w, u;
+
+	memset(v, 0, sizeof(*v));
+	if (!ternm_hpcc_qp(m, qp))
+		return false;
+	w = h->init ? h->w : winit(m);
+	u = h->u * 1000 / U_ONE;
+	v->window = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+	v->util = u > UINT16_MAX ? UINT16_MAX : (uint16_t)u;
+	v->inc_stage = h->inc_stage > UINT8_MAX ? UINT8_MAX : (uint8_t)h->inc_stage;
+	return true;
+}
+
+/*
  * May @qp send a request now? Only while its request bytes in flight are below W (a QP
  * with nothing in flight always may); the ACK that frees the window wakes it.
  */
@@ -211,18 +232,6 @@ void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 
 /* ---- the shim on the wire ------------------------------------------------------------------ */
 
-/* The ones'-complement sum of an IPv4 header without options (0xffff when it checks). */
-static uint16_t ip_sum(const uint8_t *ip)
-{
-	return frame_csum_fold(frame_csum_add(0, ip, FRAME_IPV4_HLEN));
-}
-
-static void ipv4_csum(uint8_t *ip)
-{
-	put_be16(ip + 10, 0);
-	put_be16(ip + 10, (uint16_t)~ip_sum(ip));
-}
-
 /* Add @d (may be negative) to the IP and UDP lengths of the frame at @l3/@udp. */
 static void lengths_add(uint8_t *l3, bool v6, uint8_t *udp, int d)
 {
@@ -231,7 +240,7 @@ static void lengths_add(uint8_t *l3, bool v6, uint8_t *udp, int d)
 		put_be16(l3 + 4, (uint16_t)(get_be16(l3 + 4) + d));
 	} else {
 		put_be16(l3 + 2, (uint16_t)(get_be16(l3 + 2) + d));
-		ipv4_csum(l3);
+		frame_ipv4_csum_set(l3, FRAME_IPV4_HLEN);
 	}
 }
 
@@ -306,7 +315,7 @@ void ternm_int_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3,
 	/* the IP header as the RoCE path checks it, before its lengths change: no options */
 	if (v6 ? get_be16(f + l3 + 4) < ulen :
 	    udp != l3 + FRAME_IPV4_HLEN || get_be16(f + l3 + 2) < FRAME_IPV4_HLEN + ulen ||
-	    ip_sum(f + l3) != 0xffff)
+	    !frame_ipv4_csum_ok(f + l3, FRAME_IPV4_HLEN))
 		goto bad;
 	memcpy(c, f, udp + FRAME_UDP_HLEN);
 	memcpy(c + udp + FRAME_UDP_HLEN, s + g, len - udp - FRAME_UDP_HLEN - g);

@@ -527,6 +527,23 @@ int ternm_mw_bind(struct tern_model *m, const struct ternm_qp *qp, uint32_t key,
 	return 0;
 }
 
+/*
+ * QP @qpn is being destroyed: the type 2 windows bound through it are unbound. No peer can
+ * reach them any more (a type 2 window answers only its QP's connection), and the QPN may
+ * name another QP later, which must not inherit them. The windows let go of their MRs and
+ * may be bound again.
+ */
+void ternm_mw_qp_gone(struct tern_model *m, uint32_t qpn)
+{
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_MR; i++) {
+		struct ternm_mr *mw = &m->rdma->mr[i];
+
+		if (mw->used && (mw->flags & TERN_MR_F_MW_TYPE2) && mw->valid && mw->qpn == qpn)
+			mw_unbind(m, mw);
+	}
+}
 
 /*
  * A REG_MR or LOCAL_INV naming @key was flushed (its QP, of @pdn, is in error): the MR its

@@ -735,6 +735,7 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (mask & TERN_QP_ATTR_SQ_PSN) {
 		v = get_le32(CFLD(a, A, sq_psn));
 		qp->next_psn = qp->una_psn = qp->req_psn = qp->sent_psn = v;
+		ternm_sr_sq_start(qp);	/* the requester's selective-repeat PSNs from here */
 	}
 
 	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)
@@ -765,17 +766,24 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	typedef struct tern_qp_attrs A;
 	struct ternm_qp *qp = ternm_qp_get(m, get_le32(CFLD(in, struct tern_cmd_query_qp_in, qpn)));
 	uint8_t *o = m->cmd_out, *a = m->cmd_out + offsetof(T, attrs);
+	struct ternm_hpcc_view hv;
 	uint32_t rate, alpha;
 
 	if (!qp)
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
 				    offsetof(struct tern_cmd_query_qp_in, qpn));
-	if (out_len < sizeof(T))
+	if (out_len < TERN_QUERY_QP_OUT_V1_LEN)
 		return ternm_refuse(r, TERN_CMD_BAD_LEN, sizeof(T));
 	memset(o, 0, sizeof(T));
 	ternm_cc_query_qp(m, qp, &rate, &alpha);
 	put_le32(FLD(o, T, cc_rate_mbps), rate);
 	put_le32(FLD(o, T, cc_alpha), alpha);
+	if (ternm_hpcc_query(m, qp, &hv)) {
+		put_le32(FLD(o, T, status), TERN_QP_STATUS_HPCC);
+		put_le32(FLD(o, T, hpcc_window), hv.window);
+		put_le16(FLD(o, T, hpcc_util), hv.util);
+		o[offsetof(T, hpcc_inc_stage)] = hv.inc_stage;
+	}
 	a[offsetof(A, state)] = qp->state;
 	a[offsetof(A, path_mtu)] = qp->path_mtu;
 	a[offsetof(A, timeout)] = qp->timeout;
@@ -791,10 +799,11 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	put_le32(FLD(a, A, qkey), qp->qkey);
 	memcpy(FLD(a, A, path), qp->path, sizeof(qp->path));
 	if (qp->state == TERN_QPS_SQD && qp->sq_ci != qp->req_max)
-		put_le32(FLD(o, T, status), TERN_QP_STATUS_SQ_DRAINING);
+		put_le32(FLD(o, T, status),
+			 get_le32(FLD(o, T, status)) | TERN_QP_STATUS_SQ_DRAINING);
 	put_le16(FLD(o, T, sq_ci), qp->sq_ci);
 	put_le16(FLD(o, T, rq_ci), qp->rq_ci);
-	r->out_size = sizeof(T);
+	r->out_size = out_len < sizeof(T) ? TERN_QUERY_QP_OUT_V1_LEN : sizeof(T);
 	return TERN_CMD_OK;
 }
 
@@ -806,6 +815,7 @@ static int destroy_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE,
 				    offsetof(struct tern_cmd_destroy_qp_in, qpn));
 	ternm_resp_flush_acks(m, qp);
+	ternm_mw_qp_gone(m, qp->qpn);
 	qp_free(m, qp);
 	return TERN_CMD_OK;
 }
@@ -964,7 +974,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	ternm_cc_clear(m);
 	r->next_qpn = 2;
 	r->sq_wqes = 0;
-	r->sr_bufs = 0;
+	r->sr_buf_bytes = 0;
 }
 
 void ternm_rdma_fini(struct tern_model *m)

@@ -403,7 +403,7 @@ static bool outstanding(const struct ternm_qp *qp)
 static void retx_arm(struct tern_model *m, struct ternm_qp *qp)
 {
 	qp->retx_deadline = outstanding(qp) && qp->timeout && !qp->rnr_wait ?
-			    ternm_now(m) + ternm_sr_arm_ns(qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
+			    ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
 	ternm_qp_timer_sync(m, qp);
 }
 
@@ -697,6 +697,10 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		return;
 	}
 	if (!read_resp_fits(qp, s, wc, p, pos, &off, &want)) {
+		ternm_log(m, TERN_MODEL_LOG_INFO,
+			  "QP %u: READ response at PSN 0x%06x (opcode 0x%02x, %u bytes) does not fit position %u of the READ at 0x%06x (%u packets%s): BAD_RESP",
+			  qp->qpn, p->psn, p->opcode, p->paylen, pos, s->first_psn, s->npkts,
+			  qp->sr ? ", selective repeat" : "");
 		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
 		return;
 	}
@@ -852,7 +856,7 @@ static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, ui
 {
 	ternm_cc_sent(m, qp, len);
 	if (qp->sr && len)
-		ternm_sr_sent(m, qp);	/* the tail-loss probe counts from the last packet */
+		ternm_sr_sent(m, qp, psn, n);	/* the probe counts from the last packet */
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
 		m->rdma->stats.retrans_pkts++;
 		m->rdma->stats.retrans_bytes += len;
@@ -1103,7 +1107,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		}
 		sent++;
 		if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
-			qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(qp, retx_ns(qp));
+			qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp));
 			ternm_qp_timer_sync(m, qp);
 		}
 		if (qp->req_idx != qp->req_max && qp->req_idx != idx) {

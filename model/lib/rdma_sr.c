@@ -4,10 +4,11 @@
  * "Selective repeat"). Only QPs that MODIFY_QP switched to it get here (qp->sr); every other
  * QP runs the standard go-back-N of rdma_req.c and rdma_resp.c untouched.
  *
- * Responder: a request up to TERNM_SR_WIN PSNs ahead of the expected one is kept in the
- * QP's reorder window (its headers and payload, one slot per PSN) instead of being NAKed,
- * and a SACK (AETH NAK code AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which
- * PSNs after the expected one are held. When the expected PSN arrives, it and the held PSNs
+ * Responder: a request less than the QP's window (its in-flight cap, at most
+ * TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder window (its
+ * headers and payload, one slot per PSN) instead of being NAKed, and a SACK (AETH NAK code
+ * AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after the expected
+ * one are held. When the expected PSN arrives, it and the held PSNs
  * that follow it run through the responder's ordinary in-order path (rdma_resp.c), so
  * placement order, receive WQEs, CQEs, MSNs, READ and atomic execution (exactly once, from
  * the same responder resources) are what go-back-N gives. A duplicate while PSNs are held
@@ -23,7 +24,9 @@
  * serves alone (rdma_resp.c, resp_sr_hole). A tail-loss probe resends
  * the last packet sent when nothing acknowledged progress for the probe time; the full
  * retransmit timeout stays behind it and still goes back N (the responder drops the
- * duplicates). At most max_unacked PSNs are in flight (the BDP cap).
+ * duplicates). At most max_unacked PSNs are in flight (the BDP cap). Holes count as lost
+ * only TERNM_SR_DUPTHRESH PSNs behind the highest arrival (else they may be reordered), and
+ * the probe waits twice the measured round trip (sr_tlp_ns).
  */
 #include <stdlib.h>
 
@@ -36,8 +39,10 @@ struct ternm_sr_slot {
 
 struct ternm_sr {
 	/* responder */
-	struct ternm_sr_slot slot[TERNM_SR_WIN];	/* PSN % TERNM_SR_WIN */
-	uint8_t *buf;		/* TERNM_SR_WIN * TERNM_SR_SLOT_BYTES, allocated at first use */
+	struct ternm_sr_slot *slot;	/* win slots, PSN % win; with buf, at the first gap */
+	uint8_t *buf;		/* win slots of slot_bytes (the path MTU) */
+	size_t buf_bytes;	/* counted in m->rdma->sr_buf_bytes */
+	uint32_t win, slot_bytes;
 	unsigned int held;
 	bool replay;		/* in ternm_resp_rx from here: the in-order path */
 	bool sack_queued;	/* a RESP_SACK waits in the output FIFO */
@@ -51,10 +56,20 @@ struct ternm_sr {
 	uint32_t rd_rtx_psn;
 	uint32_t rtx_next, rtx_end;	/* holes in [rtx_next, rtx_end) to resend */
 	uint32_t retx_done;	/* holes below it were resent since the last probe */
+	bool no_thresh;		/* a probe went out: every hole is lost, no reorder wait */
 	uint64_t last_tx_ns;	/* when the last request packet went out */
 	unsigned int probes;	/* probes since the timer was last armed by progress */
+	/*
+	 * Round-trip time (sr_rtt_*), one sample at a time: rtt_psn was sent new at rtt_t0;
+	 * the sample ends when una_psn passes it or a SACK lists it, and is void once any PSN
+	 * up to it is resent (Karn). srtt_ns 0: no sample yet.
+	 */
+	bool rtt_on;
+	uint32_t rtt_psn;
+	uint64_t rtt_t0;
+	uint64_t srtt_ns, rttvar_ns;
 	uint32_t sack_base;	/* the last SACK: bit i of sack_map is PSN sack_base + 1 + i */
-	uint64_t sack_map;
+	uint64_t sack_map[TERNM_SR_MAX_WIN / 64];
 	/*
 	 * READ responses placed out of order: bit PSN % TERNM_SR_RD_WIN of rd_map, for PSNs in
 	 * [una_psn, una_psn + TERNM_SR_RD_WIN) only; sr_rd_sync() drops the bits una_psn has
@@ -87,6 +102,19 @@ int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport)
 	return 0;
 }
 
+/* Free the reorder buffer, if any, and give its bytes back to the device's budget. */
+static void sr_buf_free(struct tern_model *m, struct ternm_sr *sr)
+{
+	if (sr->buf)
+		m->rdma->sr_buf_bytes -= sr->buf_bytes;
+	free(sr->buf);
+	free(sr->slot);
+	sr->buf = NULL;
+	sr->slot = NULL;
+	sr->buf_bytes = 0;
+	sr->held = 0;
+}
+
 /* Apply checked TERN_QP_XPORT_* bits. Returns 0, or -1 when out of memory (nothing changed). */
 int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 {
@@ -104,25 +132,47 @@ int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 			return -1;
 	} else {
 		/* SQD->SQD or INIT->RTR again: nothing held survives a new PSN start */
-		uint8_t *buf = qp->sr->buf;
-
+		sr_buf_free(m, qp->sr);
 		memset(qp->sr, 0, sizeof(*qp->sr));
-		qp->sr->buf = buf;
 	}
 	qp->xport = (uint8_t)(xport >> 24);
 	qp->max_unacked = (uint16_t)(1u << (cap ? cap : TERN_QP_XPORT_DEF_LOG_CAP));
+	qp->sr->win = qp->max_unacked;	/* the responder keeps what its own cap would send */
 	qp->sr->retx_done = qp->una_psn;
 	qp->sr->rd_base = qp->sr->rd_hi = qp->sr->rd_done = qp->una_psn;
 	return 0;
+}
+
+/**
+ * ternm_sr_sq_start() - the send PSN was set (MODIFY_QP sq_psn, RTR->RTS or SQD->SQD)
+ * @qp: the QP, selective repeat or not
+ *
+ * The requester's selective-repeat PSNs start from una_psn: ternm_sr_config() ran at
+ * INIT->RTR, before the send PSN was known. A PSN left from then could lie "ahead" of every
+ * PSN sent (PSNs compare modulo 2^24): the READ state would take responses as seen that
+ * never came, and re-ask part of a READ the responder never got, which it runs as a new,
+ * shorter READ (BAD_RESP_ERR at the requester).
+ */
+void ternm_sr_sq_start(struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+
+	if (!sr)
+		return;
+	sr->rtx_next = sr->rtx_end = sr->retx_done = qp->una_psn;
+	sr->rd_base = sr->rd_hi = sr->rd_done = qp->una_psn;
+	memset(sr->rd_map, 0, sizeof(sr->rd_map));
+	memset(sr->sack_map, 0, sizeof(sr->sack_map));
+	sr->sack_base = qp->una_psn;
+	sr->ack_hi_valid = sr->rd_rtx_valid = false;
+	sr->rtt_on = false;
 }
 
 void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
 {
 	if (!qp->sr)
 		return;
-	if (qp->sr->buf)
-		m->rdma->sr_bufs--;
-	free(qp->sr->buf);
+	sr_buf_free(m, qp->sr);
 	free(qp->sr);
 	qp->sr = NULL;
 }
@@ -139,7 +189,7 @@ static void sr_clear(struct ternm_sr *sr)
 {
 	unsigned int i;
 
-	for (i = 0; i < TERNM_SR_WIN; i++)
+	for (i = 0; sr->slot && i < sr->win; i++)
 		sr->slot[i].used = false;
 	sr->held = 0;
 }
@@ -150,12 +200,36 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 {
 	struct ternm_sr *sr = qp->sr;
 	struct ternm_sr_slot *s;
-	unsigned int i = p->psn % TERNM_SR_WIN;
+	unsigned int i = p->psn % sr->win;
 
 	m->rdma->stats.out_of_sequence++;
-	if (d >= TERNM_SR_WIN || p->paylen > TERNM_SR_SLOT_BYTES || p->paylen > qp->mtu) {
+	if (d >= (int32_t)sr->win || p->paylen > TERNM_SR_SLOT_BYTES || p->paylen > qp->mtu) {
 		/* beyond the window (or malformed: the in-order path would refuse it): dropped */
 		sr_queue_sack(m, qp);
+		return;
+	}
+	if (!sr->buf) {
+		/* the device's memory for reorder buffers is bounded, whatever the guest asks */
+		size_t bytes = (size_t)sr->win * qp->mtu;
+
+		if (m->rdma->sr_buf_bytes + bytes > TERNM_SR_MAX_BUF_BYTES) {
+			m->rdma->stats.rx_roce_discards++;
+			sr_queue_sack(m, qp);	/* dropped: the requester resends it */
+			return;
+		}
+		sr->slot = calloc(sr->win, sizeof(*sr->slot));
+		sr->buf = sr->slot ? malloc(bytes) : NULL;
+		if (!sr->buf) {
+			free(sr->slot);
+			sr->slot = NULL;
+			return;		/* dropped: the requester resends it */
+		}
+		sr->buf_bytes = bytes;
+		sr->slot_bytes = qp->mtu;
+		m->rdma->sr_buf_bytes += bytes;
+	}
+	if (p->paylen > sr->slot_bytes) {
+		sr_queue_sack(m, qp);	/* the path MTU grew since: not kept */
 		return;
 	}
 	s = &sr->slot[i];
@@ -164,18 +238,6 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 		sr_queue_sack(m, qp);
 		return;
 	}
-	if (!sr->buf) {
-		/* the device's memory for reorder buffers is bounded, whatever the guest asks */
-		if (m->rdma->sr_bufs >= TERNM_SR_MAX_BUFS) {
-			m->rdma->stats.rx_roce_discards++;
-			sr_queue_sack(m, qp);	/* dropped: the requester resends it */
-			return;
-		}
-		sr->buf = malloc((size_t)TERNM_SR_WIN * TERNM_SR_SLOT_BYTES);
-		if (!sr->buf)
-			return;		/* dropped: the requester resends it */
-		m->rdma->sr_bufs++;
-	}
 	if (!s->used)
 		sr->held++;
 	s->used = true;
@@ -183,7 +245,7 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 	s->p.bth = NULL;
 	s->p.payload = NULL;
 	if (p->paylen)
-		memcpy(sr->buf + (size_t)i * TERNM_SR_SLOT_BYTES, p->payload, p->paylen);
+		memcpy(sr->buf + (size_t)i * sr->slot_bytes, p->payload, p->paylen);
 	m->rdma->stats.out_of_order_accepted++;
 	sr_queue_sack(m, qp);
 }
@@ -195,14 +257,14 @@ static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 	unsigned int n = 0;
 
 	while (sr->held && qp->state != TERN_QPS_ERR && qp->state != TERN_QPS_RESET) {
-		unsigned int i = qp->epsn % TERNM_SR_WIN;
+		unsigned int i = qp->epsn % sr->win;
 		struct ternm_sr_slot *s = &sr->slot[i];
 		uint32_t before = qp->epsn;
 		struct ternm_pkt p;
 		unsigned int k;
 
 		/* slots the expected PSN has passed (a READ spans PSNs) are stale */
-		for (k = 0; k < TERNM_SR_WIN; k++)
+		for (k = 0; k < sr->win; k++)
 			if (sr->slot[k].used && psn_diff(sr->slot[k].p.psn, qp->epsn) < 0) {
 				sr->slot[k].used = false;
 				sr->held--;
@@ -210,7 +272,7 @@ static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 		if (!s->used || s->p.psn != qp->epsn)
 			break;
 		p = s->p;
-		p.payload = sr->buf + (size_t)i * TERNM_SR_SLOT_BYTES;
+		p.payload = sr->buf + (size_t)i * sr->slot_bytes;
 		s->used = false;
 		sr->held--;
 		ternm_resp_rx(m, qp, &p);
@@ -263,8 +325,8 @@ bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct te
 void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_sr *sr = qp->sr;
-	uint32_t w[TERNM_SR_WIN / 32] = { 0 };
-	unsigned int i;
+	uint32_t w[TERNM_SR_MAX_WIN / 32] = { 0 };
+	unsigned int i, nw;
 	uint8_t *x;
 
 	if (sr)
@@ -273,9 +335,10 @@ void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
 		ternm_resp_send_aeth(m, qp, AETH_ACK, psn_add(qp->epsn, TERNM_PSN_MASK), qp->msn);
 		return;
 	}
-	for (i = 0; i < TERNM_SR_WIN - 1; i++) {
+	nw = (sr->win + 31) / 32;
+	for (i = 0; i < sr->win - 1; i++) {
 		uint32_t psn = psn_add(qp->epsn, i + 1);
-		const struct ternm_sr_slot *s = &sr->slot[psn % TERNM_SR_WIN];
+		const struct ternm_sr_slot *s = &sr->slot[psn % sr->win];
 
 		if (s->used && s->p.psn == psn)
 			w[i / 32] |= 1u << (i % 32);
@@ -284,14 +347,16 @@ void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
 	x[0] = AETH_NAK_SACK;
 	put_be24(x + 1, qp->msn);
 	x += AETH_LEN;
-	put_be32(x, (uint32_t)(TERNM_SR_WIN / 32) << 24);
+	put_be32(x, nw << 24);
 	x += 4;
-	for (i = 0; i < TERNM_SR_WIN / 32; i++, x += 4)
+	for (i = 0; i < nw; i++, x += 4)
 		put_be32(x, w[i]);
 	ternm_pkt_send(m, qp, x);
 }
 
 /* ---- requester --------------------------------------------------------------------------- */
+
+static void sr_rtt_sacked(struct tern_model *m, struct ternm_qp *qp);
 
 static bool sr_outstanding(const struct ternm_qp *qp)
 {
@@ -302,7 +367,8 @@ static bool sr_sacked(const struct ternm_sr *sr, uint32_t psn)
 {
 	int32_t d = psn_diff(psn, sr->sack_base);
 
-	return d >= 1 && d <= 64 && ((sr->sack_map >> (d - 1)) & 1);
+	return d >= 1 && d <= TERNM_SR_MAX_WIN &&
+	       ((sr->sack_map[(d - 1) / 64] >> ((d - 1) % 64)) & 1);
 }
 
 /* Forget the READ responses placed for PSNs una_psn has passed. */
@@ -387,6 +453,13 @@ static uint32_t sr_rd_hole_end(struct ternm_qp *qp, const struct ternm_swqe *s, 
 	return psn_diff(q, qp->una_psn) >= TERNM_SR_RD_WIN ? end : q;
 }
 
+/* Whether a response shows that the responder has READ @s (whose PSN @psn is missing). */
+static bool sr_rd_seen(const struct ternm_qp *qp, const struct ternm_swqe *s, uint32_t psn)
+{
+	return psn_diff(qp->una_psn, s->first_psn) > 0 ||
+	       psn_diff(qp->sr->rd_hi, psn_add(psn, 1)) > 0;
+}
+
 /* Resend the holes in [from, end) (what the last SACK does not list) before anything new. */
 static void sr_rtx(struct tern_model *m, struct ternm_qp *qp, uint32_t from, uint32_t end)
 {
@@ -430,6 +503,21 @@ void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp)
 	/* what was dropped beyond the window is asked for as the window reaches it */
 	if (psn_diff(end, qp->una_psn) > TERNM_SR_RD_WIN)
 		end = psn_add(qp->una_psn, TERNM_SR_RD_WIN);
+	if (!sr->no_thresh) {
+		/*
+		 * A hole is lost once a response TERNM_SR_DUPTHRESH or more PSNs beyond it is
+		 * placed (else it may only be reordered): the whole run of missing PSNs
+		 * that holds end - TERNM_SR_DUPTHRESH.
+		 */
+		uint32_t e = psn_add(end, (uint32_t)-TERNM_SR_DUPTHRESH & TERNM_PSN_MASK);
+
+		if (psn_diff(e, qp->una_psn) > 0 &&
+		    !ternm_sr_rd_placed(qp, psn_add(e, TERNM_PSN_MASK)))
+			while (psn_diff(end, e) > 0 && !ternm_sr_rd_placed(qp, e))
+				e = psn_add(e, 1);
+		if (psn_diff(e, end) < 0)
+			end = e;
+	}
 	if (sr->rd_redo) {
 		uint32_t e = psn_add(qp->una_psn, qp->max_unacked);
 
@@ -453,8 +541,9 @@ void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp)
 void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
 	struct ternm_sr *sr = qp->sr;
-	uint32_t nw, hdr, from, end;
-	uint64_t map;
+	uint64_t map[TERNM_SR_MAX_WIN / 64] = { 0 };
+	uint32_t nw, hdr, from, end, i;
+	int hb = -1;
 
 	if (!sr || p->paylen < 4) {
 		m->rdma->stats.rx_roce_discards++;	/* not ours to get, or no SACKETH */
@@ -462,21 +551,42 @@ void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct t
 	}
 	hdr = get_be32(p->payload);
 	nw = hdr >> 24;
-	if ((hdr & 0xffffff) || nw == 0 || nw > 8 || p->paylen != 4 + 4 * nw) {
+	if ((hdr & 0xffffff) || nw == 0 || nw > TERNM_SR_MAX_WIN / 32 || p->paylen != 4 + 4 * nw) {
 		m->rdma->stats.rx_roce_discards++;
 		return;
 	}
-	map = get_be32(p->payload + 4);
-	if (nw > 1)
-		map |= (uint64_t)get_be32(p->payload + 8) << 32;
+	for (i = 0; i < nw; i++)
+		map[i / 2] |= (uint64_t)get_be32(p->payload + 4 + 4 * i) << (32 * (i % 2));
 	ternm_req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));
 	if (qp->state == TERN_QPS_ERR || !sr_outstanding(qp))
 		return;
 	sr->sack_base = p->psn;
-	sr->sack_map = map;
-	/* the highest PSN held bounds the holes; with none held, the base alone is missing */
-	end = map ? psn_add(p->psn, 64 - (uint32_t)__builtin_clzll(map)) : psn_add(p->psn, 1);
+	memcpy(sr->sack_map, map, sizeof(map));
+	for (i = 0; i < TERNM_SR_MAX_WIN / 64; i++)
+		if (map[i])
+			hb = (int)(64 * i + 63 - (uint32_t)__builtin_clzll(map[i]));
+	/*
+	 * The highest PSN held (bit hb: base + 1 + hb) bounds the holes; with none held, the
+	 * base alone is missing.
+	 */
+	end = hb >= 0 ? psn_add(p->psn, (uint32_t)hb + 1) : psn_add(p->psn, 1);
 	from = p->psn;
+	sr_rtt_sacked(m, qp);
+	if (hb >= 0 && !sr->no_thresh) {
+		/*
+		 * A hole is lost once a PSN TERNM_SR_DUPTHRESH or more beyond it is held;
+		 * nearer ones may only be reordered (a probe recovers a tail).
+		 */
+		uint32_t e = psn_add(end, (uint32_t)(1 - TERNM_SR_DUPTHRESH) & TERNM_PSN_MASK);
+
+		if (psn_diff(e, p->psn) <= 0)
+			return;
+		/* all of the run of missing PSNs that holds e - 1 */
+		if (!sr_sacked(sr, psn_add(e, TERNM_PSN_MASK)))
+			while (psn_diff(end, e) > 0 && !sr_sacked(sr, e))
+				e = psn_add(e, 1);
+		end = e;
+	}
 	if (psn_diff(sr->retx_done, from) > 0 && psn_diff(sr->retx_done, qp->sent_psn) <= 0)
 		from = sr->retx_done;	/* those were resent once already */
 	if (psn_diff(end, qp->sent_psn) > 0)
@@ -558,6 +668,14 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			sr->rtx_next = sr->rtx_end;
 			break;
 		}
+		if (!s->read && psn_diff(p, sr->rd_hi) < 0) {
+			/*
+			 * A READ response from beyond it: the responder, which runs requests in
+			 * PSN order, has done this one; its ACK comes with the READ's.
+			 */
+			sr->rtx_next = psn_add(s->first_psn, s->npkts);
+			continue;
+		}
 		hole = psn_add(p, 1);
 		if (s->read && !s->atomic) {
 			/* a READ re-asks only the hole: up to the next response placed */
@@ -565,11 +683,12 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			if (psn_diff(hole, sr->rtx_end) > 0)
 				hole = sr->rtx_end;	/* the range asked for ends there */
 			/*
-			 * Only a response from beyond @p proves that the responder has this
-			 * READ: else its request may have been lost, and a shorter one would
-			 * be taken for a new, shorter READ. Then its whole rest is asked.
+			 * Only a response of this READ (una_psn past its start) or from beyond
+			 * @p proves that the responder has it: else its request may have been
+			 * lost, and a shorter one would be taken for a new, shorter READ. Then
+			 * its whole rest is asked.
 			 */
-			if (psn_diff(sr->rd_hi, psn_add(p, 1)) <= 0)
+			if (!sr_rd_seen(qp, s, p))
 				hole = psn_add(s->first_psn, s->npkts);
 			sr->rd_lim = (uint32_t)psn_diff(hole, p);
 		}
@@ -615,7 +734,7 @@ void ternm_sr_req_resend(struct tern_model *m, struct ternm_qp *qp, uint32_t ack
 		return;			/* re-requested already: the probe or the RTO goes on */
 	sr->rd_rtx_valid = true;
 	sr->rd_rtx_psn = qp->una_psn;
-	sr->sack_map = 0;
+	memset(sr->sack_map, 0, sizeof(sr->sack_map));
 	end = psn_add(qp->una_psn, 1);
 	s = sr_find(qp, qp->una_psn, &idx);
 	if (s && s->read && !s->atomic)
@@ -646,25 +765,94 @@ void ternm_sr_req_read_done(struct tern_model *m, struct ternm_qp *qp)
 }
 
 #define TERNM_SR_PROBES	3	/* probes before the timeout's rest */
+#define TERNM_SR_MIN_PTO_NS	8000	/* the probe time's floor */
 
-/* The tail-loss probe time for a timeout of @rto_ns: an eighth of it, at least 8 us. */
-static uint64_t sr_tlp_ns(uint64_t rto_ns)
+/*
+ * The round-trip time (Documentation/hw/rdma.rst, "Tail-loss probe"): one PSN at a time is
+ * timed from when it first went out until una_psn passes it or a SACK lists it; a resend
+ * of it or of a PSN before it voids the sample (Karn: its answer may be the resend's, or
+ * wait for a hole). srtt and rttvar are smoothed as TCP's (RFC 6298): 1/8 and 1/4.
+ */
+static void sr_rtt_sample(struct ternm_sr *sr, uint64_t ns)
 {
-	uint64_t t = rto_ns / 8;
+	uint64_t d;
 
-	return t < 8000 ? 8000 : t;
+	sr->rtt_on = false;
+	if (!sr->srtt_ns) {
+		sr->srtt_ns = ns ? ns : 1;
+		sr->rttvar_ns = ns / 2;
+		return;
+	}
+	d = sr->srtt_ns > ns ? sr->srtt_ns - ns : ns - sr->srtt_ns;
+	sr->rttvar_ns = sr->rttvar_ns - sr->rttvar_ns / 4 + d / 4;
+	sr->srtt_ns = sr->srtt_ns - sr->srtt_ns / 8 + ns / 8;
+	if (!sr->srtt_ns)
+		sr->srtt_ns = 1;
+}
+
+/* una_psn moved: the timed PSN acknowledged ends its sample. */
+static void sr_rtt_acked(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+
+	if (sr->rtt_on && psn_diff(qp->una_psn, sr->rtt_psn) > 0)
+		sr_rtt_sample(sr, ternm_now(m) - sr->rtt_t0);
+}
+
+/* A SACK was taken (sack_base, sack_map): the timed PSN held by the responder ends it too. */
+static void sr_rtt_sacked(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_sr *sr = qp->sr;
+
+	sr_rtt_acked(m, qp);
+	if (sr->rtt_on && sr_sacked(sr, sr->rtt_psn))
+		sr_rtt_sample(sr, ternm_now(m) - sr->rtt_t0);
 }
 
 /*
- * The retransmit timer is being armed for @rto_ns: with selective repeat it first runs for
- * the tail-loss probe time; returns the time to arm.
+ * The tail-loss probe time for a timeout of @rto_ns: with a measured round trip,
+ * max(2 srtt, srtt + 4 rttvar); before the first sample an eighth of the timeout. At least
+ * TERNM_SR_MIN_PTO_NS, at most an eighth of the timeout (three probes, the second and
+ * third after twice and four times the probe time, then fit in it).
  */
-uint64_t ternm_sr_arm_ns(struct ternm_qp *qp, uint64_t rto_ns)
+static uint64_t sr_tlp_ns(const struct ternm_sr *sr, uint64_t rto_ns)
 {
-	uint64_t t = sr_tlp_ns(rto_ns);
+	uint64_t t = rto_ns / 8;
 
-	if (!qp->sr || (uint64_t)TERNM_SR_PROBES * t >= rto_ns)
+	if (sr && sr->srtt_ns) {
+		uint64_t a = 2 * sr->srtt_ns, b = sr->srtt_ns + 4 * sr->rttvar_ns;
+		uint64_t pto = a > b ? a : b;
+
+		if (pto < t)
+			t = pto;
+	}
+	return t < TERNM_SR_MIN_PTO_NS ? TERNM_SR_MIN_PTO_NS : t;
+}
+
+/* The wait before probe @k (0 first): the probe time, doubled for each probe before it. */
+static uint64_t sr_probe_wait(const struct ternm_sr *sr, uint64_t rto_ns, unsigned int k)
+{
+	return sr_tlp_ns(sr, rto_ns) << k;
+}
+
+/*
+ * The retransmit timer is being armed for @rto_ns (by progress, or as the first packet
+ * goes out): with selective repeat it first runs for the tail-loss probe time; returns the
+ * time to arm.
+ */
+uint64_t ternm_sr_arm_ns(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
+{
+	uint64_t t;
+
+	if (!qp->sr)
 		return rto_ns;
+	sr_rtt_acked(m, qp);
+	qp->sr->no_thresh = false;
+	t = sr_tlp_ns(qp->sr, rto_ns);
+	if (((1ull << TERNM_SR_PROBES) - 1) * t >= rto_ns) {
+		qp->sr->tlp_armed = false;
+		return rto_ns;
+	}
 	qp->sr->tlp_armed = true;
 	qp->sr->probes = 0;
 	return t;
@@ -679,13 +867,15 @@ uint64_t ternm_sr_arm_ns(struct ternm_qp *qp, uint64_t rto_ns)
 bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
 {
 	struct ternm_sr *sr = qp->sr;
+	uint64_t wait, rest;
 	uint32_t last;
 
 	if (!sr || !sr->tlp_armed)
 		return false;
-	if (sr->last_tx_ns + sr_tlp_ns(rto_ns) > ternm_now(m) && sr_outstanding(qp)) {
+	wait = sr_probe_wait(sr, rto_ns, sr->probes);
+	if (sr->last_tx_ns + wait > ternm_now(m) && sr_outstanding(qp)) {
 		/* still sending (paced, ACKs far apart): not a tail; the probe time restarts */
-		qp->retx_deadline = sr->last_tx_ns + sr_tlp_ns(rto_ns);
+		qp->retx_deadline = sr->last_tx_ns + wait;
 		ternm_qp_timer_sync(m, qp);
 		return true;
 	}
@@ -716,25 +906,49 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		sr->rd_rtx_valid = false;
 		sr->retx_done = qp->una_psn;
 		sr->rd_redo = true;	/* READ holes near una_psn may be re-asked once more */
-		sr->sack_map = 0;
+		sr->no_thresh = true;	/* what is missing now is lost, not reordered */
+		memset(sr->sack_map, 0, sizeof(sr->sack_map));
 		sr->rtx_next = last;
 		sr->rtx_end = psn_add(last, 1);
 		s = sr_find(qp, last, &idx);
+		/*
+		 * A READ's first hole, or, when a response shows that the responder has the
+		 * READ, its first missing response only: a probe is one packet (a host that
+		 * stalled for a while answers the rest itself).
+		 */
 		if (s && s->read && !s->atomic)
-			sr->rtx_end = sr_rd_hole_end(qp, s, last);	/* its first hole */
+			sr->rtx_end = sr_rd_seen(qp, s, last) ? psn_add(last, 1) :
+				      sr_rd_hole_end(qp, s, last);
 		sr->probing = true;
 		ternm_qp_work(m, qp);
 	}
-	qp->retx_deadline = ternm_now(m) + (sr->tlp_armed ? sr_tlp_ns(rto_ns) :
-					    rto_ns - (uint64_t)TERNM_SR_PROBES * sr_tlp_ns(rto_ns));
+	wait = ((1ull << TERNM_SR_PROBES) - 1) * sr_tlp_ns(sr, rto_ns);
+	rest = wait < rto_ns ? rto_ns - wait : sr_tlp_ns(sr, rto_ns);
+	qp->retx_deadline = ternm_now(m) + (sr->tlp_armed ? sr_probe_wait(sr, rto_ns, sr->probes) :
+					    rest);
 	ternm_qp_timer_sync(m, qp);
 	return true;
 }
 
-/* A request packet went out (rdma_req.c, req_sent). */
-void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp)
+/*
+ * A request for PSNs [@psn, @psn + @n) went out (rdma_req.c, req_sent; before sent_psn
+ * moves): a new one may start a round-trip sample, a resend voids the one it may answer.
+ */
+void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n)
 {
-	qp->sr->last_tx_ns = ternm_now(m);
+	struct ternm_sr *sr = qp->sr;
+
+	sr->last_tx_ns = ternm_now(m);
+	if (psn_diff(psn, qp->sent_psn) < 0) {
+		if (sr->rtt_on && psn_diff(psn, sr->rtt_psn) <= 0)
+			sr->rtt_on = false;
+		return;
+	}
+	if (!sr->rtt_on && n) {
+		sr->rtt_on = true;
+		sr->rtt_psn = psn_add(psn, n - 1);
+		sr->rtt_t0 = sr->last_tx_ns;
+	}
 }
 
 /* The full retransmit timeout: the requester goes back N; forget the selective state. */
@@ -748,6 +962,7 @@ void ternm_sr_req_timeout(struct ternm_qp *qp)
 	sr->retx_done = qp->una_psn;
 	sr->rd_done = qp->una_psn;
 	sr->rd_redo = false;
-	sr->sack_map = 0;
+	memset(sr->sack_map, 0, sizeof(sr->sack_map));
 	sr->tlp_armed = false;
+	sr->rtt_on = false;
 }

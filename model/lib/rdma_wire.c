@@ -393,7 +393,7 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		size_t ihl = (size_t)(f[l3] & 0x0f) * 4;
 
 		if (ihl < 20 || (get_be16(f + l3 + 6) & 0x3fff) ||
-		    frame_csum_fold(frame_csum_add(0, f + l3, ihl)) != 0xffff)
+		    !frame_ipv4_csum_ok(f + l3, ihl))
 			goto discard;
 		ip_end = l3 + get_be16(f + l3 + 2);
 		if (ip_end < u + 8)

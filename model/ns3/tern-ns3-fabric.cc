@@ -85,7 +85,9 @@ struct Flow
     unsigned int src, dst;
     uint64_t start_ns;
     uint64_t bytes;
-    struct tn_flow* f = nullptr;
+    uint16_t sport = 0;          /* its RoCEv2 UDP source port */
+    bool started = false;
+    struct tn_flow* f = nullptr; /* once started; nullptr: skipped */
 };
 
 /* INT frames the leaves delivered to hosts, by the records they carried against the
@@ -114,6 +116,10 @@ struct Fabric
     std::vector<uint64_t> qsamples; /* deepest lossless egress FIFO, every sample */
     uint64_t rng = 0;
     uint64_t done_at = 0;
+    size_t not_done = 0; /* flows before it are done (AllDone) */
+    tn_qp_stats qp{};    /* QP pair ends, summed over the hosts at the end */
+    uint64_t max_flows_sent = 0; /* by one host */
+    unsigned int max_ends = 0;   /* QPs one host made for flows, one side */
     bool all_done = false, dcb_ok = true, cc_ok = true;
 };
 
@@ -209,9 +215,9 @@ MakeTraffic()
     if (!p.workload)
     {
         for (h = 0; h < n; h++)
-            g.flows.push_back({h, (h + p.hosts) % n, 0, p.flow_bytes, nullptr});
+            g.flows.push_back({h, (h + p.hosts) % n, 0, p.flow_bytes});
         for (h = 0; h < p.incast; h++)
-            g.flows.push_back({p.hosts + h % (n - p.hosts), 0, 0, p.flow_bytes, nullptr});
+            g.flows.push_back({p.hosts + h % (n - p.hosts), 0, 0, p.flow_bytes});
         for (auto& f : g.flows)
             f.start_ns = p.spread_ns ? Rand() % p.spread_ns : 0;
         return;
@@ -227,8 +233,7 @@ MakeTraffic()
             if (t >= static_cast<double>(p.duration_ns))
                 break;
             unsigned int d = static_cast<unsigned int>(Rand() % (n - 1));
-            g.flows.push_back({h, d >= h ? d + 1 : d, static_cast<uint64_t>(t), DrawSize(),
-                               nullptr});
+            g.flows.push_back({h, d >= h ? d + 1 : d, static_cast<uint64_t>(t), DrawSize()});
         }
     }
     std::stable_sort(g.flows.begin(), g.flows.end(),
@@ -390,41 +395,37 @@ Build()
                 return false;
     }
     MakeTraffic();
-    std::vector<Flow> made;
-    for (size_t i = 0; i < g.flows.size(); i++)
-    {
-        Flow& f = g.flows[i];
-        tn_flow_params fp = p.flow;
-
-        /* small flows take small buffers: one slot per WRITE, up to 4 of 64 KiB */
-        fp.total_bytes = f.bytes;
-        fp.msg_bytes = static_cast<uint32_t>(std::min<uint64_t>(p.flow.msg_bytes, f.bytes));
-        fp.slots = static_cast<unsigned int>(
-            std::min<uint64_t>(p.flow.slots, (f.bytes + fp.msg_bytes - 1) / fp.msg_bytes));
-        fp.sport = static_cast<uint16_t>(0xc000 | (Rand() & 0x3fff));
-        f.f = tn_flow_create(g.hosts[f.src]->Host(), g.hosts[f.dst]->Host(), &fp,
-                             static_cast<unsigned int>(2000 + i));
-        if (!f.f)
-        {
-            if (!p.workload)
-            {
-                fprintf(stderr, "tern-ns3-fabric: flow %zu (%u -> %u) failed\n", i, f.src,
-                        f.dst);
-                return false;
-            }
-            g.skipped++; /* out of flows or host memory: reported */
-            continue;
-        }
-        made.push_back(f);
-    }
-    g.flows.swap(made);
+    for (auto& f : g.flows)
+        f.sport = static_cast<uint16_t>(0xc000 | (Rand() & 0x3fff));
     return true;
 }
 
+/* A flow's QP pair is taken (reused or made) when it starts, and given back once it is over
+ * (tn_host.h), so a run may last as long as wanted: only TN_MAX_FLOWS at a time each way. */
 void
 StartFlow(size_t i)
 {
-    tn_flow_start(g.flows[i].f);
+    const Params& p = g.p;
+    Flow& f = g.flows[i];
+    tn_flow_params fp = p.flow;
+
+    /* small flows take small buffers: one slot per WRITE, up to 4 of 64 KiB */
+    fp.total_bytes = f.bytes;
+    fp.msg_bytes = static_cast<uint32_t>(std::min<uint64_t>(p.flow.msg_bytes, f.bytes));
+    fp.slots = static_cast<unsigned int>(
+        std::min<uint64_t>(p.flow.slots, (f.bytes + fp.msg_bytes - 1) / fp.msg_bytes));
+    fp.sport = f.sport;
+    f.started = true;
+    f.f = tn_flow_create(g.hosts[f.src]->Host(), g.hosts[f.dst]->Host(), &fp,
+                         static_cast<unsigned int>(2000 + i));
+    if (!f.f)
+    {
+        g.skipped++; /* no free QP pair end or host memory: reported */
+        if (!p.workload)
+            fprintf(stderr, "tern-ns3-fabric: flow %zu (%u -> %u) failed\n", i, f.src, f.dst);
+        return;
+    }
+    tn_flow_start(f.f);
 }
 
 uint64_t
@@ -442,10 +443,16 @@ DeepestQueue()
 bool
 AllDone()
 {
-    for (auto& f : g.flows)
+    /* flows are in start order and stay done: resume at the first one not done */
+    for (; g.not_done < g.flows.size(); g.not_done++)
     {
+        const Flow& f = g.flows[g.not_done];
         struct tn_flow_stats st;
 
+        if (!f.started)
+            return false;
+        if (!f.f)
+            continue; /* skipped */
         tn_flow_stats(f.f, &st);
         if (!st.finish_ns && !st.errors)
             return false;
@@ -513,12 +520,17 @@ Report(double wall)
     bool data_ok = true;
     SwitchTotals sw;
     NicTotals nic;
+    size_t nflows = 0;
 
     for (auto& f : g.flows)
     {
-        struct tn_flow_stats st;
+        struct tn_flow_stats st = {};
 
-        tn_flow_stats(f.f, &st);
+        if (f.started && !f.f)
+            continue; /* skipped */
+        nflows++;
+        if (f.f)
+            tn_flow_stats(f.f, &st); /* else never started: the run ended first */
         errors += st.errors;
         size_t b = 0;
         while (b + 1 < kBuckets && f.bytes >= edges[b + 1])
@@ -537,7 +549,7 @@ Report(double wall)
             if (f.bytes < 100000)
                 small.push_back(t / IdealNs(f));
         }
-        if (!tn_flow_data_ok(f.f) || !st.finish_ns)
+        if (!f.f || !tn_flow_data_ok(f.f) || !st.finish_ns)
             data_ok = false;
     }
     for (auto* set : {&g.leaves, &g.spines})
@@ -558,7 +570,7 @@ Report(double wall)
            p.uplink_mbps ? p.uplink_mbps : p.nic.link_mbps, p.delay_ns,
            p.nic.hpcc ? "hpcc" : p.nic.dcqcn ? "dcqcn" : "pfc",
            p.nic.dcqcn && !p.nic.hpcc ? "true" : "false", p.nic.hpcc ? "true" : "false",
-           g.flows.size(), g.skipped,
+           nflows, g.skipped,
            p.workload ? "cdf" : "permutation+incast", p.workload ? p.load : 0.0,
            p.workload ? 0 : p.incast, p.workload ? 0 : p.flow_bytes);
     printf("\"buckets\":[");
@@ -577,6 +589,11 @@ Report(double wall)
            Pct(fct, 0.99), Pct(fct, 1.0), Pct(slow, 0.5), Pct(slow, 0.95), Pct(slow, 0.99));
     printf("\"small_flows\":%zu,\"small_slowdown_p50\":%.2f,\"small_slowdown_p99\":%.2f,",
            small.size(), Pct(small, 0.5), Pct(small, 0.99));
+    printf("\"qp_ends\":%u,\"qp_ends_max\":%u,\"qp_busy_end\":%u,\"qp_not_reset_end\":%u,"
+           "\"qp_binds\":%" PRIu64 ",\"qp_resets\":%" PRIu64 ",\"qp_reset_fails\":%" PRIu64
+           ",\"flows_per_host_max\":%" PRIu64 ",",
+           g.qp.tx_ends + g.qp.rx_ends, g.max_ends, g.qp.busy, g.qp.not_reset, g.qp.binds,
+           g.qp.resets, g.qp.reset_fails, g.max_flows_sent);
     printf("\"goodput_gbps\":%.3f,\"queue_p50_kb\":%.1f,",
            last_ns > first_ns && first_ns != UINT64_MAX
                ? static_cast<double>(bytes) * 8 / static_cast<double>(last_ns - first_ns)
@@ -624,9 +641,10 @@ WriteFlowLog()
     fprintf(f, "# src dst bytes start_ns fct_ns ideal_ns\n");
     for (auto& fl : g.flows)
     {
-        struct tn_flow_stats st;
+        struct tn_flow_stats st = {};
 
-        tn_flow_stats(fl.f, &st);
+        if (fl.f)
+            tn_flow_stats(fl.f, &st);
         fprintf(f, "%u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %.0f\n", fl.src, fl.dst, fl.bytes,
                 fl.start_ns, st.finish_ns && !st.errors ? st.finish_ns - st.start_ns : 0,
                 IdealNs(fl));
@@ -810,6 +828,24 @@ main(int argc, char** argv)
     Simulator::Stop(NanoSeconds(p.max_ns));
     Simulator::Run();
     clock_gettime(CLOCK_MONOTONIC, &b);
+    /* every QP pair of a flow that is over back to its hosts, then count them */
+    for (auto& d : g.hosts)
+        tn_host_reclaim(d->Host());
+    for (auto& d : g.hosts)
+    {
+        tn_qp_stats st;
+
+        tn_host_qp_stats(d->Host(), &st);
+        g.qp.tx_ends += st.tx_ends;
+        g.qp.rx_ends += st.rx_ends;
+        g.qp.busy += st.busy;
+        g.qp.not_reset += st.not_reset;
+        g.qp.binds += st.binds;
+        g.qp.resets += st.resets;
+        g.qp.reset_fails += st.reset_fails;
+        g.max_flows_sent = std::max(g.max_flows_sent, st.flows_sent);
+        g.max_ends = std::max({g.max_ends, st.tx_ends, st.rx_ends});
+    }
     Report(WallSeconds(a, b));
     if (p.series)
         WriteSeries();

@@ -14,19 +14,41 @@
 #include "rdma_drv.h"
 #include "tn_host.h"
 
+/*
+ * A QP pair is two ends, each kept by its host for reuse: a flow takes a sending end at its
+ * source and a receiving end at its destination, connects them through MODIFY_QP
+ * (RESET -> INIT -> RTR -> RTS) and, once it has completed, gives them back: the host's next
+ * tn_flow_create (or tn_host_reclaim) checks the data the flow left at the receiving end and
+ * modifies both QPs to RESET, as a driver recycling its QPs would. Nothing frees the fake
+ * host's data region, so the ends keep their rings and buffers (a power of two bytes, the
+ * largest a flow bound to the end may use).
+ */
+struct tn_txe {
+	struct rqp qp;
+	struct rcq cq;
+	struct rmr mr;			/* slots x msg_bytes of the flow's pattern, at most */
+	struct tn_flow *fl;		/* bound to this flow; NULL: free (QP in RESET) */
+	unsigned int uses;		/* flows bound so far */
+};
+
+struct tn_rxe {
+	struct rqp qp;
+	struct rmr mr;			/* the destination slots */
+	struct tn_flow *fl;
+	unsigned int uses;
+};
+
 struct tn_flow {
 	struct tn_host *src, *dst;
 	struct tn_flow_params p;
 	unsigned int seed;
-	struct rcq cq;
-	struct rqp qp;
-	struct rmr mr;			/* the sender's buffer: slots x msg_bytes of pattern */
-	struct rqp rx_qp;		/* at the receiver */
-	struct rmr rx_mr;		/* at the receiver: the destination slots */
+	struct tn_txe *tx;		/* NULL once given back */
+	struct tn_rxe *rx;		/* NULL once given back */
 	struct wstream w;		/* the WRITEs and their counters */
 	uint64_t start_ns, finish_ns;
 	unsigned int first_error;
 	bool started;
+	bool data_ok;			/* the check made when the receiving end was given back */
 };
 
 struct tn_host {
@@ -35,9 +57,15 @@ struct tn_host {
 	bool dcb_ok, cc_ok;
 	bool rx_cq_made;
 	struct rcq rx_cq;		/* the receiving QPs' (WRITEs complete nothing there) */
-	struct tn_flow *out[TN_MAX_FLOWS];	/* flows this host sends, owned */
-	unsigned int nout;
-	unsigned int nin;		/* flows this host receives */
+	struct tn_txe *tx[TN_MAX_FLOWS];	/* sending ends, in the order made */
+	unsigned int ntx;
+	struct tn_rxe *rx[TN_MAX_FLOWS];	/* receiving ends */
+	unsigned int nrx;
+	struct tn_flow **flows;		/* every flow this host sent, owned */
+	size_t nflows, flows_cap;
+	uint64_t resets;		/* MODIFY_QP to RESET that succeeded */
+	uint64_t reset_fails;
+	uint64_t nin;			/* flows this host received */
 };
 
 /* ---- parameters ------------------------------------------------------------------------- */
@@ -154,9 +182,9 @@ static void settle(struct tn_host *h)
 
 	for (k = 0; k < 4; k++) {
 		fk_run(f);
-		for (i = 0; i < h->nout; i++)
-			if (h->out[i]->started)
-				flow_poll(h->out[i]);
+		for (i = 0; i < h->ntx; i++)
+			if (h->tx[i]->fl && h->tx[i]->fl->started)
+				flow_poll(h->tx[i]->fl);
 		if (!f->kicks)
 			break;
 	}
@@ -222,23 +250,27 @@ struct tn_host *tn_host_create(unsigned int idx, const struct tn_nic_params *p,
 
 void tn_host_destroy(struct tn_host *h)
 {
-	unsigned int i;
+	size_t i;
 
 	if (!h)
 		return;
-	for (i = 0; i < h->nout; i++) {
-		struct tn_flow *fl = h->out[i];
-
-		/* host-side bookkeeping only: the devices' memory goes with rdev_free */
-		qmem_free(&fl->qp.sq);
-		qmem_free(&fl->qp.rq);
-		qmem_free(&fl->cq.mem);
-		qmem_free(&fl->rx_qp.sq);
-		qmem_free(&fl->rx_qp.rq);
-		mr_release(&fl->mr);
-		mr_release(&fl->rx_mr);
-		free(fl);
+	/* host-side bookkeeping only: the devices' memory goes with rdev_free */
+	for (i = 0; i < h->ntx; i++) {
+		qmem_free(&h->tx[i]->qp.sq);
+		qmem_free(&h->tx[i]->qp.rq);
+		qmem_free(&h->tx[i]->cq.mem);
+		mr_release(&h->tx[i]->mr);
+		free(h->tx[i]);
 	}
+	for (i = 0; i < h->nrx; i++) {
+		qmem_free(&h->rx[i]->qp.sq);
+		qmem_free(&h->rx[i]->qp.rq);
+		mr_release(&h->rx[i]->mr);
+		free(h->rx[i]);
+	}
+	for (i = 0; i < h->nflows; i++)
+		free(h->flows[i]);
+	free(h->flows);
 	if (h->rx_cq_made)
 		qmem_free(&h->rx_cq.mem);
 	rdev_free(h->d);
@@ -317,6 +349,88 @@ void tn_host_stats(struct tn_host *h, unsigned int prio, struct tn_nic_stats *st
 
 /* ---- flows -------------------------------------------------------------------------------- */
 
+/*
+ * A flow is done with its QP pair: it completed all its bytes or failed, and every WRITE it
+ * posted has completed. The receiving end reads the sender's host-side counters: what an
+ * application would learn from its peer by a message.
+ */
+static bool flow_over(const struct tn_flow *fl)
+{
+	return fl->started && fl->w.completed == fl->w.posted && (fl->finish_ns || fl->w.errors);
+}
+
+static bool end_reset(struct tn_host *h, struct rqp *qp)
+{
+	struct qpattr a;
+
+	memset(&a, 0, sizeof(a));
+	a.state = TERN_QPS_RESET;
+	if (qp_modify(h->d, qp->qpn, TERN_QP_ATTR_STATE, &a, NULL) != TERN_CMD_OK) {
+		h->reset_fails++;
+		return false;
+	}
+	qp->sq_pi = 0;		/* RESET empties both queues */
+	qp->rq_pi = 0;
+	h->resets++;
+	return true;
+}
+
+void tn_host_reclaim(struct tn_host *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->ntx; i++) {
+		struct tn_txe *e = h->tx[i];
+
+		if (e->fl && flow_over(e->fl) && end_reset(h, &e->qp)) {
+			e->fl->tx = NULL;
+			e->fl = NULL;
+		}
+	}
+	for (i = 0; i < h->nrx; i++) {
+		struct tn_rxe *e = h->rx[i];
+		struct tn_flow *fl = e->fl;
+
+		if (!fl || !flow_over(fl))
+			continue;
+		/* the slots are about to serve another flow: check them now */
+		fl->data_ok = !fl->w.errors && wstream_data_ok(h->d, &e->mr, 0, &fl->w, fl->seed);
+		if (end_reset(h, &e->qp)) {
+			fl->rx = NULL;
+			e->fl = NULL;
+		}
+	}
+	settle(h);
+}
+
+void tn_host_qp_stats(struct tn_host *h, struct tn_qp_stats *st)
+{
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	st->tx_ends = h->ntx;
+	st->rx_ends = h->nrx;
+	st->flows_sent = h->nflows;
+	st->flows_received = h->nin;
+	st->resets = h->resets;
+	st->reset_fails = h->reset_fails;
+	for (i = 0; i < h->ntx; i++) {
+		st->binds += h->tx[i]->uses;
+		if (h->tx[i]->fl)
+			st->busy++;
+		else if (qp_state(h->d, h->tx[i]->qp.qpn) != TERN_QPS_RESET)
+			st->not_reset++;
+	}
+	for (i = 0; i < h->nrx; i++) {
+		st->binds += h->rx[i]->uses;
+		if (h->rx[i]->fl)
+			st->busy++;
+		else if (qp_state(h->d, h->rx[i]->qp.qpn) != TERN_QPS_RESET)
+			st->not_reset++;
+	}
+	settle(h);
+}
+
 /* The fake host's data region (rings, MRs) still has @bytes (with their page rounding). */
 static bool room(const struct tn_host *h, uint64_t bytes)
 {
@@ -325,65 +439,169 @@ static bool room(const struct tn_host *h, uint64_t bytes)
 	return FK_DATA_BASE + FK_DATA_SIZE - next >= bytes;
 }
 
+/* An end's buffer: the smallest power of two from 4 KiB that holds @buf. */
+static uint64_t end_bytes(uint64_t buf)
+{
+	uint64_t b = 4096;
+
+	while (b < buf)
+		b <<= 1;
+	return b;
+}
+
+/* @n bytes of @mr from 0: the pattern of @seed, or zeros. */
+static void mr_pattern(struct rdev *d, const struct rmr *mr, uint64_t n, unsigned int seed,
+		       bool zero)
+{
+	uint8_t b[4096];
+	uint64_t off;
+	size_t k, l;
+
+	for (off = 0; off < n; off += l) {
+		l = n - off < sizeof(b) ? (size_t)(n - off) : sizeof(b);
+		for (k = 0; k < l; k++)
+			b[k] = zero ? 0 : pat(seed, off + k);
+		mr_write(d, mr, off, b, l);
+	}
+}
+
+/* A free sending end whose buffer holds @buf bytes (the smallest), or a new one. */
+static struct tn_txe *txe_get(struct tn_host *h, uint64_t buf, const struct connopt *o)
+{
+	struct tn_txe *e = NULL;
+	unsigned int i;
+	uint64_t len = end_bytes(buf);
+
+	for (i = 0; i < h->ntx; i++)
+		if (!h->tx[i]->fl && h->tx[i]->qp.qpn && h->tx[i]->mr.len >= buf &&
+		    (!e || h->tx[i]->mr.len < e->mr.len))
+			e = h->tx[i];
+	if (e)
+		return e;
+	/* the buffer, its page list, the SQ, RQ and CQ rings (64 x 128, 4 x 64, 256 x 64 B) */
+	if (h->ntx >= TN_MAX_FLOWS || !room(h, len + (256u << 10)))
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	h->tx[h->ntx++] = e;	/* kept even if a command fails: qpn 0 marks it unusable */
+	if (cq_create(h->d, &e->cq, o->cq_log, false) ||
+	    qp_create(h->d, &e->qp, h->d->pdn, &e->cq, &e->cq, o->sq_log, o->sq_stride,
+		      o->rq_log, o->rq_stride, 0, false) ||
+	    mr_create(h->d, &e->mr, h->d->pdn, len, TERN_ACCESS_LOCAL_WRITE, 0)) {
+		e->qp.qpn = 0;
+		return NULL;
+	}
+	return e;
+}
+
+static struct tn_rxe *rxe_get(struct tn_host *h, uint64_t buf, const struct connopt *o)
+{
+	struct tn_rxe *e = NULL;
+	unsigned int i;
+	uint64_t len = end_bytes(buf);
+
+	for (i = 0; i < h->nrx; i++)
+		if (!h->rx[i]->fl && h->rx[i]->qp.qpn && h->rx[i]->mr.len >= buf &&
+		    (!e || h->rx[i]->mr.len < e->mr.len))
+			e = h->rx[i];
+	if (e)
+		return e;
+	if (h->nrx >= TN_MAX_FLOWS || !room(h, len + (256u << 10)))
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	h->rx[h->nrx++] = e;
+	if (!h->rx_cq_made) {
+		if (cq_create(h->d, &h->rx_cq, o->cq_log, false)) {
+			e->qp.qpn = 0;
+			return NULL;
+		}
+		h->rx_cq_made = true;
+	}
+	if (qp_create(h->d, &e->qp, h->d->pdn, &h->rx_cq, &h->rx_cq, o->sq_log, o->sq_stride,
+		      o->rq_log, o->rq_stride, 0, false) ||
+	    mr_create(h->d, &e->mr, h->d->pdn, len,
+		      TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE, 0)) {
+		e->qp.qpn = 0;
+		return NULL;
+	}
+	return e;
+}
+
 struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 			       const struct tn_flow_params *fp, unsigned int pattern_seed)
 {
-	uint64_t buf;
+	struct tn_flow **fls;
+	struct tn_txe *tx;
+	struct tn_rxe *rx;
 	struct connopt o;
 	struct tn_flow *fl;
-	int st;
+	uint64_t buf;
+	bool ok;
 
 	if (!src || !dst || src == dst || !fp || fp->mtu < 1 || fp->mtu > 5 || fp->dscp > 63 ||
 	    !fp->msg_bytes || fp->msg_bytes > (1u << 20) || !fp->outstanding ||
-	    fp->outstanding > 32 || !fp->slots || fp->slots > 32 ||
-	    src->nout >= TN_MAX_FLOWS || dst->nin >= TN_MAX_FLOWS)
+	    fp->outstanding > 32 || !fp->slots || fp->slots > 32)
 		return NULL;
 	buf = (uint64_t)fp->slots * fp->msg_bytes;
-	/* the buffer, its page list, the SQ, RQ and CQ rings (64 x 128, 4 x 64, 256 x 64 B) */
-	if (buf > (8u << 20) || !room(src, buf + (256u << 10)) || !room(dst, buf + (256u << 10)))
+	if (buf > (8u << 20))
 		return NULL;
-	fl = calloc(1, sizeof(*fl));
-	if (!fl)
+	if (src->nflows == src->flows_cap) {
+		size_t cap = src->flows_cap ? 2 * src->flows_cap : 64;
+
+		fls = realloc(src->flows, cap * sizeof(*fls));
+		if (!fls)
+			return NULL;
+		src->flows = fls;
+		src->flows_cap = cap;
+	}
+	/* give back the QP pairs of flows that are over, then take one end at each host */
+	tn_host_reclaim(src);
+	tn_host_reclaim(dst);
+	connopt_write_flow(&o, fp->mtu, fp->dscp);
+	if (fp->sport)
+		o.sport = fp->sport;
+	tx = txe_get(src, buf, &o);
+	rx = tx ? rxe_get(dst, buf, &o) : NULL;
+	fl = tx && rx ? calloc(1, sizeof(*fl)) : NULL;
+	ok = fl != NULL;
+	if (ok) {
+		/* a connection of a reused QP starts at other PSNs than the one before */
+		o.psn[0] = (o.psn[0] + tx->uses * 0x9e3779u) & 0xffffff;
+		o.psn[1] = (o.psn[1] + rx->uses * 0x7f4a7cu) & 0xffffff;
+		ok = qp_connect(src->d, &tx->qp, dst->d, rx->qp.qpn, &o, 0) &&
+		     qp_connect(dst->d, &rx->qp, src->d, tx->qp.qpn, &o, 1);
+		if (!ok) {
+			/* back to RESET, free for the next flow */
+			end_reset(src, &tx->qp);
+			end_reset(dst, &rx->qp);
+			free(fl);
+		}
+	}
+	settle(src);
+	settle(dst);
+	if (!ok)
 		return NULL;
 	fl->src = src;
 	fl->dst = dst;
 	fl->p = *fp;
 	fl->seed = pattern_seed;
-	connopt_write_flow(&o, fp->mtu, fp->dscp);
-	if (fp->sport)
-		o.sport = fp->sport;
-	st = 0;
-	if (!dst->rx_cq_made) {
-		st = cq_create(dst->d, &dst->rx_cq, o.cq_log, false);
-		dst->rx_cq_made = !st;
-	}
-	if (!st)
-		st = cq_create(src->d, &fl->cq, o.cq_log, false);
-	if (!st)
-		st = qp_create(src->d, &fl->qp, src->d->pdn, &fl->cq, &fl->cq, o.sq_log,
-			       o.sq_stride, o.rq_log, o.rq_stride, 0, false);
-	if (!st)
-		st = qp_create(dst->d, &fl->rx_qp, dst->d->pdn, &dst->rx_cq, &dst->rx_cq, o.sq_log,
-			       o.sq_stride, o.rq_log, o.rq_stride, 0, false);
-	if (!st)
-		st = mr_create(src->d, &fl->mr, src->d->pdn, buf, TERN_ACCESS_LOCAL_WRITE, 0);
-	if (!st)
-		st = mr_create(dst->d, &fl->rx_mr, dst->d->pdn, buf,
-			       TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE, 0);
-	if (!st && (!qp_connect(src->d, &fl->qp, dst->d, fl->rx_qp.qpn, &o, 0) ||
-		    !qp_connect(dst->d, &fl->rx_qp, src->d, fl->qp.qpn, &o, 1)))
-		st = -1;
-	/* whatever was created stays with the devices; the host-side arrays go with the flow */
-	src->out[src->nout++] = fl;
+	fl->tx = tx;
+	fl->rx = rx;
+	tx->fl = fl;
+	rx->fl = fl;
+	if (rx->uses)
+		mr_pattern(dst->d, &rx->mr, buf, 0, true);	/* no byte of the last flow */
+	tx->uses++;
+	rx->uses++;
+	src->flows[src->nflows++] = fl;
 	dst->nin++;
-	settle(src);
-	settle(dst);
-	if (st)
-		return NULL;
-	mr_fill(src->d, &fl->mr, pattern_seed);
+	mr_pattern(src->d, &tx->mr, buf, pattern_seed, false);
 	fl->w = (struct wstream){
-		.qp = &fl->qp, .cq = &fl->cq, .mr = &fl->mr, .raddr = fl->rx_mr.iova,
-		.rkey = fl->rx_mr.key, .msg_bytes = fp->msg_bytes, .outstanding = fp->outstanding,
+		.qp = &tx->qp, .cq = &tx->cq, .mr = &tx->mr, .raddr = rx->mr.iova,
+		.rkey = rx->mr.key, .msg_bytes = fp->msg_bytes, .outstanding = fp->outstanding,
 		.slots = fp->slots, .total_bytes = fp->total_bytes,
 	};
 	return fl;
@@ -412,7 +630,11 @@ void tn_flow_stats(const struct tn_flow *fl, struct tn_flow_stats *st)
 
 bool tn_flow_data_ok(struct tn_flow *fl)
 {
-	return !fl->w.errors && wstream_data_ok(fl->dst->d, &fl->rx_mr, 0, &fl->w, fl->seed);
+	if (fl->w.errors)
+		return false;
+	if (!fl->rx)
+		return fl->data_ok;
+	return wstream_data_ok(fl->dst->d, &fl->rx->mr, 0, &fl->w, fl->seed);
 }
 
 uint32_t tn_flow_cc_rate(struct tn_flow *fl)
@@ -420,7 +642,7 @@ uint32_t tn_flow_cc_rate(struct tn_flow *fl)
 	uint8_t out[sizeof(struct tern_cmd_query_qp_out)];
 	uint32_t r = 0;
 
-	if (qp_query(fl->src->d, fl->qp.qpn, out) == TERN_CMD_OK)
+	if (fl->tx && qp_query(fl->src->d, fl->tx->qp.qpn, out) == TERN_CMD_OK)
 		r = rd32(out + OFF(struct tern_cmd_query_qp_out, cc_rate_mbps));
 	settle(fl->src);
 	return r;

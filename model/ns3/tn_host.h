@@ -15,9 +15,17 @@
  *
  * A flow is one RC QP pair, sender -> receiver, over which the sender keeps @outstanding RDMA
  * WRITEs of @msg_bytes posted (into @slots destination slots of a receiver MR that cycle),
- * until it has completed @total_bytes (0: until tn_flow_stop or its stop time). The sender's
- * buffer and the receiver's slots are filled from a per-flow pattern so that the data that
- * landed can be checked (tn_flow_data_ok).
+ * until it has completed @total_bytes (0: until its stop time). The sender's buffer and the
+ * receiver's slots are filled from a per-flow pattern so that the data that landed can be
+ * checked (tn_flow_data_ok).
+ *
+ * QP pairs are reused: each host keeps up to TN_MAX_FLOWS sending and TN_MAX_FLOWS receiving
+ * ends (a QP with its CQ and buffer, or a QP with its destination slots). A flow takes a free
+ * end at each host and connects the two (MODIFY_QP RESET -> INIT -> RTR -> RTS, fresh PSNs).
+ * Once it has completed (or failed) and every WRITE it posted has completed, the next
+ * tn_flow_create at either host, or tn_host_reclaim, gives its ends back: the data at the
+ * receiving end is checked (tn_flow_data_ok keeps that result) and both QPs go to RESET.
+ * So a host may send and receive any number of flows, TN_MAX_FLOWS at a time each way.
  */
 #ifndef TERN_NS3_TN_HOST_H
 #define TERN_NS3_TN_HOST_H
@@ -31,7 +39,7 @@ extern "C" {
 #endif
 
 #define TN_MAX_HOSTS		200	/* MAC ..:10+i, IP 192.168.100.(1+i) */
-#define TN_MAX_FLOWS		128	/* sent, and received, per host */
+#define TN_MAX_FLOWS		128	/* QP pair ends per host, each way */
 
 struct tn_env {
 	void *ctx;
@@ -102,10 +110,11 @@ void tn_flow_params_default(struct tn_flow_params *fp);
 
 struct tn_flow;
 
-/* A connected QP pair @src -> @dst; nothing is posted before tn_flow_start. NULL when a
- * parameter is out of range or either host is out of flows (TN_MAX_FLOWS) or of host memory
- * for the rings and buffers (the fake host's 64 MiB data region: slots x msg_bytes on each
- * side, and the rings). */
+/* A connected QP pair @src -> @dst, its ends reused or made; nothing is posted before
+ * tn_flow_start. NULL when a parameter is out of range or either host has all its ends of
+ * that side bound to flows not over (TN_MAX_FLOWS), or no free end large enough and no host
+ * memory for another (the fake host's 64 MiB data region: slots x msg_bytes rounded up to a
+ * power of two on each side, and the rings). The flow belongs to @src (tn_host_destroy). */
 struct tn_flow *tn_flow_create(struct tn_host *src, struct tn_host *dst,
 			       const struct tn_flow_params *fp, unsigned int pattern_seed);
 void tn_flow_start(struct tn_flow *fl);
@@ -120,6 +129,21 @@ void tn_flow_stats(const struct tn_flow *fl, struct tn_flow_stats *st);
 /* Completed and not failed: every slot completed at least once holds the sender's pattern,
  * and at least one did. */
 bool tn_flow_data_ok(struct tn_flow *fl);
+/* Give back the QP pair ends of this host's flows that are over (see above): both QPs to
+ * RESET, the receiving end's data checked first. */
+void tn_host_reclaim(struct tn_host *h);
+
+struct tn_qp_stats {
+	unsigned int tx_ends, rx_ends;	/* QPs created for flows: sending, receiving */
+	unsigned int busy;		/* ends bound to a flow */
+	unsigned int not_reset;		/* free ends whose QP QUERY_QP does not show in RESET */
+	uint64_t flows_sent, flows_received;
+	uint64_t binds;			/* flows bound to an end, both sides */
+	uint64_t resets, reset_fails;	/* MODIFY_QP to RESET */
+};
+/* The ends' accounting; queries every free end's QP state. */
+void tn_host_qp_stats(struct tn_host *h, struct tn_qp_stats *st);
+
 /* DCQCN's current rate of the sending QP, Mb/s (QUERY_QP; 0: not limited, or unknown). */
 uint32_t tn_flow_cc_rate(struct tn_flow *fl);
 

@@ -92,6 +92,27 @@ static uint32_t qp_alpha(struct rdev *d, uint32_t qpn)
 	return rd32(o + QQO(cc_alpha));
 }
 
+/* QUERY_QP's HPCC view of a QP: false if the query failed or the QP does not run HPCC. */
+struct hpcc_q {
+	uint32_t window, rate;
+	uint16_t util;
+	uint8_t stage;
+};
+
+static bool qp_hpcc(struct rdev *d, uint32_t qpn, struct hpcc_q *h)
+{
+	uint8_t o[sizeof(struct tern_cmd_query_qp_out)];
+
+	memset(h, 0, sizeof(*h));
+	if (qp_query(d, qpn, o) != TERN_CMD_OK)
+		return false;
+	h->window = rd32(o + QQO(hpcc_window));
+	h->util = rd16(o + QQO(hpcc_util));
+	h->stage = o[QQO(hpcc_inc_stage)];
+	h->rate = rd32(o + QQO(cc_rate_mbps));
+	return rd32(o + QQO(status)) & TERN_QP_STATUS_HPCC;
+}
+
 /* Where a frame's IP header and BTH are, if it is RoCEv2; NULL if not. */
 static uint8_t *frame_bth(const uint8_t *fr, size_t len, size_t *l3, bool *v6)
 {
@@ -322,7 +343,7 @@ static void t_params(void)
 		{ CCP(hpcc_eta), 2, 1001, 1000 },
 		{ CCP(hpcc_ai_rate), 4, LINE_MBPS + 1, LINE_MBPS },
 		{ CCP(hpcc_base_rtt), 4, 999, 1000 },
-		{ CCP(hpcc_base_rtt), 4, 1000001, 1000000 },
+		{ CCP(hpcc_base_rtt), 4, 100000001, 100000000 },
 		{ CCP(rsvd), 4, 1, 0 },
 		{ CCP(rsvd), 4, 0x80000000, 0 },
 	};
@@ -1757,9 +1778,12 @@ static void t_hpcc_window(void)
 	struct connopt o;
 	struct rmr a, b;
 	struct int_sw sw = { .busy = true, .qlen = 100000 };
+	uint8_t in[4], qo[sizeof(struct tern_cmd_query_qp_out)];
+	uint32_t rate, bdp = LINE_MBPS * TERN_CC_DEF_HPCC_BASE_RTT / 8000;
 	bool mr_ok = false;
+	struct hpcc_q h;
+	struct cqe cq;
 	unsigned int ne;
-	uint32_t rate;
 
 	connopt_default(&o);
 	RQ(conn_setup(&c, &o));
@@ -1767,7 +1791,12 @@ static void t_hpcc_window(void)
 	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
 	mr_ok = true;
 	mr_fill(c.d[0], &a, 9);
+	CHECK(!qp_hpcc(c.d[0], c.qp[0].qpn, &h) && !h.window);
 	RQ(hpcc_apply(c.d[0], 0x01) && hpcc_apply(c.d[1], 0x01));
+	/* before any request: the window is the line-rate BDP */
+	CHECK(qp_hpcc(c.d[0], c.qp[0].qpn, &h));
+	CHECK_EQ(h.window, bdp);
+	CHECK_EQ(h.util, 0);
 	c.w.filter = int_switch;
 	c.w.ctx = &sw;
 	/* congested: qlen 100 kB against B x T = 37.5 kB, the link full */
@@ -1781,6 +1810,20 @@ static void t_hpcc_window(void)
 	printf("#   congested hop: paced at %u Mb/s (line %u)\n", rate, LINE_MBPS);
 	CHECK(rate > 0 && rate < LINE_MBPS / 2);
 	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 1);
+	/* QUERY_QP shows why: U far above eta, the window cut below the BDP, paced at W / T */
+	CHECK(qp_hpcc(c.d[0], c.qp[0].qpn, &h));
+	printf("#   QUERY_QP: window %u bytes, U %u/1000, stage %u\n", h.window, h.util, h.stage);
+	CHECK(h.util > 2000);
+	CHECK(h.window > 0 && h.window < bdp / 2);
+	CHECK_EQ(h.rate, (uint32_t)((uint64_t)h.window * 8000 / TERN_CC_DEF_HPCC_BASE_RTT));
+	/* a caller with the reply's first version (no HPCC fields) still gets its answer */
+	wr32(in, c.qp[0].qpn);
+	CHECK_EQ(rdev_cmd(c.d[0], TERN_CMD_QUERY_QP, in, 4, qo, TERN_QUERY_QP_OUT_V1_LEN, &cq),
+		 TERN_CMD_OK);
+	CHECK_EQ(cq.out_len, TERN_QUERY_QP_OUT_V1_LEN);
+	CHECK_EQ(rd32(qo + QQO(cc_rate_mbps)), rate);
+	CHECK_EQ(rdev_cmd(c.d[0], TERN_CMD_QUERY_QP, in, 4, qo, TERN_QUERY_QP_OUT_V1_LEN - 1, NULL),
+		 TERN_CMD_BAD_LEN);
 	/* the hop goes idle: back to the line rate, not limited */
 	sw.busy = false;
 	sw.qlen = 0;
@@ -1788,6 +1831,8 @@ static void t_hpcc_window(void)
 	CHECK(write_check(&c, &a, &b, 1 << 20, 2));
 	CHECK(echoes_are(&c.w, 0, &ne));
 	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+	CHECK(qp_hpcc(c.d[0], c.qp[0].qpn, &h));
+	CHECK(h.util < 950 && h.window == bdp);
 	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
 	CHECK_EQ(RDEV_STAT(c.d[0], retrans_pkts), 0);
 	CHECK_EQ(RDEV_STAT(c.d[1], rx_int_discards), 0);
@@ -1798,6 +1843,7 @@ static void t_hpcc_window(void)
 	CHECK(qp_rate(c.d[0], c.qp[0].qpn) > 0);
 	RQ(hpcc_apply(c.d[0], 0));
 	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+	CHECK(!qp_hpcc(c.d[0], c.qp[0].qpn, &h) && !h.window && !h.util);
 out:
 	c.w.filter = NULL;
 	if (mr_ok) {

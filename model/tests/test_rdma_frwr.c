@@ -727,6 +727,40 @@ out:
 	conn_free(&c);
 }
 
+/*
+ * Destroying a QP unbinds the type 2 windows bound through it: the MR they held may go
+ * (BAD_STATE before), the windows may be destroyed.
+ */
+static void t_mw_qp_destroy(void)
+{
+	const uint8_t racc = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ;
+	struct rmr lm, rm, plain;
+	unsigned int nmr = 0;
+	struct connopt o;
+	struct conn c;
+	struct wc w[2];
+	uint32_t w2 = 0, w1 = 0;
+
+	connopt_default(&o);
+	RQ(mw_pair(&c, &o, &lm, &rm, &plain, &nmr, &w2, &w1));
+	post_bind(c.d[1], &c.qp[1], 1, w2 << 8 | 0x51, &rm, 0, 4096, racc);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_OK, 1);
+	CHECK_EQ(mr_destroy(c.d[1], &rm), TERN_CMD_BAD_STATE);	/* held by the window */
+	CHECK_EQ(qp_destroy(c.d[1], &c.qp[1]), TERN_CMD_OK);
+	CHECK_EQ(mr_destroy(c.d[1], &rm), TERN_CMD_OK);		/* the window let go */
+	CHECK_EQ(fr_destroy(c.d[1], w2 << 8), TERN_CMD_OK);
+	CHECK_EQ(fr_destroy(c.d[1], w1 << 8), TERN_CMD_OK);
+out:
+	if (nmr > 0)
+		mr_release(&lm);
+	if (nmr > 1)
+		mr_release(&rm);
+	if (nmr > 2)
+		mr_release(&plain);
+	conn_free(&c);
+}
+
 const struct test rdma_frwr_tests[] = {
 	{ "rdma frwr: REG_MR, remote WRITE/READ through it, SEND_INV (IETH, F_INV), key gone",
 	  t_frwr_remote },
@@ -738,5 +772,6 @@ const struct test rdma_frwr_tests[] = {
 	  t_frwr_order },
 	{ "rdma mw: type 2 window: range, rights, holds its MR, SEND_INV; type 1 rebind/unbind",
 	  t_mw },
+	{ "rdma mw: DESTROY_QP unbinds its type 2 windows (their MR may go)", t_mw_qp_destroy },
 	{ NULL, NULL },
 };

@@ -25,8 +25,10 @@ tests/rdma/congestiontest.py for the measurements behind that choice).
    lost.
 3. PFC on, HPCC on instead of DCQCN (roce_hpcc_enable 8 on every guest, tern-switch filling
    INT records for priority 3): the switch adds telemetry to the requests, node0 echoes it in
-   its ACKs, both senders take it and update their windows, nothing is lost, no ECN and no
-   CNP.
+   its ACKs, both senders take it and update their windows, `rdma -dd res show qp` shows
+   each sender's QP with HPCC's window, rate and utilisation (and no DCQCN fields), nothing
+   is lost, no ECN and no CNP. HPCC's base RTT here is 10 ms (tests/rdma/congestiontest.py
+   HPCC_PARAMS: a TCG guest's round trip is milliseconds).
 
 bench/congestion.py runs the same and prints the figures side by side. Stock kernel only (the
 fabric's behaviour does not depend on the kernel flavour, and the debug kernel is too slow to
@@ -160,6 +162,15 @@ try:
     t.ok(all(v > 0 for v in updates.values()),
          "HPCC on: both senders' windows followed it (hpcc_window_updates %s)" %
          " / ".join(str(v) for v in updates.values()))
+    hview = {s: hp.qp_hpcc.get(s, []) for s in ct.SENDERS}
+    t.ok(all(hview.values()) and all(w > 0 and u > 0 for v in hview.values() for w, _, u in v)
+         and not any(hp.qp_cc.get(s) for s in ct.SENDERS) and
+         not any(on.qp_hpcc.get(s) for s in ct.SENDERS),
+         "HPCC on: rdma -dd res show qp shows each sender's QP under HPCC (drv_hpcc_window, "
+         "drv_hpcc_util measured; no DCQCN fields) and the DCQCN run's under DCQCN "
+         "(window / rate Mb/s / U: %s)" % "; ".join(
+             "%s %s" % (s, ", ".join("%d/%d/%d" % x for x in v[:4]) or "never")
+             for s, v in hview.items()), repr(hview))
     t.ok(hp.sum_rdma("rx_int_discards") == 0 and hp.ecn_marked() == 0 and
          hp.rdma(ct.RECEIVER, "np_cnp_sent") == 0,
          "HPCC on: no INT frame discarded, no ECN mark and no CNP (DCQCN is off)",

@@ -173,8 +173,19 @@ try:
     # the one other runtime param: RC loss recovery (Documentation/hw/rdma.rst, "Selective
     # repeat"), go-back-N by default
     t.eq({k: v for k, v in got.items() if k not in CC_DEFAULTS},
-         {"roce_selective_repeat": False},
-         "devlink dev param show: roce_selective_repeat, off by default (go-back-N)")
+         {"roce_selective_repeat": False, "roce_sr_log_cap": 0},
+         "devlink dev param show: roce_selective_repeat, off by default (go-back-N), and its "
+         "in-flight cap roce_sr_log_cap 0 (the device's default)")
+    # the cap: 0 or 4..8 (2^n PSNs); others refused, the value kept
+    bad = [n0.run("devlink dev param set %s name roce_sr_log_cap value %d cmode runtime"
+                  % (dl, v)).rc for v in (3, 9, 255)]
+    r = n0.run("devlink dev param set %s name roce_sr_log_cap value 4 cmode runtime" % dl)
+    got4 = params(n0, dl).get("roce_sr_log_cap")
+    r0 = n0.run("devlink dev param set %s name roce_sr_log_cap value 0 cmode runtime" % dl)
+    t.ok(all(rc != 0 for rc in bad) and r.rc == 0 and got4 == 4 and r0.rc == 0 and
+         params(n0, dl).get("roce_sr_log_cap") == 0,
+         "roce_sr_log_cap: 3, 9, 255 refused; 4 taken and shown; back to 0",
+         "refused rc %s, set 4 rc %d (%s), shown %r" % (bad, r.rc, r.stderr.strip(), got4))
     f = fw(n0, bdf)
     t.ok(all(f.get(k) == str(v) for k, v in CC_DEFAULTS.items()),
          "the firmware got the driver's DCQCN and HPCC defaults at probe (RP/NP on every priority, HPCC on none)",
@@ -259,7 +270,7 @@ try:
             ("hpcc_max_stage", 0, "hpcc_max_stage must be 1..31 stages"),
             ("hpcc_eta", 1001, "hpcc_eta must be 500..1000 (1/1000 of the line)"),
             ("hpcc_ai_rate", line + 1, "hpcc_ai_rate must be 1..line rate Mb/s"),
-            ("hpcc_base_rtt", 999, "hpcc_base_rtt must be 1000..1000000 ns"),
+            ("hpcc_base_rtt", 999, "hpcc_base_rtt must be 1000..100000000 ns"),
             # DCQCN's reaction point is on every priority by default: HPCC needs room
             ("roce_hpcc_enable", 8,
              "roce_hpcc_enable and roce_rp_enable must not share a priority")):

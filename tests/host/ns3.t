@@ -28,7 +28,12 @@ its data intact, no drop anywhere (no frame without a route either), no retransm
 engaged without DCQCN, and DCQCN reduces the PFC pauses and the p99 of the deepest lossless
 queue against PFC only. Its negative control (a 300 KB buffer) must fail those checks. The
 same fabric with the FB Hadoop flow sizes (Poisson arrivals at 50 % load for 1 ms, DCQCN on):
-every flow completes intact, nothing dropped, no flow skipped.
+every flow completes intact, nothing dropped, no flow skipped. Flows give their QP pairs back:
+the same for 7 ms (about 1150 flows, up to about 160 sent by one host, more than the 128
+QP pairs a host may hold at once) every flow completes intact and none is skipped, each
+host made far fewer QPs than it had flows, every flow's two QPs went back to RESET through
+MODIFY_QP when it was over (one reset per binding, none failed), and at the end no QP is
+bound and every one QUERY_QP shows in RESET (no leak); a sanitized run does the same.
 
 HPCC on the same small fabric (--hpcc on: INT on every switch for priority 3, HPCC in the
 NICs), the same pattern: every flow completes intact, nothing dropped or resent, no ECN mark
@@ -69,6 +74,8 @@ SMALL_FABRIC = ["--leaves", "2", "--hosts", "4", "--spines", "2", "--seed", "1"]
 PATTERN = ["--incast", "4", "--flow-bytes", str(4 << 20)]
 HADOOP = ["--workload", os.path.join(TOP, "model", "ns3", "workloads", "fbhadoop.cdf"),
           "--load", "0.5", "--duration-us", "1000"]
+HADOOP_LONG = HADOOP[:-1] + ["7000"]
+QP_BUDGET = 128     # TN_MAX_FLOWS: QP pair ends a host holds at once, each way
 SIM = os.path.join(TOP, "model", "build", "fabric", "tern-sim")
 SIZES = [int(x) for x in os.environ.get("TERN_NS3_N", "4 8").split()]
 COMMON = ["--duration-us", "20000", "--seed", "1", "--quiet"]
@@ -214,6 +221,21 @@ def buffer_control(t, fut, checks, fmt, name):
         t.ok(False, name, str(e))
 
 
+def qp_reuse_checks(r, tag):
+    """A run's QP pair accounting: QPs reused, every one back in RESET at the end."""
+    return [
+        (0 < r["qp_ends"] < 2 * r["flows"] and r["qp_ends_max"] <= QP_BUDGET,
+         "%s: %d QPs made for %d flows (at most %d by one host on one side)"
+         % (tag, r["qp_ends"], r["flows"], r["qp_ends_max"])),
+        (r["qp_binds"] == 2 * r["flows"] == r["qp_resets"] and r["qp_reset_fails"] == 0,
+         "%s: every flow bound 2 QPs (%d) and gave them back through MODIFY_QP to RESET "
+         "(%d, %d failed)" % (tag, r["qp_binds"], r["qp_resets"], r["qp_reset_fails"])),
+        (r["qp_busy_end"] == 0 and r["qp_not_reset_end"] == 0,
+         "%s: at the end no QP bound (%d) and every one in RESET by QUERY_QP (%d not)"
+         % (tag, r["qp_busy_end"], r["qp_not_reset_end"])),
+    ]
+
+
 def main():
     t = Tap()
     if not os.path.exists("/usr/include/ns3/core-module.h"):
@@ -237,6 +259,7 @@ def main():
         fab_neg = ex.submit(fabric_run, FABRIC, False, *PATTERN, "--buffer", "300000",
                             "--max-us", "5000")
         hadoop = ex.submit(fabric_run, FABRIC, True, *HADOOP)
+        hadoop_long = ex.submit(fabric_run, FABRIC, True, *HADOOP_LONG)
         hp = ex.submit(hpcc_run, *PATTERN)
         hp_mtu = ex.submit(hpcc_run, *PATTERN, "--int-mtu", "4190")
         hp_hadoop = ex.submit(hpcc_run, *HADOOP)
@@ -334,6 +357,16 @@ def main():
                            r["slowdown_p99"]))
     except Exception as e:  # noqa: BLE001
         t.ok(False, "FB Hadoop workload run", str(e))
+    try:
+        r = hadoop_long.result()
+        for cond, desc in fabric_checks(r) + qp_reuse_checks(r, "FB Hadoop 50 % 7 ms"):
+            t.ok(cond, desc)
+        t.ok(r["flows_per_host_max"] > QP_BUDGET and r["flows_skipped"] == 0,
+             "FB Hadoop 50 %% 7 ms: %d flows, one host sent %d (more than its %d QP pairs), "
+             "none skipped (%d)" % (r["flows"], r["flows_per_host_max"], QP_BUDGET,
+                                    r["flows_skipped"]))
+    except Exception as e:  # noqa: BLE001
+        t.ok(False, "FB Hadoop 7 ms workload run (QP pairs reused)", str(e))
     buffer_control(t, fab_neg, fabric_checks, "leaf-spine negative control (300 KB buffer: "
                    "%d lossless drops) fails %d assertion(s)", "leaf-spine negative control")
     # determinism: the same run again gives the same figures
@@ -358,6 +391,11 @@ def main():
                       "--incast", "2", "--flow-bytes", "200000"], 300)
     t.ok(r is not None and r["data_ok"] and r["completed"] == r["flows"],
          "sanitized leaf-spine run (2 x 2 hosts, 2 spines, 6 flows of 200000 bytes) clean", err)
+    r, err = san_run(["nice", FABRIC_SAN, "--leaves", "2", "--hosts", "2", "--spines", "2",
+                      "--dcqcn", "on"] + HADOOP[:-1] + ["2000"], 300)
+    t.ok(r is not None and r["data_ok"] and r["completed"] == r["flows"] and
+         r["flows_skipped"] == 0 and all(c for c, _ in qp_reuse_checks(r, "")),
+         "sanitized leaf-spine FB Hadoop run (2 x 2 hosts, 2 ms: QP pairs reused) clean", err)
     r, err = san_run(["nice", FABRIC_SAN, "--leaves", "2", "--hosts", "2", "--spines", "2",
                       "--incast", "2", "--flow-bytes", "200000", "--hpcc", "on"], 300)
     t.ok(r is not None and r["data_ok"] and r["completed"] == r["flows"] and

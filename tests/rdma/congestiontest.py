@@ -15,6 +15,7 @@ same rate (QEMU property ``speed``).
 """
 
 import json
+import os
 import re
 import time
 
@@ -58,11 +59,15 @@ DCQCN_PARAMS = {
 }
 
 
-# HPCC on this fabric (Documentation/admin/tern_core.rst): its base round trip at the
-# largest value the device takes (1 ms; a write's round trip between TCG guests through
-# tern-switch is about that), W_AI = 2 Mb/s * 1 ms = 250 bytes, about 5 % of a fair share's
-# window for two flows, as the paper's W_AI = (1 - eta) * W / N.
-HPCC_PARAMS = {"hpcc_base_rtt": 1000000, "hpcc_ai_rate": 2}
+# HPCC on this fabric (Documentation/admin/tern_core.rst): a base round trip T of 10 ms (B x T
+# = 125 KB at 100 Mb/s). Between TCG guests a request's round trip through tern-switch is
+# milliseconds and comes in bursts, so with T = 1 ms the queue term qlen / (B x T) alone
+# looked like a full link and the two flows got 4.6 MB/s of 11; 4 ms gave 6.3, 10 ms 8.0
+# (p99 queue 132 KiB against DCQCN's 452), 25 ms 7.8 with a 300 KiB p99 (fabric.rst, "HPCC").
+# W_AI = 2 Mb/s * T = 2.5 KB, about 5 % of a fair share's window for two flows, as the
+# paper's W_AI = (1 - eta) * W / N. TERN_CONGESTION_HPCC_RTT_NS sets another T.
+HPCC_PARAMS = {"hpcc_base_rtt": int(os.environ.get("TERN_CONGESTION_HPCC_RTT_NS", "10000000")),
+               "hpcc_ai_rate": 2}
 
 
 def switch_config(link_mbps=LINK_MBPS, pfc=True):
@@ -274,6 +279,8 @@ class Run:
         # per sender: (DCQCN rate Mb/s, alpha) of its ib_write_bw QP, as ``rdma res show qp
         # -dd`` showed them while the flows ran (rate 0: not limited)
         self.qp_cc = {}
+        # per sender, the same for an HPCC priority: (window bytes, rate Mb/s, U in 1/1000)
+        self.qp_hpcc = {}
 
     # the figures the test and the benchmark use
     def rdma(self, node, name):
@@ -338,7 +345,7 @@ class Run:
         return {"label": self.label, "ok": self.ok, "why": self.why, "flows": self.flows,
                 "jain": self.jain, "summary": dict(summary(self)), "nodes": self.nodes,
                 "switch": self.switch, "window": self.window, "config": self.config,
-                "qp_cc": self.qp_cc}
+                "qp_cc": self.qp_cc, "qp_hpcc": self.qp_hpcc}
 
 
 def _switch_delta(after, before):
@@ -396,9 +403,12 @@ def incast(fab, label, duration, timeout=None, retries=2):
             timeout, tg.common(c[s]), ports[s], opts, tg.ip(recv)), timeout=timeout + 30)
             for s in SENDERS}
         run.qp_cc = {s: [] for s in SENDERS}
+        run.qp_hpcc = {s: [] for s in SENDERS}
         while not all(clients[s].done() for s in SENDERS):
             for s in SENDERS:
-                run.qp_cc[s] += qp_cc_view(c[s])
+                cc, hp = qp_cc_views(c[s])
+                run.qp_cc[s] += cc
+                run.qp_hpcc[s] += hp
             time.sleep(2)
         cres = {s: clients[s].wait(timeout=timeout + 60, raise_timeout=False) for s in SENDERS}
         sres = {}
@@ -439,17 +449,20 @@ def incast(fab, label, duration, timeout=None, retries=2):
     return run
 
 
-def qp_cc_view(node):
-    """(rate Mb/s, alpha) of each RC QP of ib_write_bw on ``node`` as the admin sees them
-    (``rdma -dd res show qp``: drv_dcqcn_rate_mbps, drv_dcqcn_alpha); [] if it cannot tell
-    (the QP not created yet or already gone)."""
+def qp_cc_views(node):
+    """The congestion control of each RC QP of ib_write_bw on ``node`` as the admin sees it
+    (``rdma -dd res show qp``): [(drv_dcqcn_rate_mbps, drv_dcqcn_alpha)] of QPs on a DCQCN
+    (or no) priority, [(drv_hpcc_window, drv_hpcc_rate_mbps, drv_hpcc_util)] of QPs on an
+    HPCC priority; ([], []) if it cannot tell (the QP not created yet or already gone)."""
     try:
         qps = rt.rdma_res(node, "qp", driver=True)
     except (rt.RdmaError, HarnessError):
-        return []
-    return [(q["drv_dcqcn_rate_mbps"], q.get("drv_dcqcn_alpha", 0)) for q in qps
-            if q.get("comm") == "ib_write_bw" and q.get("type") == "RC" and
-            "drv_dcqcn_rate_mbps" in q]
+        return [], []
+    qps = [q for q in qps if q.get("comm") == "ib_write_bw" and q.get("type") == "RC"]
+    return ([(q["drv_dcqcn_rate_mbps"], q.get("drv_dcqcn_alpha", 0)) for q in qps
+             if "drv_dcqcn_rate_mbps" in q],
+            [(q["drv_hpcc_window"], q.get("drv_hpcc_rate_mbps", 0), q.get("drv_hpcc_util", 0))
+             for q in qps if "drv_hpcc_window" in q])
 
 
 def save(runs, path):

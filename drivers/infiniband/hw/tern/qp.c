@@ -610,10 +610,15 @@ static int tern_ib_qp_attrs_address(struct tern_ib_dev *dev, struct tern_ib_qp *
 	if (attr_mask & IB_QP_RQ_PSN) {
 		u32 xport = 0;
 
-		/* the port's default transport (devlink roce_selective_repeat), RC only */
+		/*
+		 * the port's default transport (devlink roce_selective_repeat, and its
+		 * in-flight cap roce_sr_log_cap), RC only
+		 */
 		if (qp->ibqp.qp_type == IB_QPT_RC && tern_ib_has_cap(dev, TERN_RDMA_CAP_SR) &&
 		    tern_core_roce_sr(dev->tdev))
-			xport = TERN_QP_XPORT_SR;
+			xport = TERN_QP_XPORT_SR |
+				((u32)tern_core_roce_sr_log_cap(dev->tdev) <<
+				 TERN_QP_XPORT_LOG_CAP_SHIFT);
 		*mask |= TERN_QP_ATTR_RQ_PSN;
 		a->rq_psn = cpu_to_le32((attr->rq_psn & TERN_IB_PSN_MASK) | xport);
 	}
@@ -800,6 +805,25 @@ out:
 	return err;
 }
 
+/*
+ * The congestion control of a connected QP as QUERY_QP reports it: HPCC's window, rate,
+ * utilisation (1/1000 of the bottleneck) and stage when its priority runs HPCC, else
+ * DCQCN's rate and alpha. Returns 0 or -EMSGSIZE.
+ */
+static int tern_ib_fill_res_qp_cc(struct sk_buff *msg, const struct tern_cmd_query_qp_out *out)
+{
+	if (le32_to_cpu(out->status) & TERN_QP_STATUS_HPCC)
+		return rdma_nl_put_driver_u32(msg, "hpcc_window", le32_to_cpu(out->hpcc_window)) ||
+		       rdma_nl_put_driver_u32(msg, "hpcc_rate_mbps",
+					      le32_to_cpu(out->cc_rate_mbps)) ||
+		       rdma_nl_put_driver_u32(msg, "hpcc_util", le16_to_cpu(out->hpcc_util)) ||
+		       rdma_nl_put_driver_u32(msg, "hpcc_inc_stage", out->hpcc_inc_stage) ?
+		       -EMSGSIZE : 0;
+	return rdma_nl_put_driver_u32(msg, "dcqcn_rate_mbps", le32_to_cpu(out->cc_rate_mbps)) ||
+	       rdma_nl_put_driver_u32(msg, "dcqcn_alpha", le32_to_cpu(out->cc_alpha)) ?
+	       -EMSGSIZE : 0;
+}
+
 /**
  * tern_ib_fill_res_qp_entry() - the device's own view of a QP for ``rdma res show qp -dd``
  * @msg: the netlink message the RDMA core is filling
@@ -808,7 +832,8 @@ out:
  * Process context (restrack's lock is not held). Asks the firmware (QUERY_QP) for the WQEs
  * it has completed, whether an SQD drain is still running, the retry settings in force and
  * the congestion-control state it keeps: the DCQCN rate (Mb/s, 0 when not limited) and alpha
- * (1/1024 units), so that an admin sees why one QP is slow.
+ * (1/1024 units), or HPCC's window, rate and utilisation, so that an admin sees why one QP is
+ * slow.
  *
  * Return: 0, -EMSGSIZE when @msg is full, or the command's errno.
  */
@@ -840,9 +865,7 @@ int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	     rdma_nl_put_driver_u32(msg, "retry_cnt", out.attrs.retry_cnt) ||
 	     rdma_nl_put_driver_u32(msg, "rnr_retry", out.attrs.rnr_retry)))
 		goto err;
-	if (!tern_ib_qpt_ud(qp->type) &&
-	    (rdma_nl_put_driver_u32(msg, "dcqcn_rate_mbps", le32_to_cpu(out.cc_rate_mbps)) ||
-	     rdma_nl_put_driver_u32(msg, "dcqcn_alpha", le32_to_cpu(out.cc_alpha))))
+	if (!tern_ib_qpt_ud(qp->type) && tern_ib_fill_res_qp_cc(msg, &out))
 		goto err;
 	nla_nest_end(msg, table);
 	return 0;

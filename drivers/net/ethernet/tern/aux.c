@@ -215,6 +215,19 @@ bool tern_core_roce_sr(struct tern_dev *tdev)
 EXPORT_SYMBOL_NS_GPL(tern_core_roce_sr, TERN);
 
 /**
+ * tern_core_roce_sr_log_cap() - the in-flight cap of the port's selective-repeat QPs
+ * @tdev: the device
+ *
+ * Return: devlink's roce_sr_log_cap: 0 for the device's default (TERN_QP_XPORT_DEF_LOG_CAP),
+ * else n for 2^n PSNs, n in TERN_QP_XPORT_MIN_LOG_CAP..TERN_QP_XPORT_MAX_LOG_CAP.
+ */
+u8 tern_core_roce_sr_log_cap(struct tern_dev *tdev)
+{
+	return READ_ONCE(tdev->roce_sr_log_cap);
+}
+EXPORT_SYMBOL_NS_GPL(tern_core_roce_sr_log_cap, TERN);
+
+/**
  * tern_core_dma_dev() - the device to map DMA memory for
  * @tdev: the device
  *

@@ -20,6 +20,8 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include <tern/tern_rdma.h>
+
 #include "tern_core.h"
 
 /* Minimum time between two automatic recoveries, against recovery loops. */
@@ -175,7 +177,8 @@ static const struct tern_cc_param_desc tern_cc_descs[] = {
 	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_MAX_STAGE)] = TERN_CC_U8(hpcc_max_stage, 1, 31),
 	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_ETA)] = TERN_CC_U16(hpcc_eta, 500, 1000),
 	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_AI_RATE)] = TERN_CC_RATE(hpcc_ai_rate, 1),
-	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_BASE_RTT)] = TERN_CC_U32(hpcc_base_rtt, 1000, 1000000),
+	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_BASE_RTT)] =
+		TERN_CC_U32(hpcc_base_rtt, TERN_CC_HPCC_BASE_RTT_MIN, TERN_CC_HPCC_BASE_RTT_MAX),
 };
 
 static_assert(ARRAY_SIZE(tern_cc_descs) == TERN_CC_IDX(TERN_DL_PARAM_END));
@@ -298,7 +301,7 @@ static void tern_cc_range_msg(u32 id, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG_MOD(extack, "hpcc_ai_rate must be 1..line rate Mb/s");
 		break;
 	case TERN_DL_PARAM_HPCC_BASE_RTT:
-		NL_SET_ERR_MSG_MOD(extack, "hpcc_base_rtt must be 1000..1000000 ns");
+		NL_SET_ERR_MSG_MOD(extack, "hpcc_base_rtt must be 1000..100000000 ns");
 		break;
 	default:
 		NL_SET_ERR_MSG_MOD(extack, "value out of range");
@@ -380,13 +383,17 @@ static_assert(ARRAY_SIZE(tern_cc_params) == ARRAY_SIZE(tern_cc_descs));
 
 enum {
 	TERN_DL_PARAM_ROCE_SR = TERN_DL_PARAM_END,
+	TERN_DL_PARAM_ROCE_SR_LOG_CAP,
 };
 
 static int tern_sr_param_get(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
 {
 	struct tern_dev *tdev = devlink_priv(devlink);
 
-	ctx->val.vbool = READ_ONCE(tdev->roce_sr);
+	if (id == TERN_DL_PARAM_ROCE_SR_LOG_CAP)
+		ctx->val.vu8 = READ_ONCE(tdev->roce_sr_log_cap);
+	else
+		ctx->val.vbool = READ_ONCE(tdev->roce_sr);
 	return 0;
 }
 
@@ -394,7 +401,22 @@ static int tern_sr_param_set(struct devlink *devlink, u32 id, struct devlink_par
 {
 	struct tern_dev *tdev = devlink_priv(devlink);
 
-	WRITE_ONCE(tdev->roce_sr, ctx->val.vbool);
+	if (id == TERN_DL_PARAM_ROCE_SR_LOG_CAP)
+		WRITE_ONCE(tdev->roce_sr_log_cap, ctx->val.vu8);
+	else
+		WRITE_ONCE(tdev->roce_sr, ctx->val.vbool);
+	return 0;
+}
+
+/* roce_sr_log_cap: 0 (the device's default) or TERN_QP_XPORT_MIN..MAX_LOG_CAP */
+static int tern_sr_cap_validate(struct devlink *devlink, u32 id, union devlink_param_value val,
+				struct netlink_ext_ack *extack)
+{
+	if (val.vu8 && (val.vu8 < TERN_QP_XPORT_MIN_LOG_CAP ||
+			val.vu8 > TERN_QP_XPORT_MAX_LOG_CAP)) {
+		NL_SET_ERR_MSG_MOD(extack, "roce_sr_log_cap: 0 (default) or 4..8");
+		return -ERANGE;
+	}
 	return 0;
 }
 
@@ -402,6 +424,9 @@ static const struct devlink_param tern_xport_params[] = {
 	DEVLINK_PARAM_DRIVER(TERN_DL_PARAM_ROCE_SR, "roce_selective_repeat",
 			     DEVLINK_PARAM_TYPE_BOOL, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
 			     tern_sr_param_get, tern_sr_param_set, NULL),
+	DEVLINK_PARAM_DRIVER(TERN_DL_PARAM_ROCE_SR_LOG_CAP, "roce_sr_log_cap",
+			     DEVLINK_PARAM_TYPE_U8, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     tern_sr_param_get, tern_sr_param_set, tern_sr_cap_validate),
 };
 
 static int tern_fw_reporter_diagnose(struct devlink_health_reporter *reporter,

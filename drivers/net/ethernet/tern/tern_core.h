@@ -330,6 +330,7 @@ struct tern_dev {
 	void *async_ctx;
 	struct tern_dcb dcb;
 	bool roce_sr;			/* devlink roce_selective_repeat (READ_ONCE) */
+	u8 roce_sr_log_cap;		/* devlink roce_sr_log_cap, 0 or 4..8 (READ_ONCE) */
 };
 
 /* Bits of tern_dev.flags. */
