@@ -282,12 +282,15 @@ struct tern_eth_txd_ctx {
 #define TERN_ETH_TSO_MAX_FRAME		65536
 
 /*
- * RX descriptor. Write-back: with TERN_ETH_RXD_HASH in @status the device has replaced the
- * low 32 bits of @addr (the descriptor's first 4 bytes, little-endian) with the frame's RSS
- * hash (SET_RSS in tern_cmd.h); the driver keeps its own copy of the buffer's address.
+ * RX descriptor. Write-back: with TERN_ETH_RXD_HASH in @status the device has written the
+ * frame's RSS hash (SET_RSS in tern_cmd.h) over the low half of @addr (@rss_hash); the driver
+ * keeps its own copy of the buffer's address.
  */
 struct tern_eth_rxd {
-	__le64	addr;			/* receive buffer */
+	union {
+		__le64	addr;		/* driver: receive buffer */
+		__le32	rss_hash;	/* device, with TERN_ETH_RXD_HASH: the RSS hash */
+	};
 	__le16	buf_len;		/* driver: buffer size */
 	__le16	pkt_len;		/* device: frame length written */
 	__le16	rsvd;

@@ -888,7 +888,7 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 			uint8_t hb[4];
 
 			put_le32(hb, hash);
-			if (ternm_mem_write(m, &q->mem, off + offsetof(T, addr), hb, sizeof(hb))) {
+			if (ternm_mem_write(m, &q->mem, off + offsetof(T, rss_hash), hb, sizeof(hb))) {
 				ethq_break(m, q, true, qid);
 				return len;
 			}

@@ -150,7 +150,7 @@ static int rx_where(struct rss_dev *d, const uint8_t *fr, size_t len, uint16_t *
 
 		if (rd16(e + RXD(status)) & TERN_ETH_DESC_DONE) {
 			*status = rd16(e + RXD(status));
-			*hash = rd32(e);
+			*hash = rd32(e + RXD(rss_hash));
 			d->rx[i].ci++;
 			return (int)i;
 		}

@@ -1101,7 +1101,7 @@ static int tern_en_rx_poll(struct tern_en_channel *ch, int budget)
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
 		/* the write-back put the RSS hash over the buffer address's low half */
 		if ((status & TERN_ETH_RXD_HASH) && (netdev->features & NETIF_F_RXHASH))
-			skb_set_hash(skb, lower_32_bits(le64_to_cpu(rxd->addr)),
+			skb_set_hash(skb, le32_to_cpu(rxd->rss_hash),
 				     (status & TERN_ETH_RXD_HASH_L4) ? PKT_HASH_TYPE_L4 :
 								      PKT_HASH_TYPE_L3);
 		skb_record_rx_queue(skb, ch->idx);

@@ -210,6 +210,9 @@ static void tern_hw_desc_byte_order(struct kunit *test)
 	};
 
 	KUNIT_EXPECT_EQ(test, memcmp(&rxd, want, sizeof(want)), 0);
+	/* the RSS hash's write-back: the first 4 bytes, little-endian */
+	KUNIT_EXPECT_EQ(test, offsetof(struct tern_eth_rxd, rss_hash), (size_t)0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rxd.rss_hash), 0x55667788u);
 }
 
 static struct kunit_case tern_hw_cases[] = {
