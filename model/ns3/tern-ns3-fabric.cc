@@ -621,7 +621,8 @@ Report(double wall)
     printf("\"ecn_marked\":%" PRIu64 ",\"cnp_sent\":%" PRIu64 ",\"cnp_handled\":%" PRIu64
            ",\"dcb_ok\":%s,\"cc_ok\":%s,\"sim_us\":%.1f,\"events\":%" PRIu64
            ",\"wall_s\":%.2f,\"sim_s_per_wall_s\":%.5f,\"events_per_s\":%.0f}\n",
-           sw.marked, nic.cnp_sent, nic.cnp_handled, g.dcb_ok ? "true" : "false", g.cc_ok ? "true" : "false",
+           sw.marked, nic.cnp_sent, nic.cnp_handled, g.dcb_ok ? "true" : "false",
+           g.cc_ok ? "true" : "false",
            sim_s * 1e6, Simulator::GetEventCount(), wall, wall > 0 ? sim_s / wall : 0.0,
            wall > 0 ? static_cast<double>(Simulator::GetEventCount()) / wall : 0.0);
     fflush(stdout);
