@@ -4,11 +4,11 @@
  * "Selective repeat"). Only QPs that MODIFY_QP switched to it get here (qp->sr); every other
  * QP runs the standard go-back-N of rdma_req.c and rdma_resp.c untouched.
  *
- * Responder: a request less than the QP's window (its in-flight cap, at most
- * TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder window (its
- * headers and payload, one slot per PSN) instead of being NAKed, and a SACK (AETH NAK code
- * AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after the expected
- * one are held. When the expected PSN arrives, it and the held PSNs
+ * Responder: a request less than the QP's window (TERNM_SR_WIN_CAPS times its in-flight
+ * cap, at most TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder
+ * window (its headers and payload, one slot per PSN) instead of being NAKed, and a SACK
+ * (AETH NAK code AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after
+ * the expected one are held. When the expected PSN arrives, it and the held PSNs
  * that follow it run through the responder's ordinary in-order path (rdma_resp.c), so
  * placement order, receive WQEs, CQEs, MSNs, READ and atomic execution (exactly once, from
  * the same responder resources) are what go-back-N gives. A duplicate while PSNs are held
@@ -24,7 +24,8 @@
  * serves alone (rdma_resp.c, resp_sr_hole). A tail-loss probe resends
  * the last packet sent when nothing acknowledged progress for the probe time; the full
  * retransmit timeout stays behind it and still goes back N (the responder drops the
- * duplicates). At most max_unacked PSNs are in flight (the BDP cap). Holes count as lost
+ * duplicates). At most max_unacked PSNs are in flight (the BDP cap; what a SACK lists as
+ * held is no longer in flight), inside the responder's window. Holes count as lost
  * only TERNM_SR_DUPTHRESH PSNs behind the highest arrival (else they may be reordered), and
  * the probe waits twice the measured round trip (sr_tlp_ns).
  */
@@ -137,7 +138,13 @@ int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 	}
 	qp->xport = (uint8_t)(xport >> 24);
 	qp->max_unacked = (uint16_t)(1u << (cap ? cap : TERN_QP_XPORT_DEF_LOG_CAP));
-	qp->sr->win = qp->max_unacked;	/* the responder keeps what its own cap would send */
+	/*
+	 * The responder keeps what its own cap would send, and more: a hole stops neither
+	 * end while the PSNs after it arrive (ternm_sr_cap_full()).
+	 */
+	qp->sr->win = (uint32_t)qp->max_unacked * TERNM_SR_WIN_CAPS;
+	if (qp->sr->win > TERNM_SR_MAX_WIN)
+		qp->sr->win = TERNM_SR_MAX_WIN;
 	qp->sr->retx_done = qp->una_psn;
 	qp->sr->rd_base = qp->sr->rd_hi = qp->sr->rd_done = qp->una_psn;
 	return 0;
@@ -250,6 +257,30 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 	sr_queue_sack(m, qp);
 }
 
+/*
+ * The expected PSN jumped from @from to @to (a READ spans PSNs): what is held for the PSNs
+ * passed is stale. Only those slots are looked at (at most the window), not all of them.
+ */
+static void sr_stale(struct ternm_sr *sr, uint32_t from, uint32_t to)
+{
+	uint32_t n = (uint32_t)psn_diff(to, from), k;
+
+	if (!sr->held || psn_diff(to, from) <= 0)
+		return;
+	if (n > sr->win)
+		n = sr->win;
+	for (k = 0; k < n; k++) {
+		uint32_t psn = psn_add(from, k);
+		struct ternm_sr_slot *s = &sr->slot[psn % sr->win];
+
+		/* the slot of a PSN passed may hold one a window later: keep that */
+		if (s->used && psn_diff(s->p.psn, to) < 0) {
+			s->used = false;
+			sr->held--;
+		}
+	}
+}
+
 /* Run the held requests that now follow in order. Returns how many ran. */
 static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 {
@@ -261,14 +292,7 @@ static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 		struct ternm_sr_slot *s = &sr->slot[i];
 		uint32_t before = qp->epsn;
 		struct ternm_pkt p;
-		unsigned int k;
 
-		/* slots the expected PSN has passed (a READ spans PSNs) are stale */
-		for (k = 0; k < sr->win; k++)
-			if (sr->slot[k].used && psn_diff(sr->slot[k].p.psn, qp->epsn) < 0) {
-				sr->slot[k].used = false;
-				sr->held--;
-			}
 		if (!s->used || s->p.psn != qp->epsn)
 			break;
 		p = s->p;
@@ -282,6 +306,7 @@ static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 			sr_clear(sr);
 			break;
 		}
+		sr_stale(sr, psn_add(before, 1), qp->epsn);
 	}
 	if (qp->state == TERN_QPS_ERR || qp->state == TERN_QPS_RESET)
 		sr_clear(sr);
@@ -306,6 +331,8 @@ bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct te
 	}
 	sr->replay = true;
 	ternm_resp_rx(m, qp, p);
+	if (d == 0)
+		sr_stale(sr, psn_add(p->psn, 1), qp->epsn);
 	n = d == 0 ? sr_drain(m, qp) : 0;
 	sr->replay = false;
 	if (qp->state == TERN_QPS_ERR || qp->state == TERN_QPS_RESET)
@@ -335,13 +362,15 @@ void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
 		ternm_resp_send_aeth(m, qp, AETH_ACK, psn_add(qp->epsn, TERNM_PSN_MASK), qp->msn);
 		return;
 	}
-	nw = (sr->win + 31) / 32;
+	nw = 1;
 	for (i = 0; i < sr->win - 1; i++) {
 		uint32_t psn = psn_add(qp->epsn, i + 1);
 		const struct ternm_sr_slot *s = &sr->slot[psn % sr->win];
 
-		if (s->used && s->p.psn == psn)
+		if (s->used && s->p.psn == psn) {
 			w[i / 32] |= 1u << (i % 32);
+			nw = i / 32 + 1;	/* the words up to the highest PSN held */
+		}
 	}
 	x = ternm_pkt_start(m, qp, IBOP_ACK, false, false, qp->epsn);
 	x[0] = AETH_NAK_SACK;
@@ -369,6 +398,61 @@ static bool sr_sacked(const struct ternm_sr *sr, uint32_t psn)
 
 	return d >= 1 && d <= TERNM_SR_MAX_WIN &&
 	       ((sr->sack_map[(d - 1) / 64] >> ((d - 1) % 64)) & 1);
+}
+
+/*
+ * How many PSNs from @a to @b (a before b, both after sack_base) the last SACK listed as
+ * held, a 64-bit word at a time.
+ */
+static uint32_t sr_sacked_count(const struct ternm_sr *sr, uint32_t a, uint32_t b)
+{
+	int32_t lo = psn_diff(a, sr->sack_base) - 1, hi = psn_diff(b, sr->sack_base) - 1;
+	uint32_t n = 0;
+
+	if (lo < 0)
+		lo = 0;
+	if (hi > TERNM_SR_MAX_WIN)
+		hi = TERNM_SR_MAX_WIN;
+	while (lo < hi) {
+		uint64_t w = sr->sack_map[lo / 64] >> (lo % 64);
+		int32_t k = 64 - lo % 64;
+
+		if (k > hi - lo) {
+			k = hi - lo;
+			w &= (1ull << k) - 1;
+		}
+		n += (uint32_t)__builtin_popcountll(w);
+		lo += k;
+	}
+	return n;
+}
+
+/**
+ * ternm_sr_cap_full() - whether a request packet at @psn would exceed the QP's limits
+ * @qp: a selective-repeat QP (requester)
+ * @psn: the PSN of the packet to send, at or after una_psn
+ *
+ * Two limits hold (Documentation/hw/rdma.rst, "Requester"): the PSNs in flight, those
+ * from una_psn to @psn that the last SACK does not list as held by the responder, stay
+ * below the cap (max_unacked); and @psn lies inside the responder's reorder window (the
+ * cap times TERNM_SR_WIN_CAPS, at most TERNM_SR_MAX_WIN) from una_psn. A hole that waits
+ * for its resend thus takes one PSN of the cap, not all of it. A selective resend or a
+ * probe (ternm_sr_req_retx) stands for a packet lost and only needs the window.
+ *
+ * Return: true if the packet has to wait.
+ */
+bool ternm_sr_cap_full(const struct ternm_qp *qp, uint32_t psn)
+{
+	const struct ternm_sr *sr = qp->sr;
+	int32_t d = psn_diff(psn, qp->una_psn);
+
+	if (d < qp->max_unacked)
+		return false;
+	if (d >= (int32_t)sr->win)
+		return true;
+	if (sr->rtx_busy)
+		return false;	/* a resend of a PSN sent: it stands for one lost */
+	return (uint32_t)d - sr_sacked_count(sr, qp->una_psn, psn) >= qp->max_unacked;
 }
 
 /* Forget the READ responses placed for PSNs una_psn has passed. */

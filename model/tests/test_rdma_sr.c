@@ -494,7 +494,97 @@ out:
 	conn_free(&c);
 }
 
-/* Every SACK from 1 to 0 gets a word count of 9 (or, with @trunc, loses its last word). */
+/* ---- a hole does not stop the QP at its cap -------------------------------------------- */
+
+/* The first WRITE_MIDDLE 0 -> 1 is lost, and so is its first resend. */
+struct hole_twice {
+	bool have;		/* psn is known */
+	uint32_t psn;		/* that packet's PSN */
+	unsigned int tx;	/* its transmissions so far */
+	uint32_t hi;		/* the highest PSN sent before its third transmission */
+};
+
+static enum wire_action hole_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				    uint8_t *frame, size_t *len)
+{
+	struct hole_twice *h = w->ctx;
+	const size_t bth = 14 + 20 + 8;	/* Ethernet, IPv4, UDP */
+	uint32_t psn;
+
+	(void)idx;
+	if (dir != 0 || *len < bth + 12)
+		return W_DELIVER;
+	psn = (uint32_t)frame[bth + 9] << 16 | (uint32_t)frame[bth + 10] << 8 | frame[bth + 11];
+	if (!h->have && frame[bth] == OP_WRITE_MIDDLE) {
+		h->have = true;
+		h->psn = psn;
+		h->hi = psn;
+	}
+	if (!h->have)
+		return W_DELIVER;
+	if (psn == h->psn && ++h->tx <= 2)
+		return W_DROP;
+	if (h->tx < 3 && ((psn - h->hi) & 0xffffff) < 0x800000)
+		h->hi = psn;
+	return W_DELIVER;
+}
+
+/*
+ * In-flight cap 16 PSNs, so a reorder window of 64: a 200-packet WRITE loses its second
+ * packet and that packet's first resend. While the hole waits (for the tail-loss probe),
+ * the PSNs the responder holds do not count against the cap: the requester goes on up to
+ * the end of the window, 63 PSNs past the hole, and no further. Then everything completes
+ * intact without a timeout.
+ */
+static void t_sr_hole_cap(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	bool mrs = false;
+	struct hole_twice h = { 0 };
+	struct sge sg;
+	struct wc w;
+
+	connopt_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 7;
+	o.xport = TERN_QP_XPORT_SR | 4u << TERN_QP_XPORT_LOG_CAP_SHIFT;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 256 * 1024, acc_all, 0) == 0);
+	if (mr_create(c.d[1], &m[1], c.d[1]->pdn, 256 * 1024, acc_all, 0) != 0) {
+		mr_release(&m[0]);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &m[0], 5);
+	c.w.filter = hole_filter;
+	c.w.ctx = &h;
+	sg = mr_sge(&m[0], 0, 200 * 1024);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  m[1].iova, m[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, &w, 1, 100ull * 4096 << 8) == 1);
+	CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 200 * 1024, 5, 0), -1);
+	CHECK_EQ(h.tx, 3);
+	/* the hole took one PSN of the cap, not all of it; the window bounds the rest */
+	CHECK_EQ((h.hi - h.psn) & 0xffffff, 63);
+	CHECK(RDEV_STAT(c.d[0], tail_loss_probes) >= 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 0);
+	CHECK_EQ(RDEV_STAT(c.d[1], seq_err_naks_sent), 0);
+	printf("#   cap 16, hole lost twice: sent up to %u PSNs past it, %llu resent, %llu probes\n",
+	       (h.hi - h.psn) & 0xffffff, (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts),
+	       (unsigned long long)RDEV_STAT(c.d[0], tail_loss_probes));
+out:
+	if (mrs) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+}
+
+/* Every SACK from 1 to 0 gets a word count of 33 (or, with @trunc, loses its last word). */
 struct bad_sack {
 	bool trunc;
 	unsigned int seen, mangled;
@@ -523,14 +613,14 @@ static enum wire_action sack_filter(struct wire *w, unsigned int dir, unsigned i
 		frame[14 + 20 + 5] = (uint8_t)(*len - 14 - 20);
 		pkt_fix_ipv4_csum(frame, *len);
 	} else {
-		frame[bth + 16] = 9;
+		frame[bth + 16] = 33;
 	}
 	pkt_fix_icrc(frame, *len);
 	return W_DELIVER;
 }
 
 /*
- * Malformed SACKs (a word count above 8; a bitmap shorter than its count) are dropped and
+ * Malformed SACKs (a word count above 32; a bitmap shorter than its count) are dropped and
  * counted in rx_roce_discards; the requester recovers by its timeout (going back N), and
  * the WRITE completes intact.
  */
@@ -1121,6 +1211,8 @@ const struct test rdma_sr_tests[] = {
 	{ "rdma sr: 1% loss, 2% duplicates, 2% reordered: harmless", t_sr_dup_reorder },
 	{ "rdma sr: burst of 10 lost resent selectively; lost tail probed before the timeout",
 	  t_sr_burst_tail },
+	{ "rdma sr: a hole takes one PSN of the cap: the QP sends on to its reorder window's end",
+	  t_sr_hole_cap },
 	{ "rdma sr: malformed SACKs dropped and counted; the timeout recovers", t_sr_bad_sack },
 	{ "rdma sr: at most 64 QPs hold a reorder buffer; the others recover without",
 	  t_sr_buffer_bound },
