@@ -15,7 +15,8 @@
  * is answered with a SACK as well.
  *
  * Requester: a SACK acknowledges everything before its PSN and lists what the responder
- * holds; the holes below the highest held PSN are resent once each (rtx_next..rtx_end,
+ * holds; the holes below the highest held PSN are resent once each, again only when later
+ * SACKs show that resend lost too (rs_mark, sr_resend_pending) (rtx_next..rtx_end,
  * skipping what is held), before new packets, by positioning the send cursor on each hole
  * and sending one packet (ternm_req_send with a budget of one), then putting the cursor
  * back. READ responses are placed out of order (a bitmap of TERNM_SR_RD_WIN PSNs from
@@ -71,6 +72,16 @@ struct ternm_sr {
 	uint64_t srtt_ns, rttvar_ns;
 	uint32_t sack_base;	/* the last SACK: bit i of sack_map is PSN sack_base + 1 + i */
 	uint64_t sack_map[TERNM_SR_MAX_WIN / 64];
+	bool sack_hi_valid;
+	uint32_t sack_hi;	/* one past the highest PSN the last SACK lists as held */
+	/*
+	 * Holes resent for a SACK (not READs), slot PSN % TERNM_SR_MAX_WIN: rs_psn the PSN,
+	 * rs_mark sent_psn when the resend went out (the first PSN sent new after it) with
+	 * SR_RS_VALID. The resend is lost too once a SACK lists a PSN TERNM_SR_DUPTHRESH - 1
+	 * or more past its mark (sr_resend_pending()). Cleared by a probe or a timeout.
+	 */
+	uint32_t rs_psn[TERNM_SR_MAX_WIN];
+	uint32_t rs_mark[TERNM_SR_MAX_WIN];
 	/*
 	 * READ responses placed out of order: bit PSN % TERNM_SR_RD_WIN of rd_map, for PSNs in
 	 * [una_psn, una_psn + TERNM_SR_RD_WIN) only; sr_rd_sync() drops the bits una_psn has
@@ -84,6 +95,8 @@ struct ternm_sr {
 	uint32_t rd_lim;
 	bool rd_redo;		/* after a probe: re-ask the holes in the cap from una_psn */
 };
+
+#define SR_RS_VALID	(1u << 31)	/* rs_mark holds a mark */
 
 /* ---- configuration (MODIFY_QP) ----------------------------------------------------------- */
 
@@ -170,8 +183,9 @@ void ternm_sr_sq_start(struct ternm_qp *qp)
 	sr->rd_base = sr->rd_hi = sr->rd_done = qp->una_psn;
 	memset(sr->rd_map, 0, sizeof(sr->rd_map));
 	memset(sr->sack_map, 0, sizeof(sr->sack_map));
+	memset(sr->rs_mark, 0, sizeof(sr->rs_mark));
 	sr->sack_base = qp->una_psn;
-	sr->ack_hi_valid = sr->rd_rtx_valid = false;
+	sr->ack_hi_valid = sr->rd_rtx_valid = sr->sack_hi_valid = false;
 	sr->rtt_on = false;
 }
 
@@ -398,6 +412,43 @@ static bool sr_sacked(const struct ternm_sr *sr, uint32_t psn)
 
 	return d >= 1 && d <= TERNM_SR_MAX_WIN &&
 	       ((sr->sack_map[(d - 1) / 64] >> ((d - 1) % 64)) & 1);
+}
+
+/*
+ * Whether hole @psn was resent for a SACK and that resend is not known to be lost: no SACK
+ * since listed a PSN TERNM_SR_DUPTHRESH - 1 or more past the first PSN sent new after it
+ * (packets sent after the resend arrived, it did not: RFC 8985's rule, in sending order).
+ */
+static bool sr_resend_pending(const struct ternm_sr *sr, uint32_t psn)
+{
+	unsigned int i = psn % TERNM_SR_MAX_WIN;
+
+	if (!(sr->rs_mark[i] & SR_RS_VALID) || sr->rs_psn[i] != psn)
+		return false;
+	return !sr->sack_hi_valid ||
+	       psn_diff(sr->sack_hi, sr->rs_mark[i] & TERNM_PSN_MASK) < TERNM_SR_DUPTHRESH;
+}
+
+/* The first hole in [@from, @to) resent for a SACK and lost again, or @to. */
+static uint32_t sr_resend_lost(const struct ternm_sr *sr, uint32_t from, uint32_t to)
+{
+	uint32_t n = 0;
+
+	for (; psn_diff(to, from) > 0 && n < TERNM_SR_MAX_WIN; from = psn_add(from, 1), n++) {
+		unsigned int i = from % TERNM_SR_MAX_WIN;
+
+		if ((sr->rs_mark[i] & SR_RS_VALID) && sr->rs_psn[i] == from &&
+		    !sr_sacked(sr, from) && !sr_resend_pending(sr, from))
+			return from;
+	}
+	return to;
+}
+
+/* Forget the resends' marks (a probe or a timeout: every hole may be resent again). */
+static void sr_resend_forget(struct ternm_sr *sr)
+{
+	memset(sr->rs_mark, 0, sizeof(sr->rs_mark));
+	sr->sack_hi_valid = false;
 }
 
 /*
@@ -655,6 +706,8 @@ void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct t
 	 */
 	end = hb >= 0 ? psn_add(p->psn, (uint32_t)hb + 1) : psn_add(p->psn, 1);
 	from = p->psn;
+	sr->sack_hi_valid = hb >= 0;
+	sr->sack_hi = psn_add(end, 1);
 	sr_rtt_sacked(m, qp);
 	if (hb >= 0 && !sr->no_thresh) {
 		/*
@@ -672,7 +725,8 @@ void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct t
 		end = e;
 	}
 	if (psn_diff(sr->retx_done, from) > 0 && psn_diff(sr->retx_done, qp->sent_psn) <= 0)
-		from = sr->retx_done;	/* those were resent once already */
+		/* those were resent already: again only those whose resend was lost too */
+		from = sr_resend_lost(sr, from, sr->retx_done);
 	if (psn_diff(end, qp->sent_psn) > 0)
 		end = qp->sent_psn;
 	sr_rtx(m, qp, from, end);
@@ -760,6 +814,10 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			sr->rtx_next = psn_add(s->first_psn, s->npkts);
 			continue;
 		}
+		if (!s->read && !sr->probing && sr_resend_pending(sr, p)) {
+			sr->rtx_next = psn_add(p, 1);	/* resent, not known lost again */
+			continue;
+		}
 		hole = psn_add(p, 1);
 		if (s->read && !s->atomic) {
 			/* a READ re-asks only the hole: up to the next response placed */
@@ -781,10 +839,15 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 		sr->rd_lim = 0;
 		if (!n)
 			break;		/* held back (pacer, MAC, window): retried later */
-		if (sr->probing)
+		if (sr->probing) {
 			sr->probing = false;	/* counted in tail_loss_probes */
-		else
+		} else {
 			m->rdma->stats.selective_retrans_pkts++;
+			if (!s->read) {
+				sr->rs_psn[p % TERNM_SR_MAX_WIN] = p;
+				sr->rs_mark[p % TERNM_SR_MAX_WIN] = qp->sent_psn | SR_RS_VALID;
+			}
+		}
 		sent++;
 		/* one request re-asks a READ's hole, or an atomic */
 		sr->rtx_next = hole;
@@ -992,6 +1055,7 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		sr->rd_redo = true;	/* READ holes near una_psn may be re-asked once more */
 		sr->no_thresh = true;	/* what is missing now is lost, not reordered */
 		memset(sr->sack_map, 0, sizeof(sr->sack_map));
+		sr_resend_forget(sr);
 		sr->rtx_next = last;
 		sr->rtx_end = psn_add(last, 1);
 		s = sr_find(qp, last, &idx);
@@ -1021,6 +1085,7 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n)
 {
 	struct ternm_sr *sr = qp->sr;
+	uint32_t k;
 
 	sr->last_tx_ns = ternm_now(m);
 	if (psn_diff(psn, qp->sent_psn) < 0) {
@@ -1028,6 +1093,9 @@ void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint
 			sr->rtt_on = false;
 		return;
 	}
+	/* new PSNs: no resend mark of theirs (one left from 2^24 PSNs ago) */
+	for (k = 0; k < n && k < TERNM_SR_MAX_WIN; k++)
+		sr->rs_mark[psn_add(psn, k) % TERNM_SR_MAX_WIN] = 0;
 	if (!sr->rtt_on && n) {
 		sr->rtt_on = true;
 		sr->rtt_psn = psn_add(psn, n - 1);
@@ -1047,6 +1115,7 @@ void ternm_sr_req_timeout(struct ternm_qp *qp)
 	sr->rd_done = qp->una_psn;
 	sr->rd_redo = false;
 	memset(sr->sack_map, 0, sizeof(sr->sack_map));
+	sr_resend_forget(sr);
 	sr->tlp_armed = false;
 	sr->rtt_on = false;
 }

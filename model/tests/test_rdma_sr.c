@@ -496,12 +496,19 @@ out:
 
 /* ---- a hole does not stop the QP at its cap -------------------------------------------- */
 
-/* The first WRITE_MIDDLE 0 -> 1 is lost, and so is its first resend. */
+/*
+ * The first WRITE_MIDDLE 0 -> 1 is lost: its first @drops transmissions, or (@drops 0) every
+ * one until a PSN @until past it was sent.
+ */
 struct hole_twice {
+	unsigned int drops;
+	uint32_t until;
 	bool have;		/* psn is known */
+	bool through;		/* a transmission of it was delivered */
 	uint32_t psn;		/* that packet's PSN */
 	unsigned int tx;	/* its transmissions so far */
-	uint32_t hi;		/* the highest PSN sent before its third transmission */
+	uint32_t hi;		/* the highest PSN sent before one of them was delivered */
+	unsigned int probes, sel;	/* the requester's tail_loss_probes, selective resends */
 };
 
 static enum wire_action hole_filter(struct wire *w, unsigned int dir, unsigned int idx,
@@ -520,29 +527,30 @@ static enum wire_action hole_filter(struct wire *w, unsigned int dir, unsigned i
 		h->psn = psn;
 		h->hi = psn;
 	}
-	if (!h->have)
+	if (!h->have || h->through)
 		return W_DELIVER;
-	if (psn == h->psn && ++h->tx <= 2)
-		return W_DROP;
-	if (h->tx < 3 && ((psn - h->hi) & 0xffffff) < 0x800000)
+	if (psn == h->psn) {
+		h->tx++;
+		if (h->drops ? h->tx <= h->drops : ((h->hi - h->psn) & 0xffffff) < h->until)
+			return W_DROP;
+		h->through = true;
+		return W_DELIVER;
+	}
+	if (((psn - h->hi) & 0xffffff) < 0x800000)
 		h->hi = psn;
 	return W_DELIVER;
 }
 
 /*
  * In-flight cap 16 PSNs, so a reorder window of 64: a 200-packet WRITE loses its second
- * packet and that packet's first resend. While the hole waits (for the tail-loss probe),
- * the PSNs the responder holds do not count against the cap: the requester goes on up to
- * the end of the window, 63 PSNs past the hole, and no further. Then everything completes
- * intact without a timeout.
+ * packet (and, per @h, its resends); every byte arrives, no timeout runs.
  */
-static void t_sr_hole_cap(void)
+static void hole_run(struct hole_twice *h, const char *what)
 {
 	struct connopt o;
 	struct conn c;
 	struct rmr m[2];
 	bool mrs = false;
-	struct hole_twice h = { 0 };
 	struct sge sg;
 	struct wc w;
 
@@ -559,7 +567,7 @@ static void t_sr_hole_cap(void)
 	mrs = true;
 	mr_fill(c.d[0], &m[0], 5);
 	c.w.filter = hole_filter;
-	c.w.ctx = &h;
+	c.w.ctx = h;
 	sg = mr_sge(&m[0], 0, 200 * 1024);
 	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
 		  m[1].iova, m[1].key, 0);
@@ -567,21 +575,48 @@ static void t_sr_hole_cap(void)
 	RQ(conn_poll(&c, 0, &w, 1, 100ull * 4096 << 8) == 1);
 	CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
 	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 200 * 1024, 5, 0), -1);
-	CHECK_EQ(h.tx, 3);
-	/* the hole took one PSN of the cap, not all of it; the window bounds the rest */
-	CHECK_EQ((h.hi - h.psn) & 0xffffff, 63);
-	CHECK(RDEV_STAT(c.d[0], tail_loss_probes) >= 1);
 	CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 0);
 	CHECK_EQ(RDEV_STAT(c.d[1], seq_err_naks_sent), 0);
-	printf("#   cap 16, hole lost twice: sent up to %u PSNs past it, %llu resent, %llu probes\n",
-	       (h.hi - h.psn) & 0xffffff, (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts),
-	       (unsigned long long)RDEV_STAT(c.d[0], tail_loss_probes));
+	h->probes = RDEV_STAT(c.d[0], tail_loss_probes);
+	h->sel = RDEV_STAT(c.d[0], selective_retrans_pkts);
+	printf("#   cap 16, %s: sent %u times, up to %u PSNs past it, %llu resent, %u probes\n",
+	       what, h->tx, (h->hi - h->psn) & 0xffffff,
+	       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts), h->probes);
 out:
 	if (mrs) {
 		mr_release(&m[0]);
 		mr_release(&m[1]);
 	}
 	conn_free(&c);
+}
+
+/*
+ * While a hole waits, the PSNs the responder holds do not count against the cap: the
+ * requester goes on up to the end of the window, 63 PSNs past the hole, and no further.
+ */
+static void t_sr_hole_cap(void)
+{
+	struct hole_twice h = { .until = 63 };
+
+	hole_run(&h, "hole lost until 63 PSNs past it were sent");
+	CHECK(h.through);
+	CHECK_EQ((h.hi - h.psn) & 0xffffff, 63);
+}
+
+/*
+ * The hole's first resend is lost too: SACKs of packets sent after the resend show it (as
+ * RFC 8985 detects a lost retransmission), and it is resent again at once, without a
+ * probe and before the window is full.
+ */
+static void t_sr_resend_lost(void)
+{
+	struct hole_twice h = { .drops = 2 };
+
+	hole_run(&h, "hole and its first resend lost");
+	CHECK_EQ(h.tx, 3);
+	CHECK_EQ(h.probes, 0);
+	CHECK_EQ(h.sel, 2);
+	CHECK(((h.hi - h.psn) & 0xffffff) < 63);
 }
 
 /* Every SACK from 1 to 0 gets a word count of 33 (or, with @trunc, loses its last word). */
@@ -1213,6 +1248,8 @@ const struct test rdma_sr_tests[] = {
 	  t_sr_burst_tail },
 	{ "rdma sr: a hole takes one PSN of the cap: the QP sends on to its reorder window's end",
 	  t_sr_hole_cap },
+	{ "rdma sr: a lost resend is seen from later SACKs and resent without a probe",
+	  t_sr_resend_lost },
 	{ "rdma sr: malformed SACKs dropped and counted; the timeout recovers", t_sr_bad_sack },
 	{ "rdma sr: at most 64 QPs hold a reorder buffer; the others recover without",
 	  t_sr_buffer_bound },
