@@ -46,6 +46,7 @@ struct ternm_sr {
 	size_t buf_bytes;	/* counted in m->rdma->sr_buf_bytes */
 	uint32_t win, slot_bytes;
 	unsigned int held;
+	uint32_t held_hi;	/* with held: no PSN held lies after it (the SACK stops there) */
 	bool replay;		/* in ternm_resp_rx from here: the in-order path */
 	bool sack_queued;	/* a RESP_SACK waits in the output FIFO */
 	/* requester */
@@ -261,6 +262,8 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 	}
 	if (!s->used)
 		sr->held++;
+	if (sr->held == 1 || psn_diff(p->psn, sr->held_hi) > 0)
+		sr->held_hi = p->psn;
 	s->used = true;
 	s->p = *p;
 	s->p.bth = NULL;
@@ -367,7 +370,7 @@ void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_sr *sr = qp->sr;
 	uint32_t w[TERNM_SR_MAX_WIN / 32] = { 0 };
-	unsigned int i, nw;
+	unsigned int i, nw, hi;
 	uint8_t *x;
 
 	if (sr)
@@ -377,7 +380,8 @@ void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
 		return;
 	}
 	nw = 1;
-	for (i = 0; i < sr->win - 1; i++) {
+	hi = (uint32_t)psn_diff(sr->held_hi, qp->epsn);	/* > 0 while anything is held */
+	for (i = 0; i < sr->win - 1 && i < hi; i++) {
 		uint32_t psn = psn_add(qp->epsn, i + 1);
 		const struct ternm_sr_slot *s = &sr->slot[psn % sr->win];
 
