@@ -509,6 +509,8 @@ struct hole_twice {
 	unsigned int tx;	/* its transmissions so far */
 	uint32_t hi;		/* the highest PSN sent before one of them was delivered */
 	unsigned int probes, sel;	/* the requester's tail_loss_probes, selective resends */
+	unsigned int sacks;		/* SACKs 1 -> 0 */
+	unsigned int sack_bad;		/* of them: not ending at the highest PSN held */
 };
 
 static enum wire_action hole_filter(struct wire *w, unsigned int dir, unsigned int idx,
@@ -519,6 +521,16 @@ static enum wire_action hole_filter(struct wire *w, unsigned int dir, unsigned i
 	uint32_t psn;
 
 	(void)idx;
+	if (dir == 1 && *len >= bth + 20 && frame[bth] == OP_ACK && frame[bth + 12] == 0x70) {
+		/* a SACK: its bitmap words reach the highest PSN held, no further */
+		unsigned int nw = frame[bth + 16];
+		const uint8_t *last = frame + bth + 20 + 4 * (nw ? nw - 1 : 0);
+
+		h->sacks++;
+		if (!nw || *len < bth + 20 + 4 * (size_t)nw || !(last[0] | last[1] | last[2] | last[3]))
+			h->sack_bad++;
+		return W_DELIVER;
+	}
 	if (dir != 0 || *len < bth + 12)
 		return W_DELIVER;
 	psn = (uint32_t)frame[bth + 9] << 16 | (uint32_t)frame[bth + 10] << 8 | frame[bth + 11];
@@ -543,7 +555,8 @@ static enum wire_action hole_filter(struct wire *w, unsigned int dir, unsigned i
 
 /*
  * In-flight cap 16 PSNs, so a reorder window of 64: a 200-packet WRITE loses its second
- * packet (and, per @h, its resends); every byte arrives, no timeout runs.
+ * packet (and, per @h, its resends); every byte arrives, no timeout runs, and every SACK's
+ * bitmap ends with the word that holds the highest PSN held.
  */
 static void hole_run(struct hole_twice *h, const char *what)
 {
@@ -577,11 +590,13 @@ static void hole_run(struct hole_twice *h, const char *what)
 	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 200 * 1024, 5, 0), -1);
 	CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 0);
 	CHECK_EQ(RDEV_STAT(c.d[1], seq_err_naks_sent), 0);
+	CHECK(h->sacks > 0);
+	CHECK_EQ(h->sack_bad, 0);
 	h->probes = RDEV_STAT(c.d[0], tail_loss_probes);
 	h->sel = RDEV_STAT(c.d[0], selective_retrans_pkts);
-	printf("#   cap 16, %s: sent %u times, up to %u PSNs past it, %llu resent, %u probes\n",
-	       what, h->tx, (h->hi - h->psn) & 0xffffff,
-	       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts), h->probes);
+	printf("#   cap 16, %s: sent %u times, up to %u PSNs past it, %llu resent, %u probes, "
+	       "%u SACKs\n", what, h->tx, (h->hi - h->psn) & 0xffffff,
+	       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts), h->probes, h->sacks);
 out:
 	if (mrs) {
 		mr_release(&m[0]);
