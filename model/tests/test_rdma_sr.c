@@ -497,8 +497,8 @@ out:
 /* ---- a hole does not stop the QP at its cap -------------------------------------------- */
 
 /*
- * The first WRITE_MIDDLE 0 -> 1 is lost: its first @drops transmissions, or (@drops 0) every
- * one until a PSN @until past it was sent.
+ * The WRITE's second packet 0 -> 1 is lost: its first @drops transmissions, or (@drops 0)
+ * every one until a PSN @until past it was sent.
  */
 struct hole_twice {
 	unsigned int drops;
@@ -534,10 +534,12 @@ static enum wire_action hole_filter(struct wire *w, unsigned int dir, unsigned i
 	if (dir != 0 || *len < bth + 12)
 		return W_DELIVER;
 	psn = (uint32_t)frame[bth + 9] << 16 | (uint32_t)frame[bth + 10] << 8 | frame[bth + 11];
-	if (!h->have && frame[bth] == OP_WRITE_MIDDLE) {
+	if (!h->have && frame[bth] < 0x20) {
+		/* the WRITE's first packet (RC): its second one, whatever its opcode, is lost */
 		h->have = true;
-		h->psn = psn;
-		h->hi = psn;
+		h->psn = (psn + 1) & 0xffffff;
+		h->hi = h->psn;
+		return W_DELIVER;
 	}
 	if (!h->have || h->through)
 		return W_DELIVER;
