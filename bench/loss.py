@@ -18,7 +18,9 @@ run: tern's retrans_pkts and local_ack_timeout_err, rxe's completer_retry_err.
 
 With --sr tern is measured twice, standard go-back-N and selective repeat (devlink
 ``roce_selective_repeat`` on both guests, Documentation/hw/rdma.rst "Selective repeat"): the
-SR columns, and its counters selective_retrans_pkts and tail_loss_probes.
+SR columns, and its counters selective_retrans_pkts and tail_loss_probes. The progress lines
+also give tern's packets sent, out_of_sequence, out_of_order_accepted, duplicate_request,
+rx_roce_discards, seq_err_naks_sent and duplicate_response (deltas, both guests).
 
 Each perftest run lasts a fixed time (perftest -D, --duration seconds, 15 by default), so
 that the slow and the fast transport are measured over the same span. Runs: RDMA WRITE and READ
@@ -44,6 +46,10 @@ COUNTERS = (("tern", "retrans_pkts", "retrans"), ("tern", "local_ack_timeout_err
             ("rxe", "completer_retry_err", "retries"))
 SR_COUNTERS = (("tern-sr", "selective_retrans_pkts", "SR resent"),
                ("tern-sr", "tail_loss_probes", "SR probes"))
+# only in the progress lines: where the time goes (Documentation/hw/rdma.rst, "Counters")
+DIAG_COUNTERS = tuple(("tern", n, n) for n in (
+    "tx_roce_packets", "out_of_sequence", "out_of_order_accepted", "duplicate_request",
+    "rx_roce_discards", "seq_err_naks_sent", "duplicate_response"))
 
 
 def set_sr(target, on):
@@ -141,7 +147,7 @@ def measure(target, prog, size, seconds, runs):
     out = {"bw": statistics.median(bws) if bws and not why else None, "why": why}
     if w0 and w1 and w1[0] > w0[0]:
         out["wire_loss"] = 100.0 * (w1[1] - w0[1]) / (w1[0] - w0[0])
-    for kind, name, _ in COUNTERS + SR_COUNTERS:
+    for kind, name, _ in COUNTERS + SR_COUNTERS + DIAG_COUNTERS:
         if kind.split("-")[0] == target.kind and name in c1:
             out[name] = c1[name] - c0.get(name, 0)
     return out

@@ -620,9 +620,10 @@ void ternm_resp_send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn
 			  uint32_t msn);
 
 /* rdma_sr.c: selective repeat (Documentation/hw/rdma.rst, "Selective repeat") */
-#define TERNM_SR_MAX_WIN	256	/* responder reorder slots (the QP's cap) = SACK bits */
+#define TERNM_SR_MAX_WIN	1024	/* reorder window (PSN span) at most = SACK bits */
+#define TERNM_SR_WIN_CAPS	4	/* the window: this many times the in-flight cap */
 #define TERNM_SR_SLOT_BYTES	4096	/* payload of one slot: the largest path MTU */
-#define TERNM_SR_MAX_BUF_BYTES	(16u << 20)	/* reorder buffers of all QPs together */
+#define TERNM_SR_MAX_BUF_BYTES	(64u << 20)	/* reorder buffers of all QPs together */
 #define TERNM_SR_DUPTHRESH	3	/* a hole is lost once a PSN this far beyond it came */
 int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport);
 int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport);
@@ -638,6 +639,7 @@ uint64_t ternm_sr_arm_ns(struct tern_model *m, struct ternm_qp *qp, uint64_t rto
 bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns);
 void ternm_sr_req_timeout(struct ternm_qp *qp);
 void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n);
+bool ternm_sr_cap_full(const struct ternm_qp *qp, uint32_t psn);
 #define TERNM_SR_RD_WIN		1024	/* requester: READ responses placed ahead of una_psn */
 bool ternm_sr_rd_placed(struct ternm_qp *qp, uint32_t psn);
 void ternm_sr_rd_mark(struct ternm_qp *qp, uint32_t psn);

@@ -937,8 +937,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		int st;
 
 		/* (selective repeat: a hole far into a long READ was counted when first asked) */
-		if (psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked &&
-		    !(qp->sr && ternm_sr_rd_lim(qp)))
+		if (qp->sr ? ternm_sr_cap_full(qp, qp->req_psn) && !ternm_sr_rd_lim(qp) :
+		    psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked)
 			break;
 		if (!first_time && s->local) {
 			/* executed when first started: going back passes over it */
@@ -1056,7 +1056,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			qp->pkts_since_ack++;
 			ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
 				 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
-				 psn_diff(qp->req_psn, qp->una_psn) + 1 >= qp->max_unacked;
+				 (qp->sr ? ternm_sr_cap_full(qp, psn_add(qp->req_psn, 1)) :
+				  psn_diff(qp->req_psn, qp->una_psn) + 1 >= qp->max_unacked);
 			if (ackreq)
 				qp->pkts_since_ack = 0;
 			if (qp->type == TERN_QPT_UC)

@@ -4,18 +4,19 @@
  * "Selective repeat"). Only QPs that MODIFY_QP switched to it get here (qp->sr); every other
  * QP runs the standard go-back-N of rdma_req.c and rdma_resp.c untouched.
  *
- * Responder: a request less than the QP's window (its in-flight cap, at most
- * TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder window (its
- * headers and payload, one slot per PSN) instead of being NAKed, and a SACK (AETH NAK code
- * AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after the expected
- * one are held. When the expected PSN arrives, it and the held PSNs
+ * Responder: a request less than the QP's window (TERNM_SR_WIN_CAPS times its in-flight
+ * cap, at most TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder
+ * window (its headers and payload, one slot per PSN) instead of being NAKed, and a SACK
+ * (AETH NAK code AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after
+ * the expected one are held. When the expected PSN arrives, it and the held PSNs
  * that follow it run through the responder's ordinary in-order path (rdma_resp.c), so
  * placement order, receive WQEs, CQEs, MSNs, READ and atomic execution (exactly once, from
  * the same responder resources) are what go-back-N gives. A duplicate while PSNs are held
  * is answered with a SACK as well.
  *
  * Requester: a SACK acknowledges everything before its PSN and lists what the responder
- * holds; the holes below the highest held PSN are resent once each (rtx_next..rtx_end,
+ * holds; the holes below the highest held PSN are resent once each, again only when later
+ * SACKs show that resend lost too (rs_mark, sr_resend_pending) (rtx_next..rtx_end,
  * skipping what is held), before new packets, by positioning the send cursor on each hole
  * and sending one packet (ternm_req_send with a budget of one), then putting the cursor
  * back. READ responses are placed out of order (a bitmap of TERNM_SR_RD_WIN PSNs from
@@ -24,7 +25,8 @@
  * serves alone (rdma_resp.c, resp_sr_hole). A tail-loss probe resends
  * the last packet sent when nothing acknowledged progress for the probe time; the full
  * retransmit timeout stays behind it and still goes back N (the responder drops the
- * duplicates). At most max_unacked PSNs are in flight (the BDP cap). Holes count as lost
+ * duplicates). At most max_unacked PSNs are in flight (the BDP cap; what a SACK lists as
+ * held is no longer in flight), inside the responder's window. Holes count as lost
  * only TERNM_SR_DUPTHRESH PSNs behind the highest arrival (else they may be reordered), and
  * the probe waits twice the measured round trip (sr_tlp_ns).
  */
@@ -44,6 +46,7 @@ struct ternm_sr {
 	size_t buf_bytes;	/* counted in m->rdma->sr_buf_bytes */
 	uint32_t win, slot_bytes;
 	unsigned int held;
+	uint32_t held_hi;	/* with held: no PSN held lies after it (the SACK stops there) */
 	bool replay;		/* in ternm_resp_rx from here: the in-order path */
 	bool sack_queued;	/* a RESP_SACK waits in the output FIFO */
 	/* requester */
@@ -70,6 +73,16 @@ struct ternm_sr {
 	uint64_t srtt_ns, rttvar_ns;
 	uint32_t sack_base;	/* the last SACK: bit i of sack_map is PSN sack_base + 1 + i */
 	uint64_t sack_map[TERNM_SR_MAX_WIN / 64];
+	bool sack_hi_valid;
+	uint32_t sack_hi;	/* one past the highest PSN the last SACK lists as held */
+	/*
+	 * Holes resent for a SACK (not READs), slot PSN % TERNM_SR_MAX_WIN: rs_psn the PSN,
+	 * rs_mark sent_psn when the resend went out (the first PSN sent new after it) with
+	 * SR_RS_VALID. The resend is lost too once a SACK lists a PSN TERNM_SR_DUPTHRESH - 1
+	 * or more past its mark (sr_resend_pending()). Cleared by a probe or a timeout.
+	 */
+	uint32_t rs_psn[TERNM_SR_MAX_WIN];
+	uint32_t rs_mark[TERNM_SR_MAX_WIN];
 	/*
 	 * READ responses placed out of order: bit PSN % TERNM_SR_RD_WIN of rd_map, for PSNs in
 	 * [una_psn, una_psn + TERNM_SR_RD_WIN) only; sr_rd_sync() drops the bits una_psn has
@@ -83,6 +96,8 @@ struct ternm_sr {
 	uint32_t rd_lim;
 	bool rd_redo;		/* after a probe: re-ask the holes in the cap from una_psn */
 };
+
+#define SR_RS_VALID	(1u << 31)	/* rs_mark holds a mark */
 
 /* ---- configuration (MODIFY_QP) ----------------------------------------------------------- */
 
@@ -137,7 +152,13 @@ int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 	}
 	qp->xport = (uint8_t)(xport >> 24);
 	qp->max_unacked = (uint16_t)(1u << (cap ? cap : TERN_QP_XPORT_DEF_LOG_CAP));
-	qp->sr->win = qp->max_unacked;	/* the responder keeps what its own cap would send */
+	/*
+	 * The responder keeps what its own cap would send, and more: a hole stops neither
+	 * end while the PSNs after it arrive (ternm_sr_cap_full()).
+	 */
+	qp->sr->win = (uint32_t)qp->max_unacked * TERNM_SR_WIN_CAPS;
+	if (qp->sr->win > TERNM_SR_MAX_WIN)
+		qp->sr->win = TERNM_SR_MAX_WIN;
 	qp->sr->retx_done = qp->una_psn;
 	qp->sr->rd_base = qp->sr->rd_hi = qp->sr->rd_done = qp->una_psn;
 	return 0;
@@ -163,8 +184,9 @@ void ternm_sr_sq_start(struct ternm_qp *qp)
 	sr->rd_base = sr->rd_hi = sr->rd_done = qp->una_psn;
 	memset(sr->rd_map, 0, sizeof(sr->rd_map));
 	memset(sr->sack_map, 0, sizeof(sr->sack_map));
+	memset(sr->rs_mark, 0, sizeof(sr->rs_mark));
 	sr->sack_base = qp->una_psn;
-	sr->ack_hi_valid = sr->rd_rtx_valid = false;
+	sr->ack_hi_valid = sr->rd_rtx_valid = sr->sack_hi_valid = false;
 	sr->rtt_on = false;
 }
 
@@ -240,6 +262,8 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 	}
 	if (!s->used)
 		sr->held++;
+	if (sr->held == 1 || psn_diff(p->psn, sr->held_hi) > 0)
+		sr->held_hi = p->psn;
 	s->used = true;
 	s->p = *p;
 	s->p.bth = NULL;
@@ -248,6 +272,30 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 		memcpy(sr->buf + (size_t)i * sr->slot_bytes, p->payload, p->paylen);
 	m->rdma->stats.out_of_order_accepted++;
 	sr_queue_sack(m, qp);
+}
+
+/*
+ * The expected PSN jumped from @from to @to (a READ spans PSNs): what is held for the PSNs
+ * passed is stale. Only those slots are looked at (at most the window), not all of them.
+ */
+static void sr_stale(struct ternm_sr *sr, uint32_t from, uint32_t to)
+{
+	uint32_t n = (uint32_t)psn_diff(to, from), k;
+
+	if (!sr->held || psn_diff(to, from) <= 0)
+		return;
+	if (n > sr->win)
+		n = sr->win;
+	for (k = 0; k < n; k++) {
+		uint32_t psn = psn_add(from, k);
+		struct ternm_sr_slot *s = &sr->slot[psn % sr->win];
+
+		/* the slot of a PSN passed may hold one a window later: keep that */
+		if (s->used && psn_diff(s->p.psn, to) < 0) {
+			s->used = false;
+			sr->held--;
+		}
+	}
 }
 
 /* Run the held requests that now follow in order. Returns how many ran. */
@@ -261,14 +309,7 @@ static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 		struct ternm_sr_slot *s = &sr->slot[i];
 		uint32_t before = qp->epsn;
 		struct ternm_pkt p;
-		unsigned int k;
 
-		/* slots the expected PSN has passed (a READ spans PSNs) are stale */
-		for (k = 0; k < sr->win; k++)
-			if (sr->slot[k].used && psn_diff(sr->slot[k].p.psn, qp->epsn) < 0) {
-				sr->slot[k].used = false;
-				sr->held--;
-			}
 		if (!s->used || s->p.psn != qp->epsn)
 			break;
 		p = s->p;
@@ -282,6 +323,7 @@ static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 			sr_clear(sr);
 			break;
 		}
+		sr_stale(sr, psn_add(before, 1), qp->epsn);
 	}
 	if (qp->state == TERN_QPS_ERR || qp->state == TERN_QPS_RESET)
 		sr_clear(sr);
@@ -306,6 +348,8 @@ bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct te
 	}
 	sr->replay = true;
 	ternm_resp_rx(m, qp, p);
+	if (d == 0)
+		sr_stale(sr, psn_add(p->psn, 1), qp->epsn);
 	n = d == 0 ? sr_drain(m, qp) : 0;
 	sr->replay = false;
 	if (qp->state == TERN_QPS_ERR || qp->state == TERN_QPS_RESET)
@@ -326,7 +370,7 @@ void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_sr *sr = qp->sr;
 	uint32_t w[TERNM_SR_MAX_WIN / 32] = { 0 };
-	unsigned int i, nw;
+	unsigned int i, nw, hi;
 	uint8_t *x;
 
 	if (sr)
@@ -335,13 +379,16 @@ void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp)
 		ternm_resp_send_aeth(m, qp, AETH_ACK, psn_add(qp->epsn, TERNM_PSN_MASK), qp->msn);
 		return;
 	}
-	nw = (sr->win + 31) / 32;
-	for (i = 0; i < sr->win - 1; i++) {
+	nw = 1;
+	hi = (uint32_t)psn_diff(sr->held_hi, qp->epsn);	/* > 0 while anything is held */
+	for (i = 0; i < sr->win - 1 && i < hi; i++) {
 		uint32_t psn = psn_add(qp->epsn, i + 1);
 		const struct ternm_sr_slot *s = &sr->slot[psn % sr->win];
 
-		if (s->used && s->p.psn == psn)
+		if (s->used && s->p.psn == psn) {
 			w[i / 32] |= 1u << (i % 32);
+			nw = i / 32 + 1;	/* the words up to the highest PSN held */
+		}
 	}
 	x = ternm_pkt_start(m, qp, IBOP_ACK, false, false, qp->epsn);
 	x[0] = AETH_NAK_SACK;
@@ -369,6 +416,98 @@ static bool sr_sacked(const struct ternm_sr *sr, uint32_t psn)
 
 	return d >= 1 && d <= TERNM_SR_MAX_WIN &&
 	       ((sr->sack_map[(d - 1) / 64] >> ((d - 1) % 64)) & 1);
+}
+
+/*
+ * Whether hole @psn was resent for a SACK and that resend is not known to be lost: no SACK
+ * since listed a PSN TERNM_SR_DUPTHRESH - 1 or more past the first PSN sent new after it
+ * (packets sent after the resend arrived, it did not: RFC 8985's rule, in sending order).
+ */
+static bool sr_resend_pending(const struct ternm_sr *sr, uint32_t psn)
+{
+	unsigned int i = psn % TERNM_SR_MAX_WIN;
+
+	if (!(sr->rs_mark[i] & SR_RS_VALID) || sr->rs_psn[i] != psn)
+		return false;
+	return !sr->sack_hi_valid ||
+	       psn_diff(sr->sack_hi, sr->rs_mark[i] & TERNM_PSN_MASK) < TERNM_SR_DUPTHRESH;
+}
+
+/* The first hole in [@from, @to) resent for a SACK and lost again, or @to. */
+static uint32_t sr_resend_lost(const struct ternm_sr *sr, uint32_t from, uint32_t to)
+{
+	uint32_t n = 0;
+
+	for (; psn_diff(to, from) > 0 && n < TERNM_SR_MAX_WIN; from = psn_add(from, 1), n++) {
+		unsigned int i = from % TERNM_SR_MAX_WIN;
+
+		if ((sr->rs_mark[i] & SR_RS_VALID) && sr->rs_psn[i] == from &&
+		    !sr_sacked(sr, from) && !sr_resend_pending(sr, from))
+			return from;
+	}
+	return to;
+}
+
+/* Forget the resends' marks (a probe or a timeout: every hole may be resent again). */
+static void sr_resend_forget(struct ternm_sr *sr)
+{
+	memset(sr->rs_mark, 0, sizeof(sr->rs_mark));
+	sr->sack_hi_valid = false;
+}
+
+/*
+ * How many PSNs from @a to @b (a before b, both after sack_base) the last SACK listed as
+ * held, a 64-bit word at a time.
+ */
+static uint32_t sr_sacked_count(const struct ternm_sr *sr, uint32_t a, uint32_t b)
+{
+	int32_t lo = psn_diff(a, sr->sack_base) - 1, hi = psn_diff(b, sr->sack_base) - 1;
+	uint32_t n = 0;
+
+	if (lo < 0)
+		lo = 0;
+	if (hi > TERNM_SR_MAX_WIN)
+		hi = TERNM_SR_MAX_WIN;
+	while (lo < hi) {
+		uint64_t w = sr->sack_map[lo / 64] >> (lo % 64);
+		int32_t k = 64 - lo % 64;
+
+		if (k > hi - lo) {
+			k = hi - lo;
+			w &= (1ull << k) - 1;
+		}
+		n += (uint32_t)__builtin_popcountll(w);
+		lo += k;
+	}
+	return n;
+}
+
+/**
+ * ternm_sr_cap_full() - whether a request packet at @psn would exceed the QP's limits
+ * @qp: a selective-repeat QP (requester)
+ * @psn: the PSN of the packet to send, at or after una_psn
+ *
+ * Two limits hold (Documentation/hw/rdma.rst, "Requester"): the PSNs in flight, those
+ * from una_psn to @psn that the last SACK does not list as held by the responder, stay
+ * below the cap (max_unacked); and @psn lies inside the responder's reorder window (the
+ * cap times TERNM_SR_WIN_CAPS, at most TERNM_SR_MAX_WIN) from una_psn. A hole that waits
+ * for its resend thus takes one PSN of the cap, not all of it. A selective resend or a
+ * probe (ternm_sr_req_retx) stands for a packet lost and only needs the window.
+ *
+ * Return: true if the packet has to wait.
+ */
+bool ternm_sr_cap_full(const struct ternm_qp *qp, uint32_t psn)
+{
+	const struct ternm_sr *sr = qp->sr;
+	int32_t d = psn_diff(psn, qp->una_psn);
+
+	if (d < qp->max_unacked)
+		return false;
+	if (d >= (int32_t)sr->win)
+		return true;
+	if (sr->rtx_busy)
+		return false;	/* a resend of a PSN sent: it stands for one lost */
+	return (uint32_t)d - sr_sacked_count(sr, qp->una_psn, psn) >= qp->max_unacked;
 }
 
 /* Forget the READ responses placed for PSNs una_psn has passed. */
@@ -571,6 +710,8 @@ void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct t
 	 */
 	end = hb >= 0 ? psn_add(p->psn, (uint32_t)hb + 1) : psn_add(p->psn, 1);
 	from = p->psn;
+	sr->sack_hi_valid = hb >= 0;
+	sr->sack_hi = psn_add(end, 1);
 	sr_rtt_sacked(m, qp);
 	if (hb >= 0 && !sr->no_thresh) {
 		/*
@@ -588,7 +729,8 @@ void ternm_sr_req_sack(struct tern_model *m, struct ternm_qp *qp, const struct t
 		end = e;
 	}
 	if (psn_diff(sr->retx_done, from) > 0 && psn_diff(sr->retx_done, qp->sent_psn) <= 0)
-		from = sr->retx_done;	/* those were resent once already */
+		/* those were resent already: again only those whose resend was lost too */
+		from = sr_resend_lost(sr, from, sr->retx_done);
 	if (psn_diff(end, qp->sent_psn) > 0)
 		end = qp->sent_psn;
 	sr_rtx(m, qp, from, end);
@@ -676,6 +818,10 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			sr->rtx_next = psn_add(s->first_psn, s->npkts);
 			continue;
 		}
+		if (!s->read && !sr->probing && sr_resend_pending(sr, p)) {
+			sr->rtx_next = psn_add(p, 1);	/* resent, not known lost again */
+			continue;
+		}
 		hole = psn_add(p, 1);
 		if (s->read && !s->atomic) {
 			/* a READ re-asks only the hole: up to the next response placed */
@@ -697,10 +843,15 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 		sr->rd_lim = 0;
 		if (!n)
 			break;		/* held back (pacer, MAC, window): retried later */
-		if (sr->probing)
+		if (sr->probing) {
 			sr->probing = false;	/* counted in tail_loss_probes */
-		else
+		} else {
 			m->rdma->stats.selective_retrans_pkts++;
+			if (!s->read) {
+				sr->rs_psn[p % TERNM_SR_MAX_WIN] = p;
+				sr->rs_mark[p % TERNM_SR_MAX_WIN] = qp->sent_psn | SR_RS_VALID;
+			}
+		}
 		sent++;
 		/* one request re-asks a READ's hole, or an atomic */
 		sr->rtx_next = hole;
@@ -908,6 +1059,7 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		sr->rd_redo = true;	/* READ holes near una_psn may be re-asked once more */
 		sr->no_thresh = true;	/* what is missing now is lost, not reordered */
 		memset(sr->sack_map, 0, sizeof(sr->sack_map));
+		sr_resend_forget(sr);
 		sr->rtx_next = last;
 		sr->rtx_end = psn_add(last, 1);
 		s = sr_find(qp, last, &idx);
@@ -937,6 +1089,7 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n)
 {
 	struct ternm_sr *sr = qp->sr;
+	uint32_t k;
 
 	sr->last_tx_ns = ternm_now(m);
 	if (psn_diff(psn, qp->sent_psn) < 0) {
@@ -944,6 +1097,9 @@ void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint
 			sr->rtt_on = false;
 		return;
 	}
+	/* new PSNs: no resend mark of theirs (one left from 2^24 PSNs ago) */
+	for (k = 0; k < n && k < TERNM_SR_MAX_WIN; k++)
+		sr->rs_mark[psn_add(psn, k) % TERNM_SR_MAX_WIN] = 0;
 	if (!sr->rtt_on && n) {
 		sr->rtt_on = true;
 		sr->rtt_psn = psn_add(psn, n - 1);
@@ -963,6 +1119,7 @@ void ternm_sr_req_timeout(struct ternm_qp *qp)
 	sr->rd_done = qp->una_psn;
 	sr->rd_redo = false;
 	memset(sr->sack_map, 0, sizeof(sr->sack_map));
+	sr_resend_forget(sr);
 	sr->tlp_armed = false;
 	sr->rtt_on = false;
 }

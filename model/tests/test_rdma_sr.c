@@ -494,7 +494,149 @@ out:
 	conn_free(&c);
 }
 
-/* Every SACK from 1 to 0 gets a word count of 9 (or, with @trunc, loses its last word). */
+/* ---- a hole does not stop the QP at its cap -------------------------------------------- */
+
+/*
+ * The WRITE's second packet 0 -> 1 is lost: its first @drops transmissions, or (@drops 0)
+ * every one until a PSN @until past it was sent.
+ */
+struct hole_twice {
+	unsigned int drops;
+	uint32_t until;
+	bool have;		/* psn is known */
+	bool through;		/* a transmission of it was delivered */
+	uint32_t psn;		/* that packet's PSN */
+	unsigned int tx;	/* its transmissions so far */
+	uint32_t hi;		/* the highest PSN sent before one of them was delivered */
+	unsigned int probes, sel;	/* the requester's tail_loss_probes, selective resends */
+	unsigned int sacks;		/* SACKs 1 -> 0 */
+	unsigned int sack_bad;		/* of them: not ending at the highest PSN held */
+};
+
+static enum wire_action hole_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				    uint8_t *frame, size_t *len)
+{
+	struct hole_twice *h = w->ctx;
+	const size_t bth = 14 + 20 + 8;	/* Ethernet, IPv4, UDP */
+	uint32_t psn;
+
+	(void)idx;
+	if (dir == 1 && *len >= bth + 20 && frame[bth] == OP_ACK && frame[bth + 12] == 0x70) {
+		/* a SACK: its bitmap words reach the highest PSN held, no further */
+		unsigned int nw = frame[bth + 16];
+		const uint8_t *last = frame + bth + 20 + 4 * (nw ? nw - 1 : 0);
+
+		h->sacks++;
+		if (!nw || *len < bth + 20 + 4 * (size_t)nw || !(last[0] | last[1] | last[2] | last[3]))
+			h->sack_bad++;
+		return W_DELIVER;
+	}
+	if (dir != 0 || *len < bth + 12)
+		return W_DELIVER;
+	psn = (uint32_t)frame[bth + 9] << 16 | (uint32_t)frame[bth + 10] << 8 | frame[bth + 11];
+	if (!h->have && frame[bth] < 0x20) {
+		/* the WRITE's first packet (RC): its second one, whatever its opcode, is lost */
+		h->have = true;
+		h->psn = (psn + 1) & 0xffffff;
+		h->hi = h->psn;
+		return W_DELIVER;
+	}
+	if (!h->have || h->through)
+		return W_DELIVER;
+	if (psn == h->psn) {
+		h->tx++;
+		if (h->drops ? h->tx <= h->drops : ((h->hi - h->psn) & 0xffffff) < h->until)
+			return W_DROP;
+		h->through = true;
+		return W_DELIVER;
+	}
+	if (((psn - h->hi) & 0xffffff) < 0x800000)
+		h->hi = psn;
+	return W_DELIVER;
+}
+
+/*
+ * In-flight cap 16 PSNs, so a reorder window of 64: a 200-packet WRITE loses its second
+ * packet (and, per @h, its resends); every byte arrives, no timeout runs, and every SACK's
+ * bitmap ends with the word that holds the highest PSN held.
+ */
+static void hole_run(struct hole_twice *h, const char *what)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	bool mrs = false;
+	struct sge sg;
+	struct wc w;
+
+	connopt_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 7;
+	o.xport = TERN_QP_XPORT_SR | 4u << TERN_QP_XPORT_LOG_CAP_SHIFT;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 256 * 1024, acc_all, 0) == 0);
+	if (mr_create(c.d[1], &m[1], c.d[1]->pdn, 256 * 1024, acc_all, 0) != 0) {
+		mr_release(&m[0]);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &m[0], 5);
+	c.w.filter = hole_filter;
+	c.w.ctx = h;
+	sg = mr_sge(&m[0], 0, 200 * 1024);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  m[1].iova, m[1].key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, &w, 1, 100ull * 4096 << 8) == 1);
+	CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 200 * 1024, 5, 0), -1);
+	CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 0);
+	CHECK_EQ(RDEV_STAT(c.d[1], seq_err_naks_sent), 0);
+	CHECK(h->sacks > 0);
+	CHECK_EQ(h->sack_bad, 0);
+	h->probes = RDEV_STAT(c.d[0], tail_loss_probes);
+	h->sel = RDEV_STAT(c.d[0], selective_retrans_pkts);
+	printf("#   cap 16, %s: sent %u times, up to %u PSNs past it, %llu resent, %u probes, "
+	       "%u SACKs\n", what, h->tx, (h->hi - h->psn) & 0xffffff,
+	       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts), h->probes, h->sacks);
+out:
+	if (mrs) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+}
+
+/*
+ * While a hole waits, the PSNs the responder holds do not count against the cap: the
+ * requester goes on up to the end of the window, 63 PSNs past the hole, and no further.
+ */
+static void t_sr_hole_cap(void)
+{
+	struct hole_twice h = { .until = 63 };
+
+	hole_run(&h, "hole lost until 63 PSNs past it were sent");
+	CHECK(h.through);
+	CHECK_EQ((h.hi - h.psn) & 0xffffff, 63);
+}
+
+/*
+ * The hole's first resend is lost too: SACKs of packets sent after the resend show it (as
+ * RFC 8985 detects a lost retransmission), and it is resent again at once, without a
+ * probe and before the window is full.
+ */
+static void t_sr_resend_lost(void)
+{
+	struct hole_twice h = { .drops = 2 };
+
+	hole_run(&h, "hole and its first resend lost");
+	CHECK_EQ(h.tx, 3);
+	CHECK_EQ(h.probes, 0);
+	CHECK_EQ(h.sel, 2);
+	CHECK(((h.hi - h.psn) & 0xffffff) < 63);
+}
+
+/* Every SACK from 1 to 0 gets a word count of 33 (or, with @trunc, loses its last word). */
 struct bad_sack {
 	bool trunc;
 	unsigned int seen, mangled;
@@ -523,14 +665,14 @@ static enum wire_action sack_filter(struct wire *w, unsigned int dir, unsigned i
 		frame[14 + 20 + 5] = (uint8_t)(*len - 14 - 20);
 		pkt_fix_ipv4_csum(frame, *len);
 	} else {
-		frame[bth + 16] = 9;
+		frame[bth + 16] = 33;
 	}
 	pkt_fix_icrc(frame, *len);
 	return W_DELIVER;
 }
 
 /*
- * Malformed SACKs (a word count above 8; a bitmap shorter than its count) are dropped and
+ * Malformed SACKs (a word count above 32; a bitmap shorter than its count) are dropped and
  * counted in rx_roce_discards; the requester recovers by its timeout (going back N), and
  * the WRITE completes intact.
  */
@@ -1121,6 +1263,10 @@ const struct test rdma_sr_tests[] = {
 	{ "rdma sr: 1% loss, 2% duplicates, 2% reordered: harmless", t_sr_dup_reorder },
 	{ "rdma sr: burst of 10 lost resent selectively; lost tail probed before the timeout",
 	  t_sr_burst_tail },
+	{ "rdma sr: a hole takes one PSN of the cap: the QP sends on to its reorder window's end",
+	  t_sr_hole_cap },
+	{ "rdma sr: a lost resend is seen from later SACKs and resent without a probe",
+	  t_sr_resend_lost },
 	{ "rdma sr: malformed SACKs dropped and counted; the timeout recovers", t_sr_bad_sack },
 	{ "rdma sr: at most 64 QPs hold a reorder buffer; the others recover without",
 	  t_sr_buffer_bound },
