@@ -1168,7 +1168,8 @@ static long sr_ops_check(const struct wire *w, uint64_t lo, uint64_t hi)
  * MIDDLE/LAST packets carry the SR opcodes; with go-back-N (@sr false) none of them is on
  * the wire.
  */
-static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t seed)
+static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t seed,
+		      struct burst *burst)
 {
 	struct connopt o;
 	struct conn c;
@@ -1195,6 +1196,10 @@ static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, ui
 	mr_fill(c.d[1], &dst, 22);
 	for (i = 0; i < 2; i++)
 		RQ(faults_set(c.d[i], drop, 0, dup, reorder, seed + i) == TERN_CMD_OK);
+	if (burst) {
+		c.w.filter = burst_filter;
+		c.w.ctx = burst;
+	}
 	for (i = 0; i < NPLACE; i++) {
 		uint32_t len = place_sizes[i];
 		uint64_t so = PLACE_OFF(i) + 1, wo = PLACE_MR + PLACE_OFF(i) + 3;
@@ -1262,10 +1267,12 @@ static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, ui
 		CHECK(nsr > 0);
 		if (drop >= 10000)
 			CHECK(RDEV_STAT(c.d[1], out_of_order_accepted) > 0);
+		if (burst)
+			CHECK_EQ(RDEV_STAT(c.d[0], retrans_pkts), burst->n);
 		/* every placement header fitted: none dropped (no frame is corrupted) */
 		CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards), 0);
-		printf("#   SR %u ppm lost: %ld SR-opcode packets, %llu placed/kept after a gap, "
-		       "%llu resent, %llu timeouts\n", drop, nsr,
+		printf("#   SR %u ppm lost%s: %ld SR-opcode packets, %llu placed/kept after a gap, "
+		       "%llu resent, %llu timeouts\n", drop, burst ? ", a burst of 40" : "", nsr,
 		       (unsigned long long)RDEV_STAT(c.d[1], out_of_order_accepted),
 		       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts),
 		       (unsigned long long)RDEV_STAT(c.d[0], local_ack_timeout_err));
@@ -1289,15 +1296,24 @@ out:
 
 static void t_sr_place_loss(void)
 {
-	if (!place_run(true, 1000, 0, 0, 31))
+	/*
+	 * 40 consecutive frames lost inside the 1 MiB SEND (after the 156 frames of the
+	 * smaller messages: its packets 844..883): those 40 resent, nothing else
+	 */
+	struct burst b = { 0, 1000, 40 };
+
+	if (!place_run(true, 1000, 0, 0, 31, NULL))
 		return;
-	if (!place_run(true, 10000, 0, 0, 32))
+	if (!place_run(true, 10000, 0, 0, 32, NULL))
 		return;
-	if (!place_run(true, 50000, 0, 0, 33))
+	if (!place_run(true, 50000, 0, 0, 33, NULL))
 		return;
-	if (!place_run(true, 10000, 20000, 20000, 34))
+	if (!place_run(true, 10000, 20000, 20000, 34, NULL))
 		return;
-	place_run(false, 10000, 0, 0, 35);
+	if (!place_run(true, 0, 0, 0, 36, &b))
+		return;
+	CHECK_EQ(b.seen > 1040, true);
+	place_run(false, 10000, 0, 0, 35, NULL);
 }
 
 /*
@@ -1490,7 +1506,7 @@ const struct test rdma_sr_tests[] = {
 	  "without making a shorter READ", t_sr_read_req_lost },
 	{ "rdma sr: a stream of 64 KiB READs at MTU 4096 and 1024, 1% and 5% lost each way: "
 	  "every READ intact", t_sr_read_stream },
-	{ "rdma sr: SEND and WRITE of 1 B..1 MiB at 0.1/1/5% loss, duplicates, reordering: "
+	{ "rdma sr: SEND and WRITE of 1 B..1 MiB at 0.1/1/5% loss, duplicates, reordering, a burst: "
 	  "placed after a gap, every byte in place and nowhere else, completions in order",
 	  t_sr_place_loss },
 	{ "rdma sr: hostile placement headers (key, address, length, receive ordinal, offset) "
