@@ -138,10 +138,6 @@ static void access_err(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 /* ---- receive WQEs ---------------------------------------------------------------------------- */
 
 /*
- * Read the receive WQE at @off of @mem (slots of @slot bytes) into the QP. Returns 0, -1 if
- * it is malformed, -2 if the ring cannot be read (rqe_valid tells whether its header could).
- */
-/*
  * Read the receive WQE at @off of @mem (slots of @slot bytes): its wr_id into *@wr_id (once
  * its header was read: *@hdr true), its scatter list into @sge and *@nsge. Returns 0, -1 if it
  * is malformed, -2 if the ring cannot be read.
@@ -176,6 +172,10 @@ static int rqe_parse(struct tern_model *m, const struct ternm_mem *mem, uint64_t
 	return 0;
 }
 
+/*
+ * Read the receive WQE at @off of @mem (slots of @slot bytes) into the QP. Returns 0, -1 if
+ * it is malformed, -2 if the ring cannot be read (rqe_valid tells whether its header could).
+ */
 int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_mem *mem,
 		   uint64_t off, uint32_t slot)
 {
@@ -207,10 +207,7 @@ int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
 			      1u << qp->log_rq_stride);
 }
 
-/*
- * Scatter @n bytes at message offset @off into the receive WQE. Returns 0, or the CQE
- * status (LOC_LEN_ERR when the WQE is too small) with *synd set.
- */
+/* The bytes a receive WQE's scatter list @sge (@nsge entries) holds. */
 static uint64_t rqe_room(const struct ternm_sge *sge, unsigned int nsge)
 {
 	uint64_t room = 0;
@@ -221,6 +218,11 @@ static uint64_t rqe_room(const struct ternm_sge *sge, unsigned int nsge)
 	return room;
 }
 
+/*
+ * Scatter @n bytes at message offset @off into the scatter list @sge (@nsge entries, each
+ * checked for LOCAL_WRITE); with @last the final byte goes last, behind a release fence.
+ * Returns 0, or the CQE status (LOC_LEN_ERR when the list is too small) with *synd set.
+ */
 static int sge_place(struct tern_model *m, struct ternm_qp *qp, const struct ternm_sge *sge,
 		     unsigned int nsge, uint32_t off, const uint8_t *buf, uint32_t n, bool last,
 		     uint8_t *synd)
@@ -259,6 +261,7 @@ static int sge_place(struct tern_model *m, struct ternm_qp *qp, const struct ter
 	return 0;
 }
 
+/* sge_place() into the QP's receive WQE in progress. */
 static int rqe_place(struct tern_model *m, struct ternm_qp *qp, uint32_t off, const uint8_t *buf,
 		     uint32_t n, bool last, uint8_t *synd)
 {

@@ -44,7 +44,7 @@ struct ternm_sr {
 	/* responder */
 	struct ternm_sr_slot *slot;	/* win slots, PSN % win; at the first gap */
 	uint8_t *buf;		/* win payloads of slot_bytes (the path MTU): at the first
-				 * request held that was not placed */
+				 * request held with a payload that was not placed */
 	size_t buf_bytes;	/* buf, counted in m->rdma->sr_buf_bytes */
 	size_t slot_alloc;	/* slot, counted in m->rdma->sr_slot_bytes */
 	uint32_t win, slot_bytes;
@@ -253,7 +253,7 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 		sr_queue_sack(m, qp);
 		return;
 	}
-	if (!sr_alloc(m, qp, !place)) {
+	if (!sr_alloc(m, qp, !place && p->paylen)) {
 		m->rdma->stats.rx_roce_discards++;
 		sr_queue_sack(m, qp);	/* dropped: the requester resends it */
 		return;
@@ -311,8 +311,11 @@ static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 		if (!s->used || s->p.psn != qp->epsn)
 			break;
 		p = s->p;
-		/* placed after the gap: no payload (its final byte is in p.tail) */
-		p.payload = p.placed ? NULL : sr->buf + (size_t)i * sr->slot_bytes;
+		/*
+		 * placed after the gap: no payload (its final byte is in p.tail); one without
+		 * payload (a READ request, an atomic) may have come before the buffer
+		 */
+		p.payload = p.placed || !sr->buf ? NULL : sr->buf + (size_t)i * sr->slot_bytes;
 		s->used = false;
 		sr->held--;
 		ternm_resp_rx(m, qp, &p);
