@@ -731,6 +731,41 @@ struct tern_qp_attrs {
 #define TERN_QP_XPORT_MAX_LOG_CAP	8
 #define TERN_QP_XPORT_DEF_LOG_CAP	8	/* 256 PSNs: as many as go-back-N keeps in flight */
 
+/*
+ * Selective repeat's request opcodes (BTH opcode, manufacturer-specific range 0xc0..0xff):
+ * the MIDDLE and LAST packets of a SEND or WRITE of an RC QP with TERN_QP_XPORT_SR, which
+ * carry what the responder needs to place their payload before the packets ahead of them
+ * arrived (Documentation/hw/rdma.rst, "Out-of-order placement"). FIRST and ONLY packets keep
+ * the standard opcodes. The extension headers follow the BTH in this order:
+ *   SR_WRITE_MIDDLE, SR_WRITE_LAST: RETH (virtual address of the packet's own first byte,
+ *	R_Key, DMA length = the message's bytes from that byte to its end)
+ *   SR_WRITE_LAST_IMM: RETH as above, ImmDt
+ *   SR_SEND_MIDDLE, SR_SEND_LAST: struct tern_sr_sph
+ *   SR_SEND_LAST_IMM: struct tern_sr_sph, ImmDt
+ *   SR_SEND_LAST_INV: struct tern_sr_sph, IETH
+ */
+#define TERN_BTH_OPCODE_SR_WRITE_MIDDLE		0xc0
+#define TERN_BTH_OPCODE_SR_WRITE_LAST		0xc1
+#define TERN_BTH_OPCODE_SR_WRITE_LAST_IMM	0xc2
+#define TERN_BTH_OPCODE_SR_SEND_MIDDLE		0xc3
+#define TERN_BTH_OPCODE_SR_SEND_LAST		0xc4
+#define TERN_BTH_OPCODE_SR_SEND_LAST_IMM	0xc5
+#define TERN_BTH_OPCODE_SR_SEND_LAST_INV	0xc6
+
+/*
+ * SEND placement header (SPH), big-endian: which receive WQE the SEND's message lands in
+ * and where. rord bits 23:0: the message's receive ordinal, the number of messages (SEND,
+ * SEND_IMM, SEND_INV, WRITE_IMM: each takes a receive WQE) the QP's requester started
+ * before it since the QP left RESET, modulo 2^24; bits 31:24 reserved, zero. off: the
+ * message offset of the packet's first payload byte (a nonzero multiple of the path MTU).
+ */
+struct tern_sr_sph {
+	__be32	rord;
+	__be32	off;
+};
+
+#define TERN_SR_SPH_RORD_MASK		0xffffffu
+
 struct tern_cmd_modify_qp_in {
 	__le32	qpn;
 	__le32	attr_mask;		/* TERN_QP_ATTR_* */

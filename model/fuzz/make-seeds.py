@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Write the hand-made seeds of model/fuzz/corpus/cmd (fuzz_cmd.c's input script).
+"""Write the hand-made seeds of model/fuzz/corpus/cmd (fuzz_cmd.c's input script) and
+model/fuzz/corpus/wire (fuzz_wire.c's).
 
 libFuzzer's own corpus entries are named by their SHA-1; these start with "seed-" and say
 what they set up, so that the fuzzer reaches paths that random mutation finds only by
@@ -10,7 +11,12 @@ offload context for checksum and TSO over IPv4 and IPv6) and its event moderatio
 RX queues, SET_RSS through a DMA input, TCP frames from the wire hashed to them). Each seed
 creates an EQ and a TX (or RX) queue through the command ring, writes descriptors and frame headers into the DMA arena
 and rings the queue's doorbell, as tern_core does (Documentation/hw/interface.rst,
-"Ethernet"). Run it after changing a layout: `model/fuzz/make-seeds.py`.
+"Ethernet"). The wire seeds connect RC QPs in selective repeat at MTU 1024 with multi-packet
+SENDs and WRITEs in flight, so the log holds the SR opcodes' MIDDLE/LAST packets (their RETH or
+SEND placement header, Documentation/hw/rdma.rst), and deliver frames of it again with their
+placement headers changed (address, key, length, receive ordinal, offset, reserved bits), the
+ICRC fixed, so the responder's out-of-order placement sees hostile headers after a gap. Run
+it after changing a layout: `model/fuzz/make-seeds.py`.
 """
 import os
 import struct
@@ -155,6 +161,28 @@ def frame_seed(headers, payload_len, descs, period_us=0, frames=0, modify=None):
     return out
 
 
+# fuzz_wire.c's first two bytes: MTU 1024 (cfg % 5 == 2), RC selective repeat (0x4), IPv4,
+# retry and RNR retry 7, the posted messages 4500 bytes and up (bits 14:10 = 3)
+WIRE_CFG_SR = 0xFF7
+WIRE_EXT = 14 + 20 + 8 + 12      # IPv4: where the extension headers after the BTH start
+
+
+def wire_frame_again(dev, k, flips, fix=True):
+    """'F': frame k of the wire log to @dev, with (offset, xor) flips, its length kept."""
+    b = b"F" + bytes([dev, k, len(flips)])
+    for off, x in flips:
+        b += struct.pack(">HB", off, x)
+    return b + struct.pack(">HB", 0, 0) + bytes([1 if fix else 0])
+
+
+def wire_sr_seed(flips):
+    """Frames 1..30 of the log sent again to both devices with @flips, time passing."""
+    b = struct.pack(">H", WIRE_CFG_SR)
+    for k in range(1, 31):
+        b += wire_frame_again(k & 1, k, flips)
+    return b + b"T\x00" + struct.pack(">H", 2000)
+
+
 def main():
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "cmd")
     h4, h6 = ipv4_tcp(3000), ipv6_tcp(3000)
@@ -179,10 +207,25 @@ def main():
             txd(FRAME + 0x100, 3000, 0)]),
     }
     seeds["seed-eth-rx-rss"] = rss_seed()
-    for name, data in seeds.items():
-        with open(os.path.join(out, name), "wb") as f:
-            f.write(data)
-        print("%s: %d bytes" % (name, len(data)))
+    wire = {
+        # RETH of SR_WRITE_*: address (bytes 0..7), R_Key (8..11), DMA length (12..15)
+        "seed-sr-reth-addr": wire_sr_seed([(WIRE_EXT + 6, 0x10)]),
+        "seed-sr-reth-key": wire_sr_seed([(WIRE_EXT + 10, 0x01)]),
+        "seed-sr-reth-len": wire_sr_seed([(WIRE_EXT + 12, 0x80)]),
+        # SPH of SR_SEND_*: receive ordinal (0..3, 31:24 reserved), offset (4..7)
+        "seed-sr-sph-rord": wire_sr_seed([(WIRE_EXT + 3, 0x01)]),
+        "seed-sr-sph-rsvd": wire_sr_seed([(WIRE_EXT + 0, 0x40)]),
+        "seed-sr-sph-off": wire_sr_seed([(WIRE_EXT + 6, 0x04)]),
+        # the opcode itself: SR opcodes turned into others and back
+        "seed-sr-opcode": wire_sr_seed([(WIRE_EXT - 12, 0x03)]),
+        # unchanged: duplicates of SR packets, placed again or answered with a SACK
+        "seed-sr-dup": wire_sr_seed([]),
+    }
+    for d, group in (("cmd", seeds), ("wire", wire)):
+        for name, data in group.items():
+            with open(os.path.join(os.path.dirname(out), d, name), "wb") as f:
+                f.write(data)
+            print("%s/%s: %d bytes" % (d, name, len(data)))
 
 
 if __name__ == "__main__":

@@ -102,6 +102,14 @@ enum {
 	IBOP_UC = 0x20,		/* UC: 0x20 | the RC opcode (SEND and WRITE only) */
 	IBOP_UD_SEND_ONLY = 0x64, IBOP_UD_SEND_ONLY_IMM = 0x65,
 	IBOP_CNP = TERN_BTH_OPCODE_CNP,
+	/* selective repeat's MIDDLE/LAST packets, parsed as the standard ones (p->place) */
+	IBOP_SR_WRITE_MIDDLE = TERN_BTH_OPCODE_SR_WRITE_MIDDLE,
+	IBOP_SR_WRITE_LAST = TERN_BTH_OPCODE_SR_WRITE_LAST,
+	IBOP_SR_WRITE_LAST_IMM = TERN_BTH_OPCODE_SR_WRITE_LAST_IMM,
+	IBOP_SR_SEND_MIDDLE = TERN_BTH_OPCODE_SR_SEND_MIDDLE,
+	IBOP_SR_SEND_LAST = TERN_BTH_OPCODE_SR_SEND_LAST,
+	IBOP_SR_SEND_LAST_IMM = TERN_BTH_OPCODE_SR_SEND_LAST_IMM,
+	IBOP_SR_SEND_LAST_INV = TERN_BTH_OPCODE_SR_SEND_LAST_INV,
 };
 
 #define BTH_LEN		12
@@ -109,6 +117,7 @@ enum {
 #define AETH_LEN	4
 #define IMM_LEN		4
 #define IETH_LEN	4	/* the R_Key a SEND with invalidate names */
+#define SPH_LEN		8	/* selective repeat's SEND placement header (tern_sr_sph) */
 #define ICRC_LEN	4
 #define DETH_LEN	8	/* UD: Q_Key, source QPN */
 #define ATOMIC_ETH_LEN	28	/* VA, R_Key, Swap (or Add) Data, Compare Data */
@@ -145,7 +154,20 @@ struct ternm_pkt {
 	uint32_t msn;
 	uint64_t swap_add, compare;	/* AtomicETH (va, rkey above) */
 	uint64_t orig;		/* AtomicAckETH */
+	/*
+	 * Selective repeat's opcodes (IBOP_SR_*): place is PKT_PLACE_RETH (va, rkey, dmalen:
+	 * this packet's own first byte, the message's bytes from there) or PKT_PLACE_SPH (rord,
+	 * moff); 0 for the standard ones. placed: the responder wrote the payload after a gap
+	 * (rdma_sr.c) and replays the packet in order; only a LAST packet's final byte, tail,
+	 * is still to be written.
+	 */
+	uint8_t place;
+	bool placed;
+	uint8_t tail;
+	uint32_t rord, moff;
 };
+
+enum { PKT_PLACE_RETH = 1, PKT_PLACE_SPH };
 
 /* ---- objects ------------------------------------------------------------------------------- */
 struct ternm_pd {
@@ -205,6 +227,7 @@ struct ternm_swqe {
 	bool read;		/* READ or atomic: answered by responses, counts in rd_inflight */
 	bool atomic;
 	bool local;		/* REG_MR, LOCAL_INV, BIND_MW: executed when started, no PSN */
+	uint32_t rord;		/* takes a receive WQE: its receive ordinal (SR's SPH) */
 };
 
 struct ternm_sge {
@@ -364,6 +387,7 @@ struct ternm_qp {
 	uint32_t una_psn;	/* oldest PSN not acknowledged */
 	uint32_t sent_psn;	/* one past the highest PSN sent: below it, a packet is resent */
 	uint32_t pkts_since_ack;
+	uint32_t sq_rord;	/* messages started that take a receive WQE (mod 2^24) */
 	unsigned int rd_inflight;	/* READs started and not completed */
 	uint8_t retry_left, rnr_left;
 	bool rnr_wait;		/* RNR NAK: sending paused until rnr_deadline */
@@ -381,6 +405,7 @@ struct ternm_qp {
 	bool comm_est;
 	uint8_t msg;		/* RQ_MSG_*: message in progress */
 	uint32_t msg_off;	/* bytes placed */
+	uint32_t rq_rord;	/* messages that took a receive WQE (mod 2^24): SR's SPH */
 	/* SEND in progress: its receive WQE */
 	bool rqe_valid;
 	uint16_t rqe_idx;	/* its slot (in the RQ, or in the SRQ) */
@@ -456,6 +481,7 @@ struct ternm_rdma {
 	uint32_t mr_pages;	/* page entries held by all MRs */
 	uint32_t sq_wqes;	/* SQ entries held by all QPs (the model's send state) */
 	uint64_t sr_buf_bytes;	/* selective-repeat reorder buffers allocated (rdma_sr.c) */
+	uint64_t sr_slot_bytes;	/* ... and their header slots */
 	struct ternm_qp *work_head, *work_tail;
 	struct ternm_qp *macwait_head, *macwait_tail;	/* held back by the MAC */
 	struct ternm_qp *timer_head;
@@ -609,6 +635,7 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_mem *mem,
 		   uint64_t off, uint32_t slot);
 int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp);
+bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pkt *p);
 
 /* rdma_req.c, for rdma_sr.c */
 void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn);
@@ -624,6 +651,7 @@ void ternm_resp_send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn
 #define TERNM_SR_WIN_CAPS	4	/* the window: this many times the in-flight cap */
 #define TERNM_SR_SLOT_BYTES	4096	/* payload of one slot: the largest path MTU */
 #define TERNM_SR_MAX_BUF_BYTES	(64u << 20)	/* reorder buffers of all QPs together */
+#define TERNM_SR_MAX_SLOT_BYTES	(32u << 20)	/* their header slots (ternm_sr_slot) */
 #define TERNM_SR_DUPTHRESH	3	/* a hole is lost once a PSN this far beyond it came */
 int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport);
 int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport);

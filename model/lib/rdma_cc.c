@@ -102,7 +102,8 @@ bool ternm_cc_rp(const struct tern_model *m, const struct ternm_qp *qp)
 
 static bool is_data_op(uint8_t op)
 {
-	return op <= IBOP_READ_RESP_ONLY || op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD;
+	return op <= IBOP_READ_RESP_ONLY || op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD ||
+	       (op >= IBOP_SR_WRITE_MIDDLE && op <= IBOP_SR_SEND_LAST_INV);
 }
 
 /* The ECN field of a packet @qp sends with BTH @opcode: ECT(0) for RC and UC data with RP. */

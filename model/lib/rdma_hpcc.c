@@ -27,6 +27,8 @@
 
 static bool is_req_op(uint8_t op)
 {
+	if (op >= IBOP_SR_WRITE_MIDDLE && op <= IBOP_SR_SEND_LAST_INV)
+		return true;		/* selective repeat's SEND/WRITE packets */
 	op &= 0x1f;			/* UC: the RC opcode */
 	return op <= IBOP_READ_REQ || op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD ||
 	       op == IBOP_SEND_LAST_INV || op == IBOP_SEND_ONLY_INV;

@@ -975,6 +975,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	r->next_qpn = 2;
 	r->sq_wqes = 0;
 	r->sr_buf_bytes = 0;
+	r->sr_slot_bytes = 0;
 }
 
 void ternm_rdma_fini(struct tern_model *m)

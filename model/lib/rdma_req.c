@@ -26,6 +26,11 @@
  * A UC QP sends the same packets (UC opcodes, set by ternm_pkt_start) without AckReq, and
  * nothing answers them: a WQE completes as soon as its last packet went out (una_psn follows),
  * no timer runs, nothing is resent. READ and atomic WQEs are malformed on UC.
+ *
+ * A QP in selective repeat (rdma_sr.c) sends the MIDDLE and LAST packets of SENDs and WRITEs
+ * with the IBOP_SR_* opcodes: a WRITE's with a RETH for the packet's own first byte, a
+ * SEND's with a SEND placement header (the WQE's receive ordinal, sq_rord when it started,
+ * and the packet's message offset), so the responder can place them after a gap.
  */
 #include "rdma.h"
 
@@ -57,6 +62,7 @@ void ternm_req_reset(struct ternm_qp *qp)
 	qp->req_pkt = 0;
 	qp->req_psn = qp->next_psn = qp->una_psn = qp->sent_psn = 0;
 	qp->pkts_since_ack = 0;
+	qp->sq_rord = 0;
 	qp->rd_inflight = 0;
 	qp->rnr_wait = qp->gbn_wait = false;
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
@@ -922,6 +928,27 @@ static bool req_local(struct tern_model *m, struct ternm_qp *qp, struct ternm_wq
 	return false;
 }
 
+/* The selective-repeat opcode of SEND/WRITE MIDDLE or LAST opcode @op (rdma.rst). */
+static uint8_t sr_opcode(uint8_t op)
+{
+	switch (op) {
+	case IBOP_WRITE_MIDDLE:
+		return IBOP_SR_WRITE_MIDDLE;
+	case IBOP_WRITE_LAST:
+		return IBOP_SR_WRITE_LAST;
+	case IBOP_WRITE_LAST_IMM:
+		return IBOP_SR_WRITE_LAST_IMM;
+	case IBOP_SEND_MIDDLE:
+		return IBOP_SR_SEND_MIDDLE;
+	case IBOP_SEND_LAST:
+		return IBOP_SR_SEND_LAST;
+	case IBOP_SEND_LAST_IMM:
+		return IBOP_SR_SEND_LAST_IMM;
+	default:
+		return IBOP_SR_SEND_LAST_INV;
+	}
+}
+
 unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
 {
 	struct ternm_wqe_cache *wc = &qp->wc;
@@ -931,7 +958,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 		uint16_t idx = qp->req_idx;
 		struct ternm_swqe *s = &qp->swq[idx & sq_mask(qp)];
 		bool first_time = idx == qp->req_max;
-		uint8_t synd, op, *x;
+		uint8_t synd, op, place, *x;
 		uint32_t off, n;
 		bool last, ackreq;
 		int st;
@@ -992,6 +1019,11 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			s->wr_id = wc->wr_id;
 			s->len = wc->len;
 			s->flags = wc->flags;
+			s->rord = qp->sq_rord;
+			if (wc->opcode == TERN_WQE_SEND || wc->opcode == TERN_WQE_SEND_IMM ||
+			    wc->opcode == TERN_WQE_SEND_INV ||
+			    wc->opcode == TERN_WQE_RDMA_WRITE_IMM)
+				qp->sq_rord = (qp->sq_rord + 1) & TERN_SR_SPH_RORD_MASK;
 			qp->next_psn = psn_add(qp->next_psn, s->npkts);
 			qp->req_max++;
 			qp->req_pkt = 0;
@@ -1053,6 +1085,10 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 					     : (imm ? IBOP_WRITE_LAST_IMM : IBOP_WRITE_LAST);
 			else
 				op = is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
+			/* selective repeat: what its placement after a gap needs (RETH or SPH) */
+			place = qp->sr && !firstp ? (is_send ? PKT_PLACE_SPH : PKT_PLACE_RETH) : 0;
+			if (place)
+				op = sr_opcode(op);
 			qp->pkts_since_ack++;
 			ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
 				 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
@@ -1069,6 +1105,15 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 				put_be32(x + 8, wc->rkey);
 				put_be32(x + 12, wc->len);
 				x += RETH_LEN;
+			} else if (place == PKT_PLACE_RETH) {
+				put_be64(x, wc->raddr + off);	/* this packet's first byte */
+				put_be32(x + 8, wc->rkey);
+				put_be32(x + 12, wc->len - off);
+				x += RETH_LEN;
+			} else if (place == PKT_PLACE_SPH) {
+				put_be32(x, s->rord);
+				put_be32(x + 4, off);
+				x += SPH_LEN;
 			}
 			if (imm && last) {
 				memcpy(x, wc->imm, 4);

@@ -33,6 +33,7 @@ void ternm_resp_reset(struct ternm_qp *qp)
 	qp->nak_sent = false;
 	qp->msg = RQ_MSG_NONE;
 	qp->msg_off = 0;
+	qp->rq_rord = 0;
 	qp->rqe_valid = false;
 	qp->rqe_inv = false;
 	qp->srq_last_wqe = false;
@@ -108,6 +109,7 @@ static void recv_cqe(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, 
 	ternm_cq_write(m, qp, qp->rcqn, &ci);
 	if (!(qp->flags & TERN_QP_F_SRQ))
 		qp->rq_ci++;
+	qp->rq_rord = (qp->rq_rord + 1) & TERN_SR_SPH_RORD_MASK;
 	qp->rqe_valid = false;
 }
 
@@ -136,22 +138,25 @@ static void access_err(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 /* ---- receive WQEs ---------------------------------------------------------------------------- */
 
 /*
- * Read the receive WQE at @off of @mem (slots of @slot bytes) into the QP. Returns 0, -1 if
- * it is malformed, -2 if the ring cannot be read (rqe_valid tells whether its header could).
+ * Read the receive WQE at @off of @mem (slots of @slot bytes): its wr_id into *@wr_id (once
+ * its header was read: *@hdr true), its scatter list into @sge and *@nsge. Returns 0, -1 if it
+ * is malformed, -2 if the ring cannot be read.
  */
-int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_mem *mem,
-		   uint64_t off, uint32_t slot)
+static int rqe_parse(struct tern_model *m, const struct ternm_mem *mem, uint64_t off,
+		     uint32_t slot, bool *hdr, uint64_t *wr_id, struct ternm_sge *sge,
+		     uint8_t *nsge)
 {
 	typedef struct tern_rq_wqe W;
 	uint8_t b[sizeof(W) + TERNM_MAX_RECV_SGE * sizeof(struct tern_sge)];
 	unsigned int i, n;
 
+	*hdr = false;
+	*nsge = 0;
 	if (ternm_mem_read(m, mem, off, b, sizeof(W)))
 		return -2;
-	qp->rqe_wr_id = get_le64(CFLD(b, W, wr_id));
+	*wr_id = get_le64(CFLD(b, W, wr_id));
 	n = b[offsetof(W, num_sge)];
-	qp->rqe_valid = true;		/* from here, a CQE reports on it */
-	qp->rqe_nsge = 0;
+	*hdr = true;
 	if (n > TERNM_MAX_RECV_SGE || sizeof(W) + n * sizeof(struct tern_sge) > slot)
 		return -1;
 	if (ternm_mem_read(m, mem, off + sizeof(W), b + sizeof(W), n * sizeof(struct tern_sge)))
@@ -159,12 +164,27 @@ int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 	for (i = 0; i < n; i++) {
 		const uint8_t *e = b + sizeof(W) + i * sizeof(struct tern_sge);
 
-		qp->rqe_sge[i].addr = get_le64(CFLD(e, struct tern_sge, addr));
-		qp->rqe_sge[i].len = get_le32(CFLD(e, struct tern_sge, length));
-		qp->rqe_sge[i].key = get_le32(CFLD(e, struct tern_sge, lkey));
+		sge[i].addr = get_le64(CFLD(e, struct tern_sge, addr));
+		sge[i].len = get_le32(CFLD(e, struct tern_sge, length));
+		sge[i].key = get_le32(CFLD(e, struct tern_sge, lkey));
 	}
-	qp->rqe_nsge = (uint8_t)n;
+	*nsge = (uint8_t)n;
 	return 0;
+}
+
+/*
+ * Read the receive WQE at @off of @mem (slots of @slot bytes) into the QP. Returns 0, -1 if
+ * it is malformed, -2 if the ring cannot be read (rqe_valid tells whether its header could).
+ */
+int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_mem *mem,
+		   uint64_t off, uint32_t slot)
+{
+	bool hdr;
+	int st = rqe_parse(m, mem, off, slot, &hdr, &qp->rqe_wr_id, qp->rqe_sge, &qp->rqe_nsge);
+
+	if (hdr)
+		qp->rqe_valid = true;	/* from here, a CQE reports on it */
+	return st;
 }
 
 /*
@@ -187,24 +207,35 @@ int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
 			      1u << qp->log_rq_stride);
 }
 
-/*
- * Scatter @n bytes at message offset @off into the receive WQE. Returns 0, or the CQE
- * status (LOC_LEN_ERR when the WQE is too small) with *synd set.
- */
-static int rqe_place(struct tern_model *m, struct ternm_qp *qp, uint32_t off, const uint8_t *buf,
-		     uint32_t n, bool last, uint8_t *synd)
+/* The bytes a receive WQE's scatter list @sge (@nsge entries) holds. */
+static uint64_t rqe_room(const struct ternm_sge *sge, unsigned int nsge)
 {
 	uint64_t room = 0;
 	unsigned int i;
 
-	for (i = 0; i < qp->rqe_nsge; i++)
-		room += qp->rqe_sge[i].len;
+	for (i = 0; i < nsge; i++)
+		room += sge[i].len;
+	return room;
+}
+
+/*
+ * Scatter @n bytes at message offset @off into the scatter list @sge (@nsge entries, each
+ * checked for LOCAL_WRITE); with @last the final byte goes last, behind a release fence.
+ * Returns 0, or the CQE status (LOC_LEN_ERR when the list is too small) with *synd set.
+ */
+static int sge_place(struct tern_model *m, struct ternm_qp *qp, const struct ternm_sge *sge,
+		     unsigned int nsge, uint32_t off, const uint8_t *buf, uint32_t n, bool last,
+		     uint8_t *synd)
+{
+	uint64_t room = rqe_room(sge, nsge);
+	unsigned int i;
+
 	if ((uint64_t)off + n > room) {
 		*synd = TERN_SYND_MSG_TOO_LONG;
 		return TERN_CQE_LOC_LEN_ERR;
 	}
-	for (i = 0; i < qp->rqe_nsge && n; i++) {
-		const struct ternm_sge *g = &qp->rqe_sge[i];
+	for (i = 0; i < nsge && n; i++) {
+		const struct ternm_sge *g = &sge[i];
 		uint32_t c;
 		int bad;
 
@@ -228,6 +259,84 @@ static int rqe_place(struct tern_model *m, struct ternm_qp *qp, uint32_t off, co
 		off = 0;
 	}
 	return 0;
+}
+
+/* sge_place() into the QP's receive WQE in progress. */
+static int rqe_place(struct tern_model *m, struct ternm_qp *qp, uint32_t off, const uint8_t *buf,
+		     uint32_t n, bool last, uint8_t *synd)
+{
+	return sge_place(m, qp, qp->rqe_sge, qp->rqe_nsge, off, buf, n, last, synd);
+}
+
+static bool is_last_or_only(uint8_t op);
+
+/**
+ * ternm_resp_place() - place a selective-repeat SEND/WRITE packet that came after a gap
+ * @m: the model
+ * @qp: an RC QP in selective repeat, without an SRQ for a SEND
+ * @p: a MIDDLE or LAST packet with its placement header (@p->place), ahead of the expected
+ *	PSN
+ *
+ * A WRITE's payload goes to the address its RETH names, a SEND's to its offset in the
+ * receive WQE its SPH names (rq_rord + k is the k-th WQE posted after the one at rq_ci);
+ * a LAST packet's final byte is kept in @p->tail and written when the packet's turn comes
+ * (ternm_resp_rx), behind the rest. Everything is checked first, as the in-order path
+ * would: payload length (a MIDDLE exactly the path MTU, a LAST 1..MTU), the RETH's length
+ * (what is left of the message: more than a MIDDLE's payload, exactly a LAST's), the key's
+ * range and rights and the QP's REMOTE_WRITE, the SPH's offset (a nonzero multiple of the
+ * MTU, within the receive WQE) and ordinal (a WQE posted and not consumed), the scatter
+ * list's keys. Returns true if the payload was placed; false if the packet is to be
+ * dropped (nothing, or for a memory fault part of it, was written, and only where the
+ * checks allowed).
+ */
+bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pkt *p)
+{
+	bool last = is_last_or_only(p->opcode);
+	uint32_t n = last ? p->paylen - 1 : p->paylen;
+
+	if (last ? !p->paylen || p->paylen > qp->mtu : p->paylen != qp->mtu)
+		return false;
+	if (p->place == PKT_PLACE_RETH) {
+		if (p->dmalen > TERNM_MAX_MSG || (last ? p->dmalen != p->paylen :
+						  p->dmalen <= p->paylen))
+			return false;
+		if (!(qp->access & TERN_ACCESS_REMOTE_WRITE) ||
+		    ternm_mr_check(m, p->rkey, qp, TERN_ACCESS_REMOTE_WRITE, p->va, p->paylen))
+			return false;
+		if (n && ternm_mr_copy(m, p->rkey, p->va, (void *)(uintptr_t)p->payload, n, true,
+				       false))
+			return false;
+	} else {
+		struct ternm_sge sge[TERNM_MAX_RECV_SGE];
+		const struct ternm_sge *g = qp->rqe_sge;
+		uint32_t mask = (1u << qp->log_rq_depth) - 1;
+		uint32_t ahead = (p->rord - qp->rq_rord) & TERN_SR_SPH_RORD_MASK;
+		uint32_t posted = (uint16_t)(qp->rq_pi - qp->rq_ci);
+		uint8_t nsge = qp->rqe_nsge, synd;
+		uint64_t wr_id;
+		bool hdr;
+
+		if (qp->flags & TERN_QP_F_SRQ || !p->moff || p->moff % qp->mtu ||
+		    (uint64_t)p->moff + p->paylen > TERNM_MAX_MSG)
+			return false;
+		if (posted > mask + 1 || ahead >= posted)
+			return false;	/* no such receive WQE (yet) */
+		if (ahead || !qp->rqe_valid) {
+			uint32_t idx = (qp->rq_ci + ahead) & mask;
+
+			if (rqe_parse(m, &qp->rq_mem, (uint64_t)idx << qp->log_rq_stride,
+				      1u << qp->log_rq_stride, &hdr, &wr_id, sge, &nsge))
+				return false;
+			g = sge;
+		}
+		if ((uint64_t)p->moff + p->paylen > rqe_room(g, nsge) ||
+		    sge_place(m, qp, g, nsge, p->moff, p->payload, n, false, &synd))
+			return false;
+	}
+	if (last)
+		p->tail = p->payload[p->paylen - 1];
+	p->placed = true;
+	return true;
 }
 
 /* The receive WQE could not be used (@st from rqe_fetch): report it, NAK, QP to ERR. */
@@ -504,6 +613,19 @@ static bool write_mr_still_ok(struct tern_model *m, const struct ternm_qp *qp,
 			       qp->wr_va + qp->msg_off, p->paylen);
 }
 
+/*
+ * Selective repeat: a MIDDLE/LAST packet's placement header names the message in progress
+ * at the expected place: a WRITE's RETH its key, the address of this packet's first byte
+ * and the bytes left; a SEND's SPH this message's receive ordinal and offset.
+ */
+static bool place_hdr_ok(const struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	if (p->place == PKT_PLACE_RETH)
+		return qp->msg == RQ_MSG_WRITE && p->rkey == qp->wr_rkey &&
+		       p->va == qp->wr_va + qp->msg_off && p->dmalen == qp->wr_len - qp->msg_off;
+	return qp->msg == RQ_MSG_SEND && p->rord == qp->rq_rord && p->moff == qp->msg_off;
+}
+
 /* UC: the QP cannot go on (a receive WQE that cannot be read or used): report, QP to ERR. */
 static void uc_fatal(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, uint8_t st,
 		     uint8_t synd)
@@ -697,6 +819,10 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		inv_req(m, qp, p->psn, "payload length");
 		return;
 	}
+	if (p->place && !place_hdr_ok(qp, p)) {
+		inv_req(m, qp, p->psn, "placement header does not continue the message");
+		return;
+	}
 	if (op == IBOP_READ_REQ) {
 		resp_read(m, qp, p);
 		return;
@@ -721,7 +847,13 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 			rqe_bad(m, qp, p->psn, st, TERN_CQE_RECV);
 			return;
 		}
-		st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
+		if (!p->placed)
+			st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
+		else if (last)		/* placed after a gap: the final byte, last */
+			st = rqe_place(m, qp, qp->msg_off + p->paylen - 1, &p->tail, 1, true,
+				       &synd);
+		else
+			st = 0;
 		if (st) {
 			recv_cqe(m, qp, TERN_CQE_RECV, (uint8_t)st, synd, 0, NULL, false);
 			if (st == TERN_CQE_LOC_LEN_ERR) {
@@ -795,7 +927,10 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 			access_err(m, qp, p->psn);
 			return;
 		}
-		if (p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
+		if (p->placed ? last && ternm_mr_copy(m, qp->wr_rkey,
+						      qp->wr_va + qp->msg_off + p->paylen - 1,
+						      (void *)(uintptr_t)&p->tail, 1, true, true) :
+		    p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
 					       (void *)(uintptr_t)p->payload, p->paylen, true, last)) {
 			/* the MR was fine when checked: its memory failed (or it went away) */
 			resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);

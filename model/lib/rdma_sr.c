@@ -6,9 +6,12 @@
  *
  * Responder: a request less than the QP's window (TERNM_SR_WIN_CAPS times its in-flight
  * cap, at most TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder
- * window (its headers and payload, one slot per PSN) instead of being NAKed, and a SACK
- * (AETH NAK code AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after
- * the expected one are held. When the expected PSN arrives, it and the held PSNs
+ * window (one slot per PSN) instead of being NAKed: a SEND/WRITE MIDDLE or LAST with its
+ * placement header (the IBOP_SR_* opcodes; not a SEND on an SRQ QP) is placed at once
+ * (ternm_resp_place) and its slot keeps the headers and a LAST's final byte; anything
+ * else keeps its payload too, in a buffer allocated when first needed. A SACK (AETH NAK code
+ * AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after the expected
+ * one are held. When the expected PSN arrives, it and the held PSNs
  * that follow it run through the responder's ordinary in-order path (rdma_resp.c), so
  * placement order, receive WQEs, CQEs, MSNs, READ and atomic execution (exactly once, from
  * the same responder resources) are what go-back-N gives. A duplicate while PSNs are held
@@ -41,9 +44,11 @@ struct ternm_sr_slot {
 
 struct ternm_sr {
 	/* responder */
-	struct ternm_sr_slot *slot;	/* win slots, PSN % win; with buf, at the first gap */
-	uint8_t *buf;		/* win slots of slot_bytes (the path MTU) */
-	size_t buf_bytes;	/* counted in m->rdma->sr_buf_bytes */
+	struct ternm_sr_slot *slot;	/* win slots, PSN % win; at the first gap */
+	uint8_t *buf;		/* win payloads of slot_bytes (the path MTU): at the first
+				 * request held with a payload that was not placed */
+	size_t buf_bytes;	/* buf, counted in m->rdma->sr_buf_bytes */
+	size_t slot_alloc;	/* slot, counted in m->rdma->sr_slot_bytes */
 	uint32_t win, slot_bytes;
 	unsigned int held;
 	uint32_t held_hi;	/* with held: no PSN held lies after it (the SACK stops there) */
@@ -120,13 +125,14 @@ int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport)
 /* Free the reorder buffer, if any, and give its bytes back to the device's budget. */
 static void sr_buf_free(struct tern_model *m, struct ternm_sr *sr)
 {
-	if (sr->buf)
-		m->rdma->sr_buf_bytes -= sr->buf_bytes;
+	m->rdma->sr_buf_bytes -= sr->buf_bytes;
+	m->rdma->sr_slot_bytes -= sr->slot_alloc;
 	free(sr->buf);
 	free(sr->slot);
 	sr->buf = NULL;
 	sr->slot = NULL;
 	sr->buf_bytes = 0;
+	sr->slot_alloc = 0;
 	sr->held = 0;
 }
 
@@ -216,13 +222,52 @@ static void sr_clear(struct ternm_sr *sr)
 	sr->held = 0;
 }
 
-/* Keep the request @d PSNs ahead of the expected one, if the window has room for it. */
+/*
+ * Allocate the window's slots (and with @payload its payload buffer) if not yet done,
+ * within the device's budget for them. Returns false if there is no room (or memory).
+ */
+static bool sr_alloc(struct tern_model *m, struct ternm_qp *qp, bool payload)
+{
+	struct ternm_sr *sr = qp->sr;
+	size_t bytes;
+
+	/* the device's memory for reorder windows is bounded, whatever the guest asks */
+	if (!sr->slot) {
+		bytes = (size_t)sr->win * sizeof(*sr->slot);
+		if (m->rdma->sr_slot_bytes + bytes > TERNM_SR_MAX_SLOT_BYTES)
+			return false;
+		sr->slot = calloc(sr->win, sizeof(*sr->slot));
+		if (!sr->slot)
+			return false;
+		sr->slot_alloc = bytes;
+		m->rdma->sr_slot_bytes += bytes;
+	}
+	if (payload && !sr->buf) {
+		bytes = (size_t)sr->win * qp->mtu;
+		if (m->rdma->sr_buf_bytes + bytes > TERNM_SR_MAX_BUF_BYTES)
+			return false;
+		sr->buf = malloc(bytes);
+		if (!sr->buf)
+			return false;
+		sr->slot_bytes = qp->mtu;
+		sr->buf_bytes = bytes;
+		m->rdma->sr_buf_bytes += bytes;
+	}
+	return true;
+}
+
+/*
+ * Keep the request @d PSNs ahead of the expected one, if the window has room for it: a
+ * SEND or WRITE packet with a placement header (not a SEND on an SRQ QP) is placed at once
+ * and only its headers are kept; anything else is kept whole, payload included.
+ */
 static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p,
 		    int32_t d)
 {
 	struct ternm_sr *sr = qp->sr;
 	struct ternm_sr_slot *s;
 	unsigned int i = p->psn % sr->win;
+	bool place = p->place && !(p->place == PKT_PLACE_SPH && (qp->flags & TERN_QP_F_SRQ));
 
 	m->rdma->stats.out_of_sequence++;
 	if (d >= (int32_t)sr->win || p->paylen > TERNM_SR_SLOT_BYTES || p->paylen > qp->mtu) {
@@ -230,27 +275,12 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 		sr_queue_sack(m, qp);
 		return;
 	}
-	if (!sr->buf) {
-		/* the device's memory for reorder buffers is bounded, whatever the guest asks */
-		size_t bytes = (size_t)sr->win * qp->mtu;
-
-		if (m->rdma->sr_buf_bytes + bytes > TERNM_SR_MAX_BUF_BYTES) {
-			m->rdma->stats.rx_roce_discards++;
-			sr_queue_sack(m, qp);	/* dropped: the requester resends it */
-			return;
-		}
-		sr->slot = calloc(sr->win, sizeof(*sr->slot));
-		sr->buf = sr->slot ? malloc(bytes) : NULL;
-		if (!sr->buf) {
-			free(sr->slot);
-			sr->slot = NULL;
-			return;		/* dropped: the requester resends it */
-		}
-		sr->buf_bytes = bytes;
-		sr->slot_bytes = qp->mtu;
-		m->rdma->sr_buf_bytes += bytes;
+	if (!sr_alloc(m, qp, !place && p->paylen)) {
+		m->rdma->stats.rx_roce_discards++;
+		sr_queue_sack(m, qp);	/* dropped: the requester resends it */
+		return;
 	}
-	if (p->paylen > sr->slot_bytes) {
+	if (!place && p->paylen > sr->slot_bytes) {
 		sr_queue_sack(m, qp);	/* the path MTU grew since: not kept */
 		return;
 	}
@@ -260,15 +290,24 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 		sr_queue_sack(m, qp);
 		return;
 	}
-	if (!s->used)
-		sr->held++;
+	if (s->used) {
+		s->used = false;	/* a stale PSN's: replaced */
+		sr->held--;
+	}
+	s->p = *p;
+	if (place && !ternm_resp_place(m, qp, &s->p)) {
+		/* a placement header that does not fit: nothing kept, the requester resends */
+		m->rdma->stats.rx_roce_discards++;
+		sr_queue_sack(m, qp);
+		return;
+	}
+	sr->held++;
 	if (sr->held == 1 || psn_diff(p->psn, sr->held_hi) > 0)
 		sr->held_hi = p->psn;
 	s->used = true;
-	s->p = *p;
 	s->p.bth = NULL;
 	s->p.payload = NULL;
-	if (p->paylen)
+	if (!place && p->paylen)
 		memcpy(sr->buf + (size_t)i * sr->slot_bytes, p->payload, p->paylen);
 	m->rdma->stats.out_of_order_accepted++;
 	sr_queue_sack(m, qp);
@@ -313,7 +352,11 @@ static unsigned int sr_drain(struct tern_model *m, struct ternm_qp *qp)
 		if (!s->used || s->p.psn != qp->epsn)
 			break;
 		p = s->p;
-		p.payload = sr->buf + (size_t)i * sr->slot_bytes;
+		/*
+		 * placed after the gap: no payload (its final byte is in p.tail); one without
+		 * payload (a READ request, an atomic) may have come before the buffer
+		 */
+		p.payload = p.placed || !sr->buf ? NULL : sr->buf + (size_t)i * sr->slot_bytes;
 		s->used = false;
 		sr->held--;
 		ternm_resp_rx(m, qp, &p);

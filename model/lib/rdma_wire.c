@@ -21,7 +21,9 @@
  * Received frames are dropped and counted (rx_roce_discards) when malformed (lengths, IPv4
  * header checksum or fragments, TVer, unknown opcode or one the QP's type does not take
  * (UD opcodes 0x64/0x65 go to rdma_ud.c and CNPs (0x81) to rdma_cc.c after the ICRC check;
- * RC takes SEND_LAST/ONLY_WITH_INVALIDATE 0x16/0x17 with their IETH, UC does not),
+ * RC takes SEND_LAST/ONLY_WITH_INVALIDATE 0x16/0x17 with their IETH, UC does not; an RC
+ * QP in selective repeat takes the SR opcodes 0xc0..0xc6 with their RETH or SEND
+ * placement header, parsed as the standard MIDDLE/LAST with p.place set, no other QP does),
  * headers longer than the packet, a payload after a READ request, ACK, atomic request or
  * atomic ACK), for an unknown QP, or for a QP whose state does not accept them; a bad ICRC
  * counts rx_icrc_errors, a BTH P_Key whose low 15 bits are not the default partition's
@@ -431,6 +433,16 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	uc = (p.opcode & 0xe0) == IBOP_UC;
 	if (uc)
 		p.opcode &= 0x1f;
+	/* selective repeat's MIDDLE/LAST packets: the standard opcode, with RETH or SPH */
+	if (p.opcode >= IBOP_SR_WRITE_MIDDLE && p.opcode <= IBOP_SR_SEND_LAST_INV) {
+		static const uint8_t std[] = {
+			IBOP_WRITE_MIDDLE, IBOP_WRITE_LAST, IBOP_WRITE_LAST_IMM,
+			IBOP_SEND_MIDDLE, IBOP_SEND_LAST, IBOP_SEND_LAST_IMM, IBOP_SEND_LAST_INV,
+		};
+
+		p.place = p.opcode <= IBOP_SR_WRITE_LAST_IMM ? PKT_PLACE_RETH : PKT_PLACE_SPH;
+		p.opcode = std[p.opcode - IBOP_SR_WRITE_MIDDLE];
+	}
 	if ((bth[1] & 0x0f) || (p.opcode > (uc ? IBOP_WRITE_ONLY_IMM : IBOP_FETCH_ADD) &&
 				(uc || (p.opcode != IBOP_SEND_LAST_INV &&
 					p.opcode != IBOP_SEND_ONLY_INV))))
@@ -450,7 +462,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	ext = (has_reth(p.opcode) ? RETH_LEN : 0) + (has_imm(p.opcode) ? IMM_LEN : 0) +
 	      (has_aeth(p.opcode) ? AETH_LEN : 0) +
 	      (has_atomic_eth(p.opcode) ? ATOMIC_ETH_LEN : 0) +
-	      (p.opcode == IBOP_ATOMIC_ACK ? ATOMIC_ACK_LEN : 0) + (p.inv ? IETH_LEN : 0);
+	      (p.opcode == IBOP_ATOMIC_ACK ? ATOMIC_ACK_LEN : 0) + (p.inv ? IETH_LEN : 0) +
+	      (p.place == PKT_PLACE_RETH ? RETH_LEN : p.place == PKT_PLACE_SPH ? SPH_LEN : 0);
 	if ((size_t)(end - bth) < BTH_LEN + ext + pad)
 		goto discard;
 	x = bth + BTH_LEN;
@@ -464,6 +477,18 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		p.rkey = get_be32(x + 8);
 		p.dmalen = get_be32(x + 12);
 		x += RETH_LEN;
+	}
+	if (p.place == PKT_PLACE_RETH) {
+		p.va = (uint64_t)get_be32(x) << 32 | get_be32(x + 4);
+		p.rkey = get_be32(x + 8);
+		p.dmalen = get_be32(x + 12);
+		x += RETH_LEN;
+	} else if (p.place == PKT_PLACE_SPH) {
+		p.rord = get_be32(x);
+		p.moff = get_be32(x + 4);
+		x += SPH_LEN;
+		if (p.rord & ~TERN_SR_SPH_RORD_MASK)
+			goto discard;		/* reserved bits */
 	}
 	if (has_imm(p.opcode)) {
 		memcpy(p.imm, x, 4);
@@ -497,6 +522,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	qp = ternm_qp_get(m, p.qpn);
 	if (!qp || qp->type != (uc ? TERN_QPT_UC : TERN_QPT_RC))
 		goto discard;
+	if (p.place && !qp->sr)
+		goto discard;		/* selective repeat's opcodes: only a QP in the mode */
 	if (is_request(p.opcode)) {
 		/* a request: the responder works from RTR on */
 		if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)

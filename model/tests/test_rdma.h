@@ -81,6 +81,8 @@ struct pkt {
 	uint8_t bth4;		/* FECN/BECN/resv byte */
 	uint32_t dqpn, psn;
 	bool has_reth, has_aeth, has_imm;
+	bool has_sph;		/* selective repeat's SEND placement header */
+	uint32_t sph_rord, sph_off;
 	uint64_t va;
 	uint32_t rkey, dma_len;
 	uint8_t syndrome;
@@ -106,6 +108,10 @@ enum {
 	OP_READ_RESP_LAST, OP_READ_RESP_ONLY, OP_ACK, OP_ATOMIC_ACK, OP_CMP_SWAP, OP_FETCH_ADD,
 	OP_SEND_LAST_INV = 0x16, OP_SEND_ONLY_INV = 0x17,
 	OP_UD_SEND_ONLY = 0x64, OP_UD_SEND_ONLY_IMM = 0x65,
+	/* selective repeat (include/tern/tern_rdma.h, TERN_BTH_OPCODE_SR_*) */
+	OP_SR_WRITE_MIDDLE = 0xc0, OP_SR_WRITE_LAST, OP_SR_WRITE_LAST_IMM, OP_SR_SEND_MIDDLE,
+	OP_SR_SEND_LAST, OP_SR_SEND_LAST_IMM, OP_SR_SEND_LAST_INV,
+	OP_SR_STD = 0x100,	/* pkt_parse: an SR opcode whose headers are set */
 };
 
 uint32_t crc32_ieee(uint32_t crc, const void *buf, size_t len);

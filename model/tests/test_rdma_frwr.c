@@ -761,6 +761,99 @@ out:
 	conn_free(&c);
 }
 
+/* The first frame from 0 to 1 is lost (its resend passes). */
+static enum wire_action first_lost(struct wire *w, unsigned int dir, unsigned int idx,
+				   uint8_t *frame, size_t *len)
+{
+	(void)w;
+	(void)frame;
+	(void)len;
+	return dir == 0 && idx == 0 ? W_DROP : W_DELIVER;
+}
+
+/*
+ * Selective repeat: a 4-packet SEND with invalidate whose FIRST packet is lost. Its MIDDLE
+ * packets and its LAST (SR_SEND_LAST_INV: SEND placement header, then the IETH) come after
+ * the gap and are placed at once; the key is invalidated and the receive completes (F_INV,
+ * the key) only when the FIRST is resent and the message is whole, the bytes intact.
+ */
+static void t_frwr_sr_send_inv(void)
+{
+	const uint64_t iova = 0x30000100ull, len = 16384;
+	struct rmr back, lm, rbuf;
+	int nmr = 0;
+	struct connopt o;
+	struct conn c;
+	struct pkt p;
+	struct sge sg;
+	struct wc w[2];
+	uint32_t idx = 0, key, i, n = 0;
+
+	connopt_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 7;
+	o.xport = TERN_QP_XPORT_SR;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[1], &back, c.d[1]->pdn, len, TERN_ACCESS_LOCAL_WRITE, 0x100) == 0);
+	nmr++;
+	RQ(mr_create(c.d[0], &lm, c.d[0]->pdn, len, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	nmr++;
+	RQ(mr_create(c.d[1], &rbuf, c.d[1]->pdn, len, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	nmr++;
+	mr_fill(c.d[0], &lm, 6);
+	mr_fill(c.d[1], &rbuf, 7);
+	RQ(fr_create(c.d[1], c.d[1]->pdn, 8, &idx) == TERN_CMD_OK);
+	key = idx << 8 | 0x56;
+	post_reg(c.d[1], &c.qp[1], 10, key, &back, iova, len, back.npages, (uint8_t)acc_rw);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_REG_MR, TERN_CQE_OK, 10);
+
+	sg = mr_sge(&rbuf, 100, 4000);
+	post_recv(c.d[1], &c.qp[1], 20, &sg, 1);
+	ring_rq(c.d[1], &c.qp[1]);
+	c.w.filter = first_lost;
+	sg = mr_sge(&lm, 0, 3500);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_SEND_INV, TERN_WQE_F_SIGNALED, 13, &sg, 1, 0, key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 1, w, 1, 100ull * 4096 << 8) == 1);
+	CHECK_WC(&w[0], TERN_CQE_RECV, TERN_CQE_OK, 20);
+	CHECK_EQ(w[0].byte_len, 3500);
+	CHECK(w[0].flags & TERN_CQE_F_INV);
+	CHECK_EQ(rd32(w[0].raw + OFF(struct tern_cqe, invalidated_rkey)), key);
+	RQ(conn_poll(&c, 0, w, 1, 100ull * 4096 << 8) == 1);
+	CHECK_WC(&w[0], TERN_WQE_SEND_INV, TERN_CQE_OK, 13);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rbuf, 100, 3500, 6, 0), -1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rbuf, 0, 100, 7, 0), -1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rbuf, 3600, len - 3600, 7, 3600), -1);
+	CHECK(RDEV_STAT(c.d[1], out_of_order_accepted) >= 3);
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards), 0);
+	for (i = 0; i < c.w.nlog; i++) {
+		if (c.w.log[i].dir != 0 || !pkt_parse(c.w.log[i].data, c.w.log[i].len, &p) ||
+		    p.opcode != OP_SR_SEND_LAST_INV)
+			continue;
+		n++;
+		CHECK(p.has_sph && p.has_ieth);
+		CHECK_EQ(p.ieth, key);
+		CHECK_EQ(p.sph_off, 3072);
+		CHECK_EQ(p.payload_len, 3500 - 3072);
+	}
+	CHECK(n >= 1);
+	/* the key is gone: a WRITE through it is NAKed */
+	sg = mr_sge(&lm, 0, 16);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 14, &sg, 1, iova,
+		  key, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_REM_ACCESS_ERR, 14);
+out:
+	if (nmr > 0)
+		mr_release(&back);
+	if (nmr > 1)
+		mr_release(&lm);
+	if (nmr > 2)
+		mr_release(&rbuf);
+	conn_free(&c);
+}
+
 const struct test rdma_frwr_tests[] = {
 	{ "rdma frwr: REG_MR, remote WRITE/READ through it, SEND_INV (IETH, F_INV), key gone",
 	  t_frwr_remote },
@@ -773,5 +866,7 @@ const struct test rdma_frwr_tests[] = {
 	{ "rdma mw: type 2 window: range, rights, holds its MR, SEND_INV; type 1 rebind/unbind",
 	  t_mw },
 	{ "rdma mw: DESTROY_QP unbinds its type 2 windows (their MR may go)", t_mw_qp_destroy },
+	{ "rdma frwr: selective repeat: SEND_INV after a gap placed, key invalidated when whole",
+	  t_frwr_sr_send_inv },
 	{ NULL, NULL },
 };

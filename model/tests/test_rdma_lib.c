@@ -216,7 +216,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 {
 	const uint8_t *ip, *udp, *bth, *x, *end;
 	size_t off = 14, iph;
-	uint8_t op;
+	unsigned int op;
 
 	memset(p, 0, sizeof(*p));
 	p->why = "short";
@@ -316,6 +316,14 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	/* UC: 0x20 | the RC opcode of a SEND or WRITE, with the same headers */
 	op = (p->opcode & 0xe0) == 0x20 && (p->opcode & 0x1f) <= OP_WRITE_ONLY_IMM ?
 	     p->opcode & 0x1f : p->opcode;
+	/* selective repeat's MIDDLE/LAST: RETH or SPH, then ImmDt or IETH (rdma.rst) */
+	if (op >= OP_SR_WRITE_MIDDLE && op <= OP_SR_SEND_LAST_INV) {
+		p->has_reth = op <= OP_SR_WRITE_LAST_IMM;
+		p->has_sph = !p->has_reth;
+		p->has_imm = op == OP_SR_WRITE_LAST_IMM || op == OP_SR_SEND_LAST_IMM;
+		p->has_ieth = op == OP_SR_SEND_LAST_INV;
+		op = OP_SR_STD;		/* none of the cases below */
+	}
 	switch (op) {
 	case OP_WRITE_FIRST:
 	case OP_WRITE_ONLY:
@@ -349,7 +357,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	}
 	if (op == OP_SEND_LAST_INV || op == OP_SEND_ONLY_INV)
 		p->has_ieth = true;
-	if (op > OP_FETCH_ADD && !p->has_deth && !p->has_ieth) {
+	if (op > OP_FETCH_ADD && op != OP_SR_STD && !p->has_deth && !p->has_ieth) {
 		p->why = "opcode";
 		return false;
 	}
@@ -371,6 +379,15 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 		p->rkey = be32(x + 8);
 		p->dma_len = be32(x + 12);
 		x += 16;
+	}
+	if (p->has_sph) {
+		if (x + 8 > end) {
+			p->why = "SPH";
+			return false;
+		}
+		p->sph_rord = be32(x);
+		p->sph_off = be32(x + 4);
+		x += 8;
 	}
 	if (p->has_aeth) {
 		if (x + 4 > end) {

@@ -734,7 +734,7 @@ struct first_mid {
 	bool seen[TERNM_TEST_MAX_QPN];
 };
 
-/* Every QP's first WRITE_MIDDLE from 0 to 1 is lost (its resends pass). */
+/* Every QP's first WRITE_FIRST from 0 to 1 is lost (its resends pass). */
 static enum wire_action mid_filter(struct wire *w, unsigned int dir, unsigned int idx,
 				   uint8_t *frame, size_t *len)
 {
@@ -743,7 +743,7 @@ static enum wire_action mid_filter(struct wire *w, unsigned int dir, unsigned in
 	uint32_t qpn;
 
 	(void)idx;
-	if (dir != 0 || *len < bth + 12 || frame[bth] != OP_WRITE_MIDDLE)
+	if (dir != 0 || *len < bth + 12 || frame[bth] != OP_WRITE_FIRST)
 		return W_DELIVER;
 	qpn = (uint32_t)frame[bth + 5] << 16 | (uint32_t)frame[bth + 6] << 8 | frame[bth + 7];
 	if (qpn >= TERNM_TEST_MAX_QPN || f->seen[qpn])
@@ -753,9 +753,11 @@ static enum wire_action mid_filter(struct wire *w, unsigned int dir, unsigned in
 }
 
 /*
- * 67 selective-repeat QPs each get a gap at once: 64 of them keep what follows in a reorder
- * buffer, the others find none free (the device's bound), drop and count it, and recover by
- * their timeout; every WRITE completes intact.
+ * 67 selective-repeat QPs each get a gap at once, a 3000-byte WRITE's first packet: its
+ * MIDDLE and LAST are placed at once on every QP (no payload kept), while the 100-byte WRITE
+ * behind it (an ONLY packet, which is kept whole) finds a reorder buffer on 64 of them; the
+ * others find none free (the device's bound), drop and count it, and recover; every WRITE
+ * completes intact.
  */
 static void t_sr_buffer_bound(void)
 {
@@ -766,7 +768,7 @@ static void t_sr_buffer_bound(void)
 	struct first_mid *f = calloc(1, sizeof(*f));
 	unsigned int i, s, nq = 0;
 	bool mrs = false;
-	struct wc w[NQ_EXTRA + 1];
+	struct wc w[2 * (NQ_EXTRA + 1)];
 
 	RQ(f);
 	connopt_default(&o);
@@ -794,18 +796,23 @@ static void t_sr_buffer_bound(void)
 		struct rqp *qp = i ? &q[i - 1][0] : &c.qp[0];
 		struct sge sg = mr_sge(&m[0], 0, 3000);
 
+		struct sge sb = mr_sge(&m[0], 3000, 100);
+
 		post_send(c.d[0], qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, i, &sg, 1,
 			  m[1].iova + (uint64_t)i * 4096, m[1].key, 0);
+		post_send(c.d[0], qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, i, &sb, 1,
+			  m[1].iova + (uint64_t)i * 4096 + 3000, m[1].key, 0);
 		ring_sq(c.d[0], qp);
 	}
-	RQ(conn_poll(&c, 0, w, NQ_EXTRA + 1, 100ull * 4096 << 8) == NQ_EXTRA + 1);
-	for (i = 0; i <= NQ_EXTRA; i++) {
+	RQ(conn_poll(&c, 0, w, 2 * (NQ_EXTRA + 1), 100ull * 4096 << 8) == 2 * (NQ_EXTRA + 1));
+	for (i = 0; i < 2 * (NQ_EXTRA + 1); i++)
 		CHECK_EQ(w[i].status, TERN_CQE_OK);
-		CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], (uint64_t)i * 4096, 3000, 7, 0), -1);
-	}
-	CHECK_EQ(RDEV_STAT(c.d[1], out_of_order_accepted), TERNM_TEST_SR_MAX_BUFS);
+	for (i = 0; i <= NQ_EXTRA; i++)
+		CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], (uint64_t)i * 4096, 3100, 7, 0), -1);
+	/* each QP's MIDDLE and LAST placed, 64 ONLY packets kept in a reorder buffer */
+	CHECK_EQ(RDEV_STAT(c.d[1], out_of_order_accepted),
+		 2 * (NQ_EXTRA + 1) + TERNM_TEST_SR_MAX_BUFS);
 	CHECK(RDEV_STAT(c.d[1], rx_roce_discards) >= NQ_EXTRA + 1 - TERNM_TEST_SR_MAX_BUFS);
-	CHECK(RDEV_STAT(c.d[0], local_ack_timeout_err) >= NQ_EXTRA + 1 - TERNM_TEST_SR_MAX_BUFS);
 out:
 	for (i = 0; i < nq; i++)
 		for (s = 0; s < 2; s++) {
@@ -1253,6 +1260,371 @@ static void t_sr_read_stream(void)
 	rd_stream(2, 400, 50000, 5000, 10000, 3);
 }
 
+/* ---- WRITE and SEND placed out of order ------------------------------------------------- */
+
+static const uint32_t place_sizes[] = { 1, 1023, 1024, 1025, 3000, 4097, 65539, MB };
+#define NPLACE		(sizeof(place_sizes) / sizeof(place_sizes[0]))
+#define PLACE_OFF(i)	((uint64_t)(i) * (MB + 8192))	/* each size's place in the MRs */
+#define PLACE_MR	(NPLACE * (MB + 8192))
+
+/*
+ * The wire log's selective-repeat packets (0 -> 1) decode with the tests' own parser and say
+ * what the spec says: a WRITE's RETH the address of the packet's own first byte within
+ * [@lo, @hi), the bytes left (exactly the payload on a LAST); a SEND's SPH an offset that is
+ * a nonzero multiple of the MTU. Returns how many there were (-1: one was wrong).
+ */
+static long sr_ops_check(const struct wire *w, uint64_t lo, uint64_t hi)
+{
+	unsigned int i;
+	long n = 0;
+	struct pkt p;
+
+	for (i = 0; i < w->nlog; i++) {
+		bool last;
+
+		if (w->log[i].dir != 0 || !pkt_parse(w->log[i].data, w->log[i].len, &p))
+			continue;
+		if (p.opcode < OP_SR_WRITE_MIDDLE || p.opcode > OP_SR_SEND_LAST_INV)
+			continue;
+		last = p.opcode != OP_SR_WRITE_MIDDLE && p.opcode != OP_SR_SEND_MIDDLE;
+		n++;
+		if (p.opcode <= OP_SR_WRITE_LAST_IMM) {
+			if (!p.has_reth || p.has_sph || p.va < lo || p.va + p.payload_len > hi ||
+			    (last ? p.dma_len != p.payload_len : p.dma_len <= p.payload_len) ||
+			    p.has_imm != (p.opcode == OP_SR_WRITE_LAST_IMM))
+				return -1;
+		} else if (!p.has_sph || p.has_reth || !p.sph_off || p.sph_off % 1024 ||
+			   (p.sph_rord >> 24) || (last ? !p.payload_len : p.payload_len != 1024)) {
+			return -1;
+		}
+	}
+	return n;
+}
+
+/*
+ * SENDs (every other one with immediate) and WRITEs (and a WRITE_IMM) of 1 B to 1 MiB at
+ * once, with @drop/@dup/@reorder ppm on both ports: every byte lands where it belongs and
+ * nowhere else (the rest of the destination keeps its old pattern), the requester's
+ * completions come in order, the receives in order with their lengths and immediates.
+ * With selective repeat the packets after a gap are placed (out_of_order_accepted) and the
+ * MIDDLE/LAST packets carry the SR opcodes; with go-back-N (@sr false) none of them is on
+ * the wire.
+ */
+static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t seed,
+		      struct burst *burst)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr src, dst;
+	bool mrs = false, conn = false;
+	int f0 = t_failures;
+	unsigned int i, got, nw = 0;
+	struct wc wcs[2 * NPLACE + 1];
+	long nsr;
+
+	connopt_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 7;
+	o.xport = sr ? TERN_QP_XPORT_SR : 0;
+	RQ(conn_setup(&c, &o));
+	conn = true;
+	RQ(mr_create(c.d[0], &src, c.d[0]->pdn, 2 * PLACE_MR, acc_all, 0x10) == 0);
+	if (mr_create(c.d[1], &dst, c.d[1]->pdn, 2 * PLACE_MR, acc_all, 0x70) != 0) {
+		mr_release(&src);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &src, 21);
+	mr_fill(c.d[1], &dst, 22);
+	for (i = 0; i < 2; i++)
+		RQ(faults_set(c.d[i], drop, 0, dup, reorder, seed + i) == TERN_CMD_OK);
+	if (burst) {
+		c.w.filter = burst_filter;
+		c.w.ctx = burst;
+	}
+	for (i = 0; i < NPLACE; i++) {
+		uint32_t len = place_sizes[i];
+		uint64_t so = PLACE_OFF(i) + 1, wo = PLACE_MR + PLACE_OFF(i) + 3;
+		struct sge r = mr_sge(&dst, PLACE_OFF(i) + 1, len);
+		struct sge sg = mr_sge(&src, so, len), sw = mr_sge(&src, wo, len);
+
+		post_recv(c.d[1], &c.qp[1], 100 + i, &r, 1);
+		post_send(c.d[0], &c.qp[0], i & 1 ? TERN_WQE_SEND_IMM : TERN_WQE_SEND,
+			  TERN_WQE_F_SIGNALED, 2 * i, &sg, 1, 0, 0, 0x77000000u | i);
+		post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 2 * i + 1,
+			  &sw, 1, dst.iova + wo, dst.key, 0);
+		nw += 2;
+	}
+	{
+		/* a WRITE_IMM of the largest size again, over the WRITE's place */
+		struct sge r = mr_sge(&dst, 0, 0);
+		struct sge sw = mr_sge(&src, PLACE_MR + PLACE_OFF(NPLACE - 1) + 3, MB);
+
+		post_recv(c.d[1], &c.qp[1], 100 + NPLACE, &r, 0);
+		post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE_IMM, TERN_WQE_F_SIGNALED,
+			  2 * NPLACE, &sw, 1, dst.iova + PLACE_MR + PLACE_OFF(NPLACE - 1) + 3,
+			  dst.key, 0x5a5a0000);
+		nw++;
+	}
+	ring_rq(c.d[1], &c.qp[1]);
+	ring_sq(c.d[0], &c.qp[0]);
+	got = conn_poll(&c, 0, wcs, nw, 5000000000ull);
+	CHECK_EQ(got, nw);
+	for (i = 0; i < got; i++) {
+		CHECK_EQ(wcs[i].status, TERN_CQE_OK);
+		CHECK_EQ(wcs[i].wr_id, i);
+	}
+	got = conn_poll(&c, 1, wcs, NPLACE + 1, 100000000ull);
+	CHECK_EQ(got, NPLACE + 1);
+	for (i = 0; i < got; i++) {
+		CHECK_EQ(wcs[i].status, TERN_CQE_OK);
+		CHECK_EQ(wcs[i].wr_id, 100 + i);
+		CHECK_EQ(wcs[i].byte_len, i < NPLACE ? place_sizes[i] : MB);
+		CHECK_EQ(wcs[i].opcode, i == NPLACE ? TERN_CQE_RECV_RDMA_WRITE_IMM :
+					i & 1 ? TERN_CQE_RECV_IMM : TERN_CQE_RECV);
+		if (i == NPLACE || i & 1)
+			CHECK_EQ(wcs[i].imm, i == NPLACE ? 0x5a5a0000u : 0x77000000u | i);
+	}
+	/* every byte in place, and the bytes around each place untouched */
+	for (i = 0; i < NPLACE; i++) {
+		uint32_t len = place_sizes[i];
+		uint64_t so = PLACE_OFF(i) + 1, wo = PLACE_MR + PLACE_OFF(i) + 3;
+		uint64_t ends[2] = { so + len, wo + len };
+		unsigned int k;
+
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, so, len, 21, so), -1);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, wo, len, 21, wo), -1);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, PLACE_OFF(i), 1, 22, PLACE_OFF(i)), -1);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, wo - 3, 3, 22, wo - 3), -1);
+		for (k = 0; k < 2; k++) {
+			uint64_t e = ends[k], next = k ? PLACE_MR + PLACE_OFF(i + 1) :
+						       PLACE_OFF(i + 1);
+
+			CHECK_EQ(mr_diff_pattern(c.d[1], &dst, e, next - e, 22, e), -1);
+		}
+	}
+	nsr = sr_ops_check(&c.w, dst.iova + PLACE_MR, dst.iova + 2 * PLACE_MR);
+	CHECK(nsr >= 0);
+	if (sr) {
+		CHECK(nsr > 0);
+		if (drop >= 10000)
+			CHECK(RDEV_STAT(c.d[1], out_of_order_accepted) > 0);
+		if (burst)
+			CHECK_EQ(RDEV_STAT(c.d[0], retrans_pkts), burst->n);
+		/* every placement header fitted: none dropped (no frame is corrupted) */
+		CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards), 0);
+		printf("#   SR %u ppm lost%s: %ld SR-opcode packets, %llu placed/kept after a gap, "
+		       "%llu resent, %llu timeouts\n", drop, burst ? ", a burst of 40" : "", nsr,
+		       (unsigned long long)RDEV_STAT(c.d[1], out_of_order_accepted),
+		       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts),
+		       (unsigned long long)RDEV_STAT(c.d[0], local_ack_timeout_err));
+	} else {
+		CHECK_EQ(nsr, 0);
+		CHECK_EQ(RDEV_STAT(c.d[1], out_of_order_accepted), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		CHECK_EQ(qp_state(c.d[i], c.qp[i].qpn), TERN_QPS_RTS);
+		CHECK(!cq_peek(c.d[i], &c.cq[i]));
+	}
+out:
+	if (mrs) {
+		mr_release(&src);
+		mr_release(&dst);
+	}
+	if (conn)
+		conn_free(&c);
+	return t_failures == f0;
+}
+
+static void t_sr_place_loss(void)
+{
+	/*
+	 * 40 consecutive frames lost inside the 1 MiB SEND (after the 156 frames of the
+	 * smaller messages: its packets 844..883): those 40 resent, nothing else
+	 */
+	struct burst b = { 0, 1000, 40 };
+
+	if (!place_run(true, 1000, 0, 0, 31, NULL))
+		return;
+	if (!place_run(true, 10000, 0, 0, 32, NULL))
+		return;
+	if (!place_run(true, 50000, 0, 0, 33, NULL))
+		return;
+	if (!place_run(true, 10000, 20000, 20000, 34, NULL))
+		return;
+	if (!place_run(true, 0, 0, 0, 36, &b))
+		return;
+	CHECK_EQ(b.seen > 1040, true);
+	place_run(false, 10000, 0, 0, 35, NULL);
+}
+
+/*
+ * Hostile placement headers: the first packet of an 8 KiB WRITE or SEND is lost, so the
+ * rest comes after a gap; its fourth packet (a MIDDLE) has its placement header changed
+ * once, on the way. Each variant is dropped and counted (rx_roce_discards) and writes
+ * nothing: the requester resends the packet, the message completes intact, and the
+ * responder's memory around it keeps its pattern. In order (variant IN_ORDER: nothing lost
+ * before it) a header that does not continue the message is an invalid request.
+ */
+enum {
+	HB_RKEY, HB_VA_OUT, HB_LEN_SHORT, HB_LEN_HUGE,	/* WRITE: RETH */
+	HB_RORD, HB_OFF_BEYOND, HB_OFF_ODD, HB_RSVD,	/* SEND: SPH */
+	HB_IN_ORDER, HB_NOT_SR, HB_N
+};
+
+static uint32_t rd32be(const uint8_t *x)
+{
+	return (uint32_t)x[0] << 24 | (uint32_t)x[1] << 16 | (uint32_t)x[2] << 8 | x[3];
+}
+
+static void wr32be(uint8_t *x, uint32_t v)
+{
+	x[0] = (uint8_t)(v >> 24);
+	x[1] = (uint8_t)(v >> 16);
+	x[2] = (uint8_t)(v >> 8);
+	x[3] = (uint8_t)v;
+}
+
+struct hostile {
+	unsigned int v;
+	uint64_t mr_end;	/* the responder MR's end (iova) */
+	unsigned int mangled;
+};
+
+static enum wire_action hostile_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				       uint8_t *frame, size_t *len)
+{
+	struct hostile *h = w->ctx;
+	uint8_t *bth = frame + 14 + 20 + 8, *x = bth + 12;
+
+	if (dir != 0)
+		return W_DELIVER;
+	if (idx == 0 && h->v != HB_IN_ORDER && h->v != HB_NOT_SR)
+		return W_DROP;
+	if (idx != 3 || *len < 14 + 20 + 8 + 12 + 16)
+		return W_DELIVER;
+	h->mangled++;
+	switch (h->v) {
+	case HB_RKEY:
+		wr32be(x + 8, rd32be(x + 8) ^ 0x00ffff00u);
+		break;
+	case HB_VA_OUT:
+		wr32be(x, (uint32_t)((h->mr_end - 512) >> 32));
+		wr32be(x + 4, (uint32_t)(h->mr_end - 512));
+		break;
+	case HB_LEN_SHORT:
+		wr32be(x + 12, 1024);		/* a MIDDLE that says it is the last */
+		break;
+	case HB_LEN_HUGE:
+		wr32be(x + 12, 0x80000001u);	/* above max_msg_size */
+		break;
+	case HB_RORD:
+		wr32be(x, rd32be(x) + 1);	/* a receive WQE not posted */
+		break;
+	case HB_OFF_BEYOND:
+		wr32be(x + 4, 8192);		/* the receive WQE holds 8192 */
+		break;
+	case HB_OFF_ODD:
+		wr32be(x + 4, rd32be(x + 4) + 8);
+		break;
+	case HB_RSVD:
+		x[0] |= 0x80;
+		break;
+	case HB_IN_ORDER:
+		wr32be(x + 4, rd32be(x + 4) + 1024);	/* another place of the same MR */
+		break;
+	default:
+		bth[0] = OP_SR_SEND_MIDDLE;	/* to a go-back-N QP */
+		break;
+	}
+	pkt_fix_icrc(frame, *len);
+	return W_DELIVER;
+}
+
+static void t_sr_place_hostile(void)
+{
+	unsigned int v;
+
+	for (v = 0; v < HB_N; v++) {
+		bool send = v >= HB_RORD && v <= HB_RSVD;
+		struct hostile h = { v, 0, 0 };
+		struct connopt o;
+		struct conn c;
+		struct rmr m[2];
+		bool mrs = false;
+		struct sge sg;
+		struct wc w;
+
+		connopt_default(&o);
+		o.timeout = 8;
+		o.retry_cnt = 7;
+		o.xport = v == HB_NOT_SR ? 0 : TERN_QP_XPORT_SR;
+		RQ(conn_setup(&c, &o));
+		RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 65536, acc_all, 0) == 0);
+		if (mr_create(c.d[1], &m[1], c.d[1]->pdn, 65536, acc_all, 0) != 0) {
+			mr_release(&m[0]);
+			RQ(0);
+		}
+		mrs = true;
+		mr_fill(c.d[0], &m[0], 3);
+		mr_fill(c.d[1], &m[1], 4);
+		h.mr_end = m[1].iova + 65536;
+		c.w.filter = hostile_filter;
+		c.w.ctx = &h;
+		sg = mr_sge(&m[0], 0, 8192);
+		if (send || v == HB_NOT_SR) {
+			struct sge r = mr_sge(&m[1], 16384, 8192);
+
+			post_recv(c.d[1], &c.qp[1], 9, &r, 1);
+			ring_rq(c.d[1], &c.qp[1]);
+			post_send(c.d[0], &c.qp[0], TERN_WQE_SEND, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+				  0, 0, 0);
+		} else {
+			post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1,
+				  &sg, 1, m[1].iova + 16384, m[1].key, 0);
+		}
+		ring_sq(c.d[0], &c.qp[0]);
+		RQ(conn_poll(&c, 0, &w, 1, 100ull * 4096 << 8) == 1);
+		CHECK_EQ(h.mangled, 1);
+		if (v == HB_IN_ORDER) {
+			/* in order: NAKed as an invalid request, both QPs to ERR */
+			CHECK_EQ(w.status, TERN_CQE_REM_INV_REQ_ERR);
+			CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_ERR);
+			/* the packets before it were placed, nothing beyond the WRITE's range */
+			CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 16384, 3072, 3, 0), -1);
+			CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 16384, 4, 0), -1);
+			CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 16384 + 8192, 65536 - 16384 - 8192,
+						 4, 16384 + 8192), -1);
+		} else {
+			CHECK_WC(&w, send || v == HB_NOT_SR ? TERN_WQE_SEND : TERN_WQE_RDMA_WRITE,
+				 TERN_CQE_OK, 1);
+			CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards), 1);
+			CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 16384, 8192, 3, 0), -1);
+			CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 0, 16384, 4, 0), -1);
+			CHECK_EQ(mr_diff_pattern(c.d[1], &m[1], 16384 + 8192, 65536 - 16384 - 8192,
+						 4, 16384 + 8192), -1);
+			CHECK_EQ(qp_state(c.d[1], c.qp[1].qpn), TERN_QPS_RTS);
+			CHECK_EQ(qp_state(c.d[0], c.qp[0].qpn), TERN_QPS_RTS);
+			if (send || v == HB_NOT_SR) {
+				RQ(conn_poll(&c, 1, &w, 1, 100000000ull) == 1);
+				CHECK_EQ(w.status, TERN_CQE_OK);
+				CHECK_EQ(w.wr_id, 9);
+				CHECK_EQ(w.byte_len, 8192);
+			}
+		}
+		if (t_failures)
+			printf("#   variant %u\n", v);
+out:
+		if (mrs) {
+			mr_release(&m[0]);
+			mr_release(&m[1]);
+		}
+		conn_free(&c);
+		if (t_failures)
+			return;
+	}
+}
+
 const struct test rdma_sr_tests[] = {
 	{ "rdma sr: MODIFY_QP transport bits: SR and its cap taken, bad ones refused", t_sr_modify },
 	{ "rdma sr: 0.1% loss: every verb in order, bytes intact, atomics once", t_sr_loss_01 },
@@ -1280,5 +1652,10 @@ const struct test rdma_sr_tests[] = {
 	  "without making a shorter READ", t_sr_read_req_lost },
 	{ "rdma sr: a stream of 64 KiB READs at MTU 4096 and 1024, 1% and 5% lost each way: "
 	  "every READ intact", t_sr_read_stream },
+	{ "rdma sr: SEND and WRITE of 1 B..1 MiB at 0.1/1/5% loss, duplicates, reordering, a burst: "
+	  "placed after a gap, every byte in place and nowhere else, completions in order",
+	  t_sr_place_loss },
+	{ "rdma sr: hostile placement headers (key, address, length, receive ordinal, offset) "
+	  "dropped and counted, nothing written; in order an invalid request", t_sr_place_hostile },
 	{ NULL, NULL },
 };

@@ -17,7 +17,9 @@ wire whose frames QEMU dumps to a pcap file.
    no QP fails; then the same with selective repeat on both sides (devlink
    roce_selective_repeat): every byte correct, only the missing packets resent
    (selective_retrans_pkts), the responder keeping what arrived after a gap
-   (out_of_order_accepted); with every RoCE frame of one side dropped, an operation ends with
+   (out_of_order_accepted); before that, a short clean run with selective repeat captured
+   on its own: the MIDDLE/LAST packets of WRITEs and SENDs go as tern's SR opcodes with
+   their RETH or SEND placement header, which roce_pcap decodes and checks; with every RoCE frame of one side dropped, an operation ends with
    IBV_WC_RETRY_EXC_ERR.
 
 Stock kernel only: what it checks is the device's wire; the driver's part of it (debugfs
@@ -147,6 +149,47 @@ def tshark(path, *args):
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                        timeout=600)
     return r
+
+
+# The selective-repeat packets a clean SR run must put on the wire (rdma.rst, "Out-of-order
+# placement"), and the standard ones they replace, which it must not.
+SR_OPS = ("RC_SR_WRITE_MIDDLE", "RC_SR_WRITE_LAST", "RC_SR_SEND_MIDDLE", "RC_SR_SEND_LAST")
+SR_REPLACED = ("RC_WRITE_MIDDLE", "RC_WRITE_LAST", "RC_SEND_MIDDLE", "RC_SEND_LAST")
+
+
+def sr_wire_check():
+    """With selective repeat on: short clean WRITE and SEND runs captured to a pcap of their
+    own; their MIDDLE/LAST packets are the SR opcodes, and roce_pcap decodes every frame with
+    its RETH or SEND placement header (lengths, reserved bits) and finds nothing wrong."""
+    path = os.path.join(c.result_dir, "wire-sr.pcap")
+    try:
+        n0.qmp("object-add", **{"qom-type": "filter-dump", "id": "dumpsr",
+                                "netdev": "w%d" % wire.index, "file": path})
+    except HarnessError as e:
+        t.ok(False, "selective repeat: capture the wire again (QMP object-add)", str(e))
+        return
+    for prog, opts in (("ib_write_bw", "-s 8190 -n 20"), ("ib_send_bw", "-s 8191 -n 20")):
+        res, rows = perf(prog, opts)
+        t.ok(res.ok and rows, "selective repeat, clean: %s %s completes (%.0f s)" % (
+            prog, opts, res.seconds), res.diag())
+    time.sleep(1)
+    try:
+        n0.qmp("object-del", id="dumpsr")
+    except HarnessError as e:
+        t.diag("could not stop the SR pcap: %s" % e)
+    frames, _ = parse_all(path)
+    ops = {}
+    for f in frames:
+        ops[f.opname] = ops.get(f.opname, 0) + 1
+    t.ok(all(ops.get(o) for o in SR_OPS) and not any(ops.get(o) for o in SR_REPLACED),
+         "selective repeat: the MIDDLE/LAST packets go as %s, none as the standard ones (%s)" %
+         ("/".join(o[3:] for o in SR_OPS), ", ".join("%s %d" % kv for kv in sorted(ops.items()))))
+    bad = [f for f in frames if f.problems]
+    sr = [f for f in frames if f.reth is not None or f.sph is not None]
+    t.ok(frames and not bad and sr and all((f.reth is None) != (f.sph is None) for f in sr),
+         "selective repeat: roce_pcap decodes all %d frames, the %d with a RETH or SEND "
+         "placement header among them, and finds nothing wrong" % (len(frames), len(sr)),
+         "; ".join(repr(f) for f in bad[:5]))
 
 
 def parse_all(path, offset=0):
@@ -489,6 +532,7 @@ try:
                 sr_on.append(r.rc == 0)
                 t.ok(r.rc == 0, "%s: devlink roce_selective_repeat on" % n.name, r.stderr)
             if all(sr_on):
+                sr_wire_check()
                 before = {n.index: hw_counters(n) for n in c}
                 for n in c:
                     set_faults(n, FAULTS % (n.index + 21))

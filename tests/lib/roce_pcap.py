@@ -151,10 +151,24 @@ _OPS = {
 }
 
 
+# tern's selective repeat (Documentation/hw/rdma.rst, "Out-of-order placement"): the
+# MIDDLE/LAST packets of a SEND or WRITE in manufacturer-specific opcodes, each with its
+# placement header after the BTH: a RETH (WRITE) or the 8-byte SEND placement header (SPH).
+_SR_OPS = {
+    0xC0: ("SR_WRITE_MIDDLE", 16, "mid", "reth"), 0xC1: ("SR_WRITE_LAST", 16, "end", "reth"),
+    0xC2: ("SR_WRITE_LAST_IMM", 20, "end", "reth"),
+    0xC3: ("SR_SEND_MIDDLE", 8, "mid", "sph"), 0xC4: ("SR_SEND_LAST", 8, "end", "sph"),
+    0xC5: ("SR_SEND_LAST_IMM", 12, "end", "sph"), 0xC6: ("SR_SEND_LAST_INV", 12, "end", "sph"),
+}
+
+
 def opcode_info(op):
     """(name, extension header bytes, kind) of BTH opcode ``op``, or None if unknown."""
     if op == 0x81:
         return ("CNP", 16, "none")
+    if op in _SR_OPS:
+        name, ext, kind, _ = _SR_OPS[op]
+        return ("RC_" + name, ext, kind)
     if op == 0x64:
         return ("UD_SEND_ONLY", 8, "end")
     if op == 0x65:
@@ -174,7 +188,8 @@ class Frame:
     """A parsed RoCEv2 frame. Fields: ``ipv6``, ``src``/``dst`` (address bytes), ``ip_id``
     (IPv4), ``sport``, ``opcode``, ``opname``, ``kind``, ``pkey``, ``dqpn``, ``psn``, ``pad``,
     ``payload_len``, ``icrc_wire``/``icrc_calc``, ``problems`` (list of text; empty: the frame
-    is correct)."""
+    is correct); for tern's selective-repeat opcodes ``reth`` (virtual address, R_Key, DMA
+    length) or ``sph`` (receive ordinal, message offset), else None."""
 
     def __init__(self):
         self.problems = []
@@ -185,6 +200,8 @@ class Frame:
         self.payload_len = None
         self.pad = 0
         self.icrc_ok = False
+        self.reth = None
+        self.sph = None
 
     def __repr__(self):
         return "<Frame %s %s dqpn %s psn %s len %s%s>" % (
@@ -310,6 +327,8 @@ def parse(frame):
             bad.append("%s: pad bytes not zero" % f.opname)
         elif f.payload_len == 0 and f.pad:
             bad.append("%s: pad %d with no payload" % (f.opname, f.pad))
+        if f.opcode in _SR_OPS and f.payload_len >= 0:
+            _sr_headers(f, bth, bad)
 
     # ICRC: the last 4 bytes of the UDP payload, least significant byte first
     end = udp_o + ulen - 4
@@ -319,6 +338,30 @@ def parse(frame):
     if not f.icrc_ok:
         bad.append("ICRC on the wire 0x%08x, computed 0x%08x" % (f.icrc_wire, f.icrc_calc))
     return f
+
+
+def _sr_headers(f, bth, bad):
+    """Decode and check the placement header of a selective-repeat packet (``f.opcode`` in
+    _SR_OPS): a RETH whose DMA length is what is left of the message from the packet's first
+    byte (more than a MIDDLE's payload, exactly a LAST's), or an SPH with its reserved bits
+    zero, an ordinal of 24 bits and a nonzero offset (a multiple of the MTU, which a MIDDLE's
+    payload is)."""
+    last = f.kind == "end"
+    if _SR_OPS[f.opcode][3] == "reth":
+        va, rkey, dlen = struct.unpack(">QII", bytes(bth[12:28]))
+        f.reth = (va, rkey, dlen)
+        if last and dlen != f.payload_len:
+            bad.append("%s: RETH DMA length %d, payload %d" % (f.opname, dlen, f.payload_len))
+        elif not last and dlen <= f.payload_len:
+            bad.append("%s: RETH DMA length %d, not more than the payload %d" % (
+                f.opname, dlen, f.payload_len))
+    else:
+        rord, off = struct.unpack(">II", bytes(bth[12:20]))
+        f.sph = (rord & 0xFFFFFF, off)
+        if rord >> 24:
+            bad.append("%s: SPH reserved bits 0x%02x" % (f.opname, rord >> 24))
+        if off == 0 or (not last and off % f.payload_len if f.payload_len else False):
+            bad.append("%s: SPH message offset %d" % (f.opname, off))
 
 
 def _selftest():

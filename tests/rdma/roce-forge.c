@@ -26,8 +26,9 @@
  *	  QP 0: a valid WRITE (PSN P, 64 B at VA); then frames that must be dropped without
  *	        consuming PSN P+1: a bad ICRC, headers cut inside the RETH, a UDP length past
  *	        the IP payload, an IPv4 total length past the frame, a SEND whose pad count
- *	        exceeds its payload, a reserved opcode, a wrong P_Key, and a WRITE to a QP
- *	        that does not exist; a WRITE from the future (PSN P+100: a sequence NAK, nothing
+ *	        exceeds its payload, a reserved opcode, selective repeat's SR_WRITE_LAST
+ *	        (0xc1, with its RETH: the target's QPs run go-back-N, which takes none of
+ *	        those opcodes), a wrong P_Key, and a WRITE to a QP that does not exist; a WRITE from the future (PSN P+100: a sequence NAK, nothing
  *	        written); then a valid WRITE at P+1 (64 B at VA+64) and a valid SEND at P+2.
  *	  QP 1: a WRITE ONLY larger than the path MTU: invalid request.
  *	  QP 2: a WRITE running 32 bytes past the end of MR A: access error.
@@ -70,6 +71,7 @@
 enum {
 	OP_SEND_ONLY = 0x04, OP_WRITE_ONLY = 0x0a, OP_READ_REQ = 0x0c, OP_ACK = 0x11,
 	OP_CMP_SWAP = 0x13, OP_FETCH_ADD = 0x14, OP_RESERVED = 0x1f,
+	OP_SR_WRITE_LAST = 0xc1,	/* tern's selective repeat (Documentation/hw/rdma.rst) */
 };
 
 static const char *opt_dev;
@@ -529,6 +531,8 @@ static int run_attack(const char *ifname, const char *dmac, const char *sip, con
 		   p + 1, NULL, 0, NULL, 0, F_PAD_SHORT);
 	send_frame(&f, "QP 0 reserved opcode 0x1f", OP_RESERVED, 0, t.qpn[0], p + 1, ext, el,
 		   pay, 64, 0);
+	send_frame(&f, "QP 0 selective repeat's SR_WRITE_LAST 0xc1 (QP in go-back-N)",
+		   OP_SR_WRITE_LAST, 0, t.qpn[0], p + 1, ext, el, pay, 64, 0);
 	send_frame(&f, "QP 0 WRITE with P_Key 0x1234", OP_WRITE_ONLY, 0, t.qpn[0], p + 1, ext,
 		   el, pay, 64, F_PKEY);
 	send_frame(&f, "WRITE to a QP that does not exist", OP_WRITE_ONLY, 0, UNKNOWN_QPN,
