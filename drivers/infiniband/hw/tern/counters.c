@@ -66,6 +66,8 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(hpcc_window_updates),
 	TERN_IB_STAT(hpcc_int_echoes_sent),
 	TERN_IB_STAT(rx_int_discards),
+	/* doorbell records (Documentation/hw/rdma.rst) */
+	TERN_IB_STAT(db_rec_errors),
 };
 
 /* Every counter is named, in the order of the structure. */
