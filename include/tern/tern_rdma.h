@@ -57,8 +57,9 @@
  * then ignored: the record is the producer index), when a QP in ERR flushes its RQ, before an
  * SRQ limit event, and for QUERY_SRQ. The record is guest memory: a producer index more than
  * the queue's depth ahead of the device's consumer index, or a record that cannot be read, is
- * a queue error, counted in db_rec_errors: the RQ's QP goes to ERR (TERN_QP_EV_FATAL; the
- * message is NAKed as for an unreadable RQ), the SRQ stops (TERN_SRQ_EV_ERROR). The device
+ * a queue error, counted in db_rec_errors: when a message needs the WQE the RQ's QP goes to
+ * ERR (TERN_QP_EV_FATAL; the message is NAKed as for an unreadable RQ; an RQ doorbell that
+ * finds such a record only counts it), and an SRQ stops (TERN_SRQ_EV_ERROR). The device
  * never writes the record.
  *
  * A QP in ERR flushes only WQEs it knows of: software that posts to an RQ in ERR (or that
