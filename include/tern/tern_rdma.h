@@ -45,6 +45,34 @@
 #define TERN_UDB_CQ_ARM_SOLICITED	(1ull << 62)	/* event on the next solicited/error CQE */
 #define TERN_UDB_CQ_ARM_NEXT		(1ull << 63)	/* event on the next CQE */
 
+/*
+ * Doorbell records (TERN_RDMA_CAP_DB_REC). An RQ created with TERN_QP_F_RQ_DB_REC, or an SRQ
+ * created with TERN_SRQ_F_DB_REC, has a struct tern_wq_db_rec in host memory, right after its
+ * ring in the same queue memory (rq_mem / mem covers both). Software posts receive WQEs by
+ * writing them, then (after a write barrier) the queue's new producer index to the record;
+ * it need not ring the queue's doorbell. The device keeps a cached producer index and reads
+ * the record (then the WQEs, in that order) only when its cache says the queue is empty and
+ * it needs a WQE: when a message arrives (before it would send an RNR NAK or drop a UD
+ * packet), when an RQ doorbell or SRQ doorbell is written for the queue (the value written is
+ * then ignored: the record is the producer index), when a QP in ERR flushes its RQ, before an
+ * SRQ limit event, and for QUERY_SRQ. The record is guest memory: a producer index more than
+ * the queue's depth ahead of the device's consumer index, or a record that cannot be read, is
+ * a queue error, counted in db_rec_errors: when a message needs the WQE the RQ's QP goes to
+ * ERR (TERN_QP_EV_FATAL; the message is NAKed as for an unreadable RQ; an RQ doorbell that
+ * finds such a record only counts it), and an SRQ stops (TERN_SRQ_EV_ERROR). The device
+ * never writes the record.
+ *
+ * A QP in ERR flushes only WQEs it knows of: software that posts to an RQ in ERR (or that
+ * may be, after an error completion) rings TERN_UDB_RQ after writing the record. SRQ WQEs
+ * are never flushed, so an SRQ with a record needs no doorbell. The CQ's consumer index has
+ * always been a record (struct tern_cq_ci_rec): polling writes no register, only arming does.
+ */
+struct tern_wq_db_rec {
+	__le16	pi;			/* WQEs posted, free-running (as a doorbell's PI) */
+	__le16	rsvd0;			/* ignored by the device */
+	__le32	rsvd1;			/* ignored by the device */
+};
+
 /**
  * tern_udb_wq() - value of an SQ, RQ or SRQ doorbell
  * @num: the QPN (TERN_UDB_SQ, TERN_UDB_RQ) or SRQN (TERN_UDB_SRQ)
@@ -469,6 +497,7 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_MEM_MGT		(1u << 5)	/* FAST_REG MRs and their WQEs */
 #define TERN_RDMA_CAP_MW		(1u << 6)	/* memory windows type 1 and 2 */
 #define TERN_RDMA_CAP_SR		(1u << 7)	/* RC selective repeat (TERN_QP_XPORT_SR) */
+#define TERN_RDMA_CAP_DB_REC		(1u << 8)	/* RQ/SRQ doorbell records */
 
 /* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
@@ -598,6 +627,8 @@ enum tern_qp_type {
 
 #define TERN_QP_F_SQ_SIG_ALL		(1u << 0)	/* every WQE is signaled */
 #define TERN_QP_F_SRQ			(1u << 1)	/* receives from srqn; no RQ of its own */
+/* TERN_RDMA_CAP_DB_REC: rq_mem covers the ring and a struct tern_wq_db_rec after it */
+#define TERN_QP_F_RQ_DB_REC		(1u << 2)
 
 /*
  * CREATE_QP: the QP starts in RESET. Result: QPN. With TERN_QP_F_SRQ, log_rq_depth,
@@ -619,6 +650,7 @@ struct tern_cmd_create_qp_in {
 	__le32	srqn;			/* with TERN_QP_F_SRQ */
 	struct tern_mem_desc sq_mem;	/* 1 << (log_sq_depth + log_sq_stride) bytes */
 	struct tern_mem_desc rq_mem;	/* 1 << (log_rq_depth + log_rq_stride) bytes */
+					/* (+ 8: the record, with TERN_QP_F_RQ_DB_REC) */
 };
 
 /* QP states, numbered as the verbs' (IB_QPS_*). */
@@ -805,6 +837,9 @@ struct tern_cmd_destroy_qp_in {
  * ring; result: SRQN. The limit is armed with MODIFY_SRQ: when the WQEs posted and not yet
  * taken fall below @limit, the device sends TERN_SRQ_EV_LIMIT once and disarms (limit 0).
  * DESTROY_SRQ: BAD_STATE while a QP uses the SRQ.
+ *
+ * The input is TERN_CREATE_SRQ_IN_V1_LEN bytes (no flags: as before doorbell records) or
+ * the whole struct; any other length is BAD_LEN.
  */
 struct tern_cmd_create_srq_in {
 	__le32	pdn;
@@ -812,7 +847,14 @@ struct tern_cmd_create_srq_in {
 	__u8	log_depth;		/* 1..max_srq_log_depth */
 	__u8	log_stride;		/* TERN_RQ_MIN_LOG_STRIDE..TERN_RQ_MAX_LOG_STRIDE */
 	struct tern_mem_desc mem;
+	__le32	flags;			/* TERN_SRQ_F_* */
+	__le32	rsvd;
 };
+
+#define TERN_CREATE_SRQ_IN_V1_LEN	offsetof(struct tern_cmd_create_srq_in, flags)
+
+/* TERN_RDMA_CAP_DB_REC: mem covers the ring and a struct tern_wq_db_rec after it */
+#define TERN_SRQ_F_DB_REC		(1u << 0)
 
 struct tern_cmd_modify_srq_in {
 	__le32	srqn;
@@ -825,7 +867,7 @@ struct tern_cmd_query_srq_in {
 
 struct tern_cmd_query_srq_out {
 	__le32	limit;			/* armed limit, 0 when not armed */
-	__le16	pi;			/* producer index (last doorbell) */
+	__le16	pi;			/* producer index (last doorbell, or the record) */
 	__le16	ci;			/* WQEs the device has taken */
 	__le32	rsvd[2];
 };
@@ -893,7 +935,12 @@ struct tern_cmd_rdma_stats_out {
 	__le64	hpcc_window_updates;	/* requester: reference-window updates (once per RTT) */
 	__le64	hpcc_int_echoes_sent;	/* responder: ACKs that carried an INT echo */
 	__le64	rx_int_discards;	/* dropped: malformed INT shim */
+	/* doorbell records (TERN_RDMA_CAP_DB_REC) */
+	__le64	db_rec_errors;		/* RQ/SRQ records unreadable or beyond the depth */
 };
+
+/* The reply's length before db_rec_errors: the device still answers a buffer this long. */
+#define TERN_RDMA_STATS_OUT_V1_LEN	offsetof(struct tern_cmd_rdma_stats_out, db_rec_errors)
 
 TERN_HW_ASSERT_SIZE(struct tern_sge, 16);
 TERN_HW_ASSERT_SIZE(struct tern_sq_wqe, 32);
@@ -914,8 +961,9 @@ TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 100);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 116);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 416);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 24);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 424);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 32);
+TERN_HW_ASSERT_SIZE(struct tern_wq_db_rec, 8);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_srq_out, 16);
 
 #endif /* TERN_RDMA_H */

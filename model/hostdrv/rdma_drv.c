@@ -529,7 +529,8 @@ int qp_create_type(struct rdev *d, struct rqp *qp, uint8_t type, uint32_t pdn, s
 	qp->uar = d->uar;
 	qp->flags = flags;
 	qmem_alloc(d, &qp->sq, 1ull << (sq_log + sq_stride), page_list);
-	qmem_alloc(d, &qp->rq, 1ull << (rq_log + rq_stride), page_list);
+	qmem_alloc(d, &qp->rq, (1ull << (rq_log + rq_stride)) +
+		   ((flags & TERN_QP_F_RQ_DB_REC) ? sizeof(struct tern_wq_db_rec) : 0), page_list);
 	wr32(in + OFF(T, pdn), pdn);
 	wr32(in + OFF(T, send_cqn), scq ? scq->cqn : 0xffffff);
 	wr32(in + OFF(T, recv_cqn), rcq ? rcq->cqn : 0xffffff);
@@ -814,6 +815,15 @@ void ring_sq(struct rdev *d, struct rqp *qp)
 void ring_rq(struct rdev *d, struct rqp *qp)
 {
 	db64(d, qp->uar, TERN_UDB_RQ, qp->qpn | (uint64_t)qp->rq_pi << TERN_UDB_PI_SHIFT);
+}
+
+void rq_rec_write(struct rdev *d, struct rqp *qp, uint16_t pi)
+{
+	uint8_t *rec = qmem_ptr(d, &qp->rq, 1ull << (qp->rq_log + qp->rq_stride),
+				sizeof(struct tern_wq_db_rec));
+
+	__atomic_thread_fence(__ATOMIC_RELEASE);	/* the WQEs before the record */
+	wr16(rec + OFF(struct tern_wq_db_rec, pi), pi);
 }
 
 /* ---- connecting QPs -------------------------------------------------------------------------- */

@@ -229,6 +229,8 @@ unsigned int post_recv(struct rdev *d, struct rqp *qp, uint64_t wr_id, const str
 		       unsigned int nsge);
 void ring_sq(struct rdev *d, struct rqp *qp);
 void ring_rq(struct rdev *d, struct rqp *qp);
+/* A QP with TERN_QP_F_RQ_DB_REC: write @pi (usually qp->rq_pi) into its RQ doorbell record. */
+void rq_rec_write(struct rdev *d, struct rqp *qp, uint16_t pi);
 
 /* ---- WRITE streams ------------------------------------------------------------------------- */
 /*

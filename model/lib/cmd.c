@@ -6,7 +6,8 @@
  * at most TERNM_CMD_BUDGET per call. Each command is checked in this order, the first failure
  * deciding the completion:
  *   1. opcode known                                  else BAD_OPCODE
- *   2. in_len exact (NOP: 16..TERN_CMD_MAX_IN)       else BAD_LEN, syndrome = length needed
+ *   2. in_len exact (NOP: 16..TERN_CMD_MAX_IN;       else BAD_LEN, syndrome = length needed
+ *      CREATE_SRQ also TERN_CREATE_SRQ_IN_V1_LEN, the rest then reads as zero)
  *   3. input fetched (inline, or DMA from in_addr)   else DMA_ERROR
  *   4. every field valid, reserved fields zero       else BAD_PARAM, syndrome = byte offset
  *      (then object checks: BAD_RESOURCE, BAD_STATE, NO_RESOURCES, DMA_ERROR for memory)
@@ -23,6 +24,8 @@
  * exceed depth (so the device never owes more than depth completions).
  */
 #include <stdlib.h>
+
+#include <tern/tern_rdma.h>
 
 #include "tern_model_int.h"
 
@@ -440,7 +443,8 @@ static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
 			c->syndrome = TERN_CMD_MAX_IN;
 			return;
 		}
-	} else if (c->in_len != expect) {
+	} else if (c->in_len != expect &&
+		   !(c->opcode == TERN_CMD_CREATE_SRQ && c->in_len == TERN_CREATE_SRQ_IN_V1_LEN)) {
 		c->status = TERN_CMD_BAD_LEN;
 		c->syndrome = (uint32_t)expect;
 		return;
@@ -451,6 +455,8 @@ static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
 		c->status = TERN_CMD_DMA_ERROR;
 		return;
 	}
+	if (expect > 0 && c->in_len < expect)	/* an older, shorter version of the input */
+		memset(m->cmd_in + c->in_len, 0, (size_t)expect - c->in_len);
 
 	switch (c->opcode) {
 	case TERN_CMD_NOP:

@@ -338,7 +338,8 @@ struct ternm_srq {
 	bool err;		/* ring unreachable: TERN_SRQ_EV_ERROR sent, nothing more taken */
 	uint8_t log_depth, log_stride;
 	uint16_t uar;
-	uint16_t pi;		/* doorbell */
+	bool db_rec;		/* TERN_SRQ_F_DB_REC: pi is read from the record */
+	uint16_t pi;		/* doorbell, or the record as last read */
 	uint16_t ci;		/* WQEs taken by QPs */
 	uint32_t limit;		/* armed limit, 0 when not armed */
 	uint32_t pdn;
@@ -398,7 +399,7 @@ struct ternm_qp {
 	struct ternm_wqe_cache rwc;	/* the READ whose responses are arriving */
 
 	/* responder */
-	uint16_t rq_pi, rq_ci;
+	uint16_t rq_pi, rq_ci;	/* rq_pi: doorbell, or (TERN_QP_F_RQ_DB_REC) the record */
 	uint32_t epsn;		/* next PSN expected */
 	uint32_t msn;
 	bool nak_sent;		/* sequence NAK sent, no repeat until epsn arrives */
@@ -462,7 +463,8 @@ static inline bool ternm_qp_connected(const struct ternm_qp *qp)
 	X(rp_rate_decrease_events) X(rp_rate_increase_events) X(rp_min_rate_events) \
 	X(rp_limited_qps) \
 	X(out_of_order_accepted) X(selective_retrans_pkts) X(tail_loss_probes) \
-	X(hpcc_int_echo_acks) X(hpcc_window_updates) X(hpcc_int_echoes_sent) X(rx_int_discards)
+	X(hpcc_int_echo_acks) X(hpcc_window_updates) X(hpcc_int_echoes_sent) X(rx_int_discards) \
+	X(db_rec_errors)
 
 struct ternm_rdma_stats {
 #define X(n) uint64_t n;
@@ -636,6 +638,7 @@ int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		   uint64_t off, uint32_t slot);
 int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp);
 bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pkt *p);
+int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet);
 
 /* rdma_req.c, for rdma_sr.c */
 void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn);

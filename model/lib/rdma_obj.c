@@ -71,7 +71,8 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 			r->stats.db_misdirected++;
 			return;
 		}
-		if ((uint16_t)(pi - (sq ? qp->sq_ci : qp->rq_ci)) >
+		if ((sq || !(qp->flags & TERN_QP_F_RQ_DB_REC)) &&
+		    (uint16_t)(pi - (sq ? qp->sq_ci : qp->rq_ci)) >
 		    (1u << (sq ? qp->log_sq_depth : qp->log_rq_depth))) {
 			ternm_log(m, TERN_MODEL_LOG_WARN, "QP %u %s doorbell PI %u beyond depth: ignored",
 				  obj, sq ? "SQ" : "RQ", pi);
@@ -82,7 +83,11 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 			if (qp->state == TERN_QPS_RTS || qp->state == TERN_QPS_ERR)
 				ternm_qp_work(m, qp);
 		} else {
-			qp->rq_pi = pi;
+			/* with a record the doorbell only says "read it" (its PI may be stale) */
+			if (!(qp->flags & TERN_QP_F_RQ_DB_REC))
+				qp->rq_pi = pi;
+			else if (ternm_rq_db_rec(m, qp, false))
+				return;
 			if (qp->state == TERN_QPS_ERR)
 				ternm_qp_work(m, qp);
 		}
@@ -137,6 +142,7 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SRQ);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_UC);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SR);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_DB_REC);
 	put_le32(FLD(o, T, max_srq), TERNM_MAX_SRQ);
 	o[offsetof(T, max_srq_log_depth)] = TERNM_MAX_SRQ_LOG;
 	put_le32(FLD(o, T, max_total_mr_pages), TERNM_TOTAL_MR_PAGES);
@@ -364,7 +370,8 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (type != TERN_QPT_RC && type != TERN_QPT_UD && type != TERN_QPT_GSI &&
 	    type != TERN_QPT_UC)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, type));
-	if (flags & ~(uint8_t)(TERN_QP_F_SQ_SIG_ALL | TERN_QP_F_SRQ))
+	if ((flags & ~(uint8_t)(TERN_QP_F_SQ_SIG_ALL | TERN_QP_F_SRQ | TERN_QP_F_RQ_DB_REC)) ||
+	    ((flags & TERN_QP_F_SRQ) && (flags & TERN_QP_F_RQ_DB_REC)))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
 	if (!uar_ok(uar))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, uar));
@@ -416,8 +423,10 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		goto fail;
 	}
 	rc = (flags & TERN_QP_F_SRQ) ? TERN_CMD_OK :
-	     ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem), 1ull << (lrd + lrs), true,
-			       &bad_off);
+	     ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem),
+			       (1ull << (lrd + lrs)) + ((flags & TERN_QP_F_RQ_DB_REC) ?
+							sizeof(struct tern_wq_db_rec) : 0),
+			       true, &bad_off);
 	if (rc != TERN_CMD_OK) {
 		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, rq_mem) + bad_off : 0;
 		goto fail;
@@ -870,13 +879,15 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 		r->out_size = sizeof(struct tern_cmd_query_rdma_out);
 		break;
 	case TERN_CMD_QUERY_RDMA_STATS:
-		if (out_len < sizeof(struct tern_cmd_rdma_stats_out)) {
+		if (out_len < TERN_RDMA_STATS_OUT_V1_LEN) {
 			st = TERN_CMD_BAD_LEN;
 			r->syndrome = sizeof(struct tern_cmd_rdma_stats_out);
 			break;
 		}
 		put_stats(m, m->cmd_out);
-		r->out_size = sizeof(struct tern_cmd_rdma_stats_out);
+		/* a driver from before the doorbell records gets the counters it knows */
+		r->out_size = out_len < sizeof(struct tern_cmd_rdma_stats_out) ?
+			      TERN_RDMA_STATS_OUT_V1_LEN : sizeof(struct tern_cmd_rdma_stats_out);
 		break;
 	case TERN_CMD_CREATE_PD:
 		st = create_pd(m, r);

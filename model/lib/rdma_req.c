@@ -1207,6 +1207,10 @@ unsigned int ternm_qp_flush(struct tern_model *m, struct ternm_qp *qp, unsigned 
 	qp->rwc.valid = false;
 	if ((qp->flags & TERN_QP_F_SRQ) && qp->state == TERN_QPS_ERR)
 		done += ternm_srq_qp_flush(m, qp);	/* at most one CQE, then LAST_WQE_REACHED */
+	/* WQEs posted through the record only: flush them too (the QP is in ERR already) */
+	if ((qp->flags & TERN_QP_F_RQ_DB_REC) && qp->state == TERN_QPS_ERR &&
+	    qp->rq_ci == qp->rq_pi)
+		(void)ternm_rq_db_rec(m, qp, true);
 	while (done < budget && qp->rq_ci != qp->rq_pi && qp->state == TERN_QPS_ERR) {
 		uint8_t h[sizeof(struct tern_rq_wqe)];
 		struct ternm_cqe_info ci;

@@ -188,9 +188,40 @@ int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 }
 
 /*
+ * An RQ with a doorbell record (TERN_QP_F_RQ_DB_REC, right after the ring): take its producer
+ * index as rq_pi. Returns 0, or -2 when the record cannot be read or is more than the depth
+ * ahead of rq_ci (guest memory: never trusted further), counted in db_rec_errors unless
+ * @quiet (the flush of a QP already in ERR); rq_pi then stays as it was.
+ */
+int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet)
+{
+	uint8_t rec[sizeof(((struct tern_wq_db_rec *)0)->pi)];
+	uint16_t pi;
+
+	if (ternm_mem_read(m, &qp->rq_mem, 1ull << (qp->log_rq_depth + qp->log_rq_stride), rec,
+			   sizeof(rec)))
+		goto bad;
+	pi = get_le16(rec);
+	if ((uint16_t)(pi - qp->rq_ci) > (1u << qp->log_rq_depth))
+		goto bad;
+	/* the WQEs were written before the record: read them after it */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	qp->rq_pi = pi;
+	return 0;
+bad:
+	if (!quiet) {
+		ternm_log(m, TERN_MODEL_LOG_WARN,
+			  "QP %u RQ doorbell record unreadable or beyond depth", qp->qpn);
+		m->rdma->stats.db_rec_errors++;
+	}
+	return -2;
+}
+
+/*
  * Fetch the receive WQE for the message starting (kept until its CQE): the one at rq_ci, or
- * on an SRQ QP the SRQ's next. Returns 0, 1 if none is posted, or ternm_rqe_read's errors.
- * Its completion reports wqe_idx = rqe_idx and advances rq_ci only on a QP with its own RQ.
+ * on an SRQ QP the SRQ's next. Returns 0, 1 if none is posted, or ternm_rqe_read's errors
+ * (-2 also for a bad doorbell record). Its completion reports wqe_idx = rqe_idx and advances
+ * rq_ci only on a QP with its own RQ.
  */
 int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
 {
@@ -200,6 +231,10 @@ int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp)
 		return 0;
 	if (qp->flags & TERN_QP_F_SRQ)
 		return ternm_srq_fetch(m, qp);
+	/* the cached producer index says empty: the record may know more */
+	if (qp->rq_ci == qp->rq_pi && (qp->flags & TERN_QP_F_RQ_DB_REC) &&
+	    ternm_rq_db_rec(m, qp, false))
+		return -2;
 	if (qp->rq_ci == qp->rq_pi)
 		return 1;
 	qp->rqe_idx = (uint16_t)idx;
@@ -319,6 +354,13 @@ bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pk
 		if (qp->flags & TERN_QP_F_SRQ || !p->moff || p->moff % qp->mtu ||
 		    (uint64_t)p->moff + p->paylen > TERNM_MAX_MSG)
 			return false;
+		/*
+		 * Beyond what the cached producer index shows: an RQ with a doorbell record
+		 * may have more (a bad record is counted when the in-order path reads it).
+		 */
+		if (ahead >= posted && (qp->flags & TERN_QP_F_RQ_DB_REC) &&
+		    !ternm_rq_db_rec(m, qp, true))
+			posted = (uint16_t)(qp->rq_pi - qp->rq_ci);
 		if (posted > mask + 1 || ahead >= posted)
 			return false;	/* no such receive WQE (yet) */
 		if (ahead || !qp->rqe_valid) {

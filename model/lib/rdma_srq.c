@@ -93,6 +93,34 @@ static void srq_fail(struct tern_model *m, struct ternm_srq *srq)
 	srq_event(m, srq, TERN_SRQ_EV_ERROR);
 }
 
+/*
+ * An SRQ with a doorbell record (TERN_SRQ_F_DB_REC, right after the ring): take its producer
+ * index. Returns 0, or -2 when the record cannot be read or is more than the depth ahead of
+ * ci (counted in db_rec_errors): the SRQ is then in error, as with an unreadable ring.
+ */
+static int srq_db_rec(struct tern_model *m, struct ternm_srq *srq)
+{
+	uint8_t rec[sizeof(((struct tern_wq_db_rec *)0)->pi)];
+	uint16_t pi;
+
+	if (ternm_mem_read(m, &srq->mem, 1ull << (srq->log_depth + srq->log_stride), rec,
+			   sizeof(rec)))
+		goto bad;
+	pi = get_le16(rec);
+	if ((uint16_t)(pi - srq->ci) > (1u << srq->log_depth))
+		goto bad;
+	/* the WQEs were written before the record: read them after it */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	srq->pi = pi;
+	return 0;
+bad:
+	m->rdma->stats.db_rec_errors++;
+	ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u doorbell record unreadable or beyond depth",
+		  srq_num(m, srq));
+	srq_fail(m, srq);
+	return -2;
+}
+
 /* ---- the receive path -------------------------------------------------------------------------- */
 
 /*
@@ -108,6 +136,8 @@ int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp)
 
 	if (srq->err)
 		return -2;
+	if (srq->ci == srq->pi && srq->db_rec && srq_db_rec(m, srq))
+		return -2;
 	if (srq->ci == srq->pi)
 		return 1;
 	qp->rqe_idx = idx;
@@ -118,6 +148,10 @@ int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp)
 	if (!qp->rqe_valid)
 		return st;
 	srq->ci++;
+	/* below the limit by the cached view: the record may say otherwise */
+	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit && srq->db_rec &&
+	    srq_db_rec(m, srq))
+		return st;
 	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit) {
 		srq->limit = 0;
 		m->rdma->stats.srq_limit_events++;
@@ -167,6 +201,12 @@ void ternm_srq_doorbell(struct tern_model *m, uint16_t page, uint64_t val)
 		m->rdma->stats.db_misdirected++;
 		return;
 	}
+	if (srq->db_rec) {
+		/* the record is the producer index; the doorbell only says "read it" */
+		if (!srq->err)
+			(void)srq_db_rec(m, srq);
+		return;
+	}
 	if ((uint16_t)(pi - srq->ci) > (1u << srq->log_depth)) {
 		ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u doorbell PI %u beyond depth: ignored",
 			  srqn, pi);
@@ -184,6 +224,7 @@ static int create_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	uint32_t pdn = get_le32(CFLD(in, T, pdn));
 	uint16_t uar = get_le16(CFLD(in, T, uar));
 	uint8_t log = in[offsetof(T, log_depth)], lstride = in[offsetof(T, log_stride)];
+	uint32_t flags = get_le32(CFLD(in, T, flags));	/* 0 from a V1 (shorter) input */
 	struct ternm_srq *srq = NULL;
 	struct ternm_mem mem;
 	uint32_t bad_off, i;
@@ -197,6 +238,10 @@ static int create_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
 	if (lstride < TERN_RQ_MIN_LOG_STRIDE || lstride > TERN_RQ_MAX_LOG_STRIDE)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_stride));
+	if (flags & ~TERN_SRQ_F_DB_REC)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
+	if (get_le32(CFLD(in, T, rsvd)))
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd));
 	for (i = 0; i < TERNM_MAX_SRQ; i++) {
 		if (!rd->srq[i].used) {
 			srq = &rd->srq[i];
@@ -205,7 +250,10 @@ static int create_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	}
 	if (!srq)
 		return TERN_CMD_NO_RESOURCES;
-	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem), 1ull << (log + lstride), true, &bad_off);
+	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem),
+			       (1ull << (log + lstride)) +
+			       ((flags & TERN_SRQ_F_DB_REC) ? sizeof(struct tern_wq_db_rec) : 0),
+			       true, &bad_off);
 	if (rc != TERN_CMD_OK)
 		return ternm_refuse(r, rc,
 				    rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
@@ -216,6 +264,7 @@ static int create_srq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	srq->uar = uar;
 	srq->pdn = pdn;
 	srq->mem = mem;
+	srq->db_rec = flags & TERN_SRQ_F_DB_REC;
 	rd->pd[pdn].refs++;
 	r->result = i;
 	return TERN_CMD_OK;
@@ -247,6 +296,8 @@ static int query_srq(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(I, srqn));
 	if (out_len < sizeof(T))
 		return ternm_refuse(r, TERN_CMD_BAD_LEN, sizeof(T));
+	if (srq->db_rec && !srq->err)
+		(void)srq_db_rec(m, srq);
 	memset(o, 0, sizeof(T));
 	put_le32(FLD(o, T, limit), srq->limit);
 	put_le16(FLD(o, T, pi), srq->pi);

@@ -379,7 +379,11 @@ static void t_qp_create_cmds(void)
 	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(QPI, type));
 	qp_in_valid(d, in, &cq, &sq, &rq);
-	in[OFF(QPI, flags)] = 0x04;	/* above TERN_QP_F_SRQ */
+	in[OFF(QPI, flags)] = 0x08;	/* above TERN_QP_F_RQ_DB_REC */
+	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(QPI, flags));
+	qp_in_valid(d, in, &cq, &sq, &rq);
+	in[OFF(QPI, flags)] = TERN_QP_F_RQ_DB_REC | TERN_QP_F_SRQ;	/* no RQ, no record */
 	CHECK_EQ(qp_raw(d, in, &c), TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(QPI, flags));
 	qp_in_valid(d, in, &cq, &sq, &rq);

@@ -2,7 +2,8 @@
 /*
  * Shared receive queues: the SRQ commands and doorbell, RC QPs on one SRQ receiving
  * interleaved multi-packet SENDs, the limit event, RNR on an empty SRQ, a QP on the SRQ going
- * to ERR (flush of its WQE, LAST_WQE_REACHED), an unreadable SRQ ring, device reset.
+ * to ERR (flush of its WQE, LAST_WQE_REACHED), an unreadable SRQ ring, device reset, and an
+ * SRQ with a doorbell record (TERN_SRQ_F_DB_REC) and the shorter CREATE_SRQ of before it.
  */
 #include <stdlib.h>
 
@@ -52,6 +53,7 @@ struct rsrq {
 	uint32_t srqn;
 	unsigned int log, stride;
 	uint16_t pi, uar;
+	bool rec;		/* TERN_SRQ_F_DB_REC */
 };
 
 static void srq_in(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_srq_in)],
@@ -65,7 +67,8 @@ static void srq_in(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_srq_
 	qmem_desc(mem, in + SRQI(mem));
 }
 
-static int srq_create(struct rdev *d, struct rsrq *s, unsigned int log, unsigned int stride)
+static int srq_create_ex(struct rdev *d, struct rsrq *s, unsigned int log, unsigned int stride,
+			 uint32_t flags)
 {
 	uint8_t in[sizeof(struct tern_cmd_create_srq_in)];
 	struct cqe c;
@@ -75,12 +78,30 @@ static int srq_create(struct rdev *d, struct rsrq *s, unsigned int log, unsigned
 	s->log = log;
 	s->stride = stride;
 	s->uar = d->uar;
-	qmem_alloc(d, &s->mem, 1ull << (log + stride), false);
+	s->rec = flags & TERN_SRQ_F_DB_REC;
+	qmem_alloc(d, &s->mem, (1ull << (log + stride)) +
+		   (s->rec ? sizeof(struct tern_wq_db_rec) : 0), false);
 	srq_in(d, in, &s->mem, log, stride);
+	wr32(in + SRQI(flags), flags);
 	st = rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c);
 	if (st == TERN_CMD_OK)
 		s->srqn = c.result;
 	return st;
+}
+
+static int srq_create(struct rdev *d, struct rsrq *s, unsigned int log, unsigned int stride)
+{
+	return srq_create_ex(d, s, log, stride, 0);
+}
+
+/* An SRQ with a record: store its producer index there (after the WQEs). */
+static void srq_rec_write(struct rdev *d, struct rsrq *s, uint16_t pi)
+{
+	uint8_t *rec = fk_ptr(&d->f, s->mem.base + (1ull << (s->log + s->stride)),
+			      sizeof(struct tern_wq_db_rec));
+
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	wr16(rec + OFF(struct tern_wq_db_rec, pi), pi);
 }
 
 static int srq_destroy(struct rdev *d, uint32_t srqn, struct cqe *c)
@@ -221,7 +242,8 @@ static enum wire_action sfix_filter(struct wire *w, unsigned int dir, unsigned i
 	return W_DELIVER;
 }
 
-static bool sfix_setup(struct sfix *x, const struct connopt *o, unsigned int srq_log)
+static bool sfix_setup_ex(struct sfix *x, const struct connopt *o, unsigned int srq_log,
+			  uint32_t srq_flags)
 {
 	struct conn *c = &x->c;
 	unsigned int s, q;
@@ -242,7 +264,7 @@ static bool sfix_setup(struct sfix *x, const struct connopt *o, unsigned int srq
 			return false;
 		}
 	}
-	if (srq_create(c->d[1], &x->srq, srq_log, 6) != TERN_CMD_OK) {
+	if (srq_create_ex(c->d[1], &x->srq, srq_log, 6, srq_flags) != TERN_CMD_OK) {
 		printf("#   sfix: CREATE_SRQ\n");
 		return false;
 	}
@@ -267,6 +289,11 @@ static bool sfix_setup(struct sfix *x, const struct connopt *o, unsigned int srq
 	mr_fill(c->d[0], &x->smr, 11);
 	memset(mr_ptr(c->d[1], &x->rmr, 0), 0, 4096);
 	return true;
+}
+
+static bool sfix_setup(struct sfix *x, const struct connopt *o, unsigned int srq_log)
+{
+	return sfix_setup_ex(x, o, srq_log, 0);
 }
 
 static void sfix_free(struct sfix *x)
@@ -1049,7 +1076,128 @@ out:
 	sfix_free(&x);
 }
 
+/*
+ * An SRQ with a doorbell record: WQEs posted through the record alone serve SENDs; the limit
+ * is judged on the record (re-read when the cached view falls below it), not on a stale
+ * cache; QUERY_SRQ reads it; a record beyond the depth stops the SRQ (counted, event).
+ */
+static void t_srq_db_rec(void)
+{
+	struct connopt o;
+	struct sfix x;
+	struct wc w[8];
+	struct srqstate st;
+	unsigned int i, other = 0;
+	struct cqe c;
+
+	connopt_default(&o);
+	REQUIRE(sfix_setup_ex(&x, &o, 4, TERN_SRQ_F_DB_REC));
+	for (i = 0; i < 4; i++)
+		sfix_post(&x);
+	srq_rec_write(x.c.d[1], &x.srq, x.srq.pi);
+	RQ(srq_modify(x.c.d[1], x.srq.srqn, 3, &c) == TERN_CMD_OK);
+	/* 4 -> 3 left: no event */
+	sfix_send(&x, 0, TERN_WQE_SEND, 1, 0, 700, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	RQ(conn_poll(&x.c, 1, w, 1, 10000000) == 1);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK(slot_holds(&x, w[0].wqe_idx, 0, 700));
+	/* two more posted (record only): the next take leaves 2 by the cache, 4 by the record */
+	sfix_post(&x);
+	sfix_post(&x);
+	srq_rec_write(x.c.d[1], &x.srq, x.srq.pi);
+	sfix_send(&x, 1, TERN_WQE_SEND, 2, 64, 1500, 0);
+	ring_sq(x.c.d[0], &x.tx[1]);
+	RQ(conn_poll(&x.c, 1, w, 1, 10000000) == 1);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK(slot_holds(&x, w[0].wqe_idx, 64, 1500));
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 0);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.pi, 6);
+	CHECK_EQ(st.ci, 2);
+	CHECK_EQ(st.limit, 3);
+	/* 4 -> 3 -> 2 left: the event, once */
+	for (i = 0; i < 2; i++)
+		sfix_send(&x, 2, TERN_WQE_SEND, 3 + i, 0, 64, 0);
+	ring_sq(x.c.d[0], &x.tx[2]);
+	RQ(conn_poll(&x.c, 1, w, 2, 10000000) == 2);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 1);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], db_rec_errors), 0);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rnr_naks_sent), 0);
+	/* an SRQ doorbell with a record only says "read it": an absurd PI is not taken */
+	srq_ring(x.c.d[1], &(struct rsrq){ .srqn = x.srq.srqn, .uar = x.srq.uar, .pi = 0x7777 });
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.pi, 6);
+	/* a hostile record: beyond the depth (16) from ci 6, where it is read (4 and 5 are
+	 * known from the cache and taken first) */
+	srq_rec_write(x.c.d[1], &x.srq, 6 + 17);
+	for (i = 0; i < 2; i++)
+		sfix_send(&x, 0, TERN_WQE_SEND, 10 + i, 0, 64, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	RQ(conn_poll(&x.c, 1, w, 2, 10000000) == 2);	/* the two WQEs it knew */
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK_EQ(w[1].status, TERN_CQE_OK);
+	sfix_send(&x, 0, TERN_WQE_SEND, 12, 0, 64, 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	RQ(conn_poll(&x.c, 0, w, 7, 10000000) == 7);	/* every SEND of the test */
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+	CHECK_EQ(w[6].wr_id, 12);
+	CHECK_EQ(w[6].status, TERN_CQE_REM_OP_ERR);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], db_rec_errors), 1);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_ERROR, x.srq.srqn, &other),
+		 1);
+out:
+	sfix_free(&x);
+}
+
+/* CREATE_SRQ of before the records (TERN_CREATE_SRQ_IN_V1_LEN bytes) still works; the
+ * record flag needs room for the record; unknown flags and other lengths are refused. */
+static void t_srq_create_v1(void)
+{
+	uint8_t in[sizeof(struct tern_cmd_create_srq_in)];
+	struct rdev *d = rdev_new(0);
+	struct qmem mem = { 0 };
+	struct cqe c;
+
+	RQ(d);
+	qmem_alloc(d, &mem, 4096, false);
+	srq_in(d, in, &mem, 4, 6);
+	memset(in + TERN_CREATE_SRQ_IN_V1_LEN, 0xff, sizeof(in) - TERN_CREATE_SRQ_IN_V1_LEN);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, TERN_CREATE_SRQ_IN_V1_LEN, NULL, 0, &c),
+		 TERN_CMD_OK);
+	CHECK_EQ(c.result, 0);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, TERN_CREATE_SRQ_IN_V1_LEN + 4, NULL, 0, &c),
+		 TERN_CMD_BAD_LEN);
+	CHECK_EQ(c.syndrome, sizeof(in));
+	srq_in(d, in, &mem, 4, 6);
+	wr32(in + SRQI(flags), 2);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, SRQI(flags));
+	wr32(in + SRQI(flags), 0);
+	wr32(in + SRQI(rsvd), 1);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, SRQI(rsvd));
+	/* 16 x 256 B fill the one page exactly: no room for the record */
+	srq_in(d, in, &mem, 4, 8);
+	wr32(in + SRQI(flags), TERN_SRQ_F_DB_REC);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
+	CHECK(c.syndrome >= SRQI(mem) && c.syndrome < SRQI(mem) + 16);
+	wr32(in + SRQI(flags), 0);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_OK);
+	CHECK_EQ(c.result, 1);
+out:
+	qmem_free(&mem);
+	rdev_free(d);
+}
+
 const struct test rdma_srq_tests[] = {
+	{ "rdma srq: doorbell record: posts, limit on the record, hostile record stops it",
+	  t_srq_db_rec },
+	{ "rdma srq: CREATE_SRQ of before the records, flags and lengths checked",
+	  t_srq_create_v1 },
 	{ "rdma srq: CREATE/MODIFY/QUERY/DESTROY_SRQ rules, doorbell, QPs on it", t_srq_cmds },
 	{ "rdma srq: device reset forgets SRQs", t_srq_reset },
 	{ "rdma srq: 3 QPs, interleaved multi-packet SENDs, right QP/slot/data", t_srq_interleaved },

@@ -428,6 +428,8 @@ static struct verbs_context *tern_alloc_context(struct ibv_device *ibdev, int cm
 	ctx->max_sq_log_depth = resp.max_sq_log_depth;
 	ctx->max_rq_log_depth = resp.max_rq_log_depth;
 	ctx->max_cq_log_depth = resp.max_cq_log_depth;
+	ctx->db_rec = (resp.comp_mask & TERN_UCTX_RESP_CAPS) &&
+		      (resp.caps & TERN_UCTX_CAP_DB_REC);
 	ret = tern_check_limits(ctx);
 	if (ret) {
 		verbs_err(&ctx->ibv_ctx, "kernel reported unusable queue limits\n");

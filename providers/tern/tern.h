@@ -6,7 +6,9 @@
  * page-aligned memory (tern_ib.ko pins them at create time), writes WQEs and reads CQEs in
  * those rings, and rings the device's doorbells with single 64-bit stores to the doorbell
  * (UAR) page of BAR2 that alloc_context mmaps. post_send, post_recv, poll_cq and
- * req_notify_cq, and post_srq_recv make no system call. Layouts: <tern/tern_rdma.h>; the udata exchanged with
+ * req_notify_cq, and post_srq_recv make no system call. When the kernel offers doorbell
+ * records (TERN_UCTX_CAP_DB_REC), receives are posted through a record in the RQ's or SRQ's
+ * buffer instead of a doorbell, so they cost no MMIO write (a VM exit in a guest) either. Layouts: <tern/tern_rdma.h>; the udata exchanged with
  * tern_ib.ko: <rdma/tern-abi.h>.
  */
 #ifndef TERN_PROVIDER_H
@@ -68,6 +70,7 @@ struct tern_context {
 	uint8_t max_sq_log_depth;
 	uint8_t max_rq_log_depth;
 	uint8_t max_cq_log_depth;
+	bool db_rec;			/* TERN_UCTX_CAP_DB_REC: RQs and SRQs get records */
 
 	pthread_mutex_t qp_table_lock;	/* protects qp_table's arrays and refcnts */
 	struct {
@@ -124,6 +127,15 @@ struct tern_wq {
 	uint32_t max_wqe;		/* WQEs that may be outstanding */
 	uint32_t max_sge;
 	uint32_t max_inline;		/* SQ only */
+	/*
+	 * RQ only, with TERN_CREATE_QP_F_RQ_DB_REC: the doorbell record right after the ring
+	 * (written under @lock), and ring_db: also ring TERN_UDB_RQ after writing it, because the
+	 * QP is or may be in ERR and the device flushes only what it has been told of. Set
+	 * (seq_cst) by modify_qp to ERR and by poll_cq on an error completion of the QP, cleared
+	 * by modify_qp to RESET; posters read it (seq_cst) after the record store.
+	 */
+	struct tern_wq_db_rec *db_rec;
+	bool ring_db;
 };
 
 /*
@@ -144,6 +156,8 @@ struct tern_srq {
 	uint16_t done;			/* receive completions seen, free-running */
 	uint32_t max_wqe;
 	uint32_t max_sge;
+	/* TERN_CREATE_SRQ_F_DB_REC: right after the ring; posting writes it, rings nothing */
+	struct tern_wq_db_rec *db_rec;
 };
 
 struct tern_qp {
@@ -265,6 +279,8 @@ void tern_lock_cqs(struct tern_cq *a, struct tern_cq *b);
 void tern_unlock_cqs(struct tern_cq *a, struct tern_cq *b);
 
 /* tern_qp.c */
+void tern_rq_may_be_err(struct tern_context *ctx, struct tern_qp *qp);
+
 struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
 				 struct ibv_qp_init_attr_ex *attr);

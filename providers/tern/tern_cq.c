@@ -237,6 +237,9 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 	}
 
 	opcode = cqe->opcode;
+	/* any error completion means the QP is in ERR: receives must ring from now on */
+	if (cqe->status != TERN_CQE_OK && qp->rq.db_rec)
+		tern_rq_may_be_err(ctx, qp);
 	wc->wr_id = le64toh(cqe->wr_id);
 	wc->status = tern_wc_status(cqe->status);
 	wc->vendor_err = cqe->vendor_err;

@@ -146,10 +146,19 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	if (ret)
 		goto err_free;
 	if (!qp->srq) {
-		ret = tern_buf_alloc(&qp->rq.buf,
-				     (size_t)1 << (qp->rq.log_depth + qp->rq.log_stride));
+		size_t ring = (size_t)1 << (qp->rq.log_depth + qp->rq.log_stride);
+
+		/* the doorbell record, when the kernel takes one, right after the ring */
+		ret = tern_buf_alloc(&qp->rq.buf, ring + (ctx->db_rec ?
+							  sizeof(struct tern_wq_db_rec) : 0));
 		if (ret)
 			goto err_free;
+		if (ctx->db_rec) {
+			qp->rq.db_rec = (struct tern_wq_db_rec *)((char *)qp->rq.buf.addr + ring);
+			cmd.flags = TERN_CREATE_QP_F_RQ_DB_REC;
+		} else {
+			qp->rq.ring_db = true;
+		}
 	}
 
 	cmd.sq_va = (uintptr_t)qp->sq.buf.addr;
@@ -298,6 +307,9 @@ int tern_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		return ret;
 	if (!(attr_mask & IBV_QP_STATE))
 		return 0;
+	/* ERR: the device read the record on the way; later posts must ring as well */
+	if (attr->qp_state == IBV_QPS_ERR)
+		tern_rq_may_be_err(to_tctx(ibqp->context), qp);
 
 	if (attr->qp_state == IBV_QPS_RESET) {
 		/* the device emptied both queues: drop their completions, restart at 0 */
@@ -311,6 +323,11 @@ int tern_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 		__atomic_store_n(&qp->sq.ci, 0, __ATOMIC_RELEASE);
 		qp->rq.pi = 0;
 		__atomic_store_n(&qp->rq.ci, 0, __ATOMIC_RELEASE);
+		/* the device's indices are 0 again: so is the record, and no error is pending */
+		if (qp->rq.db_rec) {
+			__atomic_store_n(&qp->rq.db_rec->pi, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&qp->rq.ring_db, false, __ATOMIC_SEQ_CST);
+		}
 		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELEASE);
 		pthread_spin_unlock(&qp->rq.lock);
 		pthread_spin_unlock(&qp->sq.lock);
@@ -378,6 +395,26 @@ static inline void tern_ring_db(struct tern_context *ctx, unsigned int offset,
 	/* the WQEs are in memory before the device hears of them */
 	udma_to_device_barrier();
 	mmio_write64_le((char *)ctx->uar + offset, htole64(db));
+}
+
+/**
+ * tern_rq_may_be_err() - the QP is, or may be, in ERR: post receives with the RQ doorbell too
+ * @ctx: the QP's context
+ * @qp: the QP
+ *
+ * With a doorbell record the device learns of receives when it needs one, but a QP in ERR
+ * needs none: it flushes what it knows of. From now on post_recv rings TERN_UDB_RQ after the
+ * record, and one doorbell now covers what was posted before a poster could see the flag
+ * (the device reads the record for it; the doorbell's PI is not used). Called by modify_qp
+ * to ERR and by poll_cq for an error completion of the QP. No-op without a record.
+ */
+void tern_rq_may_be_err(struct tern_context *ctx, struct tern_qp *qp)
+{
+	if (!qp->rq.db_rec || __atomic_load_n(&qp->rq.ring_db, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_store_n(&qp->rq.ring_db, true, __ATOMIC_SEQ_CST);
+	udma_to_device_barrier();
+	mmio_write64_le((char *)ctx->uar + TERN_UDB_RQ, htole64(tern_udb_wq(qp->qpn, 0)));
 }
 
 static int tern_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
@@ -938,8 +975,17 @@ int tern_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		}
 		qp->rq.pi++;
 	}
-	if (qp->rq.pi != pi0)
+	if (qp->rq.pi != pi0 && qp->rq.db_rec) {
+		/* the WQEs are in memory before the record says so */
+		udma_to_device_barrier();
+		__atomic_store_n(&qp->rq.db_rec->pi, htole16(qp->rq.pi), __ATOMIC_RELAXED);
+		/* the record store before the flag load (tern_rq_may_be_err stores, then rings) */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&qp->rq.ring_db, __ATOMIC_SEQ_CST))
+			tern_ring_db(ctx, TERN_UDB_RQ, qp->qpn, qp->rq.pi);
+	} else if (qp->rq.pi != pi0) {
 		tern_ring_db(ctx, TERN_UDB_RQ, qp->qpn, qp->rq.pi);
+	}
 out:
 	pthread_spin_unlock(&qp->rq.lock);
 	return ret;

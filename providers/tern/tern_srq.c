@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 or OpenIB.org BSD (MIT) See COPYING file
 /*
  * tern libibverbs provider: shared receive queues. The ring lives in the provider's memory
- * (tern_ib.ko pins it at create); post_srq_recv writes WQEs there and rings TERN_UDB_SRQ,
+ * (tern_ib.ko pins it at create); post_srq_recv writes WQEs there and then the doorbell
+ * record after the ring (TERN_UCTX_CAP_DB_REC) or, with an older kernel, rings TERN_UDB_SRQ,
  * with no system call. Slots are reclaimed by the receive completions of the QPs on the
  * SRQ (see struct tern_srq).
  */
@@ -61,9 +62,15 @@ struct ibv_srq *tern_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *att
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 	srq->log_depth = log_depth;
 	srq->log_stride = log_stride;
-	ret = tern_buf_alloc(&srq->buf, (size_t)1 << (log_depth + log_stride));
+	ret = tern_buf_alloc(&srq->buf, ((size_t)1 << (log_depth + log_stride)) +
+			     (ctx->db_rec ? sizeof(struct tern_wq_db_rec) : 0));
 	if (ret)
 		goto err_free;
+	if (ctx->db_rec) {
+		srq->db_rec = (struct tern_wq_db_rec *)((char *)srq->buf.addr +
+							((size_t)1 << (log_depth + log_stride)));
+		cmd.flags = TERN_CREATE_SRQ_F_DB_REC;
+	}
 
 	cmd.buf_va = (uintptr_t)srq->buf.addr;
 	cmd.buf_len = srq->buf.len;
@@ -178,7 +185,12 @@ int tern_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		}
 		srq->pi++;
 	}
-	if (srq->pi != pi0) {
+	if (srq->pi != pi0 && srq->db_rec) {
+		/* the WQEs are in memory before the record says so; SRQ WQEs are never
+		 * flushed, so no doorbell is needed */
+		udma_to_device_barrier();
+		__atomic_store_n(&srq->db_rec->pi, htole16(srq->pi), __ATOMIC_RELAXED);
+	} else if (srq->pi != pi0) {
 		db = tern_udb_wq(srq->srqn, srq->pi);
 		/* the WQEs are in memory before the device hears of them */
 		udma_to_device_barrier();

@@ -89,6 +89,7 @@ static struct tern_create_srq_cmd g_srq_cmd;
 static int g_srq_mask = -1;
 static uint32_t g_srq_limit;
 static int g_ah_no_path;
+static uint32_t g_uctx_caps;	/* what the "kernel" offers in alloc_context (TERN_UCTX_CAP_*) */
 static struct tern_qp_path g_ah_path;	/* what the "kernel" answers to create_ah */
 
 void verbs_register_driver_34(const struct verbs_device_ops *ops)
@@ -156,6 +157,10 @@ int ibv_cmd_get_context(struct verbs_context *context, struct ibv_get_context *c
 	r->max_sq_log_depth = 10;
 	r->max_rq_log_depth = 10;
 	r->max_cq_log_depth = 12;
+	if (g_uctx_caps) {
+		r->comp_mask = TERN_UCTX_RESP_CAPS;
+		r->caps = g_uctx_caps;
+	}
 	return 0;
 }
 
@@ -1540,6 +1545,93 @@ int main(int argc, char **argv)
 		g_ops->destroy_cq(cq2);
 	g_ops->dealloc_pd(pd);
 	g_ops->free_context(ctx);
+
+	/* a kernel that offers doorbell records: receives are posted through them */
+	{
+		struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+		struct ibv_recv_wr r2[2] = {
+			{ .wr_id = 1, .next = &r2[1] }, { .wr_id = 2 },
+		};
+		struct tern_wq_db_rec *rec, *srec;
+		struct ibv_srq *srq;
+		uint64_t rqdb;
+
+		g_uctx_caps = TERN_UCTX_CAP_DB_REC;
+		vctx = g_dev_ops->alloc_context(&vdev->device, memfd, NULL);
+		ok(vctx != NULL, "records: alloc_context");
+		if (!vctx)
+			goto out;
+		ctx = &vctx->context;
+		pd = g_ops->alloc_pd(ctx);
+		g_cq_pi = 0;
+		cq = g_ops->create_cq(ctx, 16, NULL, 0);
+		if (!cq)
+			goto out;
+		g_ring = (struct tern_cqe *)(uintptr_t)g_cq_cmd.buf_va;
+		g_cirec = (struct tern_cq_ci_rec *)(g_ring + 16);
+		g_cq_depth = 16;
+		memset(&qa, 0, sizeof(qa));
+		qa.send_cq = cq;
+		qa.recv_cq = cq;
+		qa.qp_type = IBV_QPT_RC;
+		qa.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4,
+					      .max_send_sge = 1, .max_recv_sge = 1 };
+		qp = g_ops->create_qp(pd, &qa);
+		ok(qp && g_qp_cmd.flags == TERN_CREATE_QP_F_RQ_DB_REC &&
+		   g_qp_cmd.rq_len >= (1u << (g_qp_cmd.log_rq_depth + g_qp_cmd.log_rq_stride)) +
+				      sizeof(struct tern_wq_db_rec),
+		   "records: create_qp asks for the RQ record, the buffer holds it after the ring");
+		if (!qp)
+			goto out;
+		rec = (struct tern_wq_db_rec *)(uintptr_t)(g_qp_cmd.rq_va +
+			(1u << (g_qp_cmd.log_rq_depth + g_qp_cmd.log_rq_stride)));
+		attr.qp_state = IBV_QPS_RTS;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		rqdb = g_uar[TERN_UDB_RQ / 8];
+		ok(g_ops->post_recv(qp, r2, &rbad) == 0 && le16toh(rec->pi) == 2 &&
+		   g_uar[TERN_UDB_RQ / 8] == rqdb,
+		   "records: post_recv of 2 writes record PI 2 and no RQ doorbell");
+		/* an error completion: the QP is in ERR, from now on receives ring as well */
+		dev_cqe(qp->qp_num, TERN_WQE_SEND, 0, 9, TERN_CQE_REM_ACCESS_ERR, 0, 0, 0);
+		n = g_ops->poll_cq(cq, 8, wc);
+		ok(n == 1 && wc[0].status == IBV_WC_REM_ACCESS_ERR &&
+		   g_uar[TERN_UDB_RQ / 8] == qp->qp_num,
+		   "records: an error completion rings the RQ doorbell once (got %#llx)",
+		   (unsigned long long)g_uar[TERN_UDB_RQ / 8]);
+		r2[1].next = NULL;
+		ok(g_ops->post_recv(qp, &r2[1], &rbad) == 0 && le16toh(rec->pi) == 3 &&
+		   g_uar[TERN_UDB_RQ / 8] == (qp->qp_num | 3ull << 32),
+		   "records: after it post_recv writes the record and rings (PI 3)");
+		attr.qp_state = IBV_QPS_RESET;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		attr.qp_state = IBV_QPS_RTS;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		rqdb = g_uar[TERN_UDB_RQ / 8];
+		ok(le16toh(rec->pi) == 0 && g_ops->post_recv(qp, &r2[1], &rbad) == 0 &&
+		   le16toh(rec->pi) == 1 && g_uar[TERN_UDB_RQ / 8] == rqdb,
+		   "records: RESET zeroes the record and posting stops ringing");
+		srq = g_ops->create_srq(pd, &sa);
+		ok(srq && g_srq_cmd.flags == TERN_CREATE_SRQ_F_DB_REC &&
+		   g_srq_cmd.buf_len >= (1u << (g_srq_cmd.log_depth + g_srq_cmd.log_stride)) +
+					sizeof(struct tern_wq_db_rec),
+		   "records: create_srq asks for the record, the buffer holds it after the ring");
+		if (srq) {
+			uint64_t srqdb = g_uar[TERN_UDB_SRQ / 8];
+
+			srec = (struct tern_wq_db_rec *)(uintptr_t)(g_srq_cmd.buf_va +
+				(1u << (g_srq_cmd.log_depth + g_srq_cmd.log_stride)));
+			r2[1].next = NULL;
+			ok(g_ops->post_srq_recv(srq, r2, &rbad) == 0 && le16toh(srec->pi) == 2 &&
+			   g_uar[TERN_UDB_SRQ / 8] == srqdb,
+			   "records: post_srq_recv writes record PI 2 and no SRQ doorbell");
+			g_ops->destroy_srq(srq);
+		}
+		g_ops->destroy_qp(qp);
+		g_ops->destroy_cq(cq);
+		g_ops->dealloc_pd(pd);
+		g_ops->free_context(ctx);
+		g_uctx_caps = 0;
+	}
 	g_dev_ops->uninit_device(vdev);
 out:
 	for (i = 0; i < sh->n; i++)

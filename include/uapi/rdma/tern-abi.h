@@ -28,7 +28,18 @@ struct tern_alloc_ucontext_resp {
 	__u8	max_cq_log_depth;
 	__u8	rsvd0;
 	__u32	rsvd1;
+	/* with TERN_UCTX_RESP_CAPS in comp_mask (a kernel before it sends neither) */
+	__u32	caps;			/* TERN_UCTX_CAP_* */
+	__u32	rsvd2;
 };
+
+#define TERN_UCTX_RESP_CAPS		(1u << 0)	/* comp_mask: caps is valid */
+/*
+ * The device has doorbell records (TERN_RDMA_CAP_DB_REC) and the kernel takes
+ * TERN_CREATE_QP_F_RQ_DB_REC and TERN_CREATE_SRQ_F_DB_REC. A provider must not ask for
+ * records without it (an older kernel refuses the command with EINVAL).
+ */
+#define TERN_UCTX_CAP_DB_REC		(1u << 0)
 
 /*
  * create_cq: the provider allocates the ring and its consumer-index record in one
@@ -64,7 +75,17 @@ struct tern_create_qp_cmd {
 	__u8	log_rq_depth;
 	__u8	log_rq_stride;
 	__u32	rsvd;
+	__u32	flags;			/* TERN_CREATE_QP_F_* (0 from an older provider) */
+	__u32	rsvd1;
 };
+
+/*
+ * TERN_UCTX_CAP_DB_REC: the receive ring's buffer (rq_va, rq_len) also holds the RQ's
+ * doorbell record, a struct tern_wq_db_rec right after the ring (tern_rdma.h, "Doorbell
+ * records"): the provider posts receives by writing it, and rings TERN_UDB_RQ only when the
+ * QP is or may be in ERR. Not on a QP with an SRQ.
+ */
+#define TERN_CREATE_QP_F_RQ_DB_REC	(1u << 0)
 
 struct tern_create_qp_resp {
 	__u32	qpn;
@@ -81,7 +102,15 @@ struct tern_create_srq_cmd {
 	__u8	log_depth;
 	__u8	log_stride;
 	__u8	rsvd0[6];
+	__u32	flags;			/* TERN_CREATE_SRQ_F_* (0 from an older provider) */
+	__u32	rsvd1;
 };
+
+/*
+ * TERN_UCTX_CAP_DB_REC: the buffer also holds the SRQ's doorbell record right after the ring;
+ * the provider posts by writing it and never rings TERN_UDB_SRQ.
+ */
+#define TERN_CREATE_SRQ_F_DB_REC	(1u << 0)
 
 struct tern_create_srq_resp {
 	__u32	srqn;

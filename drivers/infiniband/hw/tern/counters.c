@@ -66,6 +66,8 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(hpcc_window_updates),
 	TERN_IB_STAT(hpcc_int_echoes_sent),
 	TERN_IB_STAT(rx_int_discards),
+	/* doorbell records (Documentation/hw/rdma.rst) */
+	TERN_IB_STAT(db_rec_errors),
 };
 
 /* Every counter is named, in the order of the structure. */
@@ -99,7 +101,7 @@ struct rdma_hw_stats *tern_ib_alloc_hw_port_stats(struct ib_device *ibdev, u32 p
 int tern_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats, u32 port,
 			 int index)
 {
-	struct tern_cmd_rdma_stats_out out;
+	struct tern_cmd_rdma_stats_out out = {};	/* an older device answers less: 0 */
 	const __le64 *v = (const __le64 *)&out;
 	int err, i;
 

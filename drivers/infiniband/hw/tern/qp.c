@@ -155,7 +155,8 @@ static int tern_ib_qp_check_cmd(struct tern_ib_dev *dev, const struct tern_creat
 			 cmd->log_rq_stride < TERN_RQ_MIN_LOG_STRIDE ||
 			 cmd->log_rq_stride > TERN_RQ_MAX_LOG_STRIDE;
 	}
-	if (cmd->rsvd || rq_bad || !cmd->log_sq_depth ||
+	if (cmd->rsvd || cmd->rsvd1 || (cmd->flags & ~TERN_CREATE_QP_F_RQ_DB_REC) || rq_bad ||
+	    !cmd->log_sq_depth ||
 	    cmd->log_sq_depth > c->max_sq_log_depth ||
 	    cmd->log_sq_stride < tern_ib_sq_min_log_stride(type) ||
 	    cmd->log_sq_stride > TERN_SQ_MAX_LOG_STRIDE) {
@@ -268,6 +269,7 @@ static int tern_ib_uqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 {
 	struct tern_create_qp_cmd cmd = {};
 	struct tern_ib_ucontext *uc;
+	size_t rec = 0;
 	int err;
 
 	err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd),
@@ -278,6 +280,13 @@ static int tern_ib_uqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 	err = tern_ib_qp_check_cmd(dev, &cmd, qp->type, cap, srq);
 	if (err)
 		return err;
+	/* the RQ's doorbell record lives right after its ring, in the same pinned buffer */
+	if (cmd.flags & TERN_CREATE_QP_F_RQ_DB_REC) {
+		if (srq || !tern_ib_has_cap(dev, TERN_RDMA_CAP_DB_REC))
+			return -EINVAL;
+		rec = sizeof(struct tern_wq_db_rec);
+		in->flags |= TERN_QP_F_RQ_DB_REC;
+	}
 	uc = rdma_udata_to_drv_context(udata, struct tern_ib_ucontext, ibuc);
 
 	err = tern_ib_queue_mem_get(dev, &qp->sq, cmd.sq_va, cmd.sq_len,
@@ -286,7 +295,8 @@ static int tern_ib_uqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
 		return err;
 	if (!srq) {
 		err = tern_ib_queue_mem_get(dev, &qp->rq, cmd.rq_va, cmd.rq_len,
-					    (size_t)1 << (cmd.log_rq_depth + cmd.log_rq_stride));
+					    ((size_t)1 << (cmd.log_rq_depth + cmd.log_rq_stride)) +
+					    rec);
 		if (err) {
 			tern_ib_queue_mem_put(dev, &qp->sq, false);
 			return err;
@@ -415,7 +425,7 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	in.send_cqn = cpu_to_le32(to_tcq(init_attr->send_cq)->cqn);
 	in.recv_cqn = cpu_to_le32(to_tcq(init_attr->recv_cq)->cqn);
 	in.type = qp->type;
-	in.flags = qp->sig_all ? TERN_QP_F_SQ_SIG_ALL : 0;
+	in.flags |= qp->sig_all ? TERN_QP_F_SQ_SIG_ALL : 0;	/* RQ_DB_REC: uqp_rings */
 	if (init_attr->srq) {
 		in.flags |= TERN_QP_F_SRQ;
 		in.srqn = cpu_to_le32(to_tsrq(init_attr->srq)->srqn);

@@ -66,7 +66,10 @@ static int tern_ib_srq_check_cmd(struct tern_ib_dev *dev,
 	const struct tern_cmd_query_rdma_out *c = &dev->caps;
 	u32 sge;
 
-	if (memchr_inv(cmd->rsvd0, 0, sizeof(cmd->rsvd0)) || !cmd->log_depth ||
+	if (memchr_inv(cmd->rsvd0, 0, sizeof(cmd->rsvd0)) || cmd->rsvd1 ||
+	    (cmd->flags & ~TERN_CREATE_SRQ_F_DB_REC) ||
+	    ((cmd->flags & TERN_CREATE_SRQ_F_DB_REC) &&
+	     !tern_ib_has_cap(dev, TERN_RDMA_CAP_DB_REC)) || !cmd->log_depth ||
 	    cmd->log_depth > c->max_srq_log_depth || cmd->log_depth > 16 ||
 	    cmd->log_stride < TERN_RQ_MIN_LOG_STRIDE ||
 	    cmd->log_stride > TERN_RQ_MAX_LOG_STRIDE) {
@@ -164,10 +167,15 @@ static int tern_ib_usrq_ring(struct tern_ib_dev *dev, struct tern_ib_srq *srq,
 		return err;
 	uc = rdma_udata_to_drv_context(udata, struct tern_ib_ucontext, ibuc);
 
+	/* the doorbell record lives right after the ring, in the same pinned buffer */
 	err = tern_ib_queue_mem_get(dev, &srq->mem, cmd.buf_va, cmd.buf_len,
-				    (size_t)1 << (cmd.log_depth + cmd.log_stride));
+				    ((size_t)1 << (cmd.log_depth + cmd.log_stride)) +
+				    ((cmd.flags & TERN_CREATE_SRQ_F_DB_REC) ?
+				     sizeof(struct tern_wq_db_rec) : 0));
 	if (err)
 		return err;
+	if (cmd.flags & TERN_CREATE_SRQ_F_DB_REC)
+		in->flags = cpu_to_le32(TERN_SRQ_F_DB_REC);
 	in->uar = cpu_to_le16(uc->uar);
 	in->log_depth = cmd.log_depth;
 	in->log_stride = cmd.log_stride;
@@ -228,7 +236,10 @@ int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	srq->max_sge = attr.max_sge;
 
 	in.pdn = cpu_to_le32(to_tpd(ibsrq->pd)->pdn);
-	err = tern_ib_cmd(dev, TERN_CMD_CREATE_SRQ, &in, sizeof(in), NULL, 0, &srqn);
+	/* a device without doorbell records takes only the input of before them */
+	err = tern_ib_cmd(dev, TERN_CMD_CREATE_SRQ, &in,
+			  tern_ib_has_cap(dev, TERN_RDMA_CAP_DB_REC) ? sizeof(in) :
+			  TERN_CREATE_SRQ_IN_V1_LEN, NULL, 0, &srqn);
 	if (!srq->kernel)
 		tern_ib_queue_mem_done(dev, &srq->mem);
 	if (err)

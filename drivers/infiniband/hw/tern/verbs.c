@@ -63,6 +63,9 @@ static int alloc_ucontext_uar(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.max_sq_log_depth = dev->caps.max_sq_log_depth;
 	resp.max_rq_log_depth = dev->caps.max_rq_log_depth;
 	resp.max_cq_log_depth = dev->caps.max_cq_log_depth;
+	resp.comp_mask = TERN_UCTX_RESP_CAPS;
+	if (tern_ib_has_cap(dev, TERN_RDMA_CAP_DB_REC))
+		resp.caps |= TERN_UCTX_CAP_DB_REC;
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err) {
 		rdma_user_mmap_entry_remove(&entry->rdma);
