@@ -1308,10 +1308,11 @@ static long sr_ops_check(const struct wire *w, uint64_t lo, uint64_t hi)
  * completions come in order, the receives in order with their lengths and immediates.
  * With selective repeat the packets after a gap are placed (out_of_order_accepted) and the
  * MIDDLE/LAST packets carry the SR opcodes; with go-back-N (@sr false) none of them is on
- * the wire.
+ * the wire. With @dbrec the receiver's QP has an RQ doorbell record, written once for all
+ * its receives, and never rings the RQ doorbell.
  */
 static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t seed,
-		      struct burst *burst)
+		      struct burst *burst, bool dbrec)
 {
 	struct connopt o;
 	struct conn c;
@@ -1326,6 +1327,7 @@ static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, ui
 	o.timeout = 8;
 	o.retry_cnt = 7;
 	o.xport = sr ? TERN_QP_XPORT_SR : 0;
+	o.qp_flags = dbrec ? TERN_QP_F_RQ_DB_REC : 0;
 	RQ(conn_setup(&c, &o));
 	conn = true;
 	RQ(mr_create(c.d[0], &src, c.d[0]->pdn, 2 * PLACE_MR, acc_all, 0x10) == 0);
@@ -1366,7 +1368,10 @@ static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, ui
 			  dst.key, 0x5a5a0000);
 		nw++;
 	}
-	ring_rq(c.d[1], &c.qp[1]);
+	if (dbrec)
+		rq_rec_write(c.d[1], &c.qp[1], c.qp[1].rq_pi);
+	else
+		ring_rq(c.d[1], &c.qp[1]);
 	ring_sq(c.d[0], &c.qp[0]);
 	got = conn_poll(&c, 0, wcs, nw, 5000000000ull);
 	CHECK_EQ(got, nw);
@@ -1413,8 +1418,9 @@ static bool place_run(bool sr, uint32_t drop, uint32_t dup, uint32_t reorder, ui
 			CHECK_EQ(RDEV_STAT(c.d[0], retrans_pkts), burst->n);
 		/* every placement header fitted: none dropped (no frame is corrupted) */
 		CHECK_EQ(RDEV_STAT(c.d[1], rx_roce_discards), 0);
-		printf("#   SR %u ppm lost%s: %ld SR-opcode packets, %llu placed/kept after a gap, "
-		       "%llu resent, %llu timeouts\n", drop, burst ? ", a burst of 40" : "", nsr,
+		printf("#   SR %u ppm lost%s%s: %ld SR-opcode packets, %llu placed/kept after a gap, "
+		       "%llu resent, %llu timeouts\n", drop, burst ? ", a burst lost" : "",
+		       dbrec ? ", RQ doorbell record" : "", nsr,
 		       (unsigned long long)RDEV_STAT(c.d[1], out_of_order_accepted),
 		       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts),
 		       (unsigned long long)RDEV_STAT(c.d[0], local_ack_timeout_err));
@@ -1443,19 +1449,29 @@ static void t_sr_place_loss(void)
 	 * smaller messages: its packets 844..883): those 40 resent, nothing else
 	 */
 	struct burst b = { 0, 1000, 40 };
+	/*
+	 * The first SEND (1 B) lost with an RQ doorbell record: every later SEND packet comes
+	 * after the gap, before the device has read the record, and names a receive WQE
+	 * beyond its view; it reads the record and places them all (none refused)
+	 */
+	struct burst first = { 0, 0, 1 };
 
-	if (!place_run(true, 1000, 0, 0, 31, NULL))
+	if (!place_run(true, 1000, 0, 0, 31, NULL, false))
 		return;
-	if (!place_run(true, 10000, 0, 0, 32, NULL))
+	if (!place_run(true, 10000, 0, 0, 32, NULL, false))
 		return;
-	if (!place_run(true, 50000, 0, 0, 33, NULL))
+	if (!place_run(true, 50000, 0, 0, 33, NULL, false))
 		return;
-	if (!place_run(true, 10000, 20000, 20000, 34, NULL))
+	if (!place_run(true, 10000, 20000, 20000, 34, NULL, false))
 		return;
-	if (!place_run(true, 0, 0, 0, 36, &b))
+	if (!place_run(true, 0, 0, 0, 36, &b, false))
 		return;
 	CHECK_EQ(b.seen > 1040, true);
-	place_run(false, 10000, 0, 0, 35, NULL);
+	if (!place_run(true, 0, 0, 0, 37, &first, true))
+		return;
+	if (!place_run(true, 10000, 0, 0, 38, NULL, true))
+		return;
+	place_run(false, 10000, 0, 0, 35, NULL, false);
 }
 
 /*
