@@ -638,6 +638,8 @@ int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		   uint64_t off, uint32_t slot);
 int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp);
 bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pkt *p);
+int ternm_wq_db_rec_read(struct tern_model *m, const struct ternm_mem *mem, unsigned int log_depth,
+			 unsigned int log_stride, uint16_t ci, uint16_t *pi);
 int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet);
 
 /* rdma_req.c, for rdma_sr.c */

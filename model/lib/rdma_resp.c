@@ -187,6 +187,38 @@ int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 	return st;
 }
 
+/**
+ * ternm_wq_db_rec_read() - the producer index in a work queue's doorbell record
+ * @m: the device
+ * @mem: the queue's memory: the ring of 2^@log_depth slots of 2^@log_stride bytes, then the
+ *       record (struct tern_wq_db_rec)
+ * @log_depth: log2 of the ring's slots
+ * @log_stride: log2 of a slot's bytes
+ * @ci: the device's consumer index of the queue
+ * @pi: the record's producer index, when 0 is returned
+ *
+ * The record is guest memory, never trusted: a PI more than the depth ahead of @ci is refused
+ * as an unreadable record is. The WQEs were written before the record, so they are read after
+ * it (acquire). Shared by RQs (ternm_rq_db_rec()) and SRQs (rdma_srq.c).
+ *
+ * Return: 0, or -2 when the record cannot be read or is beyond the depth.
+ */
+int ternm_wq_db_rec_read(struct tern_model *m, const struct ternm_mem *mem, unsigned int log_depth,
+			 unsigned int log_stride, uint16_t ci, uint16_t *pi)
+{
+	uint8_t rec[sizeof(((struct tern_wq_db_rec *)0)->pi)];
+	uint16_t v;
+
+	if (ternm_mem_read(m, mem, 1ull << (log_depth + log_stride), rec, sizeof(rec)))
+		return -2;
+	v = get_le16(rec);
+	if ((uint16_t)(v - ci) > (1u << log_depth))
+		return -2;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	*pi = v;
+	return 0;
+}
+
 /*
  * An RQ with a doorbell record (TERN_QP_F_RQ_DB_REC, right after the ring): take its producer
  * index as rq_pi. Returns 0, or -2 when the record cannot be read or is more than the depth
@@ -195,20 +227,9 @@ int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm
  */
 int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet)
 {
-	uint8_t rec[sizeof(((struct tern_wq_db_rec *)0)->pi)];
-	uint16_t pi;
-
-	if (ternm_mem_read(m, &qp->rq_mem, 1ull << (qp->log_rq_depth + qp->log_rq_stride), rec,
-			   sizeof(rec)))
-		goto bad;
-	pi = get_le16(rec);
-	if ((uint16_t)(pi - qp->rq_ci) > (1u << qp->log_rq_depth))
-		goto bad;
-	/* the WQEs were written before the record: read them after it */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	qp->rq_pi = pi;
-	return 0;
-bad:
+	if (!ternm_wq_db_rec_read(m, &qp->rq_mem, qp->log_rq_depth, qp->log_rq_stride,
+				  qp->rq_ci, &qp->rq_pi))
+		return 0;
 	if (!quiet) {
 		ternm_log(m, TERN_MODEL_LOG_WARN,
 			  "QP %u RQ doorbell record unreadable or beyond depth", qp->qpn);

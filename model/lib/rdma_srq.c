@@ -100,20 +100,9 @@ static void srq_fail(struct tern_model *m, struct ternm_srq *srq)
  */
 static int srq_db_rec(struct tern_model *m, struct ternm_srq *srq)
 {
-	uint8_t rec[sizeof(((struct tern_wq_db_rec *)0)->pi)];
-	uint16_t pi;
-
-	if (ternm_mem_read(m, &srq->mem, 1ull << (srq->log_depth + srq->log_stride), rec,
-			   sizeof(rec)))
-		goto bad;
-	pi = get_le16(rec);
-	if ((uint16_t)(pi - srq->ci) > (1u << srq->log_depth))
-		goto bad;
-	/* the WQEs were written before the record: read them after it */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	srq->pi = pi;
-	return 0;
-bad:
+	if (!ternm_wq_db_rec_read(m, &srq->mem, srq->log_depth, srq->log_stride, srq->ci,
+				  &srq->pi))
+		return 0;
 	m->rdma->stats.db_rec_errors++;
 	ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u doorbell record unreadable or beyond depth",
 		  srq_num(m, srq));
