@@ -3,12 +3,15 @@
 doorbell and the peer, in QEMU, with the doorbell run inline (in the vCPU's MMIO write) and
 through the main loop's bottom half, in the same guests.
 
-    bench/d2w.py [--runs N] [--iters N] [--no-trace]
+    bench/d2w.py [--runs N] [--iters N] [--no-trace] [--bw SECONDS]
 
 Two guests joined by two tern wires: wire 0's NICs run the model in the doorbell's MMIO write
 (doorbell-inline=on, the default), wire 1's through a bottom half (doorbell-inline=off, the
 path before). Each run does ib_write_lat -s 2 -n --iters on each wire, the order alternating,
-and the table gives perftest's typical latency (median of the runs, range).
+and the table gives perftest's typical latency (median of the runs, range). --bw S adds
+ib_write_bw and ib_send_bw at 64 B (message rate) and ib_write_bw at 64 KiB (bandwidth) for
+S seconds each (perftest -D), both paths, the same alternation: what running the model in the
+vCPU's thread costs or gains where the guest and the device used to work in parallel.
 
 With tracing (the default) the QEMU processes log the adapter's trace events
 (model/qemu/trace-events: tern_db_write, tern_run, tern_tx_frame, tern_rx_frame, tern_msix)
@@ -43,6 +46,7 @@ LINE = re.compile(r"^(\d+)@(\d+)\.(\d{6}):(tern_\w+) ?(.*)$")
 DB_PAGE = 0x1000        # TERN_DB_PAGE_SIZE: UAR pages start here
 UDB_SQ = 0x000          # TERN_UDB_SQ within a UAR page
 MODES = ("inline", "bottom half")
+BW = (("ib_write_bw", 64), ("ib_send_bw", 64), ("ib_write_bw", 65536))
 
 
 class TernOnWire(rt.Target):
@@ -161,7 +165,7 @@ def trace_cost(events):
 ROWS = (("db_run", "requester: doorbell (vCPU) -> model run starts"),
         ("run_tx", "requester: run -> request frame to the netdev"),
         ("tx_rx", "netdev -> stream socket -> peer QEMU's receive"),
-        ("rx_peerdb", "peer: frame placed -> its guest sees it, posts, rings"),
+        ("rx_peerdb", "peer: frame placed -> its guest polls, posts, rings"),
         ("total", "one way: doorbell -> peer's doorbell"),
         ("rx_ack", "peer: request in -> ACK frame out"),
         ("ack_back", "ACK: peer's netdev -> requester's receive (CQE)"),
@@ -173,12 +177,15 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--iters", type=int, default=1000)
     ap.add_argument("--no-trace", action="store_true")
+    ap.add_argument("--bw", type=int, default=0, metavar="SECONDS",
+                    help="also message rate and bandwidth runs of this length")
     args = ap.parse_args()
 
     qargs = [] if args.no_trace else \
         ["-msg", "timestamp=on"] + [x for ev in EVENTS for x in ("-trace", ev)]
     wires = [Wire("tern"), Wire("tern", props={"doorbell-inline": "off"})]
     lat = {m: [] for m in MODES}
+    bw = {(m, b): [] for m in MODES for b in BW}
     steps = {m: {} for m in MODES}
     cost = []
     with Cluster(nodes=2, wires=wires, name="bench-d2w", qemu_args=qargs) as c:
@@ -211,6 +218,18 @@ def main():
                 tc = trace_cost(ev[0])
                 if tc is not None and k == 0:
                     cost.append(tc)
+            for b in (BW if args.bw else ()):
+                for k in order:
+                    res, rows = rt.perftest(targets[k], b[0], "-s %d -D %d" % (b[1], args.bw),
+                                            timeout=args.bw + 300)
+                    if not res.ok or not rows:
+                        print("# run %d %s %s failed: %s" % (run + 1, MODES[k], b[0],
+                                                             res.diag()), file=sys.stderr)
+                        continue
+                    bw[(MODES[k], b)].append((rows[-1]["bw_avg"], rows[-1]["msg_rate"] * 1e6))
+                    print("# run %d %-11s %s -s %d: %.2f MB/s, %.0f msg/s"
+                          % ((run + 1, MODES[k]) + b + bw[(MODES[k], b)][-1]),
+                          file=sys.stderr, flush=True)
         load.stop()
 
     print("\nib_write_lat -s 2 -n %d, two guests (QEMU TCG, 1 vCPU each), %d runs%s"
@@ -221,6 +240,19 @@ def main():
         v = lat[m]
         print("| %s | %s |" % (m, "%.2f (%.2f..%.2f)" % (statistics.median(v), min(v), max(v))
                                if v else "failed"))
+    if args.bw:
+        print("\nperftest -D %d, median (range) of %d runs" % (args.bw, args.runs))
+        print("| program, size | inline MB/s | msg/s | bottom half MB/s | msg/s |")
+        print("|---|---|---|---|---|")
+        for b in BW:
+            cells = []
+            for m in MODES:
+                v = bw[(m, b)]
+                for i, fmt in ((0, "%.2f"), (1, "%.0f")):
+                    x = [r[i] for r in v]
+                    cells.append(("%s (%s..%s)" % (fmt, fmt, fmt)) % (
+                        statistics.median(x), min(x), max(x)) if x else "failed")
+            print("| %s %d B | %s |" % (b[0], b[1], " | ".join(cells)))
     if not args.no_trace:
         print("\nsteps of each 2 B WRITE, median us (p90) over every WRITE of every run "
               "(trace stamps, 1 us resolution)")

@@ -10,6 +10,11 @@ between the NICs (tern, virtio-net, tern, ...; the first of each pair alternatin
 change in the host's load falls on both; the CPU other work used meanwhile is printed under
 the table (bench/hostload.py) and each run's figures go to stderr as they come.
 
+Each run also reads the CPU time of both QEMUs' threads (main loop, and the rest: the vCPU's
+TCG thread): the guests are bound by the CPU the host gives their vCPUs, and on a shared
+2-core host that swings between runs, so the table adds Mb/s per core of the sender's vCPU
+thread (throughput over that thread's share of a core during the run), which does not.
+
 Both NICs are emulated: the numbers measure the device model and driver under QEMU's software
 emulation (no KVM), where the guest CPU is the bottleneck. Both have checksum offload and TSO
 (tern's since TERN_DEV_CAP_ETH_OFFLOAD; virtio-net's through its virtio features).
@@ -84,6 +89,7 @@ def main():
         chans = c[0].run("ethtool -l %s | grep Combined | tail -1" % c[0].iface(0)).stdout
         rows = [("tern", []), ("virtio-net", [])]
         cpu = ([], [])
+        eff = ([], [])      # Mb/s per core of the sender's vCPU thread, per run
         load = Others(c)
         load.start()
         for run in range(args.runs):
@@ -96,6 +102,7 @@ def main():
                 use = ["%.0f/%.0f" % tuple(100 * (y - x) / dt for x, y in zip(p, q))
                        for p, q in zip(a, b)]
                 cpu[wire].append(use)
+                eff[wire].append(v / max((b[0][1] - a[0][1]) / dt, 1e-3))
                 print("# run %d %s %.1f Mb/s; QEMU CPU %% main loop/vCPU: sender %s, "
                       "receiver %s" % (run + 1, rows[wire][0], v, use[0], use[1]),
                       file=sys.stderr, flush=True)
@@ -103,12 +110,15 @@ def main():
         print("\nTCP throughput, guest to guest, %d x %d s iperf3, %d stream(s), tern with %s "
               "channel(s), QEMU TCG, 1 vCPU each" % (args.runs, args.seconds, args.streams,
                                                     chans.split()[-1] if chans else "?"))
-        print("%-12s %12s %12s %12s" % ("NIC", "median Mb/s", "min", "max"))
-        for label, vals in rows:
-            print("%-12s %12.1f %12.1f %12.1f" % (label, statistics.median(vals), min(vals),
-                                                  max(vals)))
+        print("%-12s %12s %12s %12s %22s" % ("NIC", "median Mb/s", "min", "max",
+                                              "Mb/s per sender vCPU"))
+        for (label, vals), e in zip(rows, eff):
+            print("%-12s %12.1f %12.1f %12.1f %22.1f" % (label, statistics.median(vals),
+                                                         min(vals), max(vals),
+                                                         statistics.median(e)))
         ratio = statistics.median(rows[0][1]) / max(statistics.median(rows[1][1]), 1e-9)
-        print("tern / virtio-net: %.2f" % ratio)
+        print("tern / virtio-net: %.2f; per core of the sender's vCPU: %.2f" % (
+            ratio, statistics.median(eff[0]) / max(statistics.median(eff[1]), 1e-9)))
         print(load.line())
 
 
