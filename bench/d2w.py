@@ -185,6 +185,7 @@ def main():
         ["-msg", "timestamp=on"] + [x for ev in EVENTS for x in ("-trace", ev)]
     wires = [Wire("tern"), Wire("tern", props={"doorbell-inline": "off"})]
     lat = {m: [] for m in MODES}
+    p99 = {m: [] for m in MODES}
     bw = {(m, b): [] for m in MODES for b in BW}
     steps = {m: {} for m in MODES}
     cost = []
@@ -207,6 +208,7 @@ def main():
                           file=sys.stderr)
                     continue
                 lat[MODES[k]].append(rows[-1]["t_typical"])
+                p99[MODES[k]].append(rows[-1]["p99"])
                 print("# run %d %-11s typical %.2f us" % (run + 1, MODES[k],
                                                            rows[-1]["t_typical"]),
                       file=sys.stderr, flush=True)
@@ -234,12 +236,12 @@ def main():
 
     print("\nib_write_lat -s 2 -n %d, two guests (QEMU TCG, 1 vCPU each), %d runs%s"
           % (args.iters, args.runs, "" if args.no_trace else ", traced"))
-    print("| doorbell | typical us, median (range) |")
-    print("|---|---|")
+    print("| doorbell | typical us, median (range) | p99 us, median (range) |")
+    print("|---|---|---|")
     for m in MODES:
-        v = lat[m]
-        print("| %s | %s |" % (m, "%.2f (%.2f..%.2f)" % (statistics.median(v), min(v), max(v))
-                               if v else "failed"))
+        print("| %s |" % m, " | ".join("%.2f (%.2f..%.2f)" % (statistics.median(v), min(v),
+                                                               max(v)) if v else "failed"
+                                        for v in (lat[m], p99[m])), "|")
     if args.bw:
         print("\nperftest -D %d, median (range) of %d runs" % (args.bw, args.runs))
         print("| program, size | inline MB/s | msg/s | bottom half MB/s | msg/s |")
