@@ -165,7 +165,7 @@ def trace_cost(events):
 ROWS = (("db_run", "requester: doorbell (vCPU) -> model run starts"),
         ("run_tx", "requester: run -> request frame to the netdev"),
         ("tx_rx", "netdev -> stream socket -> peer QEMU's receive"),
-        ("rx_peerdb", "peer: frame placed -> its guest polls, posts, rings"),
+        ("rx_peerdb", "peer: frame placed -> guest polls, posts, rings"),
         ("total", "one way: doorbell -> peer's doorbell"),
         ("rx_ack", "peer: request in -> ACK frame out"),
         ("ack_back", "ACK: peer's netdev -> requester's receive (CQE)"),
