@@ -50,7 +50,9 @@ struct tern_model_host {
 	/*
 	 * The model has work to do (a doorbell was rung, a timer expired): arrange for
 	 * tern_model_run() to be called soon from the model's context, not from inside this
-	 * callback (in QEMU: schedule a bottom half).
+	 * callback (in QEMU: schedule a bottom half). A kick from inside
+	 * tern_model_mmio_write() may instead be served by calling tern_model_run() right after
+	 * that call returns (the QEMU adapter does this for doorbells, in the vCPU's MMIO write).
 	 */
 	void (*kick)(void *opaque);
 	/* RX buffers became available after tern_model_rx_frame() returned 0: retry queued frames. */

@@ -6,6 +6,15 @@
  * a virtual-clock timer and logging. Everything about registers and device
  * behaviour lives in the model.
  *
+ * Where the model runs: a doorbell write (BAR2) that gives the model work runs
+ * it at once, in the vCPU thread's MMIO callback, so a posted send reaches
+ * the wire without waking the main loop (Documentation/performance.rst). QEMU
+ * holds the BQL around MMIO callbacks, bottom halves, timers and the NIC's
+ * receive callback, so the model still sees one context at a time; the
+ * device's reentrancy guard is engaged during the callback as it is during
+ * the bottom half, so the model's DMA cannot reach its own BARs. Work that a
+ * run leaves over (a budget spent, the MAC busy) goes to the bottom half.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -56,6 +65,15 @@ struct TernState {
     bool test_hooks;
     uint32_t speed;                 /* line rate, Mb/s (property "speed") */
     uint32_t cmd_timeout;           /* TERN_REG_CMD_TIMEOUT, ms (property "cmd-timeout") */
+    bool db_inline;                 /* run the model in the doorbell's MMIO write */
+
+    /*
+     * Set while tern_model_mmio_write() handles a doorbell with db_inline:
+     * host.kick then only notes that work is due (db_kicked), and the MMIO
+     * callback runs the model once the write is done. BQL.
+     */
+    bool in_db;
+    bool db_kicked;
 
     QEMUBH *bh;                     /* runs tern_model_run() after host.kick */
     QEMUTimer *timer;               /* the model's one-shot timer */
@@ -93,7 +111,20 @@ static void tern_db_write(void *opaque, hwaddr addr, uint64_t val,
 {
     TernState *s = opaque;
 
+    trace_tern_db_write(addr, val);
+    if (!s->db_inline) {
+        tern_model_mmio_write(s->model, TERN_BAR_DB, addr, val, size);
+        return;
+    }
+    s->in_db = true;
+    s->db_kicked = false;
     tern_model_mmio_write(s->model, TERN_BAR_DB, addr, val, size);
+    s->in_db = false;
+    if (s->db_kicked) {
+        /* The model's context: the BQL is held, the write has returned. */
+        trace_tern_run(1);
+        tern_model_run(s->model);
+    }
 }
 
 static const MemoryRegionOps tern_regs_ops = {
@@ -158,6 +189,7 @@ static void tern_host_msix_notify(void *opaque, unsigned int vector)
         return;
     }
     if (msix_enabled(pdev)) {
+        trace_tern_msix(vector);
         msix_notify(pdev, vector);
     }
 }
@@ -167,6 +199,7 @@ static void tern_host_tx_frame(void *opaque, const void *frame, size_t len)
     TernState *s = opaque;
 
     if (s->nic && len <= INT_MAX) {
+        trace_tern_tx_frame(len);
         qemu_send_packet(qemu_get_queue(s->nic), frame, len);
     }
 }
@@ -175,6 +208,10 @@ static void tern_host_kick(void *opaque)
 {
     TernState *s = opaque;
 
+    if (s->in_db) {
+        s->db_kicked = true;    /* tern_db_write() runs the model next */
+        return;
+    }
     qemu_bh_schedule(s->bh);
 }
 
@@ -220,6 +257,7 @@ static void tern_bh(void *opaque)
 {
     TernState *s = opaque;
 
+    trace_tern_run(0);
     tern_model_run(s->model);
 }
 
@@ -237,6 +275,7 @@ static ssize_t tern_net_receive(NetClientState *nc, const uint8_t *buf,
 {
     TernState *s = qemu_get_nic_opaque(nc);
 
+    trace_tern_rx_frame(size);
     /* 0 makes QEMU queue the frame until host.rx_ready flushes the queue. */
     return tern_model_rx_frame(s->model, buf, size);
 }
@@ -426,6 +465,7 @@ static Property tern_properties[] = {
     DEFINE_PROP_BOOL("test-hooks", TernState, test_hooks, false),
     DEFINE_PROP_UINT32("speed", TernState, speed, TERN_QEMU_DEFAULT_SPEED),
     DEFINE_PROP_UINT32("cmd-timeout", TernState, cmd_timeout, TERN_CMD_TIMEOUT_DEFAULT_MS),
+    DEFINE_PROP_BOOL("doorbell-inline", TernState, db_inline, true),
     DEFINE_PROP_END_OF_LIST(),
 };
 
