@@ -117,7 +117,7 @@ enum {
 #define AETH_LEN	4
 #define IMM_LEN		4
 #define IETH_LEN	4	/* the R_Key a SEND with invalidate names */
-#define SPH_LEN		8	/* selective repeat's SEND placement header (tern_sr_sph) */
+#define SPH_LEN		sizeof(struct tern_sr_sph)	/* selective repeat's SEND placement header */
 #define ICRC_LEN	4
 #define DETH_LEN	8	/* UD: Q_Key, source QPN */
 #define ATOMIC_ETH_LEN	28	/* VA, R_Key, Swap (or Add) Data, Compare Data */

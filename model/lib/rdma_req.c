@@ -1111,8 +1111,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 				put_be32(x + 12, wc->len - off);
 				x += RETH_LEN;
 			} else if (place == PKT_PLACE_SPH) {
-				put_be32(x, s->rord);
-				put_be32(x + 4, off);
+				put_be32(x + offsetof(struct tern_sr_sph, rord), s->rord);
+				put_be32(x + offsetof(struct tern_sr_sph, off), off);
 				x += SPH_LEN;
 			}
 			if (imm && last) {

@@ -484,8 +484,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		p.dmalen = get_be32(x + 12);
 		x += RETH_LEN;
 	} else if (p.place == PKT_PLACE_SPH) {
-		p.rord = get_be32(x);
-		p.moff = get_be32(x + 4);
+		p.rord = get_be32(x + offsetof(struct tern_sr_sph, rord));
+		p.moff = get_be32(x + offsetof(struct tern_sr_sph, off));
 		x += SPH_LEN;
 		if (p.rord & ~TERN_SR_SPH_RORD_MASK)
 			goto discard;		/* reserved bits */
