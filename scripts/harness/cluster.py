@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 
-from . import paths
+from . import hostsched, paths
 from .agent import Agent
 from .errors import BootError, HarnessError
 from .klog import kernel_problems
@@ -337,6 +337,7 @@ class Cluster:
         self.tmpdir = None
         self.result_dir = None
         self.boot_seconds = None
+        self.io_sched = []
         self._closed = False
         self._started = False
         self._close_lock = threading.Lock()
@@ -405,6 +406,10 @@ class Cluster:
                         raise BootError("%s: agent did not answer within %d s\n%s" % (
                             node.name, self.boot_timeout, self._tails(node)))
                 node.boot_seconds = time.monotonic() - t0
+            # The I/O threads wake for every frame: see hostsched.py.
+            self.io_sched = [hostsched.io_thread(p.pid) for p in
+                             [n.proc for n in self.nodes] +
+                             [sw.proc for sw in self.switches if getattr(sw, "proc", None)]]
             self._kmemleak_baseline()
             self.boot_seconds = time.monotonic() - t0
             self._write_summary()
@@ -670,6 +675,7 @@ class Cluster:
             "name": self.name,
             "kernel_flavour": self.flavour,
             "boot_seconds": self.boot_seconds,
+            "io_sched": self.io_sched,
             "closed": self._closed,
             "nodes": [{"name": n.name, "pid": n.pid, "argv": n.argv,
                        "boot_seconds": n.boot_seconds,

@@ -154,6 +154,24 @@ try:
     t.ok(r.rc == 0, "node1 pings node0's IPv6 link-local address", r.stdout, r.stderr)
     t.ok(os.path.getsize(c.wires[0].pcap_path) > 24 * 2, "the wire's pcap has frames")
 
+    # --- the I/O threads' scheduling (scripts/harness/hostsched.py) -----------------------
+    pols = {}
+    for n in c:
+        for tid in os.listdir("/proc/%d/task" % n.pid):
+            try:
+                pols[(n.pid, int(tid))] = (os.sched_getscheduler(int(tid)) &
+                                           ~os.SCHED_RESET_ON_FORK)
+            except OSError:
+                pass
+    main_fifo = all(pols.get((n.pid, n.pid)) == os.SCHED_FIFO for n in c)
+    others_normal = all(p == os.SCHED_OTHER for (pid, tid), p in pols.items() if tid != pid)
+    if c.io_sched == ["fifo"] * len(c.nodes):
+        t.ok(main_fifo and others_normal, "each QEMU's main loop runs SCHED_FIFO, its vCPU "
+             "and other threads SCHED_OTHER", repr(pols))
+    else:
+        t.skip("each QEMU's main loop runs SCHED_FIFO",
+               "no SCHED_FIFO for the main loops here (io_sched %r)" % c.io_sched)
+
     # --- kernel logs ---------------------------------------------------------------------
     t.ok("Linux version" in a.dmesg(), "dmesg() returns the kernel log")
     problems = c.kernel_problems()
