@@ -85,6 +85,7 @@ struct tern_cmd_nop_in {
 #define TERN_DEV_CAP_ETH_OFFLOAD	(1u << 3)	/* TX gather, checksum, TSO; RX checksum */
 #define TERN_DEV_CAP_ETH_MODERATION	(1u << 4)	/* Ethernet queue event moderation */
 #define TERN_DEV_CAP_ETH_RSS		(1u << 5)	/* receive side scaling: SET_RSS */
+#define TERN_DEV_CAP_ETH_LRO		(1u << 6)	/* receive coalescing: TERN_PORT_F_LRO */
 
 struct tern_cmd_query_device_out {
 	__le32	fw_version;		/* as TERN_REG_FW_VERSION */
@@ -113,6 +114,7 @@ struct tern_cmd_query_device_out {
  */
 #define TERN_PORT_F_PROMISC		(1u << 0)	/* accept every destination MAC */
 #define TERN_PORT_F_ALLMULTI		(1u << 1)	/* accept every multicast MAC */
+#define TERN_PORT_F_LRO			(1u << 2)	/* coalesce TCP segments (DEV_CAP_ETH_LRO) */
 
 struct tern_cmd_set_port_in {
 	__le32	flags;			/* TERN_PORT_F_* */
@@ -148,6 +150,8 @@ struct tern_cmd_eth_stats_out {
 	__le64	eq_overflows;		/* events lost because an EQ was full */
 	__le64	rx_csum_bad;		/* delivered flagged TERN_ETH_RXD_CSUM_BAD */
 	__le64	tx_tso_segments;	/* frames made by TCP segmentation (in tx_frames too) */
+	__le64	rx_lro_frames;		/* frames delivered in coalesced segments (in rx_frames) */
+	__le64	rx_lro_segments;	/* coalesced segments of two frames or more */
 };
 
 /* ---------------------------------------------------------------------------------------
@@ -284,7 +288,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_nop_in, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_device_out, 112);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_set_port_in, 12);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_port_out, 36);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_eth_stats_out, 128);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_eth_stats_out, 144);
 TERN_HW_ASSERT_SIZE(struct tern_wire_faults, 32);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_wire_faults_out, 96);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eq_in, 24);

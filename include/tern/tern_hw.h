@@ -239,6 +239,8 @@ static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
 #define TERN_ETH_RXD_CSUM_BAD		(1u << 3)	/* RX: one of them bad (frame delivered) */
 #define TERN_ETH_RXD_HASH		(1u << 4)	/* RX: RSS hash in the write-back */
 #define TERN_ETH_RXD_HASH_L4		(1u << 5)	/* RX: ... over addresses and ports */
+#define TERN_ETH_RXD_LRO		(1u << 6)	/* RX: first buffer of a coalesced segment */
+#define TERN_ETH_RXD_MORE		(1u << 7)	/* RX: the segment goes on in the next one */
 
 /* flags of TX descriptors (data and context alike) */
 #define TERN_ETH_TXD_MORE		(1u << 0)	/* the frame goes on in the next one */
@@ -285,6 +287,13 @@ struct tern_eth_txd_ctx {
  * RX descriptor. Write-back: with TERN_ETH_RXD_HASH in @status the device has written the
  * frame's RSS hash (SET_RSS in tern_cmd.h) over the low half of @addr (@rss_hash); the driver
  * keeps its own copy of the buffer's address.
+ *
+ * Receive coalescing (TERN_DEV_CAP_ETH_LRO, TERN_PORT_F_LRO; Documentation/hw/interface.rst,
+ * "Receive coalescing"): a TCP segment the device made of several frames fills up to
+ * TERN_ETH_LRO_MAX_BUFS buffers in ring order. The first descriptor has TERN_ETH_RXD_LRO,
+ * the MSS in @lro_mss and the bytes of its buffer (headers and payload) in @pkt_len; each
+ * descriptor but the last has TERN_ETH_RXD_MORE; the others' @pkt_len are payload bytes at
+ * the start of their buffers. The first descriptor is written back last.
  */
 struct tern_eth_rxd {
 	union {
@@ -293,9 +302,13 @@ struct tern_eth_rxd {
 	};
 	__le16	buf_len;		/* driver: buffer size */
 	__le16	pkt_len;		/* device: frame length written */
-	__le16	rsvd;
+	__le16	lro_mss;		/* device, with TERN_ETH_RXD_LRO: payload bytes per frame */
 	__le16	status;			/* device: TERN_ETH_DESC_*, TERN_ETH_RXD_* */
 };
+
+/* Receive coalescing: buffers per segment, and how long a segment stays open (device time). */
+#define TERN_ETH_LRO_MAX_BUFS		17
+#define TERN_ETH_LRO_TIMEOUT_US		16
 
 #define TERN_ETH_MIN_FRAME		14
 #define TERN_ETH_MIN_MTU		68

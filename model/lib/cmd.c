@@ -300,7 +300,7 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 	put_le32(FLD(o, T, fw_version), TERNM_FW_VERSION);
 	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
 		 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION |
-		 TERN_DEV_CAP_ETH_RSS);
+		 TERN_DEV_CAP_ETH_RSS | TERN_DEV_CAP_ETH_LRO);
 	put_str((char *)FLD(o, T, serial), sizeof(((T *)0)->serial), m->cfg.serial);
 	put_str((char *)FLD(o, T, board_id), sizeof(((T *)0)->board_id), TERNM_BOARD_ID);
 	memcpy(FLD(o, T, mac), m->cfg.mac, 6);
@@ -325,7 +325,7 @@ static void cmd_set_port(struct tern_model *m, struct cmd_ctx *c, const uint8_t 
 	uint16_t mtu = get_le16(CFLD(in, T, mtu));
 	const uint8_t *mac = CFLD(in, T, mac);
 
-	if (flags & ~(uint32_t)(TERN_PORT_F_PROMISC | TERN_PORT_F_ALLMULTI))
+	if (flags & ~(uint32_t)(TERN_PORT_F_PROMISC | TERN_PORT_F_ALLMULTI | TERN_PORT_F_LRO))
 		return bad_param(c, offsetof(T, flags));
 	if (mtu < TERN_ETH_MIN_MTU || mtu > TERN_ETH_MAX_MTU)
 		return bad_param(c, offsetof(T, mtu));
@@ -335,6 +335,8 @@ static void cmd_set_port(struct tern_model *m, struct cmd_ctx *c, const uint8_t 
 	m->port_flags = flags;
 	m->mtu = mtu;
 	memcpy(m->mac, mac, 6);
+	/* segments under way are written back when coalescing stops or the filter changes */
+	ternm_eth_lro_flush_all(m);
 }
 
 static void cmd_query_port(struct tern_model *m, struct cmd_ctx *c)
@@ -377,6 +379,8 @@ static void cmd_query_eth_stats(struct tern_model *m, struct cmd_ctx *c)
 	put_le64(FLD(o, T, eq_overflows), s->eq_overflows);
 	put_le64(FLD(o, T, rx_csum_bad), s->rx_csum_bad);
 	put_le64(FLD(o, T, tx_tso_segments), s->tx_tso_segments);
+	put_le64(FLD(o, T, rx_lro_frames), s->rx_lro_frames);
+	put_le64(FLD(o, T, rx_lro_segments), s->rx_lro_segments);
 }
 
 /* Input size of each command; -1: variable (checked by the command). */

@@ -224,6 +224,14 @@ static void ethq_frame_done(struct tern_model *m, struct ternm_ethq *q, bool rx)
 	}
 }
 
+/* When the segment RX queue @q is coalescing is due (receive coalescing, below). */
+static uint64_t lro_deadline(const struct ternm_ethq *q)
+{
+	return q->lro.start + TERN_ETH_LRO_TIMEOUT_US * TERNM_NS_PER_US;
+}
+
+static void lro_flush(struct tern_model *m, struct ternm_ethq *q, unsigned int qid);
+
 /* A descriptor of @q is finished. */
 static void ethq_done(struct ternm_ethq *q)
 {
@@ -241,6 +249,8 @@ uint64_t ternm_eth_next_deadline(const struct tern_model *m)
 
 		if (q->used && q->moder_n && q->moder_period_us && ethq_moder_deadline(q) < next)
 			next = ethq_moder_deadline(q);
+		if (q->lro.nbufs && lro_deadline(q) < next)
+			next = lro_deadline(q);
 	}
 	return next;
 }
@@ -253,6 +263,9 @@ void ternm_eth_timer(struct tern_model *m, uint64_t now)
 		bool rx = i >= TERNM_MAX_ETH_TXQS;
 		struct ternm_ethq *q = rx ? &m->rxq[i - TERNM_MAX_ETH_TXQS] : &m->txq[i];
 
+		/* a segment's write-back first: it may count for the moderation */
+		if (q->lro.nbufs && lro_deadline(q) <= now)
+			lro_flush(m, q, i - TERNM_MAX_ETH_TXQS);
 		if (q->used && q->moder_n && q->moder_period_us && ethq_moder_deadline(q) <= now)
 			ethq_event(m, q, rx);
 	}
@@ -287,6 +300,7 @@ int ternm_ethq_modify(struct tern_model *m, bool rx, const uint8_t *in, uint32_t
 static void ethq_break(struct tern_model *m, struct ternm_ethq *q, bool rx, unsigned int qid)
 {
 	q->broken = true;
+	q->lro.nbufs = 0;		/* a segment under way is lost with the ring */
 	if (rx)
 		m->stats.rx_dma_errors++;
 	else
@@ -726,6 +740,8 @@ int ternm_eth_set_rss(struct tern_model *m, const uint8_t *in, uint32_t *syndrom
 			return TERN_CMD_BAD_PARAM;
 		}
 	}
+	/* a flow may move to another queue: what its old one holds goes first */
+	ternm_eth_lro_flush_all(m);
 	m->rss.hash_fields = fields;
 	memcpy(m->rss.key, CFLD(in, T, key), TERN_RSS_KEY_SIZE);
 	memcpy(m->rss.indir, indir, TERN_RSS_INDIR_SIZE);
@@ -749,7 +765,8 @@ bool ternm_eth_rx_would_block(const struct tern_model *m, const uint8_t *frame, 
 		qid = (int)m->rx_blocked_q;
 	else
 		qid = rx_target(m, frame, len, NULL, NULL);
-	return qid >= 0 && m->rxq[qid].ci == m->rxq[qid].pi;
+	/* the descriptors a segment under way holds are not free */
+	return qid >= 0 && (uint16_t)(m->rxq[qid].pi - m->rxq[qid].ci) <= m->rxq[qid].lro.nbufs;
 }
 
 /* The checks of ternm_eth_rx_frame() before it needs a descriptor: would it take @frame? */
@@ -816,6 +833,373 @@ static uint16_t rx_csum(const uint8_t *f, size_t len)
 	return frame_csum_fold(s) == 0xffff ? TERN_ETH_RXD_CSUM_OK : TERN_ETH_RXD_CSUM_BAD;
 }
 
+
+/* ---- receive coalescing (LRO) ------------------------------------------------------------- */
+
+/* A TCP frame's layout, as far as coalescing needs it (lro_frame()). */
+struct lro_frame {
+	uint8_t ipver;
+	uint16_t l3, l4, hlen;	/* IP and TCP headers' offsets, all headers' length */
+	uint16_t payload;	/* TCP payload bytes (Ethernet padding excluded) */
+	uint32_t seq;
+	bool psh;
+};
+
+#define TCP_F_FIN	0x01
+#define TCP_F_PSH	0x08
+#define TCP_F_ACK	0x10
+
+/*
+ * Could @f be part of a coalesced segment: IPv4 without options, DF, not a fragment, or IPv6
+ * without extension headers; TCP with ACK (and maybe PSH) only; a payload; lengths that add
+ * up; no 802.1Q tag; a unicast destination; headers that fit TERNM_LRO_MAX_HDR. The
+ * checksums are checked apart (rx_csum()). Reads no byte at or beyond @len.
+ */
+static bool lro_frame(const uint8_t *f, size_t len, struct lro_frame *t)
+{
+	struct frame_info p;
+	size_t l3, l4, end, th;
+
+	frame_parse(f, len, &p);
+	if (!p.ip_whole || p.vlan || (f[0] & 1))
+		return false;
+	l3 = p.l3;
+	if (p.ipver == 4) {
+		if ((f[l3] & 0x0f) != 5 || f[l3 + 9] != FRAME_IPPROTO_TCP ||
+		    (get_be16(f + l3 + 6) & 0xbfff) != 0 || !(f[l3 + 6] & 0x40))
+			return false;		/* options, not TCP, a fragment, no DF, reserved bit */
+		l4 = l3 + FRAME_IPV4_HLEN;
+		end = l3 + get_be16(f + l3 + 2);
+	} else {
+		if (f[l3 + 6] != FRAME_IPPROTO_TCP)
+			return false;
+		l4 = l3 + FRAME_IPV6_HLEN;
+		end = l4 + get_be16(f + l3 + 4);
+	}
+	if (end > len || l4 + 20 > end)
+		return false;
+	th = (size_t)(f[l4 + 12] >> 4) * 4;
+	/* data offset >= 5, no NS bit, ACK and perhaps PSH: nothing else */
+	if (th < 20 || (f[l4 + 12] & 0x0f) || (f[l4 + 13] & ~TCP_F_PSH) != TCP_F_ACK ||
+	    l4 + th >= end || l4 + th > TERNM_LRO_MAX_HDR)
+		return false;
+	t->ipver = p.ipver;
+	t->l3 = (uint16_t)l3;
+	t->l4 = (uint16_t)l4;
+	t->hlen = (uint16_t)(l4 + th);
+	t->payload = (uint16_t)(end - l4 - th);
+	t->seq = get_be32(f + l4 + 4);
+	t->psh = f[l4 + 13] & TCP_F_PSH;
+	return true;
+}
+
+/*
+ * Does @t (frame @f) continue @g: the same headers but for the fields each frame has its own
+ * of (IP length, identification and header checksum; TCP sequence number, PSH, window and
+ * checksum), the next sequence number, and no more payload than the first frame's.
+ */
+static bool lro_continues(const struct ternm_lro *g, const uint8_t *f, const struct lro_frame *t)
+{
+	const uint8_t *h = g->hdr;
+	size_t l3 = t->l3, l4 = t->l4;
+
+	if (t->ipver != g->ipver || t->hlen != g->hlen || t->seq != g->next_seq ||
+	    t->payload > g->mss || memcmp(f, h, l3))
+		return false;
+	if (t->ipver == 4) {
+		if (memcmp(f + l3, h + l3, 2) || memcmp(f + l3 + 6, h + l3 + 6, 4) ||
+		    memcmp(f + l3 + 12, h + l3 + 12, 8))
+			return false;
+	} else if (memcmp(f + l3, h + l3, 4) || memcmp(f + l3 + 6, h + l3 + 6, 34)) {
+		return false;
+	}
+	/* ports; acknowledgment, data offset, flags (PSH aside); urgent pointer and options */
+	return !memcmp(f + l4, h + l4, 4) && !memcmp(f + l4 + 8, h + l4 + 8, 5) &&
+	       ((f[l4 + 13] ^ h[l4 + 13]) & ~TCP_F_PSH) == 0 &&
+	       !memcmp(f + l4 + 18, h + l4 + 18, t->hlen - l4 - 18);
+}
+
+/* Descriptor @i of RX queue @q's ring (its number from the ring's start, wrapped). */
+static uint64_t rxd_off(const struct ternm_ethq *q, uint16_t i)
+{
+	return (uint64_t)(i & (ethq_depth(q) - 1)) * sizeof(struct tern_eth_rxd);
+}
+
+/*
+ * Completes descriptor ci + @i of a segment with DONE|ERR (its buffer could not be written):
+ * false when the ring itself is unreachable (the queue is then stopped).
+ */
+static bool lro_desc_err(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
+			 unsigned int i)
+{
+	typedef struct tern_eth_rxd T;
+	uint8_t w[2];
+
+	put_le16(w, 0);
+	if (ternm_mem_write(m, &q->mem, rxd_off(q, (uint16_t)(q->ci + i)) + offsetof(T, pkt_len),
+			    w, 2))
+		goto broken;
+	put_le16(w, TERN_ETH_DESC_DONE | TERN_ETH_DESC_ERR);
+	if (ternm_mem_write(m, &q->mem, rxd_off(q, (uint16_t)(q->ci + i)) + offsetof(T, status),
+			    w, 2))
+		goto broken;
+	return true;
+broken:
+	ethq_break(m, q, true, qid);
+	return false;
+}
+
+/*
+ * Ends @q's segment with DONE|ERR on every descriptor it took (a buffer could not be
+ * written: its frames are lost, as a frame is whose buffer is unreachable).
+ */
+static void lro_abort(struct tern_model *m, struct ternm_ethq *q, unsigned int qid)
+{
+	unsigned int i, n = q->lro.nbufs;
+
+	q->lro.nbufs = 0;
+	for (i = 0; i < n; i++)
+		if (!lro_desc_err(m, q, qid, i))
+			return;
+	q->ci = (uint16_t)(q->ci + n);
+	ethq_frame_done(m, q, true);
+}
+
+/* The one's complement sum of @n payload bytes at @p that start at payload byte @at. */
+static uint32_t lro_sum(const uint8_t *p, size_t n, uint32_t at)
+{
+	uint16_t s = frame_csum_fold(frame_csum_add(0, p, n));
+
+	/* an odd offset puts every byte in the other half of its word */
+	return at & 1 ? (uint32_t)(uint16_t)(s << 8 | s >> 8) : s;
+}
+
+/* The segment's headers as one TCP segment carrying all of its payload. */
+static void lro_headers(const struct ternm_lro *g, uint8_t *h)
+{
+	size_t l3 = g->l3, l4 = g->l4, tcp = g->hlen - g->l4;
+	uint32_t l4len = (uint32_t)(tcp + g->payload), s;
+
+	memcpy(h, g->hdr, g->hlen);
+	if (g->ipver == 4) {
+		put_be16(h + l3 + 2, (uint16_t)(FRAME_IPV4_HLEN + l4len));
+		frame_ipv4_csum_set(h + l3, FRAME_IPV4_HLEN);
+	} else {
+		put_be16(h + l3 + 4, (uint16_t)l4len);
+	}
+	if (g->psh)
+		h[l4 + 13] |= TCP_F_PSH;
+	memcpy(h + l4 + 14, g->window, 2);
+	h[l4 + 16] = h[l4 + 17] = 0;
+	s = frame_csum_add(pseudo_sum(h, g->ipver, l3, FRAME_IPPROTO_TCP, l4len), h + l4, tcp);
+	s = frame_csum_fold(frame_csum_fold(s) + g->psum);
+	put_be16(h + l4 + 16, (uint16_t)~s);
+}
+
+/*
+ * Writes back RX queue @q's segment and ends it: as the one frame it holds, or as a coalesced
+ * segment (the first descriptor last); or completes its descriptors with ERR when a buffer
+ * cannot be written. Counts it, once, for the queue's events.
+ */
+static void lro_flush(struct tern_model *m, struct ternm_ethq *q, unsigned int qid)
+{
+	typedef struct tern_eth_rxd T;
+	struct ternm_lro *g = &q->lro;
+	uint8_t h[TERNM_LRO_MAX_HDR], w[4];
+	uint16_t status = TERN_ETH_DESC_DONE | g->status;
+	unsigned int i, n = g->nbufs;
+
+	if (!n)
+		return;
+	if (g->segs > 1) {
+		lro_headers(g, h);
+		if (ternm_dma_write(m, g->addr[0], h, g->hlen)) {
+			m->stats.rx_dma_errors++;
+			lro_abort(m, q, qid);
+			return;
+		}
+		for (i = 1; i < n; i++) {
+			put_le16(w, g->used[i]);
+			if (ternm_mem_write(m, &q->mem, rxd_off(q, (uint16_t)(q->ci + i)) +
+					    offsetof(T, pkt_len), w, 2))
+				goto broken;
+			put_le16(w, TERN_ETH_DESC_DONE | (i + 1 < n ? TERN_ETH_RXD_MORE : 0));
+			if (ternm_mem_write(m, &q->mem, rxd_off(q, (uint16_t)(q->ci + i)) +
+					    offsetof(T, status), w, 2))
+				goto broken;
+		}
+		put_le16(w, g->mss);
+		if (ternm_mem_write(m, &q->mem, rxd_off(q, q->ci) + offsetof(T, lro_mss), w, 2))
+			goto broken;
+		status |= TERN_ETH_RXD_LRO | (n > 1 ? TERN_ETH_RXD_MORE : 0);
+		m->stats.rx_lro_frames += g->segs;
+		m->stats.rx_lro_segments++;
+	}
+	if (status & TERN_ETH_RXD_HASH) {
+		put_le32(w, g->hash);
+		if (ternm_mem_write(m, &q->mem, rxd_off(q, q->ci) + offsetof(T, rss_hash), w, 4))
+			goto broken;
+	}
+	put_le16(w, g->used[0]);
+	if (ternm_mem_write(m, &q->mem, rxd_off(q, q->ci) + offsetof(T, pkt_len), w, 2))
+		goto broken;
+	put_le16(w, status);
+	if (ternm_mem_write(m, &q->mem, rxd_off(q, q->ci) + offsetof(T, status), w, 2))
+		goto broken;
+	g->nbufs = 0;
+	q->ci = (uint16_t)(q->ci + n);
+	ethq_frame_done(m, q, true);
+	return;
+broken:
+	ethq_break(m, q, true, qid);
+}
+
+void ternm_eth_lro_flush_all(struct tern_model *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < TERNM_MAX_ETH_RXQS; i++)
+		if (m->rxq[i].used && !m->rxq[i].broken)
+			lro_flush(m, &m->rxq[i], i);
+}
+
+/*
+ * Appends @n payload bytes at @p to @q's segment, taking more buffers from the ring as the
+ * last one fills: false, with nothing changed, when the ring or TERN_ETH_LRO_MAX_BUFS does
+ * not have the room; -1 when a buffer or the ring could not be read or written (the segment
+ * is then broken off: the caller ends it).
+ */
+static int lro_append(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
+		      const uint8_t *p, size_t n)
+{
+	typedef struct tern_eth_rxd T;
+	struct ternm_lro *g = &q->lro;
+	uint64_t addr[TERN_ETH_LRO_MAX_BUFS];
+	uint16_t blen[TERN_ETH_LRO_MAX_BUFS];
+	unsigned int k = g->nbufs, last = k - 1, i;
+	size_t room = g->buf_len[last] - g->used[last], put;
+	uint8_t d[sizeof(T)];
+
+	/* find the room first: the buffers after the segment's, while the ring has them */
+	while (room < n) {
+		if (k >= TERN_ETH_LRO_MAX_BUFS || (uint16_t)(q->pi - q->ci) <= k)
+			return 0;
+		if (ternm_mem_read(m, &q->mem, rxd_off(q, (uint16_t)(q->ci + k)), d, sizeof(d))) {
+			ethq_break(m, q, true, qid);
+			return -1;
+		}
+		addr[k] = get_le64(CFLD(d, T, addr));
+		blen[k] = get_le16(CFLD(d, T, buf_len));
+		room += blen[k];
+		k++;
+	}
+	for (i = g->nbufs; i < k; i++) {
+		g->addr[i] = addr[i];
+		g->buf_len[i] = blen[i];
+		g->used[i] = 0;
+	}
+	g->nbufs = (uint8_t)k;
+	for (i = last; n; i++) {
+		put = g->buf_len[i] - g->used[i];
+		if (put > n)
+			put = n;
+		if (put && ternm_dma_write(m, g->addr[i] + g->used[i], p, put)) {
+			m->stats.rx_dma_errors++;
+			return -1;
+		}
+		g->used[i] = (uint16_t)(g->used[i] + put);
+		p += put;
+		n -= put;
+	}
+	return 1;
+}
+
+/*
+ * Receive coalescing for @f, a frame for RX queue @q with rx_csum() @csum and RSS @hash/
+ * @hflags: true when the segment took it (counted then), false when the caller receives it
+ * as usual. Ends the queue's segment when @f does not continue it.
+ */
+static bool lro_rx(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
+		   const uint8_t *f, size_t len, uint16_t csum, uint32_t hash, uint16_t hflags)
+{
+	typedef struct tern_eth_rxd T;
+	struct ternm_lro *g = &q->lro;
+	struct lro_frame t;
+	uint8_t d[sizeof(T)];
+	bool tcp;
+	int rc;
+
+	tcp = (m->port_flags & TERN_PORT_F_LRO) && csum == TERN_ETH_RXD_CSUM_OK &&
+	      lro_frame(f, len, &t);
+	if (g->nbufs) {
+		/* the IPv4 total length or IPv6 payload length stays within 16 bits */
+		if (tcp && lro_continues(g, f, &t) &&
+		    g->hlen - (g->ipver == 4 ? g->l3 : g->l4) + g->payload + t.payload <= 65535) {
+			rc = lro_append(m, q, qid, f + t.hlen, t.payload);
+			if (rc > 0) {
+				g->psum = frame_csum_fold(g->psum + lro_sum(f + t.hlen, t.payload,
+									   g->payload));
+				g->payload += t.payload;
+				g->next_seq += t.payload;
+				g->segs++;
+				g->psh |= t.psh;
+				memcpy(g->window, f + t.l4 + 14, 2);
+				m->stats.rx_frames++;
+				m->stats.rx_bytes += len;
+				if (t.psh || t.payload < g->mss)
+					lro_flush(m, q, qid);
+				return true;
+			}
+			if (rc < 0) {
+				/* the frame is lost with the segment (a buffer or the ring failed) */
+				if (q->broken)
+					g->nbufs = 0;
+				else
+					lro_abort(m, q, qid);
+				return true;
+			}
+		}
+		lro_flush(m, q, qid);
+		if (q->broken)
+			return true;
+	}
+	/* open a segment: a full frame without PSH, into a buffer it fits */
+	if (!tcp || t.psh || q->ci == q->pi)
+		return false;
+	if (ternm_mem_read(m, &q->mem, rxd_off(q, q->ci), d, sizeof(d))) {
+		ethq_break(m, q, true, qid);
+		return true;
+	}
+	if (get_le16(CFLD(d, T, buf_len)) < len)
+		return false;			/* the usual path drops it and counts it */
+	g->addr[0] = get_le64(CFLD(d, T, addr));
+	g->buf_len[0] = get_le16(CFLD(d, T, buf_len));
+	if (ternm_dma_write(m, g->addr[0], f, t.hlen + t.payload))
+		return false;			/* the usual path writes it and reports the error */
+	g->used[0] = (uint16_t)(t.hlen + t.payload);
+	g->nbufs = 1;
+	g->ipver = t.ipver;
+	g->l3 = t.l3;
+	g->l4 = t.l4;
+	g->hlen = t.hlen;
+	g->mss = t.payload;
+	g->segs = 1;
+	g->psh = 0;
+	g->status = TERN_ETH_RXD_CSUM_OK | hflags;
+	g->hash = hash;
+	g->next_seq = t.seq + t.payload;
+	g->payload = t.payload;
+	g->psum = lro_sum(f + t.hlen, t.payload, 0);
+	g->start = ternm_now(m);
+	memcpy(g->window, f + t.l4 + 14, 2);
+	memcpy(g->hdr, f, t.hlen);
+	m->stats.rx_frames++;
+	m->stats.rx_bytes += len;
+	if (lro_deadline(q) < m->timer_armed_ns)
+		ternm_timer_update(m);
+	return true;
+}
+
 size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len)
 {
 	typedef struct tern_eth_rxd T;
@@ -824,7 +1208,7 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	struct ternm_ethq *q;
 	int qid;
 	uint64_t off, addr;
-	uint16_t status = TERN_ETH_DESC_DONE, hflags;
+	uint16_t status = TERN_ETH_DESC_DONE, hflags, csum;
 	uint32_t hash = 0;
 	bool is_bcast, is_mcast;
 
@@ -858,6 +1242,10 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		return len;
 	}
 	q = &m->rxq[qid];
+	csum = rx_csum(frame, len);
+	if ((q->lro.nbufs || (m->port_flags & TERN_PORT_F_LRO)) &&
+	    lro_rx(m, q, (unsigned int)qid, frame, len, csum, hash, hflags))
+		return len;
 	if (q->ci == q->pi) {
 		/* No buffer: the embedding holds the frame until host->rx_ready. */
 		m->rx_blocked = true;
@@ -881,7 +1269,7 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		put_le16(w, 0);
 	} else {
 		put_le16(w, (uint16_t)len);
-		status |= rx_csum(frame, len);
+		status |= csum;
 		if (status & TERN_ETH_RXD_CSUM_BAD)
 			m->stats.rx_csum_bad++;
 		if (hflags) {

@@ -210,6 +210,33 @@ struct ternm_tx_frame {
 	uint16_t status;	/* DONE, | ERR when it is not to be sent */
 };
 
+/*
+ * Receive coalescing (eth.c, Documentation/hw/interface.rst "Receive coalescing"): the TCP
+ * segment an RX queue is building, in the buffers of descriptors ci .. ci + nbufs - 1 (the
+ * queue's ci stays at the first until the segment is written back). nbufs 0: none.
+ */
+#define TERNM_LRO_MAX_HDR	128	/* Ethernet + IP + TCP with options: 14 + 40 + 60 */
+
+struct ternm_lro {
+	uint8_t nbufs;
+	uint8_t ipver;
+	uint8_t psh;		/* a frame had PSH */
+	uint16_t l3, l4, hlen;	/* where IP and TCP start, the headers' length */
+	uint16_t mss;		/* the first frame's payload */
+	uint16_t segs;		/* frames in it */
+	uint16_t status;	/* the first frame's TERN_ETH_RXD_CSUM_OK | hash flags */
+	uint32_t hash;
+	uint32_t next_seq;	/* the sequence number the next frame must have */
+	uint32_t payload;	/* payload bytes */
+	uint32_t psum;		/* one's complement sum of the payload, from its first byte */
+	uint64_t start;		/* device time of the first frame */
+	uint8_t window[2];	/* the last frame's TCP window */
+	uint64_t addr[TERN_ETH_LRO_MAX_BUFS];
+	uint16_t buf_len[TERN_ETH_LRO_MAX_BUFS];
+	uint16_t used[TERN_ETH_LRO_MAX_BUFS];	/* bytes written in each buffer */
+	uint8_t hdr[TERNM_LRO_MAX_HDR];		/* the first frame's headers */
+};
+
 struct ternm_ethq {
 	bool used;
 	bool armed;
@@ -233,6 +260,7 @@ struct ternm_ethq {
 	uint16_t moder_frames;
 	uint32_t moder_n;
 	uint64_t moder_start;
+	struct ternm_lro lro;	/* RX: the coalesced segment under way (eth.c) */
 };
 
 /* Receive side scaling as SET_RSS last set it (eth.c); hash_fields 0: off. */
@@ -249,6 +277,7 @@ struct ternm_eth_stats {
 	uint64_t tx_bad_len, tx_dma_errors;
 	uint64_t eq_overflows;
 	uint64_t rx_csum_bad, tx_tso_segments;
+	uint64_t rx_lro_frames, rx_lro_segments;
 };
 
 /* ---- the wire side of the port (wire.c) ----------------------------------------------- */
@@ -407,6 +436,7 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 void ternm_eth_run(struct tern_model *m);
 bool ternm_eth_rx_would_block(const struct tern_model *m, const uint8_t *frame, size_t len);
 int ternm_eth_set_rss(struct tern_model *m, const uint8_t *in, uint32_t *syndrome);
+void ternm_eth_lro_flush_all(struct tern_model *m);
 uint32_t ternm_toeplitz(const uint8_t key[TERN_RSS_KEY_SIZE], const uint8_t *in, size_t len);
 void ternm_eth_clear(struct tern_model *m);
 int ternm_ethq_modify(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *syndrome);
