@@ -114,7 +114,7 @@ struct tern_cmd_query_device_out {
  */
 #define TERN_PORT_F_PROMISC		(1u << 0)	/* accept every destination MAC */
 #define TERN_PORT_F_ALLMULTI		(1u << 1)	/* accept every multicast MAC */
-#define TERN_PORT_F_LRO			(1u << 2)	/* coalesce TCP segments (DEV_CAP_ETH_LRO) */
+#define TERN_PORT_F_LRO			(1u << 2)	/* coalesce TCP (TERN_DEV_CAP_ETH_LRO) */
 
 struct tern_cmd_set_port_in {
 	__le32	flags;			/* TERN_PORT_F_* */

@@ -239,8 +239,8 @@ static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
 #define TERN_ETH_RXD_CSUM_BAD		(1u << 3)	/* RX: one of them bad (frame delivered) */
 #define TERN_ETH_RXD_HASH		(1u << 4)	/* RX: RSS hash in the write-back */
 #define TERN_ETH_RXD_HASH_L4		(1u << 5)	/* RX: ... over addresses and ports */
-#define TERN_ETH_RXD_LRO		(1u << 6)	/* RX: first buffer of a coalesced segment */
-#define TERN_ETH_RXD_MORE		(1u << 7)	/* RX: the segment goes on in the next one */
+#define TERN_ETH_RXD_LRO		(1u << 6)	/* RX: a coalesced segment's first */
+#define TERN_ETH_RXD_MORE		(1u << 7)	/* RX: it goes on in the next one */
 
 /* flags of TX descriptors (data and context alike) */
 #define TERN_ETH_TXD_MORE		(1u << 0)	/* the frame goes on in the next one */

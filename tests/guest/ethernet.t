@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """tern's Ethernet function between two guests: the driver binds, the link comes up, the
 guests ping and move 64 MiB (16 MiB on the debug kernel) over TCP intact, counters agree with
-what was sent, the offloads (scatter-gather, checksums, TSO) are on and do their job on the
-wire (every TCP frame in the pcap has right checksums and at most the MSS of payload, the
-sender's device made TSO segments), a frame damaged on the wire is flagged by the receiving
+what was sent, the offloads (scatter-gather, checksums, TSO, receive coalescing) are on and do
+their job on the wire (every TCP frame in the pcap has right checksums and at most the MSS of
+payload, the sender's device made TSO segments, the receiver's coalesced them; each can be
+turned off and the data still arrives), a frame damaged on the wire is flagged by the receiving
 device, counted and dropped by the stack while TCP delivers intact, devlink reports the
 firmware, interrupt coalescing (ethtool -c/-C: the defaults, values read back, refusals,
 kept across down/up, devlink reload and a device reset, fewer interrupts under a TCP
@@ -38,7 +39,7 @@ DATA_MIB = 16 if paths.flavour() == "debug" else 64
 
 # The offloads ethtool -k must show on (the device reports TERN_DEV_CAP_ETH_OFFLOAD).
 OFFLOADS = ("scatter-gather", "tx-checksumming", "tcp-segmentation-offload",
-            "rx-checksumming", "generic-receive-offload")
+            "rx-checksumming", "generic-receive-offload", "rx-gro-hw")
 # ethtool -c after probe (the driver's defaults, tern_core.rst) and what the test sets.
 COAL_KEYS = ("rx-usecs", "rx-frames", "tx-usecs", "tx-frames")
 COAL_DEFAULT = {"rx-usecs": 8, "rx-frames": 32, "tx-usecs": 16, "tx-frames": 32}
@@ -237,6 +238,12 @@ try:
     t.ok(frames and all(f[2] and f[3] for f in frames),
          "every one of node1's %d TCP frames has right IPv4 and TCP checksums (our own sums)" %
          len(frames), "bad: %r" % [f for f in frames if not (f[2] and f[3])][:5])
+    # receive coalescing (rx-gro-hw): node0's device handed the stream up in large segments
+    segs = hw(es1[0], "rx_lro_segments") - hw(es0[0], "rx_lro_segments")
+    merged = hw(es1[0], "rx_lro_frames") - hw(es0[0], "rx_lro_frames")
+    t.ok(segs > 0 and merged >= len(data) // 2,
+         "node0's device coalesced the stream (rx-gro-hw): %d of the %d data frames into %d "
+         "segments" % (merged, len(data), segs))
 
     # --- counters agree: driver (ip -s) vs device (ethtool -S), and across the wire -------
     # Retry a few times: a frame can be in flight while the four snapshots are taken.
@@ -294,6 +301,21 @@ try:
     r = n1.run("ethtool -K %s tso on && ethtool -k %s | grep '^tcp-segmentation-offload:'" % (
         devs[1], devs[1]))
     t.ok(r.rc == 0 and ": on" in r.stdout, "ethtool -K tso on", r.stdout, r.stderr)
+    r = n0.run("ethtool -K %s rx-gro-hw off && ethtool -k %s | grep '^rx-gro-hw:'" % (
+        devs[0], devs[0]))
+    t.ok(r.rc == 0 and ": off" in r.stdout, "ethtool -K rx-gro-hw off", r.stdout, r.stderr)
+    lro0 = hw(ethtool_stats(n0, devs[0]), "rx_lro_frames")
+    server = n1.spawn("exec httpd -f -p 8083 -h /srv")
+    time.sleep(0.5)
+    r = n0.run("wget -q -O - http://%s:8083/small | sha256sum" % n1.ip(0), timeout=300)
+    server.kill()
+    t.ok(r.rc == 0 and r.stdout.split()[0] == small_sum and
+         hw(ethtool_stats(n0, devs[0]), "rx_lro_frames") == lro0,
+         "without rx-gro-hw the data arrives intact and the device coalesces nothing",
+         r.stderr)
+    r = n0.run("ethtool -K %s rx-gro-hw on && ethtool -k %s | grep '^rx-gro-hw:'" % (
+        devs[0], devs[0]))
+    t.ok(r.rc == 0 and ": on" in r.stdout, "ethtool -K rx-gro-hw on", r.stdout, r.stderr)
 
     # --- interrupt coalescing: ethtool -c/-C, kept, refused, fewer interrupts --------------
     for n, d in zip(c, devs):

@@ -443,6 +443,9 @@ struct tern_en_queue_stats {
  * @rx_mode_flags: TERN_PORT_F_* wanted by ndo_set_rx_mode; written under the netdev's
  *	address lock, read by @rx_mode_work under @port_lock
  * @rx_mode_work: pushes @rx_mode_flags to the device (ndo_set_rx_mode cannot sleep)
+ * @lro: receive coalescing wanted (NETIF_F_GRO_HW); written by ndo_set_features under RTNL
+ *	before the SET_PORT that applies it, read with @rx_mode_flags
+ * @lro_supported: the device coalesces (TERN_DEV_CAP_ETH_LRO)
  * @reset_work: recreates the channel after a TX timeout; takes RTNL
  * @tx_timeouts: TX watchdog expiries; written by ndo_tx_timeout (netif_tx_lock held)
  * @hw_stats_mutex: serialises QUERY_ETH_STATS so that @hw_stats never goes backwards
@@ -482,6 +485,8 @@ struct tern_en_priv {
 	struct tern_en_port port;
 	u32 rx_mode_flags;
 	struct work_struct rx_mode_work;
+	bool lro;
+	bool lro_supported;
 
 	struct work_struct reset_work;
 	unsigned long tx_timeouts;

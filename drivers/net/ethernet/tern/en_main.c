@@ -27,6 +27,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
@@ -167,6 +168,12 @@ static int tern_en_port_apply(struct tern_en_priv *priv, u32 flags, unsigned int
 	return 0;
 }
 
+/* SET_PORT flags the netdev wants: the receive filter's, and coalescing (rx-gro-hw). */
+static u32 tern_en_port_flags(const struct tern_en_priv *priv)
+{
+	return READ_ONCE(priv->rx_mode_flags) | (READ_ONCE(priv->lro) ? TERN_PORT_F_LRO : 0);
+}
+
 /* Push the netdev's whole configuration to the device (RTNL held). */
 static int tern_en_port_sync(struct tern_en_priv *priv)
 {
@@ -174,7 +181,7 @@ static int tern_en_port_sync(struct tern_en_priv *priv)
 	int err;
 
 	mutex_lock(&priv->port_lock);
-	err = tern_en_port_apply(priv, READ_ONCE(priv->rx_mode_flags), netdev->mtu,
+	err = tern_en_port_apply(priv, tern_en_port_flags(priv), netdev->mtu,
 				 netdev->dev_addr);
 	mutex_unlock(&priv->port_lock);
 	return err;
@@ -189,7 +196,7 @@ static void tern_en_rx_mode_work(struct work_struct *work)
 	if (!netif_device_present(priv->netdev))
 		return;
 	mutex_lock(&priv->port_lock);
-	flags = READ_ONCE(priv->rx_mode_flags);
+	flags = tern_en_port_flags(priv);
 	if (flags != priv->port.flags)
 		tern_en_port_apply(priv, flags, priv->port.mtu, priv->port.mac);
 	mutex_unlock(&priv->port_lock);
@@ -648,7 +655,7 @@ static bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp)
 		rxd->addr = cpu_to_le64(page_pool_get_dma_addr(page) + TERN_EN_RX_HEADROOM);
 		rxd->buf_len = cpu_to_le16(rx->buf_len);
 		rxd->pkt_len = 0;
-		rxd->rsvd = 0;
+		rxd->lro_mss = 0;
 		rxd->status = 0;
 		rx->pi++;
 		rx->db_pending = true;
@@ -671,6 +678,9 @@ static int tern_en_rxq_alloc(struct tern_en_priv *priv, struct tern_en_channel *
 	rx->buf_len = TERN_EN_RX_FRAME_LEN(priv->netdev->mtu);
 	rx->order = tern_en_rx_buf_order(rx->buf_len);
 	rx->truesize = PAGE_SIZE << rx->order;
+	/* A frame takes what the MTU allows; a coalesced segment fills the page. */
+	rx->buf_len = min_t(u32, rx->truesize - TERN_EN_RX_HEADROOM -
+			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), U16_MAX);
 
 	pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
 	pp.order = rx->order;
@@ -1054,6 +1064,127 @@ static struct sk_buff *tern_en_rx_skb(struct tern_en_channel *ch, struct page *p
 	return skb;
 }
 
+/* Buffers of the coalesced segment whose first descriptor is at rx->ci (TERN_ETH_RXD_LRO):
+ * the first one and those after it up to the one without TERN_ETH_RXD_MORE. The device
+ * writes the first descriptor last, so the others are done; 0 if one is not (yet), or the
+ * chain is longer than the device's limit or than what is posted. *@bad: a buffer's length
+ * is out of range (the segment is then dropped whole).
+ */
+static u32 tern_en_rx_lro_bufs(const struct tern_en_rxq *rx, u16 status, bool *bad)
+{
+	u32 mask = rx->size - 1, n = 1, len;
+
+	*bad = false;
+	while (status & TERN_ETH_RXD_MORE) {
+		const struct tern_eth_rxd *rxd = &rx->ring[(rx->ci + n) & mask];
+
+		if (n >= TERN_ETH_LRO_MAX_BUFS || rx->ci + n == rx->pi)
+			return 0;
+		status = le16_to_cpu(READ_ONCE(rxd->status));
+		if (!(status & TERN_ETH_DESC_DONE) || (status & TERN_ETH_RXD_LRO))
+			return 0;
+		dma_rmb();
+		len = le16_to_cpu(rxd->pkt_len);
+		if (!len || len > rx->buf_len || (status & TERN_ETH_DESC_ERR))
+			*bad = true;
+		n++;
+	}
+	return n;
+}
+
+/* Gives @n buffers from rx->ci on back to the pool, unread. */
+static void tern_en_rx_drop(struct tern_en_rxq *rx, u32 n)
+{
+	u32 mask = rx->size - 1;
+
+	for (; n; n--, rx->ci++) {
+		struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
+
+		page_pool_recycle_direct(rx->pool, buf->page);
+		buf->page = NULL;
+	}
+}
+
+/* The skb of a coalesced segment: the first buffer (@len bytes: headers and the payload's
+ * start) as its head, the @n - 1 buffers after it (lengths checked by tern_en_rx_lro_bufs())
+ * as page fragments. Consumes the @n descriptors; NULL when the skb could not be made (the
+ * buffers are recycled).
+ */
+static struct sk_buff *tern_en_rx_lro_skb(struct tern_en_channel *ch, u32 n, u32 len)
+{
+	struct tern_en_rxq *rx = &ch->rx;
+	struct device *dev = tern_en_dma_dev(ch->priv);
+	u32 mask = rx->size - 1, i;
+	struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
+	struct page *page = buf->page;
+	struct sk_buff *skb;
+
+	dma_sync_single_range_for_cpu(dev, page_pool_get_dma_addr(page), TERN_EN_RX_HEADROOM,
+				      len, DMA_FROM_DEVICE);
+	skb = napi_build_skb(page_address(page), rx->truesize);
+	if (unlikely(!skb)) {
+		tern_en_rx_drop(rx, n);
+		return NULL;
+	}
+	buf->page = NULL;
+	skb_mark_for_recycle(skb);
+	skb_reserve(skb, TERN_EN_RX_HEADROOM);
+	__skb_put(skb, len);
+	for (i = 1; i < n; i++) {
+		u32 blen = le16_to_cpu(rx->ring[(rx->ci + i) & mask].pkt_len);
+
+		buf = &rx->bufs[(rx->ci + i) & mask];
+		page = buf->page;
+		buf->page = NULL;
+		dma_sync_single_range_for_cpu(dev, page_pool_get_dma_addr(page),
+					      TERN_EN_RX_HEADROOM, blen, DMA_FROM_DEVICE);
+		skb_add_rx_frag(skb, i - 1, page, TERN_EN_RX_HEADROOM, blen, rx->truesize);
+	}
+	rx->ci += n;
+	return skb;
+}
+
+/* Marks a coalesced segment's skb (after eth_type_trans) as the TCP segments it was made of,
+ * as GRO would have: gso_size the device's MSS, and the type and count of segments, so that
+ * the stack can cut it back when it forwards it. False when its headers are not those of a
+ * segment the device coalesces (IPv4 without options or IPv6, then TCP, payload after them).
+ */
+static bool tern_en_rx_lro_gso(struct sk_buff *skb, u16 mss)
+{
+	unsigned int nh, th, hlen;
+	const struct tcphdr *tcp;
+
+	/* skb->data is the network header here (the stack sets the offsets later); the device
+	 * put every header in the first buffer, the skb's head.
+	 */
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const struct iphdr *)skb->data;
+
+		nh = sizeof(*iph);
+		if (skb_headlen(skb) < nh + sizeof(*tcp) || iph->ihl != 5 ||
+		    iph->protocol != IPPROTO_TCP)
+			return false;
+		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)skb->data;
+
+		nh = sizeof(*ip6h);
+		if (skb_headlen(skb) < nh + sizeof(*tcp) || ip6h->nexthdr != IPPROTO_TCP)
+			return false;
+		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV6;
+	} else {
+		return false;
+	}
+	tcp = (const struct tcphdr *)(skb->data + nh);
+	th = tcp->doff * 4;
+	hlen = nh + th;
+	if (!mss || th < sizeof(*tcp) || skb_headlen(skb) < hlen || skb->len <= hlen)
+		return false;
+	skb_shinfo(skb)->gso_size = mss;
+	skb_shinfo(skb)->gso_segs = DIV_ROUND_UP(skb->len - hlen, mss);
+	return true;
+}
+
 static int tern_en_rx_poll(struct tern_en_channel *ch, int budget)
 {
 	struct net_device *netdev = ch->priv->netdev;
@@ -1068,7 +1199,9 @@ static int tern_en_rx_poll(struct tern_en_channel *ch, int budget)
 		struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
 		struct page *page = buf->page;
 		struct sk_buff *skb;
-		u16 status, len;
+		u16 status, len, lro_mss = 0;
+		u32 nbufs;
+		bool bad;
 
 		status = le16_to_cpu(READ_ONCE(rxd->status));
 		if (!(status & TERN_ETH_DESC_DONE))
@@ -1076,26 +1209,47 @@ static int tern_en_rx_poll(struct tern_en_channel *ch, int budget)
 		/* The rest of the descriptor is valid once DONE is seen. */
 		dma_rmb();
 		len = le16_to_cpu(rxd->pkt_len);
-		buf->page = NULL;
-		rx->ci++;
+		nbufs = 1;
+		bad = false;
+		if (status & TERN_ETH_RXD_LRO) {
+			/* a coalesced segment: its other buffers come with it */
+			nbufs = tern_en_rx_lro_bufs(rx, status, &bad);
+			if (unlikely(!nbufs))
+				break;
+			lro_mss = le16_to_cpu(rxd->lro_mss);
+		}
 		done++;
 
 		if (unlikely(status & TERN_ETH_DESC_ERR)) {
 			errors++;
-			page_pool_recycle_direct(rx->pool, page);
+			tern_en_rx_drop(rx, nbufs);
 			continue;
 		}
-		if (unlikely(len < ETH_HLEN || len > rx->buf_len)) {
+		if (unlikely(len < ETH_HLEN || len > rx->buf_len || bad)) {
 			len_errors++;
-			page_pool_recycle_direct(rx->pool, page);
+			tern_en_rx_drop(rx, nbufs);
 			continue;
 		}
-		skb = tern_en_rx_skb(ch, page, len);
+		if (status & TERN_ETH_RXD_LRO) {
+			skb = tern_en_rx_lro_skb(ch, nbufs, len);
+		} else {
+			buf->page = NULL;
+			rx->ci++;
+			skb = tern_en_rx_skb(ch, page, len);
+		}
 		if (unlikely(!skb)) {
 			dropped++;
 			continue;
 		}
 		skb->protocol = eth_type_trans(skb, netdev);
+		if (status & TERN_ETH_RXD_LRO) {
+			if (unlikely(!(netdev->features & NETIF_F_RXCSUM) ||
+				     !tern_en_rx_lro_gso(skb, lro_mss))) {
+				len_errors++;
+				napi_consume_skb(skb, budget);
+				continue;
+			}
+		}
 		/* a bad sum is left to the stack to find, count and drop */
 		if ((status & TERN_ETH_RXD_CSUM_OK) && (netdev->features & NETIF_F_RXCSUM))
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
@@ -1107,8 +1261,9 @@ static int tern_en_rx_poll(struct tern_en_channel *ch, int budget)
 		skb_record_rx_queue(skb, ch->idx);
 		if (skb->pkt_type == PACKET_MULTICAST)
 			mcast++;
-		packets++;
-		bytes += len;
+		/* a coalesced segment counts the frames it was made of, as the device does */
+		packets += skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+		bytes += skb->len + ETH_HLEN;
 		napi_gro_receive(&ch->napi, skb);
 	}
 
@@ -1670,11 +1825,40 @@ static int tern_en_change_mtu(struct net_device *netdev, int new_mtu)
 	return tern_en_reconfigure(priv, &cfg);
 }
 
+/* rx-gro-hw needs the device's receive checksum: it coalesces only frames it checked. */
+static netdev_features_t tern_en_fix_features(struct net_device *netdev,
+					      netdev_features_t features)
+{
+	if (!(features & NETIF_F_RXCSUM))
+		features &= ~NETIF_F_GRO_HW;
+	return features;
+}
+
+/* RTNL held. rx-gro-hw is the port's TERN_PORT_F_LRO; the rest is the driver's own. */
+static int tern_en_set_features(struct net_device *netdev, netdev_features_t features)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	bool lro = features & NETIF_F_GRO_HW;
+	int err;
+
+	if (lro == priv->lro)
+		return 0;
+	WRITE_ONCE(priv->lro, lro);
+	if (!netif_device_present(netdev))
+		return 0;		/* tern_en_resume() pushes it */
+	err = tern_en_port_sync(priv);
+	if (err)
+		WRITE_ONCE(priv->lro, !lro);
+	return err;
+}
+
 static const struct net_device_ops tern_en_netdev_ops = {
 	.ndo_open		= tern_en_open,
 	.ndo_stop		= tern_en_stop,
 	.ndo_start_xmit		= tern_en_start_xmit,
 	.ndo_features_check	= tern_en_features_check,
+	.ndo_fix_features	= tern_en_fix_features,
+	.ndo_set_features	= tern_en_set_features,
 	.ndo_get_stats64	= tern_en_get_stats64,
 	.ndo_set_rx_mode	= tern_en_set_rx_mode,
 	.ndo_set_mac_address	= tern_en_set_mac_address,
@@ -1825,6 +2009,14 @@ int tern_en_probe(struct tern_dev *tdev)
 		netdev->hw_features |= NETIF_F_RXHASH;
 		netdev->features |= NETIF_F_RXHASH;
 	}
+	/* Receive coalescing on by default, as bnxt has it; needs the device's checksums. */
+	priv->lro_supported = (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_LRO) &&
+			      (netdev->hw_features & NETIF_F_RXCSUM);
+	if (priv->lro_supported) {
+		netdev->hw_features |= NETIF_F_GRO_HW;
+		netdev->features |= NETIF_F_GRO_HW;
+	}
+	priv->lro = netdev->features & NETIF_F_GRO_HW;
 	tern_en_init_mtu(priv);
 
 	/* Until the first SET_PORT the device accepts its permanent address, MTU 1500. */

@@ -75,6 +75,8 @@ static const struct tern_stat_desc tern_hw_stats[] = {
 	TERN_HW_STAT(eq_overflows),
 	TERN_HW_STAT(rx_csum_bad),
 	TERN_HW_STAT(tx_tso_segments),
+	TERN_HW_STAT(rx_lro_frames),
+	TERN_HW_STAT(rx_lro_segments),
 };
 
 /* Per priority p: "<dir>_prio<p>_<name>", from struct tern_pfc_prio_stats. */

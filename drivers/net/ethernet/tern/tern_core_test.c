@@ -163,6 +163,8 @@ static const struct {
 	TERN_TEST_HW_STAT(eq_overflows),
 	TERN_TEST_HW_STAT(rx_csum_bad),
 	TERN_TEST_HW_STAT(tx_tso_segments),
+	TERN_TEST_HW_STAT(rx_lro_frames),
+	TERN_TEST_HW_STAT(rx_lro_segments),
 #undef TERN_TEST_HW_STAT
 };
 
