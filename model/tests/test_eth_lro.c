@@ -447,6 +447,8 @@ static void t_close(void)
 	fk_fini(&x.f);
 }
 
+#define NBREAK 17
+
 /*
  * Frames that do not continue the open segment: it is written back first (3 frames), then
  * the frame as a device without coalescing receives it (compared with one).
@@ -458,7 +460,7 @@ static void t_breakers(void)
 
 	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 8, 200, 2048));
 	REQUIRE(fx_init(&ref, 0, 1500, 8, 200, 2048));
-	for (k = 0; k < 11; k++) {
+	for (k = 0; k < NBREAK; k++) {
 		struct fspec s = { .sport = 41000, .seq = 5000 + k * 100000, .pay = 1448,
 				   .flags = TCP_ACK, .win = 77, .id = (uint16_t)(k * 10) };
 		struct fspec first = s, b;
@@ -507,8 +509,36 @@ static void t_breakers(void)
 		case 10:
 			b.flags = TCP_ACK | 0x20;	/* URG */
 			break;
+		case 11:
+			b.pay = 1449;			/* more than the MSS */
+			break;
 		}
 		len = mkframe(fr, &b);
+		switch (k) {
+		case 12:			/* a timestamp option that differs */
+		case 13:			/* another acknowledgment number */
+		case 14:			/* the IPv4 ECN field: CE */
+		case 15:			/* IPv4 without DF */
+		case 16:			/* another TTL */
+			if (k == 12)
+				fr[34 + 27]++;
+			else if (k == 13)
+				fr[34 + 11]++;
+			else if (k == 14)
+				fr[15] |= 3;
+			else if (k == 15)
+				fr[20] = 0;
+			else
+				fr[22]--;
+			if (k >= 14) {
+				fr[24] = fr[25] = 0;
+				put16(fr + 24, (uint16_t)~lfold(lsum(0, fr + 14, 20)));
+			}
+			fr[34 + 16] = fr[34 + 17] = 0;
+			put16(fr + 34 + 16, (uint16_t)~tcp_sum(fr + 14, false, fr + 34,
+							      len - 34));
+			break;
+		}
 		CHECK_EQ(rx(&x, fr, len), len);
 		CHECK_EQ(rx(&ref, fr, len), len);
 		/* the segment is complete now, before any timer */
@@ -528,11 +558,12 @@ static void t_breakers(void)
 			break;
 		}
 	}
-	CHECK_EQ(XSTAT(&x, rx_lro_segments), 11);
-	CHECK_EQ(XSTAT(&x, rx_lro_frames), 33);
+	CHECK_EQ(XSTAT(&x, rx_lro_segments), NBREAK);
+	CHECK_EQ(XSTAT(&x, rx_lro_frames), 3 * NBREAK);
 	CHECK_EQ(XSTAT(&x, rx_csum_bad), 1);
-	CHECK_EQ(XSTAT(&x, rx_frames), 44);
-	CHECK_EQ(XSTAT(&x, rx_bytes), XSTAT(&ref, rx_bytes) + 33 * (14 + 20 + TCP_HLEN + 1448));
+	CHECK_EQ(XSTAT(&x, rx_frames), 4 * NBREAK);
+	CHECK_EQ(XSTAT(&x, rx_bytes), XSTAT(&ref, rx_bytes) +
+		 3 * NBREAK * (14 + 20 + TCP_HLEN + 1448));
 	fk_fini(&x.f);
 	fk_fini(&ref.f);
 }
@@ -1028,6 +1059,168 @@ static void t_stream(void)
 	stream_case(true);
 }
 
+/* The segment closes TERN_ETH_LRO_TIMEOUT_US after its first frame, not after its last. */
+static void t_timeout(void)
+{
+	struct fx x;
+	struct fspec s = { .sport = 51000, .seq = 1, .pay = 1448, .flags = TCP_ACK, .win = 6 };
+	struct fspec first = s;
+
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 6, 32, 2048));
+	send(&x, &s);
+	s.seq += 1448;
+	fk_advance(&x.f, 10 * US);
+	send(&x, &s);
+	s.seq += 1448;
+	fk_advance(&x.f, (TERN_ETH_LRO_TIMEOUT_US - 10) * US - 1);
+	CHECK_EQ(rxd_status(&x, 0), 0);
+	fk_advance(&x.f, 1);
+	check_seg(&x, &first, 2 * 1448, 1448, false, 6);
+	fk_fini(&x.f);
+}
+
+/*
+ * DESTROY_ETH_RXQ with a segment open: nothing written back, nothing counted, and the
+ * queue made next in its place starts clean.
+ */
+static void t_destroy(void)
+{
+	struct fx x;
+	struct fspec s = { .sport = 52000, .seq = 1, .pay = 1448, .flags = TCP_ACK, .win = 6 };
+	struct fspec first;
+	uint8_t in[sizeof(struct tern_cmd_destroy_eth_queue_in)] = { 0 };
+	uint32_t old;
+	unsigned int i;
+
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 6, 32, 2048));
+	for (i = 0; i < 3; i++) {
+		send(&x, &s);
+		s.seq += 1448;
+	}
+	wr32(in + OFF(struct tern_cmd_destroy_eth_queue_in, qid), x.rx.num);
+	REQUIRE(drv_cmd(&x.f, TERN_CMD_DESTROY_ETH_RXQ, in, sizeof(in), NULL, 0, NULL) ==
+		TERN_CMD_OK);
+	fk_advance(&x.f, 100 * US);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(rxd_status(&x, i), 0);
+	CHECK_EQ(XSTAT(&x, rx_lro_segments), 0);
+	old = x.rx.num;
+	REQUIRE(drv_ethq_create(&x.f, &x.rx, true, 6, x.eq.num, false) == TERN_CMD_OK);
+	CHECK_EQ(x.rx.num, old);
+	x.next = 0;
+	fx_post(&x, 32, 2048);
+	first = s;
+	for (i = 0; i < 2; i++) {
+		send(&x, &s);
+		s.seq += 1448;
+	}
+	fk_advance(&x.f, 20 * US);
+	check_seg(&x, &first, 2 * 1448, 1448, false, 6);
+	CHECK_EQ(XSTAT(&x, rx_lro_segments), 1);
+	CHECK_EQ(XSTAT(&x, rx_lro_frames), 2);
+	fk_fini(&x.f);
+}
+
+/*
+ * The first buffer cannot be written when the headers are rewritten (at the write-back):
+ * every descriptor of the segment DONE|ERR, counted once; then frames go as usual.
+ */
+static void t_hdr_fault(void)
+{
+	struct fx x;
+	struct fspec s = { .sport = 53000, .seq = 1, .pay = 1448, .flags = TCP_ACK, .win = 6 };
+	struct fspec next;
+	unsigned int i;
+
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 6, 32, 2048));
+	for (i = 0; i < 4; i++) {
+		send(&x, &s);
+		s.seq += 1448;
+	}
+	x.f.fault_lo = x.buf[0];
+	x.f.fault_hi = x.buf[0] + 1;
+	fk_advance(&x.f, 20 * US);
+	x.f.fault_lo = x.f.fault_hi = 0;
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(rxd_status(&x, i), TERN_ETH_DESC_DONE | TERN_ETH_DESC_ERR);
+	CHECK_EQ(rxd_status(&x, 3), 0);
+	CHECK_EQ(XSTAT(&x, rx_dma_errors), 1);
+	CHECK_EQ(XSTAT(&x, rx_lro_segments), 0);
+	x.next = 3;
+	next = s;
+	for (i = 0; i < 2; i++) {
+		send(&x, &s);
+		s.seq += 1448;
+	}
+	fk_advance(&x.f, 20 * US);
+	check_seg(&x, &next, 2 * 1448, 1448, false, 6);
+	/* the first frame's buffer unreachable: the usual path reports it */
+	wr64(rxd(&x, x.next) + RXD(addr), FK_BAD_ADDR);
+	send(&x, &s);
+	CHECK_EQ(rxd_status(&x, x.next), TERN_ETH_DESC_DONE | TERN_ETH_DESC_ERR);
+	CHECK_EQ(XSTAT(&x, rx_dma_errors), 2);
+	fk_fini(&x.f);
+}
+
+/* Continuation buffers of odd sizes (0, 1, 3 bytes): each filled to its buf_len in turn. */
+static void t_odd_bufs(void)
+{
+	static const uint16_t sizes[] = { 2048, 0, 1, 0, 3, 100, 2048, 2048, 2048, 2048 };
+	struct fx x;
+	struct fspec s = { .sport = 54000, .seq = 11, .pay = 1448, .flags = TCP_ACK, .win = 6 };
+	struct fspec first = s;
+	unsigned int i;
+
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 6, 0, 2048));
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		fx_post(&x, 1, sizes[i]);
+	for (i = 0; i < 5; i++) {
+		send(&x, &s);
+		s.seq += 1448;
+	}
+	fk_advance(&x.f, 20 * US);
+	check_seg(&x, &first, 5 * 1448, 1448, false, 6);
+	for (i = 1; i < 6; i++)
+		CHECK_EQ(rxd_len(&x, i), sizes[i]);
+	fk_fini(&x.f);
+}
+
+/* With RSS on, the segment's first descriptor carries the hash a frame of it gets alone. */
+static void t_rss(void)
+{
+	struct fx x, ref;
+	uint8_t in[sizeof(struct tern_cmd_set_rss_in)] = { 0 };
+	struct fspec s = { .sport = 55000, .seq = 1, .pay = 1448, .flags = TCP_ACK, .win = 6 };
+	struct fspec first = s;
+	uint16_t st;
+	unsigned int i;
+
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 6, 32, 2048));
+	REQUIRE(fx_init(&ref, 0, 1500, 6, 32, 2048));
+	wr32(in + OFF(struct tern_cmd_set_rss_in, hash_fields), TERN_RSS_HASH_ALL);
+	for (i = 0; i < TERN_RSS_KEY_SIZE; i++)
+		in[OFF(struct tern_cmd_set_rss_in, key) + i] = (uint8_t)(i * 37 + 1);
+	REQUIRE(drv_cmd(&x.f, TERN_CMD_SET_RSS, in, sizeof(in), NULL, 0, NULL) == TERN_CMD_OK);
+	REQUIRE(drv_cmd(&ref.f, TERN_CMD_SET_RSS, in, sizeof(in), NULL, 0, NULL) == TERN_CMD_OK);
+	send(&ref, &s);
+	st = rxd_status(&ref, 0);
+	CHECK_EQ(st & (TERN_ETH_RXD_HASH | TERN_ETH_RXD_HASH_L4),
+		 TERN_ETH_RXD_HASH | TERN_ETH_RXD_HASH_L4);
+	for (i = 0; i < 3; i++) {
+		send(&x, &s);
+		s.seq += 1448;
+	}
+	fk_advance(&x.f, 20 * US);
+	CHECK_EQ(rxd_status(&x, 0), st | TERN_ETH_RXD_LRO | TERN_ETH_RXD_MORE);
+	CHECK_EQ(rd32(rxd(&x, 0) + RXD(rss_hash)), rd32(rxd(&ref, 0) + RXD(rss_hash)));
+	/* the rest of the segment as without RSS */
+	wr16(rxd(&x, 0) + RXD(status), (uint16_t)(rxd_status(&x, 0) & ~(TERN_ETH_RXD_HASH |
+						  TERN_ETH_RXD_HASH_L4)));
+	check_seg(&x, &first, 3 * 1448, 1448, false, 6);
+	fk_fini(&x.f);
+	fk_fini(&ref.f);
+}
+
 const struct test eth_lro_tests[] = {
 	{ "eth lro: 20 IPv4 frames then the timer: one segment, headers, sum, counters, one "
 	  "event (MSS 1448, 1001, 1)", t_basic_v4 },
@@ -1035,7 +1228,8 @@ const struct test eth_lro_tests[] = {
 	{ "eth lro: PSH or a short frame closes the segment at once; PSH never opens one",
 	  t_close },
 	{ "eth lro: gap, other flow, SYN/FIN/RST/URG, bad sum, VLAN, IP options, UDP, "
-	  "retransmission close the segment, then arrive as without LRO", t_breakers },
+	  "retransmission, > MSS, other option bytes/ACK/ECN/TTL, no DF close the segment, then arrive as "
+	  "without LRO", t_breakers },
 	{ "eth lro: a segment of one frame is written back as that frame", t_single },
 	{ "eth lro: TERN_ETH_LRO_MAX_BUFS buffers, then the next segment", t_max_bufs },
 	{ "eth lro: jumbo frames: the IP packet stays within 65535 bytes", t_max_ip },
@@ -1048,5 +1242,12 @@ const struct test eth_lro_tests[] = {
 	  t_dma_fault },
 	{ "eth lro: a 3000-frame stream over a 64-entry ring: every packet valid, the bytes in "
 	  "order, backpressure, counters", t_stream },
+	{ "eth lro: the segment closes 16 us after its first frame", t_timeout },
+	{ "eth lro: DESTROY_ETH_RXQ drops an open segment unwritten; the next queue starts clean",
+	  t_destroy },
+	{ "eth lro: the first buffer unwritable at write-back: ERR on the segment, counted once",
+	  t_hdr_fault },
+	{ "eth lro: continuation buffers of 0, 1, 3 bytes filled in turn", t_odd_bufs },
+	{ "eth lro: with RSS the first descriptor has the hash and hash flags", t_rss },
 	{ NULL, NULL },
 };
