@@ -172,7 +172,7 @@ sum:
 
 /* ---- a device with one RX queue ------------------------------------------------------------- */
 
-#define FX_BUFS 512
+#define FX_BUFS 4096
 
 struct fx {
 	struct fake f;
@@ -535,8 +535,8 @@ static void t_breakers(void)
 				put16(fr + 24, (uint16_t)~lfold(lsum(0, fr + 14, 20)));
 			}
 			fr[34 + 16] = fr[34 + 17] = 0;
-			put16(fr + 34 + 16, (uint16_t)~tcp_sum(fr + 14, false, fr + 34,
-							      len - 34));
+			put16(fr + 34 + 16,
+			      (uint16_t)~tcp_sum(fr + 14, false, fr + 34, len - 34));
 			break;
 		}
 		CHECK_EQ(rx(&x, fr, len), len);
@@ -832,10 +832,10 @@ static void t_hostile(void)
 			goto out;
 		}
 	}
-	/* one or two random bytes of a good frame changed, alone and after a segment's start */
+	/* one or two random header bits of a good frame flipped, some cut short; then the timer */
 	for (k = 0; k < 300; k++) {
-		struct fspec s = { .v6 = k & 1, .sport = 48000, .seq = k * 7919, .pay = 1 + k % 1428,
-				   .flags = TCP_ACK, .win = 2 };
+		struct fspec s = { .v6 = k & 1, .sport = 48000, .seq = k * 7919,
+				   .pay = 1 + k % 1428, .flags = TCP_ACK, .win = 2 };
 		uint8_t fr[2048];
 		size_t len = mkframe(fr, &s);
 
@@ -917,8 +917,9 @@ static size_t take_packet(struct fx *x, uint8_t *p, size_t cap, bool *lro)
 	uint16_t st = rxd_status(x, d), n = rxd_len(x, d);
 	size_t got;
 
+	/* not posted: what is there is from the ring's last lap */
 	if (d == x->rx.pi || !(st & TERN_ETH_DESC_DONE))
-		return 0;			/* (not posted: what is there is from the last lap) */
+		return 0;
 	*lro = st & TERN_ETH_RXD_LRO;
 	if (n > cap || !rx_buf(x, d, n)) {
 		CHECK(!"buffer");
@@ -1221,6 +1222,237 @@ static void t_rss(void)
 	fk_fini(&ref.f);
 }
 
+/* ---- a random mix against a device without coalescing -------------------------------- */
+
+/* One run of payload a driver got: a flow's bytes from @seq, or a frame it cannot parse. */
+struct piece {
+	uint16_t sport;		/* 0: not a valid TCP frame of the mix (compared by its sum) */
+	uint32_t seq, len;
+	uint32_t sum;		/* the bytes' sum, for frames outside the mix */
+};
+
+#define MIX_MAX 4096
+
+/*
+ * Everything @x's driver got, as runs: packets of one flow that follow each other in
+ * sequence merge into one run (what coalescing may do); every coalesced packet must be a
+ * valid TCP packet. The payload bytes are checked against the stream pattern.
+ */
+static unsigned int mix_pieces(struct fx *x, struct piece *pc, uint8_t *pk)
+{
+	unsigned int n = 0;
+	size_t len;
+	bool lro;
+
+	while (!t_failures && n < MIX_MAX && (len = take_packet(x, pk, 70000, &lro))) {
+		struct piece p = { 0 };
+		size_t tl = len >= 18 ? be16(pk + 16) : 0, hl = 14 + 20 + TCP_HLEN, i;
+
+		if (len >= hl && be16(pk + 12) == 0x0800 && pk[14] == 0x45 && pk[23] == 6 &&
+		    pk[34 + 12] == (TCP_HLEN / 4) << 4 && be16(pk + 34 + 2) == 5201 &&
+		    tl + 14 <= len && tl + 14 >= hl &&
+		    tcp_sum(pk + 14, false, pk + 34, tl - 20) == 0xffff &&
+		    lfold(lsum(0, pk + 14, 20)) == 0xffff) {
+			p.sport = be16(pk + 34);
+			p.seq = be32(pk + 34 + 4);
+			p.len = (uint32_t)(tl + 14 - hl);
+			for (i = 0; i < p.len; i++)
+				if (pk[hl + i] != pay_byte(p.seq + (uint32_t)i))
+					break;
+			CHECK_EQ(i, p.len);
+		} else {
+			CHECK(!lro);
+			p.len = (uint32_t)len;
+			p.sum = lsum(0, pk, len);
+		}
+		if (n && p.sport && pc[n - 1].sport == p.sport &&
+		    pc[n - 1].seq + pc[n - 1].len == p.seq && p.len)
+			pc[n - 1].len += p.len;
+		else
+			pc[n++] = p;
+	}
+	return n;
+}
+
+/*
+ * Three flows interleaved at random, with gaps, retransmissions, PSH, short frames, bad
+ * checksums, FIN, a UDP frame, and the timer now and then: the driver of a device with
+ * coalescing gets the same bytes in the same order as one without (every packet valid).
+ */
+static void t_mix(void)
+{
+	static struct fx x, ref;
+	static struct piece a[MIX_MAX], b[MIX_MAX];
+	struct fspec fl[3];
+	uint8_t fr[2048], *pk = malloc(70000);
+	uint32_t r = 4242;
+	unsigned int k, i, na = 0, nb = 0;
+	size_t len;
+
+	REQUIRE(pk);
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 12, 4000, 2048));
+	REQUIRE(fx_init(&ref, 0, 1500, 12, 4000, 2048));
+	for (i = 0; i < 3; i++) {
+		memset(&fl[i], 0, sizeof(fl[i]));
+		fl[i].sport = (uint16_t)(60000 + i);
+		fl[i].seq = 0x10000000u * i + 5;
+	}
+	for (k = 0; k < 3000 && !t_failures; k++) {
+		struct fspec s;
+		unsigned int what;
+
+		r = r * 1103515245u + 12345u;
+		i = (r >> 16) % 3;
+		if ((r >> 10) % 4)
+			i = k / 40 % 3;		/* runs of one flow, mostly */
+		s = fl[i];
+		s.flags = TCP_ACK;
+		s.pay = 1448;
+		s.win = (uint16_t)k;
+		s.id = (uint16_t)k;
+		r = r * 1103515245u + 12345u;
+		what = (r >> 16) % 64;
+		switch (what) {
+		case 0:
+			s.seq += 1448;			/* a gap (the bytes never come) */
+			break;
+		case 1:
+			s.seq -= 1448;			/* a retransmission */
+			break;
+		case 2:
+		case 3:
+			s.flags |= TCP_PSH;
+			break;
+		case 4:
+		case 5:
+			s.pay = 1 + (r >> 8) % 1447;
+			break;
+		case 6:
+			s.bad_sum = true;
+			break;
+		case 7:
+			s.flags |= TCP_FIN;
+			break;
+		case 8:
+			s.udp = true;
+			break;
+		case 9:
+			s.pay = 0;			/* a pure ACK */
+			break;
+		}
+		len = mkframe(fr, &s);
+		CHECK_EQ(rx(&x, fr, len), len);
+		CHECK_EQ(rx(&ref, fr, len), len);
+		if (!s.udp && !s.bad_sum)
+			fl[i].seq = s.seq + (uint32_t)s.pay;
+		if ((r >> 24) % 16 == 0) {
+			fk_advance(&x.f, ((r >> 4) % 24) * US);
+			fk_advance(&ref.f, ((r >> 4) % 24) * US);
+		}
+	}
+	fk_advance(&x.f, 20 * US);
+	fk_advance(&ref.f, 20 * US);
+	na = mix_pieces(&x, a, pk);
+	nb = mix_pieces(&ref, b, pk);
+	CHECK_EQ(na, nb);
+	for (i = 0; i < na && i < nb; i++) {
+		if (a[i].sport != b[i].sport || a[i].seq != b[i].seq || a[i].len != b[i].len ||
+		    a[i].sum != b[i].sum) {
+			printf("#   run %u: port %u seq %u len %u / port %u seq %u len %u\n", i,
+			       a[i].sport, a[i].seq, a[i].len, b[i].sport, b[i].seq, b[i].len);
+			t_failures++;
+			break;
+		}
+	}
+	CHECK(XSTAT(&x, rx_lro_segments) > 50);
+	CHECK_EQ(XSTAT(&x, rx_frames), XSTAT(&ref, rx_frames));
+	CHECK_EQ(XSTAT(&x, rx_bytes), XSTAT(&ref, rx_bytes));
+	CHECK_EQ(XSTAT(&x, rx_csum_bad), XSTAT(&ref, rx_csum_bad));
+	printf("# %u runs, %llu segments of %llu frames\n", na,
+	       (unsigned long long)XSTAT(&x, rx_lro_segments),
+	       (unsigned long long)XSTAT(&x, rx_lro_frames));
+	fk_fini(&x.f);
+	fk_fini(&ref.f);
+	free(pk);
+}
+
+/* A device reset with a segment open: nothing written back; after it LRO is off again. */
+static void t_reset(void)
+{
+	struct fx x;
+	struct fspec s = { .sport = 56000, .seq = 1, .pay = 1448, .flags = TCP_ACK, .win = 6 };
+	struct fspec first;
+	unsigned int i;
+	uint8_t fr[2048];
+	size_t len;
+
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 6, 32, 2048));
+	for (i = 0; i < 3; i++) {
+		send(&x, &s);
+		s.seq += 1448;
+	}
+	wreg(&x.f, TERN_REG_CTRL, TERN_CTRL_RESET);
+	fk_advance(&x.f, 1000000);
+	REQUIRE(rreg(&x.f, TERN_REG_STATUS) & TERN_STATUS_READY);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(rxd_status(&x, i), 0);
+	REQUIRE(drv_cmdq_enable(&x.f, 4));
+	REQUIRE(drv_eq_create(&x.f, &x.eq, 12, 1, 0, false) == TERN_CMD_OK);
+	REQUIRE(drv_ethq_create(&x.f, &x.rx, true, 6, x.eq.num, false) == TERN_CMD_OK);
+	x.next = 0;
+	fx_post(&x, 32, 2048);
+	len = mkframe(fr, &s);
+	CHECK_EQ(rx(&x, fr, len), len);
+	check_plain(&x, fr, len, OK);			/* LRO is off after the reset */
+	s.seq += 1448;
+	REQUIRE(drv_set_port(&x.f, TERN_PORT_F_LRO, 1500, test_mac) == TERN_CMD_OK);
+	first = s;
+	for (i = 0; i < 2; i++) {
+		send(&x, &s);
+		s.seq += 1448;
+	}
+	fk_advance(&x.f, 20 * US);
+	check_seg(&x, &first, 2 * 1448, 1448, false, 6);
+	CHECK_EQ(XSTAT(&x, rx_lro_segments), 1);
+	fk_fini(&x.f);
+}
+
+/* A segment counts once for the queue's event moderation (moder_frames 2: two segments). */
+static void t_moder(void)
+{
+	typedef struct tern_cmd_create_eth_queue_in T;
+	struct fx x;
+	struct fspec s = { .sport = 57000, .seq = 1, .pay = 1448, .flags = TCP_ACK, .win = 6 };
+	uint8_t in[sizeof(T)] = { 0 };
+	struct cqe c;
+	unsigned int i;
+
+	memset(&x, 0, sizeof(x));
+	fk_init(&x.f, false);
+	REQUIRE(drv_cmdq_enable(&x.f, 4));
+	REQUIRE(drv_eq_create(&x.f, &x.eq, 12, 1, 0, false) == TERN_CMD_OK);
+	REQUIRE(drv_set_port(&x.f, TERN_PORT_F_LRO, 1500, test_mac) == TERN_CMD_OK);
+	drv_ring_alloc(&x.f, &x.rx, 6, 16, false);
+	drv_ring_desc(&x.rx, in + OFF(T, mem));
+	in[OFF(T, log_depth)] = 6;
+	wr16(in + OFF(T, eqn), (uint16_t)x.eq.num);
+	wr16(in + OFF(T, moder_period_us), 1000);
+	wr16(in + OFF(T, moder_frames), 2);
+	REQUIRE(drv_cmd(&x.f, TERN_CMD_CREATE_ETH_RXQ, in, sizeof(in), NULL, 0, &c) ==
+		TERN_CMD_OK);
+	x.rx.num = c.result;
+	drv_eq_arm(&x.f, &x.eq);
+	fx_post(&x, 32, 2048);
+	for (i = 0; i < 8; i++) {
+		s.flags = TCP_ACK | (i % 4 == 3 ? TCP_PSH : 0);
+		send(&x, &s);
+		s.seq += 1448;
+		CHECK_EQ(rx_events(&x), i == 7 ? 1u : 0u);
+	}
+	CHECK_EQ(XSTAT(&x, rx_lro_segments), 2);
+	fk_fini(&x.f);
+}
+
 const struct test eth_lro_tests[] = {
 	{ "eth lro: 20 IPv4 frames then the timer: one segment, headers, sum, counters, one "
 	  "event (MSS 1448, 1001, 1)", t_basic_v4 },
@@ -1249,5 +1481,9 @@ const struct test eth_lro_tests[] = {
 	  t_hdr_fault },
 	{ "eth lro: continuation buffers of 0, 1, 3 bytes filled in turn", t_odd_bufs },
 	{ "eth lro: with RSS the first descriptor has the hash and hash flags", t_rss },
+	{ "eth lro: 3000 frames of three flows with gaps, retransmissions, PSH, bad sums, FIN, "
+	  "UDP: the same bytes in the same order as without coalescing", t_mix },
+	{ "eth lro: a device reset drops an open segment unwritten; LRO off after it", t_reset },
+	{ "eth lro: a segment counts once for event moderation", t_moder },
 	{ NULL, NULL },
 };
