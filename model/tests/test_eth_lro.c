@@ -642,10 +642,9 @@ static void t_max_bufs(void)
 	fk_fini(&x.f);
 }
 
-/* Jumbo frames: the IP packet stays within 65535 bytes. */
-static void max_ip_case(bool v6)
+/* The IP packet stays within 65535 bytes: @want_fit frames of @mss, the next opens another. */
+static void max_ip_case(bool v6, uint16_t mss, unsigned int want_fit)
 {
-	const uint16_t mss = 8960;
 	struct fx x;
 	struct fspec s = { .v6 = v6, .sport = 44000, .seq = 100, .pay = mss, .flags = TCP_ACK,
 			   .win = 1 };
@@ -653,6 +652,7 @@ static void max_ip_case(bool v6)
 	size_t room = 65535 - TCP_HLEN - (v6 ? 0 : 20);
 	unsigned int fit = (unsigned int)(room / mss), i;
 
+	CHECK_EQ(fit, want_fit);
 	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 9600, 8, 64, 9216));
 	for (i = 0; i < fit; i++) {
 		send(&x, &s);
@@ -672,8 +672,12 @@ static void max_ip_case(bool v6)
 
 static void t_max_ip(void)
 {
-	max_ip_case(false);
-	max_ip_case(true);
+	max_ip_case(false, 8960, 7);
+	max_ip_case(true, 8960, 7);
+	max_ip_case(false, 5953, 11);	/* an IPv4 total length of 65535 exactly */
+	max_ip_case(false, 5954, 10);	/* 11 would be 65546 */
+	max_ip_case(true, 2113, 31);	/* an IPv6 payload length of 65535 exactly */
+	max_ip_case(true, 2114, 30);
 }
 
 /*
@@ -1464,7 +1468,7 @@ const struct test eth_lro_tests[] = {
 	  "without LRO", t_breakers },
 	{ "eth lro: a segment of one frame is written back as that frame", t_single },
 	{ "eth lro: TERN_ETH_LRO_MAX_BUFS buffers, then the next segment", t_max_bufs },
-	{ "eth lro: jumbo frames: the IP packet stays within 65535 bytes", t_max_ip },
+	{ "eth lro: the IP packet stays within 65535 bytes (up to exactly 65535), jumbo frames", t_max_ip },
 	{ "eth lro: no buffer left: the segment closes, the frame waits, then opens the next",
 	  t_ring_empty },
 	{ "eth lro: off by default; SET_PORT turning it off writes the segment back", t_off },
