@@ -1040,7 +1040,7 @@ static void lro_flush(struct tern_model *m, struct ternm_ethq *q, unsigned int q
 		if (ternm_mem_write(m, &q->mem, rxd_off(q, q->ci) + offsetof(T, rss_hash), w, 4))
 			goto broken;
 	}
-	put_le16(w, g->used[0]);
+	put_le16(w, g->segs > 1 ? g->used[0] : g->len0);
 	if (ternm_mem_write(m, &q->mem, rxd_off(q, q->ci) + offsetof(T, pkt_len), w, 2))
 		goto broken;
 	put_le16(w, status);
@@ -1174,9 +1174,11 @@ static bool lro_rx(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
 		return false;			/* the usual path drops it and counts it */
 	g->addr[0] = get_le64(CFLD(d, T, addr));
 	g->buf_len[0] = get_le16(CFLD(d, T, buf_len));
-	if (ternm_dma_write(m, g->addr[0], f, t.hlen + t.payload))
+	/* the whole frame, padding too: a segment of one frame is written back as that frame */
+	if (ternm_dma_write(m, g->addr[0], f, len))
 		return false;			/* the usual path writes it and reports the error */
-	g->used[0] = (uint16_t)(t.hlen + t.payload);
+	g->used[0] = (uint16_t)(t.hlen + t.payload);	/* where the next payload goes */
+	g->len0 = (uint16_t)len;
 	g->nbufs = 1;
 	g->ipver = t.ipver;
 	g->l3 = t.l3;

@@ -224,6 +224,7 @@ struct ternm_lro {
 	uint16_t l3, l4, hlen;	/* where IP and TCP start, the headers' length */
 	uint16_t mss;		/* the first frame's payload */
 	uint16_t segs;		/* frames in it */
+	uint16_t len0;		/* the first frame's length, Ethernet padding included */
 	uint16_t status;	/* the first frame's TERN_ETH_RXD_CSUM_OK | hash flags */
 	uint32_t hash;
 	uint32_t next_seq;	/* the sequence number the next frame must have */

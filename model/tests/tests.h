@@ -14,6 +14,7 @@ extern const struct test cmd_tests[];
 extern const struct test eq_tests[];
 extern const struct test eth_tests[];
 extern const struct test eth_offload_tests[];
+extern const struct test eth_lro_tests[];
 extern const struct test eth_rss_tests[];
 extern const struct test rdma_cmd_tests[];
 extern const struct test rdma_data_tests[];
