@@ -51,7 +51,7 @@ debug_modules() {
 			mkdir -p "$src/$(dirname "$f")" && cp "$TERN_TOP/$f" "$src/$f"
 		done
 	find "$src" \( -name '*.ko' -o -name '*.mod.[co]' -o -name Module.symvers \) -delete
-	timeout 1200 make -s -C "$kdir/build" M="$src" modules >&2
+	timeout 1200 make -s -C "$kdir/build" M="$src" modules >&2 || return
 	rm -f "$TERN_OUT/debug/modules/"*.ko
 	find "$src/drivers" -name '*.ko' -exec cp -f {} "$TERN_OUT/debug/modules/" \;
 }

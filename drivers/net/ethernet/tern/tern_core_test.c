@@ -77,7 +77,7 @@ static const struct tern_test_field tern_test_fields[] = {
 	TERN_FIELD(tern_eth_rxd, addr, 0),
 	TERN_FIELD(tern_eth_rxd, buf_len, 8),
 	TERN_FIELD(tern_eth_rxd, pkt_len, 10),
-	TERN_FIELD(tern_eth_rxd, rsvd, 12),
+	TERN_FIELD(tern_eth_rxd, lro_mss, 12),
 	TERN_FIELD(tern_eth_rxd, status, 14),
 	TERN_FIELD(tern_cmd_nop_in, flags, 0),
 	TERN_FIELD(tern_cmd_nop_in, delay_us, 4),
