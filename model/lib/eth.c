@@ -639,7 +639,7 @@ static bool rss_hash(const struct tern_model *m, const uint8_t *f, size_t len, u
 	uint32_t fields = m->rss.hash_fields, want_l4, want_l3;
 	uint8_t in[36];
 	struct frame_info p;
-	size_t l3, l4off, alen, n;
+	size_t l3, l4off, alen, n, i;
 	uint8_t proto;
 	bool whole_l4;
 
@@ -678,8 +678,36 @@ static bool rss_hash(const struct tern_model *m, const uint8_t *f, size_t len, u
 	} else if (!(fields & want_l3)) {
 		return false;
 	}
-	*hash = ternm_toeplitz(m->rss.key, in, n);
+	*hash = 0;
+	for (i = 0; i < n; i++)
+		*hash ^= m->rss.tbl[i][in[i]];
 	return true;
+}
+
+/* The per-byte tables of @rss's key (struct ternm_rss). */
+static void rss_tables(struct ternm_rss *rss)
+{
+	uint8_t in[TERN_RSS_KEY_SIZE - 4] = { 0 };
+	unsigned int i, b, v;
+
+	/* each byte position's eight single-bit inputs, then every value as their XOR */
+	for (i = 0; i < TERN_RSS_KEY_SIZE - 4; i++) {
+		uint32_t bit[8];
+
+		for (b = 0; b < 8; b++) {
+			in[i] = (uint8_t)(0x80 >> b);
+			bit[b] = ternm_toeplitz(rss->key, in, i + 1);
+		}
+		in[i] = 0;
+		for (v = 0; v < 256; v++) {
+			uint32_t h = 0;
+
+			for (b = 0; b < 8; b++)
+				if (v & (0x80u >> b))
+					h ^= bit[b];
+			rss->tbl[i][v] = h;
+		}
+	}
 }
 
 static bool rxq_works(const struct tern_model *m, unsigned int qid)
@@ -743,7 +771,10 @@ int ternm_eth_set_rss(struct tern_model *m, const uint8_t *in, uint32_t *syndrom
 	/* a flow may move to another queue: what its old one holds goes first */
 	ternm_eth_lro_flush_all(m);
 	m->rss.hash_fields = fields;
-	memcpy(m->rss.key, CFLD(in, T, key), TERN_RSS_KEY_SIZE);
+	if (memcmp(m->rss.key, CFLD(in, T, key), TERN_RSS_KEY_SIZE) || !m->rss.tbl[0][0x80]) {
+		memcpy(m->rss.key, CFLD(in, T, key), TERN_RSS_KEY_SIZE);
+		rss_tables(&m->rss);
+	}
 	memcpy(m->rss.indir, indir, TERN_RSS_INDIR_SIZE);
 	/* A frame held back waits for another queue now, perhaps one with buffers. */
 	if (m->rx_blocked || ternm_mac_rx_pending(m))
@@ -788,8 +819,9 @@ bool ternm_eth_rx_wants(const struct tern_model *m, const uint8_t *frame, size_t
  * the IPv4 header checksum and the TCP/UDP checksum both good; TERN_ETH_RXD_CSUM_BAD when
  * one of them is wrong; 0 when the device cannot tell (other protocols, fragments, an IPv4
  * UDP datagram without a checksum, lengths that do not add up: the stack decides).
+ * *@l4sum: with OK or BAD, the folded one's complement sum of the TCP/UDP header and payload.
  */
-static uint16_t rx_csum(const uint8_t *f, size_t len)
+static uint16_t rx_csum(const uint8_t *f, size_t len, uint16_t *l4sum)
 {
 	struct frame_info p;
 	size_t l3, l4, l4_len, ihl;
@@ -829,7 +861,8 @@ static uint16_t rx_csum(const uint8_t *f, size_t len)
 	} else {
 		return 0;
 	}
-	s = frame_csum_add(pseudo_sum(f, p.ipver, l3, proto, (uint32_t)l4_len), f + l4, l4_len);
+	*l4sum = frame_csum_fold(frame_csum_add(0, f + l4, l4_len));
+	s = pseudo_sum(f, p.ipver, l3, proto, (uint32_t)l4_len) + *l4sum;
 	return frame_csum_fold(s) == 0xffff ? TERN_ETH_RXD_CSUM_OK : TERN_ETH_RXD_CSUM_BAD;
 }
 
@@ -965,10 +998,15 @@ static void lro_abort(struct tern_model *m, struct ternm_ethq *q, unsigned int q
 	ethq_frame_done(m, q, true);
 }
 
-/* The one's complement sum of @n payload bytes at @p that start at payload byte @at. */
-static uint32_t lro_sum(const uint8_t *p, size_t n, uint32_t at)
+/*
+ * The one's complement sum of frame @f's TCP payload (@t) as it counts in a segment whose
+ * payload so far is @at bytes: the TCP sum rx_csum() found (@l4sum) less the header's.
+ */
+static uint32_t lro_sum(const uint8_t *f, const struct lro_frame *t, uint16_t l4sum,
+			uint32_t at)
 {
-	uint16_t s = frame_csum_fold(frame_csum_add(0, p, n));
+	uint16_t h = frame_csum_fold(frame_csum_add(0, f + t->l4, t->hlen - t->l4));
+	uint16_t s = frame_csum_fold((uint32_t)l4sum + (uint16_t)~h);
 
 	/* an odd offset puts every byte in the other half of its word */
 	return at & 1 ? (uint32_t)(uint16_t)(s << 8 | s >> 8) : s;
@@ -1115,12 +1153,13 @@ static int lro_append(struct tern_model *m, struct ternm_ethq *q, unsigned int q
 }
 
 /*
- * Receive coalescing for @f, a frame for RX queue @q with rx_csum() @csum and RSS @hash/
- * @hflags: true when the segment took it (counted then), false when the caller receives it
+ * Receive coalescing for @f, a frame for RX queue @q with rx_csum() @csum (and @l4sum) and
+ * RSS @hash/@hflags: true when the segment took it (counted then), false when the caller receives it
  * as usual. Ends the queue's segment when @f does not continue it.
  */
 static bool lro_rx(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
-		   const uint8_t *f, size_t len, uint16_t csum, uint32_t hash, uint16_t hflags)
+		   const uint8_t *f, size_t len, uint16_t csum, uint16_t l4sum, uint32_t hash,
+		   uint16_t hflags)
 {
 	typedef struct tern_eth_rxd T;
 	struct ternm_lro *g = &q->lro;
@@ -1137,7 +1176,7 @@ static bool lro_rx(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
 		    g->hlen - (g->ipver == 4 ? g->l3 : g->l4) + g->payload + t.payload <= 65535) {
 			rc = lro_append(m, q, qid, f + t.hlen, t.payload);
 			if (rc > 0) {
-				g->psum = frame_csum_fold(g->psum + lro_sum(f + t.hlen, t.payload,
+				g->psum = frame_csum_fold(g->psum + lro_sum(f, &t, l4sum,
 									   g->payload));
 				g->payload += t.payload;
 				g->next_seq += t.payload;
@@ -1191,7 +1230,7 @@ static bool lro_rx(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
 	g->hash = hash;
 	g->next_seq = t.seq + t.payload;
 	g->payload = t.payload;
-	g->psum = lro_sum(f + t.hlen, t.payload, 0);
+	g->psum = lro_sum(f, &t, l4sum, 0);
 	g->start = ternm_now(m);
 	memcpy(g->window, f + t.l4 + 14, 2);
 	memcpy(g->hdr, f, t.hlen);
@@ -1210,7 +1249,7 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	struct ternm_ethq *q;
 	int qid;
 	uint64_t off, addr;
-	uint16_t status = TERN_ETH_DESC_DONE, hflags, csum;
+	uint16_t status = TERN_ETH_DESC_DONE, hflags, csum, l4sum = 0;
 	uint32_t hash = 0;
 	bool is_bcast, is_mcast;
 
@@ -1244,9 +1283,9 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		return len;
 	}
 	q = &m->rxq[qid];
-	csum = rx_csum(frame, len);
+	csum = rx_csum(frame, len, &l4sum);
 	if ((q->lro.nbufs || (m->port_flags & TERN_PORT_F_LRO)) &&
-	    lro_rx(m, q, (unsigned int)qid, frame, len, csum, hash, hflags))
+	    lro_rx(m, q, (unsigned int)qid, frame, len, csum, l4sum, hash, hflags))
 		return len;
 	if (q->ci == q->pi) {
 		/* No buffer: the embedding holds the frame until host->rx_ready. */

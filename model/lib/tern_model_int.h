@@ -264,11 +264,16 @@ struct ternm_ethq {
 	struct ternm_lro lro;	/* RX: the coalesced segment under way (eth.c) */
 };
 
-/* Receive side scaling as SET_RSS last set it (eth.c); hash_fields 0: off. */
+/*
+ * Receive side scaling as SET_RSS last set it (eth.c); hash_fields 0: off. @tbl: the
+ * Toeplitz hash of each byte value at each input position under @key (XORed together they
+ * make the hash of an input), computed when the key is set.
+ */
 struct ternm_rss {
 	uint32_t hash_fields;		/* TERN_RSS_HASH_* */
 	uint8_t key[TERN_RSS_KEY_SIZE];
 	uint8_t indir[TERN_RSS_INDIR_SIZE];
+	uint32_t tbl[TERN_RSS_KEY_SIZE - 4][256];
 };
 
 struct ternm_eth_stats {
