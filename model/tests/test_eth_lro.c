@@ -15,58 +15,15 @@
 
 static const uint8_t peer[6] = { 0x02, 0x77, 0x66, 0x55, 0x44, 0x33 };
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)be16(p) << 16 | be16(p + 2);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-/* ---- the tests' own Internet checksum (word by word) ------------------------------------- */
-
-static uint32_t lsum(uint32_t s, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2) {
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-		if (s >> 24)
-			s = (s & 0xffff) + (s >> 16);
-	}
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t lfold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
+/* ---- the tests' own Internet checksum (ref_sum in tests.h: word by word) ------------------ */
 
 /* The @proto sum of an IPv4/IPv6 packet at @ip (@l4 bytes of L4 header and payload at @p). */
 static uint16_t l4_sum(const uint8_t *ip, bool v6, uint8_t proto, const uint8_t *p, size_t l4)
 {
-	uint32_t s = v6 ? lsum(0, ip + 8, 32) : lsum(0, ip + 12, 8);
+	uint32_t s = v6 ? ref_sum(0, ip + 8, 32) : ref_sum(0, ip + 12, 8);
 
 	s += proto + (uint32_t)(l4 >> 16) + (uint32_t)(l4 & 0xffff);
-	return lfold(lsum(s, p, l4));
+	return ref_fold(ref_sum(s, p, l4));
 }
 
 #define tcp_sum(ip, v6, p, l4) l4_sum(ip, v6, 6, p, l4)
@@ -120,53 +77,53 @@ static size_t mkframe(uint8_t *f, const struct fspec *s)
 	memcpy(f, test_mac, 6);
 	memcpy(f + 6, peer, 6);
 	if (s->vlan) {
-		put16(f + 12, 0x8100);
-		put16(f + 14, 5);
+		wr16be(f + 12, 0x8100);
+		wr16be(f + 14, 5);
 	}
-	put16(f + l3 - 2, s->v6 ? 0x86dd : 0x0800);
+	wr16be(f + l3 - 2, s->v6 ? 0x86dd : 0x0800);
 	if (s->v6) {
 		ip[0] = 0x60;
-		put16(ip + 4, (uint16_t)(th + s->pay));
+		wr16be(ip + 4, (uint16_t)(th + s->pay));
 		ip[6] = s->udp ? 17 : 6;
 		ip[7] = 64;
 		for (i = 0; i < 32; i++)
 			ip[8 + i] = (uint8_t)(0xfd + i * 5);
 	} else {
 		ip[0] = (uint8_t)(0x40 | ihl / 4);
-		put16(ip + 2, (uint16_t)(ihl + th + s->pay));
-		put16(ip + 4, s->id);
+		wr16be(ip + 2, (uint16_t)(ihl + th + s->pay));
+		wr16be(ip + 4, s->id);
 		ip[6] = 0x40;				/* DF */
 		ip[8] = 64;
 		ip[9] = s->udp ? 17 : 6;
 		memcpy(ip + 12, "\x0a\x00\x00\x02\x0a\x00\x00\x01", 8);
 		if (s->ipopt)
 			memset(ip + 20, 1, 4);		/* NOPs */
-		put16(ip + 10, (uint16_t)~lfold(lsum(0, ip, ihl)));
+		wr16be(ip + 10, (uint16_t)~ref_fold(ref_sum(0, ip, ihl)));
 	}
-	put16(t, s->sport);
-	put16(t + 2, 5201);
+	wr16be(t, s->sport);
+	wr16be(t + 2, 5201);
 	for (i = 0; i < s->pay; i++)
 		t[th + i] = pay_byte(s->seq + (uint32_t)i);
 	if (s->udp) {
-		put16(t + 4, (uint16_t)(th + s->pay));
-		put16(t + 6, (uint16_t)~l4_sum(ip, s->v6, 17, t, th + s->pay));
+		wr16be(t + 4, (uint16_t)(th + s->pay));
+		wr16be(t + 6, (uint16_t)~l4_sum(ip, s->v6, 17, t, th + s->pay));
 		return len < 60 ? 60 : len;
 	}
-	put32(t + 4, s->seq);
-	put32(t + 8, 0x01020304);
+	wr32be(t + 4, s->seq);
+	wr32be(t + 8, 0x01020304);
 	t[12] = (uint8_t)((th / 4) << 4);
 	t[13] = s->flags;
-	put16(t + 14, s->win);
+	wr16be(t + 14, s->win);
 	if (s->noopt)
 		goto sum;
 	t[20] = 1;
 	t[21] = 1;
 	t[22] = 8;
 	t[23] = 10;
-	put32(t + 24, 0xa1b2c3d4);
-	put32(t + 28, 0x00c0ffee);
+	wr32be(t + 24, 0xa1b2c3d4);
+	wr32be(t + 28, 0x00c0ffee);
 sum:
-	put16(t + 16, (uint16_t)(~tcp_sum(ip, s->v6, t, th + s->pay) + (s->bad_sum ? 1 : 0)));
+	wr16be(t + 16, (uint16_t)(~tcp_sum(ip, s->v6, t, th + s->pay) + (s->bad_sum ? 1 : 0)));
 	return len < 60 ? 60 : len;
 }
 
@@ -325,18 +282,18 @@ static void check_seg(struct fx *x, const struct fspec *s, size_t total, uint16_
 	CHECK_EQ(n, total);
 	CHECK(!memcmp(seg, test_mac, 6) && !memcmp(seg + 6, peer, 6));
 	if (s->v6) {
-		CHECK_EQ(be16(seg + l3 + 4), TCP_HLEN + total);
+		CHECK_EQ(rd16be(seg + l3 + 4), TCP_HLEN + total);
 	} else {
-		CHECK_EQ(be16(seg + l3 + 2), 20 + TCP_HLEN + total);
-		CHECK_EQ(be16(seg + l3 + 4), s->id);
+		CHECK_EQ(rd16be(seg + l3 + 2), 20 + TCP_HLEN + total);
+		CHECK_EQ(rd16be(seg + l3 + 4), s->id);
 		CHECK_EQ(seg[l3 + 6], 0x40);
-		CHECK_EQ(lfold(lsum(0, seg + l3, 20)), 0xffff);
+		CHECK_EQ(ref_fold(ref_sum(0, seg + l3, 20)), 0xffff);
 	}
-	CHECK_EQ(be32(seg + l4 + 4), s->seq);
+	CHECK_EQ(rd32be(seg + l4 + 4), s->seq);
 	CHECK_EQ(seg[l4 + 13], TCP_ACK | (psh ? TCP_PSH : 0));
-	CHECK_EQ(be16(seg + l4 + 14), win);
+	CHECK_EQ(rd16be(seg + l4 + 14), win);
 	CHECK_EQ(seg[l4 + 22], 8);				/* the options as sent */
-	CHECK_EQ(be32(seg + l4 + 24), 0xa1b2c3d4);
+	CHECK_EQ(rd32be(seg + l4 + 24), 0xa1b2c3d4);
 	CHECK_EQ(tcp_sum(seg + l3, s->v6, seg + l4, TCP_HLEN + total), 0xffff);
 	free(seg);
 }
@@ -532,10 +489,10 @@ static void t_breakers(void)
 				fr[22]--;
 			if (k >= 14) {
 				fr[24] = fr[25] = 0;
-				put16(fr + 24, (uint16_t)~lfold(lsum(0, fr + 14, 20)));
+				wr16be(fr + 24, (uint16_t)~ref_fold(ref_sum(0, fr + 14, 20)));
 			}
 			fr[34 + 16] = fr[34 + 17] = 0;
-			put16(fr + 34 + 16,
+			wr16be(fr + 34 + 16,
 			      (uint16_t)~tcp_sum(fr + 14, false, fr + 34, len - 34));
 			break;
 		}
@@ -807,16 +764,16 @@ static void t_hostile(void)
 			len = mkframe(fr, &s);
 			fr[l4 + 12] = 0xf0;
 			fr[l4 + 16] = fr[l4 + 17] = 0;
-			put16(fr + l4 + 16, (uint16_t)~tcp_sum(fr + l3, s.v6, fr + l4,
+			wr16be(fr + l4 + 16, (uint16_t)~tcp_sum(fr + l3, s.v6, fr + l4,
 							       TCP_HLEN + 20));
 			break;
 		case 4:		/* an IPv4 total length shorter than the headers */
-			put16(fr + l3 + 2, 30);
+			wr16be(fr + l3 + 2, 30);
 			fr[l3 + 10] = fr[l3 + 11] = 0;
-			put16(fr + l3 + 10, (uint16_t)~lfold(lsum(0, fr + l3, 20)));
+			wr16be(fr + l3 + 10, (uint16_t)~ref_fold(ref_sum(0, fr + l3, 20)));
 			break;
 		case 5:		/* the IPv6 payload length 0 */
-			put16(fr + l3 + 4, 0);
+			wr16be(fr + l3 + 4, 0);
 			break;
 		case 6:		/* cut in the TCP header */
 			len = l4 + 10;
@@ -970,17 +927,17 @@ static void stream_drain(struct stream *t)
 
 	while (!t_failures && (len = take_packet(&t->x, t->pk, 70000, &lro))) {
 		if (t->v6) {
-			tl = 40 + be16(t->pk + l3 + 4);
+			tl = 40 + rd16be(t->pk + l3 + 4);
 		} else {
-			tl = be16(t->pk + l3 + 2);
-			CHECK_EQ(lfold(lsum(0, t->pk + l3, 20)), 0xffff);
+			tl = rd16be(t->pk + l3 + 2);
+			CHECK_EQ(ref_fold(ref_sum(0, t->pk + l3, 20)), 0xffff);
 		}
 		if (l3 + tl > len || l3 + tl < hl) {
 			CHECK(!"IP length");
 			return;
 		}
 		pay = l3 + tl - hl;
-		CHECK_EQ(be32(t->pk + l4 + 4), t->want);
+		CHECK_EQ(rd32be(t->pk + l4 + 4), t->want);
 		CHECK_EQ(tcp_sum(t->pk + l3, t->v6, t->pk + l4, l3 + tl - l4), 0xffff);
 		for (i = 0; i < pay; i++)
 			if (t->pk[hl + i] != pay_byte(t->want + (uint32_t)i))
@@ -1250,15 +1207,15 @@ static unsigned int mix_pieces(struct fx *x, struct piece *pc, uint8_t *pk)
 
 	while (!t_failures && n < MIX_MAX && (len = take_packet(x, pk, 70000, &lro))) {
 		struct piece p = { 0 };
-		size_t tl = len >= 18 ? be16(pk + 16) : 0, hl = 14 + 20 + TCP_HLEN, i;
+		size_t tl = len >= 18 ? rd16be(pk + 16) : 0, hl = 14 + 20 + TCP_HLEN, i;
 
-		if (len >= hl && be16(pk + 12) == 0x0800 && pk[14] == 0x45 && pk[23] == 6 &&
-		    pk[34 + 12] == (TCP_HLEN / 4) << 4 && be16(pk + 34 + 2) == 5201 &&
+		if (len >= hl && rd16be(pk + 12) == 0x0800 && pk[14] == 0x45 && pk[23] == 6 &&
+		    pk[34 + 12] == (TCP_HLEN / 4) << 4 && rd16be(pk + 34 + 2) == 5201 &&
 		    tl + 14 <= len && tl + 14 >= hl &&
 		    tcp_sum(pk + 14, false, pk + 34, tl - 20) == 0xffff &&
-		    lfold(lsum(0, pk + 14, 20)) == 0xffff) {
-			p.sport = be16(pk + 34);
-			p.seq = be32(pk + 34 + 4);
+		    ref_fold(ref_sum(0, pk + 14, 20)) == 0xffff) {
+			p.sport = rd16be(pk + 34);
+			p.seq = rd32be(pk + 34 + 4);
 			p.len = (uint32_t)(tl + 14 - hl);
 			for (i = 0; i < p.len; i++)
 				if (pk[hl + i] != pay_byte(p.seq + (uint32_t)i))
@@ -1267,7 +1224,7 @@ static unsigned int mix_pieces(struct fx *x, struct piece *pc, uint8_t *pk)
 		} else {
 			CHECK(!lro);
 			p.len = (uint32_t)len;
-			p.sum = lsum(0, pk, len);
+			p.sum = ref_sum(0, pk, len);
 		}
 		if (n && p.sport && pc[n - 1].sport == p.sport &&
 		    pc[n - 1].seq + pc[n - 1].len == p.seq && p.len)
@@ -1468,7 +1425,8 @@ const struct test eth_lro_tests[] = {
 	  "without LRO", t_breakers },
 	{ "eth lro: a segment of one frame is written back as that frame", t_single },
 	{ "eth lro: TERN_ETH_LRO_MAX_BUFS buffers, then the next segment", t_max_bufs },
-	{ "eth lro: the IP packet stays within 65535 bytes (up to exactly 65535), jumbo frames", t_max_ip },
+	{ "eth lro: the IP packet stays within 65535 bytes (up to exactly 65535), jumbo frames",
+	  t_max_ip },
 	{ "eth lro: no buffer left: the segment closes, the frame waits, then opens the next",
 	  t_ring_empty },
 	{ "eth lro: off by default; SET_PORT turning it off writes the segment back", t_off },

@@ -16,48 +16,7 @@
 
 static const uint8_t peer_mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 
-/* network byte order (the frames'); rd16/wr16 are the descriptors' little endian */
-static uint16_t rd16be(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t rd32be(const uint8_t *p)
-{
-	return (uint32_t)rd16be(p) << 16 | rd16be(p + 2);
-}
-
-static void wr16be(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void wr32be(uint8_t *p, uint32_t v)
-{
-	wr16be(p, (uint16_t)(v >> 16));
-	wr16be(p + 2, (uint16_t)v);
-}
-
-/* ---- the tests' own Internet checksum --------------------------------------------------- */
-
-static uint32_t ref_sum(uint32_t s, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t ref_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
+/* ---- the tests' own Internet checksum (ref_sum in tests.h) ------------------------------ */
 
 /* The pseudo-header sum of an IPv4 (l3 at 14) or IPv6 packet for @proto over @l4_len bytes. */
 static uint32_t ref_pseudo(const uint8_t *f, bool v6, uint8_t proto, uint32_t l4_len)

@@ -104,23 +104,13 @@ uint32_t crc32_ieee(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static uint16_t ip_csum(const uint8_t *h, size_t n)
 {
 	uint32_t s = 0;
 	size_t i;
 
 	for (i = 0; i + 1 < n; i += 2)
-		s += be16(h + i);
+		s += rd16be(h + i);
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
 	return (uint16_t)~s;
@@ -168,18 +158,18 @@ static bool int_parse(struct pkt *p, const uint8_t *s, const uint8_t *end)
 	p->int_nhops = s[1];
 	p->int_max_hops = s[2];
 	p->int_flags = s[3];
-	p->int_next_dport = be16(s + 4);
+	p->int_next_dport = rd16be(s + 4);
 	if (p->int_nhops > p->int_max_hops || p->int_max_hops > TERN_INT_MAX_HOPS ||
-	    be16(s + 6))
+	    rd16be(s + 6))
 		return false;
 	p->int_len = 8 + 16 * (size_t)p->int_nhops;
 	if ((size_t)(end - s) < p->int_len + 12)
 		return false;
 	for (i = 0; i < p->int_nhops; i++) {
-		p->int_hop[i].ts = be32(s + 8 + 16 * i);
-		p->int_hop[i].tx_bytes = be32(s + 12 + 16 * i);
-		p->int_hop[i].qlen = be32(s + 16 + 16 * i);
-		p->int_hop[i].rate_mbps = be32(s + 20 + 16 * i);
+		p->int_hop[i].ts = rd32be(s + 8 + 16 * i);
+		p->int_hop[i].tx_bytes = rd32be(s + 12 + 16 * i);
+		p->int_hop[i].qlen = rd32be(s + 16 + 16 * i);
+		p->int_hop[i].rate_mbps = rd32be(s + 20 + 16 * i);
 	}
 	return true;
 }
@@ -224,14 +214,14 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 		return false;
 	memcpy(p->dmac, fr, 6);
 	memcpy(p->smac, fr + 6, 6);
-	p->ethertype = be16(fr + 12);
+	p->ethertype = rd16be(fr + 12);
 	if (p->ethertype == 0x8100) {
 		if (len < 18)
 			return false;
 		p->vlan = true;
 		p->pcp = fr[14] >> 5;
-		p->vid = be16(fr + 14) & 0xfff;
-		p->ethertype = be16(fr + 16);
+		p->vid = rd16be(fr + 14) & 0xfff;
+		p->ethertype = rd16be(fr + 16);
 		off = 18;
 	}
 	ip = fr + off;
@@ -243,7 +233,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			return false;
 		}
 		p->tclass = ip[1];
-		p->ip_len = be16(ip + 2);
+		p->ip_len = rd16be(ip + 2);
 		p->ttl = ip[8];
 		p->ip_csum_ok = ip_csum(ip, 20) == 0;
 		if (ip[9] != 17) {
@@ -268,8 +258,8 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			return false;
 		}
 		p->tclass = (uint8_t)((ip[0] & 0xf) << 4 | ip[1] >> 4);
-		p->flow_label = (uint32_t)(ip[1] & 0xf) << 16 | be16(ip + 2);
-		p->ip_len = (uint16_t)(be16(ip + 4) + 40);
+		p->flow_label = (uint32_t)(ip[1] & 0xf) << 16 | rd16be(ip + 2);
+		p->ip_len = (uint16_t)(rd16be(ip + 4) + 40);
 		p->ttl = ip[7];
 		p->ip_csum_ok = true;
 		if (ip[6] != 17) {
@@ -287,9 +277,9 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 		return false;
 	}
 	udp = ip + iph;
-	p->sport = be16(udp);
-	p->dport = be16(udp + 2);
-	p->udp_len = be16(udp + 4);
+	p->sport = rd16be(udp);
+	p->dport = rd16be(udp + 2);
+	p->udp_len = rd16be(udp + 4);
 	if (p->dport != TERN_ROCE_UDP_DPORT && p->dport != TERN_INT_UDP_DPORT) {
 		p->why = "UDP port";
 		return false;
@@ -307,11 +297,11 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	p->se = bth[1] & 0x80;
 	p->padcnt = (bth[1] >> 4) & 3;
 	p->tver = bth[1] & 0xf;
-	p->pkey = be16(bth + 2);
+	p->pkey = rd16be(bth + 2);
 	p->bth4 = bth[4];
-	p->dqpn = be32(bth + 4) & 0xffffff;
+	p->dqpn = rd32be(bth + 4) & 0xffffff;
 	p->ackreq = bth[8] & 0x80;
-	p->psn = be32(bth + 8) & 0xffffff;
+	p->psn = rd32be(bth + 8) & 0xffffff;
 	x = bth + 12;
 	/* UC: 0x20 | the RC opcode of a SEND or WRITE, with the same headers */
 	op = (p->opcode & 0xe0) == 0x20 && (p->opcode & 0x1f) <= OP_WRITE_ONLY_IMM ?
@@ -366,8 +356,8 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			p->why = "DETH";
 			return false;
 		}
-		p->qkey = be32(x);
-		p->src_qp = be32(x + 4) & 0xffffff;
+		p->qkey = rd32be(x);
+		p->src_qp = rd32be(x + 4) & 0xffffff;
 		x += 8;
 	}
 	if (p->has_reth) {
@@ -375,9 +365,9 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			p->why = "RETH";
 			return false;
 		}
-		p->va = (uint64_t)be32(x) << 32 | be32(x + 4);
-		p->rkey = be32(x + 8);
-		p->dma_len = be32(x + 12);
+		p->va = (uint64_t)rd32be(x) << 32 | rd32be(x + 4);
+		p->rkey = rd32be(x + 8);
+		p->dma_len = rd32be(x + 12);
 		x += 16;
 	}
 	if (p->has_sph) {
@@ -385,8 +375,8 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			p->why = "SPH";
 			return false;
 		}
-		p->sph_rord = be32(x);
-		p->sph_off = be32(x + 4);
+		p->sph_rord = rd32be(x);
+		p->sph_off = rd32be(x + 4);
 		x += 8;
 	}
 	if (p->has_aeth) {
@@ -395,7 +385,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			return false;
 		}
 		p->syndrome = x[0];
-		p->msn = be32(x) & 0xffffff;
+		p->msn = rd32be(x) & 0xffffff;
 		x += 4;
 	}
 	if (p->has_imm) {
@@ -403,7 +393,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			p->why = "ImmDt";
 			return false;
 		}
-		p->imm = be32(x);
+		p->imm = rd32be(x);
 		x += 4;
 	}
 	if (p->has_ieth) {
@@ -411,7 +401,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			p->why = "IETH";
 			return false;
 		}
-		p->ieth = be32(x);
+		p->ieth = rd32be(x);
 		x += 4;
 	}
 	if (p->has_atomic_eth) {
@@ -419,10 +409,10 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			p->why = "AtomicETH";
 			return false;
 		}
-		p->va = (uint64_t)be32(x) << 32 | be32(x + 4);
-		p->rkey = be32(x + 8);
-		p->swap_add = (uint64_t)be32(x + 12) << 32 | be32(x + 16);
-		p->compare = (uint64_t)be32(x + 20) << 32 | be32(x + 24);
+		p->va = (uint64_t)rd32be(x) << 32 | rd32be(x + 4);
+		p->rkey = rd32be(x + 8);
+		p->swap_add = (uint64_t)rd32be(x + 12) << 32 | rd32be(x + 16);
+		p->compare = (uint64_t)rd32be(x + 20) << 32 | rd32be(x + 24);
 		x += 28;
 	}
 	if (p->has_atomic_ack) {
@@ -430,7 +420,7 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 			p->why = "AtomicAckETH";
 			return false;
 		}
-		p->orig = (uint64_t)be32(x) << 32 | be32(x + 4);
+		p->orig = (uint64_t)rd32be(x) << 32 | rd32be(x + 4);
 		x += 8;
 	}
 	if ((size_t)(end - x) < p->padcnt) {
@@ -461,7 +451,7 @@ void pkt_fix_icrc(uint8_t *fr, size_t len)
 
 void pkt_fix_ipv4_csum(uint8_t *fr, size_t len)
 {
-	size_t off = be16(fr + 12) == 0x8100 ? 18 : 14;
+	size_t off = rd16be(fr + 12) == 0x8100 ? 18 : 14;
 	uint8_t *ip = fr + off;
 	uint16_t s;
 

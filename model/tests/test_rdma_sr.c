@@ -1488,19 +1488,6 @@ enum {
 	HB_IN_ORDER, HB_NOT_SR, HB_N
 };
 
-static uint32_t rd32be(const uint8_t *x)
-{
-	return (uint32_t)x[0] << 24 | (uint32_t)x[1] << 16 | (uint32_t)x[2] << 8 | x[3];
-}
-
-static void wr32be(uint8_t *x, uint32_t v)
-{
-	x[0] = (uint8_t)(v >> 24);
-	x[1] = (uint8_t)(v >> 16);
-	x[2] = (uint8_t)(v >> 8);
-	x[3] = (uint8_t)v;
-}
-
 struct hostile {
 	unsigned int v;
 	uint64_t mr_end;	/* the responder MR's end (iova) */

@@ -287,14 +287,20 @@ try:
          "(InCsumErrors)" % (bad, csum), corrupted)
 
     # --- an offload turned off stays off -----------------------------------------------------
+    def fetch_small(port):
+        """node0 fetches node1's /srv/small over TCP (an HTTP server on @port): sha256sum."""
+        server = n1.spawn("exec httpd -f -p %d -h /srv" % port)
+        time.sleep(0.5)
+        r = n0.run("wget -q -O - http://%s:%d/small | sha256sum" % (n1.ip(0), port),
+                   timeout=300)
+        server.kill()
+        return r
+
     r = n1.run("ethtool -K %s tso off && ethtool -k %s | grep '^tcp-segmentation-offload:'" % (
         devs[1], devs[1]))
     t.ok(r.rc == 0 and ": off" in r.stdout, "ethtool -K tso off", r.stdout, r.stderr)
     tso0 = hw(ethtool_stats(n1, devs[1]), "tx_tso_segments")
-    server = n1.spawn("exec httpd -f -p 8082 -h /srv")
-    time.sleep(0.5)
-    r = n0.run("wget -q -O - http://%s:8082/small | sha256sum" % n1.ip(0), timeout=300)
-    server.kill()
+    r = fetch_small(8082)
     t.ok(r.rc == 0 and r.stdout.split()[0] == small_sum and
          hw(ethtool_stats(n1, devs[1]), "tx_tso_segments") == tso0,
          "without TSO the data arrives intact and the device segments nothing", r.stderr)
@@ -305,10 +311,7 @@ try:
         devs[0], devs[0]))
     t.ok(r.rc == 0 and ": off" in r.stdout, "ethtool -K rx-gro-hw off", r.stdout, r.stderr)
     lro0 = hw(ethtool_stats(n0, devs[0]), "rx_lro_frames")
-    server = n1.spawn("exec httpd -f -p 8083 -h /srv")
-    time.sleep(0.5)
-    r = n0.run("wget -q -O - http://%s:8083/small | sha256sum" % n1.ip(0), timeout=300)
-    server.kill()
+    r = fetch_small(8083)
     t.ok(r.rc == 0 and r.stdout.split()[0] == small_sum and
          hw(ethtool_stats(n0, devs[0]), "rx_lro_frames") == lro0,
          "without rx-gro-hw the data arrives intact and the device coalesces nothing",
