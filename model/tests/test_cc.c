@@ -18,45 +18,6 @@
 #define LINE_MBPS	25000u	/* the default link speed */
 #define US		1000ull
 
-/* ---- helpers ----------------------------------------------------------------------------- */
-
-static void cc_defaults(uint8_t p[CC_LEN])
-{
-	memset(p, 0, CC_LEN);
-	p[CCP(cnp_dscp)] = 48;
-	p[CCP(cnp_prio)] = 6;
-	wr32(p + CCP(min_time_between_cnps), 4);
-	wr32(p + CCP(rpg_time_reset), 300);
-	wr32(p + CCP(rpg_byte_reset), 32767);
-	wr32(p + CCP(rpg_threshold), 1);
-	wr32(p + CCP(rpg_max_rate), 0);
-	wr32(p + CCP(rpg_ai_rate), 5);
-	wr32(p + CCP(rpg_hai_rate), 50);
-	wr32(p + CCP(rpg_gd), 11);
-	wr32(p + CCP(rpg_min_dec_fac), 50);
-	wr32(p + CCP(rpg_min_rate), 1);
-	wr32(p + CCP(rate_to_set_on_first_cnp), 0);
-	wr32(p + CCP(dce_tcp_g), 1019);
-	wr32(p + CCP(dce_tcp_rtt), 1);
-	wr32(p + CCP(rate_reduce_monitor_period), 4);
-	wr32(p + CCP(initial_alpha_value), 1023);
-	p[CCP(hpcc_max_stage)] = 5;
-	p[CCP(hpcc_eta)] = 950 & 0xff;
-	p[CCP(hpcc_eta) + 1] = 950 >> 8;
-	wr32(p + CCP(hpcc_ai_rate), 100);
-	wr32(p + CCP(hpcc_base_rtt), 12000);
-}
-
-static int cc_set(struct fake *f, const uint8_t p[CC_LEN], uint32_t *syndrome)
-{
-	struct cqe c;
-	int st = drv_cmd(f, TERN_CMD_SET_CC_PARAMS, p, CC_LEN, NULL, 0, &c);
-
-	if (syndrome)
-		*syndrome = c.syndrome;
-	return st;
-}
-
 static bool cc_query(struct fake *f, uint8_t p[CC_LEN])
 {
 	memset(p, 0xee, CC_LEN);

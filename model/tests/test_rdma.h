@@ -123,4 +123,55 @@ void pkt_fix_ipv4_csum(uint8_t *frame, size_t len);
 /* How many logged frames in @dir have BTH opcode @op (-1: any RoCE). */
 unsigned int wire_count(const struct wire *w, unsigned int dir, int op);
 
+/* ---- SRQs, fast registration, memory windows, congestion control (tests and fuzzers) ---- */
+struct rsrq {
+	struct qmem mem;
+	uint32_t srqn;
+	unsigned int log, stride;
+	uint16_t pi, uar;
+	bool rec;		/* TERN_SRQ_F_DB_REC */
+};
+
+/* CREATE_SRQ's input for an SRQ of 2^@log entries of 2^@stride bytes in @mem. */
+void srq_in(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_srq_in)],
+	    const struct qmem *mem, unsigned int log, unsigned int stride);
+/* CREATE_SRQ with @flags (TERN_SRQ_F_*): the command status, @s the SRQ. */
+int srq_create_ex(struct rdev *d, struct rsrq *s, unsigned int log, unsigned int stride,
+		  uint32_t flags);
+/* An SRQ with a record: store its producer index there (after the WQEs). */
+void srq_rec_write(struct rdev *d, struct rsrq *s, uint16_t pi);
+/* Write a receive WQE into the SRQ's next slot (no doorbell); returns the slot. */
+unsigned int srq_post(struct rdev *d, struct rsrq *s, uint64_t wr_id, const struct sge *sg,
+		      unsigned int nsge);
+void srq_ring(struct rdev *d, struct rsrq *s);
+/* The CREATE_QP input of a QP of @type on SRQ @srqn (RQ fields zero). */
+void srq_qp_in_type(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_qp_in)],
+		    struct rqp *qp, struct rcq *cq, uint32_t srqn, uint8_t type);
+/* A QP of @type on SRQ @srqn (SQ 64 x 128 B): the command status. */
+int srq_qp_create_type(struct rdev *d, struct rqp *qp, struct rcq *cq, uint32_t srqn,
+		       uint8_t type, struct cqe *c);
+/* CREATE_MR of a key without translation (@flags: FAST_REG or a window type): *idx. */
+int key_create(struct rdev *d, uint32_t pdn, uint8_t flags, uint32_t npages, uint32_t *idx);
+/*
+ * A signaled local WQE (@opcode, @key in the header) in the next SQ slot, no doorbell;
+ * returns where its segment goes (REG_MR, BIND_MW).
+ */
+uint8_t *post_local(struct rdev *d, struct rqp *qp, uint8_t opcode, uint64_t wr_id,
+		    uint32_t key);
+/* A REG_MR WQE in the next SQ slot (no doorbell) mapping @back's pages at @iova. */
+void post_reg(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key,
+	      const struct rmr *back, uint64_t iova, uint64_t len, uint32_t npages,
+	      uint8_t access);
+/* A BIND_MW WQE in the next SQ slot (no doorbell): window key @key over @mr's [off, +len). */
+void post_bind(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key,
+	       const struct rmr *mr, uint64_t off, uint64_t len, uint8_t access);
+/* A UD SEND WQE of @sg in the next SQ slot (no doorbell) to @dest_qpn, Q_Key @qkey, of
+ * device @peer over the path @o gives from @d. */
+void post_ud_send(struct rdev *d, struct rqp *qp, const struct rdev *peer,
+		  const struct connopt *o, uint64_t wr_id, uint32_t dest_qpn, uint32_t qkey,
+		  const struct sge *sg);
+/* SET_CC_PARAMS' defaults (the tests start from them), and SET_CC_PARAMS itself. */
+void cc_defaults(uint8_t p[sizeof(struct tern_cc_params)]);
+int cc_set(struct fake *f, const uint8_t p[sizeof(struct tern_cc_params)], uint32_t *syndrome);
+
 #endif

@@ -16,25 +16,6 @@
 static const uint32_t acc_rw = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
 			       TERN_ACCESS_REMOTE_READ;
 
-/* CREATE_MR of a key without translation (@flags: FAST_REG or a window type): *idx. */
-static int key_create(struct rdev *d, uint32_t pdn, uint8_t flags, uint32_t npages,
-		      uint32_t *idx)
-{
-	typedef struct tern_cmd_create_mr_in T;
-	uint8_t in[sizeof(T)] = { 0 };
-	struct cqe c;
-	int st;
-
-	wr32(in + OFF(T, pdn), pdn);
-	in[OFF(T, flags)] = flags;
-	in[OFF(T, key)] = 0x33;
-	wr32(in + OFF(T, npages), npages);
-	st = rdev_cmd(d, TERN_CMD_CREATE_MR, in, sizeof(in), NULL, 0, &c);
-	if (st == TERN_CMD_OK)
-		*idx = c.result;
-	return st;
-}
-
 /* A FAST_REG MR with room for @max_pages: the command status, *idx its index. */
 static int fr_create(struct rdev *d, uint32_t pdn, uint32_t max_pages, uint32_t *idx)
 {
@@ -47,41 +28,6 @@ static int fr_destroy(struct rdev *d, uint32_t key)
 
 	wr32(in, key);
 	return rdev_cmd(d, TERN_CMD_DESTROY_MR, in, 4, NULL, 0, NULL);
-}
-
-/*
- * A signaled local WQE (@opcode, @key in the header) in the next SQ slot, no doorbell;
- * returns where its segment goes (REG_MR, BIND_MW).
- */
-static uint8_t *post_local(struct rdev *d, struct rqp *qp, uint8_t opcode, uint64_t wr_id,
-			   uint32_t key)
-{
-	unsigned int slot = qp->sq_pi & ((1u << qp->sq_log) - 1);
-	size_t sz = 1u << qp->sq_stride;
-	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)slot * sz, sz);
-
-	memset(w, 0, sz);
-	w[SQE(opcode)] = opcode;
-	w[SQE(flags)] = TERN_WQE_F_SIGNALED;
-	wr32(w + SQE(rkey), key);
-	wr64(w + SQE(wr_id), wr_id);
-	qp->sq_pi++;
-	return w + sizeof(struct tern_sq_wqe);
-}
-
-/* A REG_MR WQE in the next SQ slot (no doorbell) mapping @back's pages at @iova. */
-static void post_reg(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key,
-		     const struct rmr *back, uint64_t iova, uint64_t len, uint32_t npages,
-		     uint8_t access)
-{
-	uint8_t *g = post_local(d, qp, TERN_WQE_REG_MR, wr_id, key);
-
-	wr64(g + RMS(iova), iova);
-	wr64(g + RMS(length), len);
-	wr64(g + RMS(pbl_addr), back->pbl);
-	wr32(g + RMS(npages), npages);
-	g[RMS(page_shift)] = 12;
-	g[RMS(access)] = access;
 }
 
 static void post_linv(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key)
@@ -533,19 +479,6 @@ out:
 static int mw_create(struct rdev *d, uint32_t pdn, uint8_t type, uint32_t *idx)
 {
 	return key_create(d, pdn, type, 0, idx);
-}
-
-/* A BIND_MW WQE in the next SQ slot (no doorbell): window key @key over @mr's [off, +len). */
-static void post_bind(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key,
-		      const struct rmr *mr, uint64_t off, uint64_t len, uint8_t access)
-{
-	typedef struct tern_bind_mw_seg B;
-	uint8_t *g = post_local(d, qp, TERN_WQE_BIND_MW, wr_id, key);
-
-	wr64(g + OFF(B, addr), mr->iova + off);
-	wr64(g + OFF(B, length), len);
-	wr32(g + OFF(B, mr_key), mr->key);
-	g[OFF(B, access)] = access;
 }
 
 /* Both QPs (in error or not): flushed, RESET, connected again from their first PSNs. */

@@ -46,62 +46,9 @@ static unsigned int count_events(struct rdev *d, uint8_t type, uint8_t subtype, 
 	return n;
 }
 
-/* ---- a minimal SRQ driver ------------------------------------------------------------------ */
-
-struct rsrq {
-	struct qmem mem;
-	uint32_t srqn;
-	unsigned int log, stride;
-	uint16_t pi, uar;
-	bool rec;		/* TERN_SRQ_F_DB_REC */
-};
-
-static void srq_in(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_srq_in)],
-		   const struct qmem *mem, unsigned int log, unsigned int stride)
-{
-	memset(in, 0, sizeof(struct tern_cmd_create_srq_in));
-	wr32(in + SRQI(pdn), d->pdn);
-	wr16(in + SRQI(uar), d->uar);
-	in[SRQI(log_depth)] = (uint8_t)log;
-	in[SRQI(log_stride)] = (uint8_t)stride;
-	qmem_desc(mem, in + SRQI(mem));
-}
-
-static int srq_create_ex(struct rdev *d, struct rsrq *s, unsigned int log, unsigned int stride,
-			 uint32_t flags)
-{
-	uint8_t in[sizeof(struct tern_cmd_create_srq_in)];
-	struct cqe c;
-	int st;
-
-	memset(s, 0, sizeof(*s));
-	s->log = log;
-	s->stride = stride;
-	s->uar = d->uar;
-	s->rec = flags & TERN_SRQ_F_DB_REC;
-	qmem_alloc(d, &s->mem, (1ull << (log + stride)) +
-		   (s->rec ? sizeof(struct tern_wq_db_rec) : 0), false);
-	srq_in(d, in, &s->mem, log, stride);
-	wr32(in + SRQI(flags), flags);
-	st = rdev_cmd(d, TERN_CMD_CREATE_SRQ, in, sizeof(in), NULL, 0, &c);
-	if (st == TERN_CMD_OK)
-		s->srqn = c.result;
-	return st;
-}
-
 static int srq_create(struct rdev *d, struct rsrq *s, unsigned int log, unsigned int stride)
 {
 	return srq_create_ex(d, s, log, stride, 0);
-}
-
-/* An SRQ with a record: store its producer index there (after the WQEs). */
-static void srq_rec_write(struct rdev *d, struct rsrq *s, uint16_t pi)
-{
-	uint8_t *rec = fk_ptr(&d->f, s->mem.base + (1ull << (s->log + s->stride)),
-			      sizeof(struct tern_wq_db_rec));
-
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	wr16(rec + OFF(struct tern_wq_db_rec, pi), pi);
 }
 
 static int srq_destroy(struct rdev *d, uint32_t srqn, struct cqe *c)
@@ -146,65 +93,10 @@ static int srq_query(struct rdev *d, uint32_t srqn, struct srqstate *q)
 	return st;
 }
 
-/* Write a receive WQE into the SRQ's next slot (no doorbell); returns the slot. */
-static unsigned int srq_post(struct rdev *d, struct rsrq *s, uint64_t wr_id, const struct sge *sg,
-			     unsigned int nsge)
-{
-	unsigned int slot = s->pi & ((1u << s->log) - 1);
-
-	write_rqe(d, &s->mem, slot, s->stride, wr_id, sg, nsge);
-	s->pi++;
-	return slot;
-}
-
-static void srq_ring(struct rdev *d, struct rsrq *s)
-{
-	db64(d, s->uar, TERN_UDB_SRQ, s->srqn | (uint64_t)s->pi << TERN_UDB_PI_SHIFT);
-}
-
-/* The CREATE_QP input of a QP of @type on SRQ @srqn (RQ fields zero). */
-static void srq_qp_in_type(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_qp_in)],
-			   struct rqp *qp, struct rcq *cq, uint32_t srqn, uint8_t type)
-{
-	memset(in, 0, sizeof(struct tern_cmd_create_qp_in));
-	wr32(in + QPI(pdn), d->pdn);
-	wr32(in + QPI(send_cqn), cq->cqn);
-	wr32(in + QPI(recv_cqn), cq->cqn);
-	in[QPI(type)] = type;
-	in[QPI(flags)] = TERN_QP_F_SRQ;
-	wr16(in + QPI(uar), d->uar);
-	in[QPI(log_sq_depth)] = (uint8_t)qp->sq_log;
-	in[QPI(log_sq_stride)] = (uint8_t)qp->sq_stride;
-	wr32(in + QPI(srqn), srqn);
-	qmem_desc(&qp->sq, in + QPI(sq_mem));
-}
-
 static void srq_qp_in(struct rdev *d, uint8_t in[sizeof(struct tern_cmd_create_qp_in)],
 		      struct rqp *qp, struct rcq *cq, uint32_t srqn)
 {
 	srq_qp_in_type(d, in, qp, cq, srqn, TERN_QPT_RC);
-}
-
-static int srq_qp_create_type(struct rdev *d, struct rqp *qp, struct rcq *cq, uint32_t srqn,
-			      uint8_t type, struct cqe *c)
-{
-	uint8_t in[sizeof(struct tern_cmd_create_qp_in)];
-	struct cqe cc;
-	int st;
-
-	memset(qp, 0, sizeof(*qp));
-	qp->pdn = d->pdn;
-	qp->scq = qp->rcq = cq;
-	qp->sq_log = 6;
-	qp->sq_stride = 7;
-	qp->uar = d->uar;
-	qp->flags = TERN_QP_F_SRQ;
-	qmem_alloc(d, &qp->sq, 1ull << (6 + 7), false);
-	srq_qp_in_type(d, in, qp, cq, srqn, type);
-	st = rdev_cmd(d, TERN_CMD_CREATE_QP, in, sizeof(in), NULL, 0, c ? c : &cc);
-	if (st == TERN_CMD_OK)
-		qp->qpn = (c ? c : &cc)->result;
-	return st;
 }
 
 static int srq_qp_create(struct rdev *d, struct rqp *qp, struct rcq *cq, uint32_t srqn,
@@ -968,28 +860,9 @@ out:
 static void ud_send(struct sfix *x, struct rqp *qp, uint64_t wr_id, uint32_t dest_qpn,
 		    uint64_t off, uint32_t len)
 {
-	struct rdev *d = x->c.d[0];
-	size_t sz = 1u << qp->sq_stride;
-	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)(qp->sq_pi & ((1u << qp->sq_log) - 1)) * sz, sz);
-	uint8_t attrs[sizeof(struct tern_qp_attrs)];
-	uint8_t *ud = w + sizeof(struct tern_sq_wqe), *sg = w + UD_HDR;
-	struct qpattr a;
+	struct sge sg = mr_sge(&x->smr, off, len);
 
-	memset(w, 0, sz);
-	w[OFF(struct tern_sq_wqe, opcode)] = TERN_WQE_SEND;
-	w[OFF(struct tern_sq_wqe, flags)] = TERN_WQE_F_SIGNALED;
-	w[OFF(struct tern_sq_wqe, num_sge)] = 1;
-	wr64(w + OFF(struct tern_sq_wqe, wr_id), wr_id);
-	memset(&a, 0, sizeof(a));
-	path_fill(&a, d, x->c.d[1], &x->c.o);
-	qpattr_encode(&a, attrs);
-	memcpy(ud + OFF(struct tern_ud_seg, path), attrs + QPA(path), sizeof(struct tern_qp_path));
-	wr32(ud + OFF(struct tern_ud_seg, dest_qpn), dest_qpn);
-	wr32(ud + OFF(struct tern_ud_seg, qkey), UD_QKEY);
-	wr64(sg + SGE(addr), x->smr.iova + off);
-	wr32(sg + SGE(length), len);
-	wr32(sg + SGE(lkey), x->smr.key);
-	qp->sq_pi++;
+	post_ud_send(x->c.d[0], qp, x->c.d[1], &x->c.o, wr_id, dest_qpn, UD_QKEY, &sg);
 }
 
 /*
