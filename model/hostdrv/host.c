@@ -42,10 +42,49 @@ static bool fk_faulty(const struct fake *f, uint64_t addr, size_t len)
 	return f->fault_hi > f->fault_lo && addr < f->fault_hi && addr + len > f->fault_lo;
 }
 
+/*
+ * DMA into f->bar_dma's window: MMIO accesses of the device's own BARs, in naturally aligned
+ * pieces of up to 8 bytes (@wbuf NULL: a read into @rbuf). False: not in the window.
+ */
+static bool fk_bar_dma(struct fake *f, uint64_t addr, void *rbuf, const void *wbuf, size_t len)
+{
+	uint64_t off = addr - f->bar_dma;
+	size_t done = 0;
+
+	if (!f->bar_dma || addr < f->bar_dma || off >= FK_BAR_DMA_SIZE ||
+	    len > FK_BAR_DMA_SIZE - off)
+		return false;
+	while (done < len) {
+		uint64_t o = off + done, v = 0;
+		int bar = o >= FK_BAR_DMA_DB ? TERN_BAR_DB : TERN_BAR_REGS;
+		unsigned int sz = 8;
+
+		if (o >= FK_BAR_DMA_DB)
+			o -= FK_BAR_DMA_DB;
+		while (sz > 1 && ((o & (sz - 1)) || sz > len - done))
+			sz >>= 1;
+		if (wbuf) {
+			memcpy(&v, (const uint8_t *)wbuf + done, sz);
+			f->bar_dma_writes++;
+			tern_model_mmio_write(f->m, bar, o, v, sz);
+		} else {
+			f->bar_dma_reads++;
+			v = tern_model_mmio_read(f->m, bar, o, sz);
+			memcpy((uint8_t *)rbuf + done, &v, sz);
+		}
+		done += sz;
+	}
+	return true;
+}
+
 static int fk_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
 	struct fake *f = opaque;
-	uint8_t *p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
+	uint8_t *p;
+
+	if (fk_bar_dma(f, addr, buf, NULL, len))
+		return 0;
+	p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
 
 	if (!p) {
 		f->dma_faults++;
@@ -58,7 +97,11 @@ static int fk_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 static int fk_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
 {
 	struct fake *f = opaque;
-	uint8_t *p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
+	uint8_t *p;
+
+	if (fk_bar_dma(f, addr, NULL, buf, len))
+		return 0;
+	p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
 
 	if (!p) {
 		f->dma_faults++;
@@ -74,10 +117,17 @@ static void fk_msix(void *opaque, unsigned int vector)
 {
 	struct fake *f = opaque;
 
-	if (vector < TERN_MAX_MSIX && vector < f->cfg.num_msix)
+	if (vector < TERN_MAX_MSIX && vector < f->cfg.num_msix) {
 		f->msix[vector]++;
-	else
+		if (f->msix_addr[vector]) {
+			uint8_t msg[4];
+
+			wr32(msg, f->msix_data[vector]);
+			fk_dma_write(f, f->msix_addr[vector], msg, sizeof(msg));
+		}
+	} else {
 		f->msix_bad++;
+	}
 }
 
 static void fk_tx(void *opaque, const void *frame, size_t len)

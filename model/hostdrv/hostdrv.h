@@ -67,6 +67,8 @@ static inline void wr64(void *p, uint64_t v)
 #define FK_BAD_ADDR	0xdead000000ull		/* never mapped, nicely aligned */
 #define FK_DATA_BASE	0x100000000000ull	/* 64 MiB for big buffers, mapped on first use */
 #define FK_DATA_SIZE	(64u << 20)
+#define FK_BAR_DMA_DB	0x100000ull		/* struct fake's bar_dma: BAR 2 from here */
+#define FK_BAR_DMA_SIZE	0x200000ull
 
 struct fk_region {
 	uint64_t base;
@@ -129,6 +131,21 @@ struct fake {
 
 	/* DMA touching [fault_lo, fault_hi) fails, as if unmapped (both 0: off) */
 	uint64_t fault_lo, fault_hi;
+
+	/*
+	 * optional (0: off): DMA to [bar_dma, bar_dma + FK_BAR_DMA_SIZE) reaches the device's
+	 * own BARs as MMIO, registers (BAR 0) at bar_dma, doorbells (BAR 2) at bar_dma +
+	 * FK_BAR_DMA_DB, as a guest pointing the device at its own BARs (peer-to-peer DMA)
+	 * would have it; the model is entered again from inside its own DMA callback
+	 */
+	uint64_t bar_dma;
+	unsigned long bar_dma_reads, bar_dma_writes;
+	/*
+	 * optional: MSI-X vector v with msix_addr[v] set is also written as memory, msix_data[v]
+	 * (4 bytes) at that address, as the MSI-X message it is (it may hit bar_dma)
+	 */
+	uint64_t msix_addr[TERN_MAX_MSIX];
+	uint32_t msix_data[TERN_MAX_MSIX];
 
 	/* optional: sees every successful DMA write (address, length), in order */
 	void (*dma_watch)(struct fake *f, uint64_t addr, size_t len);
