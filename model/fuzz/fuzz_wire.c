@@ -23,6 +23,18 @@
  *   'S' dev state                       MODIFY_QP to SQD, SQD->SQD with a new MTU, RTS or ERR
  *   'P' dev op len16                    one more WQE posted and rung (also SEND_INV)
  *   'D' dev                             the MR deregistered and registered again
+ *   'C' dev mode                        SET_CC_PARAMS: DCQCN (reaction and notification
+ *                                       point) or HPCC (INT shims on the data frames) on
+ *                                       every priority, or neither
+ *   'N' dev k                           frame k of the wire log made a CNP (BTH opcode 0x81,
+ *                                       its lengths and ICRC fixed), delivered to @dev
+ *   'U' dev len16 fl                    a UD SEND from @dev's UD QP to the peer's UD QP (fl
+ *                                       bit 0: the peer's UD QP on its SRQ; bit 1: Q_Key
+ *                                       wrong)
+ *   'L' dev op len16                    a local WQE on the RC QP: REG_MR of the fast
+ *                                       registration key over the MR's pages, BIND_MW of a
+ *                                       type 2 window over the MR, LOCAL_INV of either
+ * 'F' with fl bit 2 makes the UD datagram for @dev's UD QP on its SRQ.
  *
  * Any sanitizer report, a hang or unbounded memory is a bug. The devices outlive inputs (they
  * are made anew only when reconnecting fails), so a finding may need the inputs before it:
@@ -39,6 +51,7 @@
 #define MR_LEN		(64 * 1024)
 #define ALL_ACC		(TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE | \
 			 TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC)
+#define SRQ_LOG		6
 #define MAX_FRAME	(65535 + 4096)
 #define UD_QKEY		0x11223344u
 
@@ -67,6 +80,10 @@ struct fz {
 	bool ud_ok[2];
 	struct rmr mr[2];
 	bool mr_ok[2];
+	struct rsrq srq[2];
+	struct rqp sud[2];		/* UD QP on the SRQ */
+	bool sud_ok[2];
+	uint32_t frkey[2], mwkey[2];	/* 0: none */
 	uint8_t frame[MAX_FRAME];
 };
 
@@ -144,12 +161,13 @@ static size_t make_frame(struct fz *f, struct in *in)
  * destination QP rewritten, a DETH (Q_Key, source QP 2) put in after the BTH and the rest
  * moved behind it. Frames that are not IPv4/IPv6 UDP are left alone.
  */
-static size_t to_ud(struct fz *f, size_t len, unsigned int dev)
+static size_t to_ud(struct fz *f, size_t len, unsigned int dev, bool srq)
 {
 	uint8_t *fr = f->frame;
 	size_t l3 = (len >= 18 && fr[12] == 0x81 && fr[13] == 0x00) ? 18 : 14, bth;
 	uint16_t et = len >= l3 ? (uint16_t)(fr[l3 - 2] << 8 | fr[l3 - 1]) : 0;
-	uint32_t qpn = f->c.qp[dev].qpn ? f->ud[dev].qpn : 0;
+	uint32_t qpn = !f->c.qp[dev].qpn ? 0 : srq && f->sud_ok[dev] ? f->sud[dev].qpn :
+		       f->ud[dev].qpn;
 
 	if (et == 0x0800)
 		bth = l3 + 20 + 8;
@@ -254,6 +272,100 @@ static enum wire_action drop_some(struct wire *w, unsigned int dir, unsigned int
 	return idx % 3 == 2 ? W_DROP : W_DELIVER;
 }
 
+/* The SRQ of side @s topped up to full (its CI from QUERY_SRQ), rung. */
+static void srq_fill(struct fz *f, unsigned int s)
+{
+	typedef struct tern_cmd_query_srq_out T;
+	uint8_t in[4], out[sizeof(T)];
+	uint16_t ci;
+	struct sge sg;
+
+	wr32(in, f->srq[s].srqn);
+	if (rdev_cmd(f->c.d[s], TERN_CMD_QUERY_SRQ, in, 4, out, sizeof(out), NULL) != TERN_CMD_OK)
+		return;
+	ci = rd16(out + OFF(T, ci));
+	while ((uint16_t)(f->srq[s].pi - ci) < (1u << SRQ_LOG)) {
+		sg = mr_sge(&f->mr[s], (f->srq[s].pi % 8) * 4096, 4096 + 40);
+		srq_post(f->c.d[s], &f->srq[s], 300 + f->srq[s].pi, &sg, 1);
+	}
+	srq_ring(f->c.d[s], &f->srq[s]);
+}
+
+/* 'C': congestion control on every priority of side @s: DCQCN, HPCC or none. */
+static void cc_mode(struct fz *f, unsigned int s, unsigned int mode)
+{
+	uint8_t p[sizeof(struct tern_cc_params)];
+
+	cc_defaults(p);
+	if (mode % 3 == 1) {
+		p[OFF(struct tern_cc_params, rp_en)] = (uint8_t)(mode >> 2 | 1);
+		p[OFF(struct tern_cc_params, np_en)] = 0xff;
+	} else if (mode % 3 == 2) {
+		p[OFF(struct tern_cc_params, hpcc_en)] = 0xff;
+	}
+	cc_set(&f->c.d[s]->f, p, NULL);
+}
+
+/* 'N': frame k of the log as a CNP (opcode 0x81) to the QP it names. */
+static size_t to_cnp(struct fz *f, size_t len)
+{
+	uint8_t *fr = f->frame;
+	size_t l3 = (len >= 18 && fr[12] == 0x81 && fr[13] == 0x00) ? 18 : 14;
+	uint16_t et = len >= l3 ? (uint16_t)(fr[l3 - 2] << 8 | fr[l3 - 1]) : 0;
+	size_t bth = l3 + (et == 0x86dd ? 40 : 20) + 8;
+
+	if ((et != 0x0800 && et != 0x86dd) || len < bth + 12)
+		return len;
+	fr[bth] = 0x81;
+	/* a CNP is a BTH, 16 reserved bytes and the ICRC */
+	if (len > bth + 32) {
+		memset(fr + bth + 12, 0, 16);
+		len = bth + 32;
+	}
+	return len;
+}
+
+/* 'U': a UD SEND from side @s to the peer's UD QP (or its SRQ one). */
+static void ud_send(struct fz *f, unsigned int s, uint32_t len, unsigned int fl)
+{
+	struct sge sg = mr_sge(&f->mr[s], 0, len % 4200);
+	uint32_t dst = (fl & 1) && f->sud_ok[!s] ? f->sud[!s].qpn : f->ud[!s].qpn;
+
+	if (!f->mr_ok[s] || !f->ud_ok[s])
+		return;
+	post_ud_send(f->c.d[s], &f->ud[s], f->c.d[!s], &f->c.o, len, dst,
+		     (fl & 2) ? ~UD_QKEY : UD_QKEY, &sg);
+	ring_sq(f->c.d[s], &f->ud[s]);
+}
+
+/* 'L': REG_MR, BIND_MW or LOCAL_INV on side @s's RC/UC QP. */
+static void local_wqe(struct fz *f, unsigned int s, unsigned int op, uint32_t len)
+{
+	struct rdev *d = f->c.d[s];
+	struct rqp *qp = &f->c.qp[s];
+
+	if (!f->mr_ok[s])
+		return;
+	switch (op % 4) {
+	case 0:
+		if (f->frkey[s])
+			post_reg(d, qp, op, f->frkey[s], &f->mr[s], f->mr[s].iova + (len & 0xf000),
+				 4096 + (len & 0xfff) * 8, 1 + (op >> 2) % 16,
+				 (uint8_t)(ALL_ACC >> (op >> 6)));
+		break;
+	case 1:
+		if (f->mwkey[s])
+			post_bind(d, qp, op, f->mwkey[s], &f->mr[s], len & 0x7fff,
+				  (len >> 4) + 1, (uint8_t)(ALL_ACC >> (op >> 6)));
+		break;
+	default:
+		post_send(d, qp, TERN_WQE_LOCAL_INV, TERN_WQE_F_SIGNALED, op, NULL, 0, 0,
+			  (op & 1) ? f->mwkey[s] : f->frkey[s], 0);
+		break;
+	}
+	ring_sq(d, qp);
+}
+
 static void teardown(struct fz *f)
 {
 	unsigned int s;
@@ -266,6 +378,12 @@ static void teardown(struct fz *f)
 			qmem_free(&f->ud[s].rq);
 		}
 		f->ud_ok[s] = false;
+		if (f->sud_ok[s]) {
+			qmem_free(&f->sud[s].sq);
+			qmem_free(&f->srq[s].mem);
+		}
+		f->sud_ok[s] = false;
+		f->frkey[s] = f->mwkey[s] = 0;
 	}
 	conn_free(&f->c);
 	memset(&f->c, 0, sizeof(f->c));
@@ -294,6 +412,11 @@ static bool start(struct fz *f, const struct connopt *o)
 				goto anew;
 			f->c.qp[s].sq_pi = f->c.qp[s].rq_pi = 0;
 			f->ud[s].sq_pi = f->ud[s].rq_pi = 0;
+			if (f->sud_ok[s] &&
+			    (ud_modify(f->c.d[s], f->sud[s].qpn, TERN_QP_ATTR_STATE, TERN_QPS_RESET,
+				       0, 0, NULL) || !ud_up(f->c.d[s], &f->sud[s], UD_QKEY, 0)))
+				goto anew;
+			f->sud[s].sq_pi = 0;
 		}
 		if (f->c.o.uc != o->uc)
 			goto anew;	/* the other QP type */
@@ -310,13 +433,30 @@ anew:
 			return false;
 		for (s = 0; s < 2; s++) {
 			f->mr_ok[s] = mr_create(f->c.d[s], &f->mr[s], f->c.d[s]->pdn, MR_LEN,
-						ALL_ACC, 0) == 0;
+						ALL_ACC | TERN_ACCESS_MW_BIND, 0) == 0;
 			if (!f->mr_ok[s])
 				return false;
 			f->ud_ok[s] = ud_create(f->c.d[s], &f->ud[s], TERN_QPT_UD, &f->c.cq[s], 7,
 						NULL) == TERN_CMD_OK;
 			if (!f->ud_ok[s] || !ud_up(f->c.d[s], &f->ud[s], UD_QKEY, 0))
 				return false;
+			/* a UD QP on an SRQ, a fast registration key and a type 2 window */
+			f->sud_ok[s] = srq_create_ex(f->c.d[s], &f->srq[s], SRQ_LOG, 6, 0) ==
+				       TERN_CMD_OK;
+			if (f->sud_ok[s] &&
+			    (srq_qp_create_type(f->c.d[s], &f->sud[s], &f->c.cq[s], f->srq[s].srqn,
+						TERN_QPT_UD, NULL) != TERN_CMD_OK ||
+			     !ud_up(f->c.d[s], &f->sud[s], UD_QKEY, 0))) {
+				qmem_free(&f->sud[s].sq);
+				qmem_free(&f->srq[s].mem);
+				f->sud_ok[s] = false;
+			}
+			if (key_create(f->c.d[s], f->c.d[s]->pdn, TERN_MR_F_FAST_REG, 16,
+				       &f->frkey[s]) != TERN_CMD_OK)
+				f->frkey[s] = 0;
+			if (key_create(f->c.d[s], f->c.d[s]->pdn, TERN_MR_F_MW_TYPE2, 0,
+				       &f->mwkey[s]) != TERN_CMD_OK)
+				f->mwkey[s] = 0;
 		}
 	}
 	for (s = 0; s < 2; s++) {
@@ -328,6 +468,10 @@ anew:
 		}
 		ring_rq(f->c.d[s], &f->c.qp[s]);
 		ring_rq(f->c.d[s], &f->ud[s]);
+		cc_mode(f, s, 0);	/* an earlier input's 'C' undone */
+		/* the SRQ kept full: its consumer index from QUERY_SRQ */
+		if (f->sud_ok[s])
+			srq_fill(f, s);
 	}
 	return true;
 }
@@ -383,7 +527,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			len = make_frame(f, &in);
 			fl = take(&in, 1);
 			if (fl & 2)
-				len = to_ud(f, len, dev);
+				len = to_ud(f, len, dev, fl & 4);
 			if (fl & 1)
 				fix_frame(f->frame, len);
 			tern_model_rx_frame(f->c.d[dev]->f.m, f->frame, len);
@@ -404,6 +548,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 'D':
 			reregister(f, dev);
 			break;
+		case 'C':
+			cc_mode(f, dev, take(&in, 1));
+			break;
+		case 'N': {
+			const struct wire_rec *rec;
+
+			if (!f->c.w.nlog)
+				break;
+			rec = &f->c.w.log[take(&in, 1) % f->c.w.nlog];
+			len = rec->len < sizeof(f->frame) ? rec->len : sizeof(f->frame);
+			memcpy(f->frame, rec->data, len);
+			len = to_cnp(f, len);
+			fix_frame(f->frame, len);
+			tern_model_rx_frame(f->c.d[dev]->f.m, f->frame, len);
+			wire_pump(&f->c.w);
+			break;
+		}
+		case 'U': {
+			uint32_t l = take(&in, 2);
+
+			ud_send(f, dev, l, take(&in, 1));
+			wire_pump(&f->c.w);
+			break;
+		}
+		case 'L': {
+			unsigned int op = take(&in, 1);
+
+			local_wqe(f, dev, op, take(&in, 2));
+			wire_pump(&f->c.w);
+			break;
+		}
 		default:
 			break;
 		}
