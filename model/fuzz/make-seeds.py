@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Write the hand-made seeds of model/fuzz/corpus/cmd (fuzz_cmd.c's input script) and
-model/fuzz/corpus/wire (fuzz_wire.c's).
+"""Write the hand-made seeds of model/fuzz/corpus/cmd (fuzz_cmd.c's input script),
+model/fuzz/corpus/wire (fuzz_wire.c's), model/fuzz/corpus/guest and model/fuzz/corpus/eth
+(fuzz_guest.c's, as fuzz-guest and fuzz-eth).
 
 libFuzzer's own corpus entries are named by their SHA-1; these start with "seed-" and say
 what they set up, so that the fuzzer reaches paths that random mutation finds only by
@@ -183,6 +184,146 @@ def wire_sr_seed(flips):
     return b + b"T\x00" + struct.pack(">H", 2000)
 
 
+# ---- fuzz_wire.c's other scripts: every opcode, CC, CNPs, UD, SRQ, local WQEs ----------------
+WIRE_CFG_RC = 0x0FF2             # RC, MTU 1024, IPv4, retries 7, messages of 4500 bytes and up
+WIRE_CFG_RC6 = 0x0FFA            # RC over IPv6, MTU 256
+WIRE_CFG_UC = 0x8FF2             # UC
+
+
+def wcmd(c, dev, *args):
+    return c.encode() + bytes([dev]) + b"".join(args)
+
+
+def u8(v):
+    return bytes([v & 0xff])
+
+
+def u16(v):
+    return struct.pack(">H", v & 0xffff)
+
+
+def wire_seeds():
+    t = wcmd("T", 0, u16(3000))
+    every_op = b"".join(wcmd("P", k & 1, u8(op), u16(300 + 700 * op))
+                        for op in range(8) for k in range(2)) + t
+    seeds = {}
+    for name, cfg in (("rc", WIRE_CFG_RC), ("rc6", WIRE_CFG_RC6), ("uc", WIRE_CFG_UC),
+                      ("sr", WIRE_CFG_SR)):
+        seeds["seed-%s-every-op" % name] = struct.pack(">H", cfg) + every_op
+        # DCQCN on both, CNPs made of logged frames to both sides
+        seeds["seed-%s-cnp" % name] = (struct.pack(">H", cfg) + wcmd("C", 0, u8(1)) +
+                                       wcmd("C", 1, u8(1)) + every_op +
+                                       b"".join(wcmd("N", k & 1, u8(k)) for k in range(12)) +
+                                       t)
+        # HPCC: the data frames carry INT shims, the peer echoes them
+        seeds["seed-%s-hpcc" % name] = (struct.pack(">H", cfg) + wcmd("C", 0, u8(2)) +
+                                        wcmd("C", 1, u8(2)) + every_op + every_op)
+    # UD SENDs both ways, to the UD QPs and to those on the SRQs, one with a wrong Q_Key;
+    # logged frames made UD datagrams for either
+    ud = b"".join(wcmd("U", k & 1, u16(64 + 900 * k), u8(k % 4)) for k in range(8))
+    ud += b"".join(wcmd("F", k & 1, u8(k), u8(0), u16(0), u8(0), u8(fl))
+                   for k in range(1, 9) for fl in (3, 7))
+    seeds["seed-ud-srq"] = struct.pack(">H", WIRE_CFG_RC) + ud + wcmd("T", 0, u16(2000))
+    # fast registration, window binding, remote access through both, invalidation
+    local = b""
+    for s in range(2):
+        local += wcmd("L", s, u8(0x3c), u16(0x1000)) + wcmd("L", s, u8(0x01), u16(0x0800))
+    local += every_op + b"".join(wcmd("L", s, u8(op), u16(0)) for s in range(2)
+                                 for op in (2, 3))
+    seeds["seed-frwr-mw"] = struct.pack(">H", WIRE_CFG_RC) + local + t
+    # losses: the QPs' state changes, time for retransmission and RNR
+    seeds["seed-rc-states"] = (struct.pack(">H", WIRE_CFG_RC) + every_op +
+                               wcmd("S", 0, u8(0)) + wcmd("S", 0, u8(1 | 3 << 3)) +
+                               wcmd("S", 0, u8(2)) + every_op + wcmd("S", 1, u8(3)) + t)
+    return seeds
+
+
+# ---- fuzz_guest.c / fuzz-eth: its scripts ------------------------------------------------------
+GUEST_RC = 0x0FF2 | 0x80         # RC, MTU 1024, retries 7, RQ doorbell record
+GUEST_SR = 0x0FF6                # RC selective repeat
+GUEST_UC = 0x8FF2
+GUEST_HPCC = 0x0FF2 | 0x200      # HPCC instead of DCQCN; SRQ without a record
+SQE_SGE_LEN = 32 + 8             # the first SGE's length in a send WQE
+
+
+def g(c, dev, *args):
+    return c.encode() + bytes([dev]) + b"".join(args)
+
+
+def guest_seeds():
+    seeds = {}
+    t = g("t", 0, u16(4000))
+    ops = b"".join(g("p", d, u8(0), u8(op), u8(1), u16(0x4000 + 911 * op))
+                   for op in list(range(11)) + [0x27, 0x48, 0x6a, 0x7f] for d in range(2))
+    ud = b"".join(g("p", d, u8(q), u8(op), u8(1), u16(0x100 + 333 * op))
+                  for d in range(2) for q in (1, 2) for op in range(4))
+    rq = b"".join(g("r", d, u8(q)) for d in range(2) for q in range(9))
+    for name, cfg in (("rc", GUEST_RC), ("sr", GUEST_SR), ("uc", GUEST_UC),
+                      ("hpcc", GUEST_HPCC)):
+        seeds["seed-%s-every-op" % name] = struct.pack(">H", cfg) + rq + ops + ud + t
+    # a send WQE read, its SGE length rewritten before the retransmission the lost frames
+    # cause; rings rewritten after the device read them
+    lossy = g("f", 0, u8(0x55))
+    rewrite = b""
+    for slot in range(4):
+        rewrite += g("p", 0, u8(0), u8(0), u8(1), u16(0x7fff))
+        rewrite += g("w", 0, u8(0), u16(slot * 128 + SQE_SGE_LEN + 1), u8(0x7f))
+    seeds["seed-sq-rewrite"] = (struct.pack(">H", GUEST_RC) + lossy + rewrite +
+                                g("f", 0, u8(0)) + t + t)
+    seeds["seed-rings-rewrite"] = (struct.pack(">H", GUEST_RC) + ops + b"".join(
+        g("w", d, u8(m), u16(o), u8(0xa5)) for d in range(2) for m in range(14)
+        for o in (0, 9, 33)) + ud + t)
+    # DMA into the device's own BARs: the CQ's, EQs', rings' and page list's addresses,
+    # MSI-X messages
+    bar = b"".join(g("a", 0, u8(m), u16(o), u8(k), u16(0x40 + 8 * m))
+                   for m in (0, 1, 4, 8, 9, 10, 12) for o in (0, 32) for k in (0, 1))
+    bar += b"".join(g("m", d, u8(v), u8(k), u16(0x100 * v), struct.pack(">I", 0x12345))
+                    for d in range(2) for v in range(3) for k in (0, 1))
+    seeds["seed-bar-dma"] = struct.pack(">H", GUEST_RC) + bar + ops + ud + rq + t
+    # doorbells and registers with any value; the other commands
+    dbs = b"".join(g("d", 0, u8(k), u16(o), struct.pack(">Q", 0xffffffff00ff0000 | o))
+                   for k in range(8) for o in (0, 0x20, 0x48, 0x200, 0x400))
+    ctl = b"".join(g("c", d, u8(k), u16(0x1234 + k)) for d in range(2) for k in range(10))
+    seeds["seed-doorbells"] = struct.pack(">H", GUEST_RC) + ops + dbs + ctl + t
+    seeds["seed-eth"] = struct.pack(">H", GUEST_RC) + eth_script()
+    return seeds
+
+
+def eth_script():
+    """Flows of TCP segments in sequence (coalesced), UDP, VLAN, IPv6, bad checksums; TX
+    frames in pieces with checksum offload and TSO."""
+    b = b""
+    for spec in (0x00, 0x01, 0x02, 0x03, 0x40, 0x80, 0x21):
+        for _ in range(4):
+            b += g("x", 0, u8(spec), u16(1400), u8(0))
+    for spec in (0x04, 0x05, 0x08, 0x09, 0x10, 0x16):
+        b += g("x", 0, u8(spec), u16(300), u8(0))
+    b += g("x", 0, u8(0x00), u16(1000), u8(2), u8(47), u8(0x01), u8(20), u8(0x10))
+    b += g("t", 0, u16(200))
+    # TX: plain in 3 pieces, checksum (IPv4 TCP: start 34, offset 16), TSO by 1000 and 1200
+    b += g("e", 0, u8(2), u8(0x00), u16(3000), u16(0), u16(0), u8(0))
+    b += g("e", 0, u8(0x81), u8(0x00), u16(1000), u8(34), u8(16), u16(0), u8(1),
+           u16(0), u16(0), u8(0), u16(0), u16(0), u8(0))
+    b += g("e", 0, u8(0x81), u8(0x00), u16(3000), u8(34), u8(16), u16(1000), u8(3),
+           u16(0), u16(0), u8(0), u16(0), u16(0), u8(0))
+    b += g("e", 0, u8(0x81), u8(0x01), u16(3000), u8(54), u8(16), u16(1200), u8(3),
+           u16(0), u16(0), u8(0), u16(0), u16(0), u8(0))
+    b += g("e", 0, u8(0x81), u8(0x04), u16(500), u8(34), u8(6), u16(0), u8(1),
+           u16(0), u16(0), u8(0), u16(0), u16(0), u8(0))
+    b += g("c", 0, u8(7), u16(0x3f | 1 << 6)) + g("c", 0, u8(9), u16(0x0801))
+    return b + g("t", 0, u16(1000))
+
+
+def eth_seeds():
+    seeds = {"seed-eth": struct.pack(">H", 0x0003) + eth_script(),
+             "seed-eth-jumbo": struct.pack(">H", 0x000e) + eth_script()}
+    seeds["seed-eth-rewrite"] = (struct.pack(">H", 0) + eth_script() + b"".join(
+        g("w", 0, u8(m), u16(o), u8(0xff)) for m in (6, 7, 8, 9) for o in (0, 10, 14)) +
+        b"".join(g("a", 0, u8(m), u16(0), u8(k), u16(0x400)) for m in (8, 9) for k in range(4))
+        + eth_script())
+    return seeds
+
+
 def main():
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "cmd")
     h4, h6 = ipv4_tcp(3000), ipv6_tcp(3000)
@@ -221,7 +362,10 @@ def main():
         # unchanged: duplicates of SR packets, placed again or answered with a SACK
         "seed-sr-dup": wire_sr_seed([]),
     }
-    for d, group in (("cmd", seeds), ("wire", wire)):
+    wire.update(wire_seeds())
+    for d, group in (("cmd", seeds), ("wire", wire), ("guest", guest_seeds()),
+                     ("eth", eth_seeds())):
+        os.makedirs(os.path.join(os.path.dirname(out), d), exist_ok=True)
         for name, data in group.items():
             with open(os.path.join(os.path.dirname(out), d, name), "wb") as f:
                 f.write(data)
