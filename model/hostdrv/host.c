@@ -278,6 +278,43 @@ void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32
 	f->out_mb = fk_alloc(f, TERN_CMD_MAX_OUT, 4096);
 }
 
+void fk_reset(struct fake *f)
+{
+	int i;
+
+	tern_model_reset(f->m);
+	for (i = 0; i < f->nregions; i++) {
+		struct fk_region *r = &f->regions[i];
+		uint64_t next = r->base == FK_LOW_BASE ? f->low_next :
+				r->base == FK_HIGH_BASE ? f->high_next : f->data_next;
+
+		if (r->base == FK_DATA_BASE)	/* zero pages again, none touched */
+			madvise(r->buf, (size_t)(next - r->base + 4095) & ~(size_t)4095,
+				MADV_DONTNEED);
+		else
+			memset(r->buf, 0, (size_t)(next - r->base));
+	}
+	f->low_next = FK_LOW_BASE + 0x1000;
+	f->high_next = FK_HIGH_BASE;
+	if (f->data_next)
+		f->data_next = FK_DATA_BASE;
+	fk_clear_frames(f);
+	f->dma_faults = 0;
+	f->deadline = UINT64_MAX;
+	f->kicks = 0;
+	memset(f->msix, 0, sizeof(f->msix));
+	f->msix_bad = 0;
+	f->held_frame = NULL;
+	f->fault_lo = f->fault_hi = 0;
+	f->bar_dma = 0;
+	memset(f->msix_addr, 0, sizeof(f->msix_addr));
+	f->in_mb = fk_alloc(f, TERN_CMD_MAX_IN, 4096);
+	f->out_mb = fk_alloc(f, TERN_CMD_MAX_OUT, 4096);
+	f->token = 0;
+	f->sq = f->cq = 0;
+	f->sq_pi = f->cq_ci = 0;
+}
+
 void fk_clear_frames(struct fake *f)
 {
 	unsigned int i;

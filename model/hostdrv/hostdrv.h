@@ -182,6 +182,12 @@ void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t
 void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		   uint32_t tx_burst_bytes, const struct fk_clock *clock);
 void fk_fini(struct fake *f);
+/*
+ * The device reset (tern_model_reset) and the host made as fk_init left it, the clock kept:
+ * the arena's used memory zeroed, its allocators back at their start, the frames, counters
+ * and options (faults, bar_dma, msix_addr) cleared. Cheaper than fk_fini and fk_init (fuzzers).
+ */
+void fk_reset(struct fake *f);
 uint64_t fk_alloc(struct fake *f, size_t size, size_t align);
 uint64_t fk_alloc_high(struct fake *f, size_t size, size_t align);
 /* From the 64 MiB data region (FK_DATA_BASE), mapped on first use. */

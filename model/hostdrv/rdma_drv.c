@@ -52,12 +52,12 @@ struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst)
 	return rdev_new_clock(idx, speed_mbps, burst, NULL);
 }
 
+static bool rdev_start(struct rdev *d, unsigned int idx);
+
 struct rdev *rdev_new_clock(unsigned int idx, uint32_t speed_mbps, uint32_t burst,
 			    const struct fk_clock *clock)
 {
 	struct rdev *d = calloc(1, sizeof(*d));
-	uint8_t out[sizeof(struct tern_cmd_query_rdma_out)];
-	int st;
 
 	if (!d)
 		return NULL;
@@ -69,6 +69,19 @@ struct rdev *rdev_new_clock(unsigned int idx, uint32_t speed_mbps, uint32_t burs
 	d->ip[3] = (uint8_t)(1 + idx);
 	d->uar = (uint16_t)(3 + idx);
 	fk_init_clock(&d->f, false, d->mac, speed_mbps, burst, clock);
+	if (rdev_start(d, idx))
+		return d;
+	rdev_free(d);
+	return NULL;
+}
+
+/* The driver's part of rdev_new: command queue, EQs, port, caps, PD. */
+static bool rdev_start(struct rdev *d, unsigned int idx)
+{
+	uint8_t out[sizeof(struct tern_cmd_query_rdma_out)];
+	int st;
+
+	d->mr_seq = 0;
 	if (!d->f.m || !drv_cmdq_enable(&d->f, 6)) {
 		printf("#   rdev %u: cmdq\n", idx);
 		goto fail;
@@ -93,10 +106,15 @@ struct rdev *rdev_new_clock(unsigned int idx, uint32_t speed_mbps, uint32_t burs
 		printf("#   rdev %u: CREATE_PD status %d\n", idx, st);
 		goto fail;
 	}
-	return d;
+	return true;
 fail:
-	rdev_free(d);
-	return NULL;
+	return false;
+}
+
+bool rdev_reset(struct rdev *d)
+{
+	fk_reset(&d->f);
+	return rdev_start(d, d->mac[5] - 0x10u);
 }
 
 void rdev_free(struct rdev *d)

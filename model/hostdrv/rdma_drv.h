@@ -138,6 +138,8 @@ struct rdev *rdev_new_cfg(unsigned int idx, uint32_t speed_mbps, uint32_t burst)
 struct rdev *rdev_new_clock(unsigned int idx, uint32_t speed_mbps, uint32_t burst,
 			    const struct fk_clock *clock);
 void rdev_free(struct rdev *d);
+/* The device reset and brought up again as rdev_new left it (fk_reset): false on failure. */
+bool rdev_reset(struct rdev *d);
 int rdev_cmd(struct rdev *d, uint16_t op, const void *in, uint16_t in_len, void *out,
 	     uint16_t out_len, struct cqe *c);
 bool rdev_stats(struct rdev *d, uint8_t out[sizeof(struct tern_cmd_rdma_stats_out)]);

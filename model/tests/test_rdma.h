@@ -42,7 +42,11 @@ struct conn {
 /* ---- a connected pair on a wire ---------------------------------------------------------- */
 /* Two new devices, CQs, QPs connected RESET->INIT->RTR->RTS; false on failure (reported). */
 bool conn_setup(struct conn *c, const struct connopt *o);
+/* conn_setup over two devices already made (rdev_new, or rdev_reset for another round). */
+bool conn_setup_on(struct conn *c, struct rdev *d0, struct rdev *d1, const struct connopt *o);
 void conn_free(struct conn *c);
+/* conn_free but the devices (left in c->d[] to reset and use again) */
+void conn_free_keep(struct conn *c);
 int faults_set(struct rdev *d, uint32_t drop, uint32_t corrupt, uint32_t dup,
 	       uint32_t reorder, uint64_t seed);
 /* Poll @n CQEs from side @s's CQ (send and receive share one CQ per side); pumps the wire and

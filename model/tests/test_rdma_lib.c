@@ -8,16 +8,25 @@
 
 bool conn_setup(struct conn *c, const struct connopt *o)
 {
+	struct rdev *d0 = rdev_new(0), *d1 = d0 ? rdev_new(1) : NULL;
+
+	if (!d1) {
+		rdev_free(d0);
+		memset(c, 0, sizeof(*c));
+		return false;
+	}
+	return conn_setup_on(c, d0, d1, o);
+}
+
+bool conn_setup_on(struct conn *c, struct rdev *d0, struct rdev *d1, const struct connopt *o)
+{
 	unsigned int s;
 	int st;
 
 	memset(c, 0, sizeof(*c));
 	c->o = *o;
-	for (s = 0; s < 2; s++) {
-		c->d[s] = rdev_new(s);
-		if (!c->d[s])
-			return false;
-	}
+	c->d[0] = d0;
+	c->d[1] = d1;
 	wire_init(&c->w, &c->d[0]->f, &c->d[1]->f);
 	for (s = 0; s < 2; s++) {
 		struct rdev *d = c->d[s];
@@ -42,7 +51,7 @@ bool conn_setup(struct conn *c, const struct connopt *o)
 	return true;
 }
 
-void conn_free(struct conn *c)
+void conn_free_keep(struct conn *c)
 {
 	unsigned int s;
 
@@ -52,6 +61,15 @@ void conn_free(struct conn *c)
 		qmem_free(&c->qp[s].sq);
 		qmem_free(&c->qp[s].rq);
 		qmem_free(&c->cq[s].mem);
+	}
+}
+
+void conn_free(struct conn *c)
+{
+	unsigned int s;
+
+	conn_free_keep(c);
+	for (s = 0; s < 2; s++) {
 		rdev_free(c->d[s]);
 		c->d[s] = NULL;
 	}
