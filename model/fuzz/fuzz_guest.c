@@ -6,7 +6,8 @@
  * on some RC runs), a UD QP, an SRQ with a UD QP on it, an MR, a fast-registration key, a type
  * 2 memory window, congestion control (DCQCN or HPCC with INT), and Ethernet TX and RX
  * queues with receive coalescing, RSS over two RX queues and the checksum offloads. Each
- * input makes both devices anew (its first two bytes choose the options); the rest is a
+ * input starts from both devices reset (tern_model_reset, the fake host's memory zeroed:
+ * rdev_reset) and set up anew, its first two bytes choosing the options; the rest is a
  * script of guest actions, time and wire behaviour:
  *
  *   'p' dev q op flags len16     a send WQE of any opcode byte and flags on the RC/UC (q 0),
@@ -95,6 +96,7 @@ struct side {
 };
 
 struct fz {
+	struct rdev *d[2];		/* kept across inputs, reset for each (rdev_reset) */
 	struct conn c;
 	struct side s[2];
 	unsigned int ndev;
@@ -340,10 +342,10 @@ static uint8_t *guest_mem(unsigned int dev, unsigned int mem, size_t *len)
 		q = s->sud_ok ? &s->sud.sq : NULL;
 		break;
 	case 12:
-		*len = 64u << 4;		/* the command queue (drv_cmdq_enable(, 4)) */
+		*len = 64u << d->f.cmd_log;	/* the command queue */
 		return fk_ptr(&d->f, d->f.sq, *len);
 	default:
-		*len = 16u << 4;
+		*len = 16u << d->f.cmd_log;
 		return fk_ptr(&d->f, d->f.cq, *len);
 	}
 	if (q && q->size) {
@@ -582,7 +584,8 @@ static void drain(void)
 	}
 }
 
-static void teardown(void)
+/* The objects' host memory freed; the devices stay (@drop: freed too, made anew next time). */
+static void teardown(bool drop)
 {
 	unsigned int s;
 
@@ -599,14 +602,26 @@ static void teardown(void)
 		if (x->srq_ok)
 			qmem_free(&x->srq.mem);
 	}
-	if (F->c.d[0] && !F->c.d[1]) {
-		rdev_free(F->c.d[0]);
-		F->c.d[0] = NULL;
-	}
-	if (F->c.d[0])
-		conn_free(&F->c);
+	if (F->c.d[1])
+		conn_free_keep(&F->c);
 	memset(&F->c, 0, sizeof(F->c));
 	memset(F->s, 0, sizeof(F->s));
+	for (s = 0; drop && s < 2; s++) {
+		rdev_free(F->d[s]);
+		F->d[s] = NULL;
+	}
+}
+
+/* Device @i as rdev_new makes it: the one of the last input reset, or a new one. */
+static struct rdev *device(unsigned int i)
+{
+	if (F->d[i] && !rdev_reset(F->d[i])) {
+		rdev_free(F->d[i]);
+		F->d[i] = NULL;
+	}
+	if (!F->d[i])
+		F->d[i] = rdev_new(i);
+	return F->d[i];
 }
 
 #ifndef FUZZ_ETH
@@ -695,15 +710,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.qp_flags |= TERN_QP_F_RQ_DB_REC;
 #ifdef FUZZ_ETH
 	F->ndev = 1;
-	F->c.d[0] = rdev_new(0);
+	F->c.d[0] = device(0);
 	if (!F->c.d[0] || !eth_up(F->c.d[0], &F->s[0], cfg)) {
-		teardown();
+		teardown(true);
 		return 0;
 	}
 #else
 	F->ndev = 2;
-	if (!conn_setup(&F->c, &o) || !side_up(0, cfg) || !side_up(1, cfg)) {
-		teardown();
+	if (!device(0) || !device(1) || !conn_setup_on(&F->c, F->d[0], F->d[1], &o) ||
+	    !side_up(0, cfg) || !side_up(1, cfg)) {
+		teardown(true);
 		return 0;
 	}
 	F->c.w.filter = filter;
@@ -804,6 +820,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fk_clear_frames(&F->c.d[0]->f);
 	}
 	drain();
-	teardown();
+	teardown(false);
 	return 0;
 }
