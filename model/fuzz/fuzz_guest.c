@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_rdma.h"
+#include "fuzz_script.h"
 
 #define MR_LEN		(64 * 1024)
 #define ALL_ACC		(TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE | \
@@ -53,32 +53,6 @@
 #define NRXQ		2
 #define RX_BUF		2048u
 #define FRAME_BYTES	9600u
-
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static unsigned int take(struct in *in, unsigned int bytes)
-{
-	unsigned int v = 0;
-
-	while (bytes--) {
-		v <<= 8;
-		if (in->n) {
-			v |= *in->p++;
-			in->n--;
-		}
-	}
-	return v;
-}
-
-static uint64_t take64(struct in *in)
-{
-	uint64_t hi = take(in, 4);
-
-	return hi << 32 | take(in, 4);
-}
 
 /* One side's objects beside the connection's QP and CQ. */
 struct side {
@@ -449,43 +423,16 @@ static void post_rq(unsigned int dev, unsigned int q)
 
 static void modify(unsigned int dev, unsigned int how)
 {
-	struct qpattr a;
-	uint32_t mask = TERN_QP_ATTR_STATE;
 	struct side *s = &F->s[dev];
 
-	memset(&a, 0, sizeof(a));
-	switch (how % 7) {
-	case 0:
-		a.state = TERN_QPS_SQD;
-		break;
-	case 1:
-		a.state = TERN_QPS_SQD;
-		a.path_mtu = (uint8_t)(1 + (how >> 3) % 6);
-		mask |= TERN_QP_ATTR_PATH_MTU;
-		break;
-	case 2:
-		a.state = TERN_QPS_RTS;
-		break;
-	case 3:
-		a.state = TERN_QPS_ERR;
-		break;
-	case 4:
-		a.state = TERN_QPS_SQD;
-		a.sq_psn = (how << 8) & 0xffffff;
-		mask |= TERN_QP_ATTR_SQ_PSN;
-		break;
-	case 5:
-		if (s->ud_ok)
-			ud_modify(F->c.d[dev], s->ud.qpn, TERN_QP_ATTR_STATE, (uint8_t)(how >> 4),
-				  0, 0, NULL);
-		return;
-	default:
-		if (s->sud_ok)
-			ud_modify(F->c.d[dev], s->sud.qpn, TERN_QP_ATTR_STATE,
-				  (uint8_t)(how >> 4), 0, 0, NULL);
-		return;
-	}
-	qp_modify(F->c.d[dev], F->c.qp[dev].qpn, mask, &a, NULL);
+	if (how % 7 < 5)
+		fuzz_modify_qp(F->c.d[dev], F->c.qp[dev].qpn, how, 6);
+	else if (how % 7 == 5 && s->ud_ok)
+		ud_modify(F->c.d[dev], s->ud.qpn, TERN_QP_ATTR_STATE, (uint8_t)(how >> 4), 0, 0,
+			  NULL);
+	else if (how % 7 == 6 && s->sud_ok)
+		ud_modify(F->c.d[dev], s->sud.qpn, TERN_QP_ATTR_STATE, (uint8_t)(how >> 4), 0, 0,
+			  NULL);
 }
 
 /* 'c': the other commands and doorbells a driver uses while running. */
@@ -495,6 +442,8 @@ static void control(unsigned int dev, unsigned int how, unsigned int arg)
 	struct side *s = &F->s[dev];
 	uint8_t in[16];
 
+	if (how % 10 <= 2 && !F->c.cq[dev].mem.size)
+		return;		/* fuzz-eth: no CQ */
 	memset(in, 0, sizeof(in));
 	switch (how % 10) {
 	case 0:

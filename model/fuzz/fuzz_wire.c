@@ -46,7 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_rdma.h"
+#include "fuzz_script.h"
 
 #define MR_LEN		(64 * 1024)
 #define ALL_ACC		(TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE | \
@@ -54,25 +54,6 @@
 #define SRQ_LOG		6
 #define MAX_FRAME	(65535 + 4096)
 #define UD_QKEY		0x11223344u
-
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static unsigned int take(struct in *in, unsigned int bytes)
-{
-	unsigned int v = 0;
-
-	while (bytes--) {
-		v <<= 8;
-		if (in->n) {
-			v |= *in->p++;
-			in->n--;
-		}
-	}
-	return v;
-}
 
 struct fz {
 	struct conn c;
@@ -220,36 +201,6 @@ static void fix_frame(uint8_t *fr, size_t len)
 	if (et == 0x0800)
 		pkt_fix_ipv4_csum(fr, len);
 	pkt_fix_icrc(fr, len);
-}
-
-static void modify(struct fz *f, unsigned int s, unsigned int how)
-{
-	struct qpattr a;
-	uint32_t mask = TERN_QP_ATTR_STATE;
-
-	memset(&a, 0, sizeof(a));
-	switch (how % 5) {
-	case 0:
-		a.state = TERN_QPS_SQD;
-		break;
-	case 1:
-		a.state = TERN_QPS_SQD;
-		a.path_mtu = (uint8_t)(1 + (how >> 3) % 5);
-		mask |= TERN_QP_ATTR_PATH_MTU;
-		break;
-	case 2:
-		a.state = TERN_QPS_RTS;
-		break;
-	case 3:
-		a.state = TERN_QPS_ERR;
-		break;
-	default:
-		a.state = TERN_QPS_SQD;
-		a.sq_psn = (how << 8) & 0xffffff;
-		mask |= TERN_QP_ATTR_SQ_PSN;
-		break;
-	}
-	qp_modify(f->c.d[s], f->c.qp[s].qpn, mask, &a, NULL);
 }
 
 /* The MR deregistered and registered again over the same memory with a new key byte. */
@@ -538,7 +489,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			wire_advance(&f->c.w, (uint64_t)take(&in, 2) * 1000);
 			break;
 		case 'S':
-			modify(f, dev, take(&in, 1));
+			fuzz_modify_qp(f->c.d[dev], f->c.qp[dev].qpn, take(&in, 1), 5);
 			wire_pump(&f->c.w);
 			break;
 		case 'P':
