@@ -10,8 +10,15 @@
  *
  * Threading: the model is not thread-safe. Every entry point must be called from one context
  * at a time (in QEMU: with the BQL held). The model calls host callbacks only from inside
- * its entry points; host->rx_ready may call tern_model_rx_frame() directly (QEMU flushes its
- * queued frames from there), every other callback must not re-enter the model.
+ * its entry points; host->rx_ready is called once the model has left them, and may call
+ * tern_model_rx_frame() directly (QEMU flushes its queued frames from there).
+ *
+ * Re-entry: an embedding should not call into the model from its other callbacks, but a
+ * guest can make that happen (DMA or an MSI-X message aimed at the device's own BARs, an FLR
+ * through configuration space), so the model guards itself: an entry point called while
+ * another runs does not run there. A BAR write is dropped and counted (self_dma_dropped), a
+ * BAR read is answered, a frame is refused (0, retried after rx_ready), and run, timer, link
+ * changes and resets are done once the outer entry point has finished (lib/device.c).
  */
 #ifndef TERN_MODEL_H
 #define TERN_MODEL_H

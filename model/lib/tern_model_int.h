@@ -284,6 +284,7 @@ struct ternm_eth_stats {
 	uint64_t eq_overflows;
 	uint64_t rx_csum_bad, tx_tso_segments;
 	uint64_t rx_lro_frames, rx_lro_segments;
+	uint64_t self_dma_dropped;	/* BAR writes made from inside the model (device.c) */
 };
 
 /* ---- the wire side of the port (wire.c) ----------------------------------------------- */
@@ -363,6 +364,15 @@ struct tern_model {
 	unsigned int rx_blocked_q;
 
 	uint64_t timer_armed_ns;	/* deadline last given to host->timer_arm */
+
+	/*
+	 * Re-entry (device.c, "entry and re-entry"): set while a public entry point runs; what
+	 * a nested entry asked for (TERNM_DEFER_*), done when the outer one has finished. Not
+	 * state a reset forgets: they describe the call in progress.
+	 */
+	bool in_model;
+	unsigned int deferred;
+	bool deferred_link_up;		/* TERNM_DEFER_LINK: the carrier last asked for */
 
 	struct ternm_rdma *rdma;	/* RDMA engine and objects (allocated at create) */
 	struct ternm_mac *port;		/* the MAC: DCB, PFC, line-rate pacing (mac.c; allocated at create) */

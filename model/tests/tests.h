@@ -58,6 +58,7 @@ struct test {
 };
 
 extern const struct test device_tests[];
+extern const struct test reentry_tests[];
 extern const struct test cmd_tests[];
 extern const struct test eq_tests[];
 extern const struct test eth_tests[];
