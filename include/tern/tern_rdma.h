@@ -145,7 +145,10 @@ struct tern_sge {
  * Send queue. A ring of 2^log_sq_depth slots of 2^log_sq_stride bytes. A WQE is a header
  * followed by num_sge struct tern_sge, or (TERN_WQE_F_INLINE) by inline_len bytes of data;
  * it must fit its slot. The producer index (doorbell) counts WQEs; the device reads WQEs
- * between its consumer index and the producer index, in order.
+ * between its consumer index and the producer index, in order. It may read a WQE again
+ * until the WQE completes (resends, READ responses): one whose opcode, INLINE flag, length
+ * or num_sge changed after it started fails with LOC_QP_OP_ERR (TERN_SYND_WQE_CHANGED) and
+ * the QP goes to ERR.
  */
 enum tern_wqe_opcode {
 	TERN_WQE_SEND			= 0x00,
@@ -397,6 +400,7 @@ enum tern_cqe_syndrome {
 	TERN_SYND_MR_STATE		= 18,	/* REG_MR of an MR that is not free */
 	TERN_SYND_BAD_REG		= 19,	/* REG_MR: bad tern_reg_mr_seg */
 	TERN_SYND_INV_RKEY		= 20,	/* SEND_INV from a peer: key not to invalidate */
+	TERN_SYND_WQE_CHANGED		= 21,	/* WQE rewritten after it started */
 };
 
 struct tern_cq_ci_rec {

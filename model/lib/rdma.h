@@ -227,6 +227,7 @@ struct ternm_swqe {
 	bool read;		/* READ or atomic: answered by responses, counts in rd_inflight */
 	bool atomic;
 	bool local;		/* REG_MR, LOCAL_INV, BIND_MW: executed when started, no PSN */
+	uint8_t num_sge;	/* as first read: a WQE read again must match (wqe_load) */
 	uint32_t rord;		/* takes a receive WQE: its receive ordinal (SR's SPH) */
 };
 

@@ -70,6 +70,7 @@ extern const struct test rdma_data_tests[];
 extern const struct test rdma_wire_tests[];
 extern const struct test rdma_rel_tests[];
 extern const struct test rdma_err_tests[];
+extern const struct test rdma_hostile_tests[];
 extern const struct test rdma_qp_tests[];
 extern const struct test wire_tests[];
 extern const struct test rdma_loss_tests[];
