@@ -3,8 +3,9 @@
  * tern device model: the Ethernet MAC (TX and RX rings, receive filter, counters).
  *
  * Decisions (see Documentation/hw/):
- *  - Queues are created disarmed with PI = CI = 0. A doorbell PI more than depth ahead of
- *    the device's CI (or behind it) is ignored and logged.
+ *  - Queues are created disarmed with PI = CI = 0. A doorbell PI that moves backwards (behind
+ *    the last accepted PI) or more than depth ahead of the device's CI is ignored and logged;
+ *    the same PI again is accepted (a re-arm).
  *  - TX: a frame is an optional offload context and up to TERN_ETH_TX_MAX_DESCS data
  *    descriptors chained with TERN_ETH_TXD_MORE, gathered into m->tx_gather; checksum and
  *    TCP segmentation offload as Documentation/hw/interface.rst specifies them. Frames of
@@ -169,10 +170,15 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 	}
 	if (q->broken)
 		return;
-	if ((uint16_t)(pi - q->ci) > ethq_depth(q)) {
+	/*
+	 * Only forward, and never more than depth ahead of CI: a PI moved back would take away
+	 * descriptors the device may already hold (an RX segment under way keeps those from ci
+	 * to ci + lro.nbufs, a TX frame those it gathered), and CI would then pass PI.
+	 */
+	if ((uint16_t)(pi - q->pi) > (uint16_t)(ethq_depth(q) - (uint16_t)(q->pi - q->ci))) {
 		ternm_log(m, TERN_MODEL_LOG_WARN,
-		       "%s queue %u doorbell PI %u ignored: CI %u, depth %u", rx ? "RX" : "TX", qid,
-		       pi, q->ci, ethq_depth(q));
+		       "%s queue %u doorbell PI %u ignored: PI %u, CI %u, depth %u",
+		       rx ? "RX" : "TX", qid, pi, q->pi, q->ci, ethq_depth(q));
 		return;
 	}
 	q->pi = pi;
