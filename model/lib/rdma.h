@@ -640,6 +640,18 @@ int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp);
 bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pkt *p);
 int ternm_wq_db_rec_read(struct tern_model *m, const struct ternm_mem *mem, unsigned int log_depth,
 			 unsigned int log_stride, uint16_t ci, uint16_t *pi);
+
+/*
+ * May a work queue 2^@log_depth deep, with producer index @cur and consumer index @ci, take
+ * @pi as its new producer index (doorbell or doorbell record)? Only forward, and never more
+ * than the depth ahead of @ci: WQEs once posted may already be in use (started SQ WQEs up to
+ * req_max, the receive WQE at rq_ci, those selective repeat placed into beyond it), and a
+ * producer index moved back over them would let the consumer index pass it.
+ */
+static inline bool ternm_wq_pi_ok(uint16_t pi, uint16_t cur, uint16_t ci, unsigned int log_depth)
+{
+	return (uint16_t)(pi - cur) <= (uint16_t)((1u << log_depth) - (uint16_t)(cur - ci));
+}
 int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet);
 
 /* rdma_req.c, for rdma_sr.c */

@@ -71,11 +71,12 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 			r->stats.db_misdirected++;
 			return;
 		}
-		if ((sq || !(qp->flags & TERN_QP_F_RQ_DB_REC)) &&
-		    (uint16_t)(pi - (sq ? qp->sq_ci : qp->rq_ci)) >
-		    (1u << (sq ? qp->log_sq_depth : qp->log_rq_depth))) {
-			ternm_log(m, TERN_MODEL_LOG_WARN, "QP %u %s doorbell PI %u beyond depth: ignored",
-				  obj, sq ? "SQ" : "RQ", pi);
+		if (sq ? !ternm_wq_pi_ok(pi, qp->sq_pi, qp->sq_ci, qp->log_sq_depth) :
+		    !(qp->flags & TERN_QP_F_RQ_DB_REC) &&
+		    !ternm_wq_pi_ok(pi, qp->rq_pi, qp->rq_ci, qp->log_rq_depth)) {
+			ternm_log(m, TERN_MODEL_LOG_WARN,
+				  "QP %u %s doorbell PI %u backwards or beyond depth: ignored", obj,
+				  sq ? "SQ" : "RQ", pi);
 			return;
 		}
 		if (sq) {

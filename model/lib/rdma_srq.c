@@ -104,7 +104,8 @@ static int srq_db_rec(struct tern_model *m, struct ternm_srq *srq)
 				  &srq->pi))
 		return 0;
 	m->rdma->stats.db_rec_errors++;
-	ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u doorbell record unreadable or beyond depth",
+	ternm_log(m, TERN_MODEL_LOG_WARN,
+		  "SRQ %u doorbell record unreadable, backwards or beyond depth",
 		  srq_num(m, srq));
 	srq_fail(m, srq);
 	return -2;
@@ -196,9 +197,9 @@ void ternm_srq_doorbell(struct tern_model *m, uint16_t page, uint64_t val)
 			(void)srq_db_rec(m, srq);
 		return;
 	}
-	if ((uint16_t)(pi - srq->ci) > (1u << srq->log_depth)) {
-		ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u doorbell PI %u beyond depth: ignored",
-			  srqn, pi);
+	if (!ternm_wq_pi_ok(pi, srq->pi, srq->ci, srq->log_depth)) {
+		ternm_log(m, TERN_MODEL_LOG_WARN,
+			  "SRQ %u doorbell PI %u backwards or beyond depth: ignored", srqn, pi);
 		return;
 	}
 	srq->pi = pi;
