@@ -136,7 +136,7 @@ int ternm_ethq_destroy(struct tern_model *m, bool rx, const uint8_t *in, uint32_
 		*syndrome = offsetof(struct tern_cmd_destroy_eth_queue_in, qid);
 		return TERN_CMD_BAD_RESOURCE;
 	}
-	ternm_mem_free(&q->mem);
+	ternm_mem_free(m, &q->mem);
 	memset(q, 0, sizeof(*q));
 	/* The frame held back for this queue may now go elsewhere (or be dropped). */
 	if (rx && (m->rx_blocked || ternm_mac_rx_pending(m)))
@@ -149,9 +149,9 @@ void ternm_eth_clear(struct tern_model *m)
 	unsigned int i;
 
 	for (i = 0; i < TERNM_MAX_ETH_TXQS; i++)
-		ternm_mem_free(&m->txq[i].mem);
+		ternm_mem_free(m, &m->txq[i].mem);
 	for (i = 0; i < TERNM_MAX_ETH_RXQS; i++)
-		ternm_mem_free(&m->rxq[i].mem);
+		ternm_mem_free(m, &m->rxq[i].mem);
 	memset(m->txq, 0, sizeof(m->txq));
 	memset(m->rxq, 0, sizeof(m->rxq));
 	m->tx_gather_q = NULL;

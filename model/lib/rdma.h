@@ -53,7 +53,7 @@
 #define TERNM_MAX_FAST_REG_PAGES 512u	/* a FAST_REG MR's page list (2 MiB in 4 KiB pages) */
 #define TERNM_TOTAL_MR_PAGES	(1u << 24)	/* page entries of all MRs together (128 MiB) */
 #define TERNM_MAX_SQ_LOG	14
-#define TERNM_TOTAL_SQ_WQES	(1u << 20)	/* SQ entries of all QPs together (24 MiB of send state) */
+#define TERNM_TOTAL_SQ_WQES	(1u << 20)	/* SQ entries of all QPs (32 MiB of send state) */
 #define TERNM_MAX_RQ_LOG	14
 #define TERNM_MAX_SRQ_LOG	14
 #define TERNM_MAX_CQ_LOG	16

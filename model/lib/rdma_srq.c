@@ -299,7 +299,7 @@ static int query_srq(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 static void srq_free(struct tern_model *m, struct ternm_srq *srq)
 {
 	m->rdma->pd[srq->pdn].refs--;
-	ternm_mem_free(&srq->mem);
+	ternm_mem_free(m, &srq->mem);
 	memset(srq, 0, sizeof(*srq));
 }
 
@@ -357,6 +357,6 @@ void ternm_srq_clear(struct tern_model *m)
 	unsigned int i;
 
 	for (i = 0; i < TERNM_MAX_SRQ; i++)
-		ternm_mem_free(&m->rdma->srq[i].mem);
+		ternm_mem_free(m, &m->rdma->srq[i].mem);
 	memset(m->rdma->srq, 0, sizeof(m->rdma->srq));
 }
