@@ -280,6 +280,8 @@ void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t
 	fk_init_clock(f, test_hooks, mac, speed_mbps, tx_burst_bytes, NULL);
 }
 
+uint64_t fk_host_mem_max;
+
 void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		   uint32_t tx_burst_bytes, const struct fk_clock *clock)
 {
@@ -311,6 +313,7 @@ void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32
 	f->cfg.num_msix = 8;
 	f->cfg.link_speed_mbps = speed_mbps;
 	f->cfg.tx_burst_bytes = tx_burst_bytes;
+	f->cfg.host_mem_max = fk_host_mem_max;
 	f->m = tern_model_create(&f->host, &f->cfg);
 	if (!f->m) {
 		printf("# fatal, the test program stops: tern_model_create failed\n");

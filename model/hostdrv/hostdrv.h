@@ -185,6 +185,11 @@ void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6]);
 #define FK_UNPACED	UINT32_MAX
 void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		 uint32_t tx_burst_bytes);
+/*
+ * tern_model_config.host_mem_max of the devices fk_init*() creates from now on (0: the
+ * model's default); a test that sets it puts 0 back.
+ */
+extern uint64_t fk_host_mem_max;
 /* fk_init_cfg on the embedding's clock and timer (@clock NULL: the fake's own). */
 void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		   uint32_t tx_burst_bytes, const struct fk_clock *clock);

@@ -102,7 +102,17 @@ struct tern_model_config {
 	 * within it; only the NOP's test hooks (delay, drop) go beyond.
 	 */
 	uint32_t cmd_timeout_ms;
+	/*
+	 * Host memory the device may allocate for what guest commands size (rings' page
+	 * arrays, MR page lists, QP and selective-repeat state), in bytes; 0:
+	 * TERN_MODEL_HOST_MEM_MAX. Commands that would pass it fail with NO_RESOURCES
+	 * (Documentation/hw/rdma.rst, "Host memory"). Tests set it lower.
+	 */
+	uint64_t host_mem_max;
 };
+
+/* The default bound of tern_model_config.host_mem_max: 256 MiB per device. */
+#define TERN_MODEL_HOST_MEM_MAX		(256ull << 20)
 
 /* Create a device in its power-on state (STATUS.READY set, nothing created). NULL on ENOMEM. */
 struct tern_model *tern_model_create(const struct tern_model_host *host,
@@ -132,6 +142,12 @@ size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len);
 
 /* The wire's carrier changed (cable plugged/unplugged, QEMU set_link). */
 void tern_model_set_link(struct tern_model *m, bool up);
+
+/*
+ * Bytes of host memory the device holds now for objects the guest created (counted against
+ * tern_model_config.host_mem_max); 0 when nothing is created.
+ */
+uint64_t tern_model_host_mem(const struct tern_model *m);
 
 #ifdef __cplusplus
 }

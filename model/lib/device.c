@@ -163,6 +163,40 @@ struct tern_model *tern_model_create(const struct tern_model_host *host,
 	return m;
 }
 
+uint64_t tern_model_host_mem(const struct tern_model *m)
+{
+	return m->host_mem_bytes;
+}
+
+bool ternm_host_mem_try(struct tern_model *m, uint64_t bytes)
+{
+	uint64_t max = m->cfg.host_mem_max ? m->cfg.host_mem_max : TERN_MODEL_HOST_MEM_MAX;
+
+	if (bytes > max - m->host_mem_bytes)
+		return false;
+	m->host_mem_bytes += bytes;
+	return true;
+}
+
+bool ternm_host_mem_charge(struct tern_model *m, uint64_t bytes)
+{
+	uint64_t max = m->cfg.host_mem_max ? m->cfg.host_mem_max : TERN_MODEL_HOST_MEM_MAX;
+
+	if (!ternm_host_mem_try(m, bytes)) {
+		ternm_log(m, TERN_MODEL_LOG_WARN,
+			  "host memory: %llu more bytes would pass the bound (%llu of %llu held)",
+			  (unsigned long long)bytes, (unsigned long long)m->host_mem_bytes,
+			  (unsigned long long)max);
+		return false;
+	}
+	return true;
+}
+
+void ternm_host_mem_release(struct tern_model *m, uint64_t bytes)
+{
+	m->host_mem_bytes -= bytes;
+}
+
 void tern_model_destroy(struct tern_model *m)
 {
 	if (!m)

@@ -82,6 +82,7 @@ extern const struct test rdma_atomic_tests[];
 extern const struct test rdma_frwr_tests[];
 extern const struct test rdma_srq_tests[];
 extern const struct test rdma_dbrec_tests[];
+extern const struct test rdma_mem_tests[];
 extern const struct test mac_tests[];
 
 #endif
