@@ -448,6 +448,72 @@ static void t_later_changed(void)
 	later_case(true);
 }
 
+/* ---- the SQ producer index moved back behind what the device started ---------------------------- */
+
+/*
+ * Side 0 (4-slot SQ) has four WRITEs in its ring but rings only two; they go out (not yet
+ * acknowledged), then the doorbell says PI 1: behind the WQEs the device started. Such a
+ * doorbell is ignored like one beyond the depth: nothing the guest did not post goes out
+ * (the stale slots 2 and 3, and the ring round again over slots 0 and 1 whose WQEs are
+ * still outstanding), and the two WQEs complete. Ringing PI 4 then sends the rest.
+ */
+static void t_sq_pi_back(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr src, dst;
+	bool mrs = false;
+	struct sge sg;
+	struct wc w[4];
+	unsigned int i;
+
+	connopt_default(&o);
+	o.sq_log = 2;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &src, c.d[0]->pdn, 16384, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	if (mr_create(c.d[1], &dst, c.d[1]->pdn, 16384, ALL_ACC, 0) != 0) {
+		mr_release(&src);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &src, 5);
+	mr_fill(c.d[1], &dst, 9);
+	for (i = 0; i < 4; i++) {
+		sg = mr_sge(&src, i * 4096, 32);
+		post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, i + 1, &sg,
+			  1, dst.iova + i * 4096, dst.key, 0);
+	}
+	c.qp[0].sq_pi = 2;
+	ring_sq(c.d[0], &c.qp[0]);
+	fk_run(&c.d[0]->f);			/* WQEs 1 and 2 go out: sq_ci 0, two started */
+	c.qp[0].sq_pi = 1;
+	ring_sq(c.d[0], &c.qp[0]);
+
+	RQ(conn_poll(&c, 0, w, 2, 10000000ull) == 2);
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+	CHECK_WC(&w[1], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 2);
+	wire_advance(&c.w, 5000000);
+	CHECK(!cq_peek(c.d[0], &c.cq[0]));
+	CHECK_EQ(wire_count(&c.w, 0, OP_WRITE_ONLY), 2);
+	CHECK_EQ(qp_state(c.d[0], c.qp[0].qpn), TERN_QPS_RTS);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &dst, 8192, 8192, 9, 8192), -1);
+
+	c.qp[0].sq_pi = 4;
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, w, 2, 10000000ull) == 2);
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 3);
+	CHECK_WC(&w[1], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 4);
+	CHECK_EQ(wire_count(&c.w, 0, OP_WRITE_ONLY), 4);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, i * 4096, 32, 5, i * 4096), -1);
+out:
+	if (mrs) {
+		mr_release(&src);
+		mr_release(&dst);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_hostile_tests[] = {
 	{ "rdma hostile: SEND rewritten longer before its resend: WQE_CHANGED, no overflow",
 	  t_send_grows },
@@ -460,5 +526,7 @@ const struct test rdma_hostile_tests[] = {
 	{ "rdma hostile: selective repeat: the same rewrites before SACK-driven resends", t_sr },
 	{ "rdma hostile: later WQE changed behind an outstanding one: waits idle, then fails",
 	  t_later_changed },
+	{ "rdma hostile: SQ doorbell PI behind the started WQEs: ignored, nothing unposted sent",
+	  t_sq_pi_back },
 	{ NULL, NULL },
 };
