@@ -78,6 +78,15 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 				  obj, sq ? "SQ" : "RQ", pi);
 			return;
 		}
+		/*
+		 * Nor behind the WQEs the requester started (req_max): it goes on up to sq_pi,
+		 * and would take the PI as 64K WQEs ahead, round and round the ring.
+		 */
+		if (sq && (uint16_t)(pi - qp->sq_ci) < (uint16_t)(qp->req_max - qp->sq_ci)) {
+			ternm_log(m, TERN_MODEL_LOG_WARN,
+				  "QP %u SQ doorbell PI %u behind the WQEs started: ignored", obj, pi);
+			return;
+		}
 		if (sq) {
 			qp->sq_pi = pi;
 			if (qp->state == TERN_QPS_RTS || qp->state == TERN_QPS_ERR)
