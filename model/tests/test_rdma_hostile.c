@@ -332,7 +332,7 @@ out:
 	conn_free(&c);
 }
 
-/* ---- a later WQE rewritten while an earlier one is outstanding ---------------------------------- */
+/* ---- a later WQE rewritten while an earlier one is outstanding ------------------------------- */
 
 /* hostile_filter, and side 1's first @hold_acks frames after the rewrite are lost too. */
 struct hold {
@@ -448,7 +448,7 @@ static void t_later_changed(void)
 	later_case(true);
 }
 
-/* ---- the SQ producer index moved back behind what the device started ---------------------------- */
+/* ---- the SQ producer index moved back behind what the device started ------------------------- */
 
 /*
  * Side 0 (4-slot SQ) has four WRITEs in its ring but rings only two; they go out (not yet
