@@ -599,6 +599,39 @@ static void t_max_bufs(void)
 	fk_fini(&x.f);
 }
 
+/*
+ * A doorbell moving the PI back behind the descriptors a segment under way holds (3 of 3
+ * posted, PI 1): ignored. Else the flush moves ci past pi and the queue reads 65,534
+ * descriptors posted: the next frame is taken at descriptor 3, which the guest never posted.
+ */
+static void t_pi_back(void)
+{
+	const uint16_t blen = 512, mss = 400;
+	struct fx x;
+	struct fspec s = { .sport = 43000, .seq = 1, .pay = mss, .flags = TCP_ACK, .win = 9 };
+	uint8_t fr[9700];
+	size_t len;
+	unsigned int i;
+
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 8, 3, blen));
+	for (i = 0; i < 3; i++) {
+		send(&x, &s);
+		s.seq += mss;
+		s.id++;
+	}
+	CHECK_EQ(rxd_status(&x, 0), 0);		/* a segment over descriptors 0..2 */
+	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 1);
+	fk_run(&x.f);
+	fk_advance(&x.f, 20 * US);
+	CHECK(rxd_status(&x, 0) & TERN_ETH_RXD_LRO);
+	s.flags |= TCP_PSH;
+	len = mkframe(fr, &s);
+	CHECK_EQ(rx(&x, fr, len), 0);		/* the ring is empty: the frame waits */
+	for (i = 3; i < 16; i++)
+		CHECK_EQ(rxd_status(&x, i), 0);
+	fk_fini(&x.f);
+}
+
 /* The IP packet stays within 65535 bytes: @want_fit frames of @mss, the next opens another. */
 static void max_ip_case(bool v6, uint16_t mss, unsigned int want_fit)
 {
@@ -1425,6 +1458,7 @@ const struct test eth_lro_tests[] = {
 	  "without LRO", t_breakers },
 	{ "eth lro: a segment of one frame is written back as that frame", t_single },
 	{ "eth lro: TERN_ETH_LRO_MAX_BUFS buffers, then the next segment", t_max_bufs },
+	{ "eth lro: RX doorbell PI behind the segment's descriptors: ignored", t_pi_back },
 	{ "eth lro: the IP packet stays within 65535 bytes (up to exactly 65535), jumbo frames",
 	  t_max_ip },
 	{ "eth lro: no buffer left: the segment closes, the frame waits, then opens the next",
