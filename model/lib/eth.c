@@ -175,6 +175,12 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 		       pi, q->ci, ethq_depth(q));
 		return;
 	}
+	/* nor behind the descriptors the device holds: an LRO segment's, a frame the MAC held */
+	if ((uint16_t)(pi - q->ci) < (rx ? q->lro.nbufs : q->held.ndesc)) {
+		ternm_log(m, TERN_MODEL_LOG_WARN, "%s queue %u doorbell PI %u behind CI %u + %u held",
+			  rx ? "RX" : "TX", qid, pi, q->ci, rx ? q->lro.nbufs : q->held.ndesc);
+		return;
+	}
 	q->pi = pi;
 	/* An arming while a moderation is under way asks for the event already pending. */
 	if ((val & TERN_ETH_DB_ARM) && !q->moder_n)
