@@ -18,7 +18,7 @@
  *                                record), CQ (with its record), async/completion EQ,
  *                                Ethernet TX/RX ring, the MR's page list, command SQ/CQ
  *   'a' dev mem off16 kind off16 an 8-byte DMA address written there: into the device's own
- *                                BARs (the DMA window of struct fake's bar_dma), host memory,
+ *                                BARs (fk_map_self: FK_SELF_BASE), host memory,
  *                                or nowhere
  *   'd' dev kind off16 val64     a doorbell or register written with any value
  *   'm' dev vec off16            MSI-X vector vec's message pointed into the BAR window
@@ -49,7 +49,6 @@
 #define ALL_ACC		(TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE | \
 			 TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC)
 #define UD_QKEY		0x11223344u
-#define BAR_DMA		0x200000000000ull	/* where each device sees its own BARs */
 #define NRXQ		2
 #define RX_BUF		2048u
 #define FRAME_BYTES	9600u
@@ -338,9 +337,9 @@ static uint64_t any_addr(struct rdev *d, unsigned int kind, unsigned int off)
 {
 	switch (kind % 4) {
 	case 0:		/* registers */
-		return BAR_DMA + (off & 0x3ff8);
+		return FK_SELF_BASE + (off & 0x3ff8);
 	case 1:		/* doorbells: page 0 and the first UARs */
-		return BAR_DMA + FK_BAR_DMA_DB + (off & 0x3ff8);
+		return FK_SELF_BASE + FK_SELF_DB + (off & 0x3ff8);
 	case 2:
 		return FK_LOW_BASE + off;
 	default:
@@ -674,9 +673,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	F->c.w.filter = filter;
 #endif
 	for (dev = 0; dev < F->ndev; dev++) {
-		/* TERN_FUZZ_NO_BAR_DMA: no window (a model without its re-entry guard) */
-		if (!getenv("TERN_FUZZ_NO_BAR_DMA"))
-			F->c.d[dev]->f.bar_dma = BAR_DMA;
+		fk_map_self(&F->c.d[dev]->f);	/* its own BARs in its DMA space */
 		fk_run(&F->c.d[dev]->f);
 	}
 	F->pattern = 0;
@@ -723,9 +720,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 'm':
 			a = take(&in, 1) % TERN_MAX_MSIX;
-			F->c.d[dev]->f.msix_addr[a] = any_addr(F->c.d[dev], take(&in, 1),
+			F->c.d[dev]->f.msg_addr[a] = any_addr(F->c.d[dev], take(&in, 1),
 							      take(&in, 2));
-			F->c.d[dev]->f.msix_data[a] = take(&in, 4);
+			F->c.d[dev]->f.msg_data[a] = take(&in, 4);
 			break;
 		case 't':
 			a = take(&in, 2);

@@ -42,67 +42,99 @@ static bool fk_faulty(const struct fake *f, uint64_t addr, size_t len)
 	return f->fault_hi > f->fault_lo && addr < f->fault_hi && addr + len > f->fault_lo;
 }
 
-/*
- * DMA into f->bar_dma's window: MMIO accesses of the device's own BARs, in naturally aligned
- * pieces of up to 8 bytes (@wbuf NULL: a read into @rbuf). False: not in the window.
- */
-static bool fk_bar_dma(struct fake *f, uint64_t addr, void *rbuf, const void *wbuf, size_t len)
+static void fk_reenter(struct fake *f)
 {
-	uint64_t off = addr - f->bar_dma;
-	size_t done = 0;
+	if (f->reenter)
+		f->reenter(f);
+}
 
-	if (!f->bar_dma || addr < f->bar_dma || off >= FK_BAR_DMA_SIZE ||
-	    len > FK_BAR_DMA_SIZE - off)
-		return false;
-	while (done < len) {
-		uint64_t o = off + done, v = 0;
-		int bar = o >= FK_BAR_DMA_DB ? TERN_BAR_DB : TERN_BAR_REGS;
-		unsigned int sz = 8;
+/*
+ * Which BAR of the device [addr, addr + len) falls in when its BARs are mapped (fk_map_self),
+ * with the offset in *off; -1 when it is not all inside one.
+ */
+static int fk_self_bar(const struct fake *f, uint64_t addr, size_t len, uint64_t *off)
+{
+	static const struct { int bar; uint64_t base, size; } bars[] = {
+		{ TERN_BAR_REGS, FK_SELF_BASE, TERN_BAR_REGS_SIZE },
+		{ TERN_BAR_DB, FK_SELF_BASE + FK_SELF_DB, TERN_BAR_DB_SIZE },
+	};
+	unsigned int i;
 
-		if (o >= FK_BAR_DMA_DB)
-			o -= FK_BAR_DMA_DB;
-		while (sz > 1 && ((o & (sz - 1)) || sz > len - done))
-			sz >>= 1;
-		if (wbuf) {
-			memcpy(&v, (const uint8_t *)wbuf + done, sz);
-			f->bar_dma_writes++;
-			tern_model_mmio_write(f->m, bar, o, v, sz);
-		} else {
-			f->bar_dma_reads++;
-			v = tern_model_mmio_read(f->m, bar, o, sz);
-			memcpy((uint8_t *)rbuf + done, &v, sz);
+	if (!f->self_mapped)
+		return -1;
+	for (i = 0; i < sizeof(bars) / sizeof(bars[0]); i++) {
+		if (addr >= bars[i].base && addr - bars[i].base < bars[i].size &&
+		    len <= bars[i].size - (addr - bars[i].base)) {
+			*off = addr - bars[i].base;
+			return bars[i].bar;
 		}
-		done += sz;
 	}
-	return true;
+	return -1;
+}
+
+/* DMA that reaches the device's own BAR: whole aligned 32-bit words, as MMIO would. */
+static void fk_self_access(struct fake *f, int bar, uint64_t off, uint8_t *buf, size_t len,
+			   bool write)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= len; i += 4) {
+		if (write) {
+			unsigned long kicks = f->total_kicks;
+
+			f->self_writes++;
+			tern_model_mmio_write(f->m, bar, off + i, rd32(buf + i), 4);
+			/* as QEMU's adapter does (db_inline): a doorbell runs the model at once */
+			if (bar == TERN_BAR_DB && f->total_kicks != kicks)
+				tern_model_run(f->m);
+		} else {
+			f->self_reads++;
+			wr32(buf + i, (uint32_t)tern_model_mmio_read(f->m, bar, off + i, 4));
+		}
+	}
+	if (!write && i < len)
+		memset(buf + i, 0, len - i);
 }
 
 static int fk_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
 	struct fake *f = opaque;
-	uint8_t *p;
+	uint8_t *p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
+	uint64_t off;
+	int bar;
 
-	if (fk_bar_dma(f, addr, buf, NULL, len))
+	if (!p && (bar = fk_self_bar(f, addr, len, &off)) >= 0) {
+		fk_self_access(f, bar, off, buf, len, false);
+		fk_reenter(f);
 		return 0;
-	p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
-
+	}
 	if (!p) {
 		f->dma_faults++;
 		return -1;
 	}
 	memcpy(buf, p, len);
+	fk_reenter(f);
 	return 0;
 }
 
 static int fk_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len)
 {
 	struct fake *f = opaque;
-	uint8_t *p;
+	uint8_t *p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
+	uint64_t off;
+	int bar;
 
-	if (fk_bar_dma(f, addr, NULL, buf, len))
+	if (!p && (bar = fk_self_bar(f, addr, len, &off)) >= 0) {
+		uint8_t *tmp = malloc(len);
+
+		if (!tmp)
+			return -1;
+		memcpy(tmp, buf, len);
+		fk_self_access(f, bar, off, tmp, len, true);
+		free(tmp);
+		fk_reenter(f);
 		return 0;
-	p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
-
+	}
 	if (!p) {
 		f->dma_faults++;
 		return -1;
@@ -110,24 +142,29 @@ static int fk_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len
 	memcpy(p, buf, len);
 	if (f->dma_watch)
 		f->dma_watch(f, addr, len);
+	fk_reenter(f);
 	return 0;
 }
 
 static void fk_msix(void *opaque, unsigned int vector)
 {
 	struct fake *f = opaque;
+	uint64_t off;
+	int bar;
 
-	if (vector < TERN_MAX_MSIX && vector < f->cfg.num_msix) {
+	if (vector < TERN_MAX_MSIX && vector < f->cfg.num_msix)
 		f->msix[vector]++;
-		if (f->msix_addr[vector]) {
-			uint8_t msg[4];
-
-			wr32(msg, f->msix_data[vector]);
-			fk_dma_write(f, f->msix_addr[vector], msg, sizeof(msg));
-		}
-	} else {
+	else
 		f->msix_bad++;
+	/* the MSI-X message itself: a 32-bit write of its data to its address */
+	if (vector < TERN_MAX_MSIX && f->msg_addr[vector] &&
+	    (bar = fk_self_bar(f, f->msg_addr[vector], 4, &off)) >= 0) {
+		uint8_t d[4];
+
+		wr32(d, f->msg_data[vector]);
+		fk_self_access(f, bar, off, d, 4, true);
 	}
+	fk_reenter(f);
 }
 
 static void fk_tx(void *opaque, const void *frame, size_t len)
@@ -137,6 +174,7 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 
 	if (f->tx_hook) {
 		f->tx_hook(f, frame, len);
+		fk_reenter(f);
 		return;
 	}
 	if (f->nframes >= f->frames_cap) {
@@ -159,6 +197,7 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 	fr->data = malloc(len ? len : 1);
 	if (fr->data)
 		memcpy(fr->data, frame, len);
+	fk_reenter(f);
 }
 
 static void fk_kick(void *opaque)
@@ -167,6 +206,7 @@ static void fk_kick(void *opaque)
 
 	f->kicks++;
 	f->total_kicks++;
+	fk_reenter(f);
 }
 
 static void fk_rx_ready(void *opaque)
@@ -197,6 +237,7 @@ static void fk_timer_arm(void *opaque, uint64_t deadline)
 	f->timer_arms++;
 	if (f->clock.timer_arm)
 		f->clock.timer_arm(f->clock.ctx, deadline);
+	fk_reenter(f);
 }
 
 static void fk_log(void *opaque, enum tern_model_log_level level, const char *msg)
@@ -207,6 +248,7 @@ static void fk_log(void *opaque, enum tern_model_log_level level, const char *ms
 	snprintf(f->last_log, sizeof(f->last_log), "%s", msg);
 	if (getenv("TERN_TEST_VERBOSE"))
 		printf("# model log %d: %s\n", (int)level, msg);
+	fk_reenter(f);
 }
 
 static void fk_add_region(struct fake *f, uint64_t base, size_t size)
@@ -237,6 +279,8 @@ void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t
 {
 	fk_init_clock(f, test_hooks, mac, speed_mbps, tx_burst_bytes, NULL);
 }
+
+uint64_t fk_host_mem_max;
 
 void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		   uint32_t tx_burst_bytes, const struct fk_clock *clock)
@@ -269,6 +313,7 @@ void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32
 	f->cfg.num_msix = 8;
 	f->cfg.link_speed_mbps = speed_mbps;
 	f->cfg.tx_burst_bytes = tx_burst_bytes;
+	f->cfg.host_mem_max = fk_host_mem_max;
 	f->m = tern_model_create(&f->host, &f->cfg);
 	if (!f->m) {
 		printf("# fatal, the test program stops: tern_model_create failed\n");
@@ -276,6 +321,11 @@ void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32
 	}
 	f->in_mb = fk_alloc(f, TERN_CMD_MAX_IN, 4096);
 	f->out_mb = fk_alloc(f, TERN_CMD_MAX_OUT, 4096);
+}
+
+void fk_map_self(struct fake *f)
+{
+	f->self_mapped = true;
 }
 
 void fk_reset(struct fake *f)
@@ -306,8 +356,8 @@ void fk_reset(struct fake *f)
 	f->msix_bad = 0;
 	f->held_frame = NULL;
 	f->fault_lo = f->fault_hi = 0;
-	f->bar_dma = 0;
-	memset(f->msix_addr, 0, sizeof(f->msix_addr));
+	f->self_mapped = false;
+	memset(f->msg_addr, 0, sizeof(f->msg_addr));
 	f->in_mb = fk_alloc(f, TERN_CMD_MAX_IN, 4096);
 	f->out_mb = fk_alloc(f, TERN_CMD_MAX_OUT, 4096);
 	f->token = 0;

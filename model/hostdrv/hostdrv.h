@@ -67,8 +67,13 @@ static inline void wr64(void *p, uint64_t v)
 #define FK_BAD_ADDR	0xdead000000ull		/* never mapped, nicely aligned */
 #define FK_DATA_BASE	0x100000000000ull	/* 64 MiB for big buffers, mapped on first use */
 #define FK_DATA_SIZE	(64u << 20)
-#define FK_BAR_DMA_DB	0x100000ull		/* struct fake's bar_dma: BAR 2 from here */
-#define FK_BAR_DMA_SIZE	0x200000ull
+/*
+ * The device's own BARs as its DMA sees them, when a test maps them (fk_map_self): BAR0 at
+ * FK_SELF_BASE, BAR2 at FK_SELF_BASE + FK_SELF_DB. A PCI device's DMA can reach any BAR on
+ * the bus, its own included; tests aim queues and MSI-X messages there.
+ */
+#define FK_SELF_BASE	0xfe000000ull
+#define FK_SELF_DB	0x100000ull
 
 struct fk_region {
 	uint64_t base;
@@ -132,21 +137,6 @@ struct fake {
 	/* DMA touching [fault_lo, fault_hi) fails, as if unmapped (both 0: off) */
 	uint64_t fault_lo, fault_hi;
 
-	/*
-	 * optional (0: off): DMA to [bar_dma, bar_dma + FK_BAR_DMA_SIZE) reaches the device's
-	 * own BARs as MMIO, registers (BAR 0) at bar_dma, doorbells (BAR 2) at bar_dma +
-	 * FK_BAR_DMA_DB, as a guest pointing the device at its own BARs (peer-to-peer DMA)
-	 * would have it; the model is entered again from inside its own DMA callback
-	 */
-	uint64_t bar_dma;
-	unsigned long bar_dma_reads, bar_dma_writes;
-	/*
-	 * optional: MSI-X vector v with msix_addr[v] set is also written as memory, msix_data[v]
-	 * (4 bytes) at that address, as the MSI-X message it is (it may hit bar_dma)
-	 */
-	uint64_t msix_addr[TERN_MAX_MSIX];
-	uint32_t msix_data[TERN_MAX_MSIX];
-
 	/* optional: sees every successful DMA write (address, length), in order */
 	void (*dma_watch)(struct fake *f, uint64_t addr, size_t len);
 	void *watch_ctx;
@@ -156,6 +146,23 @@ struct fake {
 	 */
 	void (*tx_hook)(struct fake *f, const void *frame, size_t len);
 	void *tx_ctx;
+
+	/*
+	 * fk_map_self: DMA at the device's own BARs reaches them, 32 bits at a time, and an
+	 * MSI-X vector whose msg_addr is set writes msg_data there instead of counting only.
+	 */
+	bool self_mapped;
+	uint64_t msg_addr[TERN_MAX_MSIX];
+	uint32_t msg_data[TERN_MAX_MSIX];
+	unsigned long self_writes, self_reads;
+
+	/*
+	 * optional: called from every host callback the model makes (DMA, MSI-X, frame sent,
+	 * kick, timer, log), after the callback's own work: a test's way into the model from
+	 * inside it, as an embedding or a guest's DMA could come back
+	 */
+	void (*reenter)(struct fake *f);
+	void *reenter_ctx;
 
 	/* mini driver state */
 	uint64_t in_mb, out_mb;		/* command mailboxes, TERN_CMD_MAX_IN/OUT bytes */
@@ -178,6 +185,11 @@ void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6]);
 #define FK_UNPACED	UINT32_MAX
 void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		 uint32_t tx_burst_bytes);
+/*
+ * tern_model_config.host_mem_max of the devices fk_init*() creates from now on (0: the
+ * model's default); a test that sets it puts 0 back.
+ */
+extern uint64_t fk_host_mem_max;
 /* fk_init_cfg on the embedding's clock and timer (@clock NULL: the fake's own). */
 void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		   uint32_t tx_burst_bytes, const struct fk_clock *clock);
@@ -185,9 +197,11 @@ void fk_fini(struct fake *f);
 /*
  * The device reset (tern_model_reset) and the host made as fk_init left it, the clock kept:
  * the arena's used memory zeroed, its allocators back at their start, the frames, counters
- * and options (faults, bar_dma, msix_addr) cleared. Cheaper than fk_fini and fk_init (fuzzers).
+ * and options (faults, fk_map_self, msg_addr) cleared. Cheaper than fk_fini and fk_init
+ * (the fuzzers use a device again for each input).
  */
 void fk_reset(struct fake *f);
+void fk_map_self(struct fake *f);	/* the device's BARs in its DMA space (FK_SELF_BASE) */
 uint64_t fk_alloc(struct fake *f, size_t size, size_t align);
 uint64_t fk_alloc_high(struct fake *f, size_t size, size_t align);
 /* From the 64 MiB data region (FK_DATA_BASE), mapped on first use. */
