@@ -23,7 +23,8 @@
  *   'd' dev kind off16 val64     a doorbell or register written with any value
  *   'm' dev vec off16            MSI-X vector vec's message pointed into the BAR window
  *   't' ns16                     time passes (retransmission, RNR, ACK timers, LRO timeout)
- *   'f' pattern                  the wire drops, duplicates, holds back or delivers frames
+ *   'f' pattern                  the wire drops, duplicates, holds back or delivers the next
+ *                                256 frames
  *   's' dev how                  MODIFY_QP: states, path MTU, SQ PSN; UD/SRQ-UD QP to ERR
  *   'c' dev how arg16            MODIFY_CQ, RESIZE_CQ, CQ arm, MODIFY_SRQ, doorbell records,
  *                                EQ arm, SET_RSS, SET_PORT
@@ -74,6 +75,7 @@ struct fz {
 	struct side s[2];
 	unsigned int ndev;
 	uint8_t pattern;		/* 'f': the wire's behaviour, 2 bits per frame */
+	unsigned int filtered;		/* frames it applied to since the last 'f' */
 	uint8_t frame[FRAME_BYTES + 64];
 };
 
@@ -87,6 +89,13 @@ static enum wire_action filter(struct wire *w, unsigned int dir, unsigned int id
 	(void)dir;
 	(void)frame;
 	(void)len;
+	/*
+	 * For the next 256 frames only: a pattern that reorders or duplicates every frame keeps
+	 * go-back-N retransmitting forever, and the wire's pump lets no virtual time pass
+	 */
+	if (F->filtered >= 256)
+		return W_DELIVER;
+	F->filtered++;
 	return (enum wire_action)((F->pattern >> (2 * (idx % 4))) & 3);
 }
 #endif
@@ -733,6 +742,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 'f':
 			F->pattern = (uint8_t)take(&in, 1);
+			F->filtered = 0;
 			break;
 		case 's':
 			modify(dev, take(&in, 1));
