@@ -11,7 +11,8 @@
  * script of guest actions, time and wire behaviour:
  *
  *   'p' dev q op flags len16     a send WQE of any opcode byte and flags on the RC/UC (q 0),
- *                                UD (1) or SRQ-UD (2) QP, rung (flags bit 7: not rung)
+ *                                UD (1) or SRQ-UD (2) QP, rung (flags bit 7: not rung;
+ *                                atomics with their segment unless flags bit 6)
  *   'r' dev q                    a receive WQE on the RQ (0), UD RQ (1) or SRQ (2), rung
  *   'w' dev mem off16 byte       byte off of a ring rewritten at any time (also after the
  *                                device read it): SQ, RQ, UD SQ/RQ, SRQ (with its doorbell
@@ -394,6 +395,12 @@ static void post(unsigned int dev, struct in *in)
 	} else if ((op & 0x7f) == TERN_WQE_BIND_MW && s->mwkey) {
 		post_bind(d, qp, op, s->mwkey, &s->mr, len & 0x7fff, (len >> 2) + (fl << 8),
 			  (uint8_t)fl);
+	} else if (((op & 0x7f) == TERN_WQE_ATOMIC_CMP_SWP ||
+		    (op & 0x7f) == TERN_WQE_ATOMIC_FETCH_ADD) && !(fl & 0x40)) {
+		/* an atomic as a driver writes it: its segment, one 8-byte SGE */
+		sg.len = 8;
+		post_atomic_ex(d, qp, (uint8_t)(op & 0x7f), (uint8_t)(fl & 0x3f), op, &sg, 1,
+			       p->mr.iova + ((len * 8) % MR_LEN), p->mr.key, len, op);
 	} else {
 		uint32_t rkey = (op & 0x40) ? p->mwkey : (op & 0x20) ? p->frkey : p->mr.key;
 

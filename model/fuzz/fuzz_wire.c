@@ -86,9 +86,10 @@ static void post_one(struct fz *f, unsigned int s, unsigned int op, uint32_t len
 	struct sge sg;
 
 	if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
+		/* the atomic segment between the header and the SGE (post_send has none) */
 		sg = mr_sge(l, (len & 0x3f8), 8);
-		post_send(f->c.d[s], &f->c.qp[s], opcode, TERN_WQE_F_SIGNALED, op, &sg, 1,
-			  r->iova + (len & 0xff8), r->key, 0);
+		post_atomic(f->c.d[s], &f->c.qp[s], opcode, op, &sg, r->iova + (len & 0xff8),
+			    r->key, len, op);
 	} else {
 		len %= MR_LEN / 2;
 		sg = mr_sge(l, 0, len);

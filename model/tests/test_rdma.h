@@ -112,6 +112,7 @@ enum {
 	OP_READ_RESP_LAST, OP_READ_RESP_ONLY, OP_ACK, OP_ATOMIC_ACK, OP_CMP_SWAP, OP_FETCH_ADD,
 	OP_SEND_LAST_INV = 0x16, OP_SEND_ONLY_INV = 0x17,
 	OP_UD_SEND_ONLY = 0x64, OP_UD_SEND_ONLY_IMM = 0x65,
+	OP_CNP = 0x81,		/* congestion notification: BTH, 16 reserved bytes */
 	/* selective repeat (include/tern/tern_rdma.h, TERN_BTH_OPCODE_SR_*) */
 	OP_SR_WRITE_MIDDLE = 0xc0, OP_SR_WRITE_LAST, OP_SR_WRITE_LAST_IMM, OP_SR_SEND_MIDDLE,
 	OP_SR_SEND_LAST, OP_SR_SEND_LAST_IMM, OP_SR_SEND_LAST_INV,
@@ -174,6 +175,17 @@ void post_bind(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key,
 void post_ud_send(struct rdev *d, struct rqp *qp, const struct rdev *peer,
 		  const struct connopt *o, uint64_t wr_id, uint32_t dest_qpn, uint32_t qkey,
 		  const struct sge *sg);
+/*
+ * Write an atomic WQE into the next SQ slot: header, struct tern_atomic_seg, then @nsge SGEs
+ * (or, with TERN_WQE_F_INLINE in @flags, 8 bytes of inline data). No doorbell.
+ */
+unsigned int post_atomic_ex(struct rdev *d, struct rqp *qp, uint8_t opcode, uint8_t flags,
+			    uint64_t wr_id, const struct sge *sg, unsigned int nsge,
+			    uint64_t raddr, uint32_t rkey, uint64_t swap_add, uint64_t compare);
+/* post_atomic_ex of one SGE, signaled */
+unsigned int post_atomic(struct rdev *d, struct rqp *qp, uint8_t opcode, uint64_t wr_id,
+			 const struct sge *sg, uint64_t raddr, uint32_t rkey, uint64_t swap_add,
+			 uint64_t compare);
 /* SET_CC_PARAMS' defaults (the tests start from them), and SET_CC_PARAMS itself. */
 void cc_defaults(uint8_t p[sizeof(struct tern_cc_params)]);
 int cc_set(struct fake *f, const uint8_t p[sizeof(struct tern_cc_params)], uint32_t *syndrome);

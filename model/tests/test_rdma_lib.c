@@ -365,7 +365,8 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	}
 	if (op == OP_SEND_LAST_INV || op == OP_SEND_ONLY_INV)
 		p->has_ieth = true;
-	if (op > OP_FETCH_ADD && op != OP_SR_STD && !p->has_deth && !p->has_ieth) {
+	if (op > OP_FETCH_ADD && op != OP_SR_STD && op != OP_CNP && !p->has_deth &&
+	    !p->has_ieth) {
 		p->why = "opcode";
 		return false;
 	}
@@ -751,4 +752,52 @@ void post_ud_send(struct rdev *d, struct rqp *qp, const struct rdev *peer,
 	wr32(sge + OFF(struct tern_sge, length), sg->len);
 	wr32(sge + OFF(struct tern_sge, lkey), sg->lkey);
 	qp->sq_pi++;
+}
+
+/*
+ * Write an atomic WQE into the next SQ slot: header, struct tern_atomic_seg, then @nsge SGEs
+ * (or, with TERN_WQE_F_INLINE in @flags, 8 bytes of inline data). No doorbell.
+ */
+unsigned int post_atomic_ex(struct rdev *d, struct rqp *qp, uint8_t opcode, uint8_t flags,
+			    uint64_t wr_id, const struct sge *sg, unsigned int nsge,
+			    uint64_t raddr, uint32_t rkey, uint64_t swap_add,
+			    uint64_t compare)
+{
+	typedef struct tern_sq_wqe W;
+	typedef struct tern_atomic_seg A;
+	unsigned int slot = qp->sq_pi & ((1u << qp->sq_log) - 1), i;
+	size_t sz = 1u << qp->sq_stride;
+	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)slot * sz, sz);
+	uint8_t *a = w + sizeof(W);
+
+	memset(w, 0, sz);
+	w[OFF(W, opcode)] = opcode;
+	w[OFF(W, flags)] = flags;
+	w[OFF(W, num_sge)] = (uint8_t)nsge;
+	wr32(w + OFF(W, rkey), rkey);
+	wr64(w + OFF(W, remote_addr), raddr);
+	wr64(w + OFF(W, wr_id), wr_id);
+	wr64(a + OFF(A, swap_add), swap_add);
+	wr64(a + OFF(A, compare), compare);
+	if (flags & TERN_WQE_F_INLINE) {
+		wr32(w + OFF(W, inline_len), 8);
+		wr64(a + sizeof(A), 0);
+	}
+	for (i = 0; i < nsge && sizeof(W) + sizeof(A) + 16 * (i + 1) <= sz; i++) {
+		uint8_t *s = a + sizeof(A) + 16 * i;
+
+		wr64(s + OFF(struct tern_sge, addr), sg[i].addr);
+		wr32(s + OFF(struct tern_sge, length), sg[i].len);
+		wr32(s + OFF(struct tern_sge, lkey), sg[i].lkey);
+	}
+	qp->sq_pi++;
+	return slot;
+}
+
+unsigned int post_atomic(struct rdev *d, struct rqp *qp, uint8_t opcode, uint64_t wr_id,
+			 const struct sge *sg, uint64_t raddr, uint32_t rkey,
+			 uint64_t swap_add, uint64_t compare)
+{
+	return post_atomic_ex(d, qp, opcode, TERN_WQE_F_SIGNALED, wr_id, sg, 1, raddr, rkey,
+			      swap_add, compare);
 }

@@ -17,32 +17,6 @@
 static const uint32_t acc_all = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
 				TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
 
-static void post_atomic(struct rdev *d, struct rqp *qp, uint8_t opcode, uint64_t wr_id,
-			const struct sge *sg, uint64_t raddr, uint32_t rkey, uint64_t swap_add,
-			uint64_t compare)
-{
-	typedef struct tern_sq_wqe W;
-	typedef struct tern_atomic_seg A;
-	unsigned int slot = qp->sq_pi & ((1u << qp->sq_log) - 1);
-	size_t sz = 1u << qp->sq_stride;
-	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)slot * sz, sz);
-	uint8_t *a = w + sizeof(W), *s = a + sizeof(A);
-
-	memset(w, 0, sz);
-	w[OFF(W, opcode)] = opcode;
-	w[OFF(W, flags)] = TERN_WQE_F_SIGNALED;
-	w[OFF(W, num_sge)] = 1;
-	wr32(w + OFF(W, rkey), rkey);
-	wr64(w + OFF(W, remote_addr), raddr);
-	wr64(w + OFF(W, wr_id), wr_id);
-	wr64(a + OFF(A, swap_add), swap_add);
-	wr64(a + OFF(A, compare), compare);
-	wr64(s + OFF(struct tern_sge, addr), sg->addr);
-	wr32(s + OFF(struct tern_sge, length), sg->len);
-	wr32(s + OFF(struct tern_sge, lkey), sg->lkey);
-	qp->sq_pi++;
-}
-
 /* ---- MODIFY_QP ------------------------------------------------------------------------- */
 
 static int rtr_with(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t xport)
