@@ -58,7 +58,8 @@ for n in names:
         if not fname.startswith(lib):
             continue
         key = (os.path.basename(fname), fn["name"].split(":")[-1])
-        funcs.setdefault(key, {})[n] = fn["count"]
+        c = funcs.setdefault(key, {})    # a header's function: one record per file using it
+        c[n] = max(c.get(n, 0), fn["count"])
     for fl in data["files"]:
         if not fl["filename"].startswith(lib):
             continue
