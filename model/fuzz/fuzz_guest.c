@@ -28,12 +28,13 @@
  *                                256 frames
  *   's' dev how                  MODIFY_QP: states, path MTU, SQ PSN; UD/SRQ-UD QP to ERR
  *   'c' dev how arg16            MODIFY_CQ, RESIZE_CQ, CQ arm, MODIFY_SRQ, doorbell records,
- *                                EQ arm, SET_RSS, SET_PORT
+ *                                EQ arm, SET_RSS, SET_PORT, QUERY_QP, stats, DESTROY_* of
+ *                                objects in use, SET_DCB with PFC, the SQ's memory faulting
  *   'e' dev n (ctx desc)*        Ethernet TX: a context and data descriptors of any fields
  *                                over a TCP/UDP frame in host memory, the doorbell rung
  *   'x' dev spec len16 nflip (off8 xor)*  an Ethernet frame (TCP/UDP over IPv4/IPv6, VLAN,
  *                                checksums right or not, in sequence per flow so LRO
- *                                coalesces) received from the wire, mutated
+ *                                coalesces; or PAUSE/PFC) received from the wire, mutated
  *
  * Built as fuzz-eth (-DFUZZ_ETH) it makes one device with its Ethernet queues only, and its
  * script's actions are 'e', 'x', 'w', 'a', 'd', 'm', 't' and 'c' on that device.
@@ -45,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcb_drv.h"
 #include "fuzz_script.h"
 
 #define MR_LEN		(64 * 1024)
@@ -264,6 +266,18 @@ static void eth_rx(struct rdev *d, struct side *s, struct in *in)
 	unsigned int spec = take(in, 1), n, i;
 	size_t len = make_frame(F->frame, d, s, spec, take(in, 2) % 9000);
 
+	if ((spec & 0x21) == 0x21) {	/* a MAC control frame: PAUSE or PFC */
+		static const uint8_t pause_da[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+		len = 60;
+		memcpy(F->frame, pause_da, 6);
+		wr16be(F->frame + 12, 0x8808);
+		wr16be(F->frame + 14, (spec & 4) ? 0x0101 : 0x0001);
+		wr16be(F->frame + 16, (spec & 8) ? 0x00ff : 0xffff);	/* PFC: the enable vector */
+		for (i = 18; i < 34; i += 2)
+			wr16be(F->frame + i, (uint16_t)((spec & 0x10) ? 0 : 0xffff));
+	}
+
 	n = take(in, 1) & 15;
 	for (i = 0; i < n; i++) {
 		unsigned int off = take(in, 1), x = take(in, 1);
@@ -450,17 +464,26 @@ static void modify(unsigned int dev, unsigned int how)
 			  NULL);
 }
 
+/* A DESTROY_* command of object @num (refused while in use, or taking it away mid-script). */
+static void destroy(struct rdev *d, uint16_t op, uint32_t num)
+{
+	uint8_t in[4];
+
+	wr32(in, num);
+	rdev_cmd(d, op, in, 4, NULL, 0, NULL);
+}
+
 /* 'c': the other commands and doorbells a driver uses while running. */
 static void control(unsigned int dev, unsigned int how, unsigned int arg)
 {
 	struct rdev *d = F->c.d[dev];
 	struct side *s = &F->s[dev];
-	uint8_t in[16];
+	uint8_t in[16], out[512];
 
-	if (how % 10 <= 2 && !F->c.cq[dev].mem.size)
-		return;		/* fuzz-eth: no CQ */
+	if ((how % 21 <= 2 || (how % 21 >= 10 && how % 21 <= 16)) && !F->c.cq[dev].mem.size)
+		return;		/* fuzz-eth: no RDMA objects */
 	memset(in, 0, sizeof(in));
-	switch (how % 10) {
+	switch (how % 21) {
 	case 0:
 		wr32(in, F->c.cq[dev].cqn);
 		wr16(in + 4, (uint16_t)(arg & 0xff));
@@ -471,8 +494,9 @@ static void control(unsigned int dev, unsigned int how, unsigned int arg)
 	case 1:
 		cq_resize(d, &F->c.cq[dev], 4 + arg % 8, arg & 0x100);
 		break;
-	case 2:
-		cq_arm(d, &F->c.cq[dev], arg);
+	case 2:		/* armed for the next CQE or the next solicited one, or any bits */
+		cq_arm(d, &F->c.cq[dev], (arg & 2) ? (uint64_t)arg << 48 :
+			(arg & 1) ? TERN_UDB_CQ_ARM_NEXT : TERN_UDB_CQ_ARM_SOLICITED);
 		break;
 	case 3:
 		if (s->srq_ok) {
@@ -500,9 +524,51 @@ static void control(unsigned int dev, unsigned int how, unsigned int arg)
 	case 8:
 		drv_set_port(&d->f, arg & 7, (uint16_t)(arg & 0x3fff), d->mac);
 		break;
-	default:
+	case 9:
 		if (s->eth_ok)
 			rx_refill(d, &s->rxq[arg & 1], 1 + (arg >> 8) % 32);
+		break;
+	case 10:	/* QUERY_QP: the state, DCQCN's rate and HPCC's window too */
+		qp_query(d, (arg & 1) && s->ud_ok ? s->ud.qpn : F->c.qp[dev].qpn, out);
+		break;
+	case 11:
+		rdev_stats(d, out);
+		break;
+	case 12:
+		if (s->ud_ok)
+			destroy(d, TERN_CMD_DESTROY_QP, (arg & 1) && s->sud_ok ? s->sud.qpn : s->ud.qpn);
+		break;
+	case 13:
+		if (s->srq_ok)
+			destroy(d, TERN_CMD_DESTROY_SRQ, s->srq.srqn);
+		break;
+	case 14:
+		destroy(d, TERN_CMD_DESTROY_CQ, F->c.cq[dev].cqn);
+		break;
+	case 15:
+		destroy(d, TERN_CMD_DESTROY_PD, d->pdn);
+		break;
+	case 16:	/* the connected QP itself (a window may be bound through it) */
+		destroy(d, TERN_CMD_DESTROY_QP, F->c.qp[dev].qpn);
+		break;
+	case 17:
+		if (s->eth_ok)
+			destroy(d, (arg & 2) ? TERN_CMD_DESTROY_ETH_TXQ : TERN_CMD_DESTROY_ETH_RXQ,
+				(arg & 2) ? s->txq.num : s->rxq[arg & 1].num);
+		break;
+	case 18:
+		destroy(d, TERN_CMD_DESTROY_EQ, (arg & 1) ? d->comp_eq.num : d->async_eq.num);
+		break;
+	case 19:	/* PFC on the priorities of @arg, DSCP trusted */
+		dcb_trust_dscp(d, (uint8_t)arg, NULL);
+		break;
+	default:	/* the SQ's memory faults for DMA from now on (or not any more) */
+		if (arg & 1) {
+			d->f.fault_lo = F->c.qp[dev].sq.base;
+			d->f.fault_hi = d->f.fault_lo + F->c.qp[dev].sq.size;
+		} else {
+			d->f.fault_lo = d->f.fault_hi = 0;
+		}
 		break;
 	}
 }

@@ -232,6 +232,11 @@ def wire_seeds():
                                  for op in (2, 3))
     seeds["seed-frwr-mw"] = struct.pack(">H", WIRE_CFG_RC) + local + t
     # losses: the QPs' state changes, time for retransmission and RNR
+    # ECN CE on received data frames (the IPv4 TOS byte's ECT(0) made CE): CNPs sent back
+    ce = b"".join(wcmd("F", k & 1, u8(k), u8(1), u16(15), u8(0x01), u16(0), u8(0), u8(1))
+                  for k in range(1, 16))
+    seeds["seed-rc-ce"] = (struct.pack(">H", WIRE_CFG_RC) + wcmd("C", 0, u8(1)) +
+                           wcmd("C", 1, u8(1)) + every_op + ce + t + every_op + t)
     seeds["seed-rc-states"] = (struct.pack(">H", WIRE_CFG_RC) + every_op +
                                wcmd("S", 0, u8(0)) + wcmd("S", 0, u8(1 | 3 << 3)) +
                                wcmd("S", 0, u8(2)) + every_op + wcmd("S", 1, u8(3)) + t)
@@ -244,6 +249,7 @@ GUEST_SR = 0x0FF6                # RC selective repeat
 GUEST_UC = 0x8FF2
 GUEST_HPCC = 0x0FF2 | 0x200      # HPCC instead of DCQCN; SRQ without a record
 SQE_SGE_LEN = 32 + 8             # the first SGE's length in a send WQE
+CTRL_REG = 0x000c                   # TERN_REG_CTRL (TERN_CTRL_RESET: bit 0)
 
 
 def g(c, dev, *args):
@@ -283,9 +289,32 @@ def guest_seeds():
     # doorbells and registers with any value; the other commands
     dbs = b"".join(g("d", 0, u8(k), u16(o), struct.pack(">Q", 0xffffffff00ff0000 | o))
                    for k in range(8) for o in (0, 0x20, 0x48, 0x200, 0x400))
-    ctl = b"".join(g("c", d, u8(k), u16(0x1234 + k)) for d in range(2) for k in range(10))
+    ctl = b"".join(g("c", d, u8(k), u16(0x1234 + k)) for d in range(2) for k in range(20))
     seeds["seed-doorbells"] = struct.pack(">H", GUEST_RC) + ops + dbs + ctl + t
     seeds["seed-eth"] = struct.pack(">H", GUEST_RC) + eth_script()
+    # CQ events and moderation: MODIFY_CQ (4 CQEs or 10 us), the CQ armed, work completing
+    moder = (g("c", 0, u8(0), u16(4 | 10 << 8)) + g("c", 1, u8(0), u16(1 | 1 << 8)) +
+             g("c", 0, u8(2), u16(1)) + g("c", 1, u8(2), u16(0)) + g("c", 0, u8(6), u16(1)))
+    seeds["seed-cq-events"] = (struct.pack(">H", GUEST_RC) + rq + moder + ops + t + moder +
+                               ops + t)
+    # queries with DCQCN and with HPCC; objects destroyed while in use, last the QP with a
+    # window bound through it; the SQ's memory faulting
+    bind = g("p", 0, u8(0), u8(0x0a), u8(1), u16(0x0800))
+    kill = b"".join(g("c", 0, u8(k), u16(a)) for k in (10, 11, 12, 13, 14, 15, 17, 18)
+                    for a in (0, 1, 2))
+    for name, cfg in (("dcqcn", GUEST_RC), ("hpcc", GUEST_HPCC)):
+        seeds["seed-query-destroy-%s" % name] = (struct.pack(">H", cfg) + ops + t +
+                                                 g("c", 0, u8(10), u16(0)) + kill + bind +
+                                                 t + g("c", 0, u8(16), u16(0)) + t)
+    seeds["seed-sq-fault"] = (struct.pack(">H", GUEST_RC) + g("c", 0, u8(20), u16(1)) + ops +
+                              t + g("c", 0, u8(20), u16(0)) + ops + t)
+    # PFC on, PAUSE and PFC frames received; the device reset through its register
+    pfc = g("c", 0, u8(19), u16(0x08)) + g("c", 1, u8(19), u16(0xff))
+    pfc += b"".join(g("x", d, u8(sp), u16(0), u8(0)) for d in range(2)
+                    for sp in (0x21, 0x25, 0x2d, 0x31, 0x35))
+    seeds["seed-pfc"] = struct.pack(">H", GUEST_RC) + pfc + ops + t + pfc + t
+    seeds["seed-reset"] = (struct.pack(">H", GUEST_RC) + ops +
+                           g("d", 0, u8(2), u16(CTRL_REG), struct.pack(">Q", 1)) + t + ops + t)
     return seeds
 
 
