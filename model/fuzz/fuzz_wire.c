@@ -31,6 +31,8 @@
  *   'U' dev len16 fl                    a UD SEND from @dev's UD QP to the peer's UD QP (fl
  *                                       bit 0: the peer's UD QP on its SRQ; bit 1: Q_Key
  *                                       wrong)
+ *   'E' dev op len16                    as 'P', the frames of the pump after it marked ECN CE
+ *                                       (IPv4 checksum fixed) as a congested switch would
  *   'L' dev op len16                    a local WQE on the RC QP: REG_MR of the fast
  *                                       registration key over the MR's pages, BIND_MW of a
  *                                       type 2 window over the MR, LOCAL_INV of either
@@ -318,6 +320,24 @@ static void local_wqe(struct fz *f, unsigned int s, unsigned int op, uint32_t le
 	ring_sq(d, qp);
 }
 
+/* 'E': every frame on the wire marked CE (the ICRC does not cover the ECN bits). */
+static enum wire_action mark_ce(struct wire *w, unsigned int dir, unsigned int idx,
+				uint8_t *frame, size_t *len)
+{
+	size_t l3 = (*len >= 18 && frame[12] == 0x81 && frame[13] == 0x00) ? 18 : 14;
+
+	(void)w;
+	(void)dir;
+	(void)idx;
+	if (*len >= l3 + 40 && frame[l3 - 2] == 0x86 && frame[l3 - 1] == 0xdd) {
+		frame[l3 + 1] |= 0x30;
+	} else if (*len >= l3 + 20 && frame[l3 - 2] == 0x08 && frame[l3 - 1] == 0x00) {
+		frame[l3 + 1] |= 0x03;
+		pkt_fix_ipv4_csum(frame, *len);
+	}
+	return W_DELIVER;
+}
+
 static void teardown(struct fz *f)
 {
 	unsigned int s;
@@ -522,6 +542,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			ud_send(f, dev, l, take(&in, 1));
 			wire_pump(&f->c.w);
+			break;
+		}
+		case 'E': {
+			unsigned int op = take(&in, 1);
+
+			f->c.w.filter = mark_ce;
+			post_one(f, dev, op, take(&in, 2));
+			wire_pump(&f->c.w);
+			f->c.w.filter = NULL;
 			break;
 		}
 		case 'L': {

@@ -233,10 +233,14 @@ def wire_seeds():
     seeds["seed-frwr-mw"] = struct.pack(">H", WIRE_CFG_RC) + local + t
     # losses: the QPs' state changes, time for retransmission and RNR
     # ECN CE on received data frames (the IPv4 TOS byte's ECT(0) made CE): CNPs sent back
-    ce = b"".join(wcmd("F", k & 1, u8(k), u8(1), u16(15), u8(0x01), u16(0), u8(0), u8(1))
-                  for k in range(1, 16))
-    seeds["seed-rc-ce"] = (struct.pack(">H", WIRE_CFG_RC) + wcmd("C", 0, u8(1)) +
-                           wcmd("C", 1, u8(1)) + every_op + ce + t + every_op + t)
+    # (ECN bits 00 or 11 -> 11 whatever they were; 'C' 0xfd: DCQCN on priorities 0-5)
+    ce = b"".join(wcmd("F", d, u8(k), u8(1), u16(15), u8(0x03), u16(0), u8(0), u8(1))
+                  for k in range(1, 16) for d in range(2))
+    marked = b"".join(wcmd("E", k & 1, u8(op), u16(300 + 900 * op))
+                      for op in range(8) for k in range(2))
+    seeds["seed-rc-ce"] = (struct.pack(">H", WIRE_CFG_RC) + wcmd("C", 0, u8(0xfd)) +
+                           wcmd("C", 1, u8(0xfd)) + marked + t + ce + t + every_op + marked +
+                           t)
     seeds["seed-rc-states"] = (struct.pack(">H", WIRE_CFG_RC) + every_op +
                                wcmd("S", 0, u8(0)) + wcmd("S", 0, u8(1 | 3 << 3)) +
                                wcmd("S", 0, u8(2)) + every_op + wcmd("S", 1, u8(3)) + t)
