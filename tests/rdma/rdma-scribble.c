@@ -947,6 +947,11 @@ int main(int argc, char **argv)
 			usleep(100000);
 			continue;
 		}
+		if (!st.rounds)
+			printf("# scribbling: first round's rings found: SQ %lu, RQ %lu, SRQ %lu, "
+			       "CQ %lu, records %lu (not found %lu)\n", st.found[R_SQ],
+			       st.found[R_RQ], st.found[R_SRQ], st.found[R_CQ], st.recs,
+			       st.not_found);
 		run_round(&rd, deadline);
 		teardown(&rd);
 		st.rounds++;
