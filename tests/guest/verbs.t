@@ -401,7 +401,8 @@ def rereg():
 # A hostile user (tests/rdma/rdma-scribble): how long it scribbles at most (it is stopped when
 # the data beside it have moved) and what the data process moves meanwhile.
 SCRIBBLE_MAX_S = 120 if DEBUG else 60
-SCRIBBLE_CHECK = "-q -s %d" % ((256 << 10) + 64 if DEBUG else (1 << 20) + 64)
+# (stock: about 14 s of data beside the scribbler; debug: the same with 1 MiB messages)
+SCRIBBLE_CHECK = "-s %d" % ((1 << 20) + 64 if DEBUG else (4 << 20) + 64)
 # what the scribbler must have done at least for the check to mean anything
 SCRIBBLE_MIN = ("sq_rewrites", "retx_rewrites", "ud_rewrites", "rq_rewrites", "srq_rewrites",
                 "cqe_scribbles", "rec_scribbles", "db_own", "db_foreign", "db_junk",

@@ -751,11 +751,13 @@ static void act_rq(struct round *rd)
 		st.rec_scribbles++;
 	}
 	if (rnd() & 1) {
-		if (q == &rd->arq)
+		if (q == &rd->arq) {
 			ring64(TERN_UDB_RQ, tern_udb_wq(rd->a->qp_num, rnd()));
-		else	/* the verbs do not tell an SRQ's number: guess */
+			st.db_own++;
+		} else {	/* the verbs do not tell an SRQ's number: guess */
 			ring64(TERN_UDB_SRQ, tern_udb_wq(rnd() % 16, rnd()));
-		st.db_own++;
+			st.db_junk++;
+		}
 	}
 }
 
