@@ -414,7 +414,8 @@ def hostile_user():
     """An unprivileged process on node0 scribbles on its own rings, doorbell records and
     doorbell page (tests/rdma/rdma-scribble) while another process on node0 moves patterned
     data to and from node1 (rdma-check data, every byte checked): the data arrive intact,
-    the scribbler runs to its end having done every kind of damage, the device refused its
+    the scribbler runs to its end having done every kind of damage, the kernel refused to
+    register its doorbell page as an MR, the device refused its
     doorbells for objects that are not its own (db_misdirected), both QEMUs are alive, and
     a short ib_write_bw passes afterwards. The kernel's report is checked at the end of the
     file (check_kernel_clean)."""
@@ -470,6 +471,9 @@ def hostile_user():
          "missing: %s" % ", ".join(k for k in SCRIBBLE_MIN if k not in done),
          "--- rc %s\n%s\n%s" % (sr.rc, sr.stdout[-3000:], sr.stderr[-2000:])
          if sr is not None else "no result")
+    t.ok(sr is not None and "doorbell page: refused" in sr.stdout, "hostile user: the kernel "
+         "refused to register the doorbell page as an MR (no DMA onto the device's registers)",
+         sr.stdout[-3000:] if sr is not None else "no result")
     if sr is not None:
         t.diag("rdma-scribble: " + " | ".join(
             ln[2:] for ln in sr.stdout.splitlines() if ln.startswith("# ")))

@@ -33,7 +33,8 @@
  *     QPNs and CQNs near its own (other processes' objects), with random 64-bit values at
  *     the four doorbell offsets and at random offsets of the page, and with 32-bit writes;
  *   - SENDs and receives whose SGE points outside the MR, at unmapped memory, or carries the
- *     lkey of a deregistered MR or a random one.
+ *     lkey of a deregistered MR or a random one (and at the doorbell page, should the kernel
+ *     let ibv_reg_mr register it: it must refuse, and the program says which it did).
  * Its own QPs and CQs go to error and its completions are garbage: it counts what it sees
  * and goes on; every round destroys its objects and starts again.
  *
@@ -49,7 +50,8 @@
  * UAR page is the 4 KiB mapping of /dev/infiniband/uverbs*. Nothing outside those is
  * written, so the program cannot fault.
  *
- * Prints what it did ("# ..." lines and one "scribble: key=value ..." line) and exits 0;
+ * Prints "# scribbling" once the first round's rings are found, then at the end what it
+ * did ("# ..." lines and one "scribble: key=value ..." line) and exits 0;
  * 2 when it cannot set up (no device, no UAR mapping, the first round's objects).
  */
 #define _GNU_SOURCE
@@ -87,6 +89,7 @@ static uint8_t *buf;
 static uint32_t stale_lkey;
 static uintptr_t hole;			/* a page-aligned range that is not mapped */
 static volatile uint8_t *uar;
+static struct ibv_mr *uar_mr;		/* the doorbell page registered, if the kernel let it */
 
 static struct {
 	unsigned long rounds, setup_failures;
@@ -564,7 +567,8 @@ static struct tern_sge bad_sge(void)
 	struct tern_sge s = { .addr = (uintptr_t)buf + (rnd() % BUF_LEN), .length = rnd() % 8192,
 			      .lkey = mr->lkey };
 
-	switch (rnd() % 6) {
+	switch (rnd() % (uar_mr ? 7 : 6)) {
+	case 6: s.addr = (uintptr_t)uar + (rnd() & 0xff8); s.lkey = uar_mr->lkey; break;
 	case 0: s.addr = hole + (rnd() & 0xfff); break;
 	case 1: s.addr = (uintptr_t)buf + BUF_LEN - (rnd() & 0xff); break;
 	case 2: s.lkey = stale_lkey; break;
@@ -937,6 +941,17 @@ int main(int argc, char **argv)
 		hole = (uintptr_t)h;
 	}
 
+	/*
+	 * The device's own registers as a DMA target: the kernel must refuse to pin the
+	 * doorbell page (an I/O mapping); should it not, SGEs point at it too.
+	 */
+	uar_mr = ibv_reg_mr(pd, (void *)uar, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (uar_mr)
+		printf("# ibv_reg_mr of the doorbell page: registered (lkey %#x): SGEs point at it"
+		       "\n", uar_mr->lkey);
+	else
+		printf("# ibv_reg_mr of the doorbell page: refused (%m)\n");
+
 	t0 = now_ms();
 	deadline = t0 + opt_seconds * 1000L;
 	while (!stop && now_ms() < deadline) {
@@ -988,6 +1003,8 @@ int main(int argc, char **argv)
 	       st.ud_rewrites, st.rq_rewrites, st.srq_rewrites, st.cqe_scribbles,
 	       st.rec_scribbles, st.db_own, st.db_foreign, st.db_junk, st.db_32bit, st.bad_sge,
 	       st.wc_total, st.wc_total - st.wc[IBV_WC_SUCCESS], st.async_total);
+	if (uar_mr)
+		ibv_dereg_mr(uar_mr);
 	ibv_dereg_mr(mr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(d.ctx);
