@@ -481,7 +481,7 @@ def hostile_user():
     t.ok(d.get("db_misdirected", 0) > 0, "hostile user: %s's device ignored %d doorbells "
          "for objects not bound to the scribbler's doorbell page (db_misdirected)" % (
              n0.name, d.get("db_misdirected", 0)))
-    t.ok(all(n.alive() for n in c), "hostile user: both QEMUs alive")
+    t.ok(all(n.alive for n in c), "hostile user: both QEMUs alive")
     res, rows = rt.perftest(target, "ib_write_bw", "-n 100", timeout=PAIR_TIMEOUT)
     t.ok(res.ok and rows, "hostile user: afterwards a short ib_write_bw passes%s (%.0f s for "
          "the hostile-user checks)" % (perf_desc("ib_write_bw", rows),
