@@ -46,8 +46,9 @@ atomics and asynchronous events.
   are retransmitted (a QP connected to a QPN nobody has), UD address vectors, receive WQEs
   and producer indexes, CQEs and consumer indexes, doorbells with its own, others' and
   random values, SGEs outside its MR, unmapped or with stale keys; while another process on
-  node0 runs rdma-check data with node1. That process's every byte arrives intact, the
-  scribbler ran to its end and did every kind of damage (its counters), the device counted
+  node0 runs rdma-check data with node1 (again until 20 s have passed). That process's
+  every byte arrives intact, the scribbler ran to its end and did every kind of damage (its
+  counters), the kernel refused to register its doorbell page as an MR, the device counted
   the misdirected doorbells, both QEMUs live, a short ib_write_bw passes afterwards, and
   the kernel is clean (check_kernel_clean at the end).
 - CQ event moderation (tern; rdma-events cq-moderation): ibv_modify_cq holds a CQ's
