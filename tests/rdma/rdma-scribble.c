@@ -29,8 +29,9 @@
  *     random producer indexes (near the real one and far beyond the depth);
  *   - random CQEs written into both CQ rings, their consumer-index records set to random
  *     values, and CQ doorbells (arming) rung with random consumer indexes;
- *   - the UAR doorbells rung with its own QPNs, SRQN and CQNs and random indexes, with
- *     QPNs and CQNs near its own (other processes' objects), with random 64-bit values at
+ *   - the UAR doorbells rung with its own QPNs and CQs (arming) and random indexes, with
+ *     QPNs near its own and any QPN, CQN and SRQN the device may have handed out (other
+ *     processes' objects: the verbs tell no CQN or SRQN), with random 64-bit values at
  *     the four doorbell offsets and at random offsets of the page, and with 32-bit writes;
  *   - SENDs and receives whose SGE points outside the MR, at unmapped memory, or carries the
  *     lkey of a deregistered MR or a random one (and at the doorbell page, should the kernel
@@ -672,6 +673,12 @@ static uint32_t near(uint32_t num)
 	return (num + (rnd() % 129) - 64) & 0xffffff;
 }
 
+/* Any number below @max (a QPN, CQN or SRQN the device may have given someone). */
+static uint32_t other_num(int max)
+{
+	return rnd() % (max > 0 && max < 0x1000000 ? (uint32_t)max : 0x1000000u);
+}
+
 static void act_valid(struct round *rd)
 {
 	uintptr_t mb = (uintptr_t)buf;
@@ -759,7 +766,8 @@ static void act_rq(struct round *rd)
 			ring64(TERN_UDB_RQ, tern_udb_wq(rd->a->qp_num, rnd()));
 			st.db_own++;
 		} else {	/* the verbs do not tell an SRQ's number: guess */
-			ring64(TERN_UDB_SRQ, tern_udb_wq(rnd() % 16, rnd()));
+			ring64(TERN_UDB_SRQ, tern_udb_wq((rnd() & 1) ? rnd() % 16 :
+							 other_num(d.attr.max_srq), rnd()));
 			st.db_junk++;
 		}
 	}
@@ -793,12 +801,12 @@ static void act_cq(struct round *rd)
 		memcpy(q->rec, &ci, 4);
 		st.rec_scribbles++;
 	}
-	/* arm with a random consumer index: the CQN is not ours to know, so guess near QPNs */
+	/* arm ours, or ring any CQ's doorbell (the verbs do not tell a CQN: guess) */
 	if (rnd() & 1) {
 		if (!ibv_req_notify_cq(cq, rnd() & 1))
 			st.cq_arms++;
 	} else {
-		cqn_guess = rnd() % 64;
+		cqn_guess = (rnd() & 1) ? rnd() % 64 : other_num(d.attr.max_cq);
 		ring64(TERN_UDB_CQ, tern_udb_cq(cqn_guess, rnd(), (uint64_t)(rnd() & 3) << 62));
 		st.db_junk++;
 	}
@@ -815,8 +823,9 @@ static void act_uar(struct round *rd)
 		ring64(off, tern_udb_wq(qpn, rnd()) | ((uint64_t)(rnd() & 3) << 62));
 		st.db_own++;
 		break;
-	case 1:		/* someone else's: QPNs near ours */
-		ring64(off, tern_udb_wq(near(qpn), rnd()));
+	case 1:		/* someone else's: QPNs near ours, or any the device hands out */
+		ring64(off, tern_udb_wq((rnd() & 1) ? near(qpn) : other_num(d.attr.max_qp),
+					rnd()));
 		st.db_foreign++;
 		break;
 	case 2:		/* any 64-bit value at a doorbell */
