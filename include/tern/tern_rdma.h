@@ -56,11 +56,12 @@
  * packet), when an RQ doorbell or SRQ doorbell is written for the queue (the value written is
  * then ignored: the record is the producer index), when a QP in ERR flushes its RQ, before an
  * SRQ limit event, and for QUERY_SRQ. The record is guest memory: a producer index more than
- * the queue's depth ahead of the device's consumer index, or a record that cannot be read, is
- * a queue error, counted in db_rec_errors: when a message needs the WQE the RQ's QP goes to
- * ERR (TERN_QP_EV_FATAL; the message is NAKed as for an unreadable RQ; an RQ doorbell that
- * finds such a record only counts it), and an SRQ stops (TERN_SRQ_EV_ERROR). The device
- * never writes the record.
+ * the queue's depth ahead of the device's consumer index or behind the one it last took (a
+ * producer index only moves forward), or a record that cannot be read, is a queue error,
+ * counted in db_rec_errors: when a message needs the WQE the RQ's QP goes to ERR
+ * (TERN_QP_EV_FATAL; the message is NAKed as for an unreadable RQ; an RQ doorbell that finds
+ * such a record only counts it), and an SRQ stops (TERN_SRQ_EV_ERROR). The device never
+ * writes the record.
  *
  * A QP in ERR flushes only WQEs it knows of: software that posts to an RQ in ERR (or that
  * may be, after an error completion) rings TERN_UDB_RQ after writing the record. SRQ WQEs
@@ -145,7 +146,10 @@ struct tern_sge {
  * Send queue. A ring of 2^log_sq_depth slots of 2^log_sq_stride bytes. A WQE is a header
  * followed by num_sge struct tern_sge, or (TERN_WQE_F_INLINE) by inline_len bytes of data;
  * it must fit its slot. The producer index (doorbell) counts WQEs; the device reads WQEs
- * between its consumer index and the producer index, in order.
+ * between its consumer index and the producer index, in order. It may read a WQE again
+ * until the WQE completes (resends, READ responses): one whose opcode, INLINE flag, length
+ * or num_sge changed after it started fails with LOC_QP_OP_ERR (TERN_SYND_WQE_CHANGED) and
+ * the QP goes to ERR.
  */
 enum tern_wqe_opcode {
 	TERN_WQE_SEND			= 0x00,
@@ -397,6 +401,7 @@ enum tern_cqe_syndrome {
 	TERN_SYND_MR_STATE		= 18,	/* REG_MR of an MR that is not free */
 	TERN_SYND_BAD_REG		= 19,	/* REG_MR: bad tern_reg_mr_seg */
 	TERN_SYND_INV_RKEY		= 20,	/* SEND_INV from a peer: key not to invalidate */
+	TERN_SYND_WQE_CHANGED		= 21,	/* WQE rewritten after it started */
 };
 
 struct tern_cq_ci_rec {
@@ -936,7 +941,7 @@ struct tern_cmd_rdma_stats_out {
 	__le64	hpcc_int_echoes_sent;	/* responder: ACKs that carried an INT echo */
 	__le64	rx_int_discards;	/* dropped: malformed INT shim */
 	/* doorbell records (TERN_RDMA_CAP_DB_REC) */
-	__le64	db_rec_errors;		/* RQ/SRQ records unreadable or beyond the depth */
+	__le64	db_rec_errors;		/* RQ/SRQ records unreadable, backwards, beyond depth */
 };
 
 /* The reply's length before db_rec_errors: the device still answers a buffer this long. */

@@ -42,16 +42,78 @@ static bool fk_faulty(const struct fake *f, uint64_t addr, size_t len)
 	return f->fault_hi > f->fault_lo && addr < f->fault_hi && addr + len > f->fault_lo;
 }
 
+static void fk_reenter(struct fake *f)
+{
+	if (f->reenter)
+		f->reenter(f);
+}
+
+/*
+ * Which BAR of the device [addr, addr + len) falls in when its BARs are mapped (fk_map_self),
+ * with the offset in *off; -1 when it is not all inside one.
+ */
+static int fk_self_bar(const struct fake *f, uint64_t addr, size_t len, uint64_t *off)
+{
+	static const struct { int bar; uint64_t base, size; } bars[] = {
+		{ TERN_BAR_REGS, FK_SELF_BASE, TERN_BAR_REGS_SIZE },
+		{ TERN_BAR_DB, FK_SELF_BASE + FK_SELF_DB, TERN_BAR_DB_SIZE },
+	};
+	unsigned int i;
+
+	if (!f->self_mapped)
+		return -1;
+	for (i = 0; i < sizeof(bars) / sizeof(bars[0]); i++) {
+		if (addr >= bars[i].base && addr - bars[i].base < bars[i].size &&
+		    len <= bars[i].size - (addr - bars[i].base)) {
+			*off = addr - bars[i].base;
+			return bars[i].bar;
+		}
+	}
+	return -1;
+}
+
+/* DMA that reaches the device's own BAR: whole aligned 32-bit words, as MMIO would. */
+static void fk_self_access(struct fake *f, int bar, uint64_t off, uint8_t *buf, size_t len,
+			   bool write)
+{
+	size_t i;
+
+	for (i = 0; i + 4 <= len; i += 4) {
+		if (write) {
+			unsigned long kicks = f->total_kicks;
+
+			f->self_writes++;
+			tern_model_mmio_write(f->m, bar, off + i, rd32(buf + i), 4);
+			/* as QEMU's adapter does (db_inline): a doorbell runs the model at once */
+			if (bar == TERN_BAR_DB && f->total_kicks != kicks)
+				tern_model_run(f->m);
+		} else {
+			f->self_reads++;
+			wr32(buf + i, (uint32_t)tern_model_mmio_read(f->m, bar, off + i, 4));
+		}
+	}
+	if (!write && i < len)
+		memset(buf + i, 0, len - i);
+}
+
 static int fk_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
 {
 	struct fake *f = opaque;
 	uint8_t *p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
+	uint64_t off;
+	int bar;
 
+	if (!p && (bar = fk_self_bar(f, addr, len, &off)) >= 0) {
+		fk_self_access(f, bar, off, buf, len, false);
+		fk_reenter(f);
+		return 0;
+	}
 	if (!p) {
 		f->dma_faults++;
 		return -1;
 	}
 	memcpy(buf, p, len);
+	fk_reenter(f);
 	return 0;
 }
 
@@ -59,7 +121,20 @@ static int fk_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len
 {
 	struct fake *f = opaque;
 	uint8_t *p = fk_faulty(f, addr, len) ? NULL : fk_ptr(f, addr, len);
+	uint64_t off;
+	int bar;
 
+	if (!p && (bar = fk_self_bar(f, addr, len, &off)) >= 0) {
+		uint8_t *tmp = malloc(len);
+
+		if (!tmp)
+			return -1;
+		memcpy(tmp, buf, len);
+		fk_self_access(f, bar, off, tmp, len, true);
+		free(tmp);
+		fk_reenter(f);
+		return 0;
+	}
 	if (!p) {
 		f->dma_faults++;
 		return -1;
@@ -67,17 +142,29 @@ static int fk_dma_write(void *opaque, uint64_t addr, const void *buf, size_t len
 	memcpy(p, buf, len);
 	if (f->dma_watch)
 		f->dma_watch(f, addr, len);
+	fk_reenter(f);
 	return 0;
 }
 
 static void fk_msix(void *opaque, unsigned int vector)
 {
 	struct fake *f = opaque;
+	uint64_t off;
+	int bar;
 
 	if (vector < TERN_MAX_MSIX && vector < f->cfg.num_msix)
 		f->msix[vector]++;
 	else
 		f->msix_bad++;
+	/* the MSI-X message itself: a 32-bit write of its data to its address */
+	if (vector < TERN_MAX_MSIX && f->msg_addr[vector] &&
+	    (bar = fk_self_bar(f, f->msg_addr[vector], 4, &off)) >= 0) {
+		uint8_t d[4];
+
+		wr32(d, f->msg_data[vector]);
+		fk_self_access(f, bar, off, d, 4, true);
+	}
+	fk_reenter(f);
 }
 
 static void fk_tx(void *opaque, const void *frame, size_t len)
@@ -87,6 +174,7 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 
 	if (f->tx_hook) {
 		f->tx_hook(f, frame, len);
+		fk_reenter(f);
 		return;
 	}
 	if (f->nframes >= f->frames_cap) {
@@ -109,6 +197,7 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 	fr->data = malloc(len ? len : 1);
 	if (fr->data)
 		memcpy(fr->data, frame, len);
+	fk_reenter(f);
 }
 
 static void fk_kick(void *opaque)
@@ -117,6 +206,7 @@ static void fk_kick(void *opaque)
 
 	f->kicks++;
 	f->total_kicks++;
+	fk_reenter(f);
 }
 
 static void fk_rx_ready(void *opaque)
@@ -147,6 +237,7 @@ static void fk_timer_arm(void *opaque, uint64_t deadline)
 	f->timer_arms++;
 	if (f->clock.timer_arm)
 		f->clock.timer_arm(f->clock.ctx, deadline);
+	fk_reenter(f);
 }
 
 static void fk_log(void *opaque, enum tern_model_log_level level, const char *msg)
@@ -157,6 +248,7 @@ static void fk_log(void *opaque, enum tern_model_log_level level, const char *ms
 	snprintf(f->last_log, sizeof(f->last_log), "%s", msg);
 	if (getenv("TERN_TEST_VERBOSE"))
 		printf("# model log %d: %s\n", (int)level, msg);
+	fk_reenter(f);
 }
 
 static void fk_add_region(struct fake *f, uint64_t base, size_t size)
@@ -187,6 +279,8 @@ void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t
 {
 	fk_init_clock(f, test_hooks, mac, speed_mbps, tx_burst_bytes, NULL);
 }
+
+uint64_t fk_host_mem_max;
 
 void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		   uint32_t tx_burst_bytes, const struct fk_clock *clock)
@@ -219,6 +313,7 @@ void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32
 	f->cfg.num_msix = 8;
 	f->cfg.link_speed_mbps = speed_mbps;
 	f->cfg.tx_burst_bytes = tx_burst_bytes;
+	f->cfg.host_mem_max = fk_host_mem_max;
 	f->m = tern_model_create(&f->host, &f->cfg);
 	if (!f->m) {
 		printf("# fatal, the test program stops: tern_model_create failed\n");
@@ -226,6 +321,11 @@ void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32
 	}
 	f->in_mb = fk_alloc(f, TERN_CMD_MAX_IN, 4096);
 	f->out_mb = fk_alloc(f, TERN_CMD_MAX_OUT, 4096);
+}
+
+void fk_map_self(struct fake *f)
+{
+	f->self_mapped = true;
 }
 
 void fk_clear_frames(struct fake *f)

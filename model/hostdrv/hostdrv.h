@@ -67,6 +67,13 @@ static inline void wr64(void *p, uint64_t v)
 #define FK_BAD_ADDR	0xdead000000ull		/* never mapped, nicely aligned */
 #define FK_DATA_BASE	0x100000000000ull	/* 64 MiB for big buffers, mapped on first use */
 #define FK_DATA_SIZE	(64u << 20)
+/*
+ * The device's own BARs as its DMA sees them, when a test maps them (fk_map_self): BAR0 at
+ * FK_SELF_BASE, BAR2 at FK_SELF_BASE + FK_SELF_DB. A PCI device's DMA can reach any BAR on
+ * the bus, its own included; tests aim queues and MSI-X messages there.
+ */
+#define FK_SELF_BASE	0xfe000000ull
+#define FK_SELF_DB	0x100000ull
 
 struct fk_region {
 	uint64_t base;
@@ -140,6 +147,23 @@ struct fake {
 	void (*tx_hook)(struct fake *f, const void *frame, size_t len);
 	void *tx_ctx;
 
+	/*
+	 * fk_map_self: DMA at the device's own BARs reaches them, 32 bits at a time, and an
+	 * MSI-X vector whose msg_addr is set writes msg_data there instead of counting only.
+	 */
+	bool self_mapped;
+	uint64_t msg_addr[TERN_MAX_MSIX];
+	uint32_t msg_data[TERN_MAX_MSIX];
+	unsigned long self_writes, self_reads;
+
+	/*
+	 * optional: called from every host callback the model makes (DMA, MSI-X, frame sent,
+	 * kick, timer, log), after the callback's own work: a test's way into the model from
+	 * inside it, as an embedding or a guest's DMA could come back
+	 */
+	void (*reenter)(struct fake *f);
+	void *reenter_ctx;
+
 	/* mini driver state */
 	uint64_t in_mb, out_mb;		/* command mailboxes, TERN_CMD_MAX_IN/OUT bytes */
 	uint16_t token;
@@ -161,10 +185,16 @@ void fk_init_mac(struct fake *f, bool test_hooks, const uint8_t mac[6]);
 #define FK_UNPACED	UINT32_MAX
 void fk_init_cfg(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		 uint32_t tx_burst_bytes);
+/*
+ * tern_model_config.host_mem_max of the devices fk_init*() creates from now on (0: the
+ * model's default); a test that sets it puts 0 back.
+ */
+extern uint64_t fk_host_mem_max;
 /* fk_init_cfg on the embedding's clock and timer (@clock NULL: the fake's own). */
 void fk_init_clock(struct fake *f, bool test_hooks, const uint8_t mac[6], uint32_t speed_mbps,
 		   uint32_t tx_burst_bytes, const struct fk_clock *clock);
 void fk_fini(struct fake *f);
+void fk_map_self(struct fake *f);	/* the device's BARs in its DMA space (FK_SELF_BASE) */
 uint64_t fk_alloc(struct fake *f, size_t size, size_t align);
 uint64_t fk_alloc_high(struct fake *f, size_t size, size_t align);
 /* From the 64 MiB data region (FK_DATA_BASE), mapped on first use. */

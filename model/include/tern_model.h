@@ -10,8 +10,15 @@
  *
  * Threading: the model is not thread-safe. Every entry point must be called from one context
  * at a time (in QEMU: with the BQL held). The model calls host callbacks only from inside
- * its entry points; host->rx_ready may call tern_model_rx_frame() directly (QEMU flushes its
- * queued frames from there), every other callback must not re-enter the model.
+ * its entry points; host->rx_ready is called once the model has left them, and may call
+ * tern_model_rx_frame() directly (QEMU flushes its queued frames from there).
+ *
+ * Re-entry: an embedding should not call into the model from its other callbacks, but a
+ * guest can make that happen (DMA or an MSI-X message aimed at the device's own BARs, an FLR
+ * through configuration space), so the model guards itself: an entry point called while
+ * another runs does not run there. A BAR write is dropped and counted (self_dma_dropped), a
+ * BAR read is answered, a frame is refused (0, retried after rx_ready), and run, timer, link
+ * changes and resets are done once the outer entry point has finished (lib/device.c).
  */
 #ifndef TERN_MODEL_H
 #define TERN_MODEL_H
@@ -95,7 +102,17 @@ struct tern_model_config {
 	 * within it; only the NOP's test hooks (delay, drop) go beyond.
 	 */
 	uint32_t cmd_timeout_ms;
+	/*
+	 * Host memory the device may allocate for what guest commands size (rings' page
+	 * arrays, MR page lists, QP and selective-repeat state), in bytes; 0:
+	 * TERN_MODEL_HOST_MEM_MAX. Commands that would pass it fail with NO_RESOURCES
+	 * (Documentation/hw/rdma.rst, "Host memory"). Tests set it lower.
+	 */
+	uint64_t host_mem_max;
 };
+
+/* The default bound of tern_model_config.host_mem_max: 256 MiB per device. */
+#define TERN_MODEL_HOST_MEM_MAX		(256ull << 20)
 
 /* Create a device in its power-on state (STATUS.READY set, nothing created). NULL on ENOMEM. */
 struct tern_model *tern_model_create(const struct tern_model_host *host,
@@ -125,6 +142,12 @@ size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len);
 
 /* The wire's carrier changed (cable plugged/unplugged, QEMU set_link). */
 void tern_model_set_link(struct tern_model *m, bool up);
+
+/*
+ * Bytes of host memory the device holds now for objects the guest created (counted against
+ * tern_model_config.host_mem_max); 0 when nothing is created.
+ */
+uint64_t tern_model_host_mem(const struct tern_model *m);
 
 #ifdef __cplusplus
 }

@@ -163,6 +163,40 @@ struct tern_model *tern_model_create(const struct tern_model_host *host,
 	return m;
 }
 
+uint64_t tern_model_host_mem(const struct tern_model *m)
+{
+	return m->host_mem_bytes;
+}
+
+bool ternm_host_mem_try(struct tern_model *m, uint64_t bytes)
+{
+	uint64_t max = m->cfg.host_mem_max ? m->cfg.host_mem_max : TERN_MODEL_HOST_MEM_MAX;
+
+	if (bytes > max - m->host_mem_bytes)
+		return false;
+	m->host_mem_bytes += bytes;
+	return true;
+}
+
+bool ternm_host_mem_charge(struct tern_model *m, uint64_t bytes)
+{
+	uint64_t max = m->cfg.host_mem_max ? m->cfg.host_mem_max : TERN_MODEL_HOST_MEM_MAX;
+
+	if (!ternm_host_mem_try(m, bytes)) {
+		ternm_log(m, TERN_MODEL_LOG_WARN,
+			  "host memory: %llu more bytes would pass the bound (%llu of %llu held)",
+			  (unsigned long long)bytes, (unsigned long long)m->host_mem_bytes,
+			  (unsigned long long)max);
+		return false;
+	}
+	return true;
+}
+
+void ternm_host_mem_release(struct tern_model *m, uint64_t bytes)
+{
+	m->host_mem_bytes -= bytes;
+}
+
 void tern_model_destroy(struct tern_model *m)
 {
 	if (!m)
@@ -175,7 +209,7 @@ void tern_model_destroy(struct tern_model *m)
 	free(m);
 }
 
-void tern_model_reset(struct tern_model *m)
+static void do_reset(struct tern_model *m)
 {
 	clear_state(m);
 	m->ready = true;
@@ -299,6 +333,76 @@ static void doorbell_write(struct tern_model *m, uint64_t off, uint32_t val)
 	}
 }
 
+/* ---- entry and re-entry ------------------------------------------------------------------- */
+
+/*
+ * One public entry point runs at a time. The model calls its host in the middle of its work
+ * (DMA, MSI-X messages, kicks, frames sent, log lines), and the host may come straight back:
+ * a guest can aim the device's DMA or an MSI-X message at the device's own BARs (or at the
+ * PCI configuration space, where a function-level reset is), and an embedding may hand over
+ * a frame, a link change or a reset from inside a callback. Mid-operation the model's state
+ * is not consistent (a QP being completed, a queue half-advanced), so a nested entry does
+ * not run there:
+ *   - a BAR write is dropped and counted in self_dma_dropped (QUERY_ETH_STATS), as a bus
+ *     would fail a device's access to itself; a BAR read is served (no side effects);
+ *   - a reset, a link change, the timer and a run are noted (TERNM_DEFER_*) and done in
+ *     that order once the outer entry point has finished its own work: none is lost;
+ *   - a frame is refused (0: the embedding keeps it), and the host is kicked so that the
+ *     run that follows asks for it again through rx_ready.
+ * The deferred work may itself be re-entered: at most TERNM_DEFER_ROUNDS rounds run before
+ * the outer call returns, and what is left waits for the next entry.
+ */
+enum {
+	TERNM_DEFER_RESET	= 1u << 0,
+	TERNM_DEFER_LINK	= 1u << 1,
+	TERNM_DEFER_TIMER	= 1u << 2,
+	TERNM_DEFER_RUN		= 1u << 3,
+};
+#define TERNM_DEFER_ROUNDS	4
+
+static void do_set_link(struct tern_model *m, bool up);
+static void do_timer(struct tern_model *m);
+static void do_run(struct tern_model *m);
+
+static void run_deferred(struct tern_model *m)
+{
+	unsigned int rounds;
+
+	for (rounds = 0; m->deferred && rounds < TERNM_DEFER_ROUNDS; rounds++) {
+		unsigned int d = m->deferred;
+
+		m->deferred = 0;
+		if (d & TERNM_DEFER_RESET)
+			do_reset(m);
+		if (d & TERNM_DEFER_LINK)
+			do_set_link(m, m->deferred_link_up);
+		if (d & TERNM_DEFER_TIMER)
+			do_timer(m);
+		if (d & TERNM_DEFER_RUN)
+			do_run(m);
+	}
+}
+
+/* Enter the model; false (with @defer noted) when an entry point is already running. */
+static bool model_enter(struct tern_model *m, unsigned int defer)
+{
+	if (m->in_model) {
+		m->deferred |= defer;
+		return false;
+	}
+	m->in_model = true;
+	run_deferred(m);	/* left over from a host that kept coming back */
+	return true;
+}
+
+static void model_leave(struct tern_model *m)
+{
+	run_deferred(m);
+	m->in_model = false;
+	if (m->deferred)
+		ternm_kick(m);	/* the next run picks the rest up */
+}
+
 /* ---- MMIO entry points --------------------------------------------------------------------- */
 
 uint64_t tern_model_mmio_read(struct tern_model *m, int bar, uint64_t offset, unsigned int size)
@@ -340,26 +444,34 @@ void tern_model_mmio_write(struct tern_model *m, int bar, uint64_t offset, uint6
 		       (unsigned long long)offset);
 		return;
 	}
-	/* UAR pages: RDMA doorbells, single 64-bit writes (others are ignored there). */
-	if (bar == TERN_BAR_DB && offset >= TERN_DB_PAGE_SIZE) {
-		ternm_rdma_doorbell(m, offset, value, size);
+	if (!model_enter(m, 0)) {
+		if (!m->stats.self_dma_dropped++)
+			ternm_log(m, TERN_MODEL_LOG_WARN,
+				  "BAR%d write at 0x%llx from inside the device (its own DMA or MSI-X message): dropped",
+				  bar, (unsigned long long)offset);
 		return;
 	}
-	/* A 64-bit write is two 32-bit writes, low address first. */
-	words = size / 4;
-	for (i = 0; i < words; i++) {
-		uint32_t w = (uint32_t)(value >> (32 * i));
+	if (bar == TERN_BAR_DB && offset >= TERN_DB_PAGE_SIZE) {
+		/* UAR pages: RDMA doorbells, single 64-bit writes (others are ignored there). */
+		ternm_rdma_doorbell(m, offset, value, size);
+	} else {
+		/* A 64-bit write is two 32-bit writes, low address first. */
+		words = size / 4;
+		for (i = 0; i < words; i++) {
+			uint32_t w = (uint32_t)(value >> (32 * i));
 
-		if (bar == TERN_BAR_REGS)
-			reg_write(m, offset + 4 * i, w);
-		else
-			doorbell_write(m, offset + 4 * i, w);
+			if (bar == TERN_BAR_REGS)
+				reg_write(m, offset + 4 * i, w);
+			else
+				doorbell_write(m, offset + 4 * i, w);
+		}
 	}
+	model_leave(m);
 }
 
 /* ---- work, time, wire ---------------------------------------------------------------------- */
 
-void tern_model_run(struct tern_model *m)
+static void do_run(struct tern_model *m)
 {
 	/* RX descriptors may have appeared: the lossless buffer drains first, in order. */
 	ternm_mac_rx_drain(m);
@@ -374,18 +486,26 @@ void tern_model_run(struct tern_model *m)
 	ternm_wire_idle(m);
 	/* Senders refused by the MAC wait for its timer. */
 	mac_timer_check(m);
+}
+
+void tern_model_run(struct tern_model *m)
+{
+	if (!model_enter(m, TERNM_DEFER_RUN))
+		return;
+	do_run(m);
+	model_leave(m);
 	/*
-	 * Last, with the model's state consistent: the embedding may feed held-back frames
-	 * to tern_model_rx_frame() from inside rx_ready.
+	 * Last, outside the model: the embedding may feed held-back frames to
+	 * tern_model_rx_frame() from inside rx_ready.
 	 */
-	if (m->rx_blocked && !ternm_eth_rx_would_block(m, NULL, 0)) {
+	if (m->rx_blocked && !m->in_model && !ternm_eth_rx_would_block(m, NULL, 0)) {
 		m->rx_blocked = false;
 		if (m->host.rx_ready)
 			m->host.rx_ready(m->host.opaque);
 	}
 }
 
-void tern_model_timer(struct tern_model *m)
+static void do_timer(struct tern_model *m)
 {
 	uint64_t now = ternm_now(m);
 
@@ -407,6 +527,14 @@ void tern_model_timer(struct tern_model *m)
 	ternm_timer_update(m);
 }
 
+void tern_model_timer(struct tern_model *m)
+{
+	if (!model_enter(m, TERNM_DEFER_TIMER))
+		return;
+	do_timer(m);
+	model_leave(m);
+}
+
 size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len)
 {
 	size_t r;
@@ -422,12 +550,37 @@ size_t tern_model_rx_frame(struct tern_model *m, const void *frame, size_t len)
 		m->stats.rx_oversize++;
 		return len;
 	}
+	if (!model_enter(m, TERNM_DEFER_RUN)) {
+		/* not now: the embedding keeps it, and the run the kick brings asks for it */
+		m->rx_blocked = true;
+		ternm_kick(m);
+		return 0;
+	}
 	r = ternm_mac_rx_frame(m, frame, len);
 	mac_timer_check(m);	/* pauses received, XOFF sent */
+	model_leave(m);
 	return r;
 }
 
 void tern_model_set_link(struct tern_model *m, bool up)
+{
+	if (!model_enter(m, TERNM_DEFER_LINK)) {
+		m->deferred_link_up = up;
+		return;
+	}
+	do_set_link(m, up);
+	model_leave(m);
+}
+
+void tern_model_reset(struct tern_model *m)
+{
+	if (!model_enter(m, TERNM_DEFER_RESET))
+		return;
+	do_reset(m);
+	model_leave(m);
+}
+
+static void do_set_link(struct tern_model *m, bool up)
 {
 	if (m->link_up == up)
 		return;

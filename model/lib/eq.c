@@ -199,7 +199,7 @@ int ternm_eq_destroy(struct tern_model *m, const uint8_t *in, uint32_t *syndrome
 	}
 	if (ternm_rdma_eq_in_use(m, eqn))
 		return TERN_CMD_BAD_STATE;
-	ternm_mem_free(&m->eq[eqn].mem);
+	ternm_mem_free(m, &m->eq[eqn].mem);
 	memset(&m->eq[eqn], 0, sizeof(m->eq[eqn]));
 	return TERN_CMD_OK;
 }
@@ -209,6 +209,6 @@ void ternm_eq_clear(struct tern_model *m)
 	unsigned int i;
 
 	for (i = 0; i < TERNM_MAX_EQS; i++)
-		ternm_mem_free(&m->eq[i].mem);
+		ternm_mem_free(m, &m->eq[i].mem);
 	memset(m->eq, 0, sizeof(m->eq));
 }

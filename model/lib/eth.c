@@ -3,8 +3,9 @@
  * tern device model: the Ethernet MAC (TX and RX rings, receive filter, counters).
  *
  * Decisions (see Documentation/hw/):
- *  - Queues are created disarmed with PI = CI = 0. A doorbell PI more than depth ahead of
- *    the device's CI (or behind it) is ignored and logged.
+ *  - Queues are created disarmed with PI = CI = 0. A doorbell PI that moves backwards (behind
+ *    the last accepted PI) or more than depth ahead of the device's CI is ignored and logged;
+ *    the same PI again is accepted (a re-arm).
  *  - TX: a frame is an optional offload context and up to TERN_ETH_TX_MAX_DESCS data
  *    descriptors chained with TERN_ETH_TXD_MORE, gathered into m->tx_gather; checksum and
  *    TCP segmentation offload as Documentation/hw/interface.rst specifies them. Frames of
@@ -135,7 +136,7 @@ int ternm_ethq_destroy(struct tern_model *m, bool rx, const uint8_t *in, uint32_
 		*syndrome = offsetof(struct tern_cmd_destroy_eth_queue_in, qid);
 		return TERN_CMD_BAD_RESOURCE;
 	}
-	ternm_mem_free(&q->mem);
+	ternm_mem_free(m, &q->mem);
 	memset(q, 0, sizeof(*q));
 	/* The frame held back for this queue may now go elsewhere (or be dropped). */
 	if (rx && (m->rx_blocked || ternm_mac_rx_pending(m)))
@@ -148,9 +149,9 @@ void ternm_eth_clear(struct tern_model *m)
 	unsigned int i;
 
 	for (i = 0; i < TERNM_MAX_ETH_TXQS; i++)
-		ternm_mem_free(&m->txq[i].mem);
+		ternm_mem_free(m, &m->txq[i].mem);
 	for (i = 0; i < TERNM_MAX_ETH_RXQS; i++)
-		ternm_mem_free(&m->rxq[i].mem);
+		ternm_mem_free(m, &m->rxq[i].mem);
 	memset(m->txq, 0, sizeof(m->txq));
 	memset(m->rxq, 0, sizeof(m->rxq));
 	m->tx_gather_q = NULL;
@@ -169,10 +170,15 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 	}
 	if (q->broken)
 		return;
-	if ((uint16_t)(pi - q->ci) > ethq_depth(q)) {
+	/*
+	 * Only forward, and never more than depth ahead of CI: a PI moved back would take away
+	 * descriptors the device may already hold (an RX segment under way keeps those from ci
+	 * to ci + lro.nbufs, a TX frame those it gathered), and CI would then pass PI.
+	 */
+	if ((uint16_t)(pi - q->pi) > (uint16_t)(ethq_depth(q) - (uint16_t)(q->pi - q->ci))) {
 		ternm_log(m, TERN_MODEL_LOG_WARN,
-		       "%s queue %u doorbell PI %u ignored: CI %u, depth %u", rx ? "RX" : "TX", qid,
-		       pi, q->ci, ethq_depth(q));
+		       "%s queue %u doorbell PI %u ignored: PI %u, CI %u, depth %u",
+		       rx ? "RX" : "TX", qid, pi, q->pi, q->ci, ethq_depth(q));
 		return;
 	}
 	q->pi = pi;

@@ -10,7 +10,8 @@
  *  - DIRECT: addr non-zero, 64-byte aligned, addr + size does not wrap;
  *  - PAGE_LIST: addr (the list) non-zero and 8-byte aligned; every page address non-zero,
  *    aligned to the page size and not wrapping. The list is read once, at creation, into an
- *    array the model allocates (freed by ternm_mem_free); a fault reading it is DMA_ERROR.
+ *    array the model allocates (freed by ternm_mem_free), counted in the device's host memory
+ *    (ternm_host_mem_charge(): NO_RESOURCES past the bound); a fault reading it is DMA_ERROR.
  *  - an object is at most TERNM_MEM_MAX_SIZE bytes (rings: 16 MiB).
  * A BAD_PARAM reports the byte offset of the offending field inside the descriptor.
  */
@@ -21,8 +22,10 @@
 _Static_assert(TERNM_MEM_MAX_SIZE >= (16u << TERNM_MAX_EQ_LOG), "largest EQ");
 _Static_assert(TERNM_MEM_MAX_SIZE >= (16u << TERNM_MAX_ETH_LOG), "largest Ethernet ring");
 
-void ternm_mem_free(struct ternm_mem *mem)
+void ternm_mem_free(struct tern_model *m, struct ternm_mem *mem)
 {
+	if (mem->pages)
+		ternm_host_mem_release(m, (uint64_t)mem->npages * sizeof(uint64_t));
 	free(mem->pages);
 	memset(mem, 0, sizeof(*mem));
 }
@@ -74,16 +77,21 @@ int ternm_mem_init_ex(struct tern_model *m, struct ternm_mem *mem, const uint8_t
 	} else {
 		if (addr == 0 || (addr & 7))
 			return TERN_CMD_BAD_PARAM;
+		if (!ternm_host_mem_charge(m, (uint64_t)npages * sizeof(uint64_t)))
+			return TERN_CMD_NO_RESOURCES;
 		list = malloc((size_t)npages * 8);
 		mem->pages = malloc((size_t)npages * sizeof(uint64_t));
+		mem->npages = npages;		/* what ternm_mem_free() gives back */
 		if (!list || !mem->pages) {
 			free(list);
-			ternm_mem_free(mem);
+			if (!mem->pages)
+				ternm_host_mem_release(m, (uint64_t)npages * sizeof(uint64_t));
+			ternm_mem_free(m, mem);
 			return TERN_CMD_NO_RESOURCES;
 		}
 		if (ternm_dma_read(m, addr, list, (size_t)npages * 8)) {
 			free(list);
-			ternm_mem_free(mem);
+			ternm_mem_free(m, mem);
 			return TERN_CMD_DMA_ERROR;
 		}
 		for (i = 0; i < npages; i++) {
@@ -91,7 +99,7 @@ int ternm_mem_init_ex(struct tern_model *m, struct ternm_mem *mem, const uint8_t
 
 			if (pa == 0 || (pa & (page_size - 1)) || pa + page_size - 1 < pa) {
 				free(list);
-				ternm_mem_free(mem);
+				ternm_mem_free(m, mem);
 				return TERN_CMD_BAD_PARAM;
 			}
 			mem->pages[i] = pa;

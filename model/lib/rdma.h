@@ -53,7 +53,7 @@
 #define TERNM_MAX_FAST_REG_PAGES 512u	/* a FAST_REG MR's page list (2 MiB in 4 KiB pages) */
 #define TERNM_TOTAL_MR_PAGES	(1u << 24)	/* page entries of all MRs together (128 MiB) */
 #define TERNM_MAX_SQ_LOG	14
-#define TERNM_TOTAL_SQ_WQES	(1u << 20)	/* SQ entries of all QPs together (24 MiB of send state) */
+#define TERNM_TOTAL_SQ_WQES	(1u << 20)	/* SQ entries of all QPs (32 MiB of send state) */
 #define TERNM_MAX_RQ_LOG	14
 #define TERNM_MAX_SRQ_LOG	14
 #define TERNM_MAX_CQ_LOG	16
@@ -227,6 +227,7 @@ struct ternm_swqe {
 	bool read;		/* READ or atomic: answered by responses, counts in rd_inflight */
 	bool atomic;
 	bool local;		/* REG_MR, LOCAL_INV, BIND_MW: executed when started, no PSN */
+	uint8_t num_sge;	/* as first read: a WQE read again must match (wqe_load) */
 	uint32_t rord;		/* takes a receive WQE: its receive ordinal (SR's SPH) */
 };
 
@@ -640,6 +641,18 @@ int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp);
 bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pkt *p);
 int ternm_wq_db_rec_read(struct tern_model *m, const struct ternm_mem *mem, unsigned int log_depth,
 			 unsigned int log_stride, uint16_t ci, uint16_t *pi);
+
+/*
+ * May a work queue 2^@log_depth deep, with producer index @cur and consumer index @ci, take
+ * @pi as its new producer index (doorbell or doorbell record)? Only forward, and never more
+ * than the depth ahead of @ci: WQEs once posted may already be in use (started SQ WQEs up to
+ * req_max, the receive WQE at rq_ci, those selective repeat placed into beyond it), and a
+ * producer index moved back over them would let the consumer index pass it.
+ */
+static inline bool ternm_wq_pi_ok(uint16_t pi, uint16_t cur, uint16_t ci, unsigned int log_depth)
+{
+	return (uint16_t)(pi - cur) <= (uint16_t)((1u << log_depth) - (uint16_t)(cur - ci));
+}
 int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet);
 
 /* rdma_req.c, for rdma_sr.c */

@@ -173,6 +173,12 @@ int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, ui
 	return 0;
 }
 
+/* Host memory of an MR's page array of @npages entries (ternm_host_mem_charge()). */
+static uint64_t mr_pages_bytes(uint32_t npages)
+{
+	return (uint64_t)npages * sizeof(uint64_t);
+}
+
 /* CREATE_MR. Returns a command status; r->result is the MR index. */
 int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
 {
@@ -260,35 +266,46 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 	if (!mr || npages > TERNM_TOTAL_MR_PAGES - m->rdma->mr_pages)
 		return TERN_CMD_NO_RESOURCES;
 	if (flags & TERN_MR_F_FAST_REG) {
-		pages = calloc(npages, sizeof(*pages));
-		if (!pages)
+		if (!ternm_host_mem_charge(m, mr_pages_bytes(npages)))
 			return TERN_CMD_NO_RESOURCES;
+		pages = calloc(npages, sizeof(*pages));
+		if (!pages) {
+			ternm_host_mem_release(m, mr_pages_bytes(npages));
+			return TERN_CMD_NO_RESOURCES;
+		}
 	} else if (!(flags & (TERN_MR_F_PHYSICAL | MW_FLAGS))) {
 		rc = ternm_mem_init(m, &mem, pbl, (uint64_t)npages * 8, &bad_off);
 		if (rc != TERN_CMD_OK)
 			return ternm_refuse(r, rc,
 					    rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
+		if (!ternm_host_mem_charge(m, mr_pages_bytes(npages))) {
+			ternm_mem_free(m, &mem);
+			return TERN_CMD_NO_RESOURCES;
+		}
 		pages = malloc((size_t)npages * sizeof(*pages));
 		raw = malloc((size_t)npages * 8);
 		if (!pages || !raw) {
 			free(pages);
 			free(raw);
-			ternm_mem_free(&mem);
+			ternm_mem_free(m, &mem);
+			ternm_host_mem_release(m, mr_pages_bytes(npages));
 			return TERN_CMD_NO_RESOURCES;
 		}
 		if (ternm_mem_read(m, &mem, 0, raw, (size_t)npages * 8)) {
 			free(pages);
 			free(raw);
-			ternm_mem_free(&mem);
+			ternm_mem_free(m, &mem);
+			ternm_host_mem_release(m, mr_pages_bytes(npages));
 			return TERN_CMD_DMA_ERROR;
 		}
-		ternm_mem_free(&mem);
+		ternm_mem_free(m, &mem);
 		for (i = 0; i < npages; i++) {
 			uint64_t pa = get_le64(raw + 8 * (size_t)i);
 
 			if (pa == 0 || (pa & ((1ull << shift) - 1)) || pa + (1ull << shift) - 1 < pa) {
 				free(pages);
 				free(raw);
+				ternm_host_mem_release(m, mr_pages_bytes(npages));
 				return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pbl));
 			}
 			pages[i] = pa;
@@ -333,6 +350,8 @@ static void mr_free(struct tern_model *m, struct ternm_mr *mr)
 {
 	m->rdma->pd[mr->pdn].refs--;
 	m->rdma->mr_pages -= mr->max_pages;
+	if (mr->pages)
+		ternm_host_mem_release(m, mr_pages_bytes(mr->max_pages));
 	free(mr->pages);
 	memset(mr, 0, sizeof(*mr));
 }

@@ -71,11 +71,12 @@ void ternm_rdma_doorbell(struct tern_model *m, uint64_t off, uint64_t val, unsig
 			r->stats.db_misdirected++;
 			return;
 		}
-		if ((sq || !(qp->flags & TERN_QP_F_RQ_DB_REC)) &&
-		    (uint16_t)(pi - (sq ? qp->sq_ci : qp->rq_ci)) >
-		    (1u << (sq ? qp->log_sq_depth : qp->log_rq_depth))) {
-			ternm_log(m, TERN_MODEL_LOG_WARN, "QP %u %s doorbell PI %u beyond depth: ignored",
-				  obj, sq ? "SQ" : "RQ", pi);
+		if (sq ? !ternm_wq_pi_ok(pi, qp->sq_pi, qp->sq_ci, qp->log_sq_depth) :
+		    !(qp->flags & TERN_QP_F_RQ_DB_REC) &&
+		    !ternm_wq_pi_ok(pi, qp->rq_pi, qp->rq_ci, qp->log_rq_depth)) {
+			ternm_log(m, TERN_MODEL_LOG_WARN,
+				  "QP %u %s doorbell PI %u backwards or beyond depth: ignored", obj,
+				  sq ? "SQ" : "RQ", pi);
 			return;
 		}
 		if (sq) {
@@ -248,7 +249,7 @@ static int destroy_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		return ternm_refuse(r, TERN_CMD_BAD_STATE,
 				    offsetof(struct tern_cmd_destroy_cq_in, cqn));
 	ternm_cq_cancel(m, cq);
-	ternm_mem_free(&cq->mem);
+	ternm_mem_free(m, &cq->mem);
 	memset(cq, 0, sizeof(*cq));
 	return TERN_CMD_OK;
 }
@@ -303,28 +304,34 @@ static int resize_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 
 		if (ternm_mem_read(m, &cq->mem, (uint64_t)((ci + k) & old_mask) * sizeof(E), e,
 				   sizeof(e))) {
-			ternm_mem_free(&mem);
+			ternm_mem_free(m, &mem);
 			return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, cqn));
 		}
 		/* the new ring's first pass: phase 1, the other flags as they were */
 		e[offsetof(E, flags)] |= TERN_CQE_F_PHASE;
 		if (ternm_mem_write(m, &mem, off, e, offsetof(E, flags))) {
-			ternm_mem_free(&mem);
+			ternm_mem_free(m, &mem);
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, mem));
 		}
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		if (ternm_mem_write(m, &mem, off + offsetof(E, flags), e + offsetof(E, flags), 1)) {
-			ternm_mem_free(&mem);
+			ternm_mem_free(m, &mem);
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, mem));
 		}
 	}
-	ternm_mem_free(&cq->mem);
+	ternm_mem_free(m, &cq->mem);
 	cq->mem = mem;
 	cq->log_depth = log;
 	cq->pi = n;
 	cq->ci = 0;
 	cq->db_ci = 0;
 	return TERN_CMD_OK;
+}
+
+/* Host memory of a QP (its WQE cache included) and its send state for 2^@lsd WQEs. */
+static uint64_t qp_bytes(unsigned int lsd)
+{
+	return sizeof(struct ternm_qp) + ((uint64_t)sizeof(struct ternm_swqe) << lsd);
 }
 
 static void qp_free(struct tern_model *m, struct ternm_qp *qp)
@@ -339,9 +346,10 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 	r->cq[qp->rcqn].refs--;
 	ternm_srq_qp_ref(m, qp, false);
 	r->qp[qp->qpn] = NULL;
-	ternm_mem_free(&qp->sq_mem);
-	ternm_mem_free(&qp->rq_mem);
+	ternm_mem_free(m, &qp->sq_mem);
+	ternm_mem_free(m, &qp->rq_mem);
 	r->sq_wqes -= 1u << qp->log_sq_depth;
+	ternm_host_mem_release(m, qp_bytes(qp->log_sq_depth));
 	free(qp->swq);
 	free(qp);
 }
@@ -406,14 +414,18 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 			break;
 		}
 	}
-	if (!qpn || (1u << lsd) > TERNM_TOTAL_SQ_WQES - rd->sq_wqes)
+	if (!qpn || (1u << lsd) > TERNM_TOTAL_SQ_WQES - rd->sq_wqes ||
+	    !ternm_host_mem_charge(m, qp_bytes(lsd)))
 		return TERN_CMD_NO_RESOURCES;
 	qp = calloc(1, sizeof(*qp));
-	if (!qp)
+	if (!qp) {
+		ternm_host_mem_release(m, qp_bytes(lsd));
 		return TERN_CMD_NO_RESOURCES;
+	}
 	qp->swq = calloc(1u << lsd, sizeof(*qp->swq));
 	if (!qp->swq) {
 		free(qp);
+		ternm_host_mem_release(m, qp_bytes(lsd));
 		return TERN_CMD_NO_RESOURCES;
 	}
 	rc = ternm_mem_init_ex(m, &qp->sq_mem, CFLD(in, T, sq_mem), 1ull << (lsd + lss), true,
@@ -461,10 +473,11 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	r->result = qpn;
 	return TERN_CMD_OK;
 fail:
-	ternm_mem_free(&qp->sq_mem);
-	ternm_mem_free(&qp->rq_mem);
+	ternm_mem_free(m, &qp->sq_mem);
+	ternm_mem_free(m, &qp->rq_mem);
 	free(qp->swq);
 	free(qp);
+	ternm_host_mem_release(m, qp_bytes(lsd));
 	return rc;
 }
 
@@ -974,7 +987,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	ternm_mr_clear(m);
 	ternm_srq_clear(m);
 	for (i = 0; i < TERNM_MAX_CQ; i++)
-		ternm_mem_free(&r->cq[i].mem);
+		ternm_mem_free(m, &r->cq[i].mem);
 	memset(r->cq, 0, sizeof(r->cq));
 	r->cq_timer_head = NULL;
 	memset(r->pd, 0, sizeof(r->pd));

@@ -149,8 +149,8 @@ static bool is_local(uint8_t wqe_opcode)
  * Read and check the WQE in slot @idx into @wc. Returns 0, or a CQE status with the
  * syndrome in *synd.
  */
-static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
-		    struct ternm_wqe_cache *wc, uint8_t *synd)
+static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
+		     struct ternm_wqe_cache *wc, uint8_t *synd)
 {
 	typedef struct tern_sq_wqe W;
 	uint32_t slot = 1u << qp->log_sq_stride;
@@ -267,13 +267,55 @@ static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	return 0;
 }
 
-/* Copy message bytes [off, off + n) between @buf and the WQE's SGEs (or inline data). */
+/* Whether the WQE in slot @idx has started: its swq entry is what the requester goes by. */
+static bool wqe_started(const struct ternm_qp *qp, uint16_t idx)
+{
+	return (uint16_t)(idx - qp->sq_ci) < (uint16_t)(qp->req_max - qp->sq_ci);
+}
+
+/*
+ * Read and check the WQE in slot @idx into @wc (wqe_parse). A WQE that has started is read
+ * again whenever the cache holds another one: when it is resent (going back, selective
+ * repeat) and when its READ or atomic responses arrive. The SQ ring is the guest's memory
+ * and may have been rewritten since: what the requester recorded at the start (packets,
+ * length, where responses go) must still describe it, else the packet count of one WQE
+ * would meet the length and data of another. A changed WQE fails (WQE_CHANGED), as any
+ * malformed WQE does. What the check leaves out (addresses, keys, immediate, the SGEs'
+ * split of the same length) is checked again like a new WQE and only changes the bytes
+ * sent, which the guest may choose anyway.
+ */
+static int wqe_load(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
+		    struct ternm_wqe_cache *wc, uint8_t *synd)
+{
+	const struct ternm_swqe *s = &qp->swq[idx & sq_mask(qp)];
+	int st = wqe_parse(m, qp, idx, wc, synd);
+
+	if (st || !wqe_started(qp, idx))
+		return st;
+	if (wc->opcode != s->opcode || wc->len != s->len || wc->num_sge != s->num_sge ||
+	    ((wc->flags ^ s->flags) & TERN_WQE_F_INLINE)) {
+		/* no log line: the guest could repeat this at will; the CQE says it */
+		wc->valid = false;
+		*synd = TERN_SYND_WQE_CHANGED;
+		return TERN_CQE_LOC_QP_OP_ERR;
+	}
+	return 0;
+}
+
+/*
+ * Copy message bytes [off, off + n) between @buf and the WQE's SGEs (or inline data). The
+ * range is checked against the WQE as loaded, whatever the caller computed it from.
+ */
 static int wqe_data(struct tern_model *m, const struct ternm_wqe_cache *wc, uint32_t off,
 		    uint8_t *buf, uint32_t n, bool write)
 {
 	unsigned int i;
 
+	if (off > wc->len || n > wc->len - off)
+		return -1;
 	if (wc->flags & TERN_WQE_F_INLINE) {
+		if (wc->len > sizeof(wc->inl))
+			return -1;
 		memcpy(buf, wc->inl + off, n);
 		return 0;
 	}
@@ -916,6 +958,7 @@ static bool req_local(struct tern_model *m, struct ternm_qp *qp, struct ternm_wq
 	s->opcode = wc->opcode;
 	s->read = s->atomic = false;
 	s->local = true;
+	s->num_sge = wc->num_sge;
 	s->wr_id = wc->wr_id;
 	s->len = 0;
 	s->flags = wc->flags;
@@ -1016,6 +1059,7 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 			s->read = rd;
 			s->atomic = ternm_is_atomic_wqe(wc->opcode);
 			s->local = false;
+			s->num_sge = wc->num_sge;
 			s->wr_id = wc->wr_id;
 			s->len = wc->len;
 			s->flags = wc->flags;
@@ -1123,7 +1167,8 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 				put_be32(x, wc->rkey);	/* IETH */
 				x += IETH_LEN;
 			}
-			if (wqe_data(m, wc, off, x, n, false)) {
+			/* never more than a packet, whatever the WQE says now */
+			if (n > qp->mtu || wqe_data(m, wc, off, x, n, false)) {
 				if (qp->sq_ci != idx)
 					break;
 				req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);

@@ -195,13 +195,14 @@ int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm
  * @log_depth: log2 of the ring's slots
  * @log_stride: log2 of a slot's bytes
  * @ci: the device's consumer index of the queue
- * @pi: the record's producer index, when 0 is returned
+ * @pi: the device's producer index of the queue; the record's, when 0 is returned
  *
- * The record is guest memory, never trusted: a PI more than the depth ahead of @ci is refused
- * as an unreadable record is. The WQEs were written before the record, so they are read after
- * it (acquire). Shared by RQs (ternm_rq_db_rec()) and SRQs (rdma_srq.c).
+ * The record is guest memory, never trusted: a PI behind *@pi or more than the depth ahead of
+ * @ci (ternm_wq_pi_ok()) is refused as an unreadable record is. The WQEs were written before
+ * the record, so they are read after it (acquire). Shared by RQs (ternm_rq_db_rec()) and SRQs
+ * (rdma_srq.c).
  *
- * Return: 0, or -2 when the record cannot be read or is beyond the depth.
+ * Return: 0, or -2 when the record cannot be read, is backwards or is beyond the depth.
  */
 int ternm_wq_db_rec_read(struct tern_model *m, const struct ternm_mem *mem, unsigned int log_depth,
 			 unsigned int log_stride, uint16_t ci, uint16_t *pi)
@@ -212,7 +213,7 @@ int ternm_wq_db_rec_read(struct tern_model *m, const struct ternm_mem *mem, unsi
 	if (ternm_mem_read(m, mem, 1ull << (log_depth + log_stride), rec, sizeof(rec)))
 		return -2;
 	v = get_le16(rec);
-	if ((uint16_t)(v - ci) > (1u << log_depth))
+	if (!ternm_wq_pi_ok(v, *pi, ci, log_depth))
 		return -2;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	*pi = v;
@@ -221,9 +222,9 @@ int ternm_wq_db_rec_read(struct tern_model *m, const struct ternm_mem *mem, unsi
 
 /*
  * An RQ with a doorbell record (TERN_QP_F_RQ_DB_REC, right after the ring): take its producer
- * index as rq_pi. Returns 0, or -2 when the record cannot be read or is more than the depth
- * ahead of rq_ci (guest memory: never trusted further), counted in db_rec_errors unless
- * @quiet (the flush of a QP already in ERR); rq_pi then stays as it was.
+ * index as rq_pi. Returns 0, or -2 when the record cannot be read, is behind rq_pi or is more
+ * than the depth ahead of rq_ci (guest memory: never trusted further), counted in
+ * db_rec_errors unless @quiet (the flush of a QP already in ERR); rq_pi then stays as it was.
  */
 int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet)
 {
@@ -232,7 +233,7 @@ int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet)
 		return 0;
 	if (!quiet) {
 		ternm_log(m, TERN_MODEL_LOG_WARN,
-			  "QP %u RQ doorbell record unreadable or beyond depth", qp->qpn);
+			  "QP %u RQ doorbell record unreadable, backwards or beyond depth", qp->qpn);
 		m->rdma->stats.db_rec_errors++;
 	}
 	return -2;

@@ -127,6 +127,7 @@ static void sr_buf_free(struct tern_model *m, struct ternm_sr *sr)
 {
 	m->rdma->sr_buf_bytes -= sr->buf_bytes;
 	m->rdma->sr_slot_bytes -= sr->slot_alloc;
+	ternm_host_mem_release(m, sr->buf_bytes + sr->slot_alloc);
 	free(sr->buf);
 	free(sr->slot);
 	sr->buf = NULL;
@@ -148,9 +149,13 @@ int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 		return 0;
 	}
 	if (!qp->sr) {
-		qp->sr = calloc(1, sizeof(*qp->sr));
-		if (!qp->sr)
+		if (!ternm_host_mem_charge(m, sizeof(*qp->sr)))
 			return -1;
+		qp->sr = calloc(1, sizeof(*qp->sr));
+		if (!qp->sr) {
+			ternm_host_mem_release(m, sizeof(*qp->sr));
+			return -1;
+		}
 	} else {
 		/* SQD->SQD or INIT->RTR again: nothing held survives a new PSN start */
 		sr_buf_free(m, qp->sr);
@@ -203,6 +208,7 @@ void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
 	sr_buf_free(m, qp->sr);
 	free(qp->sr);
 	qp->sr = NULL;
+	ternm_host_mem_release(m, sizeof(struct ternm_sr));
 }
 
 /* ---- responder --------------------------------------------------------------------------- */
@@ -224,7 +230,8 @@ static void sr_clear(struct ternm_sr *sr)
 
 /*
  * Allocate the window's slots (and with @payload its payload buffer) if not yet done,
- * within the device's budget for them. Returns false if there is no room (or memory).
+ * within the device's budgets for them and its host memory bound (ternm_host_mem_try()).
+ * Returns false if there is no room (or memory).
  */
 static bool sr_alloc(struct tern_model *m, struct ternm_qp *qp, bool payload)
 {
@@ -234,21 +241,27 @@ static bool sr_alloc(struct tern_model *m, struct ternm_qp *qp, bool payload)
 	/* the device's memory for reorder windows is bounded, whatever the guest asks */
 	if (!sr->slot) {
 		bytes = (size_t)sr->win * sizeof(*sr->slot);
-		if (m->rdma->sr_slot_bytes + bytes > TERNM_SR_MAX_SLOT_BYTES)
+		if (m->rdma->sr_slot_bytes + bytes > TERNM_SR_MAX_SLOT_BYTES ||
+		    !ternm_host_mem_try(m, bytes))
 			return false;
 		sr->slot = calloc(sr->win, sizeof(*sr->slot));
-		if (!sr->slot)
+		if (!sr->slot) {
+			ternm_host_mem_release(m, bytes);
 			return false;
+		}
 		sr->slot_alloc = bytes;
 		m->rdma->sr_slot_bytes += bytes;
 	}
 	if (payload && !sr->buf) {
 		bytes = (size_t)sr->win * qp->mtu;
-		if (m->rdma->sr_buf_bytes + bytes > TERNM_SR_MAX_BUF_BYTES)
+		if (m->rdma->sr_buf_bytes + bytes > TERNM_SR_MAX_BUF_BYTES ||
+		    !ternm_host_mem_try(m, bytes))
 			return false;
 		sr->buf = malloc(bytes);
-		if (!sr->buf)
+		if (!sr->buf) {
+			ternm_host_mem_release(m, bytes);
 			return false;
+		}
 		sr->slot_bytes = qp->mtu;
 		sr->buf_bytes = bytes;
 		m->rdma->sr_buf_bytes += bytes;

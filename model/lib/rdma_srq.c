@@ -104,7 +104,8 @@ static int srq_db_rec(struct tern_model *m, struct ternm_srq *srq)
 				  &srq->pi))
 		return 0;
 	m->rdma->stats.db_rec_errors++;
-	ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u doorbell record unreadable or beyond depth",
+	ternm_log(m, TERN_MODEL_LOG_WARN,
+		  "SRQ %u doorbell record unreadable, backwards or beyond depth",
 		  srq_num(m, srq));
 	srq_fail(m, srq);
 	return -2;
@@ -196,9 +197,9 @@ void ternm_srq_doorbell(struct tern_model *m, uint16_t page, uint64_t val)
 			(void)srq_db_rec(m, srq);
 		return;
 	}
-	if ((uint16_t)(pi - srq->ci) > (1u << srq->log_depth)) {
-		ternm_log(m, TERN_MODEL_LOG_WARN, "SRQ %u doorbell PI %u beyond depth: ignored",
-			  srqn, pi);
+	if (!ternm_wq_pi_ok(pi, srq->pi, srq->ci, srq->log_depth)) {
+		ternm_log(m, TERN_MODEL_LOG_WARN,
+			  "SRQ %u doorbell PI %u backwards or beyond depth: ignored", srqn, pi);
 		return;
 	}
 	srq->pi = pi;
@@ -298,7 +299,7 @@ static int query_srq(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 static void srq_free(struct tern_model *m, struct ternm_srq *srq)
 {
 	m->rdma->pd[srq->pdn].refs--;
-	ternm_mem_free(&srq->mem);
+	ternm_mem_free(m, &srq->mem);
 	memset(srq, 0, sizeof(*srq));
 }
 
@@ -356,6 +357,6 @@ void ternm_srq_clear(struct tern_model *m)
 	unsigned int i;
 
 	for (i = 0; i < TERNM_MAX_SRQ; i++)
-		ternm_mem_free(&m->rdma->srq[i].mem);
+		ternm_mem_free(m, &m->rdma->srq[i].mem);
 	memset(m->rdma->srq, 0, sizeof(m->rdma->srq));
 }

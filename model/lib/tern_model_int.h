@@ -284,6 +284,7 @@ struct ternm_eth_stats {
 	uint64_t eq_overflows;
 	uint64_t rx_csum_bad, tx_tso_segments;
 	uint64_t rx_lro_frames, rx_lro_segments;
+	uint64_t self_dma_dropped;	/* BAR writes made from inside the model (device.c) */
 };
 
 /* ---- the wire side of the port (wire.c) ----------------------------------------------- */
@@ -364,6 +365,21 @@ struct tern_model {
 
 	uint64_t timer_armed_ns;	/* deadline last given to host->timer_arm */
 
+	/*
+	 * Re-entry (device.c, "entry and re-entry"): set while a public entry point runs; what
+	 * a nested entry asked for (TERNM_DEFER_*), done when the outer one has finished. Not
+	 * state a reset forgets: they describe the call in progress.
+	 */
+	bool in_model;
+	unsigned int deferred;
+	bool deferred_link_up;		/* TERNM_DEFER_LINK: the carrier last asked for */
+
+	/*
+	 * Host memory held for what guest commands sized (ternm_host_mem_charge()): rings'
+	 * page arrays, MR page lists, QPs with their send state, selective repeat.
+	 */
+	uint64_t host_mem_bytes;
+
 	struct ternm_rdma *rdma;	/* RDMA engine and objects (allocated at create) */
 	struct ternm_mac *port;		/* the MAC: DCB, PFC, line-rate pacing (mac.c; allocated at create) */
 	struct ternm_cc *cc;		/* ECN/CNP/DCQCN parameters and counters (rdma_cc.c) */
@@ -399,6 +415,14 @@ void ternm_fatal(struct tern_model *m, enum tern_fatal_syndrome syndrome);
 void ternm_timer_update(struct tern_model *m);
 int ternm_dma_read(struct tern_model *m, uint64_t addr, void *buf, size_t len);
 int ternm_dma_write(struct tern_model *m, uint64_t addr, const void *buf, size_t len);
+/*
+ * Host memory a guest command sizes: take @bytes from the device's budget
+ * (tern_model_config.host_mem_max) before allocating them; false (logged) when it would pass
+ * the bound: the command then fails with TERN_CMD_NO_RESOURCES. Released when freed.
+ */
+bool ternm_host_mem_charge(struct tern_model *m, uint64_t bytes);
+bool ternm_host_mem_try(struct tern_model *m, uint64_t bytes);	/* the same, not logged */
+void ternm_host_mem_release(struct tern_model *m, uint64_t bytes);
 
 /* mem.c */
 int ternm_mem_init(struct tern_model *m, struct ternm_mem *mem, const uint8_t *desc, uint64_t size,
@@ -409,7 +433,7 @@ int ternm_mem_read(struct tern_model *m, const struct ternm_mem *mem, uint64_t o
 		size_t len);
 int ternm_mem_write(struct tern_model *m, const struct ternm_mem *mem, uint64_t off, const void *buf,
 		 size_t len);
-void ternm_mem_free(struct ternm_mem *mem);
+void ternm_mem_free(struct tern_model *m, struct ternm_mem *mem);
 
 /* cmd.c */
 void ternm_cmdq_cfg_write(struct tern_model *m, uint32_t val);

@@ -12,8 +12,10 @@
  * holds the BQL around MMIO callbacks, bottom halves, timers and the NIC's
  * receive callback, so the model still sees one context at a time; the
  * device's reentrancy guard is engaged during the callback as it is during
- * the bottom half, so the model's DMA cannot reach its own BARs. Work that a
- * run leaves over (a budget spent, the MAC busy) goes to the bottom half.
+ * the bottom half, NIC receive, the timer, link changes and reset, so the
+ * model's DMA cannot reach its own BARs (and the model refuses nested entry
+ * by itself as well). Work that a run leaves over (a budget spent, the MAC
+ * busy) goes to the bottom half.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -253,6 +255,32 @@ static void tern_host_log(void *opaque, enum tern_model_log_level level,
     }
 }
 
+/*
+ * Engage the device's reentrancy guard around a call into the model that QEMU
+ * does not already guard (MMIO callbacks, the bottom half and NIC receive are):
+ * the timer, a link change and reset. With it engaged, the model's own DMA or
+ * an MSI-X message aimed at its BARs fails in QEMU's memory core instead of
+ * re-entering the model (which refuses nesting by itself as well). Returns
+ * whether this call engaged it, for tern_guard_release().
+ */
+static bool tern_guard_engage(TernState *s)
+{
+    MemReentrancyGuard *g = &DEVICE(s)->mem_reentrancy_guard;
+
+    if (g->engaged_in_io) {
+        return false;
+    }
+    g->engaged_in_io = true;
+    return true;
+}
+
+static void tern_guard_release(TernState *s, bool engaged)
+{
+    if (engaged) {
+        DEVICE(s)->mem_reentrancy_guard.engaged_in_io = false;
+    }
+}
+
 static void tern_bh(void *opaque)
 {
     TernState *s = opaque;
@@ -264,8 +292,10 @@ static void tern_bh(void *opaque)
 static void tern_timer(void *opaque)
 {
     TernState *s = opaque;
+    bool engaged = tern_guard_engage(s);
 
     tern_model_timer(s->model);
+    tern_guard_release(s, engaged);
 }
 
 /* ---- the wire -------------------------------------------------------- */
@@ -283,8 +313,10 @@ static ssize_t tern_net_receive(NetClientState *nc, const uint8_t *buf,
 static void tern_net_link_status_changed(NetClientState *nc)
 {
     TernState *s = qemu_get_nic_opaque(nc);
+    bool engaged = tern_guard_engage(s);
 
     tern_model_set_link(s->model, !nc->link_down);
+    tern_guard_release(s, engaged);
 }
 
 static NetClientInfo tern_net_info = {
@@ -437,16 +469,21 @@ static void tern_exit(PCIDevice *pdev)
 static void tern_reset(DeviceState *dev)
 {
     TernState *s = TERN(dev);
+    bool engaged;
 
     /*
      * The timer and a pending bottom half stay as they are: the model keeps
      * track of its own deadline (it cancels it through host.timer_arm) and a
-     * spurious tern_model_run() has nothing to do.
+     * spurious tern_model_run() has nothing to do. A reset that comes from
+     * inside the model (its DMA reaching configuration space: an FLR) finds
+     * the guard engaged; the model then resets once its current work is done.
      */
+    engaged = tern_guard_engage(s);
     tern_model_reset(s->model);
     pcie_cap_deverr_reset(PCI_DEVICE(dev));
     /* The carrier belongs to the wire, not to the state a reset forgets. */
     tern_model_set_link(s->model, !qemu_get_queue(s->nic)->link_down);
+    tern_guard_release(s, engaged);
 }
 
 /*

@@ -1414,6 +1414,68 @@ static void t_moder(void)
 	fk_fini(&x.f);
 }
 
+/*
+ * A doorbell moving the producer index back over the descriptors an open segment holds is
+ * refused: at the write-back the consumer index never passes the producer index, and the
+ * descriptors never posted (stale ones of an earlier lap here, with buffers) stay untouched.
+ */
+static void t_db_back(void)
+{
+	const uint16_t blen = 512, mss = 400;
+	struct fx x;
+	struct fspec s = { .sport = 58000, .seq = 1, .pay = mss, .flags = TCP_ACK, .win = 5 };
+	struct fspec first = s;
+	uint8_t fr[2048];
+	unsigned long logs;
+	unsigned int i;
+	size_t len;
+
+	REQUIRE(fx_init(&x, TERN_PORT_F_LRO, 1500, 6, 8, blen));
+	for (i = 8; i < 64; i++) {
+		uint8_t *d = rxd(&x, i);
+
+		wr64(d + RXD(addr), fk_alloc_data(&x.f, 2048, 64));
+		wr16(d + RXD(buf_len), 2048);
+		wr16(d + RXD(status), 0);
+	}
+	/* 66 + 4 * 400 bytes: the segment holds descriptors 0..3 */
+	for (i = 0; i < 4; i++) {
+		send(&x, &s);
+		s.seq += mss;
+	}
+	CHECK_EQ(rxd_status(&x, 0), 0);
+	logs = x.f.logs;
+	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 8 | TERN_ETH_DB_ARM);	/* the same PI: fine */
+	fk_run(&x.f);
+	CHECK_EQ(x.f.logs, logs);
+	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 6);		/* behind PI 8, past the segment */
+	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 2 | TERN_ETH_DB_ARM);	/* behind the segment */
+	fk_run(&x.f);
+	CHECK_EQ(x.f.logs, logs + 2);
+	fk_advance(&x.f, 20 * US);
+	check_seg(&x, &first, 4 * (size_t)mss, mss, false, 5);
+	CHECK_EQ(x.next, 4);
+	/* descriptors 4..7 are still posted, then the ring is empty: backpressure */
+	s.flags = TCP_ACK | TCP_PSH;
+	for (i = 4; i < 8; i++) {
+		len = mkframe(fr, &s);
+		CHECK_EQ(rx(&x, fr, len), len);
+		check_plain(&x, fr, len, OK);
+		s.seq += mss;
+	}
+	len = mkframe(fr, &s);
+	CHECK_EQ(rx(&x, fr, len), 0);
+	for (i = 8; i < 64; i++)
+		CHECK_EQ(rxd_status(&x, i), 0);
+	CHECK_EQ(XSTAT(&x, rx_frames), 8);
+	/* posting goes on from PI 8 */
+	fx_post(&x, 1, 2048);
+	CHECK_EQ(rx(&x, fr, len), len);
+	check_plain(&x, fr, len, OK);
+	CHECK_EQ(rxd_status(&x, 9), 0);
+	fk_fini(&x.f);
+}
+
 const struct test eth_lro_tests[] = {
 	{ "eth lro: 20 IPv4 frames then the timer: one segment, headers, sum, counters, one "
 	  "event (MSS 1448, 1001, 1)", t_basic_v4 },
@@ -1447,5 +1509,7 @@ const struct test eth_lro_tests[] = {
 	  "UDP: the same bytes in the same order as without coalescing", t_mix },
 	{ "eth lro: a device reset drops an open segment unwritten; LRO off after it", t_reset },
 	{ "eth lro: a segment counts once for event moderation", t_moder },
+	{ "eth lro: a doorbell moving PI back over an open segment is refused; CI never passes "
+	  "PI, unposted descriptors untouched", t_db_back },
 	{ NULL, NULL },
 };

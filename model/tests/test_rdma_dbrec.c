@@ -240,6 +240,53 @@ out:
 	dfix_free(&x);
 }
 
+/*
+ * Producer indices only move forward. An SQ doorbell moving PI back over WQEs the device
+ * started (sent, not yet acknowledged) is ignored: exactly those WQEs complete, nothing after
+ * them is read. An RQ record moved back (between the consumer index and the device's view) is
+ * refused and counted: the WQEs posted before it still serve SENDs.
+ */
+static void t_pi_back(void)
+{
+	struct connopt o;
+	struct dfix x;
+	unsigned long logs;
+	unsigned int n;
+	struct wc w;
+
+	connopt_default(&o);
+	RQ(dfix_setup(&x, &o));
+	for (n = 0; n < 6; n++)
+		recv_post(&x, n);
+	rq_rec_write(x.c.d[1], &x.c.qp[1], x.c.qp[1].rq_pi);
+	for (n = 0; n < 4; n++)
+		send_post(&x, n, 100 + n);
+	ring_sq(x.c.d[0], &x.c.qp[0]);
+	fk_run(&x.c.d[0]->f);		/* the 4 SENDs go out; the wire holds them */
+	logs = x.c.d[0]->f.logs;
+	db64(x.c.d[0], x.c.qp[0].uar, TERN_UDB_SQ, x.c.qp[0].qpn | 1ull << TERN_UDB_PI_SHIFT);
+	fk_run(&x.c.d[0]->f);
+	CHECK_EQ(x.c.d[0]->f.logs, logs + 1);
+	for (n = 0; n < 4; n++)
+		expect_sends(&x, n, n + 1, 100 + n);
+	CHECK(conn_poll(&x.c, 0, &w, 1, 1000000) == 0);
+	CHECK_EQ(qp_state(x.c.d[0], x.c.qp[0].qpn), TERN_QPS_RTS);
+	/* RQ: consumer index 4, view 6; a record of 5 is behind the view */
+	rq_rec_write(x.c.d[1], &x.c.qp[1], 5);
+	db64(x.c.d[1], x.c.qp[1].uar, TERN_UDB_RQ, x.c.qp[1].qpn);
+	wire_pump(&x.c.w);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], db_rec_errors), 1);
+	rq_rec_write(x.c.d[1], &x.c.qp[1], x.c.qp[1].rq_pi);
+	send_post(&x, 4, 64);
+	send_post(&x, 5, 64);
+	ring_sq(x.c.d[0], &x.c.qp[0]);
+	expect_sends(&x, 4, 6, 64);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rnr_naks_sent), 0);
+	CHECK_EQ(qp_state(x.c.d[1], x.c.qp[1].qpn), TERN_QPS_RTS);
+out:
+	dfix_free(&x);
+}
+
 /* A driver from before db_rec_errors asks for the old length and gets it. */
 static void t_stats_v1_len(void)
 {
@@ -272,5 +319,6 @@ const struct test rdma_dbrec_tests[] = {
 	  t_rec_bad },
 	{ "rdma dbrec: ERR flushes WQEs known only from the record", t_rec_err_flush },
 	{ "rdma dbrec: QUERY_RDMA_STATS answers a pre-record driver's length", t_stats_v1_len },
+	{ "rdma dbrec: an SQ doorbell or an RQ record moving PI backwards is refused", t_pi_back },
 	{ NULL, NULL },
 };

@@ -58,6 +58,7 @@ struct test {
 };
 
 extern const struct test device_tests[];
+extern const struct test reentry_tests[];
 extern const struct test cmd_tests[];
 extern const struct test eq_tests[];
 extern const struct test eth_tests[];
@@ -69,6 +70,7 @@ extern const struct test rdma_data_tests[];
 extern const struct test rdma_wire_tests[];
 extern const struct test rdma_rel_tests[];
 extern const struct test rdma_err_tests[];
+extern const struct test rdma_hostile_tests[];
 extern const struct test rdma_qp_tests[];
 extern const struct test wire_tests[];
 extern const struct test rdma_loss_tests[];
@@ -80,6 +82,7 @@ extern const struct test rdma_atomic_tests[];
 extern const struct test rdma_frwr_tests[];
 extern const struct test rdma_srq_tests[];
 extern const struct test rdma_dbrec_tests[];
+extern const struct test rdma_mem_tests[];
 extern const struct test mac_tests[];
 
 #endif

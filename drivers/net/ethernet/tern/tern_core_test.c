@@ -165,6 +165,7 @@ static const struct {
 	TERN_TEST_HW_STAT(tx_tso_segments),
 	TERN_TEST_HW_STAT(rx_lro_frames),
 	TERN_TEST_HW_STAT(rx_lro_segments),
+	TERN_TEST_HW_STAT(self_dma_dropped),
 #undef TERN_TEST_HW_STAT
 };
 
