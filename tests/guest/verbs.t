@@ -418,10 +418,10 @@ def hostile_user():
     doorbell page (tests/rdma/rdma-scribble) while another process on node0 moves patterned
     data to and from node1 (rdma-check data, every byte checked): the data arrive intact,
     the scribbler runs to its end having done every kind of damage, the kernel refused to
-    register its doorbell page as an MR, the device refused its
-    doorbells for objects that are not its own (db_misdirected), both QEMUs are alive, and
-    a short ib_write_bw passes afterwards. The kernel's report is checked at the end of the
-    file (check_kernel_clean)."""
+    register its doorbell page as an MR, the device refused its doorbells for objects that
+    are not its own (db_misdirected), both QEMUs are alive, and a short ib_write_bw passes
+    afterwards. The kernel's report is checked at the end of the file (check_kernel_clean).
+    The scribbler's seed is in its first line (rdma-scribble -s SEED repeats a run)."""
     start = time.monotonic()
     # uverbs' device files are root's in the initramfs (no udev): as an admin would, open
     # them to the users; a user's RLIMIT_MEMLOCK is raised by root before dropping to it

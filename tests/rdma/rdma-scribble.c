@@ -79,7 +79,7 @@
 static const char *opt_dev;
 static int opt_gid = -1, opt_ibport = 1;
 static int opt_seconds = 20, opt_iters = 300;
-static uint64_t rng;
+static uint64_t rng, opt_seed;
 
 static volatile sig_atomic_t stop;
 
@@ -900,7 +900,7 @@ int main(int argc, char **argv)
 	long t0, deadline;
 	int c, flags;
 
-	rng = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
+	opt_seed = (uint64_t)time(NULL);
 	while ((c = getopt(argc, argv, "d:g:i:T:I:s:")) != -1) {
 		switch (c) {
 		case 'd': opt_dev = optarg; break;
@@ -908,17 +908,18 @@ int main(int argc, char **argv)
 		case 'i': opt_ibport = atoi(optarg); break;
 		case 'T': opt_seconds = atoi(optarg); break;
 		case 'I': opt_iters = atoi(optarg); break;
-		case 's': rng = strtoull(optarg, NULL, 0) * 0x9e3779b97f4a7c15ull | 1; break;
+		case 's': opt_seed = strtoull(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
 	if (opt_gid < 0 || optind != argc || opt_seconds <= 0 || opt_iters <= 0)
 		usage();
+	rng = opt_seed * 0x9e3779b97f4a7c15ull | 1;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# rdma-scribble: uid %u euid %u, %d s, %d iterations a round, seed %#" PRIx64
-	       "\n", getuid(), geteuid(), opt_seconds, opt_iters, rng);
+	printf("# rdma-scribble: uid %u euid %u, %d s, %d iterations a round, -s %" PRIu64 "\n",
+	       getuid(), geteuid(), opt_seconds, opt_iters, opt_seed);
 
 	dev_open(&d, opt_dev, opt_ibport, opt_gid);
 	flags = fcntl(d.ctx->async_fd, F_GETFL);
