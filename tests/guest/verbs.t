@@ -421,7 +421,8 @@ def hostile_user():
     register its doorbell page as an MR, the device refused its doorbells for objects that
     are not its own (db_misdirected), both QEMUs are alive, and a short ib_write_bw passes
     afterwards. The kernel's report is checked at the end of the file (check_kernel_clean).
-    The scribbler's seed is in its first line (rdma-scribble -s SEED repeats a run)."""
+    The scribbler's seed is in its first line (-s SEED draws the same random numbers
+    again; what the device does in between depends on timing)."""
     start = time.monotonic()
     # uverbs' device files are root's in the initramfs (no udev): as an admin would, open
     # them to the users; a user's RLIMIT_MEMLOCK is raised by root before dropping to it
