@@ -554,6 +554,7 @@ static enum tx_result tx_one(struct tern_model *m, struct ternm_ethq *q, unsigne
 	if (q->held.ndesc && m->tx_gather_q == q) {
 		f = q->held;
 	} else {
+		/* held, read again: tso_sent only bounds the loop over the new frame's segments */
 		r = tx_gather(m, q, qid, &f);
 		if (r != TX_DONE)
 			return r;

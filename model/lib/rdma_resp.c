@@ -388,6 +388,8 @@ bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pk
 		if (ahead || !qp->rqe_valid) {
 			uint32_t idx = (qp->rq_ci + ahead) & mask;
 
+			/* ternm_rqe_fetch reads it again: each copy MR-checked on its own */
+
 			if (rqe_parse(m, &qp->rq_mem, (uint64_t)idx << qp->log_rq_stride,
 				      1u << qp->log_rq_stride, &hdr, &wr_id, sge, &nsge))
 				return false;

@@ -332,6 +332,188 @@ out:
 	conn_free(&c);
 }
 
+/* ---- a later WQE rewritten while an earlier one is outstanding ------------------------------- */
+
+/* hostile_filter, and side 1's first @hold_acks frames after the rewrite are lost too. */
+struct hold {
+	struct hostile h;
+	unsigned int hold_acks;
+};
+
+static enum wire_action hold_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				    uint8_t *frame, size_t *len)
+{
+	struct hold *k = w->ctx;
+
+	if (dir == 1 && k->h.done && k->hold_acks) {
+		k->hold_acks--;
+		return W_DROP;
+	}
+	w->ctx = &k->h;
+	dir = hostile_filter(w, dir, idx, frame, len);
+	w->ctx = k;
+	return dir;
+}
+
+/*
+ * Side 0 posts a SEND A and a small WRITE B; both are lost and B's slot is rewritten (longer)
+ * as B goes by. The timeout goes back to A, which is resent; B, read again, changed, but is
+ * not at sq_ci: the requester stops there until A is acknowledged, then fails B. The first
+ * ACKs are lost too, so the requester waits through more timeouts: it must wait idle, not
+ * have the scheduler run it (or kick the engine) again and again without progress.
+ */
+static void later_case(bool sr)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr src, dst;
+	bool mrs = false;
+	struct hold k;
+	struct hostile *h = &k.h;
+	struct sge sg;
+	struct wc w[2];
+	unsigned long kicks;
+
+	connopt_default(&o);
+	o.timeout = 8;			/* 1 ms */
+	o.xport = sr ? TERN_QP_XPORT_SR : 0;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &src, c.d[0]->pdn, MR_LEN, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	if (mr_create(c.d[1], &dst, c.d[1]->pdn, MR_LEN, ALL_ACC, 0) != 0) {
+		mr_release(&src);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &src, 5);
+	mr_fill(c.d[1], &dst, 9);
+	sg = mr_sge(&dst, 0, 4096);
+	post_recv(c.d[1], &c.qp[1], 100, &sg, 1);
+	ring_rq(c.d[1], &c.qp[1]);
+	sg = mr_sge(&src, 0, 64);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_SEND, TERN_WQE_F_SIGNALED, 1, &sg, 1, 0, 0, 0);
+	sg = mr_sge(&src, MR_LEN - 4096, 32);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 2, &sg, 1,
+		  dst.iova + MR_LEN - 4096, dst.key, 0);
+
+	memset(&k, 0, sizeof(k));
+	k.hold_acks = 2;
+	h->c = &c;
+	h->drop = true;
+	h->drop_from = o.psn[0];
+	h->trig_op = -1;
+	h->trigger = o.psn[0] + 1;		/* B */
+	h->slot = 1;
+	h->op = TERN_WQE_RDMA_WRITE;
+	h->id = 2;
+	h->raddr = dst.iova;
+	h->rkey = dst.key;
+	h->sg = mr_sge(&src, 0, BIG_LEN);
+	c.w.filter = hold_filter;
+	c.w.ctx = &k;
+	kicks = c.d[0]->f.total_kicks;
+	ring_sq(c.d[0], &c.qp[0]);
+
+	RQ(conn_poll(&c, 0, w, 2, 100000000ull) == 2);
+	CHECK(h->done);
+	CHECK_EQ(k.hold_acks, 0);
+	CHECK_WC(&w[0], TERN_WQE_SEND, TERN_CQE_OK, 1);
+	if (sr) {
+		/* the tail-loss probe resent B from the cache, as first read: B as posted */
+		CHECK_WC(&w[1], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 2);
+		CHECK_EQ(qp_state(c.d[0], c.qp[0].qpn), TERN_QPS_RTS);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, MR_LEN - 4096, 32, 5, MR_LEN - 4096), -1);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, 64, MR_LEN - 4096 - 64, 9, 64), -1);
+	} else {
+		CHECK(RDEV_STAT(c.d[0], local_ack_timeout_err) >= 3);
+		CHECK_WC(&w[1], TERN_WQE_RDMA_WRITE, TERN_CQE_LOC_QP_OP_ERR, 2);
+		CHECK_EQ(w[1].vendor_err, TERN_SYND_WQE_CHANGED);
+		CHECK_EQ(qp_state(c.d[0], c.qp[0].qpn), TERN_QPS_ERR);
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, 64, MR_LEN - 64, 9, 64), -1);
+	}
+	/* a handful per timeout, ACK and CQE; a spinning QP makes it thousands */
+	kicks = c.d[0]->f.total_kicks - kicks;
+	printf("#   side 0%s: %lu kicks\n", sr ? " (selective repeat)" : "", kicks);
+	CHECK(kicks < 64);
+out:
+	if (mrs) {
+		mr_release(&src);
+		mr_release(&dst);
+	}
+	conn_free(&c);
+}
+
+static void t_later_changed(void)
+{
+	later_case(false);
+	later_case(true);
+}
+
+/* ---- the SQ producer index moved back behind what the device started ------------------------- */
+
+/*
+ * Side 0 (4-slot SQ) has four WRITEs in its ring but rings only two; they go out (not yet
+ * acknowledged), then the doorbell says PI 1: behind the WQEs the device started. Such a
+ * doorbell is ignored like one beyond the depth: nothing the guest did not post goes out
+ * (the stale slots 2 and 3, and the ring round again over slots 0 and 1 whose WQEs are
+ * still outstanding), and the two WQEs complete. Ringing PI 4 then sends the rest.
+ */
+static void t_sq_pi_back(void)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr src, dst;
+	bool mrs = false;
+	struct sge sg;
+	struct wc w[4];
+	unsigned int i;
+
+	connopt_default(&o);
+	o.sq_log = 2;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &src, c.d[0]->pdn, 16384, TERN_ACCESS_LOCAL_WRITE, 0) == 0);
+	if (mr_create(c.d[1], &dst, c.d[1]->pdn, 16384, ALL_ACC, 0) != 0) {
+		mr_release(&src);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[0], &src, 5);
+	mr_fill(c.d[1], &dst, 9);
+	for (i = 0; i < 4; i++) {
+		sg = mr_sge(&src, i * 4096, 32);
+		post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, i + 1, &sg,
+			  1, dst.iova + i * 4096, dst.key, 0);
+	}
+	c.qp[0].sq_pi = 2;
+	ring_sq(c.d[0], &c.qp[0]);
+	fk_run(&c.d[0]->f);			/* WQEs 1 and 2 go out: sq_ci 0, two started */
+	c.qp[0].sq_pi = 1;
+	ring_sq(c.d[0], &c.qp[0]);
+
+	RQ(conn_poll(&c, 0, w, 2, 10000000ull) == 2);
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 1);
+	CHECK_WC(&w[1], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 2);
+	wire_advance(&c.w, 5000000);
+	CHECK(!cq_peek(c.d[0], &c.cq[0]));
+	CHECK_EQ(wire_count(&c.w, 0, OP_WRITE_ONLY), 2);
+	CHECK_EQ(qp_state(c.d[0], c.qp[0].qpn), TERN_QPS_RTS);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &dst, 8192, 8192, 9, 8192), -1);
+
+	c.qp[0].sq_pi = 4;
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, w, 2, 10000000ull) == 2);
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 3);
+	CHECK_WC(&w[1], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 4);
+	CHECK_EQ(wire_count(&c.w, 0, OP_WRITE_ONLY), 4);
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(mr_diff_pattern(c.d[1], &dst, i * 4096, 32, 5, i * 4096), -1);
+out:
+	if (mrs) {
+		mr_release(&src);
+		mr_release(&dst);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_hostile_tests[] = {
 	{ "rdma hostile: SEND rewritten longer before its resend: WQE_CHANGED, no overflow",
 	  t_send_grows },
@@ -342,5 +524,9 @@ const struct test rdma_hostile_tests[] = {
 	  t_read_changed },
 	{ "rdma hostile: WQEs rewritten with the same bytes still complete", t_send_same },
 	{ "rdma hostile: selective repeat: the same rewrites before SACK-driven resends", t_sr },
+	{ "rdma hostile: later WQE changed behind an outstanding one: waits idle, then fails",
+	  t_later_changed },
+	{ "rdma hostile: SQ doorbell PI behind the started WQEs: ignored, nothing unposted sent",
+	  t_sq_pi_back },
 	{ NULL, NULL },
 };

@@ -137,6 +137,7 @@ struct nest {
 	enum entry inner;
 	unsigned int fired;
 	size_t rx_result;
+	uint32_t magic;		/* E_MMIO: BAR0's MAGIC read by the device's DMA */
 	bool link_want;
 	uint8_t frame[60];
 };
@@ -151,9 +152,17 @@ static void nest_once(struct fake *f)
 	if (n->fired++)
 		return;
 	switch (n->inner) {
-	case E_MMIO:
-		tern_model_mmio_write(f->m, TERN_BAR_REGS, TERN_REG_SCRATCH, 0xbad, 4);
+	case E_MMIO: {	/* the device's DMA onto BAR0 and BAR2, as a guest can aim it */
+		uint8_t v[4];
+
+		wr32(v, 0xbad);
+		f->host.dma_write(f, FK_SELF_BASE + TERN_REG_SCRATCH, v, sizeof(v));
+		wr32(v, f->sq_pi + 1u);		/* a command doorbell past what was posted */
+		f->host.dma_write(f, FK_SELF_BASE + FK_SELF_DB + TERN_DB_CMDQ, v, sizeof(v));
+		f->host.dma_read(f, FK_SELF_BASE + TERN_REG_MAGIC, v, sizeof(v));
+		n->magic = rd32(v);
 		break;
+	}
 	case E_RUN:
 		tern_model_run(f->m);
 		break;
@@ -180,8 +189,9 @@ static void nest_once(struct fake *f)
 }
 
 /*
- * A device with a command queue, an async EQ and an RX queue with buffers; scratch marked.
- * Then @outer, with the hook armed, in a way that makes the model call its host.
+ * A device with a command queue, an async EQ and an RX queue with buffers, its BARs in its
+ * DMA space; scratch marked. Then @outer, with the hook armed, in a way that makes the model
+ * call its host.
  */
 static void nest_case(enum entry outer, enum entry inner)
 {
@@ -193,6 +203,7 @@ static void nest_case(enum entry outer, enum entry inner)
 	struct cqe ce;
 
 	fk_init(&f, false);
+	fk_map_self(&f);
 	RQ(drv_cmdq_enable(&f, 4));
 	RQ(drv_eq_create(&f, &aeq, 8, 0, TERN_EQ_F_ASYNC, false) == TERN_CMD_OK);
 	RQ(drv_eq_create(&f, &eq, 8, 1, 0, false) == TERN_CMD_OK);
@@ -257,11 +268,12 @@ static void nest_case(enum entry outer, enum entry inner)
 		;	/* the NOP of the outer doorbell or run */
 
 	switch (inner) {
-	case E_MMIO:	/* dropped, counted */
+	case E_MMIO:	/* writes dropped, counted; the read answered */
 		CHECK(rreg(&f, TERN_REG_SCRATCH) != 0xbad);
+		CHECK_EQ(n.magic, TERN_MAGIC);
 		if (outer == E_TIMER || outer == E_RESET)
 			RQ(drv_cmdq_enable(&f, 4));
-		CHECK_EQ(self_dma_dropped(&f), 1);
+		CHECK_EQ(self_dma_dropped(&f), 2);
 		break;
 	case E_RX:	/* refused inside, taken once the host offered it again */
 		CHECK_EQ(n.rx_result, 0);
