@@ -213,6 +213,9 @@ fi
 # --- stage and pack -----------------------------------------------------------------------
 log "building $out"
 stage=$(mktemp -d "$fout/initramfs.stage.XXXXXX")
+# mktemp made it 0700, and it becomes the guests' /: users other than root (verbs.t's
+# unprivileged RDMA user) could open nothing
+chmod 0755 "$stage"
 mkdir -p "$stage"/{usr/bin,usr/sbin,usr/lib,usr/lib64,etc/tern/init.d,dev,proc,sys,run,tmp,root}
 mkdir -p "$stage"/var/{log,run} "$stage/sys/kernel/debug" "$stage/mnt"
 for d in bin sbin lib lib64; do ln -s "usr/$d" "$stage/$d"; done

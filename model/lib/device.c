@@ -11,6 +11,15 @@
 
 /* ---- helpers used by the other files ------------------------------------------------------ */
 
+/*
+ * Most warnings are a guest's doing (a doorbell out of range, a command refused) and a guest
+ * can repeat them at will: at most TERNM_LOG_BURST lines below LOG_ERR go out per
+ * TERNM_LOG_WINDOW_NS of device time, and the first line of a later window says how many
+ * were left out. Errors, which a device raises once (fatal, reset), always go out.
+ */
+#define TERNM_LOG_BURST		64
+#define TERNM_LOG_WINDOW_NS	1000000000ull
+
 void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
 {
 	char msg[256];
@@ -18,6 +27,25 @@ void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char
 
 	if (!m->host.log)
 		return;
+	if (level > TERN_MODEL_LOG_ERR) {
+		uint64_t now = ternm_now(m);
+
+		if (now - m->log_window_ns >= TERNM_LOG_WINDOW_NS) {
+			m->log_window_ns = now;
+			m->log_lines = 0;
+			if (m->log_dropped) {
+				snprintf(msg, sizeof(msg), "%lu log lines left out (at most %u a second)",
+					 m->log_dropped, TERNM_LOG_BURST);
+				m->log_dropped = 0;
+				m->host.log(m->host.opaque, TERN_MODEL_LOG_WARN, msg);
+			}
+		}
+		if (m->log_lines >= TERNM_LOG_BURST) {
+			m->log_dropped++;
+			return;
+		}
+		m->log_lines++;
+	}
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

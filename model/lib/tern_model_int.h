@@ -374,6 +374,11 @@ struct tern_model {
 	unsigned int deferred;
 	bool deferred_link_up;		/* TERNM_DEFER_LINK: the carrier last asked for */
 
+	/* ternm_log's rate limit: the window's start, lines sent in it, lines left out */
+	uint64_t log_window_ns;
+	unsigned int log_lines;
+	unsigned long log_dropped;
+
 	/*
 	 * Host memory held for what guest commands sized (ternm_host_mem_charge()): rings'
 	 * page arrays, MR page lists, QPs with their send state, selective repeat.

@@ -356,6 +356,44 @@ static void t_fatal_eq_dma(void)
 	fk_fini(&f);
 }
 
+/*
+ * A guest can make the device warn at will (here: doorbells for a queue that does not exist):
+ * at most 64 lines a second of device time, then one line with the number left out.
+ */
+static void t_log_rate_limit(void)
+{
+	struct fake f;
+	unsigned long logs;
+	unsigned int i;
+
+	fk_init(&f, false);
+	logs = f.logs;
+	for (i = 0; i < 1000; i++)
+		tern_model_mmio_write(f.m, 2, TERN_DB_ETH_TXQ(100), i, 4);
+	CHECK_EQ(f.logs - logs, 64);
+	f.now += 999999999;
+	tern_model_mmio_write(f.m, 2, TERN_DB_ETH_TXQ(100), 1, 4);
+	CHECK_EQ(f.logs - logs, 64);		/* the same second */
+	f.now += 1;
+	tern_model_mmio_write(f.m, 2, TERN_DB_ETH_TXQ(100), 1, 4);
+	CHECK_EQ(f.logs - logs, 66);		/* the count, then the line */
+	CHECK(strstr(f.last_log, "does not exist") != NULL);
+	/* errors always go out: the fatal state (a command ring that cannot be read) */
+	for (i = 0; i < 100; i++)
+		tern_model_mmio_write(f.m, 2, TERN_DB_ETH_TXQ(100), i, 4);
+	REQUIRE(drv_cmdq_enable(&f, 3));
+	wreg(&f, TERN_REG_CMDQ_SQ_LO, (uint32_t)FK_BAD_ADDR);
+	wreg(&f, TERN_REG_CMDQ_SQ_HI, (uint32_t)(FK_BAD_ADDR >> 32));
+	wreg(&f, TERN_REG_CMDQ_CFG, TERN_CMDQ_CFG_ENABLE | 3);
+	logs = f.logs;
+	db(&f, TERN_DB_CMDQ, 1);
+	fk_run(&f);
+	CHECK(rreg(&f, TERN_REG_STATUS) & TERN_STATUS_FATAL);
+	CHECK(f.logs > logs);
+	CHECK(strstr(f.last_log, "fatal device error") != NULL);
+	fk_fini(&f);
+}
+
 const struct test device_tests[] = {
 	{ "registers at power-on: identity, READY, scratch, unknown offsets", t_power_on_registers },
 	{ "MMIO access sizes: narrow/wide reads, split 64-bit writes, bad writes ignored",
@@ -368,5 +406,6 @@ const struct test device_tests[] = {
 	{ "command ring DMA fault -> FATAL + event; reset recovers", t_fatal_cmdq_dma },
 	{ "completion ring DMA fault -> FATAL; RX frames dropped while fatal", t_fatal_cq_dma },
 	{ "EQ ring DMA fault -> FATAL EQ_DMA on the ASYNC EQ", t_fatal_eq_dma },
+	{ "warnings a guest can cause are rate-limited, with the number left out", t_log_rate_limit },
 	{ NULL, NULL },
 };

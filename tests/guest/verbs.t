@@ -39,6 +39,18 @@ atomics and asynchronous events.
 - Asynchronous events (tests/rdma/rdma-events): a CQ overrun gives IBV_EVENT_CQ_ERR and
   IBV_EVENT_QP_FATAL with the QP in ERR; the link taken down and up (QEMU's set_link) gives
   IBV_EVENT_PORT_ERR then IBV_EVENT_PORT_ACTIVE, and RDMA works again afterwards.
+- A hostile user (tern; tests/rdma/rdma-scribble): on node0 an unprivileged process (uid
+  65534 through setpriv; the uverbs device opened to every user and RLIMIT_MEMLOCK raised by
+  root first) scribbles on its own SQ, RQ, SRQ and CQ rings, doorbell records and doorbell
+  page: send WQEs rewritten after posting, also after the device sent them and while they
+  are retransmitted (a QP connected to a QPN nobody has), UD address vectors, receive WQEs
+  and producer indexes, CQEs and consumer indexes, doorbells with its own, others' and
+  random values, SGEs outside its MR, unmapped or with stale keys; while another process on
+  node0 runs rdma-check data with node1 (again until 20 s have passed). That process's
+  every byte arrives intact, the scribbler ran to its end and did every kind of damage (its
+  counters), the kernel refused to register its doorbell page as an MR, the device counted
+  the misdirected doorbells, both QEMUs live, a short ib_write_bw passes afterwards, and
+  the kernel is clean (check_kernel_clean at the end).
 - CQ event moderation (tern; rdma-events cq-moderation): ibv_modify_cq holds a CQ's
   completion event by count and by time, new bounds reach an event already waiting, 0/0
   is an event per arming; values beyond cq_mod_caps are EINVAL.
@@ -387,6 +399,109 @@ def rereg():
          % (seen, res.seconds), res.diag())
 
 
+# A hostile user (tests/rdma/rdma-scribble): how long it scribbles at most (it is stopped when
+# the data beside it have moved) and what the data process moves meanwhile.
+SCRIBBLE_MAX_S = 120 if DEBUG else 60
+# (one run: 6-14 s on stock under a loaded host; on debug the quick sizes up to 1 MiB, where
+# all of them took 25 s), run again until SCRIBBLE_DATA_S have passed
+SCRIBBLE_CHECK = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 64)
+SCRIBBLE_DATA_S = 10 if DEBUG else 20
+# what the scribbler must have done at least for the check to mean anything
+SCRIBBLE_MIN = ("sq_rewrites", "retx_rewrites", "ud_rewrites", "rq_rewrites", "srq_rewrites",
+                "cqe_scribbles", "rec_scribbles", "db_own", "db_foreign", "db_junk",
+                "db_32bit", "bad_sge")
+NOBODY = 65534
+
+
+def hostile_user():
+    """An unprivileged process on node0 scribbles on its own rings, doorbell records and
+    doorbell page (tests/rdma/rdma-scribble) while another process on node0 moves patterned
+    data to and from node1 (rdma-check data, every byte checked): the data arrive intact,
+    the scribbler runs to its end having done every kind of damage, the kernel refused to
+    register its doorbell page as an MR, the device refused its doorbells for objects that
+    are not its own (db_misdirected), both QEMUs are alive, and a short ib_write_bw passes
+    afterwards. The kernel's report is checked at the end of the file (check_kernel_clean).
+    The scribbler's seed is in its first line (-s SEED draws the same random numbers
+    again; what the device does in between depends on timing)."""
+    start = time.monotonic()
+    # uverbs' device files are root's in the initramfs (no udev): as an admin would, open
+    # them to the users; a user's RLIMIT_MEMLOCK is raised by root before dropping to it
+    r = n0.run("stat -c %a /dev/infiniband/uverbs0 && chmod 0666 /dev/infiniband/uverbs*")
+    mode = r.stdout.strip() if r.rc == 0 else None
+    t.ok(r.rc == 0, "hostile user: %s's uverbs device opened to every user" % n0.name,
+         r.stdout, r.stderr)
+    if r.rc != 0:
+        return
+    before = counters()
+    job = n0.spawn("ulimit -l unlimited && exec setpriv --reuid=%d --regid=%d --clear-groups "
+                   "rdma-scribble -d %s -g %d -T %d -s %d" % (
+                       NOBODY, NOBODY, dev, target.gid(n0), SCRIBBLE_MAX_S,
+                       int(time.time()) & 0xffff), timeout=SCRIBBLE_MAX_S + 120)
+    going = wait_for(lambda: "# scribbling" in job.stdout or job.done(), timeout=60)
+    t.ok(going and not job.done(), "hostile user: rdma-scribble runs as uid %d and found its "
+         "rings" % NOBODY, job.stdout[-2000:], job.stderr[-2000:])
+    # data runs one after the other until SCRIBBLE_DATA_S have passed (at most 3)
+    t0 = time.monotonic()
+    runs, lines, seconds = [], [], 0.0
+    while len(runs) < 3 and (not runs or time.monotonic() - t0 < SCRIBBLE_DATA_S) and \
+            all(r.ok for r in runs) and not job.done():
+        port = rt.next_port()
+        res = rt.run_pair(
+            n1, n0,
+            "rdma-check -d %s -g %d -p %d %s data" % (dev, target.gid(n1), port,
+                                                      SCRIBBLE_CHECK),
+            "rdma-check -d %s -g %d -p %d %s data %s" % (dev, target.gid(n0), port,
+                                                         SCRIBBLE_CHECK, target.ip(n1)),
+            port, PAIR_TIMEOUT, retries=1)
+        runs.append(res)
+        seconds += res.seconds
+        lines += re.findall(r"^(ok|not ok) - ", res.client.stdout if res.client else "", re.M)
+    beside = not job.done()
+    job.kill(15)
+    try:
+        sr = job.wait(timeout=120, raise_timeout=False)
+    except HarnessError as e:
+        job.kill(9)
+        sr = None
+        t.diag("rdma-scribble: %s" % e)
+    t.ok(runs and all(r.ok for r in runs) and lines and all(v == "ok" for v in lines) and
+         beside, "hostile user: beside it, rdma-check data (%s) to %s, %d run(s): every byte "
+         "intact (%d checks, %.0f s, the scribbler still running at the end: %s)" % (
+             SCRIBBLE_CHECK, n1.name, len(runs), len(lines), seconds, beside),
+         *[r.diag() for r in runs if not r.ok])
+    stats = {}
+    if sr is not None:
+        m = re.search(r"^scribble: (.*)$", sr.stdout, re.M)
+        if m:
+            stats = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", m.group(1))}
+    done = [k for k in SCRIBBLE_MIN if stats.get(k, 0) > 0]
+    t.ok(sr is not None and sr.rc == 0 and "uid %d euid %d" % (NOBODY, NOBODY) in sr.stdout
+         and len(done) == len(SCRIBBLE_MIN),
+         "hostile user: rdma-scribble (uid %d) ran to its end and did every kind of damage: %s"
+         % (NOBODY, ", ".join("%s %d" % (k, stats.get(k, 0)) for k in ("rounds",) +
+                              SCRIBBLE_MIN)),
+         "missing: %s" % ", ".join(k for k in SCRIBBLE_MIN if k not in done),
+         "--- rc %s\n%s\n%s" % (sr.rc, sr.stdout[-3000:], sr.stderr[-2000:])
+         if sr is not None else "no result")
+    t.ok(sr is not None and "doorbell page: refused" in sr.stdout, "hostile user: the kernel "
+         "refused to register the doorbell page as an MR (no DMA onto the device's registers)",
+         sr.stdout[-3000:] if sr is not None else "no result")
+    if sr is not None:
+        t.diag("rdma-scribble: " + " | ".join(
+            ln[2:] for ln in sr.stdout.splitlines() if ln.startswith("# ")))
+    d = rt.counter_delta(counters()[0], before[0])
+    t.ok(d.get("db_misdirected", 0) > 0, "hostile user: %s's device ignored %d doorbells "
+         "for objects not bound to the scribbler's doorbell page (db_misdirected)" % (
+             n0.name, d.get("db_misdirected", 0)))
+    t.ok(all(n.alive for n in c), "hostile user: both QEMUs alive")
+    res, rows = rt.perftest(target, "ib_write_bw", "-n 100", timeout=PAIR_TIMEOUT)
+    t.ok(res.ok and rows, "hostile user: afterwards a short ib_write_bw passes%s (%.0f s for "
+         "the hostile-user checks)" % (perf_desc("ib_write_bw", rows),
+                                       time.monotonic() - start), res.diag())
+    if mode:
+        n0.run("chmod %s /dev/infiniband/uverbs*" % mode)
+
+
 try:
     why = target.available(n0)
     if why:
@@ -500,6 +615,12 @@ try:
                    "Linux 6.1 / rdma-core 44 (see the comment in verbs.t)")
         else:
             rdma_mw(port)
+
+        # --- a hostile user of the kernel-bypass queues ----------------------------------------
+        if KIND == "tern":
+            hostile_user()
+        else:
+            t.skip("hostile user: rdma-scribble", "it writes tern's own WQE and CQE layouts")
 
         # --- atomics under loss ----------------------------------------------------------------
         nd = target.netdev
