@@ -42,6 +42,9 @@ struct conn {
 /* ---- a connected pair on a wire ---------------------------------------------------------- */
 /* Two new devices, CQs, QPs connected RESET->INIT->RTR->RTS; false on failure (reported). */
 bool conn_setup(struct conn *c, const struct connopt *o);
+/* A wire filter: every frame side 0 sends is lost, side 1's are delivered. */
+enum wire_action wire_drop_dir0(struct wire *w, unsigned int dir, unsigned int idx,
+				 uint8_t *frame, size_t *len);
 /* conn_setup over two devices already made (rdev_new, or rdev_reset for another round). */
 bool conn_setup_on(struct conn *c, struct rdev *d0, struct rdev *d1, const struct connopt *o);
 void conn_free(struct conn *c);

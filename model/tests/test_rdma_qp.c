@@ -34,16 +34,6 @@ static unsigned int async_events(struct rdev *d, uint8_t type, uint8_t subtype, 
 	return n;
 }
 
-static enum wire_action drop_dir0(struct wire *w, unsigned int dir, unsigned int idx,
-				  uint8_t *frame, size_t *len)
-{
-	(void)w;
-	(void)idx;
-	(void)frame;
-	(void)len;
-	return dir == 0 ? W_DROP : W_DELIVER;
-}
-
 /* PSN of the last SEND_FIRST/SEND_ONLY in the log (dir 0). */
 static uint32_t count_first_psn(const struct wire *w)
 {
@@ -392,7 +382,7 @@ static void t_sqd_drain(void)
 	RQ(mr_create(c.d[1], &m[1], c.d[1]->pdn, 8192, ALL_ACC, 0) == 0);
 	ok = true;
 	mr_fill(c.d[0], &m[0], 3);
-	c.w.filter = drop_dir0;
+	c.w.filter = wire_drop_dir0;
 	for (i = 0; i < 2; i++) {
 		sg = mr_sge(&m[0], i * 1000, 1000);
 		post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, i, &sg, 1,
@@ -956,7 +946,7 @@ out:
 static enum wire_action drop_dir1(struct wire *w, unsigned int dir, unsigned int idx,
 				  uint8_t *frame, size_t *len)
 {
-	return drop_dir0(w, !dir, idx, frame, len);
+	return wire_drop_dir0(w, !dir, idx, frame, len);
 }
 
 static int sqd_set_mtu(struct rdev *d, uint32_t qpn, uint8_t path_mtu)
@@ -1000,7 +990,7 @@ static void t_sqd_mtu_change(void)
 	mr_fill(c.d[1], &m[1], 5);
 
 	/* requester: a WRITE in flight (its packets lost), RTS->SQD, then a new MTU */
-	c.w.filter = drop_dir0;
+	c.w.filter = wire_drop_dir0;
 	sg = mr_sge(&m[0], 0, 1000);
 	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
 		  m[1].iova + 4096, m[1].key, 0);

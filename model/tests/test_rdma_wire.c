@@ -4,16 +4,6 @@
 
 #include "test_rdma.h"
 
-static enum wire_action drop_all_dir0(struct wire *w, unsigned int dir, unsigned int idx,
-				      uint8_t *frame, size_t *len)
-{
-	(void)w;
-	(void)idx;
-	(void)frame;
-	(void)len;
-	return dir == 0 ? W_DROP : W_DELIVER;
-}
-
 /* Common header checks of every frame of a connection. */
 static void check_common(const struct pkt *p, const struct conn *c, unsigned int dir)
 {
@@ -480,7 +470,7 @@ static void t_rx_opcode_sequence(void)
 	RQ(mr_create(c.d[1], &dmr, c.d[1]->pdn, 4096,
 		     TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE, 0) == 0);
 	mr_ok = true;
-	c.w.filter = drop_all_dir0;
+	c.w.filter = wire_drop_dir0;
 	sg = mr_sge(&smr, 0, 700);
 	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1, dmr.iova,
 		  dmr.key, 0);

@@ -8,16 +8,6 @@
 
 #include "test_rdma.h"
 
-static enum wire_action drop_dir0(struct wire *w, unsigned int dir, unsigned int idx,
-				  uint8_t *frame, size_t *len)
-{
-	(void)w;
-	(void)idx;
-	(void)frame;
-	(void)len;
-	return dir == 0 ? W_DROP : W_DELIVER;
-}
-
 static uint64_t self_dma_dropped(struct fake *f)
 {
 	uint8_t st[sizeof(struct tern_cmd_eth_stats_out)];
@@ -62,7 +52,7 @@ static void t_timer_cqe_on_cmd_doorbell(void)
 	RQ(rdev_cmd(c.d[0], TERN_CMD_RESIZE_CQ, in, sizeof(in), NULL, 0, NULL) == TERN_CMD_OK);
 	wr32(dq, c.qp[0].qpn);
 	drv_cmd_post(f, TERN_CMD_DESTROY_QP, 0x77, dq, sizeof(dq), 0, 0, 0);
-	c.w.filter = drop_dir0;
+	c.w.filter = wire_drop_dir0;
 	post_send_inline(c.d[0], &c.qp[0], TERN_WQE_SEND, TERN_WQE_F_SIGNALED, f->sq_pi, msg,
 			 sizeof(msg), 0, 0, 0);
 	ring_sq(c.d[0], &c.qp[0]);
@@ -109,7 +99,7 @@ static void t_msix_message_resets_device(void)
 	f->msg_data[COMP_VEC] = TERN_CTRL_RESET;
 	drv_eq_arm(f, &c.d[0]->comp_eq);
 	cq_arm(c.d[0], &c.cq[0], TERN_UDB_CQ_ARM_NEXT);
-	c.w.filter = drop_dir0;
+	c.w.filter = wire_drop_dir0;
 	post_send_inline(c.d[0], &c.qp[0], TERN_WQE_SEND, TERN_WQE_F_SIGNALED, 42, msg,
 			 sizeof(msg), 0, 0, 0);
 	ring_sq(c.d[0], &c.qp[0]);
