@@ -56,7 +56,8 @@ int dcb_trust_dscp(struct rdev *d, uint8_t pfc_mask, const char **failed)
 
 	st = rdev_cmd(d, TERN_CMD_QUERY_DCB, NULL, 0, cfg, sizeof(cfg), NULL);
 	if (st != TERN_CMD_OK) {
-		*failed = "QUERY_DCB";
+		if (failed)
+			*failed = "QUERY_DCB";
 		return st;
 	}
 	cfg[OFF(T, pfc_en)] = pfc_mask;
@@ -66,7 +67,7 @@ int dcb_trust_dscp(struct rdev *d, uint8_t pfc_mask, const char **failed)
 	cfg[OFF(T, dscp_prio) + 26] = 3;
 	cfg[OFF(T, dscp_prio) + 48] = 6;
 	st = rdev_cmd(d, TERN_CMD_SET_DCB, cfg, sizeof(cfg), NULL, 0, NULL);
-	if (st != TERN_CMD_OK)
+	if (st != TERN_CMD_OK && failed)
 		*failed = "SET_DCB";
 	return st;
 }

@@ -25,7 +25,7 @@ int cc_params_set(struct rdev *d, const struct tern_cc_params *c);
 
 /* QUERY_DCB, then SET_DCB with PFC on @pfc_mask, trust DSCP, DSCP 26 -> priority 3 and
  * 48 -> 6, every other DSCP unmapped. TERN_CMD_OK, or the status of the command that failed
- * (named in *@failed). */
+ * (named in *@failed unless @failed is NULL). */
 int dcb_trust_dscp(struct rdev *d, uint8_t pfc_mask, const char **failed);
 
 #endif /* TERN_HOSTDRV_DCB_DRV_H */
