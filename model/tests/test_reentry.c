@@ -18,6 +18,23 @@ static uint64_t self_dma_dropped(struct fake *f)
 }
 
 /*
+ * A connected pair whose side 0 gives up after one retry of a short timeout, with its BARs in
+ * its own DMA space (fk_map_self).
+ */
+static bool self_conn(struct conn *c)
+{
+	struct connopt o;
+
+	connopt_default(&o);
+	o.timeout = 8;
+	o.retry_cnt = 1;
+	if (!conn_setup(c, &o))
+		return false;
+	fk_map_self(&c->d[0]->f);
+	return true;
+}
+
+/*
  * What an audit proved on the model before the guard: the driver moves side 0's CQ onto the
  * device's doorbell page (RESIZE_CQ to BAR2 + 0, the command doorbell), writes a DESTROY_QP
  * into the command ring without ringing, and posts a SEND whose wr_id is the command ring's
@@ -31,18 +48,13 @@ static void t_timer_cqe_on_cmd_doorbell(void)
 {
 	typedef struct tern_cmd_resize_cq_in R;
 	uint8_t in[sizeof(R)] = { 0 }, dq[sizeof(struct tern_cmd_destroy_qp_in)] = { 0 };
-	struct connopt o;
 	struct conn c;
 	struct fake *f;
 	struct cqe ce;
 	static const char msg[] = "hello";
 
-	connopt_default(&o);
-	o.timeout = 8;
-	o.retry_cnt = 1;
-	RQ(conn_setup(&c, &o));
+	RQ(self_conn(&c));
 	f = &c.d[0]->f;
-	fk_map_self(f);
 	wr64(in + OFF(R, mem) + OFF(struct tern_mem_desc, addr), FK_SELF_BASE + FK_SELF_DB);
 	wr32(in + OFF(R, mem) + OFF(struct tern_mem_desc, npages), 1);
 	in[OFF(R, mem) + OFF(struct tern_mem_desc, page_shift)] = 12;
@@ -83,18 +95,13 @@ out:
 
 static void t_msix_message_resets_device(void)
 {
-	struct connopt o;
 	struct conn c;
 	struct fake *f;
 	struct wc w;
 	static const char msg[] = "hello";
 
-	connopt_default(&o);
-	o.timeout = 8;
-	o.retry_cnt = 1;
-	RQ(conn_setup(&c, &o));
+	RQ(self_conn(&c));
 	f = &c.d[0]->f;
-	fk_map_self(f);
 	f->msg_addr[COMP_VEC] = FK_SELF_BASE + TERN_REG_CTRL;
 	f->msg_data[COMP_VEC] = TERN_CTRL_RESET;
 	drv_eq_arm(f, &c.d[0]->comp_eq);
