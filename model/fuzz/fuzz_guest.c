@@ -753,6 +753,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	F->c.w.filter = filter;
+	fuzz_wire_bound(&F->c.w);
 #endif
 	for (dev = 0; dev < F->ndev; dev++) {
 		fk_map_self(&F->c.d[dev]->f);	/* its own BARs in its DMA space */

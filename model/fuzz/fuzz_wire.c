@@ -481,6 +481,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		teardown(f);
 		return 0;
 	}
+	fuzz_wire_bound(&f->c.w);
 	/* work of every opcode on both sides, a third of the frames lost */
 	f->c.w.filter = drop_some;
 	for (i = 0; i < sizeof(ops); i++)

@@ -88,6 +88,11 @@ static void wire_one(struct wire *w, unsigned int dir, uint8_t *data, size_t len
 	unsigned int idx = w->sent[dir]++;
 	enum wire_action a = W_DELIVER;
 
+	if (w->limit && ++w->carried > w->limit) {
+		w->over++;
+		free(data);
+		return;
+	}
 	if (w->filter)
 		a = w->filter(w, dir, idx, data, &len);
 	wire_log(w, dir, idx, a, data, len);

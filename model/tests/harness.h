@@ -76,6 +76,13 @@ struct wire {
 	unsigned int nlog, log_cap;
 	uint8_t *held[2];
 	size_t held_len[2];
+	/*
+	 * Fuzzers bound the work of one input: once @limit frames (0: no limit) were carried
+	 * since @carried was last zeroed, the wire loses every frame, uncounted in the log, and
+	 * counts it in @over. A peer allowed to retry without end (rnr_retry 7 against a
+	 * responder with no receive posted) otherwise fills memory with its resends.
+	 */
+	unsigned long limit, carried, over;
 };
 
 void wire_init(struct wire *w, struct fake *a, struct fake *b);
