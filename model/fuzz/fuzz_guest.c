@@ -4,7 +4,8 @@
  * devices brought up by the host driver (model/hostdrv) on the tests' wire
  * (model/tests/harness.c), each with an RC or UC QP connected to the other (selective repeat
  * on some RC runs), a UD QP, an SRQ with a UD QP on it, an MR, a fast-registration key, a type
- * 2 memory window, congestion control (DCQCN or HPCC with INT), and Ethernet TX and RX
+ * 2 memory window, congestion control (DCQCN, or HPCC with the wire as one INT switch
+ * hop), and Ethernet TX and RX
  * queues with receive coalescing, RSS over two RX queues and the checksum offloads. Each
  * input starts from both devices reset (tern_model_reset, the fake host's memory zeroed:
  * rdev_reset) and set up anew, its first two bytes choosing the options; the rest is a
@@ -29,7 +30,9 @@
  *   's' dev how                  MODIFY_QP: states, path MTU, SQ PSN; UD/SRQ-UD QP to ERR
  *   'c' dev how arg16            MODIFY_CQ, RESIZE_CQ, CQ arm, MODIFY_SRQ, doorbell records,
  *                                EQ arm, SET_RSS, SET_PORT, QUERY_QP, stats, DESTROY_* of
- *                                objects in use, SET_DCB with PFC, the SQ's memory faulting
+ *                                objects in use, SET_DCB with PFC (and the storm guard over
+ *                                a small buffer), the SQ's, CQ's or an Ethernet ring's
+ *                                memory faulting
  *   'e' dev n (ctx desc)*        Ethernet TX: a context and data descriptors of any fields
  *                                over a TCP/UDP frame in host memory, the doorbell rung
  *   'x' dev spec len16 nflip (off8 xor)*  an Ethernet frame (TCP/UDP over IPv4/IPv6, VLAN,
@@ -79,19 +82,51 @@ struct fz {
 	unsigned int ndev;
 	uint8_t pattern;		/* 'f': the wire's behaviour, 2 bits per frame */
 	unsigned int filtered;		/* frames it applied to since the last 'f' */
+	uint64_t int_bytes[2];		/* bytes the wire carried per direction (INT records) */
 	uint8_t frame[FRAME_BYTES + 64];
 };
 
 static struct fz *F;
 
 #ifndef FUZZ_ETH
+/*
+ * The wire is one switch hop for HPCC: an IPv4 request with an INT REQUEST shim (UDP port
+ * TERN_INT_UDP_DPORT) gets a hop record as tern-switch appends it, with the wire's time, the
+ * bytes it carried in that direction and a queue that grows and drains with the frame count.
+ */
+static void int_hop(struct wire *w, unsigned int dir, unsigned int idx, uint8_t *f, size_t *len)
+{
+	typedef struct tern_int_hop H;
+	const size_t l3 = 14, udp = l3 + 20, shim = udp + 8;
+	size_t at;
+
+	F->int_bytes[dir] += *len;
+	if (*len < shim + sizeof(struct tern_int_shim) || rd16be(f + 12) != 0x0800 ||
+	    f[l3] != 0x45 || f[l3 + 9] != 17 || rd16be(f + udp + 2) != TERN_INT_UDP_DPORT ||
+	    f[shim] != TERN_INT_TYPE_REQUEST || f[shim + 1] >= f[shim + 2] ||
+	    f[shim + 2] > TERN_INT_MAX_HOPS)
+		return;
+	at = shim + sizeof(struct tern_int_shim) + (size_t)f[shim + 1] * sizeof(H);
+	if (at > *len)
+		return;
+	memmove(f + at + sizeof(H), f + at, *len - at);
+	wr32be(f + at + offsetof(H, ts_ns), (uint32_t)wire_now(w));
+	wr32be(f + at + offsetof(H, tx_bytes), (uint32_t)F->int_bytes[dir]);
+	wr32be(f + at + offsetof(H, qlen), (idx % 16) * 3000);
+	wr32be(f + at + offsetof(H, rate_mbps), 25000);
+	*len += sizeof(H);
+	f[shim + 1]++;
+	wr16be(f + udp + 4, (uint16_t)(rd16be(f + udp + 4) + sizeof(H)));
+	wr16be(f + l3 + 2, (uint16_t)(rd16be(f + l3 + 2) + sizeof(H)));
+	wr16be(f + l3 + 10, 0);
+	wr16be(f + l3 + 10, (uint16_t)~ref_fold(ref_sum(0, f + l3, 20)));
+	wr16be(f + udp + 6, 0);
+}
+
 static enum wire_action filter(struct wire *w, unsigned int dir, unsigned int idx,
 			       uint8_t *frame, size_t *len)
 {
-	(void)w;
-	(void)dir;
-	(void)frame;
-	(void)len;
+	int_hop(w, dir, idx, frame, len);
 	/*
 	 * For the next 256 frames only: a pattern that reorders or duplicates every frame keeps
 	 * go-back-N retransmitting forever, and the wire's pump lets no virtual time pass
@@ -473,6 +508,65 @@ static void destroy(struct rdev *d, uint16_t op, uint32_t num)
 	rdev_cmd(d, op, in, 4, NULL, 0, NULL);
 }
 
+/* The storm guard at @ms over a 32 KiB buffer: XOFF at 16 KiB, XON at 8 KiB. */
+static void dcb_storm(struct rdev *d, unsigned int ms)
+{
+	typedef struct tern_dcb_cfg T;
+	uint8_t cfg[sizeof(T)];
+
+	if (rdev_cmd(d, TERN_CMD_QUERY_DCB, NULL, 0, cfg, sizeof(cfg), NULL) != TERN_CMD_OK)
+		return;
+	wr32(cfg + offsetof(T, pfc_storm_ms), ms);
+	wr32(cfg + offsetof(T, rx_buf_bytes), 32u << 10);
+	wr32(cfg + offsetof(T, xoff_bytes), 16u << 10);
+	wr32(cfg + offsetof(T, xon_bytes), 8u << 10);
+	rdev_cmd(d, TERN_CMD_SET_DCB, cfg, sizeof(cfg), NULL, 0, NULL);
+}
+
+/* Where the device's DMA faults (the fake host's one range): @how % 8 is none, the RC/UC
+ * SQ, the CQ, the Ethernet TX ring or RX ring 0 (the first page of a paged one); 5-7: the SQ. */
+static void dma_fault(unsigned int dev, unsigned int how)
+{
+	struct rdev *d = F->c.d[dev];
+	struct side *s = &F->s[dev];
+	const struct drv_ring *r = NULL;
+	const struct qmem *q = NULL;
+	uint64_t a = 0;
+	size_t n = 0;
+
+	switch (how % 8) {
+	case 0:
+		break;
+	case 2:
+		q = F->c.cq[dev].mem.size ? &F->c.cq[dev].mem : NULL;
+		break;
+	case 3:
+		r = s->eth_ok ? &s->txq : NULL;
+		break;
+	case 4:
+		r = s->eth_ok ? &s->rxq[0] : NULL;
+		break;
+	default:
+		q = F->c.qp[dev].sq.size ? &F->c.qp[dev].sq : NULL;
+		break;
+	}
+	if (q && q->page_list && q->npages) {
+		a = q->pages[0];
+		n = 4096;
+	} else if (q) {
+		a = q->base;
+		n = q->size;
+	} else if (r && r->page_list && r->npages) {
+		a = r->pages[0];
+		n = 4096;
+	} else if (r) {
+		a = r->addr;
+		n = (size_t)r->entry << r->log;
+	}
+	d->f.fault_lo = a;
+	d->f.fault_hi = a + n;
+}
+
 /* 'c': the other commands and doorbells a driver uses while running. */
 static void control(unsigned int dev, unsigned int how, unsigned int arg)
 {
@@ -559,16 +653,13 @@ static void control(unsigned int dev, unsigned int how, unsigned int arg)
 	case 18:
 		destroy(d, TERN_CMD_DESTROY_EQ, (arg & 1) ? d->comp_eq.num : d->async_eq.num);
 		break;
-	case 19:	/* PFC on the priorities of @arg, DSCP trusted */
-		dcb_trust_dscp(d, (uint8_t)arg, NULL);
+	case 19:	/* PFC on the priorities of @arg's low byte, DSCP trusted; a high byte
+			 * turns the storm guard on (10 ms times it) over a small buffer */
+		if (dcb_trust_dscp(d, (uint8_t)arg, NULL) == TERN_CMD_OK && arg >> 8)
+			dcb_storm(d, 10 * (arg >> 8));
 		break;
-	default:	/* the SQ's memory faults for DMA from now on (or not any more) */
-		if (arg & 1) {
-			d->f.fault_lo = F->c.qp[dev].sq.base;
-			d->f.fault_hi = d->f.fault_lo + F->c.qp[dev].sq.size;
-		} else {
-			d->f.fault_lo = d->f.fault_hi = 0;
-		}
+	default:	/* memory that faults for the device's DMA from now on */
+		dma_fault(dev, arg);
 		break;
 	}
 }

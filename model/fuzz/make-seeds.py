@@ -248,10 +248,10 @@ def wire_seeds():
 
 
 # ---- fuzz_guest.c / fuzz-eth: its scripts ------------------------------------------------------
-GUEST_RC = 0x0FF2 | 0x80         # RC, MTU 1024, retries 7, RQ doorbell record
-GUEST_SR = 0x0FF6                # RC selective repeat
-GUEST_UC = 0x8FF2
-GUEST_HPCC = 0x0FF2 | 0x200      # HPCC instead of DCQCN; SRQ without a record
+GUEST_RC = 0x0DF2 | 0x80         # RC, MTU 1024, retries 7, RQ doorbell record, DCQCN
+GUEST_SR = 0x0DF6                # RC selective repeat
+GUEST_UC = 0x8DF2
+GUEST_HPCC = 0x0DF2 | 0x200      # HPCC instead of DCQCN; SRQ without a record
 SQE_SGE_LEN = 32 + 8             # the first SGE's length in a send WQE
 CTRL_REG = 0x000c                   # TERN_REG_CTRL (TERN_CTRL_RESET: bit 0)
 
@@ -317,6 +317,21 @@ def guest_seeds():
     pfc += b"".join(g("x", d, u8(sp), u16(0), u8(0)) for d in range(2)
                     for sp in (0x21, 0x25, 0x2d, 0x31, 0x35))
     seeds["seed-pfc"] = struct.pack(">H", GUEST_RC) + pfc + ops + t + pfc + t
+    # HPCC's window at work: WRITEs that complete, their ACKs echoing the wire's INT records
+    writes = b"".join(g("p", d, u8(0), u8(2), u8(1), u16(3000 + 100 * i))
+                      for i in range(12) for d in range(2))
+    seeds["seed-hpcc-writes"] = struct.pack(">H", GUEST_HPCC) + writes + t + writes + t
+    # dev 0 paused by its peer on every priority while it has work: its QPs wait for the MAC
+    xoff = g("x", 0, u8(0x25), u16(0), u8(0))
+    seeds["seed-pfc-paused-work"] = (struct.pack(">H", GUEST_RC) + g("c", 0, u8(19), u16(0xff)) +
+                                     xoff + ops + g("t", 1, u16(0x0400)) + xoff + ops + t)
+    # a CQ of 16 entries whose consumer record is rewritten: the device finds it overflowed
+    seeds["seed-cq-overflow"] = (struct.pack(">H", GUEST_RC) + g("c", 0, u8(1), u16(0)) + rq +
+                                 ops + g("w", 0, u8(5), u16(16 * 32), u8(0x80)) + ops + t)
+    # the CQ's and the Ethernet rings' memory faulting for the device's DMA
+    seeds["seed-dma-faults"] = (struct.pack(">H", GUEST_RC) + g("c", 0, u8(20), u16(2)) + ops +
+                                t + g("c", 1, u8(20), u16(3)) + eth_script() +
+                                g("c", 1, u8(20), u16(4)) + eth_script() + t)
     seeds["seed-reset"] = (struct.pack(">H", GUEST_RC) + ops +
                            g("d", 0, u8(2), u16(CTRL_REG), struct.pack(">Q", 1)) + t + ops + t)
     return seeds
@@ -350,6 +365,23 @@ def eth_script():
 def eth_seeds():
     seeds = {"seed-eth": struct.pack(">H", 0x0003) + eth_script(),
              "seed-eth-jumbo": struct.pack(">H", 0x000e) + eth_script()}
+    # PFC with the storm guard (10 ms) over a 32 KiB buffer: UDP frames (DSCP 0: priority 0)
+    # fill it past XOFF once both RX rings are empty, the host does not drain for 33 ms (our
+    # pause storm), then refills (XON)
+    fill = b"".join(g("x", 0, u8(0x04), u16(1400), u8(0)) for _ in range(110))
+    seeds["seed-eth-pfc-xoff-storm"] = (struct.pack(">H", 0x0002) +
+                                        g("c", 0, u8(19), u16(0x1ff)) + fill +
+                                        g("t", 0, u16(0xffff)) + g("t", 0, u16(0xffff)) +
+                                        g("c", 0, u8(9), u16(0x1f00)) +
+                                        g("c", 0, u8(9), u16(0x1f01)) + g("t", 0, u16(0x1000)))
+    # the peer pauses us for 12 ms without a break (its storm), then goes quiet
+    peer = b"".join(g("x", 0, u8(0x25), u16(0), u8(0)) + g("t", 0, u16(0x0c00))
+                    for _ in range(15))
+    seeds["seed-eth-pfc-peer-storm"] = (struct.pack(">H", 0x0002) +
+                                        g("c", 0, u8(19), u16(0x1ff)) + peer +
+                                        g("t", 0, u16(0xffff)) + g("t", 0, u16(0xffff)))
+    seeds["seed-eth-ring-faults"] = (struct.pack(">H", 0x0003) + g("c", 0, u8(20), u16(3)) +
+                                     eth_script() + g("c", 0, u8(20), u16(4)) + eth_script())
     seeds["seed-eth-rewrite"] = (struct.pack(">H", 0) + eth_script() + b"".join(
         g("w", 0, u8(m), u16(o), u8(0xff)) for m in (6, 7, 8, 9) for o in (0, 10, 14)) +
         b"".join(g("a", 0, u8(m), u16(0), u8(k), u16(0x400)) for m in (8, 9) for k in range(4))

@@ -194,7 +194,7 @@ static void fk_tx(void *opaque, const void *frame, size_t len)
 	fr = &f->frames[f->nframes++];
 	fr->len = len;
 	fr->t = f->now;
-	fr->data = malloc(len ? len : 1);
+	fr->data = malloc(len + FK_FRAME_ROOM);
 	if (fr->data)
 		memcpy(fr->data, frame, len);
 	fk_reenter(f);

@@ -96,8 +96,9 @@ struct fk_clock {
 struct fk_frame {
 	uint64_t t;		/* virtual time it was sent */
 	size_t len;
-	uint8_t *data;
+	uint8_t *data;		/* len bytes, and FK_FRAME_ROOM more a wire may grow it by */
 };
+#define FK_FRAME_ROOM	64
 
 struct fake {
 	struct tern_model *m;

@@ -53,7 +53,10 @@ enum wire_action {
 };
 
 struct wire;
-/* dir 0: end[0] -> end[1]; idx counts frames sent in that direction from 0. */
+/*
+ * dir 0: end[0] -> end[1]; idx counts frames sent in that direction from 0. A filter may
+ * grow the frame by up to FK_FRAME_ROOM bytes (a switch's INT record).
+ */
 typedef enum wire_action (*wire_filter_fn)(struct wire *w, unsigned int dir, unsigned int idx,
 					    uint8_t *frame, size_t *len);
 
