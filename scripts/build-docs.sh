@@ -16,7 +16,7 @@ command -v sphinx-build >/dev/null ||
 	die "sphinx-build not found: apt-get install python3-sphinx (scripts/setup-host.sh does)"
 
 kernel_doc() {	# prints the path of scripts/kernel-doc, extracting it once if needed
-	local tarball pkg ver dir
+	local tarball pkg ver dir tmp
 	if [ -n "${TERN_KERNEL_DOC:-}" ]; then echo "$TERN_KERNEL_DOC"; return; fi
 	tarball=${TERN_LINUX_SOURCE:-$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)}
 	[ -r "$tarball" ] || die "no /usr/src/linux-source-*.tar.xz, whose scripts/kernel-doc the \
@@ -30,9 +30,9 @@ driver's API pages need: apt-get install linux-source-6.1 (scripts/setup-host.sh
 	dir=$TERN_CACHE/kernel-doc-$ver
 	if [ ! -f "$dir/scripts/kernel-doc" ]; then
 		log "taking scripts/kernel-doc out of $tarball"
-		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
-		tar -xJf "$tarball" -C "$dir.tmp" --strip-components=1 --wildcards '*/scripts/kernel-doc'
-		rm -rf "$dir" && mv "$dir.tmp" "$dir"
+		tmp=$(mktemp -d "$dir.XXXXXX")	# another checkout may be doing the same
+		tar -xJf "$tarball" -C "$tmp" --strip-components=1 --wildcards '*/scripts/kernel-doc'
+		mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"	# the first one to finish wins
 	fi
 	echo "$dir/scripts/kernel-doc"
 }
