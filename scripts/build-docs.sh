@@ -5,8 +5,8 @@
 # broken cross-references (-n). The driver's interface pages take their text from the sources'
 # kernel-doc comments through the kernel's scripts/kernel-doc, found in Debian's linux-source
 # package (scripts/setup-host.sh installs it): an unpacked tree under $TERN_CACHE when there is
-# one (scripts/build-debug-kernel.sh leaves it), else the script alone, taken once from
-# /usr/src/linux-source-*.tar.xz into $TERN_CACHE/kernel-doc-<version>/.
+# one (scripts/build-debug-kernel.sh and scripts/check-kernel.sh leave one), else the script
+# alone, taken once from /usr/src/linux-source-*.tar.xz into $TERN_CACHE/kernel-doc-<version>/.
 # Extra arguments go to sphinx-build (e.g. -E to reread every page).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
@@ -25,6 +25,11 @@ driver's API pages need: apt-get install linux-source-6.1 (scripts/setup-host.sh
 	ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) || ver=$(stat -c %Y "$tarball")
 	if [ -f "$TERN_CACHE/linux-source-$ver/.complete" ]; then
 		echo "$TERN_CACHE/linux-source-$ver/scripts/kernel-doc"
+		return
+	fi
+	# scripts/check-kernel.sh's Kconfig extraction takes scripts/ too
+	if [ -f "$TERN_CACHE/kconfig-$ver/scripts/kernel-doc" ]; then
+		echo "$TERN_CACHE/kconfig-$ver/scripts/kernel-doc"
 		return
 	fi
 	dir=$TERN_CACHE/kernel-doc-$ver
