@@ -79,7 +79,7 @@ class TernKernelDoc(SphinxDirective):
             m = WARN_RE.match(line)
             if m:
                 logger.warning("kernel-doc: %s", m.group(4),
-                               location=(os.path.join(top, m.group(1)), int(m.group(2))))
+                               location="%s:%s" % (os.path.join(top, m.group(1)), m.group(2)))
             elif line.strip():
                 logger.warning("kernel-doc: %s", line, location=where)
         if res.returncode != 0:
