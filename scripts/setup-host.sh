@@ -30,6 +30,9 @@ pkgs=(
 	tshark
 	# Debian packages of the driver (scripts/build-packages.sh): tern-dkms and the provider
 	debhelper dh-dkms dkms fakeroot lsb-release
+	# the manual (scripts/build-docs.sh, tests/static/docs.t); kernel-doc comes from
+	# linux-source-6.1 above
+	python3-sphinx
 )
 want=$(printf '%s\n' "${pkgs[@]}" | sort | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then

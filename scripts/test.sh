@@ -50,8 +50,9 @@ half() {	# half FLAVOUR DIR...: one prove run; guest tests keep their logs under
 	echo "$rc $((SECONDS - t1)) $*" > "$TERN_OUT/half-$flavour"
 }
 
-# The debug half's files, slowest first as measured (README "How long they take"), so that the
-# last ones to finish are short; files not named here run after these, in name order.
+# The debug half's files, slowest first as measured (Documentation/testing.rst, "Test files
+# and what they cost"), so that the last ones to finish are short; files not named here run
+# after these, in name order.
 DEBUG_ORDER=(tests/guest/faults.t tests/guest/rdma.t tests/guest/dcb.t tests/guest/storage.t
 	tests/guest/cm.t tests/guest/ethernet.t tests/guest/verbs.t tests/kunit/kunit.t)
 pool() {	# pool FLAVOUR WHAT FILE...: one prove run per file, one file at a time while the

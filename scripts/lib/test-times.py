@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Each test file's wall time from the logs of scripts/test.sh's prove runs (prove --timer),
-slowest first, the slowest single tests in them, and the whole run's time against the suite's budget (README: "How long they
-take"): at most 60 min on a fresh 2-core machine, 35 min with warm caches.
+slowest first, the slowest single tests in them, and the whole run's time against the suite's
+budget (Documentation/testing.rst, "Test files and what they cost"): at most 60 min on a fresh
+2-core machine, 35 min with warm caches.
 
   scripts/lib/test-times.py TOTAL_SECONDS FLAVOUR=LOG[@HALF_SECONDS]...
 
