@@ -2,7 +2,7 @@
 """Each test file's wall time from the logs of scripts/test.sh's prove runs (prove --timer),
 slowest first, the slowest single tests in them, and the whole run's time against the suite's
 budget (Documentation/testing.rst, "Test files and what they cost"): at most 60 min on a fresh
-2-core machine, 35 min with warm caches.
+2-core machine, 25 min with warm caches.
 
   scripts/lib/test-times.py TOTAL_SECONDS FLAVOUR=LOG[@HALF_SECONDS]...
 
@@ -14,7 +14,7 @@ whole run's.
 import re
 import sys
 
-BUDGET_FRESH, BUDGET_WARM = 60 * 60, 35 * 60
+BUDGET_FRESH, BUDGET_WARM = 60 * 60, 25 * 60
 STEPS_SHOWN = 25
 
 
