@@ -53,8 +53,8 @@ half() {	# half FLAVOUR DIR...: one prove run; guest tests keep their logs under
 # The debug half's files, slowest first as measured (Documentation/testing.rst, "Test files
 # and what they cost"), so that the last ones to finish are short; files not named here run
 # after these, in name order.
-DEBUG_ORDER=(tests/guest/faults.t tests/guest/rdma.t tests/guest/dcb.t tests/guest/storage.t
-	tests/guest/cm.t tests/guest/ethernet.t tests/guest/verbs.t tests/kunit/kunit.t)
+DEBUG_ORDER=(tests/guest/rdma.t tests/guest/faults.t tests/guest/ethernet.t tests/guest/storage.t
+	tests/guest/verbs.t tests/guest/dcb.t tests/guest/cm.t tests/kunit/kunit.t)
 pool() {	# pool FLAVOUR WHAT FILE...: one prove run per file, one file at a time while the
 	# stock half runs ($TERN_OUT/stock-running exists), two at a time once it is done (a
 	# cluster of two guests keeps about 1.3 of the 2 cores busy). Each file's output is
