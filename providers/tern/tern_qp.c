@@ -456,18 +456,28 @@ static int tern_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
 	}
 }
 
+/*
+ * The rights a window may be given. IBV_ACCESS_LOCAL_WRITE means nothing for a window (it
+ * is reached only remotely) and is ignored, as are the optional hints; zero-based windows
+ * are not supported.
+ */
 #define TERN_MW_ACCESS	(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_ATOMIC)
+#define TERN_MW_ACCESS_IGNORED	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_OPTIONAL_RANGE)
 
 /*
  * LOCAL_INV (the key in the header) and BIND_MW (the window's new key in the header, struct
- * tern_bind_mw_seg after it): no data. A bind of length 0 (type 1: unbind) names no MR.
+ * tern_bind_mw_seg after it): no data. A bind of length 0 (type 1: unbind) may name an MR
+ * or not. The window's new key is its index with the key byte of wr->bind_mw.rkey: only
+ * that byte is the consumer's (the IB spec's key portion), the rest of the rkey given is
+ * not looked at, as mlx5 does.
  */
 static int tern_build_local_wqe(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t opcode,
 				struct tern_sq_wqe *wqe)
 {
 	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
 	struct tern_bind_mw_seg *seg = (void *)(wqe + 1);
+	struct ibv_mw *mw = wr->bind_mw.mw;
 
 	if (wr->send_flags & IBV_SEND_INLINE)
 		return EINVAL;
@@ -475,11 +485,10 @@ static int tern_build_local_wqe(struct tern_qp *qp, struct ibv_send_wr *wr, uint
 		wqe->rkey = htole32(wr->invalidate_rkey);
 		return 0;
 	}
-	if (!wr->bind_mw.mw || (bi->mw_access_flags & ~TERN_MW_ACCESS) ||
-	    (!bi->mr && bi->length) || (bi->mr && bi->mr->pd != wr->bind_mw.mw->pd) ||
-	    ((wr->bind_mw.rkey ^ wr->bind_mw.mw->rkey) & ~0xffu))
+	if (!mw || (bi->mw_access_flags & ~(TERN_MW_ACCESS | TERN_MW_ACCESS_IGNORED)) ||
+	    (!bi->mr && bi->length) || (bi->mr && bi->mr->pd != mw->pd))
 		return EINVAL;
-	wqe->rkey = htole32(wr->bind_mw.rkey);
+	wqe->rkey = htole32((mw->rkey & ~0xffu) | (wr->bind_mw.rkey & 0xffu));
 	memset(seg, 0, sizeof(*seg));
 	seg->addr = htole64(bi->addr);
 	seg->length = htole64(bi->length);
@@ -819,8 +828,6 @@ static void tern_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t r
 	struct tern_qp *qp = to_tqp_ex(qpx);
 
 	tern_wr_open(qpx, IBV_WR_BIND_MW);
-	if (mw->type != IBV_MW_TYPE_2)
-		tern_wr_fail(qp, EINVAL);	/* type 1: ibv_bind_mw */
 	qp->wr.bind_mw.mw = mw;
 	qp->wr.bind_mw.rkey = rkey;
 	qp->wr.bind_mw.bind_info = *bind_info;
