@@ -460,6 +460,7 @@ enum tern_rdma_cmd_opcode {
 	TERN_CMD_DESTROY_SRQ		= 0x010f,
 	TERN_CMD_RESIZE_CQ		= 0x0110,
 	TERN_CMD_MODIFY_CQ		= 0x0111,
+	TERN_CMD_REREG_MR		= 0x0112,	/* TERN_RDMA_CAP_REREG_MR */
 };
 
 /* QUERY_RDMA: limits the device enforces. No input. */
@@ -503,6 +504,7 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_MW		(1u << 6)	/* memory windows type 1 and 2 */
 #define TERN_RDMA_CAP_SR		(1u << 7)	/* RC selective repeat (TERN_QP_XPORT_SR) */
 #define TERN_RDMA_CAP_DB_REC		(1u << 8)	/* RQ/SRQ doorbell records */
+#define TERN_RDMA_CAP_REREG_MR		(1u << 9)	/* REREG_MR: an MR changed in place */
 
 /* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
@@ -548,6 +550,20 @@ struct tern_cmd_create_mr_in {
 	__u8	rsvd0;
 	__le32	npages;			/* 1..max_mr_pages; 0 with PHYSICAL */
 	struct tern_mem_desc pbl;	/* the page address array; zero with PHYSICAL */
+};
+
+/*
+ * REREG_MR (TERN_RDMA_CAP_REREG_MR): the plain MR (CREATE_MR without flags) named by @key
+ * becomes the MR @mr describes (new translation, PD and/or rights), keeping its index and
+ * key byte, so its keys keep working: @mr is checked as CREATE_MR checks it, its flags must
+ * be 0 and its key the key byte of @key. Each packet that uses the key from then on is
+ * checked against the new MR. On any error the MR is unchanged; BAD_STATE while windows
+ * are bound to it. BAD_PARAM and BAD_RESOURCE syndromes are offsets in this structure.
+ */
+struct tern_cmd_rereg_mr_in {
+	__le32	key;			/* the MR's full lkey/rkey */
+	__le32	rsvd;
+	struct tern_cmd_create_mr_in mr;
 };
 
 /*

@@ -305,6 +305,39 @@ int mr_register_again(struct rdev *d, struct rmr *mr, uint32_t pdn, uint8_t key)
 	return st;
 }
 
+int mr_rereg(struct rdev *d, struct rmr *mr, uint32_t pdn, uint32_t access, uint8_t key,
+	     uint32_t *syndrome)
+{
+	typedef struct tern_cmd_rereg_mr_in R;
+	typedef struct tern_cmd_create_mr_in T;
+	typedef struct tern_mem_desc M;
+	uint8_t in[sizeof(R)] = { 0 };
+	uint8_t *mi = in + OFF(R, mr);
+	struct cqe c = { 0 };
+	int st;
+
+	wr32(in + OFF(R, key), mr->key);
+	wr32(mi + OFF(T, pdn), pdn);
+	wr32(mi + OFF(T, access), access);
+	wr64(mi + OFF(T, iova), mr->iova);
+	wr64(mi + OFF(T, length), mr->len);
+	mi[OFF(T, key)] = key;
+	mi[OFF(T, page_shift)] = (uint8_t)mr->page_shift;
+	wr32(mi + OFF(T, npages), mr->npages);
+	wr64(mi + OFF(T, pbl) + OFF(M, addr), mr->pbl);
+	wr32(mi + OFF(T, pbl) + OFF(M, npages), (mr->npages * 8 + 4095) / 4096);
+	mi[OFF(T, pbl) + OFF(M, page_shift)] = 12;
+	mi[OFF(T, pbl) + OFF(M, mode)] = TERN_MEM_DIRECT;
+	st = rdev_cmd(d, TERN_CMD_REREG_MR, in, sizeof(in), NULL, 0, &c);
+	if (syndrome)
+		*syndrome = c.syndrome;
+	if (st == TERN_CMD_OK) {
+		mr->pdn = pdn;
+		mr->access = access;
+	}
+	return st;
+}
+
 int mr_destroy(struct rdev *d, struct rmr *mr)
 {
 	uint8_t in[4];

@@ -159,6 +159,13 @@ int mr_destroy(struct rdev *d, struct rmr *mr);
 /* CREATE_MR again over @mr's pages, iova and length (after DESTROY_MR, as a driver reusing
  * its memory would), in @pdn with key byte @key: @mr takes the new key and PD. */
 int mr_register_again(struct rdev *d, struct rmr *mr, uint32_t pdn, uint8_t key);
+/*
+ * REREG_MR of @mr over its pages, iova and length, in @pdn with @access, the CREATE_MR input's
+ * key byte @key (the MR's own for it to work): @mr takes the PD and rights when it works;
+ * *@syndrome (may be NULL) the command's syndrome.
+ */
+int mr_rereg(struct rdev *d, struct rmr *mr, uint32_t pdn, uint32_t access, uint8_t key,
+	     uint32_t *syndrome);
 void mr_release(struct rmr *mr);	/* host side only */
 uint8_t *mr_ptr(struct rdev *d, const struct rmr *mr, uint64_t off);	/* byte iova+off */
 void mr_write(struct rdev *d, const struct rmr *mr, uint64_t off, const void *src, size_t n);

@@ -550,6 +550,7 @@ int ternm_mr_copy(struct tern_model *m, uint32_t key, uint64_t va, void *buf, ui
 		  bool write, bool last_byte_last);
 int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r);
 int ternm_mr_destroy(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r);
+int ternm_mr_rereg(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r);
 void ternm_mr_clear(struct tern_model *m);
 int ternm_mr_fast_reg(struct tern_model *m, const struct ternm_qp *qp, uint32_t key,
 		      const uint8_t *seg, uint8_t *synd);

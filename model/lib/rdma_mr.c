@@ -179,8 +179,14 @@ static uint64_t mr_pages_bytes(uint32_t npages)
 	return (uint64_t)npages * sizeof(uint64_t);
 }
 
-/* CREATE_MR. Returns a command status; r->result is the MR index. */
-int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+/*
+ * Check a struct tern_cmd_create_mr_in and build the MR it describes into @out (its page
+ * list read and charged to the host memory), without taking an index: CREATE_MR and
+ * REREG_MR. @room: an index is free for it; @pages_free: page list entries left in the
+ * device's budget. Returns a command status; nothing is held unless it is TERN_CMD_OK.
+ */
+static int mr_prepare(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r,
+		      bool room, uint32_t pages_free, struct ternm_mr *out)
 {
 	typedef struct tern_cmd_create_mr_in T;
 	const uint32_t known = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
@@ -194,9 +200,8 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 	uint8_t shift = in[offsetof(T, page_shift)];
 	uint32_t npages = get_le32(CFLD(in, T, npages));
 	const uint8_t *pbl = CFLD(in, T, pbl);
-	struct ternm_mr *mr = NULL;
 	struct ternm_mem mem;
-	uint32_t bad_off, i, idx = 0;
+	uint32_t bad_off, i;
 	uint64_t *pages = NULL;
 	uint8_t *raw;
 	int rc;
@@ -254,16 +259,7 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 		if (npages == 0 || npages > TERNM_MAX_MR_PAGES || npages != need)
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, npages));
 	}
-	for (i = 0; i < TERNM_MAX_MR; i++) {
-		uint32_t k = (m->rdma->next_mr + i) % TERNM_MAX_MR;
-
-		if (!m->rdma->mr[k].used) {
-			mr = &m->rdma->mr[k];
-			idx = k;
-			break;
-		}
-	}
-	if (!mr || npages > TERNM_TOTAL_MR_PAGES - m->rdma->mr_pages)
+	if (!room || npages > pages_free)
 		return TERN_CMD_NO_RESOURCES;
 	if (flags & TERN_MR_F_FAST_REG) {
 		if (!ternm_host_mem_charge(m, mr_pages_bytes(npages)))
@@ -312,23 +308,47 @@ int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_re
 		}
 		free(raw);
 	}
-	memset(mr, 0, sizeof(*mr));
-	mr->used = true;
+	memset(out, 0, sizeof(*out));
+	out->used = true;
 	/* fast registration: free at first; a window: unbound */
-	mr->valid = !(flags & (TERN_MR_F_FAST_REG | MW_FLAGS));
-	mr->key = in[offsetof(T, key)];
-	mr->flags = flags;
-	mr->page_shift = shift;
-	mr->pdn = pdn;
-	mr->access = access;
-	mr->iova = iova;
-	mr->length = length;
-	mr->npages = flags & TERN_MR_F_FAST_REG ? 0 : npages;
-	mr->max_pages = npages;
-	mr->pages = pages;
-	m->rdma->pd[pdn].refs++;
-	m->rdma->mr_pages += npages;
-	m->rdma->next_mr = (idx + 1) % TERNM_MAX_MR;
+	out->valid = !(flags & (TERN_MR_F_FAST_REG | MW_FLAGS));
+	out->key = in[offsetof(T, key)];
+	out->flags = flags;
+	out->page_shift = shift;
+	out->pdn = pdn;
+	out->access = access;
+	out->iova = iova;
+	out->length = length;
+	out->npages = flags & TERN_MR_F_FAST_REG ? 0 : npages;
+	out->max_pages = npages;
+	out->pages = pages;
+	return TERN_CMD_OK;
+}
+
+/* CREATE_MR. Returns a command status; r->result is the MR index. */
+int ternm_mr_create(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	struct ternm_rdma *rd = m->rdma;
+	struct ternm_mr *mr = NULL, tmp;
+	uint32_t i, idx = 0;
+	int rc;
+
+	for (i = 0; i < TERNM_MAX_MR; i++) {
+		uint32_t k = (rd->next_mr + i) % TERNM_MAX_MR;
+
+		if (!rd->mr[k].used) {
+			mr = &rd->mr[k];
+			idx = k;
+			break;
+		}
+	}
+	rc = mr_prepare(m, in, r, mr != NULL, TERNM_TOTAL_MR_PAGES - rd->mr_pages, &tmp);
+	if (rc != TERN_CMD_OK)
+		return rc;
+	*mr = tmp;
+	rd->pd[mr->pdn].refs++;
+	rd->mr_pages += mr->max_pages;
+	rd->next_mr = (idx + 1) % TERNM_MAX_MR;
 	r->result = idx;
 	return TERN_CMD_OK;
 }
@@ -354,6 +374,50 @@ static void mr_free(struct tern_model *m, struct ternm_mr *mr)
 		ternm_host_mem_release(m, mr_pages_bytes(mr->max_pages));
 	free(mr->pages);
 	memset(mr, 0, sizeof(*mr));
+}
+
+/*
+ * REREG_MR: the MR @key names (a valid plain MR, key byte matching) becomes the one the
+ * embedded CREATE_MR input describes, with the same index and key byte (mr.key must be it).
+ * The new page list is read and charged before the old one is let go; on any error the MR
+ * is as it was. BAD_STATE while windows are bound to it.
+ */
+int ternm_mr_rereg(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_rereg_mr_in T;
+	uint32_t key = get_le32(CFLD(in, T, key));
+	const uint8_t *mi = CFLD(in, T, mr);
+	struct ternm_mr *mr = mr_get(m, key), tmp;
+	unsigned int i;
+	int rc;
+
+	if (!mr)
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, key));
+	if (mr->flags)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, key));
+	for (i = 0; i < sizeof(((T *)0)->rsvd); i++)
+		if (in[offsetof(T, rsvd) + i])
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd) + i);
+	if (mi[offsetof(struct tern_cmd_create_mr_in, flags)])
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM,
+				    offsetof(T, mr) + offsetof(struct tern_cmd_create_mr_in, flags));
+	if (mi[offsetof(struct tern_cmd_create_mr_in, key)] != (uint8_t)key)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM,
+				    offsetof(T, mr) + offsetof(struct tern_cmd_create_mr_in, key));
+	if (mr->binds)
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, key));
+	rc = mr_prepare(m, mi, r, true,
+			TERNM_TOTAL_MR_PAGES - m->rdma->mr_pages + mr->max_pages, &tmp);
+	if (rc != TERN_CMD_OK) {
+		if (rc == TERN_CMD_BAD_PARAM || rc == TERN_CMD_BAD_RESOURCE)
+			r->syndrome += offsetof(T, mr);	/* the field's offset in this input */
+		return rc;
+	}
+	mr_free(m, mr);
+	*mr = tmp;
+	m->rdma->pd[mr->pdn].refs++;
+	m->rdma->mr_pages += mr->max_pages;
+	return TERN_CMD_OK;
 }
 
 /*

@@ -155,6 +155,7 @@ static void put_query(uint8_t *o)
 	put_le16(FLD(o, T, max_cq_moder_period), TERNM_MAX_CQ_MODER_PERIOD);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MEM_MGT);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MW);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_REREG_MR);
 	put_le32(FLD(o, T, max_fast_reg_pages), TERNM_MAX_FAST_REG_PAGES);
 }
 
@@ -855,6 +856,8 @@ int ternm_rdma_cmd_in_len(uint16_t opcode)
 		return sizeof(struct tern_cmd_create_mr_in);
 	case TERN_CMD_DESTROY_MR:
 		return sizeof(struct tern_cmd_destroy_mr_in);
+	case TERN_CMD_REREG_MR:
+		return sizeof(struct tern_cmd_rereg_mr_in);
 	case TERN_CMD_CREATE_CQ:
 		return sizeof(struct tern_cmd_create_cq_in);
 	case TERN_CMD_DESTROY_CQ:
@@ -913,6 +916,9 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 		break;
 	case TERN_CMD_DESTROY_MR:
 		st = ternm_mr_destroy(m, in, r);
+		break;
+	case TERN_CMD_REREG_MR:
+		st = ternm_mr_rereg(m, in, r);
 		break;
 	case TERN_CMD_CREATE_CQ:
 		st = create_cq(m, in, r);

@@ -694,6 +694,111 @@ out:
 	conn_free(&c);
 }
 
+/*
+ * REREG_MR (issue 40: ibv_rereg_mr's new rights never reached the peer's key): an MR with
+ * local write only refuses a peer's WRITE; REREG_MR adds REMOTE_WRITE and the same key then
+ * takes the WRITE, the bytes intact; taking the right away again refuses it again. A wrong
+ * key byte, an unknown key, a window's key and a window bound to the MR are refused and
+ * leave the MR working; a new PD (with the key kept) is the QP's no more.
+ */
+static void t_mr_rereg(void)
+{
+	const uint8_t racc = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ;
+	struct rmr lm, rm, plain;
+	unsigned int nmr = 0;
+	struct connopt o;
+	struct conn c;
+	struct sge sg;
+	struct wc w[1];
+	uint32_t w2 = 0, w1 = 0, key, syn = 0, pdn2;
+
+	connopt_default(&o);
+	RQ(mw_pair(&c, &o, &lm, &rm, &plain, &nmr, &w2, &w1));
+	mr_fill(c.d[0], &lm, 3);
+	mr_fill(c.d[1], &rm, 4);
+	key = rm.key;
+	/* down to local write only (and MW_BIND): the peer's WRITE is refused */
+	CHECK_EQ(mr_rereg(c.d[1], &rm, rm.pdn, TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_MW_BIND,
+			  (uint8_t)key, &syn), TERN_CMD_OK);
+	CHECK_EQ(rm.key, key);
+	sg = mr_sge(&lm, 0, 4096);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  rm.iova + 4096, key, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_REM_ACCESS_ERR, 1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rm, 0, 16384, 4, 0), -1);
+	RQ(reconnect_both(&c, &o));
+	/* REMOTE_WRITE added in place: the same key takes the WRITE */
+	CHECK_EQ(mr_rereg(c.d[1], &rm, rm.pdn, acc_rw | TERN_ACCESS_MW_BIND, (uint8_t)key, &syn),
+		 TERN_CMD_OK);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 2, &sg, 1,
+		  rm.iova + 4096, key, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 2);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rm, 4096, 4096, 3, 0), -1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rm, 0, 4096, 4, 0), -1);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rm, 8192, 8192, 4, 8192), -1);
+	/* refused, the MR unchanged: another key byte, unknown key, a window's key */
+	CHECK_EQ(mr_rereg(c.d[1], &rm, rm.pdn, TERN_ACCESS_LOCAL_WRITE, (uint8_t)(key + 1), &syn),
+		 TERN_CMD_BAD_PARAM);
+	CHECK_EQ(syn, OFF(struct tern_cmd_rereg_mr_in, mr) + OFF(struct tern_cmd_create_mr_in, key));
+	rm.key = key + 1;
+	CHECK_EQ(mr_rereg(c.d[1], &rm, rm.pdn, TERN_ACCESS_LOCAL_WRITE, (uint8_t)(key + 1), &syn),
+		 TERN_CMD_BAD_RESOURCE);
+	rm.key = w2 << 8;
+	CHECK_EQ(mr_rereg(c.d[1], &rm, rm.pdn, TERN_ACCESS_LOCAL_WRITE, 0, &syn),
+		 TERN_CMD_BAD_RESOURCE);
+	rm.key = key;
+	/* a bad page list in the new description: BAD_PARAM at its offset in REREG_MR */
+	rm.page_shift = 13;
+	CHECK_EQ(mr_rereg(c.d[1], &rm, rm.pdn, TERN_ACCESS_LOCAL_WRITE, (uint8_t)key, &syn),
+		 TERN_CMD_BAD_PARAM);
+	CHECK(syn >= OFF(struct tern_cmd_rereg_mr_in, mr));
+	rm.page_shift = 12;
+	/* a window bound to it: BAD_STATE until it is unbound */
+	post_bind(c.d[1], &c.qp[1], 3, w1 << 8 | 0x61, &rm, 0, 4096, racc);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_OK, 3);
+	CHECK_EQ(mr_rereg(c.d[1], &rm, rm.pdn, TERN_ACCESS_LOCAL_WRITE, (uint8_t)key, &syn),
+		 TERN_CMD_BAD_STATE);
+	post_bind(c.d[1], &c.qp[1], 4, w1 << 8 | 0x62, &rm, 0, 0, 0);
+	RQ(one(&c, 1, w));
+	CHECK_WC(&w[0], TERN_WQE_BIND_MW, TERN_CQE_OK, 4);
+	/* still as it was: the WRITE works */
+	sg = mr_sge(&lm, 8192, 512);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 5, &sg, 1,
+		  rm.iova, key, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 5);
+	CHECK_EQ(mr_diff_pattern(c.d[1], &rm, 0, 512, 3, 8192), -1);
+	/* REMOTE_WRITE taken away again: refused again */
+	CHECK_EQ(mr_rereg(c.d[1], &rm, rm.pdn, TERN_ACCESS_LOCAL_WRITE, (uint8_t)key, &syn),
+		 TERN_CMD_OK);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 6, &sg, 1,
+		  rm.iova, key, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_REM_ACCESS_ERR, 6);
+	RQ(reconnect_both(&c, &o));
+	/* a new PD: the key is kept but the QP's PD no longer matches; the old PD may go */
+	RQ(pd_create(c.d[1], &pdn2) == TERN_CMD_OK);
+	CHECK_EQ(mr_rereg(c.d[1], &rm, pdn2, acc_rw, (uint8_t)key, &syn), TERN_CMD_OK);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 7, &sg, 1,
+		  rm.iova, key, 0);
+	RQ(one(&c, 0, w));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_REM_ACCESS_ERR, 7);
+	CHECK_EQ(pd_destroy(c.d[1], pdn2), TERN_CMD_BAD_STATE);	/* the MR is in it now */
+	CHECK_EQ(mr_destroy(c.d[1], &rm), TERN_CMD_OK);
+	CHECK_EQ(pd_destroy(c.d[1], pdn2), TERN_CMD_OK);
+out:
+	if (nmr > 0)
+		mr_release(&lm);
+	if (nmr > 1)
+		mr_release(&rm);
+	if (nmr > 2)
+		mr_release(&plain);
+	conn_free(&c);
+}
+
 /* The first frame from 0 to 1 is lost (its resend passes). */
 static enum wire_action first_lost(struct wire *w, unsigned int dir, unsigned int idx,
 				   uint8_t *frame, size_t *len)
@@ -799,6 +904,8 @@ const struct test rdma_frwr_tests[] = {
 	{ "rdma mw: type 2 window: range, rights, holds its MR, SEND_INV; type 1 rebind/unbind",
 	  t_mw },
 	{ "rdma mw: DESTROY_QP unbinds its type 2 windows (their MR may go)", t_mw_qp_destroy },
+	{ "rdma mr: REREG_MR changes rights and PD in place, the key kept; refusals change nothing",
+	  t_mr_rereg },
 	{ "rdma frwr: selective repeat: SEND_INV after a gap placed, key invalidated when whole",
 	  t_frwr_sr_send_inv },
 	{ NULL, NULL },

@@ -204,9 +204,10 @@ static struct ibv_mr *tern_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 }
 
 /*
- * tern_ib.ko registers a new MR in the device and the kernel destroys the old one once that
- * worked: the keys change (ibv_cmd_rereg_mr copies the new ones into @vmr), and a failure
- * leaves the old MR as it was.
+ * tern_ib.ko changes the MR in place where the device can (TERN_RDMA_CAP_REREG_MR): the keys
+ * stay. On a device without it tern_ib.ko registers a new MR and the kernel destroys the old
+ * one: the keys change. Either way ibv_cmd_rereg_mr copies the keys the kernel answers with
+ * into @vmr, and a failure leaves the MR as it was.
  */
 static int tern_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd, void *addr,
 			 size_t length, int access)

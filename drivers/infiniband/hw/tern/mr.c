@@ -312,6 +312,67 @@ static int tern_ib_create_mr_cmd(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
 	return err;
 }
 
+/*
+ * Pin [@start, @start + @length) for an MR of @ibpd mapped at @iova with @access and describe
+ * it in @in (all but the key byte): *@umemp the pinned memory, @pbl its page list (the
+ * caller frees it once the command ran), *@npages its pages. Nothing is held on error.
+ */
+static int tern_ib_umr_prepare(struct tern_ib_dev *dev, struct ib_pd *ibpd, u64 start,
+			       u64 length, u64 iova, int access, struct ib_umem **umemp,
+			       struct tern_ib_pbl *pbl, struct tern_cmd_create_mr_in *in,
+			       u32 *npages)
+{
+	unsigned long pgsz, pgsz_bitmap;
+	struct ib_umem *umem;
+	size_t n;
+	int err;
+
+	if (!tern_ib_mr_access_ok(dev, access)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: unsupported access %#x\n", access);
+		return -EOPNOTSUPP;
+	}
+	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
+		return -EINVAL;
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+
+	pgsz_bitmap = le64_to_cpu(dev->caps.page_size_cap) &
+		      GENMASK_ULL(min(TERN_MEM_MAX_PAGE_SHIFT, BITS_PER_LONG - 1), PAGE_SHIFT);
+	pgsz = ib_umem_find_best_pgsz(umem, pgsz_bitmap, iova);
+	if (!pgsz) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: no page size of %#lx fits\n", pgsz_bitmap);
+		err = -EINVAL;
+		goto err_release;
+	}
+	n = ib_umem_num_dma_blocks(umem, pgsz);
+	if (n > le32_to_cpu(dev->caps.max_mr_pages)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, limit %u\n", n,
+			  pgsz, le32_to_cpu(dev->caps.max_mr_pages));
+		err = -EINVAL;
+		goto err_release;
+	}
+	err = tern_ib_pbl_build(dev, pbl, umem, pgsz, n);
+	if (err)
+		goto err_release;
+
+	memset(in, 0, sizeof(*in));
+	in->pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
+	in->access = cpu_to_le32(tern_ib_mr_access_to_hw(access));
+	in->iova = cpu_to_le64(iova);
+	in->length = cpu_to_le64(length);
+	in->page_shift = order_base_2(pgsz);
+	in->npages = cpu_to_le32(n);
+	in->pbl = pbl->desc;
+	*umemp = umem;
+	*npages = n;
+	return 0;
+
+err_release:
+	ib_umem_release(umem);
+	return err;
+}
+
 /**
  * tern_ib_reg_user_mr() - register user memory
  * @ibpd: the PD
@@ -328,55 +389,19 @@ struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64
 				  int access, struct ib_udata *udata)
 {
 	struct tern_ib_dev *dev = to_tdev(ibpd->device);
-	struct tern_cmd_create_mr_in in = {};
-	unsigned long pgsz, pgsz_bitmap;
+	struct tern_cmd_create_mr_in in;
 	struct tern_ib_pbl pbl;
 	struct tern_ib_mr *mr;
-	size_t npages;
+	u32 npages;
 	int err;
-
-	if (!tern_ib_mr_access_ok(dev, access)) {
-		ibdev_dbg(&dev->ibdev, "reg_mr: unsupported access %#x\n", access);
-		return ERR_PTR(-EOPNOTSUPP);
-	}
-	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
-		return ERR_PTR(-EINVAL);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		goto err_free;
-	}
-
-	pgsz_bitmap = le64_to_cpu(dev->caps.page_size_cap) &
-		      GENMASK_ULL(min(TERN_MEM_MAX_PAGE_SHIFT, BITS_PER_LONG - 1), PAGE_SHIFT);
-	pgsz = ib_umem_find_best_pgsz(mr->umem, pgsz_bitmap, iova);
-	if (!pgsz) {
-		ibdev_dbg(&dev->ibdev, "reg_mr: no page size of %#lx fits\n", pgsz_bitmap);
-		err = -EINVAL;
-		goto err_release;
-	}
-	npages = ib_umem_num_dma_blocks(mr->umem, pgsz);
-	if (npages > le32_to_cpu(dev->caps.max_mr_pages)) {
-		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, limit %u\n", npages,
-			  pgsz, le32_to_cpu(dev->caps.max_mr_pages));
-		err = -EINVAL;
-		goto err_release;
-	}
-	err = tern_ib_pbl_build(dev, &pbl, mr->umem, pgsz, npages);
+	err = tern_ib_umr_prepare(dev, ibpd, start, length, iova, access, &mr->umem, &pbl, &in,
+				  &npages);
 	if (err)
-		goto err_release;
-
-	in.pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
-	in.access = cpu_to_le32(tern_ib_mr_access_to_hw(access));
-	in.iova = cpu_to_le64(iova);
-	in.length = cpu_to_le64(length);
-	in.page_shift = order_base_2(pgsz);
-	in.npages = cpu_to_le32(npages);
-	in.pbl = pbl.desc;
+		goto err_free;
 	err = tern_ib_create_mr_cmd(dev, mr, &in);
 	tern_ib_pbl_free(dev, &pbl);
 	if (err)
@@ -622,6 +647,45 @@ int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * REREG_MR: the device changes @mr in place (TERN_RDMA_CAP_REREG_MR), keeping its keys. The
+ * range is pinned again (the rights decide how it is pinned); the old pages are released
+ * once the device uses the new ones. On error @mr is as it was.
+ */
+static int tern_ib_rereg_in_place(struct tern_ib_dev *dev, struct tern_ib_mr *mr, u64 start,
+				  u64 length, u64 iova, int access, struct ib_pd *ibpd)
+{
+	struct tern_cmd_rereg_mr_in in = {};
+	struct tern_ib_pbl pbl;
+	struct ib_umem *umem;
+	u32 npages;
+	int err;
+
+	err = tern_ib_umr_prepare(dev, ibpd, start, length, iova, access, &umem, &pbl, &in.mr,
+				  &npages);
+	if (err)
+		return err;
+	in.key = cpu_to_le32(mr->ibmr.lkey);
+	in.mr.key = (u8)mr->ibmr.lkey;
+	err = tern_ib_cmd(dev, TERN_CMD_REREG_MR, &in, sizeof(in), NULL, 0, NULL);
+	tern_ib_pbl_free(dev, &pbl);
+	if (err) {
+		/* no answer: the device may have taken the new pages, they stay pinned */
+		if (err == -ETIMEDOUT && tern_core_alive(dev->tdev))
+			tern_ib_zombie_add(dev, umem);
+		else
+			ib_umem_release(umem);
+		return err;
+	}
+	ib_umem_release(mr->umem);
+	mr->umem = umem;
+	mr->page_shift = in.mr.page_shift;
+	mr->npages = npages;
+	mr->pbl_mode = in.mr.pbl.mode;
+	mr->access = access;
+	return 0;
+}
+
 /**
  * tern_ib_rereg_user_mr() - change a user MR's translation, PD or access rights
  * @ibmr: the MR
@@ -633,20 +697,23 @@ int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * @ibpd: the PD the MR is to be in (the old one without IB_MR_REREG_PD)
  * @udata: no driver data
  *
- * The device cannot change an MR in place, so this registers a new MR with what changes and
- * what is kept (the old range is pinned again when the translation stays), and the RDMA
- * core destroys the old MR once it has the new one. The new MR has new keys; the old MR is
- * untouched when this fails.
+ * With TERN_RDMA_CAP_REREG_MR the device changes the MR in place (REREG_MR) and its keys
+ * stay, as applications expect of a change of rights or PD (ConnectX keeps them too).
+ * Without it this registers a new MR with what changes and what is kept (the old range is
+ * pinned again when the translation stays), and the RDMA core destroys the old MR once it
+ * has the new one: the new MR has new keys. Either way the MR is untouched when this fails.
  *
- * Return: the new MR, or an ERR_PTR() (as tern_ib_reg_user_mr(); -EINVAL for an MR that is
- * not a user MR).
+ * Return: NULL (changed in place), the new MR, or an ERR_PTR() (as tern_ib_reg_user_mr();
+ * -EINVAL for an MR that is not a user MR, -EBUSY while memory windows are bound to it).
  */
 struct ib_mr *tern_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
 				    u64 iova, int access, struct ib_pd *ibpd,
 				    struct ib_udata *udata)
 {
+	struct tern_ib_dev *dev = to_tdev(ibmr->device);
 	struct tern_ib_mr *mr = to_tmr(ibmr);
 	struct ib_mr *new;
+	int err;
 
 	if (!mr->umem || (flags & ~IB_MR_REREG_SUPPORTED))
 		return ERR_PTR(-EINVAL);
@@ -657,6 +724,10 @@ struct ib_mr *tern_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u6
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
+	if (tern_ib_has_cap(dev, TERN_RDMA_CAP_REREG_MR)) {
+		err = tern_ib_rereg_in_place(dev, mr, start, length, iova, access, ibpd);
+		return err ? ERR_PTR(err) : NULL;
+	}
 	new = tern_ib_reg_user_mr(ibpd, start, length, iova, access, udata);
 	if (IS_ERR(new))
 		return new;

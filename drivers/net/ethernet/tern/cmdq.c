@@ -117,6 +117,8 @@ const char *tern_cmd_opcode_name(u16 opcode)
 		return "RESIZE_CQ";
 	case TERN_CMD_MODIFY_CQ:
 		return "MODIFY_CQ";
+	case TERN_CMD_REREG_MR:
+		return "REREG_MR";
 	case TERN_CMD_SET_DCB:
 		return "SET_DCB";
 	case TERN_CMD_QUERY_DCB:

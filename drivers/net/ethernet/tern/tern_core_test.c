@@ -362,13 +362,14 @@ static void tern_cmd_opcode_names(struct kunit *test)
 		{ TERN_CMD_DESTROY_SRQ, "DESTROY_SRQ" },
 		{ TERN_CMD_RESIZE_CQ, "RESIZE_CQ" },
 		{ TERN_CMD_MODIFY_CQ, "MODIFY_CQ" },
+		{ TERN_CMD_REREG_MR, "REREG_MR" },
 		{ TERN_CMD_SET_DCB, "SET_DCB" },
 		{ TERN_CMD_QUERY_PFC_STATS, "QUERY_PFC_STATS" },
 		{ TERN_CMD_SET_CC_PARAMS, "SET_CC_PARAMS" },
 		{ TERN_CMD_QUERY_CC_PARAMS, "QUERY_CC_PARAMS" },
 		{ 0x0205, "UNKNOWN" },
 		{ 0x0000, "UNKNOWN" },
-		{ 0x0112, "UNKNOWN" },
+		{ 0x0113, "UNKNOWN" },
 		{ 0xffff, "UNKNOWN" },
 	};
 	unsigned int i;
