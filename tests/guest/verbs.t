@@ -36,6 +36,19 @@ atomics and asynchronous events.
   IBV_WR_LOCAL_INV unbinds it; a type 1 window (ibv_bind_mw) serves a READ, holds its MR
   (ibv_dereg_mr: EBUSY) until a bind of length 0; a WRITE through the stale key is
   IBV_WC_REM_ACCESS_ERR, memory unchanged. Skipped over Soft-RoCE (see the code).
+- Every call path of memory windows and ibv_rereg_mr (tests/rdma/rdma-paths; tern; issue
+  40), called as rdma-core's pyverbs tests call them: ibv_bind_mw (type 1),
+  IBV_WR_BIND_MW through ibv_post_send and ibv_wr_bind_mw on an extended QP (type 2), with
+  IBV_ACCESS_LOCAL_WRITE among the window's rights and, for ibv_wr_bind_mw, an rkey of
+  another index (the window takes its key byte); WRITE and READ through each window, the
+  bytes checked; SEND_WITH_INV, ibv_wr_local_inv, a type 1 unbind with the MR named and
+  ibv_dealloc_mw of a bound window, each stale key then IBV_WC_REM_ACCESS_ERR with nothing
+  written; an rkey handed out before ibv_rereg_mr CHANGE_ACCESS adds REMOTE_WRITE takes the
+  WRITE after it (the keys stay), and refuses it again once the right is gone.
+  rdma-paths -q: RC, UC and UD QPs with random capacities up to an eighth and up to all of
+  max_qp_wr and max_sge, through ibv_create_qp and ibv_create_qp_ex, are created with at
+  least what they asked; the limits exactly too; one beyond is EINVAL; a CQ of max_cqe and
+  an SRQ of max_srq_wr x max_srq_sge are created, one beyond is EINVAL.
 - Asynchronous events (tests/rdma/rdma-events): a CQ overrun gives IBV_EVENT_CQ_ERR and
   IBV_EVENT_QP_FATAL with the QP in ERR; the link taken down and up (QEMU's set_link) gives
   IBV_EVENT_PORT_ERR then IBV_EVENT_PORT_ACTIVE, and RDMA works again afterwards.
@@ -224,6 +237,38 @@ def rdma_mw(port):
          all(r.rc in (0, 1) for r in (res.server, res.client)) and seen >= 25,
          "rdma-mw: server and client ran to the end (%d checks, %.0f s)" % (
              seen, res.seconds), res.diag())
+
+
+def rdma_paths(port):
+    """tests/rdma/rdma-paths (issue 40): memory windows bound through ibv_bind_mw,
+    IBV_WR_BIND_MW and ibv_wr_bind_mw as pyverbs binds them (LOCAL_WRITE among the rights, an
+    rkey of another index), remote WRITE/READ through each, SEND_WITH_INV, LOCAL_INV, a type 1
+    unbind with the MR named, dealloc of a bound window, every stale key refused; an rkey
+    handed out before ibv_rereg_mr CHANGE_ACCESS adds REMOTE_WRITE takes the WRITE after it
+    (server node1, client node0)."""
+    res = rt.run_pair(n1, n0,
+                      "rdma-paths -d %s -g %d -p %d" % (dev, target.gid(n1), port),
+                      "rdma-paths -d %s -g %d -p %d %s" % (dev, target.gid(n0), port,
+                                                           target.ip(n1)),
+                      port, PAIR_TIMEOUT)
+    seen = sum(tap_lines(r.stdout, "rdma-paths %s: " % who)
+               for who, r in (("server", res.server), ("client", res.client))
+               if r is not None)
+    t.ok(res.server is not None and res.client is not None and
+         all(r.rc in (0, 1) for r in (res.server, res.client)) and seen >= 60,
+         "rdma-paths: server and client ran to the end (%d checks, %.0f s)" % (
+             seen, res.seconds), res.diag())
+
+
+def qp_caps():
+    """tests/rdma/rdma-paths -q (issue 40): RC, UC and UD QPs with random capacities within
+    the limits ibv_query_device reports, through ibv_create_qp and ibv_create_qp_ex, are
+    created; the limits themselves too; one beyond is EINVAL; CQ and SRQ at their limits."""
+    start = time.monotonic()
+    r = n0.run("rdma-paths -d %s -g %d -q" % (dev, target.gid(n0)), timeout=PAIR_TIMEOUT)
+    seen = tap_lines(r.stdout, "rdma-paths -q: ")
+    t.ok(r.rc in (0, 1) and seen >= 60, "rdma-paths -q ran to the end (%d checks, %.0f s)" % (
+        seen, time.monotonic() - start), r.stdout[-3000:], r.stderr[-2000:])
 
 
 # An rdma cgroup that lets its members open three contexts (hca_handle) of tern0.
@@ -615,6 +660,13 @@ try:
                    "Linux 6.1 / rdma-core 44 (see the comment in verbs.t)")
         else:
             rdma_mw(port)
+        port = rt.next_port()
+        if KIND == "rxe":
+            t.skip("rdma-paths: every call path of memory windows and ibv_rereg_mr",
+                   "Soft-RoCE's windows and rereg in Linux 6.1 / rdma-core 44 (see rdma-mw)")
+        else:
+            rdma_paths(port)
+        qp_caps()
 
         # --- a hostile user of the kernel-bypass queues ----------------------------------------
         if KIND == "tern":
