@@ -263,12 +263,16 @@ def rdma_paths(port):
 def qp_caps():
     """tests/rdma/rdma-paths -q (issue 40): RC, UC and UD QPs with random capacities within
     the limits ibv_query_device reports, through ibv_create_qp and ibv_create_qp_ex, are
-    created; the limits themselves too; one beyond is EINVAL; CQ and SRQ at their limits."""
+    created; the limits themselves too; one beyond is EINVAL; CQ and SRQ at their limits.
+    Over Soft-RoCE (2^20 WRs, more than a guest's memory holds at full size) only the random
+    eighth (-e)."""
     start = time.monotonic()
-    r = n0.run("rdma-paths -d %s -g %d -q" % (dev, target.gid(n0)), timeout=PAIR_TIMEOUT)
+    opt = " -e" if KIND == "rxe" else ""
+    r = n0.run("rdma-paths -d %s -g %d -q%s" % (dev, target.gid(n0), opt), timeout=PAIR_TIMEOUT)
     seen = tap_lines(r.stdout, "rdma-paths -q: ")
-    t.ok(r.rc in (0, 1) and seen >= 60, "rdma-paths -q ran to the end (%d checks, %.0f s)" % (
-        seen, time.monotonic() - start), r.stdout[-3000:], r.stderr[-2000:])
+    t.ok(r.rc in (0, 1) and seen >= (10 if opt else 60),
+         "rdma-paths -q ran to the end (%d checks, %.0f s)" % (seen, time.monotonic() - start),
+         r.stdout[-3000:], r.stderr[-2000:])
 
 
 # An rdma cgroup that lets its members open three contexts (hca_handle) of tern0.
