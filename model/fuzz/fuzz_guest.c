@@ -32,7 +32,7 @@
  *                                EQ arm, SET_RSS, SET_PORT, QUERY_QP, stats, DESTROY_* of
  *                                objects in use, SET_DCB with PFC (and the storm guard over
  *                                a small buffer), the SQ's, CQ's or an Ethernet ring's
- *                                memory faulting
+ *                                memory faulting, REREG_MR of the MR in use
  *   'e' dev n (ctx desc)*        Ethernet TX: a context and data descriptors of any fields
  *                                over a TCP/UDP frame in host memory, the doorbell rung
  *   'x' dev spec len16 nflip (off8 xor)*  an Ethernet frame (TCP/UDP over IPv4/IPv6, VLAN,
@@ -574,10 +574,11 @@ static void control(unsigned int dev, unsigned int how, unsigned int arg)
 	struct side *s = &F->s[dev];
 	uint8_t in[16], out[512];
 
-	if ((how % 21 <= 2 || (how % 21 >= 10 && how % 21 <= 16)) && !F->c.cq[dev].mem.size)
+	if ((how % 22 <= 2 || (how % 22 >= 10 && how % 22 <= 16) || how % 22 == 21) &&
+	    !F->c.cq[dev].mem.size)
 		return;		/* fuzz-eth: no RDMA objects */
 	memset(in, 0, sizeof(in));
-	switch (how % 21) {
+	switch (how % 22) {
 	case 0:
 		wr32(in, F->c.cq[dev].cqn);
 		wr16(in + 4, (uint16_t)(arg & 0xff));
@@ -657,6 +658,12 @@ static void control(unsigned int dev, unsigned int how, unsigned int arg)
 			 * turns the storm guard on (10 ms times it) over a small buffer */
 		if (dcb_trust_dscp(d, (uint8_t)arg, NULL) == TERN_CMD_OK && arg >> 8)
 			dcb_storm(d, 10 * (arg >> 8));
+		break;
+	case 21:	/* REREG_MR of the MR in use: any rights, this PD or none, its own key
+			 * byte or another (the peer's WRITEs and READs through it go on) */
+		if (s->mr_ok)
+			mr_rereg(d, &s->mr, (arg & 0x8000) ? d->pdn + 1 : d->pdn, arg & 0x7f,
+				 (arg & 0x4000) ? (uint8_t)(arg >> 7) : (uint8_t)s->mr.key, NULL);
 		break;
 	default:	/* memory that faults for the device's DMA from now on */
 		dma_fault(dev, arg);

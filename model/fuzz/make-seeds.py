@@ -321,6 +321,12 @@ def guest_seeds():
     writes = b"".join(g("p", d, u8(0), u8(2), u8(1), u16(3000 + 100 * i))
                       for i in range(12) for d in range(2))
     seeds["seed-hpcc-writes"] = struct.pack(">H", GUEST_HPCC) + writes + t + writes + t
+    # the MR in use changed in place (REREG_MR): rights cut and given back under its key,
+    # then another key byte and another PD (refused)
+    rereg = lambda a: g("c", 1, u8(21), u16(a))
+    seeds["seed-rereg"] = (struct.pack(">H", GUEST_RC) + rq + rereg(0x0001) + ops + t +
+                           rereg(0x000f) + ops + rereg(0x4000 | 5 << 7 | 0x0f) +
+                           rereg(0x800f) + ops + t)
     # dev 0 paused by its peer on every priority while it has work: its QPs wait for the MAC
     xoff = g("x", 0, u8(0x25), u16(0), u8(0))
     seeds["seed-pfc-paused-work"] = (struct.pack(">H", GUEST_RC) + g("c", 0, u8(19), u16(0xff)) +
