@@ -278,16 +278,19 @@ int mr_create(struct rdev *d, struct rmr *mr, uint32_t pdn, uint64_t len, uint32
 	return mr_create_ex(d, mr, pdn, len, access, offset, 12, (uint8_t)(0x5a + d->mr_seq));
 }
 
-int mr_register_again(struct rdev *d, struct rmr *mr, uint32_t pdn, uint8_t key)
+/*
+ * A CREATE_MR input (zeroed first) for @mr's pages, iova and length in @pdn with @access and
+ * key byte @key: mr_register_again() and mr_rereg() describe the MR the same way.
+ */
+static void mr_in_fill(uint8_t *in, const struct rmr *mr, uint32_t pdn, uint32_t access,
+		       uint8_t key)
 {
 	typedef struct tern_cmd_create_mr_in T;
 	typedef struct tern_mem_desc M;
-	uint8_t in[sizeof(T)] = { 0 };
-	struct cqe c;
-	int st;
 
+	memset(in, 0, sizeof(T));
 	wr32(in + OFF(T, pdn), pdn);
-	wr32(in + OFF(T, access), mr->access);
+	wr32(in + OFF(T, access), access);
 	wr64(in + OFF(T, iova), mr->iova);
 	wr64(in + OFF(T, length), mr->len);
 	in[OFF(T, key)] = key;
@@ -297,6 +300,15 @@ int mr_register_again(struct rdev *d, struct rmr *mr, uint32_t pdn, uint8_t key)
 	wr32(in + OFF(T, pbl) + OFF(M, npages), (mr->npages * 8 + 4095) / 4096);
 	in[OFF(T, pbl) + OFF(M, page_shift)] = 12;
 	in[OFF(T, pbl) + OFF(M, mode)] = TERN_MEM_DIRECT;
+}
+
+int mr_register_again(struct rdev *d, struct rmr *mr, uint32_t pdn, uint8_t key)
+{
+	uint8_t in[sizeof(struct tern_cmd_create_mr_in)];
+	struct cqe c;
+	int st;
+
+	mr_in_fill(in, mr, pdn, mr->access, key);
 	st = rdev_cmd(d, TERN_CMD_CREATE_MR, in, sizeof(in), NULL, 0, &c);
 	if (st == TERN_CMD_OK) {
 		mr->key = c.result << 8 | key;
@@ -309,25 +321,12 @@ int mr_rereg(struct rdev *d, struct rmr *mr, uint32_t pdn, uint32_t access, uint
 	     uint32_t *syndrome)
 {
 	typedef struct tern_cmd_rereg_mr_in R;
-	typedef struct tern_cmd_create_mr_in T;
-	typedef struct tern_mem_desc M;
 	uint8_t in[sizeof(R)] = { 0 };
-	uint8_t *mi = in + OFF(R, mr);
 	struct cqe c = { 0 };
 	int st;
 
 	wr32(in + OFF(R, key), mr->key);
-	wr32(mi + OFF(T, pdn), pdn);
-	wr32(mi + OFF(T, access), access);
-	wr64(mi + OFF(T, iova), mr->iova);
-	wr64(mi + OFF(T, length), mr->len);
-	mi[OFF(T, key)] = key;
-	mi[OFF(T, page_shift)] = (uint8_t)mr->page_shift;
-	wr32(mi + OFF(T, npages), mr->npages);
-	wr64(mi + OFF(T, pbl) + OFF(M, addr), mr->pbl);
-	wr32(mi + OFF(T, pbl) + OFF(M, npages), (mr->npages * 8 + 4095) / 4096);
-	mi[OFF(T, pbl) + OFF(M, page_shift)] = 12;
-	mi[OFF(T, pbl) + OFF(M, mode)] = TERN_MEM_DIRECT;
+	mr_in_fill(in + OFF(R, mr), mr, pdn, access, key);
 	st = rdev_cmd(d, TERN_CMD_REREG_MR, in, sizeof(in), NULL, 0, &c);
 	if (syndrome)
 		*syndrome = c.syndrome;
