@@ -136,6 +136,7 @@ for f in $flavours; do
 		[ "$from_packages" != 0 ] || step "provider list" provider_list
 		step "initramfs" "$TERN_TOP/scripts/mkinitramfs.sh" >/dev/null
 		step "initramfs (storage)" "$TERN_TOP/scripts/mkinitramfs.sh" --image storage >/dev/null
+		step "initramfs (apps)" "$TERN_TOP/scripts/mkinitramfs.sh" --image apps >/dev/null
 	else
 		step "debug kernel" "$TERN_TOP/scripts/build-debug-kernel.sh" >/dev/null
 		step "kernel modules (debug)" debug_modules
@@ -149,5 +150,7 @@ for f in $flavours; do
 		step "initramfs (debug)" "$TERN_TOP/scripts/mkinitramfs.sh" --debug >/dev/null
 		step "initramfs (debug, storage)" "$TERN_TOP/scripts/mkinitramfs.sh" --debug \
 			--image storage >/dev/null
+		step "initramfs (debug, apps)" "$TERN_TOP/scripts/mkinitramfs.sh" --debug \
+			--image apps >/dev/null
 	fi
 done

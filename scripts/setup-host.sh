@@ -22,6 +22,9 @@ pkgs=(
 	# storage over RDMA in guests (tests/guest/storage.t): NVMe-oF host tools, fio, and the
 	# NFS server and client userland (exportfs, rpc.mountd, rpc.nfsd, mount.nfs4)
 	nvme-cli fio nfs-kernel-server nfs-common netbase
+	# RDMA middleware and diagnostics in guests (tests/guest/apps.t, the apps image): UCX,
+	# libfabric, Open MPI, qperf; iSER (open-iscsi) and SMB Direct (ksmbd, cifs) in storage.t
+	ucx-utils libfabric-bin openmpi-bin libopenmpi-dev qperf open-iscsi ksmbd-tools cifs-utils
 	# debug guest kernel (scripts/build-debug-kernel.sh)
 	ccache
 	# the NIC model as an ns-3 device (model/ns3, tests/host/ns3.t): Debian's ns-3 3.37
