@@ -46,9 +46,9 @@ bool drv_cmd_poll(struct fake *f, struct cqe *c)
 {
 	unsigned int slot = f->cq_ci & ((1u << f->cmd_log) - 1);
 	uint8_t *e = fk_ptr(f, f->cq + 16ull * slot, 16);
-	uint8_t phase = ((f->cq_ci >> f->cmd_log) & 1) ? 0 : 1;
 
-	if ((e[OFF(struct tern_cmd_cqe, flags)] & TERN_CQE_PHASE) != phase)
+	if ((e[OFF(struct tern_cmd_cqe, flags)] & TERN_CQE_PHASE) !=
+	    tern_ring_phase(f->cq_ci, f->cmd_log))
 		return false;
 	c->token = rd16(e + OFF(struct tern_cmd_cqe, token));
 	c->status = e[OFF(struct tern_cmd_cqe, status)];
@@ -159,9 +159,8 @@ int drv_eq_create(struct fake *f, struct drv_ring *eq, unsigned int log, unsigne
 bool drv_eq_poll(struct fake *f, struct drv_ring *eq, uint8_t *type, uint32_t *data0)
 {
 	uint8_t *e = drv_ring_entry(f, eq, eq->ci);
-	uint8_t phase = ((eq->ci >> eq->log) & 1) ? 0 : 1;
 
-	if ((e[OFF(struct tern_eqe, flags)] & TERN_EQE_PHASE) != phase)
+	if ((e[OFF(struct tern_eqe, flags)] & TERN_EQE_PHASE) != tern_ring_phase(eq->ci, eq->log))
 		return false;
 	if (type)
 		*type = e[OFF(struct tern_eqe, type)];
@@ -174,9 +173,8 @@ bool drv_eq_poll(struct fake *f, struct drv_ring *eq, uint8_t *type, uint32_t *d
 bool drv_eq_poll_eqe(struct fake *f, struct drv_ring *eq, uint8_t eqe[16])
 {
 	uint8_t *e = drv_ring_entry(f, eq, eq->ci);
-	uint8_t phase = ((eq->ci >> eq->log) & 1) ? 0 : 1;
 
-	if ((e[OFF(struct tern_eqe, flags)] & TERN_EQE_PHASE) != phase)
+	if ((e[OFF(struct tern_eqe, flags)] & TERN_EQE_PHASE) != tern_ring_phase(eq->ci, eq->log))
 		return false;
 	memcpy(eqe, e, 16);
 	eq->ci++;

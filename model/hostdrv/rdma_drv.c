@@ -525,9 +525,8 @@ static uint8_t *cq_entry(struct rdev *d, struct rcq *cq, uint32_t idx)
 bool cq_peek(struct rdev *d, struct rcq *cq)
 {
 	uint8_t *e = cq_entry(d, cq, cq->ci);
-	bool phase = !((cq->ci >> cq->log) & 1);
 
-	return !!(e[CQEF(flags)] & TERN_CQE_F_PHASE) == phase;
+	return (e[CQEF(flags)] & TERN_CQE_F_PHASE) == tern_cqe_phase(cq->ci, cq->log);
 }
 
 bool cq_poll(struct rdev *d, struct rcq *cq, struct wc *wc)
@@ -545,8 +544,7 @@ bool cq_poll(struct rdev *d, struct rcq *cq, struct wc *wc)
 
 void cq_arm(struct rdev *d, struct rcq *cq, uint64_t arm)
 {
-	db64(d, cq->uar, TERN_UDB_CQ,
-	     cq->cqn | (uint64_t)(cq->ci & TERN_UDB_CI_MASK) << TERN_UDB_PI_SHIFT | arm);
+	db64(d, cq->uar, TERN_UDB_CQ, tern_udb_cq(cq->cqn, cq->ci, arm));
 }
 
 /* ---- QPs --------------------------------------------------------------------------------------- */
@@ -859,12 +857,12 @@ unsigned int post_recv(struct rdev *d, struct rqp *qp, uint64_t wr_id, const str
 
 void ring_sq(struct rdev *d, struct rqp *qp)
 {
-	db64(d, qp->uar, TERN_UDB_SQ, qp->qpn | (uint64_t)qp->sq_pi << TERN_UDB_PI_SHIFT);
+	db64(d, qp->uar, TERN_UDB_SQ, tern_udb_wq(qp->qpn, qp->sq_pi));
 }
 
 void ring_rq(struct rdev *d, struct rqp *qp)
 {
-	db64(d, qp->uar, TERN_UDB_RQ, qp->qpn | (uint64_t)qp->rq_pi << TERN_UDB_PI_SHIFT);
+	db64(d, qp->uar, TERN_UDB_RQ, tern_udb_wq(qp->qpn, qp->rq_pi));
 }
 
 void rq_rec_write(struct rdev *d, struct rqp *qp, uint16_t pi)

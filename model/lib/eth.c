@@ -446,17 +446,10 @@ static bool tso_layout(const struct tern_model *m, const uint8_t *b, const struc
 	size_t l4;
 
 	frame_parse(b, f->len, p);
-	if (!p->ip_whole || !f->mss || !(f->ctx_flags & TERN_ETH_CTX_CSUM))
+	if (!p->ip_whole || p->proto != FRAME_IPPROTO_TCP || !f->mss ||
+	    !(f->ctx_flags & TERN_ETH_CTX_CSUM))
 		return false;
-	if (p->ipver == 4) {
-		l4 = p->l3 + (size_t)(b[p->l3] & 0x0f) * 4;
-		if (b[p->l3 + 9] != FRAME_IPPROTO_TCP)
-			return false;
-	} else {
-		l4 = p->l3 + FRAME_IPV6_HLEN;
-		if (b[p->l3 + 6] != FRAME_IPPROTO_TCP)
-			return false;
-	}
+	l4 = p->l4;
 	if (f->csum_start != l4 || f->csum_offset != 16 || l4 + 20 > f->len)
 		return false;
 	*hdr = l4 + (size_t)(b[l4 + 12] >> 4) * 4;
@@ -516,11 +509,9 @@ static enum tx_result tx_send(struct tern_model *m, struct ternm_ethq *q, struct
 		memcpy(seg, b, hdr);
 		memcpy(seg + hdr, b + hdr + off, chunk);
 		if (p.ipver == 4) {
-			size_t ihl = (size_t)(seg[p.l3] & 0x0f) * 4;
-
 			put_be16(seg + p.l3 + 2, (uint16_t)(len - p.l3));
 			put_be16(seg + p.l3 + 4, (uint16_t)(id + i));
-			frame_ipv4_csum_set(seg + p.l3, ihl);
+			frame_ipv4_csum_set(seg + p.l3, p.l4 - p.l3);
 		} else {
 			put_be16(seg + p.l3 + 4, (uint16_t)(len - p.l3 - FRAME_IPV6_HLEN));
 		}
@@ -656,10 +647,10 @@ static bool rss_hash(const struct tern_model *m, const uint8_t *f, size_t len, u
 	if (!p.ip_whole)
 		return false;
 	l3 = p.l3;
+	l4off = p.l4;
+	proto = p.proto;
 	if (p.ipver == 4) {
 		alen = 4;
-		l4off = l3 + (size_t)(f[l3] & 0x0f) * 4;
-		proto = f[l3 + 9];
 		/* a fragment carries no ports (or not the first fragment's) */
 		whole_l4 = !(get_be16(f + l3 + 6) & 0x3fff);
 		want_l3 = TERN_RSS_HASH_IPV4;
@@ -667,9 +658,7 @@ static bool rss_hash(const struct tern_model *m, const uint8_t *f, size_t len, u
 			  proto == FRAME_IPPROTO_UDP ? TERN_RSS_HASH_UDP_IPV4 : 0;
 	} else {
 		alen = 16;
-		l4off = l3 + FRAME_IPV6_HLEN;
-		proto = f[l3 + 6];		/* an extension header hides the ports */
-		whole_l4 = true;
+		whole_l4 = true;		/* an extension header (p.proto) hides the ports */
 		want_l3 = TERN_RSS_HASH_IPV6;
 		want_l4 = proto == FRAME_IPPROTO_TCP ? TERN_RSS_HASH_TCP_IPV6 :
 			  proto == FRAME_IPPROTO_UDP ? TERN_RSS_HASH_UDP_IPV6 : 0;
@@ -839,23 +828,21 @@ static uint16_t rx_csum(const uint8_t *f, size_t len, uint16_t *l4sum)
 	if (!p.ip_whole)
 		return 0;
 	l3 = p.l3;
+	l4 = p.l4;
+	proto = p.proto;
 	if (p.ipver == 4) {
-		ihl = (size_t)(f[l3] & 0x0f) * 4;
+		ihl = l4 - l3;
 		if (!frame_ipv4_csum_ok(f + l3, ihl))
 			return TERN_ETH_RXD_CSUM_BAD;
 		if (get_be16(f + l3 + 6) & 0x3fff)	/* MF or a fragment offset */
 			return 0;
 		if (get_be16(f + l3 + 2) < ihl || l3 + get_be16(f + l3 + 2) > len)
 			return 0;
-		l4 = l3 + ihl;
 		l4_len = get_be16(f + l3 + 2) - ihl;
-		proto = f[l3 + 9];
 	} else {
-		l4 = l3 + FRAME_IPV6_HLEN;
 		l4_len = get_be16(f + l3 + 4);
 		if (l4 + l4_len > len)
 			return 0;
-		proto = f[l3 + 6];
 	}
 	if (proto == FRAME_IPPROTO_TCP) {
 		if (l4_len < 20)

@@ -56,6 +56,13 @@ struct frame_info {
 	 */
 	bool ip_whole;
 	/*
+	 * When ip_whole: where the IP payload starts (l3 + IHL * 4, IPv6: l3 + 40; the frame
+	 * may end there) and its protocol (IPv6: the next header, an extension header included).
+	 * Else both 0.
+	 */
+	size_t l4;
+	uint8_t proto;
+	/*
 	 * Offset of the UDP header, 0 if none: IP protocol (IPv6 next header) UDP, the fixed IP
 	 * header in the frame, and the 8 bytes of a UDP header after IHL * 4 (IPv6: 40) bytes.
 	 * IHL is not judged here (the RoCE receive path drops IHL < 5).
@@ -158,6 +165,10 @@ static inline void frame_parse(const uint8_t *f, size_t len, struct frame_info *
 			return;
 		u = o + (size_t)(f[o] & 0x0f) * 4;
 		p->ip_whole = u >= o + FRAME_IPV4_HLEN && len >= u;
+		if (p->ip_whole) {
+			p->l4 = u;
+			p->proto = f[o + 9];
+		}
 		if (f[o + 9] != FRAME_IPPROTO_UDP)
 			return;
 	} else if (p->ethertype == FRAME_ETH_P_IPV6 && f[o] >> 4 == 6) {
@@ -167,6 +178,8 @@ static inline void frame_parse(const uint8_t *f, size_t len, struct frame_info *
 			return;
 		p->ip_whole = true;
 		u = o + FRAME_IPV6_HLEN;
+		p->l4 = u;
+		p->proto = f[o + 6];
 		if (f[o + 6] != FRAME_IPPROTO_UDP)
 			return;
 	} else {

@@ -157,8 +157,7 @@ static void t_rec_doorbell_hint(void)
 	RQ(dfix_setup(&x, &o));
 	recv_post(&x, 0);
 	rq_rec_write(x.c.d[1], &x.c.qp[1], x.c.qp[1].rq_pi);
-	db64(x.c.d[1], x.c.qp[1].uar, TERN_UDB_RQ,
-	     x.c.qp[1].qpn | (uint64_t)0x7fff << TERN_UDB_PI_SHIFT);
+	db64(x.c.d[1], x.c.qp[1].uar, TERN_UDB_RQ, tern_udb_wq(x.c.qp[1].qpn, 0x7fff));
 	send_post(&x, 0, 100);
 	ring_sq(x.c.d[0], &x.c.qp[0]);
 	expect_sends(&x, 0, 1, 100);
@@ -264,7 +263,7 @@ static void t_pi_back(void)
 	ring_sq(x.c.d[0], &x.c.qp[0]);
 	fk_run(&x.c.d[0]->f);		/* the 4 SENDs go out; the wire holds them */
 	logs = x.c.d[0]->f.logs;
-	db64(x.c.d[0], x.c.qp[0].uar, TERN_UDB_SQ, x.c.qp[0].qpn | 1ull << TERN_UDB_PI_SHIFT);
+	db64(x.c.d[0], x.c.qp[0].uar, TERN_UDB_SQ, tern_udb_wq(x.c.qp[0].qpn, 1));
 	fk_run(&x.c.d[0]->f);
 	CHECK_EQ(x.c.d[0]->f.logs, logs + 1);
 	for (n = 0; n < 4; n++)

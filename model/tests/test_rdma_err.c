@@ -461,12 +461,12 @@ static void t_doorbells(void)
 	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 1, &sg, 1, rm.iova,
 		  rm.key, 0);
 	wrong = (uint16_t)(c.qp[0].uar + 1);
-	db64(c.d[0], wrong, TERN_UDB_SQ, c.qp[0].qpn | (uint64_t)c.qp[0].sq_pi << 32);
+	db64(c.d[0], wrong, TERN_UDB_SQ, tern_udb_wq(c.qp[0].qpn, c.qp[0].sq_pi));
 	wire_advance(&c.w, 100000);
 	CHECK_EQ(c.w.sent[0], 0);
 	CHECK_EQ(RDEV_STAT(c.d[0], db_misdirected), 1);
 	/* unknown QPN on the right page */
-	db64(c.d[0], c.qp[0].uar, TERN_UDB_SQ, (c.qp[0].qpn + 5) | (uint64_t)c.qp[0].sq_pi << 32);
+	db64(c.d[0], c.qp[0].uar, TERN_UDB_SQ, tern_udb_wq(c.qp[0].qpn + 5, c.qp[0].sq_pi));
 	wire_advance(&c.w, 100000);
 	CHECK_EQ(c.w.sent[0], 0);
 	CHECK_EQ(RDEV_STAT(c.d[0], db_misdirected), 2);
