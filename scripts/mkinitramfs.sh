@@ -18,7 +18,7 @@
 # gzip slowly, 47 s for the storage image against 28 s to unpack it uncompressed, 20 s
 # against 9 s for the default one (stock: a few seconds either way).
 #
-# Rebuilds only when an input changed (paths, sizes and mtimes are hashed); -f forces it.
+# Rebuilds only when an input changed (paths and contents are hashed); -f forces it.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
@@ -205,7 +205,9 @@ sort -u -o "$manifest" "$manifest"
 key=$({
 	cat "$manifest" "$0" "${lists[@]}"
 	echo "$kver ${TERN_GUEST_SH:-}"
-	cut -d' ' -f2 "$manifest" | xargs stat -L -c '%n %s %Y'
+	# contents, not sizes and mtimes: dpkg -x gives a package's files the changelog's date,
+	# so a rebuilt provider of the same size would otherwise leave a stale image
+	cut -d' ' -f2 "$manifest" | xargs sha256sum
 } | sha256sum | cut -c1-32)
 if [ $force = 0 ] && [ -f "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 	echo "$out"
