@@ -80,6 +80,17 @@ rdma_tests() {
 	done > "$TERN_OUT/initramfs.d/rdma-tests.list"
 }
 
+# tests/apps' MPI programs (built with Debian's mpicc, run in the apps image's guests) and
+# their list, read for the apps image only (mkinitramfs.sh --image apps).
+apps_tests() {
+	local p
+	make -s -C "$TERN_TOP/tests/apps" O="$TERN_OUT/apps" >&2
+	mkdir -p "$TERN_OUT/initramfs.d/apps"
+	for p in $(make -s -C "$TERN_TOP/tests/apps" names); do
+		printf 'file %s /usr/bin/%s\nlib %s\n' "$TERN_OUT/apps/$p" "$p" "$TERN_OUT/apps/$p"
+	done > "$TERN_OUT/initramfs.d/apps/mpi-tests.list"
+}
+
 # tern-switch (model/fabric/tern-switch.c + the switch model model/fabric/switch.c): the
 # fabric process that joins three or more guests (scripts/harness/fabric.py). Optimized and
 # without sanitizers: it runs in real time next to the guests.
@@ -116,6 +127,7 @@ done
 step "host packages" "$TERN_TOP/scripts/setup-host.sh"
 step "qemu" "$TERN_TOP/scripts/build-qemu.sh" >/dev/null
 step "rdma test programs" rdma_tests
+step "MPI test programs" apps_tests
 step "tern-switch" tern_switch
 # The stock guests get tern's modules and provider from tern's Debian packages
 # (scripts/build-packages.sh: the modules DKMS builds from tern-dkms for the guest kernel, the

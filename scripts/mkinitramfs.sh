@@ -11,14 +11,14 @@
 #   $TERN_INITRAMFS_EXTRA (colon-separated list files), and list files given as arguments.
 # The format is described in scripts/guest/extra-files.txt. TERN_GUEST_MODULES adds modules.
 # --image NAME: a larger image for the tests that need it: everything above plus
-# scripts/guest/NAME-files.txt, into initramfs-NAME.cpio next to the default one (e.g.
-# --image storage: NVMe-oF, NFS and fio, about 100 MB that every other guest would otherwise
-# unpack at boot). Tests ask for it with Cluster(initrd_image=NAME). Not compressed, nor is
+# scripts/guest/NAME-files.txt and $TERN_OUT/initramfs.d/NAME/*.list, into
+# initramfs-NAME.cpio next to the default one (e.g. --image storage: NVMe-oF, NFS and fio,
+# about 100 MB that every other guest would otherwise unpack at boot). Tests ask for it with Cluster(initrd_image=NAME). Not compressed, nor is
 # the debug flavour's default image (initramfs.cpio): the debug kernel (KASAN) inflates
 # gzip slowly, 47 s for the storage image against 28 s to unpack it uncompressed, 20 s
 # against 9 s for the default one (stock: a few seconds either way).
 #
-# Rebuilds only when an input changed (paths, sizes and mtimes are hashed); -f forces it.
+# Rebuilds only when an input changed (paths and contents are hashed); -f forces it.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
@@ -50,7 +50,8 @@ if [ -n "${TERN_INITRAMFS_EXTRA:-}" ]; then
 	IFS=: read -r -a more <<< "$TERN_INITRAMFS_EXTRA"
 	lists+=("${more[@]}")
 fi
-[ -z "$image" ] || lists+=("$TERN_TOP/scripts/guest/$image-files.txt")
+[ -z "$image" ] || lists+=("$TERN_TOP/scripts/guest/$image-files.txt"
+			   "$TERN_OUT"/initramfs.d/"$image"/*.list)
 
 if [ $flavour = debug ]; then
 	kdir=$("$TERN_TOP/scripts/build-debug-kernel.sh")
@@ -205,7 +206,9 @@ sort -u -o "$manifest" "$manifest"
 key=$({
 	cat "$manifest" "$0" "${lists[@]}"
 	echo "$kver ${TERN_GUEST_SH:-}"
-	cut -d' ' -f2 "$manifest" | xargs stat -L -c '%n %s %Y'
+	# contents, not sizes and mtimes: dpkg -x gives a package's files the changelog's date,
+	# so a rebuilt provider of the same size would otherwise leave a stale image
+	cut -d' ' -f2 "$manifest" | xargs sha256sum
 } | sha256sum | cut -c1-32)
 if [ $force = 0 ] && [ -f "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$key" ]; then
 	echo "$out"

@@ -25,6 +25,8 @@ pkgs=(
 	# RDMA middleware and diagnostics in guests (tests/guest/apps.t, the apps image): UCX,
 	# libfabric, Open MPI, qperf; iSER (open-iscsi) and SMB Direct (ksmbd, cifs) in storage.t
 	ucx-utils libfabric-bin openmpi-bin libopenmpi-dev qperf open-iscsi ksmbd-tools cifs-utils
+	# mpirun's remote launcher in the guests (tests/apps/mpi.py): Dropbear's ssh server/client
+	dropbear-bin
 	# debug guest kernel (scripts/build-debug-kernel.sh)
 	ccache
 	# the NIC model as an ns-3 device (model/ns3, tests/host/ns3.t): Debian's ns-3 3.37

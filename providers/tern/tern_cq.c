@@ -14,6 +14,10 @@
 
 #include "tern.h"
 
+/* wc->sl of a UD receive: the RoCE network header type, as ConnectX reports it */
+#define TERN_WC_SL_L3_IPV6	1
+#define TERN_WC_SL_L3_IPV4	2
+
 static inline uint32_t tern_cq_mask(struct tern_cq *cq)
 {
 	return (1u << cq->log_depth) - 1;
@@ -274,9 +278,19 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 			wc->invalidated_rkey = le32toh(cqe->invalidated_rkey);
 			wc->wc_flags |= IBV_WC_WITH_INV;
 		}
-		/* UD: the first 40 bytes placed are the network header (IPv4 or IPv6) */
-		if (cqe->flags & TERN_CQE_F_GRH)
+		/*
+		 * UD: the first 40 bytes placed are the network header, IPv6's, or for IPv4
+		 * 20 undefined (zero) bytes then IPv4's (RoCEv2 annex A17.4.5.2). The annex
+		 * (A17.4.5.1) has the completion say which one it is; struct ibv_wc has no
+		 * field for it, and ConnectX reports it in sl, bits 2:0 (0 GRH, 1 IPv6, 2
+		 * IPv4), which SL leaves free on RoCE (no LRH). So does tern, for users such as
+		 * UCX's ud_verbs that find the destination GID by it.
+		 */
+		if (cqe->flags & TERN_CQE_F_GRH) {
 			wc->wc_flags |= IBV_WC_GRH;
+			wc->sl = cqe->flags & TERN_CQE_F_IPV4 ? TERN_WC_SL_L3_IPV4 :
+								 TERN_WC_SL_L3_IPV6;
+		}
 	} else {
 		tern_wq_complete(&qp->sq, le16toh(cqe->wqe_idx));
 		switch (opcode) {

@@ -708,6 +708,17 @@ static void data_path_cq_ex(struct ibv_qp *qp, struct ibv_cq_ex *cx)
 	dev_cqe(qpn, TERN_CQE_RECV, 1, 703, TERN_CQE_OK, 0, 0, 0);
 	ok(g_ops->poll_cq(ibv_cq_ex_to_cq(cx), 1, &(struct ibv_wc){}) == 1 &&
 	   le32toh(g_cirec->ci) == 4, "cq_ex: ibv_poll_cq works on the same CQ");
+	/* UD receives: the network header type in sl, as ConnectX reports it (UCX needs it) */
+	dev_cqe_x(qpn, TERN_CQE_RECV, 2, 704, 48, 0x55, TERN_CQE_F_GRH | TERN_CQE_F_IPV4, 0);
+	dev_cqe_x(qpn, TERN_CQE_RECV, 3, 705, 48, 0x56, TERN_CQE_F_GRH, 0);
+	ret = ibv_start_poll(cx, &pa);
+	ok(ret == 0 && cx->wr_id == 704 && (ibv_wc_read_wc_flags(cx) & IBV_WC_GRH) &&
+	   ibv_wc_read_sl(cx) == 2 && ibv_wc_read_src_qp(cx) == 0x55,
+	   "cq_ex: UD receive of RoCEv2/IPv4: IBV_WC_GRH, sl 2 (IPv4), src_qp");
+	ret = ibv_next_poll(cx);
+	ok(ret == 0 && cx->wr_id == 705 && (ibv_wc_read_wc_flags(cx) & IBV_WC_GRH) &&
+	   ibv_wc_read_sl(cx) == 1, "cq_ex: UD receive of RoCEv2/IPv6: IBV_WC_GRH, sl 1 (IPv6)");
+	ibv_end_poll(cx);
 }
 
 /* ---- the ibv_wr_* interface, under seccomp --------------------------------------------- */
@@ -1002,9 +1013,9 @@ static void data_path_ext(struct ext_objs *o)
 	ok(wc[0].opcode == IBV_WC_RECV && wc[0].qp_num == o->ud->qp_num &&
 	   wc[0].src_qp == 0x00fedcba && wc[0].byte_len == 140 &&
 	   wc[0].wc_flags == (IBV_WC_GRH | IBV_WC_WITH_IMM) && wc[0].imm_data == htobe32(0x55) &&
-	   wc[0].pkey_index == 0 && wc[0].sl == 0 && wc[0].slid == 0 &&
+	   wc[0].pkey_index == 0 && wc[0].sl == 2 && wc[0].slid == 0 &&
 	   wc[0].dlid_path_bits == 0 && wc[0].wr_id == 0xd0,
-	   "UD receive: src_qp, byte_len with the 40-byte GRH, GRH|WITH_IMM, pkey 0, sl 0, slid 0");
+	   "UD receive: src_qp, byte_len with the GRH, GRH|WITH_IMM, pkey 0, sl 2 (IPv4), slid 0");
 	ok(wc[1].opcode == IBV_WC_COMP_SWAP && wc[1].wr_id == 0x77 && wc[1].byte_len == 8 &&
 	   wc[1].status == IBV_WC_SUCCESS, "CMP_SWP completion: IBV_WC_COMP_SWAP, byte_len 8");
 	ok(wc[2].opcode == IBV_WC_FETCH_ADD && wc[2].wr_id == 0x78,
