@@ -12,7 +12,8 @@
  *    aligned to the page size and not wrapping. The list is read once, at creation, into an
  *    array the model allocates (freed by ternm_mem_free), counted in the device's host memory
  *    (ternm_host_mem_charge(): NO_RESOURCES past the bound); a fault reading it is DMA_ERROR.
- *  - an object is at most TERNM_MEM_MAX_SIZE bytes (rings: 16 MiB).
+ *  - an object is at most TERNM_MEM_MAX_SIZE bytes (the deepest CQ, 128 MiB, and its CI
+ *    record; the other rings are at most 16 MiB).
  * A BAD_PARAM reports the byte offset of the offending field inside the descriptor.
  */
 #include "tern_model_int.h"

@@ -56,7 +56,11 @@
 #define TERNM_TOTAL_SQ_WQES	(1u << 20)	/* SQ entries of all QPs (32 MiB of send state) */
 #define TERNM_MAX_RQ_LOG	14
 #define TERNM_MAX_SRQ_LOG	14
-#define TERNM_MAX_CQ_LOG	16
+/*
+ * 4M CQEs, as ConnectX-5/6 (max_cqe 2^22 - 1): libfabric's ofi_rxm sizes its CQ at 256 entries
+ * for each peer of its universe (1024 by default), 2^18 CQEs.
+ */
+#define TERNM_MAX_CQ_LOG	22
 #define TERNM_MAX_CQ_MODER_COUNT	4095	/* 12-bit fields of the CQ context */
 #define TERNM_MAX_CQ_MODER_PERIOD	4095	/* us */
 #define TERNM_MAX_SEND_SGE	16

@@ -12,6 +12,11 @@
 
 #include "rdma.h"
 
+_Static_assert(TERNM_MEM_MAX_SIZE >= (sizeof(struct tern_cqe) << TERNM_MAX_CQ_LOG) +
+	       sizeof(struct tern_cq_ci_rec), "the deepest CQ and its CI record");
+_Static_assert(TERNM_MEM_MAX_SIZE >= (1ull << (TERNM_MAX_SQ_LOG + TERN_SQ_MAX_LOG_STRIDE)),
+	       "the deepest SQ of the largest slots");
+
 /* ---- lookups --------------------------------------------------------------------------- */
 
 struct ternm_qp *ternm_qp_get(struct tern_model *m, uint32_t qpn)

@@ -147,8 +147,11 @@ static inline void put_be64(uint8_t *p, uint64_t v)
 #define CFLD(buf, type, field)	((const uint8_t *)(buf) + offsetof(type, field))
 
 /* ---- host memory described by a struct tern_mem_desc --------------------------------- */
-/* The largest ring any object may have (an SQ of 2^14 slots of 1 KiB). */
-#define TERNM_MEM_MAX_SIZE	(16ull << 20)
+/*
+ * The largest ring any object may have: the deepest CQ, 2^22 CQEs of 32 bytes (128 MiB) and
+ * its CI record (the other rings are at most 16 MiB: an SQ of 2^14 slots of 1 KiB).
+ */
+#define TERNM_MEM_MAX_SIZE	((128ull << 20) + 4096)
 
 struct ternm_mem {
 	uint64_t size;		/* bytes the object uses; accesses beyond fault */

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The device's host memory bound (tern_model_config.host_mem_max, Documentation/hw/rdma.rst
- * "Host memory"): the advertised maxima fit under the default bound (every QP with selective
- * repeat, every CQ at its largest, MRs at their largest until the MR page budget refuses
- * one), a lower bound refuses the object that would pass it with NO_RESOURCES, and
+ * "Host memory"): the advertised maxima fit under the default bound in realistic use (every
+ * QP with selective repeat, every CQ at 2^16 entries, MRs at their largest until the MR page
+ * budget refuses one), the deepest CQs (2^22 entries, 128 MiB rings) are made and resized
+ * to, a lower bound refuses the object that would pass it with NO_RESOURCES, and
  * destroying everything gives every byte back. The objects' rings and page lists all name
  * the same few host pages: nothing is posted, the device only keeps their addresses.
  */
 #include "test_rdma.h"
 
 #define MR_MAX_PAGES	(1u << 20)	/* QUERY_RDMA max_mr_pages */
-#define CQ_MAX_LOG	16		/* QUERY_RDMA max_cq_log_depth */
+#define CQ_MAX_LOG	22		/* QUERY_RDMA max_cq_log_depth */
+#define CQ_LOG		16		/* the CQs of t_maxima and t_bound */
+
+/* Pages of a CQ ring of 2^@log entries with its CI record. */
+#define CQ_PAGES(log)	(((32u << (log)) + 8 + 4095) / 4096)
 
 struct mfix {
 	struct rdev *d;
@@ -52,13 +57,13 @@ static bool mfix_init(struct mfix *x, uint64_t bound)
 		return false;
 	x->page = fk_alloc_data(&x->d->f, 4096, 4096);
 	x->ring = fk_alloc_data(&x->d->f, 4096, 4096);
-	x->cq_pbl = mfix_pbl(x, ((32u << CQ_MAX_LOG) + 8 + 4095) / 4096);
+	x->cq_pbl = mfix_pbl(x, CQ_PAGES(CQ_MAX_LOG));
 	x->mr_pbl = mfix_pbl(x, MR_MAX_PAGES);
 	return true;
 }
 
-/* CREATE_CQ of 2^CQ_MAX_LOG entries (a page list): its status. */
-static int mk_cq(struct mfix *x)
+/* CREATE_CQ of 2^@log entries (a page list): its status. */
+static int mk_cq_log(struct mfix *x, unsigned int log)
 {
 	typedef struct tern_cmd_create_cq_in T;
 	uint8_t in[sizeof(T)] = { 0 };
@@ -66,17 +71,21 @@ static int mk_cq(struct mfix *x)
 	int st;
 
 	wr64(in + OFF(T, mem) + OFF(struct tern_mem_desc, addr), x->cq_pbl);
-	wr32(in + OFF(T, mem) + OFF(struct tern_mem_desc, npages),
-	     ((32u << CQ_MAX_LOG) + 8 + 4095) / 4096);
+	wr32(in + OFF(T, mem) + OFF(struct tern_mem_desc, npages), CQ_PAGES(log));
 	in[OFF(T, mem) + OFF(struct tern_mem_desc, page_shift)] = 12;
 	in[OFF(T, mem) + OFF(struct tern_mem_desc, mode)] = TERN_MEM_PAGE_LIST;
-	in[OFF(T, log_depth)] = CQ_MAX_LOG;
+	in[OFF(T, log_depth)] = (uint8_t)log;
 	wr16(in + OFF(T, eqn), (uint16_t)x->d->comp_eq.num);
 	wr16(in + OFF(T, uar), x->d->uar);
 	st = rdev_cmd(x->d, TERN_CMD_CREATE_CQ, in, sizeof(in), NULL, 0, &c);
 	if (st == TERN_CMD_OK)
 		x->cqn[x->ncq++] = c.result;
 	return st;
+}
+
+static int mk_cq(struct mfix *x)
+{
+	return mk_cq_log(x, CQ_LOG);
 }
 
 /* CREATE_MR of MR_MAX_PAGES pages of 4 KiB: its status. */
@@ -178,7 +187,7 @@ static void mfix_fini(struct mfix *x, uint64_t idle)
 
 /*
  * The default bound: every QP the device has (QPN 2..1023) with selective repeat, every CQ
- * at 2^16 entries, MRs of 2^20 pages until the MR page budget (2^24 entries) refuses one.
+ * at 2^16 entries (realistic use: 2048 CQs at 2^22 would hold 512 MiB of page arrays), MRs of 2^20 pages until the MR page budget (2^24 entries) refuses one.
  */
 static void t_maxima(void)
 {
@@ -190,6 +199,7 @@ static void t_maxima(void)
 	REQUIRE(mfix_init(&x, 0));
 	REQUIRE(x.d->caps.max_qp <= 1024 && x.d->caps.max_cq <= 2048);
 	REQUIRE(x.d->caps.max_mr_pages == MR_MAX_PAGES && x.d->caps.max_cq_log == CQ_MAX_LOG);
+	REQUIRE(CQ_LOG <= CQ_MAX_LOG);
 	idle = host_mem(&x);
 	REQUIRE(mk_cq(&x) == TERN_CMD_OK);
 	for (i = 0; i < x.d->caps.max_qp - 2; i++) {
@@ -250,9 +260,56 @@ static void t_bound(void)
 	mfix_fini(&x, idle);
 }
 
+/*
+ * The deepest CQ the device reports (2^22 CQEs, a 128 MiB ring in 32769 pages with its CI
+ * record: libfabric's ofi_rxm asks for 2^18, ConnectX-5/6 take 2^22 - 1): two of them are
+ * made under the default bound, each holding its page array (8 bytes a page) and nothing
+ * more; a CQ is resized to that depth and back; one deeper is BAD_PARAM at log_depth; every
+ * byte back at the end.
+ */
+static void t_deepest_cq(void)
+{
+	typedef struct tern_cmd_resize_cq_in R;
+	const uint64_t pages = CQ_PAGES(CQ_MAX_LOG);
+	uint8_t in[sizeof(R)];
+	struct mfix x;
+	uint64_t idle, one;
+	struct cqe c;
+
+	REQUIRE(mfix_init(&x, 0));
+	REQUIRE(x.d->caps.max_cq_log == CQ_MAX_LOG);
+	idle = host_mem(&x);
+	CHECK_EQ(mk_cq_log(&x, CQ_MAX_LOG), TERN_CMD_OK);
+	one = host_mem(&x) - idle;
+	CHECK_EQ(one, pages * 8);
+	CHECK_EQ(mk_cq_log(&x, CQ_MAX_LOG), TERN_CMD_OK);
+	CHECK_EQ(host_mem(&x) - idle, 2 * one);
+	CHECK_EQ(mk_cq_log(&x, CQ_MAX_LOG + 1), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(x.ncq, 2u);
+
+	/* a CQ of 2^6 entries to the deepest ring and back: nothing outstanding to move */
+	REQUIRE(mk_cq_log(&x, 6) == TERN_CMD_OK);
+	memset(in, 0, sizeof(in));
+	wr64(in + OFF(R, mem) + OFF(struct tern_mem_desc, addr), x.cq_pbl);
+	wr32(in + OFF(R, mem) + OFF(struct tern_mem_desc, npages), pages);
+	in[OFF(R, mem) + OFF(struct tern_mem_desc, page_shift)] = 12;
+	in[OFF(R, mem) + OFF(struct tern_mem_desc, mode)] = TERN_MEM_PAGE_LIST;
+	wr32(in + OFF(R, cqn), x.cqn[2]);
+	in[OFF(R, log_depth)] = CQ_MAX_LOG;
+	CHECK_EQ(rdev_cmd(x.d, TERN_CMD_RESIZE_CQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_OK);
+	CHECK_EQ(host_mem(&x) - idle, 3 * one);
+	wr32(in + OFF(R, mem) + OFF(struct tern_mem_desc, npages), CQ_PAGES(6));
+	in[OFF(R, log_depth)] = 6;
+	CHECK_EQ(rdev_cmd(x.d, TERN_CMD_RESIZE_CQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_OK);
+	CHECK_EQ(host_mem(&x) - idle, 2 * one + CQ_PAGES(6) * 8);
+	mfix_fini(&x, idle);
+}
+
 const struct test rdma_mem_tests[] = {
-	{ "rdma mem: every QP with selective repeat, every CQ and MR at its largest fit the "
-	  "default host memory bound; all of it back after", t_maxima },
+	{ "rdma mem: every QP with selective repeat, every CQ at 2^16 and every MR at its "
+	  "largest fit the default host memory bound; all of it back after", t_maxima },
+	{ "rdma mem: the deepest CQs (2^22 entries) are made, resized to and counted; one "
+	  "deeper is refused", t_deepest_cq },
 	{ "rdma mem: the QP, MR or CQ that would pass the bound is refused NO_RESOURCES",
 	  t_bound },
 	{ NULL, NULL },
