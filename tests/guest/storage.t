@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The kernel's storage stack over RDMA between two guests: NVMe over Fabrics (nvmet and
-nvmet-rdma on node1, nvme-rdma with Debian's nvme-cli on node0) and NFS over RDMA (nfsd
-listening on RDMA port 20049 on node1, an NFSv4 mount with -o rdma,port=20049 on node0).
+nvmet-rdma on node1, nvme-rdma with Debian's nvme-cli on node0), NFS over RDMA (nfsd
+listening on RDMA port 20049 on node1, an NFSv4 mount with -o rdma,port=20049 on node0) and
+iSER (LIO's iSCSI target with ib_isert on node1, open-iscsi with ib_iser on node0).
 These are kernel ULPs: their QPs, CQs and MRs are the driver's kernel verbs, and both hosts
 (nvme-rdma, xprtrdma) register memory with fast registration (IB_WR_REG_MR, LOCAL_INV,
 SEND_WITH_INV).
@@ -23,8 +24,24 @@ SEND_WITH_INV).
   rdma" in mountstats, an RC QP while mounted), writes files (buffered and O_DIRECT) whose
   SHA-256 must match on the server, reads them back after dropping its caches, reads a file
   the server wrote, unmounts; nothing is left behind once the server stops.
+- iSER: LIO on node1 configured through configfs (no targetcli): a memory-backed null_blk
+  (made through null_blk's configfs) as an iblock backstore, LUN 0 of an iSCSI target whose
+  portal on node1's address has iSER enabled (ib_isert), an ACL for node0's initiator name.
+  open-iscsi on node0 (iscsid, iscsiadm on its built-in "iser" interface, ib_iser): login
+  (iscsiadm -m session shows transport iser, an RC QP to port 3260); 64 MiB of random bytes
+  written to the SCSI disk with O_DIRECT, whose SHA-256 must match read back on node0 and on
+  node1's backing device, while the RDMA devices' counters move at least that much (tern:
+  tx/rx_roce_bytes; Soft-RoCE: packets); fio with crc32c verification; a logout while a
+  reader of the disk runs (the reader ends, nothing hangs, no QP or rdma_cm ID is left but
+  the listeners), a login again, the 64 MiB read back intact, fio again, a final logout.
+  The debug kernel (scripts/kernel/debug.config) has no LIO target (TARGET_CORE): the part
+  skips there with that reason.
 - The kernel log stays clean (check_kernel_clean: KASAN, lockdep, kmemleak on the debug
   kernel; hung tasks).
+
+TERN_STORAGE_PARTS=nvme,nfs,iser (the default: all) selects the parts to run, e.g.
+TERN_STORAGE_PARTS=iser scripts/test.sh tests/guest/storage.t; the others skip as "not
+selected".
 
 Each part's wall time is printed (t.diag), and the sizes are small (far smaller on the debug
 kernel): the suite's budget is tight.
@@ -63,8 +80,14 @@ import rdmatest as rt  # noqa: E402
 KIND = os.environ.get("TERN_RDMA_TARGET", "tern")
 KINDS = KIND.split("+") if "+" in KIND else [KIND, KIND]   # node0 (host), node1 (target)
 NIC = {"tern": "tern", "rxe": "virtio"}
+ALL_PARTS = ("nvme", "nfs", "iser")
+PARTS = [p for p in os.environ.get("TERN_STORAGE_PARTS", ",".join(ALL_PARTS)).split(",") if p]
+NOT_SELECTED = "not selected (TERN_STORAGE_PARTS=%s)" % ",".join(PARTS)
 
 t = Tap()
+if any(p not in ALL_PARTS for p in PARTS):
+    t.abort("TERN_STORAGE_PARTS: a comma-separated list of %s, not %r" % (
+        ", ".join(ALL_PARTS), ",".join(PARTS)))
 if len(KINDS) != 2 or any(k not in NIC for k in KINDS):
     t.abort("TERN_RDMA_TARGET must be tern, rxe or HOST+TARGET of them, not %r" % KIND)
 MIXED = KINDS[0] != KINDS[1]
@@ -604,6 +627,236 @@ def nfs_server_stop():
     nothing_left(tgt, "after nfsd stopped", allowed=LISTENERS[:1])
 
 
+# --- iSER ------------------------------------------------------------------------------------
+
+ISCSI_PORT = 3260
+ISER_TGT = "iqn.2026-12.io.tern:storage-iser"
+ISER_INI = "iqn.2026-12.io.tern:node0"
+ISER_MIB = 16 if DEBUG else 64        # the LUN (a memory-backed null_blk), all written
+# 4 KiB random writes, verified (Soft-RoCE moves about 1 MB/s of them)
+ISER_FIO_MIB = 2 if DEBUG or "rxe" in KINDS else 8
+LIO = "/sys/kernel/config/target"
+NODE = "-T %s -p %%s:%d -I iser" % (ISER_TGT, ISCSI_PORT)
+
+
+def iser_target():
+    """LIO on node1 through configfs: a memory-backed null_blk of ISER_MIB (made through
+    null_blk's configfs, so it does not depend on the NVMe part's devices) as an iblock
+    backstore, LUN 0 of an iSCSI target whose portal on node1's address has iSER enabled,
+    an ACL for node0's initiator name. Returns the backing device's path or None."""
+    tpg = "%s/iscsi/%s/tpgt_1" % (LIO, ISER_TGT)
+    np = "%s/np/%s:%d" % (tpg, target.ip(tgt), ISCSI_PORT)
+    r = sh(tgt, """
+modprobe configfs
+grep -q ' /sys/kernel/config ' /proc/mounts || mount -t configfs configfs /sys/kernel/config
+# nr_devices=0 if it is not loaded yet (the NVMe part loads it with its own nullb0)
+modprobe null_blk nr_devices=0
+modprobe target_core_iblock
+modprobe iscsi_target_mod
+modprobe ib_isert
+# the login code allocates crc32c (header and data digests) even when none is negotiated;
+# the guests' modprobe does not resolve the kernel's "crypto-crc32c" request
+modprobe crc32c_generic
+N=/sys/kernel/config/nullb/nullb_iser
+mkdir $N
+echo %(mib)d > $N/size
+echo 1 > $N/memory_backed
+echo 1 > $N/power
+# the disk is named after the configfs directory (Linux 6.1's null_blk)
+dev=/dev/nullb_iser
+for i in $(seq 50); do [ -b $dev ] && break; sleep 0.2; done
+[ -b $dev ]
+mkdir -p %(lio)s/core/iblock_0/iser
+echo udev_path=$dev > %(lio)s/core/iblock_0/iser/control
+echo 1 > %(lio)s/core/iblock_0/iser/enable
+mkdir -p %(tpg)s/lun/lun_0
+ln -s %(lio)s/core/iblock_0/iser %(tpg)s/lun/lun_0/iser
+mkdir %(np)s
+echo 1 > %(np)s/iser
+mkdir -p %(tpg)s/acls/%(ini)s/lun_0
+ln -s %(tpg)s/lun/lun_0 %(tpg)s/acls/%(ini)s/lun_0/lun_0
+echo 0 > %(tpg)s/attrib/authentication
+echo 1 > %(tpg)s/enable
+cat %(np)s/iser
+echo $dev
+""" % dict(mib=ISER_MIB, lio=LIO, tpg=tpg, np=np, ini=ISER_INI))
+    lines = r.stdout.split()
+    ok = t.ok(r.rc == 0 and lines[-2:-1] == ["1"] and lines[-1].startswith("/dev/nullb"),
+              "node1: LIO through configfs: null_blk %s (%d MiB, memory-backed) as "
+              "iblock_0/iser, LUN 0 of %s, portal %s:%d with iser 1, ACL for %s" % (
+                  lines[-1] if lines else "?", ISER_MIB, ISER_TGT, target.ip(tgt),
+                  ISCSI_PORT, ISER_INI), out(r), dmesg_tail(tgt))
+    if not ok:
+        return None
+    lst = wait_for(lambda: [ln for ln in cm_ids(tgt) if "state LISTEN" in ln and
+                            re.search(r"src-addr %s:%d\b" % (re.escape(target.ip(tgt)),
+                                                             ISCSI_PORT), ln)], timeout=WAIT)
+    t.ok(lst, "node1: ib_isert listens on %s:%d (rdma res show cm_id)" % (
+        target.ip(tgt), ISCSI_PORT), "\n".join(cm_ids(tgt)), dmesg_tail(tgt))
+    return lines[-1] if lst else None
+
+
+def iser_initiator():
+    """open-iscsi on node0: ib_iser, iscsid, a node record of the target on the "iser"
+    interface (transport iser)."""
+    r = sh(host, """
+modprobe ib_iser
+modprobe sd_mod
+mkdir -p /etc/iscsi /run/lock/iscsi
+echo InitiatorName=%(ini)s > /etc/iscsi/initiatorname.iscsi
+iscsid
+iscsiadm -m iface -I iser | grep -E '^iface.transport_name'
+iscsiadm -m node -o new %(node)s
+""" % dict(ini=ISER_INI, node=NODE % target.ip(tgt)))
+    return t.ok(r.rc == 0 and "iface.transport_name = iser" in r.stdout,
+                "node0: ib_iser loaded, iscsid started, node record of %s at %s:%d on iface "
+                "iser (transport iser)" % (ISER_TGT, target.ip(tgt), ISCSI_PORT), out(r))
+
+
+def iser_sessions():
+    """node0's iSCSI sessions (iscsiadm -m session): [(sid, transport, target, portal)]."""
+    r = host.run("iscsiadm -m session", timeout=QUICK)
+    return [(int(m.group(2)), m.group(1), m.group(4), m.group(3))
+            for m in re.finditer(r"^(\w+): \[(\d+)\] (\S+),\d+ (\S+)", r.stdout, re.M)]
+
+
+def iser_disk():
+    """The SCSI disk of the session (/dev/sdX) or None."""
+    r = host.run("ls /sys/class/iscsi_session/session*/device/target*/*:*:*:*/block/ "
+                 "2>/dev/null", timeout=QUICK)
+    names = [w for w in r.stdout.split() if re.match(r"^sd[a-z]+$", w)]
+    return "/dev/%s" % names[0] if len(names) == 1 else None
+
+
+def iser_login(what):
+    """iscsiadm --login on the iser iface; TAP lines. Returns /dev/sdX or None."""
+    addr = target.ip(tgt)
+    r = host.run("iscsiadm -m node %s --login" % (NODE % addr), timeout=STEP)
+    disk = wait_for(iser_disk, timeout=WAIT, interval=1) if r.rc == 0 else None
+    sess = iser_sessions()
+    ok = t.ok(r.rc == 0 and disk and len(sess) == 1 and sess[0][1] == "iser" and
+              sess[0][2] == ISER_TGT,
+              "node0: %s: iscsiadm --login to %s on iface iser: session %s, disk %s (%.1f s)" %
+              (what, ISER_TGT, ", ".join("%d %s %s" % (s[0], s[1], s[3]) for s in sess) or
+               "none", disk or "none", r.duration), out(r), dmesg_tail(host, 30))
+    if not ok:
+        return None
+    r = host.run("iscsiadm -m session -P 1 | grep -E 'Iface (Transport|Initiatorname)|"
+                 "Current Portal|iSCSI Session State|Internal iscsid Session State'; "
+                 "blockdev --getsize64 %s" % disk, timeout=QUICK)
+    size = r.stdout.split()[-1] if r.stdout.split() else ""
+    t.ok(re.search(r"Iface Transport: iser$", r.stdout, re.M) and
+         re.search(r"iSCSI Session State: LOGGED_IN$", r.stdout, re.M) and
+         size == str(ISER_MIB * MIB),
+         "node0: iscsiadm -m session -P 1: Iface Transport iser, LOGGED_IN; %s has %s bytes"
+         % (disk, size), out(r))
+    qps = [q for q in rc_qps(host)]
+    ids = [ln for ln in cm_ids(host) if re.search(r"dst-addr %s:%d\b" % (re.escape(addr),
+                                                                       ISCSI_PORT), ln)]
+    t.ok(qps and ids, "node0: an RC QP and an rdma_cm ID to %s:%d on %s while logged in" % (
+        addr, ISCSI_PORT, target.ibdev_of(host)), *(rc_qps(host) + cm_ids(host)))
+    return disk
+
+
+def iser_logout(what):
+    r = host.run("iscsiadm -m node %s --logout" % (NODE % target.ip(tgt)), timeout=STEP)
+    gone = wait_for(lambda: not iser_sessions() and not iser_disk(), timeout=WAIT, interval=1)
+    return t.ok(r.rc == 0 and gone, "node0: %s: iscsiadm --logout: no session, no disk left "
+                "(%.1f s)" % (what, r.duration), out(r), repr(iser_sessions()))
+
+
+def iser_counters():
+    return {n.index: rt.hw_counters(n, target.ibdev_of(n)) for n in c}
+
+
+def iser_traffic(before, after):
+    """The RDMA devices' packet counters between two readings, as text; and whether both
+    sides sent and received at least ``ISER_MIB`` MiB of RoCE payload (tern's
+    tx/rx_roce_bytes, Soft-RoCE's sent/rcvd_pkts at most 4 KiB each)."""
+    parts, moved = [], True
+    for i in sorted(after):
+        d = rt.counter_delta(after[i], before[i])
+        if "tx_roce_bytes" in d:
+            parts.append("%s: tx %.1f MiB, rx %.1f MiB RoCE (%d / %d packets)" % (
+                c[i].name, d["tx_roce_bytes"] / MIB, d["rx_roce_bytes"] / MIB,
+                d.get("tx_roce_packets", 0), d.get("rx_roce_packets", 0)))
+            moved = moved and max(d["tx_roce_bytes"], d["rx_roce_bytes"]) >= ISER_MIB * MIB
+        elif "sent_pkts" in d:
+            parts.append("%s: %d packets sent, %d received" % (
+                c[i].name, d["sent_pkts"], d.get("rcvd_pkts", 0)))
+            moved = moved and max(d["sent_pkts"], d.get("rcvd_pkts", 0)) >= ISER_MIB * MIB // 4096
+        else:
+            parts.append("%s: no counters" % c[i].name)
+            moved = False
+    return "; ".join(parts), moved
+
+
+def iser_part():
+    with Part("iSER: LIO target, open-iscsi initiator, login"):
+        backing = iser_target()
+        if not backing or not iser_initiator():
+            return
+        disk = iser_login("first login")
+    if not disk:
+        return
+    t.diag("node0 QPs while logged in:", *rc_qps(host))
+
+    with Part("iSER: %d MiB written and read back" % ISER_MIB):
+        sha = make_pattern(host, "/tmp/iser-data", ISER_MIB)
+        before = iser_counters()
+        r = sh(host, "dd if=/tmp/iser-data of=%s bs=1M oflag=direct conv=fsync 2>/dev/null" %
+               disk, timeout=TIMEOUT)
+        after = iser_counters()
+        t.ok(r.rc == 0 and sha, "node0: %d MiB of random bytes written to %s with O_DIRECT "
+             "(dd bs=1M, %.1f s, %.2f MB/s)" % (ISER_MIB, disk, r.duration,
+                                                ISER_MIB * MIB / 1e6 / max(r.duration, 0.1)),
+             out(r))
+        text, moved = iser_traffic(before, after)
+        t.ok(moved, "the write went over RDMA: %s" % text)
+        got, r = sha_of(host, disk, 0, ISER_MIB)
+        t.ok(got == sha, "node0: read back through iSER with O_DIRECT: sha256 %s (%.1f s)" % (
+            (got or "?")[:16], r.duration), out(r), "want %s" % sha)
+        got, r = sha_of(tgt, backing, 0, ISER_MIB)
+        t.ok(got == sha, "node1: the backing device %s holds the same bytes (sha256 %s)" % (
+            backing, (got or "?")[:16]), out(r), "want %s" % sha)
+        fio(disk, "iser4k", "randwrite", "4k", 0, ISER_FIO_MIB * 1024, DEPTH)
+        # the pattern again where fio wrote, for the checks after logout/login
+        r = sh(host, "dd if=/tmp/iser-data of=%s bs=1M count=%d oflag=direct conv=fsync "
+               "2>/dev/null" % (disk, ISER_FIO_MIB), timeout=TIMEOUT)
+        t.ok(r.rc == 0, "node0: the pattern's first %d MiB written again over fio's" %
+             ISER_FIO_MIB, out(r))
+
+    with Part("iSER: logout under a reader, login again"):
+        # a reader of the whole disk in a loop while the session is logged out: in-flight
+        # SCSI commands fail or complete, the connection's QP is torn down with work on it,
+        # and nothing hangs
+        reader = host.spawn("while dd if=%s of=/dev/null bs=256k iflag=direct 2>/dev/null; "
+                            "do :; done" % disk, timeout=STEP)
+        time.sleep(2)
+        busy = reader.poll() is None
+        iser_logout("logout while a reader runs (%s)" % ("reading" if busy else
+                                                          "the reader had stopped"))
+        done = wait_for(lambda: reader.poll() is not None, timeout=WAIT, interval=1)
+        t.ok(done, "node0: the reader ended once the disk went away (not stuck in I/O)",
+             dmesg_tail(host, 30))
+        if not done:
+            reader.kill()
+        nothing_left(host, "after iscsiadm --logout")
+        nothing_left(tgt, "after the initiator logged out",
+                     allowed=[r"LISTEN.*:%d\b" % ISCSI_PORT] + LISTENERS)
+        disk = iser_login("login again")
+        if not disk:
+            return
+        got, r = sha_of(host, disk, 0, ISER_MIB)
+        t.ok(got == sha, "node0: after logout and login the %d MiB read back intact "
+             "(sha256 %s, %.1f s)" % (ISER_MIB, (got or "?")[:16], r.duration), out(r),
+             "want %s" % sha)
+        fio(disk, "iser4k-again", "randwrite", "4k", ISER_FIO_MIB, ISER_FIO_MIB * 1024,
+            DEPTH)
+        iser_logout("at the end")
+        nothing_left(host, "at the end of iSER")
+
+
 # --- the test --------------------------------------------------------------------------------
 
 try:
@@ -616,9 +869,16 @@ try:
     nfs_missing = sorted(set(missing(host, ["mount.nfs4"], ["nfsv4", "rpcrdma"]) +
                              missing(tgt, ["exportfs", "rpc.mountd", "rpc.nfsd"],
                                      ["nfsd", "rpcrdma"])))
-    if nvme_missing and nfs_missing:
-        t.skip_all("not in the guest image (scripts/guest/storage-files.txt, %s kernel): %s" %
-                   (c.flavour, " ".join(sorted(set(nvme_missing + nfs_missing)))))
+    iser_missing = sorted(set(missing(host, ["iscsiadm", "iscsid", "fio"],
+                                      ["ib_iser", "sd_mod"]) +
+                              missing(tgt, [], ["target_core_iblock", "iscsi_target_mod",
+                                                "ib_isert", "null_blk"])))
+    if all(lack or name not in PARTS for name, lack in (
+            ("nvme", nvme_missing), ("nfs", nfs_missing), ("iser", iser_missing))):
+        t.skip_all("not in the guest image (scripts/guest/storage-files.txt, %s kernel) or "
+                   "not selected (TERN_STORAGE_PARTS=%s): %s" % (
+                       c.flavour, ",".join(PARTS),
+                       " ".join(sorted(set(nvme_missing + nfs_missing + iser_missing)))))
     ready = False
     with Part("RDMA devices up"):
         try:
@@ -651,14 +911,22 @@ try:
                 return None
             return ("%s: no fast registration (MEM_MGT_EXTENSIONS), which %s" % (
                 ", ".join(lack), who)) if lack else None
-        nvme_skip = ("not in the guest image: %s" % " ".join(nvme_missing)
+        nvme_skip = (NOT_SELECTED if "nvme" not in PARTS else
+                     "not in the guest image: %s" % " ".join(nvme_missing)
                      if nvme_missing else
                      no_frwr([host, tgt], "nvme-rdma registers memory with and nvmet-rdma "
                              "answers with (SEND_WITH_INV)"))
-        nfs_skip = ("not in the guest image: %s" % " ".join(nfs_missing) if nfs_missing else
+        nfs_skip = (NOT_SELECTED if "nfs" not in PARTS else
+                    "not in the guest image: %s" % " ".join(nfs_missing) if nfs_missing else
                     no_frwr([host], "xprtrdma registers memory with"))
-        if nvme_skip and nfs_skip:
-            t.skip_all("NVMe-oF: %s; NFS over RDMA: %s" % (nvme_skip, nfs_skip))
+        # iSER: ib_iser registers memory with fast registration; ib_isert needs none
+        iser_skip = (NOT_SELECTED if "iser" not in PARTS else
+                     "not in the guest image: %s" % " ".join(iser_missing)
+                     if iser_missing else
+                     no_frwr([host], "ib_iser registers memory with"))
+        if nvme_skip and nfs_skip and iser_skip:
+            t.skip_all("NVMe-oF: %s; NFS over RDMA: %s; iSER: %s" % (nvme_skip, nfs_skip,
+                                                                     iser_skip))
         nfs_up = False
         if nfs_skip:
             t.skip("NFS over RDMA", nfs_skip)
@@ -674,6 +942,10 @@ try:
                 nfs_client()
             with Part("NFS: server stop"):
                 nfs_server_stop()
+        if iser_skip:
+            t.skip("iSER", iser_skip)
+        else:
+            iser_part()
     with Part("kernel log check"):
         check_kernel_clean(t, c)
 except HarnessError as e:
