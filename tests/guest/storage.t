@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The kernel's storage stack over RDMA between two guests: NVMe over Fabrics (nvmet and
 nvmet-rdma on node1, nvme-rdma with Debian's nvme-cli on node0), NFS over RDMA (nfsd
-listening on RDMA port 20049 on node1, an NFSv4 mount with -o rdma,port=20049 on node0) and
-iSER (LIO's iSCSI target with ib_isert on node1, open-iscsi with ib_iser on node0).
+listening on RDMA port 20049 on node1, an NFSv4 mount with -o rdma,port=20049 on node0),
+iSER (LIO's iSCSI target with ib_isert on node1, open-iscsi with ib_iser on node0) and SMB
+Direct (ksmbd on node1, the cifs client's mount -o rdma on node0).
 These are kernel ULPs: their QPs, CQs and MRs are the driver's kernel verbs, and both hosts
 (nvme-rdma, xprtrdma) register memory with fast registration (IB_WR_REG_MR, LOCAL_INV,
 SEND_WITH_INV).
@@ -36,10 +37,21 @@ SEND_WITH_INV).
   the listeners), a login again, the 64 MiB read back intact, fio again, a final logout.
   The debug kernel (scripts/kernel/debug.config) has no LIO target (TARGET_CORE): the part
   skips there with that reason.
+- SMB Direct: Debian's kernel builds cifs.ko and ksmbd.ko without it; the storage image has
+  them rebuilt with it (scripts/build-smbdirect.sh, under /lib/modules/$KVER/updates).
+  ksmbd on node1 shares a tmpfs with a user (ksmbd.addshare, ksmbd.adduser, ksmbd.mountd)
+  and listens for SMB Direct on port 445; node0 mounts it with mount -t cifs -o
+  rdma,vers=3.1.1 (rdma in /proc/mounts, the SMBDirect section in /proc/fs/cifs/DebugData,
+  an RC QP); a file written with cp + sync has the same SHA-256 on the server, it and a
+  file the server wrote read back intact after dropping caches; the RDMA devices' counters
+  moved at least as many bytes as the write and the reads (not a silent fallback to TCP);
+  after umount no QP and no rdma_cm ID is left but ksmbd's listener. Without the rebuilt
+  modules (or on the debug kernel, which has neither CIFS nor SMB_SERVER) the part skips
+  with the reason.
 - The kernel log stays clean (check_kernel_clean: KASAN, lockdep, kmemleak on the debug
   kernel; hung tasks).
 
-TERN_STORAGE_PARTS=nvme,nfs,iser (the default: all) selects the parts to run, e.g.
+TERN_STORAGE_PARTS=nvme,nfs,iser,smb (the default: all) selects the parts to run, e.g.
 TERN_STORAGE_PARTS=iser scripts/test.sh tests/guest/storage.t; the others skip as "not
 selected".
 
@@ -80,7 +92,7 @@ import rdmatest as rt  # noqa: E402
 KIND = os.environ.get("TERN_RDMA_TARGET", "tern")
 KINDS = KIND.split("+") if "+" in KIND else [KIND, KIND]   # node0 (host), node1 (target)
 NIC = {"tern": "tern", "rxe": "virtio"}
-ALL_PARTS = ("nvme", "nfs", "iser")
+ALL_PARTS = ("nvme", "nfs", "iser", "smb")
 PARTS = [p for p in os.environ.get("TERN_STORAGE_PARTS", ",".join(ALL_PARTS)).split(",") if p]
 NOT_SELECTED = "not selected (TERN_STORAGE_PARTS=%s)" % ",".join(PARTS)
 
@@ -173,7 +185,11 @@ def out(r):
 def missing(node, commands, modules):
     """What of ``commands`` and ``modules`` the guest image lacks (a list of names)."""
     script = "".join("command -v %s >/dev/null || echo %s\n" % (x, x) for x in commands)
-    script += "".join("modinfo -F filename %s >/dev/null 2>&1 || echo %s.ko\n" % (m, m)
+    # modules.dep and modules.builtin (names with "_" for "-"), not modinfo: busybox's
+    # exits 0 for a module it does not know
+    script += "d=/lib/modules/$(uname -r)\n"
+    script += "".join("sed 's/-/_/g' $d/modules.dep $d/modules.builtin 2>/dev/null | "
+                      "grep -q '/%s\\.ko' || echo %s.ko\n" % (m.replace("-", "_"), m)
                       for m in modules)
     return node.run(script, timeout=QUICK).stdout.split()
 
@@ -765,14 +781,14 @@ def iser_logout(what):
                 "(%.1f s)" % (what, r.duration), out(r), repr(iser_sessions()))
 
 
-def iser_counters():
+def rdma_counters():
     return {n.index: rt.hw_counters(n, target.ibdev_of(n)) for n in c}
 
 
-def iser_traffic(before, after):
-    """The RDMA devices' packet counters between two readings, as text; and whether both
-    sides sent and received at least ``ISER_MIB`` MiB of RoCE payload (tern's
-    tx/rx_roce_bytes, Soft-RoCE's sent/rcvd_pkts at most 4 KiB each)."""
+def traffic(before, after, mib):
+    """The RDMA devices' packet counters between two readings, as text; and whether each
+    side sent or received at least ``mib`` MiB of RoCE payload (tern's tx/rx_roce_bytes;
+    Soft-RoCE counts packets, at most 4 KiB each)."""
     parts, moved = [], True
     for i in sorted(after):
         d = rt.counter_delta(after[i], before[i])
@@ -780,11 +796,11 @@ def iser_traffic(before, after):
             parts.append("%s: tx %.1f MiB, rx %.1f MiB RoCE (%d / %d packets)" % (
                 c[i].name, d["tx_roce_bytes"] / MIB, d["rx_roce_bytes"] / MIB,
                 d.get("tx_roce_packets", 0), d.get("rx_roce_packets", 0)))
-            moved = moved and max(d["tx_roce_bytes"], d["rx_roce_bytes"]) >= ISER_MIB * MIB
+            moved = moved and max(d["tx_roce_bytes"], d["rx_roce_bytes"]) >= mib * MIB
         elif "sent_pkts" in d:
             parts.append("%s: %d packets sent, %d received" % (
                 c[i].name, d["sent_pkts"], d.get("rcvd_pkts", 0)))
-            moved = moved and max(d["sent_pkts"], d.get("rcvd_pkts", 0)) >= ISER_MIB * MIB // 4096
+            moved = moved and max(d["sent_pkts"], d.get("rcvd_pkts", 0)) >= mib * MIB // 4096
         else:
             parts.append("%s: no counters" % c[i].name)
             moved = False
@@ -803,15 +819,15 @@ def iser_part():
 
     with Part("iSER: %d MiB written and read back" % ISER_MIB):
         sha = make_pattern(host, "/tmp/iser-data", ISER_MIB)
-        before = iser_counters()
+        before = rdma_counters()
         r = sh(host, "dd if=/tmp/iser-data of=%s bs=1M oflag=direct conv=fsync 2>/dev/null" %
                disk, timeout=TIMEOUT)
-        after = iser_counters()
+        after = rdma_counters()
         t.ok(r.rc == 0 and sha, "node0: %d MiB of random bytes written to %s with O_DIRECT "
              "(dd bs=1M, %.1f s, %.2f MB/s)" % (ISER_MIB, disk, r.duration,
                                                 ISER_MIB * MIB / 1e6 / max(r.duration, 0.1)),
              out(r))
-        text, moved = iser_traffic(before, after)
+        text, moved = traffic(before, after, ISER_MIB)
         t.ok(moved, "the write went over RDMA: %s" % text)
         got, r = sha_of(host, disk, 0, ISER_MIB)
         t.ok(got == sha, "node0: read back through iSER with O_DIRECT: sha256 %s (%.1f s)" % (
@@ -857,6 +873,118 @@ def iser_part():
         nothing_left(host, "at the end of iSER")
 
 
+# --- SMB Direct ------------------------------------------------------------------------------
+
+SMB_MIB = 4 if DEBUG else 16          # per file
+SMB_SHARE = "tern"
+SMB_USER, SMB_PASS = "tern", "tern-smb-direct"
+SMB_PORT = 445                        # ksmbd's SMB Direct port on RoCE and InfiniBand
+# the crypto SMB3 asks for (signing, encryption, NTLMSSP) that Debian's kernel has as
+# modules: loaded up front, as the guests' modprobe does not resolve the crypto API's
+# on-demand requests ("crypto-cmac(aes)")
+SMB_CRYPTO = "ecb ccm gcm cmac ctr ghash_generic sha512_generic md4 des_generic nls_utf8"
+
+
+def smb_direct_modules():
+    """Why cifs.ko and ksmbd.ko in the guest image have no SMB Direct, or None: Debian's
+    are built without it; scripts/build-smbdirect.sh's, under updates/, have it."""
+    r = tgt.run("modinfo -F filename cifs ksmbd; grep -E '^updates/(cifs|ksmbd)\\.ko:' "
+                "/lib/modules/$(uname -r)/modules.dep", timeout=QUICK)
+    have = sorted(set(re.findall(r"^updates/(cifs|ksmbd)\.ko:", r.stdout, re.M)))
+    if have == ["cifs", "ksmbd"]:
+        return None
+    return ("the guest image has Debian's cifs.ko and ksmbd.ko, built without SMB Direct "
+            "(CONFIG_CIFS_SMB_DIRECT, CONFIG_SMB_SERVER_SMBDIRECT are not set): "
+            "scripts/build-smbdirect.sh builds them with it")
+
+
+def smb_server():
+    """ksmbd on node1 sharing a tmpfs at /srv/smb as "tern", with a user; returns whether
+    it listens for SMB Direct on port 445."""
+    r = sh(tgt, """
+for m in %(crypto)s; do modprobe $m; done
+modprobe ksmbd
+mkdir -p /srv/smb /etc/ksmbd
+mount -t tmpfs -o size=%(mib)dm tmpfs /srv/smb
+grep -q '^root:' /etc/passwd 2>/dev/null || echo 'root:x:0:0:root:/root:/bin/sh' >> /etc/passwd
+grep -q '^root:' /etc/group 2>/dev/null || echo 'root:x:0:' >> /etc/group
+grep -q '^%(user)s:' /etc/passwd || echo '%(user)s:x:1000:1000::/tmp:/bin/sh' >> /etc/passwd
+grep -q '^%(user)s:' /etc/group || echo '%(user)s:x:1000:' >> /etc/group
+printf '[global]\\n\\tnetbios name = node1\\n' > /etc/ksmbd/ksmbd.conf
+ksmbd.addshare -a %(share)s -o 'path = /srv/smb
+read only = no
+force user = root
+force group = root'
+ksmbd.adduser -a %(user)s -p %(pw)s
+ksmbd.mountd
+cat /etc/ksmbd/ksmbd.conf
+""" % dict(crypto=SMB_CRYPTO, mib=3 * SMB_MIB + 8, user=SMB_USER, pw=SMB_PASS,
+           share=SMB_SHARE))
+    if not t.ok(r.rc == 0, "node1: ksmbd (SMB Direct build) shares /srv/smb (tmpfs) as %s, "
+                "user %s, ksmbd.mountd running (%.1f s)" % (SMB_SHARE, SMB_USER, r.duration),
+                out(r), dmesg_tail(tgt)):
+        return False
+    lst = wait_for(lambda: [ln for ln in cm_ids(tgt) if "state LISTEN" in ln and
+                            re.search(r"src-addr \S*:%d\b" % SMB_PORT, ln)], timeout=WAIT)
+    return t.ok(lst, "node1: ksmbd listens for SMB Direct on port %d (rdma res show cm_id)" %
+                SMB_PORT, "\n".join(cm_ids(tgt)), dmesg_tail(tgt))
+
+
+def smb_client():
+    addr = target.ip(tgt)
+    r = sh(host, "for m in %s; do modprobe $m; done\nmodprobe cifs\nmkdir -p /mnt/smb" %
+           SMB_CRYPTO, timeout=STEP)
+    if not t.ok(r.rc == 0, "node0: cifs (SMB Direct build) loaded (%.1f s)" % r.duration,
+                out(r)):
+        return
+    opts = "rdma,vers=3.1.1,username=%s,password=%s" % (SMB_USER, SMB_PASS)
+    r = sh(host, "mount -t cifs //%s/%s /mnt/smb -o %s\ngrep ' /mnt/smb ' /proc/mounts" % (
+        addr, SMB_SHARE, opts), timeout=STEP)
+    mopts = r.stdout.split()[3].split(",") if len(r.stdout.split()) > 3 else []
+    if not t.ok(r.rc == 0 and "rdma" in mopts, "node0: mount -t cifs //%s/%s /mnt/smb -o "
+                "rdma,vers=3.1.1: %s (%.1f s)" % (
+                    addr, SMB_SHARE, ",".join(o for o in mopts if o.startswith("vers=") or
+                                              o == "rdma") or "not mounted", r.duration),
+                out(r), dmesg_tail(host, 30), "node1:\n" + dmesg_tail(tgt, 20)):
+        return
+    r = host.run("cat /proc/fs/cifs/DebugData", timeout=QUICK)
+    # printed for a connection whose transport is SMB Direct (server->rdma and connected)
+    t.ok(re.search(r"SMBDirect \(in hex\) protocol version", r.stdout),
+         "node0: /proc/fs/cifs/DebugData: the connection runs over SMB Direct", out(r))
+    qps = rc_qps(host)
+    t.ok(qps, "node0: an RC QP while mounted (rdma res show qp)", *(qps + cm_ids(host)))
+
+    sha = make_pattern(host, "/tmp/smb-data", SMB_MIB)
+    before = rdma_counters()
+    r = sh(host, "cp /tmp/smb-data /mnt/smb/file\nsync /mnt/smb/file", timeout=TIMEOUT)
+    after = rdma_counters()
+    t.ok(r.rc == 0 and sha, "node0: %d MiB written to /mnt/smb (cp + sync, %.1f s, %.2f MB/s)"
+         % (SMB_MIB, r.duration, SMB_MIB * MIB / 1e6 / max(r.duration, 0.1)), out(r))
+    text, moved = traffic(before, after, SMB_MIB)
+    t.ok(moved, "the write went over RDMA, not TCP: %s" % text)
+    r = tgt.run("sha256sum /srv/smb/file", timeout=TIMEOUT)
+    got = r.stdout.split()[0] if r.rc == 0 and r.stdout.strip() else None
+    t.ok(sha and got == sha, "node1: /srv/smb/file has the written bytes (sha256 %s)" %
+         (got or "?")[:16], out(r), "want %s" % sha)
+    back = make_pattern(tgt, "/srv/smb/from-server", SMB_MIB)
+    before = rdma_counters()
+    r = sh(host, "echo 3 > /proc/sys/vm/drop_caches\n"
+           "sha256sum /mnt/smb/file /mnt/smb/from-server", timeout=TIMEOUT)
+    after = rdma_counters()
+    got = [ln.split()[0] for ln in r.stdout.splitlines()]
+    t.ok(r.rc == 0 and sha and back and got == [sha, back], "node0: read back over SMB Direct "
+         "after dropping its caches: the file, and %d MiB node1 wrote (%.1f s)" % (
+             SMB_MIB, r.duration), out(r), "want %s %s" % (sha, back))
+    text, moved = traffic(before, after, 2 * SMB_MIB)
+    t.ok(moved, "the reads went over RDMA: %s" % text)
+    r = host.run("umount /mnt/smb", timeout=STEP)
+    t.ok(r.rc == 0, "node0: umount /mnt/smb (%.1f s)" % r.duration, out(r))
+    nothing_left(host, "after umount of the SMB share")
+    nothing_left(tgt, "after the SMB client went", allowed=[r"LISTEN.*:%d\b" % SMB_PORT,
+                                                            r"LISTEN.*:%d\b" % ISCSI_PORT] +
+                 LISTENERS)
+
+
 # --- the test --------------------------------------------------------------------------------
 
 try:
@@ -873,12 +1001,17 @@ try:
                                       ["ib_iser", "sd_mod"]) +
                               missing(tgt, [], ["target_core_iblock", "iscsi_target_mod",
                                                 "ib_isert", "null_blk"])))
+    smb_missing = sorted(set(missing(host, ["mount.cifs"], ["cifs"]) +
+                             missing(tgt, ["ksmbd.mountd", "ksmbd.adduser", "ksmbd.addshare"],
+                                     ["ksmbd"])))
     if all(lack or name not in PARTS for name, lack in (
-            ("nvme", nvme_missing), ("nfs", nfs_missing), ("iser", iser_missing))):
+            ("nvme", nvme_missing), ("nfs", nfs_missing), ("iser", iser_missing),
+            ("smb", smb_missing))):
         t.skip_all("not in the guest image (scripts/guest/storage-files.txt, %s kernel) or "
                    "not selected (TERN_STORAGE_PARTS=%s): %s" % (
                        c.flavour, ",".join(PARTS),
-                       " ".join(sorted(set(nvme_missing + nfs_missing + iser_missing)))))
+                       " ".join(sorted(set(nvme_missing + nfs_missing + iser_missing +
+                                           smb_missing)))))
     ready = False
     with Part("RDMA devices up"):
         try:
@@ -924,9 +1057,15 @@ try:
                      "not in the guest image: %s" % " ".join(iser_missing)
                      if iser_missing else
                      no_frwr([host], "ib_iser registers memory with"))
-        if nvme_skip and nfs_skip and iser_skip:
-            t.skip_all("NVMe-oF: %s; NFS over RDMA: %s; iSER: %s" % (nvme_skip, nfs_skip,
-                                                                     iser_skip))
+        # SMB Direct: the cifs client registers memory with fast registration, and ksmbd
+        # only listens on devices that offer it
+        smb_skip = (NOT_SELECTED if "smb" not in PARTS else
+                    "not in the guest image: %s" % " ".join(smb_missing)
+                    if smb_missing else smb_direct_modules() or
+                    no_frwr([host, tgt], "the cifs client and ksmbd require"))
+        if nvme_skip and nfs_skip and iser_skip and smb_skip:
+            t.skip_all("NVMe-oF: %s; NFS over RDMA: %s; iSER: %s; SMB Direct: %s" % (
+                nvme_skip, nfs_skip, iser_skip, smb_skip))
         nfs_up = False
         if nfs_skip:
             t.skip("NFS over RDMA", nfs_skip)
@@ -946,6 +1085,15 @@ try:
             t.skip("iSER", iser_skip)
         else:
             iser_part()
+        if smb_skip:
+            t.skip("SMB Direct", smb_skip)
+        else:
+            smb_up = False
+            with Part("SMB Direct: ksmbd start"):
+                smb_up = smb_server()
+            if smb_up:
+                with Part("SMB Direct: mount -o rdma, files both ways, umount"):
+                    smb_client()
     with Part("kernel log check"):
         check_kernel_clean(t, c)
 except HarnessError as e:
