@@ -885,6 +885,17 @@ SMB_PORT = 445                        # ksmbd's SMB Direct port on RoCE and Infi
 SMB_CRYPTO = "ecb ccm gcm cmac ctr ghash_generic sha512_generic md4 des_generic nls_utf8"
 
 
+# Soft-RoCE as the SMB Direct client (TERN_RDMA_TARGET=rxe, rxe+tern): the mount, the data
+# and the counters check out, but at umount the cifs client's teardown (smbd_destroy) gets
+# "WARNING: ... at drivers/infiniband/core/verbs.c:2824 __ib_drain_rq" from Linux 6.1's
+# rdma_rxe (the drain's receive WR is not accepted once the QP is in the error state), and
+# its QP and rdma_cm ID can stay behind. Soft-RoCE's, not the server's: tern as the client
+# tears down cleanly. A kernel warning fails the file, so that pairing is skipped.
+SMB_RXE_CLIENT = {"rxe": "Soft-RoCE as the SMB Direct client: Linux 6.1's rdma_rxe fails "
+                         "the cifs client's ib_drain_rq() at umount (a WARNING in "
+                         "__ib_drain_rq, see Documentation/admin/storage.rst)"}
+
+
 def smb_direct_modules():
     """Why cifs.ko and ksmbd.ko in the guest image have no SMB Direct, or None: Debian's
     are built without it; scripts/build-smbdirect.sh's, under updates/, have it."""
@@ -979,19 +990,7 @@ def smb_client():
     t.ok(moved, "the reads went over RDMA: %s" % text)
     r = host.run("umount /mnt/smb", timeout=STEP)
     t.ok(r.rc == 0, "node0: umount /mnt/smb (%.1f s)" % r.duration, out(r))
-    if target.kind_of(host) == "rxe":
-        # Soft-RoCE client (rxe+tern): after umount the cifs client's QP stays in ERR and
-        # its rdma_cm ID in DISCONNECT (the CM's disconnect is done) for more than WAIT
-        # seconds, while tern's side has nothing left; not seen with tern as the client.
-        # Linux 6.1's rdma_rxe and the cifs client's teardown (ib_drain_qp, then waiting
-        # for every receive buffer back), not diagnosed further: reported, not asserted.
-        gone = wait_for(lambda: not rc_qps(host), timeout=WAIT, interval=1)
-        if not gone:
-            t.diag("node0 (Soft-RoCE): after umount the cifs client's QP and rdma_cm ID are "
-                   "still there (known with rdma_rxe as the SMB Direct client):",
-                   *(rc_qps(host) + cm_ids(host)))
-    else:
-        nothing_left(host, "after umount of the SMB share")
+    nothing_left(host, "after umount of the SMB share")
     nothing_left(tgt, "after the SMB client went", allowed=[r"LISTEN.*:%d\b" % SMB_PORT,
                                                             r"LISTEN.*:%d\b" % ISCSI_PORT] +
                  LISTENERS)
@@ -1073,7 +1072,8 @@ try:
         # only listens on devices that offer it
         smb_skip = (NOT_SELECTED if "smb" not in PARTS else
                     "not in the guest image: %s" % " ".join(smb_missing)
-                    if smb_missing else smb_direct_modules() or
+                    if smb_missing else smb_direct_modules() or SMB_RXE_CLIENT.get(
+                        target.kind_of(host)) or
                     no_frwr([host, tgt], "the cifs client and ksmbd require"))
         if nvme_skip and nfs_skip and iser_skip and smb_skip:
             t.skip_all("NVMe-oF: %s; NFS over RDMA: %s; iSER: %s; SMB Direct: %s" % (
