@@ -56,6 +56,15 @@ debug_modules() {
 	find "$src/drivers" -name '*.ko' -exec cp -f {} "$TERN_OUT/debug/modules/" \;
 }
 
+# cifs.ko and ksmbd.ko with SMB Direct for the storage image (scripts/build-smbdirect.sh,
+# cached). Without them (no linux-source of the guest kernel's version) the image is built
+# without, and tests/guest/storage.t skips SMB Direct.
+smbdirect() {
+	"$TERN_TOP/scripts/build-smbdirect.sh" >/dev/null && return
+	log "build: no SMB Direct modules; the storage image has the stock cifs and ksmbd"
+	rm -f "$TERN_OUT/initramfs.d/storage/smbdirect.list"
+}
+
 # The provider where Debian's libibverbs looks for it in the guests, straight from
 # scripts/build-provider.sh's output (TERN_GUEST_FROM_PACKAGES=0).
 provider_list() {
@@ -147,6 +156,7 @@ for f in $flavours; do
 		step "provider" "$TERN_TOP/scripts/build-provider.sh" >/dev/null
 		[ "$from_packages" != 0 ] || step "provider list" provider_list
 		step "initramfs" "$TERN_TOP/scripts/mkinitramfs.sh" >/dev/null
+		step "SMB Direct modules" smbdirect
 		step "initramfs (storage)" "$TERN_TOP/scripts/mkinitramfs.sh" --image storage >/dev/null
 		step "initramfs (apps)" "$TERN_TOP/scripts/mkinitramfs.sh" --image apps >/dev/null
 	else

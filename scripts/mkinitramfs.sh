@@ -8,7 +8,9 @@
 # out-of-tree modules from $TERN_OUT/modules/*.ko (in /lib/modules/$KVER/extra, depmod'ed),
 # userspace tools with their ldd libraries, and whatever the list files name:
 #   scripts/guest/extra-files.txt, $TERN_OUT/initramfs.d/*.list,
-#   $TERN_INITRAMFS_EXTRA (colon-separated list files), and list files given as arguments.
+#   $TERN_INITRAMFS_EXTRA (colon-separated list files), and list files given as arguments;
+#   with --image NAME also $TERN_OUT/initramfs.d/NAME/*.list ($TERN_OUT/debug/... for the
+#   debug flavour).
 # The format is described in scripts/guest/extra-files.txt. TERN_GUEST_MODULES adds modules.
 # --image NAME: a larger image for the tests that need it: everything above plus
 # scripts/guest/NAME-files.txt and $TERN_OUT/initramfs.d/NAME/*.list, into
@@ -64,6 +66,8 @@ else
 	fout=$TERN_OUT
 fi
 mkdir -p "$fout"
+# lists for one image and flavour only, written by build scripts (scripts/build-smbdirect.sh)
+[ -z "$image" ] || lists+=("$fout/initramfs.d/$image"/*.list)
 # One build at a time per output dir (tests running in parallel all call this).
 exec 9> "$fout/initramfs.lock"
 timeout 600 flock 9 || die "timed out waiting for $fout/initramfs.lock"
