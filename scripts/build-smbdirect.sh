@@ -4,7 +4,7 @@
 # CONFIG_SMB_SERVER_SMBDIRECT are not set). This builds both modules again, out of tree, from
 # Debian's linux-source-6.1 of the same version as the guest kernel, against its
 # linux-headers, with those two options on, and writes
-# $TERN_OUT/initramfs.d/storage/smbdirect.list, which puts them into the storage image
+# $TERN_OUT/initramfs.d/storage-stock/smbdirect.list, which puts them into the storage image
 # (scripts/mkinitramfs.sh --image storage) under /lib/modules/$KVER/updates/, where modprobe
 # prefers them to the stock ones. Prints the directory of the modules.
 #
@@ -85,8 +85,8 @@ if [ ! -f "$out/cifs.ko" ] || [ ! -f "$out/ksmbd.ko" ]; then
 	rm -rf "$out.build"
 fi
 
-mkdir -p "$TERN_OUT/initramfs.d/storage"
-list=$TERN_OUT/initramfs.d/storage/smbdirect.list
+mkdir -p "$TERN_OUT/initramfs.d/storage-stock"
+list=$TERN_OUT/initramfs.d/storage-stock/smbdirect.list
 {
 	echo "# Written by scripts/build-smbdirect.sh: cifs.ko and ksmbd.ko with SMB Direct."
 	echo "file $out/cifs.ko /lib/modules/$kver/updates/cifs.ko"

@@ -62,7 +62,7 @@ debug_modules() {
 smbdirect() {
 	"$TERN_TOP/scripts/build-smbdirect.sh" >/dev/null && return
 	log "build: no SMB Direct modules; the storage image has the stock cifs and ksmbd"
-	rm -f "$TERN_OUT/initramfs.d/storage/smbdirect.list"
+	rm -f "$TERN_OUT/initramfs.d/storage-stock/smbdirect.list"
 }
 
 # The provider where Debian's libibverbs looks for it in the guests, straight from

@@ -8,14 +8,13 @@
 # out-of-tree modules from $TERN_OUT/modules/*.ko (in /lib/modules/$KVER/extra, depmod'ed),
 # userspace tools with their ldd libraries, and whatever the list files name:
 #   scripts/guest/extra-files.txt, $TERN_OUT/initramfs.d/*.list,
-#   $TERN_INITRAMFS_EXTRA (colon-separated list files), and list files given as arguments;
-#   with --image NAME also $TERN_OUT/initramfs.d/NAME/*.list ($TERN_OUT/debug/... for the
-#   debug flavour).
+#   $TERN_INITRAMFS_EXTRA (colon-separated list files), and list files given as arguments.
 # The format is described in scripts/guest/extra-files.txt. TERN_GUEST_MODULES adds modules.
 # --image NAME: a larger image for the tests that need it: everything above plus
-# scripts/guest/NAME-files.txt and $TERN_OUT/initramfs.d/NAME/*.list, into
-# initramfs-NAME.cpio next to the default one (e.g. --image storage: NVMe-oF, NFS and fio,
-# about 100 MB that every other guest would otherwise unpack at boot). Tests ask for it with Cluster(initrd_image=NAME). Not compressed, nor is
+# scripts/guest/NAME-files.txt, $TERN_OUT/initramfs.d/NAME/*.list (both flavours: user
+# programs) and $TERN_OUT/initramfs.d/NAME-FLAVOUR/*.list (one kernel's modules), into initramfs-NAME.cpio next to the default one (e.g. --image storage: NVMe-oF,
+# NFS and fio, about 100 MB that every other guest would otherwise unpack at boot). Tests ask
+# for it with Cluster(initrd_image=NAME). Not compressed, nor is
 # the debug flavour's default image (initramfs.cpio): the debug kernel (KASAN) inflates
 # gzip slowly, 47 s for the storage image against 28 s to unpack it uncompressed, 20 s
 # against 9 s for the default one (stock: a few seconds either way).
@@ -66,8 +65,8 @@ else
 	fout=$TERN_OUT
 fi
 mkdir -p "$fout"
-# lists for one image and flavour only, written by build scripts (scripts/build-smbdirect.sh)
-[ -z "$image" ] || lists+=("$fout/initramfs.d/$image"/*.list)
+# lists for one image and kernel flavour: modules built for that kernel (build-smbdirect.sh)
+[ -z "$image" ] || lists+=("$TERN_OUT/initramfs.d/$image-$flavour"/*.list)
 # One build at a time per output dir (tests running in parallel all call this).
 exec 9> "$fout/initramfs.lock"
 timeout 600 flock 9 || die "timed out waiting for $fout/initramfs.lock"
