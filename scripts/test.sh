@@ -6,8 +6,9 @@
 #          tests/guest and tests/kunit again, with TERN_KERNEL=debug
 # tests/guest holds ethernet.t, faults.t (debug only), rdma.t, wire.t (stock only), cm.t
 # (rdma_cm over the GSI QP), verbs.t (UD, SRQ, atomics, async events), dcb.t (dcb, devlink
-# params, reload, PFC storm), storage.t (NVMe-oF and NFS over RDMA) and congestion.t (three
-# guests through tern-switch; stock only):
+# params, reload, PFC storm), storage.t (NVMe-oF, NFS, iSER and SMB Direct over RDMA), apps.t
+# (UCX, Open MPI, libfabric, rsockets, qperf; the debug kernel runs MPI only) and
+# congestion.t (three guests through tern-switch; stock only):
 # the others run on both kernels, the RDMA ones with fewer iterations on the debug kernel (the
 # kernel's GSI, UD, SRQ, DCB and event paths get KASAN, lockdep and kmemleak coverage).
 # tests/host also runs the switch model, tern-switch and the virtual-time incast (incast.t).
