@@ -895,6 +895,18 @@ SMB_RXE_CLIENT = {"rxe": "Soft-RoCE as the SMB Direct client: Linux 6.1's rdma_r
                          "the cifs client's ib_drain_rq() at umount (a WARNING in "
                          "__ib_drain_rq, see Documentation/admin/storage.rst)"}
 
+# Soft-RoCE as the SMB Direct server (TERN_RDMA_TARGET=tern+rxe: tests/interop/
+# storage-tern-host.t): in a full suite run, after a clean umount, the cifs client on the tern
+# guest oopsed in smbd_disconnect_rdma_work -> rdma_disconnect, a NULL pointer for the
+# rdma_cm ID's device: the client's disconnect work ran on an ID that was already being torn
+# down. The same oops was seen once tern <-> tern, on a failed mount's teardown. Cause not
+# found yet (6.1's SMB Direct client queues that work from its completion handlers, also
+# during smbd_destroy()'s drain; whether tern's flush completions or Soft-RoCE's disconnect
+# timing opens the window is open): that pairing is skipped until it is.
+SMB_RXE_SERVER = {"rxe": "Soft-RoCE as the SMB Direct server: the tern client's cifs oopsed "
+                         "once in smbd_disconnect_rdma_work after umount (a NULL rdma_cm "
+                         "device; cause open, see Documentation/admin/storage.rst)"}
+
 
 def smb_direct_modules():
     """Why cifs.ko and ksmbd.ko in the guest image have no SMB Direct, or None: Debian's
@@ -1073,7 +1085,7 @@ try:
         smb_skip = (NOT_SELECTED if "smb" not in PARTS else
                     "not in the guest image: %s" % " ".join(smb_missing)
                     if smb_missing else smb_direct_modules() or SMB_RXE_CLIENT.get(
-                        target.kind_of(host)) or
+                        target.kind_of(host)) or SMB_RXE_SERVER.get(target.kind_of(tgt)) or
                     no_frwr([host, tgt], "the cifs client and ksmbd require"))
         if nvme_skip and nfs_skip and iser_skip and smb_skip:
             t.skip_all("NVMe-oF: %s; NFS over RDMA: %s; iSER: %s; SMB Direct: %s" % (
