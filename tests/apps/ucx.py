@@ -38,18 +38,7 @@ def counters(ctx, node):
     """tern's port hw_counters on ``node`` (a dict), or None on Soft-RoCE."""
     if ctx.target.kind_of(node) != "tern":
         return None
-    d = "/sys/class/infiniband/%s/ports/1/hw_counters" % ctx.ibdev(node)
-    r = node.run("cd %s && grep -H . *" % d, timeout=30)
-    out = {}
-    for line in r.stdout.splitlines():
-        name, _, val = line.partition(":")
-        if val.strip().isdigit():
-            out[name] = int(val)
-    return out
-
-
-def delta(before, after):
-    return {k: after[k] - before.get(k, 0) for k in after}
+    return rt.hw_counters(node, ctx.ibdev(node))
 
 
 def env_for(ctx, node, tls):
@@ -136,7 +125,7 @@ def run_one(ctx, server, client, test, size, iters, tls, alias, label, uct_dev=N
     # (put and get target its memory), the client for latency tests (it gets the answers)
     side = 1 if test.endswith("_lat") else 0
     if before[side] is not None and after[side] is not None:
-        check_transport(t, ctx, name, tls, test, iters, delta(before[side], after[side]))
+        check_transport(t, ctx, name, tls, test, iters, rt.counter_delta(after[side], before[side]))
     return fin
 
 
