@@ -71,14 +71,7 @@ def direction(server, client):
 
 
 def hw_counters(node):
-    r = node.run("cd /sys/class/infiniband/%s/ports/1/hw_counters 2>/dev/null && "
-                 "grep -H . *" % dev, timeout=30)
-    out = {}
-    for line in r.stdout.splitlines():
-        name, _, value = line.partition(":")
-        if value.strip().isdigit():
-            out[name] = int(value)
-    return out
+    return rt.hw_counters(node, dev)
 
 
 def cm_pair(server, client, scmd, ccmd, port, timeout=PAIR_TIMEOUT):

@@ -228,14 +228,7 @@ def find_gid(node, text):
 
 def hw_counters(node):
     """The device's counters (hw_counters of port 1, the names `rdma statistic` shows)."""
-    r = node.run("cd /sys/class/infiniband/%s/ports/1/hw_counters && grep -H . *" % dev,
-                 timeout=30)
-    out = {}
-    for line in r.stdout.splitlines():
-        name, _, value = line.partition(":")
-        if value.strip().isdigit():
-            out[name] = int(value)
-    return out
+    return rt.hw_counters(node, dev)
 
 
 def faults_path(node):
