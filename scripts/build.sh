@@ -78,26 +78,17 @@ provider_list() {
 	if cmp -s "$list.tmp" "$list"; then rm -f "$list.tmp"; else mv "$list.tmp" "$list"; fi
 }
 
-# tests/rdma's programs (built against the host's libibverbs, run in the guests) and the list
-# that puts them into the initramfs of both flavours.
-rdma_tests() {
-	local p
-	make -s -C "$TERN_TOP/tests/rdma" O="$TERN_OUT/rdma" >&2
-	mkdir -p "$TERN_OUT/initramfs.d"
-	for p in $(make -s -C "$TERN_TOP/tests/rdma" names); do
-		printf 'file %s /usr/bin/%s\nlib %s\n' "$TERN_OUT/rdma/$p" "$p" "$TERN_OUT/rdma/$p"
-	done > "$TERN_OUT/initramfs.d/rdma-tests.list"
-}
-
-# tests/apps' MPI programs (built with Debian's mpicc, run in the apps image's guests) and
-# their list, read for the apps image only (mkinitramfs.sh --image apps).
-apps_tests() {
-	local p
-	make -s -C "$TERN_TOP/tests/apps" O="$TERN_OUT/apps" >&2
-	mkdir -p "$TERN_OUT/initramfs.d/apps"
-	for p in $(make -s -C "$TERN_TOP/tests/apps" names); do
-		printf 'file %s /usr/bin/%s\nlib %s\n' "$TERN_OUT/apps/$p" "$p" "$TERN_OUT/apps/$p"
-	done > "$TERN_OUT/initramfs.d/apps/mpi-tests.list"
+# test_programs DIR LIST: build tests/DIR's programs into $TERN_OUT/DIR and write the list
+# (relative to $TERN_OUT/initramfs.d) that puts them into /usr/bin of the guest images.
+# tests/rdma (built against the host's libibverbs): rdma-tests.list, every image of both
+# flavours; tests/apps (Debian's mpicc): apps/mpi-tests.list, the apps image only.
+test_programs() {
+	local p dir=$1 list=$TERN_OUT/initramfs.d/$2
+	make -s -C "$TERN_TOP/tests/$dir" O="$TERN_OUT/$dir" >&2
+	mkdir -p "$(dirname "$list")"
+	for p in $(make -s -C "$TERN_TOP/tests/$dir" names); do
+		printf 'file %s /usr/bin/%s\nlib %s\n' "$TERN_OUT/$dir/$p" "$p" "$TERN_OUT/$dir/$p"
+	done > "$list"
 }
 
 # tern-switch (model/fabric/tern-switch.c + the switch model model/fabric/switch.c): the
@@ -135,8 +126,8 @@ done
 
 step "host packages" "$TERN_TOP/scripts/setup-host.sh"
 step "qemu" "$TERN_TOP/scripts/build-qemu.sh" >/dev/null
-step "rdma test programs" rdma_tests
-step "MPI test programs" apps_tests
+step "rdma test programs" test_programs rdma rdma-tests.list
+step "MPI test programs" test_programs apps apps/mpi-tests.list
 step "tern-switch" tern_switch
 # The stock guests get tern's modules and provider from tern's Debian packages
 # (scripts/build-packages.sh: the modules DKMS builds from tern-dkms for the guest kernel, the
