@@ -63,12 +63,10 @@ class Context:
         self.t = t
         self.c = c
         self.debug = c.flavour == "debug"
-        self.kind = KIND
         self.mixed = MIXED
         self.target = rt.Target(c, KINDS, 0 if MIXED or KIND == "tern" else 1)
         self.pairs = ((c[1], c[0]), (c[0], c[1]))      # (server, client)
         self.timeout = 600 if self.debug else 180      # one program pair
-        self.ignore = []       # kernel log lines a section expects (regexes), with a reason
 
     def ibdev(self, node):
         return self.target.ibdev_of(node)
@@ -108,7 +106,7 @@ try:
             t0 = time.monotonic()
             importlib.import_module(name).run(ctx)
             times.append((name, time.monotonic() - t0))
-    check_kernel_clean(t, c, ignore=ctx.ignore)
+    check_kernel_clean(t, c)
 except HarnessError as e:
     t.ok(False, "harness error", str(e))
 finally:
