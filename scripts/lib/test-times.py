@@ -16,6 +16,7 @@ import sys
 
 BUDGET_FRESH, BUDGET_WARM = 60 * 60, 25 * 60
 STEPS_SHOWN = 25
+FAILURES_SHOWN = 12
 
 
 def times(path):
@@ -73,9 +74,30 @@ def slow_steps(path):
     return out
 
 
+def failures(path):
+    """{file: [lines]}: each file's failed tests (a "not ok" that is not a TODO or SKIP) and
+    prove's own complaints about it (a wrong plan, a non-zero exit, a timeout)."""
+    out, cur = {}, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip()
+            m = re.match(r"^(?:\[\d\d:\d\d:\d\d\] )?(\S+\.t) \.\.", line)
+            if m:
+                cur = m.group(1)
+                continue
+            if not cur:
+                continue
+            if re.match(r"^not ok \d+", line) and not re.search(r"# (TODO|SKIP)", line):
+                out.setdefault(cur, []).append(line)
+            elif re.match(r"^(Dubious|Bad plan|No plan found|Failed \d+/\d+ subtests|"
+                          r"Parse errors)", line):
+                out.setdefault(cur, []).append(line)
+    return out
+
+
 def main():
     total = int(sys.argv[1])
-    rows, halves, steps = [], [], []
+    rows, halves, steps, failed = [], [], [], []
     for arg in sys.argv[2:]:
         flavour, _, path = arg.partition("=")
         path, _, secs = path.partition("@")
@@ -84,6 +106,8 @@ def main():
         try:
             rows += [(flavour, f, s, v) for f, s, v in times(path)]
             steps += [(s, flavour, f, d) for s, f, d in slow_steps(path)]
+            bad = failures(path)
+            failed += [(flavour, f, bad.get(f, [])) for f, _, v in times(path) if v == "FAIL"]
         except OSError as e:
             print("test times: %s: %s" % (path, e))
     print("=== wall time per test file, slowest first ===")
@@ -103,6 +127,11 @@ def main():
               BUDGET_FRESH // 60, "" if total <= BUDGET_WARM else
               ": over the warm budget" if total <= BUDGET_FRESH else
               ": over both budgets"))
+    # last, so that a log cut to its end still names what failed
+    for flavour, f, lines in failed:
+        print("=== FAILED on the %s kernel: %s ===" % (flavour, f))
+        for line in lines[:FAILURES_SHOWN] or ["(no failed test line: killed or timed out?)"]:
+            print("  " + line[:200])
 
 
 if __name__ == "__main__":
