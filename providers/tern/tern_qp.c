@@ -75,34 +75,130 @@ static void tern_free_qp(struct tern_qp *qp)
 	free(qp);
 }
 
+/* What tern_create_qp() refuses before it allocates anything: an errno, or 0. */
+static int tern_qp_check_attr(struct tern_context *ctx, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_cap *cap = &attr->cap;
+
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (!attr->send_cq || !attr->recv_cq)
+		return EINVAL;
+	if (cap->max_inline_data > ctx->max_inline || cap->max_send_sge > UINT8_MAX ||
+	    cap->max_recv_sge > UINT8_MAX)
+		return EINVAL;
+	return 0;
+}
+
+/* The send WQE's header: a UD WQE carries the address vector between header and data. */
+static size_t tern_sq_hdr(struct tern_qp *qp)
+{
+	return TERN_SQ_WQE_HDR + (qp->ud ? sizeof(struct tern_ud_seg) : 0);
+}
+
+/* Size the send queue and, without an SRQ, the receive queue for what @cap asks. */
+static int tern_qp_size(struct tern_context *ctx, struct tern_qp *qp, struct ibv_qp_cap *cap)
+{
+	unsigned int sq_min_log = ctx->sq_min_log_stride;
+	size_t hdr = tern_sq_hdr(qp), data;
+	int ret;
+
+	if (qp->ud && sq_min_log < TERN_SQ_UD_MIN_LOG_STRIDE)
+		sq_min_log = TERN_SQ_UD_MIN_LOG_STRIDE;
+	data = (size_t)cap->max_send_sge * sizeof(struct tern_sge);
+	if (data < cap->max_inline_data)
+		data = cap->max_inline_data;
+	ret = tern_size_wq(&qp->sq, cap->max_send_wr, hdr, data, sq_min_log,
+			   ctx->sq_max_log_stride, ctx->max_sq_log_depth);
+	if (ret)
+		return ret;
+	qp->sq.max_sge = cap->max_send_sge;
+	qp->sq.max_inline = (1u << qp->sq.log_stride) - hdr;
+	if (qp->sq.max_inline > ctx->max_inline)
+		qp->sq.max_inline = ctx->max_inline;
+
+	/* a QP on an SRQ has no receive ring of its own */
+	if (qp->srq)
+		return 0;
+	ret = tern_size_wq(&qp->rq, cap->max_recv_wr, TERN_RQ_WQE_HDR,
+			   (size_t)cap->max_recv_sge * sizeof(struct tern_sge),
+			   ctx->rq_min_log_stride, ctx->rq_max_log_stride, ctx->max_rq_log_depth);
+	if (ret)
+		return ret;
+	qp->rq.max_sge = cap->max_recv_sge;
+	return 0;
+}
+
+/* Allocate the rings (and the receive doorbell record) and describe them in @cmd. */
+static int tern_qp_alloc_rings(struct tern_context *ctx, struct tern_qp *qp,
+			       struct tern_ucmd_create_qp *cmd)
+{
+	size_t ring;
+	int ret;
+
+	ret = tern_buf_alloc(&qp->sq.buf, (size_t)1 << (qp->sq.log_depth + qp->sq.log_stride));
+	if (ret)
+		return ret;
+	cmd->sq_va = (uintptr_t)qp->sq.buf.addr;
+	cmd->sq_len = qp->sq.buf.len;
+	cmd->log_sq_depth = qp->sq.log_depth;
+	cmd->log_sq_stride = qp->sq.log_stride;
+	if (qp->srq)
+		return 0;
+
+	/* the doorbell record, when the kernel takes one, right after the ring */
+	ring = (size_t)1 << (qp->rq.log_depth + qp->rq.log_stride);
+	ret = tern_buf_alloc(&qp->rq.buf,
+			     ring + (ctx->db_rec ? sizeof(struct tern_wq_db_rec) : 0));
+	if (ret)
+		return ret;
+	if (ctx->db_rec) {
+		qp->rq.db_rec = (struct tern_wq_db_rec *)((char *)qp->rq.buf.addr + ring);
+		cmd->flags = TERN_CREATE_QP_F_RQ_DB_REC;
+	} else {
+		qp->rq.ring_db = true;
+	}
+	cmd->rq_va = (uintptr_t)qp->rq.buf.addr;
+	cmd->rq_len = qp->rq.buf.len;
+	cmd->log_rq_depth = qp->rq.log_depth;
+	cmd->log_rq_stride = qp->rq.log_stride;
+	return 0;
+}
+
+/*
+ * tern_ib.ko answers with what the device and the slots allow (at least what was asked in
+ * @cap): take that, never beyond what our slots hold.
+ */
+static void tern_qp_take_caps(struct tern_qp *qp, const struct ibv_qp_cap *kcap,
+			      const struct ibv_qp_cap *cap)
+{
+	qp->sq.max_sge = tern_cap(kcap->max_send_sge, cap->max_send_sge,
+				  ((1u << qp->sq.log_stride) - tern_sq_hdr(qp)) /
+				  sizeof(struct tern_sge));
+	if (!qp->srq)
+		qp->rq.max_sge = tern_cap(kcap->max_recv_sge, cap->max_recv_sge,
+					  ((1u << qp->rq.log_stride) - TERN_RQ_WQE_HDR) /
+					  sizeof(struct tern_sge));
+	qp->sq.max_inline = tern_cap(kcap->max_inline_data, cap->max_inline_data,
+				     qp->sq.max_inline);
+}
+
 struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct tern_context *ctx = to_tctx(pd->context);
 	struct tern_ucmd_create_qp_resp resp = {};
 	struct tern_ucmd_create_qp cmd = {};
-	struct ibv_qp_cap *cap = &attr->cap;
 	struct ibv_qp_init_attr kattr;
 	struct tern_cq *send_cq, *recv_cq;
-	unsigned int sq_min_log;
 	struct tern_qp *qp;
-	size_t data, hdr;
 	int ret;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD) {
-		errno = EOPNOTSUPP;
+	ret = tern_qp_check_attr(ctx, attr);
+	if (ret) {
+		errno = ret;
 		return NULL;
 	}
-	if (!attr->send_cq || !attr->recv_cq) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (cap->max_inline_data > ctx->max_inline || cap->max_send_sge > UINT8_MAX ||
-	    cap->max_recv_sge > UINT8_MAX) {
-		errno = EINVAL;
-		return NULL;
-	}
-
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		errno = ENOMEM;
@@ -114,63 +210,11 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	qp->uc = attr->qp_type == IBV_QPT_UC;
 	qp->srq = attr->srq ? to_tsrq(attr->srq) : NULL;
 
-	/* a UD WQE carries the address vector between its header and its data */
-	hdr = TERN_SQ_WQE_HDR + (qp->ud ? sizeof(struct tern_ud_seg) : 0);
-	sq_min_log = ctx->sq_min_log_stride;
-	if (qp->ud && sq_min_log < TERN_SQ_UD_MIN_LOG_STRIDE)
-		sq_min_log = TERN_SQ_UD_MIN_LOG_STRIDE;
-	data = (size_t)cap->max_send_sge * sizeof(struct tern_sge);
-	if (data < cap->max_inline_data)
-		data = cap->max_inline_data;
-	ret = tern_size_wq(&qp->sq, cap->max_send_wr, hdr, data, sq_min_log,
-			   ctx->sq_max_log_stride, ctx->max_sq_log_depth);
+	ret = tern_qp_size(ctx, qp, &attr->cap);
+	if (!ret)
+		ret = tern_qp_alloc_rings(ctx, qp, &cmd);
 	if (ret)
 		goto err_free;
-	qp->sq.max_sge = cap->max_send_sge;
-	qp->sq.max_inline = (1u << qp->sq.log_stride) - hdr;
-	if (qp->sq.max_inline > ctx->max_inline)
-		qp->sq.max_inline = ctx->max_inline;
-
-	/* a QP on an SRQ has no receive ring of its own */
-	if (!qp->srq) {
-		ret = tern_size_wq(&qp->rq, cap->max_recv_wr, TERN_RQ_WQE_HDR,
-				   (size_t)cap->max_recv_sge * sizeof(struct tern_sge),
-				   ctx->rq_min_log_stride, ctx->rq_max_log_stride,
-				   ctx->max_rq_log_depth);
-		if (ret)
-			goto err_free;
-		qp->rq.max_sge = cap->max_recv_sge;
-	}
-
-	ret = tern_buf_alloc(&qp->sq.buf, (size_t)1 << (qp->sq.log_depth + qp->sq.log_stride));
-	if (ret)
-		goto err_free;
-	if (!qp->srq) {
-		size_t ring = (size_t)1 << (qp->rq.log_depth + qp->rq.log_stride);
-
-		/* the doorbell record, when the kernel takes one, right after the ring */
-		ret = tern_buf_alloc(&qp->rq.buf, ring + (ctx->db_rec ?
-							  sizeof(struct tern_wq_db_rec) : 0));
-		if (ret)
-			goto err_free;
-		if (ctx->db_rec) {
-			qp->rq.db_rec = (struct tern_wq_db_rec *)((char *)qp->rq.buf.addr + ring);
-			cmd.flags = TERN_CREATE_QP_F_RQ_DB_REC;
-		} else {
-			qp->rq.ring_db = true;
-		}
-	}
-
-	cmd.sq_va = (uintptr_t)qp->sq.buf.addr;
-	cmd.sq_len = qp->sq.buf.len;
-	cmd.log_sq_depth = qp->sq.log_depth;
-	cmd.log_sq_stride = qp->sq.log_stride;
-	if (!qp->srq) {
-		cmd.rq_va = (uintptr_t)qp->rq.buf.addr;
-		cmd.rq_len = qp->rq.buf.len;
-		cmd.log_rq_depth = qp->rq.log_depth;
-		cmd.log_rq_stride = qp->rq.log_stride;
-	}
 
 	/* tern_ib.ko checks the capabilities we will really provide */
 	kattr = *attr;
@@ -186,18 +230,7 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		ret = EPROTO;
 		goto err_destroy;
 	}
-	/*
-	 * tern_ib.ko answers with what the device and the slots allow (at least what was
-	 * asked): take that, never beyond what our slots hold.
-	 */
-	qp->sq.max_sge = tern_cap(kattr.cap.max_send_sge, cap->max_send_sge,
-				  ((1u << qp->sq.log_stride) - hdr) / sizeof(struct tern_sge));
-	if (!qp->srq)
-		qp->rq.max_sge = tern_cap(kattr.cap.max_recv_sge, cap->max_recv_sge,
-					  ((1u << qp->rq.log_stride) - TERN_RQ_WQE_HDR) /
-					  sizeof(struct tern_sge));
-	qp->sq.max_inline = tern_cap(kattr.cap.max_inline_data, cap->max_inline_data,
-				     qp->sq.max_inline);
+	tern_qp_take_caps(qp, &kattr.cap, &attr->cap);
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
 
@@ -209,7 +242,7 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	if (ret)
 		goto err_destroy;
 
-	tern_report_caps(qp, cap);
+	tern_report_caps(qp, &attr->cap);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -507,17 +540,9 @@ static inline bool tern_opcode_is_atomic(uint8_t opcode)
 	return opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD;
 }
 
-/* Build one send WQE in its slot. Caller holds qp->sq.lock and checked for room. */
-static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
+/* Whether @wr, of WQE opcode @opcode, is one this QP may post: 0 or EINVAL. */
+static int tern_check_send_wr(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t opcode)
 {
-	struct tern_sq_wqe *wqe = tern_wq_slot(&qp->sq, qp->sq.pi);
-	uint8_t opcode, flags = 0;
-	void *data = wqe + 1;
-	int i, ret;
-
-	ret = tern_wqe_opcode(wr->opcode, &opcode);
-	if (ret)
-		return ret;
 	if (wr->send_flags & ~TERN_SEND_FLAGS)
 		return EINVAL;
 	/* UD: SEND and SEND_WITH_IMM only, each to the address of an AH */
@@ -533,6 +558,14 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 	    ((wr->send_flags & IBV_SEND_INLINE) || wr->num_sge != 1 ||
 	     wr->sg_list[0].length != 8))
 		return EINVAL;
+	return 0;
+}
+
+/* The WQE's flags for @wr's send flags (inline is added with the data). */
+static uint8_t tern_send_wqe_flags(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t opcode)
+{
+	uint8_t flags = 0;
+
 	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
 		flags |= TERN_WQE_F_SIGNALED;
 	if ((wr->send_flags & IBV_SEND_SOLICITED) &&
@@ -541,21 +574,18 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 		flags |= TERN_WQE_F_SOLICITED;
 	if (wr->send_flags & IBV_SEND_FENCE)
 		flags |= TERN_WQE_F_FENCE;
+	return flags;
+}
 
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = htole64(wr->wr_id);
-	if (opcode == TERN_WQE_SEND_IMM || opcode == TERN_WQE_RDMA_WRITE_IMM)
-		wqe->imm_data = wr->imm_data;
-	if (opcode == TERN_WQE_SEND_INV)
-		wqe->rkey = htole32(wr->invalidate_rkey);
-	if (opcode == TERN_WQE_LOCAL_INV || opcode == TERN_WQE_BIND_MW) {
-		ret = tern_build_local_wqe(qp, wr, opcode, wqe);
-		if (ret)
-			return ret;
-		wqe->flags = flags & (TERN_WQE_F_SIGNALED | TERN_WQE_F_FENCE);
-		wqe->opcode = opcode;
-		return 0;
-	}
+/*
+ * The remote side of the WQE: the RDMA address and key in the header, then the UD
+ * destination and the atomic operands between header and data. Returns where the data goes.
+ */
+static void *tern_build_remote(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t opcode,
+			       struct tern_sq_wqe *wqe)
+{
+	void *data = wqe + 1;
+
 	if (opcode == TERN_WQE_RDMA_WRITE || opcode == TERN_WQE_RDMA_WRITE_IMM ||
 	    opcode == TERN_WQE_RDMA_READ) {
 		wqe->rkey = htole32(wr->wr.rdma.rkey);
@@ -585,36 +615,85 @@ static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
 		}
 		data = at + 1;
 	}
+	return data;
+}
 
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		uint8_t *dst = data;
-		size_t len = 0;
+/* Copy @wr's scatter list into the slot at @dst as inline data (at most max_inline). */
+static int tern_build_inline(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t opcode,
+			     struct tern_sq_wqe *wqe, uint8_t *dst)
+{
+	size_t len = 0;
+	int i;
 
-		if (opcode == TERN_WQE_RDMA_READ || wr->num_sge < 0)
+	if (opcode == TERN_WQE_RDMA_READ || wr->num_sge < 0)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length > qp->sq.max_inline - len)
 			return EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length > qp->sq.max_inline - len)
-				return EINVAL;
-			memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
-		}
-		flags |= TERN_WQE_F_INLINE;
-		wqe->inline_len = htole32(len);
-	} else {
-		struct tern_sge *sge = data;
-
-		/* an atomic's SGE has room in every slot (64 bytes at least) */
-		if (wr->num_sge < 0 ||
-		    ((uint32_t)wr->num_sge > qp->sq.max_sge && !tern_opcode_is_atomic(opcode)))
-			return EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = htole64(wr->sg_list[i].addr);
-			sge[i].length = htole32(wr->sg_list[i].length);
-			sge[i].lkey = htole32(wr->sg_list[i].lkey);
-		}
-		wqe->num_sge = wr->num_sge;
+		memcpy(dst + len, (void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+		len += wr->sg_list[i].length;
 	}
+	wqe->inline_len = htole32(len);
+	return 0;
+}
+
+/* Copy @wr's scatter list into the slot at @sge as SGEs (at most max_sge). */
+static int tern_build_sges(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t opcode,
+			   struct tern_sq_wqe *wqe, struct tern_sge *sge)
+{
+	int i;
+
+	/* an atomic's SGE has room in every slot (64 bytes at least) */
+	if (wr->num_sge < 0 ||
+	    ((uint32_t)wr->num_sge > qp->sq.max_sge && !tern_opcode_is_atomic(opcode)))
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = htole64(wr->sg_list[i].addr);
+		sge[i].length = htole32(wr->sg_list[i].length);
+		sge[i].lkey = htole32(wr->sg_list[i].lkey);
+	}
+	wqe->num_sge = wr->num_sge;
+	return 0;
+}
+
+/* Build one send WQE in its slot. Caller holds qp->sq.lock and checked for room. */
+static int tern_build_send_wqe(struct tern_qp *qp, struct ibv_send_wr *wr)
+{
+	struct tern_sq_wqe *wqe = tern_wq_slot(&qp->sq, qp->sq.pi);
+	uint8_t opcode, flags;
+	void *data;
+	int ret;
+
+	ret = tern_wqe_opcode(wr->opcode, &opcode);
+	if (!ret)
+		ret = tern_check_send_wr(qp, wr, opcode);
+	if (ret)
+		return ret;
+	flags = tern_send_wqe_flags(qp, wr, opcode);
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = htole64(wr->wr_id);
+	if (opcode == TERN_WQE_SEND_IMM || opcode == TERN_WQE_RDMA_WRITE_IMM)
+		wqe->imm_data = wr->imm_data;
+	if (opcode == TERN_WQE_SEND_INV)
+		wqe->rkey = htole32(wr->invalidate_rkey);
+	if (opcode == TERN_WQE_LOCAL_INV || opcode == TERN_WQE_BIND_MW) {
+		ret = tern_build_local_wqe(qp, wr, opcode, wqe);
+		if (ret)
+			return ret;
+		wqe->flags = flags & (TERN_WQE_F_SIGNALED | TERN_WQE_F_FENCE);
+		wqe->opcode = opcode;
+		return 0;
+	}
+	data = tern_build_remote(qp, wr, opcode, wqe);
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		ret = tern_build_inline(qp, wr, opcode, wqe, data);
+		flags |= TERN_WQE_F_INLINE;
+	} else {
+		ret = tern_build_sges(qp, wr, opcode, wqe, data);
+	}
+	if (ret)
+		return ret;
 	wqe->flags = flags;
 	wqe->opcode = opcode;
 	return 0;
