@@ -613,23 +613,9 @@ static void tern_ib_kuar_unmap(struct tern_ib_dev *dev)
 	ida_free(&dev->uar_ida, dev->kuar);
 }
 
-static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_device_id *id)
+/* The software state of a new device: no hardware touched yet. */
+static void tern_ib_dev_init(struct tern_ib_dev *dev, struct tern_aux_dev *tadev)
 {
-	struct tern_aux_dev *tadev = to_tern_aux_dev(adev);
-	const struct tern_cmd_query_device_out *dcaps;
-	struct tern_ib_dev *dev;
-	u16 db_pages;
-	int err;
-
-	if (PAGE_SIZE != TERN_DB_PAGE_SIZE) {
-		dev_err(&adev->dev, "doorbell pages are 4 KiB; this kernel maps %lu-byte pages\n",
-			PAGE_SIZE);
-		return -EOPNOTSUPP;
-	}
-
-	dev = ib_alloc_device(tern_ib_dev, ibdev);
-	if (!dev)
-		return -ENOMEM;
 	dev->tadev = tadev;
 	dev->tdev = tadev->tdev;
 	dev->netdev = tern_core_netdev(dev->tdev);
@@ -640,34 +626,59 @@ static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_d
 	spin_lock_init(&dev->zombie_lock);
 	INIT_LIST_HEAD(&dev->zombies);
 	atomic_set(&dev->mr_key, get_random_u32() & 0xff);
-	auxiliary_set_drvdata(adev, dev);
+}
+
+/*
+ * Probe's first stage: the device's RDMA limits and doorbell pages, the kernel's doorbell
+ * page, the completion EQs and the async event handler. Undone by tern_ib_hw_fini().
+ */
+static int tern_ib_hw_init(struct tern_ib_dev *dev, struct device *adev_dev)
+{
+	const struct tern_cmd_query_device_out *dcaps = tern_core_caps(dev->tdev);
+	u16 db_pages = le16_to_cpu(dcaps->num_db_pages);
+	int err;
 
 	err = tern_ib_query_rdma(dev);
 	if (err)
-		goto err_dealloc;
-
-	dcaps = tern_core_caps(dev->tdev);
-	db_pages = le16_to_cpu(dcaps->num_db_pages);
+		return err;
 	dev->num_uars = db_pages ? min_t(u32, db_pages, TERN_DB_NUM_PAGES) : TERN_DB_NUM_PAGES;
 	if (dev->num_uars <= TERN_DB_FIRST_UAR) {
-		dev_err(&adev->dev, "device has no user doorbell pages\n");
-		err = -ENODEV;
-		goto err_dealloc;
+		dev_err(adev_dev, "device has no user doorbell pages\n");
+		return -ENODEV;
 	}
-
 	err = tern_ib_kuar_map(dev);
 	if (err) {
-		dev_err(&adev->dev, "cannot map a doorbell page for kernel queues: %d\n", err);
-		goto err_dealloc;
+		dev_err(adev_dev, "cannot map a doorbell page for kernel queues: %d\n", err);
+		return err;
 	}
 	err = tern_ib_ceqs_create(dev);
 	if (err)
 		goto err_kuar;
 	err = tern_core_set_async_handler(dev->tdev, tern_ib_async_event, dev);
 	if (err) {
-		dev_err(&adev->dev, "async events already taken: %d\n", err);
+		dev_err(adev_dev, "async events already taken: %d\n", err);
 		goto err_ceqs;
 	}
+	return 0;
+
+err_ceqs:
+	tern_ib_ceqs_destroy(dev);
+err_kuar:
+	tern_ib_kuar_unmap(dev);
+	return err;
+}
+
+static void tern_ib_hw_fini(struct tern_ib_dev *dev)
+{
+	tern_core_clear_async_handler(dev->tdev);
+	tern_ib_ceqs_destroy(dev);
+	tern_ib_kuar_unmap(dev);
+}
+
+/* The ib_device's identity and operations, before it is registered. */
+static void tern_ib_dev_describe(struct tern_ib_dev *dev)
+{
+	const struct tern_cmd_query_device_out *dcaps = tern_core_caps(dev->tdev);
 
 	addrconf_addr_eui48((u8 *)&dev->ibdev.node_guid, dcaps->mac);
 	dev->ibdev.node_type = RDMA_NODE_IB_CA;
@@ -687,37 +698,65 @@ static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_d
 	 * turns it off for the CQs created after.
 	 */
 	dev->ibdev.use_cq_dim = tern_ib_has_cap(dev, TERN_RDMA_CAP_CQ_MODERATION);
+}
+
+/* Probe's second stage: port 1 on the netdev, the ib_device, the netdev notifier. */
+static int tern_ib_dev_register(struct tern_ib_dev *dev, struct device *adev_dev)
+{
+	int err;
 
 	err = ib_device_set_netdev(&dev->ibdev, dev->netdev, TERN_IB_PORT);
 	if (err) {
-		dev_err(&adev->dev, "cannot attach port 1 to %s: %d\n", dev->netdev->name, err);
-		goto err_async;
+		dev_err(adev_dev, "cannot attach port 1 to %s: %d\n", dev->netdev->name, err);
+		return err;
 	}
 	err = ib_register_device(&dev->ibdev, "tern%d", tern_ib_dma_dev(dev));
 	if (err) {
-		dev_err(&adev->dev, "ib_register_device failed: %d\n", err);
-		goto err_async;
+		dev_err(adev_dev, "ib_register_device failed: %d\n", err);
+		return err;
 	}
-
 	dev->nb.notifier_call = tern_ib_netdev_event;
 	err = register_netdevice_notifier(&dev->nb);
 	if (err) {
 		ibdev_err(&dev->ibdev, "cannot register the netdevice notifier: %d\n", err);
-		goto err_unregister;
+		ib_unregister_device(&dev->ibdev);
+		return err;
 	}
+	return 0;
+}
+
+static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_device_id *id)
+{
+	struct tern_aux_dev *tadev = to_tern_aux_dev(adev);
+	struct tern_ib_dev *dev;
+	int err;
+
+	if (PAGE_SIZE != TERN_DB_PAGE_SIZE) {
+		dev_err(&adev->dev, "doorbell pages are 4 KiB; this kernel maps %lu-byte pages\n",
+			PAGE_SIZE);
+		return -EOPNOTSUPP;
+	}
+
+	dev = ib_alloc_device(tern_ib_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	tern_ib_dev_init(dev, tadev);
+	auxiliary_set_drvdata(adev, dev);
+
+	err = tern_ib_hw_init(dev, &adev->dev);
+	if (err)
+		goto err_dealloc;
+	tern_ib_dev_describe(dev);
+	err = tern_ib_dev_register(dev, &adev->dev);
+	if (err)
+		goto err_hw;
 	ibdev_info(&dev->ibdev, "RoCEv2 on %s: %u QPs, %u CQs, %u MRs, %d completion vectors\n",
 		   dev->netdev->name, le32_to_cpu(dev->caps.max_qp) - 2,
 		   le32_to_cpu(dev->caps.max_cq), le32_to_cpu(dev->caps.max_mr), dev->num_ceqs);
 	return 0;
 
-err_unregister:
-	ib_unregister_device(&dev->ibdev);
-err_async:
-	tern_core_clear_async_handler(dev->tdev);
-err_ceqs:
-	tern_ib_ceqs_destroy(dev);
-err_kuar:
-	tern_ib_kuar_unmap(dev);
+err_hw:
+	tern_ib_hw_fini(dev);
 err_dealloc:
 	ida_destroy(&dev->uar_ida);
 	ib_dealloc_device(&dev->ibdev);
@@ -731,9 +770,7 @@ static void tern_ib_remove(struct auxiliary_device *adev)
 	unregister_netdevice_notifier(&dev->nb);
 	/* Destroys every object user space still holds, through our destroy verbs. */
 	ib_unregister_device(&dev->ibdev);
-	tern_core_clear_async_handler(dev->tdev);
-	tern_ib_ceqs_destroy(dev);
-	tern_ib_kuar_unmap(dev);
+	tern_ib_hw_fini(dev);
 	tern_ib_zombies_free(dev);
 	WARN_ON(!xa_empty(&dev->qp_xa) || !xa_empty(&dev->cq_xa) || !xa_empty(&dev->srq_xa));
 	xa_destroy(&dev->qp_xa);
