@@ -122,21 +122,11 @@ static int tern_ib_build_local_wqe(struct tern_ib_qp *qp, const struct ib_send_w
 	return 0;
 }
 
-/* Build one send WQE at the SQ's producer index. Caller holds ksq.lock and found room. */
-static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
-				  const struct ib_send_wr *wr)
+/* The WQE's flags for @wr's send flags (inline is added with the data). */
+static u8 tern_ib_send_wqe_flags(struct tern_ib_qp *qp, const struct ib_send_wr *wr, u8 opcode)
 {
-	struct tern_sq_wqe *wqe = tern_ib_kq_slot(&qp->ksq, qp->ksq.pi);
-	u32 room = (1u << qp->ksq.log_stride) - sizeof(*wqe);
-	void *seg = wqe + 1;
-	u8 opcode, flags = 0;
-	int i, err;
+	u8 flags = 0;
 
-	err = tern_ib_wqe_opcode(dev, qp, wr->opcode, &opcode);
-	if (err)
-		return err;
-	if (wr->send_flags & ~TERN_IB_SEND_FLAGS || wr->num_sge < 0)
-		return -EINVAL;
 	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
 		flags |= TERN_WQE_F_SIGNALED;
 	if ((wr->send_flags & IB_SEND_SOLICITED) &&
@@ -145,6 +135,106 @@ static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp
 		flags |= TERN_WQE_F_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		flags |= TERN_WQE_F_FENCE;
+	return flags;
+}
+
+/*
+ * The remote side of the WQE: the UD destination or the atomic operands between header and
+ * data, or the RDMA address and key in the header. Returns where the data goes, less what
+ * it used of *@room, or NULL when @wr is invalid.
+ */
+static void *tern_ib_build_remote(struct tern_ib_qp *qp, const struct ib_send_wr *wr,
+				  u8 opcode, struct tern_sq_wqe *wqe, u32 *room)
+{
+	if (tern_ib_qpt_ud(qp->type)) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+		struct tern_ud_seg *us = (void *)(wqe + 1);
+
+		if (!ud->ah || ud->remote_qpn > TERN_UDB_OBJ_MASK)
+			return NULL;
+		memset(us, 0, sizeof(*us));
+		us->path = to_tah(ud->ah)->path;
+		us->dest_qpn = cpu_to_le32(ud->remote_qpn);
+		us->qkey = cpu_to_le32(ud->remote_qkey);
+		*room -= sizeof(*us);
+		return us + 1;
+	}
+	if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
+		const struct ib_atomic_wr *at = atomic_wr(wr);
+		struct tern_atomic_seg *as = (void *)(wqe + 1);
+
+		/* One 8-byte SGE receives the original value. */
+		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(u64) ||
+		    (wr->send_flags & IB_SEND_INLINE))
+			return NULL;
+		wqe->rkey = cpu_to_le32(at->rkey);
+		wqe->remote_addr = cpu_to_le64(at->remote_addr);
+		if (opcode == TERN_WQE_ATOMIC_CMP_SWP) {
+			as->swap_add = cpu_to_le64(at->swap);
+			as->compare = cpu_to_le64(at->compare_add);
+		} else {
+			as->swap_add = cpu_to_le64(at->compare_add);
+			as->compare = 0;
+		}
+		*room -= sizeof(*as);
+		return as + 1;
+	}
+	if (opcode != TERN_WQE_SEND && opcode != TERN_WQE_SEND_IMM &&
+	    opcode != TERN_WQE_SEND_INV) {
+		wqe->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+		wqe->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+	}
+	return wqe + 1;
+}
+
+/* Copy @wr's data into the slot at @seg: inline (kernel virtual addresses) or as SGEs. */
+static int tern_ib_build_data(struct tern_ib_qp *qp, const struct ib_send_wr *wr, u8 opcode,
+			      struct tern_sq_wqe *wqe, void *seg, u32 room)
+{
+	struct tern_sge *sge = seg;
+	u32 len = 0;
+	int i;
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (opcode == TERN_WQE_RDMA_READ)
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->cap.max_inline_data - len)
+				return -EINVAL;
+			memcpy(seg + len, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		wqe->inline_len = cpu_to_le32(len);
+		return 0;
+	}
+	if (wr->num_sge > qp->ksq.max_sge || wr->num_sge * sizeof(struct tern_sge) > room)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
+		sge[i].length = cpu_to_le32(wr->sg_list[i].length);
+		sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+	}
+	wqe->num_sge = wr->num_sge;
+	return 0;
+}
+
+/* Build one send WQE at the SQ's producer index. Caller holds ksq.lock and found room. */
+static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+				  const struct ib_send_wr *wr)
+{
+	struct tern_sq_wqe *wqe = tern_ib_kq_slot(&qp->ksq, qp->ksq.pi);
+	u32 room = (1u << qp->ksq.log_stride) - sizeof(*wqe);
+	u8 opcode, flags;
+	void *seg;
+	int err;
+
+	err = tern_ib_wqe_opcode(dev, qp, wr->opcode, &opcode);
+	if (err)
+		return err;
+	if (wr->send_flags & ~TERN_IB_SEND_FLAGS || wr->num_sge < 0)
+		return -EINVAL;
+	flags = tern_ib_send_wqe_flags(qp, wr, opcode);
 
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = cpu_to_le64(wr->wr_id);
@@ -161,71 +251,14 @@ static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp
 		return 0;
 	}
 
-	if (tern_ib_qpt_ud(qp->type)) {
-		const struct ib_ud_wr *ud = ud_wr(wr);
-		struct tern_ud_seg *us = seg;
-
-		if (!ud->ah || ud->remote_qpn > TERN_UDB_OBJ_MASK)
-			return -EINVAL;
-		memset(us, 0, sizeof(*us));
-		us->path = to_tah(ud->ah)->path;
-		us->dest_qpn = cpu_to_le32(ud->remote_qpn);
-		us->qkey = cpu_to_le32(ud->remote_qkey);
-		seg = us + 1;
-		room -= sizeof(*us);
-	} else if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
-		const struct ib_atomic_wr *at = atomic_wr(wr);
-		struct tern_atomic_seg *as = seg;
-
-		/* One 8-byte SGE receives the original value. */
-		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(u64) ||
-		    (wr->send_flags & IB_SEND_INLINE))
-			return -EINVAL;
-		wqe->rkey = cpu_to_le32(at->rkey);
-		wqe->remote_addr = cpu_to_le64(at->remote_addr);
-		if (opcode == TERN_WQE_ATOMIC_CMP_SWP) {
-			as->swap_add = cpu_to_le64(at->swap);
-			as->compare = cpu_to_le64(at->compare_add);
-		} else {
-			as->swap_add = cpu_to_le64(at->compare_add);
-			as->compare = 0;
-		}
-		seg = as + 1;
-		room -= sizeof(*as);
-	} else if (opcode != TERN_WQE_SEND && opcode != TERN_WQE_SEND_IMM &&
-		   opcode != TERN_WQE_SEND_INV) {
-		wqe->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
-		wqe->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
-	}
-
-	if (wr->send_flags & IB_SEND_INLINE) {
-		u32 len = 0;
-
-		if (opcode == TERN_WQE_RDMA_READ)
-			return -EINVAL;
-		/* Kernel inline SGEs hold kernel virtual addresses. */
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length > qp->cap.max_inline_data - len)
-				return -EINVAL;
-			memcpy(seg + len, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
-		}
+	seg = tern_ib_build_remote(qp, wr, opcode, wqe, &room);
+	if (!seg)
+		return -EINVAL;
+	err = tern_ib_build_data(qp, wr, opcode, wqe, seg, room);
+	if (err)
+		return err;
+	if (wr->send_flags & IB_SEND_INLINE)
 		flags |= TERN_WQE_F_INLINE;
-		wqe->inline_len = cpu_to_le32(len);
-	} else {
-		struct tern_sge *sge = seg;
-
-		if (wr->num_sge > qp->ksq.max_sge ||
-		    wr->num_sge * sizeof(struct tern_sge) > room)
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-		}
-		wqe->num_sge = wr->num_sge;
-	}
 	wqe->flags = flags;
 	wqe->opcode = opcode;
 	return 0;

@@ -346,34 +346,10 @@ static int tern_ib_kqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp, boo
 	return 0;
 }
 
-/**
- * tern_ib_create_qp() - create a QP
- * @ibqp: the QP
- * @init_attr: type RC, UD or (kernel only) GSI, CQs, capabilities (updated to what the QP
- *	really has)
- * @udata: struct tern_create_qp_cmd in, struct tern_create_qp_resp out; NULL for kernel
- *	QPs
- *
- * UD and GSI QPs need a device with TERN_RDMA_CAP_UD; the GSI QP is QPN 1. A QP on an SRQ
- * (@init_attr->srq) has no receive ring and takes its receive WQEs from the SRQ
- * (TERN_QP_F_SRQ); a kernel QP takes them from a kernel SRQ, a user QP from a user SRQ.
- * A kernel QP's CQs must be kernel CQs.
- *
- * Return: 0 or a negative errno (-EOPNOTSUPP for other types and create flags; -EINVAL
- * for capabilities or rings the device cannot take, or an SRQ of the other kind; -ENOSPC
- * when the device has no QP left).
- */
-int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
-		      struct ib_udata *udata)
+/* What tern_ib_create_qp() refuses before it allocates; sets the QP's type and owner. */
+static int tern_ib_qp_check_attr(struct tern_ib_dev *dev, struct tern_ib_qp *qp,
+				 struct ib_qp_init_attr *init_attr, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
-	struct tern_ib_qp *qp = to_tqp(ibqp);
-	struct tern_cmd_create_qp_in in = {};
-	struct tern_create_qp_resp resp = {};
-	struct ib_qp_cap cap = init_attr->cap;
-	u32 qpn;
-	int err;
-
 	if (init_attr->create_flags || init_attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	switch (init_attr->qp_type) {
@@ -406,6 +382,52 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		return -EINVAL;
 	if (init_attr->srq && to_tsrq(init_attr->srq)->kernel != qp->kernel)
 		return -EINVAL;
+	return 0;
+}
+
+/* The QPN the firmware chose: 1 for the GSI QP, else within [2, max_qp). */
+static int tern_ib_qp_check_qpn(struct tern_ib_dev *dev, struct tern_ib_qp *qp)
+{
+	u32 max_qp = le32_to_cpu(dev->caps.max_qp);
+
+	if (qp->type == TERN_QPT_GSI ? qp->qpn == 1 : qp->qpn >= 2 && qp->qpn < max_qp)
+		return 0;
+	ibdev_err(&dev->ibdev, "CREATE_QP (type %u) returned QPN %u (limit %u)\n",
+		  qp->type, qp->qpn, max_qp);
+	return -EIO;
+}
+
+/**
+ * tern_ib_create_qp() - create a QP
+ * @ibqp: the QP
+ * @init_attr: type RC, UD or (kernel only) GSI, CQs, capabilities (updated to what the QP
+ *	really has)
+ * @udata: struct tern_create_qp_cmd in, struct tern_create_qp_resp out; NULL for kernel
+ *	QPs
+ *
+ * UD and GSI QPs need a device with TERN_RDMA_CAP_UD; the GSI QP is QPN 1. A QP on an SRQ
+ * (@init_attr->srq) has no receive ring and takes its receive WQEs from the SRQ
+ * (TERN_QP_F_SRQ); a kernel QP takes them from a kernel SRQ, a user QP from a user SRQ.
+ * A kernel QP's CQs must be kernel CQs.
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP for other types and create flags; -EINVAL
+ * for capabilities or rings the device cannot take, or an SRQ of the other kind; -ENOSPC
+ * when the device has no QP left).
+ */
+int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		      struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_qp *qp = to_tqp(ibqp);
+	struct tern_cmd_create_qp_in in = {};
+	struct tern_create_qp_resp resp = {};
+	struct ib_qp_cap cap = init_attr->cap;
+	u32 qpn;
+	int err;
+
+	err = tern_ib_qp_check_attr(dev, qp, init_attr, udata);
+	if (err)
+		return err;
 	INIT_LIST_HEAD(&qp->dying);
 
 	if (udata)
@@ -438,13 +460,9 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (err)
 		goto err_rings;
 	qp->qpn = qpn;
-	if (qp->type == TERN_QPT_GSI ? qpn != 1 :
-	    qpn < 2 || qpn >= le32_to_cpu(dev->caps.max_qp)) {
-		ibdev_err(&dev->ibdev, "CREATE_QP (type %u) returned QPN %u (limit %u)\n",
-			  qp->type, qpn, le32_to_cpu(dev->caps.max_qp));
-		err = -EIO;
+	err = tern_ib_qp_check_qpn(dev, qp);
+	if (err)
 		goto err_destroy;
-	}
 	err = tern_ib_obj_publish(dev, &dev->qp_xa, &qp->obj, qpn,
 				  le32_to_cpu(dev->caps.max_qp), "QP");
 	if (err)
