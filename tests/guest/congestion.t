@@ -91,6 +91,16 @@ try:
         t.ok(good, "%s: every guest shows prio-pfc 3:on and %s" % (
             label, ", ".join("%s %d" % kv for kv in want.items())), repr(shown))
         run = ct.incast(fab, label, SECONDS)
+        if not dcqcn and not hpcc and run.ok and run.xoff_sent() == 0:
+            # Without congestion control two senders overload the port only when both are
+            # sending at once at their NICs' rate; on a loaded host (the suite's debug half
+            # beside it) the emulated senders can fall short for a whole run. Not the
+            # behaviour under test: measure again, once; the checks below take that run.
+            t.diag("%s: the bottleneck queue peaked at %.0f KiB, below XOFF (%d KiB): the "
+                   "senders did not overload the port (host load?); running it again" % (
+                       label, run.bottleneck()["max_bytes"] / 1024.0,
+                       ct.switch_config()["xoff_bytes"] >> 10))
+            run = ct.incast(fab, label, SECONDS)
         runs.append(run)
         t.ok(run.ok, "%s: both ib_write_bw flows (%d s, 64 KiB writes, DSCP 26) completed "
              "(%s MB/s)" % (label, SECONDS, " + ".join(
