@@ -992,221 +992,348 @@ static uint8_t sr_opcode(uint8_t op)
 	}
 }
 
-unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+/* What one step of ternm_req_send() did. */
+enum req_step {
+	REQ_STOP,		/* nothing more for now (window, pacing, a wait, a failure) */
+	REQ_NEXT,		/* a WQE passed without a packet: go on */
+	REQ_SENT,		/* a packet went out */
+};
+
+/* Whether the packet at req_psn has to wait for acknowledgements (the in-flight cap). */
+static bool req_window_full(const struct ternm_qp *qp)
+{
+	/* (selective repeat: a hole far into a long READ was counted when first asked) */
+	return qp->sr ? ternm_sr_cap_full(qp, qp->req_psn) && !ternm_sr_rd_lim(qp) :
+	       psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked;
+}
+
+/* Move the send cursor past the WQE at req_idx, to the next one's first PSN. */
+static void req_next_wqe(struct ternm_qp *qp)
+{
+	qp->req_idx++;
+	qp->req_pkt = 0;
+	qp->req_psn = qp->req_idx != qp->req_max ?
+		      qp->swq[qp->req_idx & sq_mask(qp)].first_psn : qp->next_psn;
+}
+
+/*
+ * Load the WQE at req_idx into qp->wc unless it is there. Returns false if it cannot be
+ * read: the QP failed, or the failure waits to be reported in order.
+ */
+static bool req_fetch(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_wqe_cache *wc = &qp->wc;
+	uint16_t idx = qp->req_idx;
+	uint8_t synd;
+	int st;
+
+	if (wc->valid && wc->idx == idx)
+		return true;
+	st = wqe_load(m, qp, idx, wc, &synd);
+	if (st && synd == TERN_SYND_DMA) {
+		req_ring_fault(m, qp);
+		return false;
+	}
+	if (st) {
+		/* report it in order, once the earlier ones are done */
+		if (qp->sq_ci == idx)
+			req_fail(m, qp, (uint8_t)st, synd, NULL);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The WQE at req_idx (@wc, @s) goes out for the first time: give it its PSNs and count it
+ * outstanding. Returns false if it has to wait (FENCE, max_rd_atomic) or failed.
+ */
+static bool req_start(struct tern_model *m, struct ternm_qp *qp, const struct ternm_wqe_cache *wc,
+		      struct ternm_swqe *s)
+{
+	bool rd = wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode);
+
+	if ((wc->flags & TERN_WQE_F_FENCE) && qp->rd_inflight)
+		return false;
+	/* PSN arithmetic needs a message to stay well inside half the PSN space */
+	if (npkts(qp, wc->len) > TERNM_MAX_MSG_PKTS) {
+		if (qp->sq_ci == qp->req_idx)
+			req_fail(m, qp, TERN_CQE_LOC_LEN_ERR, TERN_SYND_MSG_TOO_LONG, wc);
+		return false;
+	}
+	if (rd && qp->rd_inflight >= qp->max_rd_atomic)
+		return false;
+	s->first_psn = qp->next_psn;
+	s->npkts = npkts(qp, wc->len);
+	s->opcode = wc->opcode;
+	s->read = rd;
+	s->atomic = ternm_is_atomic_wqe(wc->opcode);
+	s->local = false;
+	s->num_sge = wc->num_sge;
+	s->wr_id = wc->wr_id;
+	s->len = wc->len;
+	s->flags = wc->flags;
+	s->rord = qp->sq_rord;
+	if (wc->opcode == TERN_WQE_SEND || wc->opcode == TERN_WQE_SEND_IMM ||
+	    wc->opcode == TERN_WQE_SEND_INV || wc->opcode == TERN_WQE_RDMA_WRITE_IMM)
+		qp->sq_rord = (qp->sq_rord + 1) & TERN_SR_SPH_RORD_MASK;
+	qp->next_psn = psn_add(qp->next_psn, s->npkts);
+	qp->req_max++;
+	qp->req_pkt = 0;
+	qp->req_psn = s->first_psn;
+	if (rd)
+		qp->rd_inflight++;
+	return true;
+}
+
+/* The READ request for the rest of READ @wc (@s) from req_pkt: one packet. */
+static void req_send_read(struct tern_model *m, struct ternm_qp *qp,
+			  const struct ternm_wqe_cache *wc, const struct ternm_swqe *s)
+{
+	uint32_t psn = qp->req_psn, left = s->npkts - qp->req_pkt;
+	uint32_t lim = qp->sr ? ternm_sr_rd_lim(qp) : 0;
+	uint32_t off = qp->req_pkt * qp->mtu, n;
+	uint8_t *x;
+
+	x = ternm_pkt_start(m, qp, IBOP_READ_REQ, false, true, qp->req_psn);
+	put_be64(x, wc->raddr + off);
+	put_be32(x + 8, wc->rkey);
+	n = wc->len - off;
+	if (lim && lim < left) {
+		/* selective repeat: a hole in the READ's responses, no more */
+		left = lim;
+		n = lim * qp->mtu;
+	}
+	put_be32(x + 12, n);
+	qp->req_idx++;
+	qp->req_pkt = 0;
+	qp->req_psn = psn_add(s->first_psn, s->npkts);
+	qp->pkts_since_ack = 0;
+	req_sent(m, qp, psn, left, ternm_pkt_send(m, qp, x + RETH_LEN));
+}
+
+/* The request of atomic WQE @wc: one packet. */
+static void req_send_atomic(struct tern_model *m, struct ternm_qp *qp,
+			    const struct ternm_wqe_cache *wc)
+{
+	uint32_t psn = qp->req_psn;
+	uint8_t *x;
+
+	x = ternm_pkt_start(m, qp, wc->opcode == TERN_WQE_ATOMIC_CMP_SWP ?
+			    IBOP_CMP_SWAP : IBOP_FETCH_ADD, false, true, psn);
+	x = ternm_atomic_put_eth(x, wc);
+	qp->req_idx++;
+	qp->req_pkt = 0;
+	qp->req_psn = psn_add(psn, 1);
+	qp->pkts_since_ack = 0;
+	req_sent(m, qp, psn, 1, ternm_pkt_send(m, qp, x));
+}
+
+/* The kind of SEND or WRITE a WQE is: what picks its packets' opcodes and headers. */
+struct req_data_kind {
+	bool is_send, inv, imm;
+};
+
+static struct req_data_kind req_data_kind(const struct ternm_wqe_cache *wc)
+{
+	struct req_data_kind k;
+
+	k.is_send = wc->opcode <= TERN_WQE_SEND_IMM || wc->opcode == TERN_WQE_SEND_INV;
+	k.inv = wc->opcode == TERN_WQE_SEND_INV;
+	k.imm = wc->opcode == TERN_WQE_SEND_IMM || wc->opcode == TERN_WQE_RDMA_WRITE_IMM;
+	return k;
+}
+
+/*
+ * The opcode of a SEND/WRITE packet (the first and/or last of its message or not), and in
+ * @place the placement header it carries (PKT_PLACE_*, selective repeat only).
+ */
+static uint8_t req_data_opcode(const struct ternm_qp *qp, struct req_data_kind k, bool firstp,
+			       bool last, uint8_t *place)
+{
+	uint8_t op;
+
+	if (firstp && last)
+		op = k.inv ? IBOP_SEND_ONLY_INV :
+		     k.is_send ? (k.imm ? IBOP_SEND_ONLY_IMM : IBOP_SEND_ONLY)
+			       : (k.imm ? IBOP_WRITE_ONLY_IMM : IBOP_WRITE_ONLY);
+	else if (firstp)
+		op = k.is_send ? IBOP_SEND_FIRST : IBOP_WRITE_FIRST;
+	else if (last)
+		op = k.inv ? IBOP_SEND_LAST_INV :
+		     k.is_send ? (k.imm ? IBOP_SEND_LAST_IMM : IBOP_SEND_LAST)
+			       : (k.imm ? IBOP_WRITE_LAST_IMM : IBOP_WRITE_LAST);
+	else
+		op = k.is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
+	/* selective repeat: what its placement after a gap needs (RETH or SPH) */
+	*place = qp->sr && !firstp ? (k.is_send ? PKT_PLACE_SPH : PKT_PLACE_RETH) : 0;
+	return *place ? sr_opcode(op) : op;
+}
+
+/* Whether the data packet at req_psn asks for an ACK (@last: the message's last). */
+static bool req_data_ackreq(struct tern_model *m, struct ternm_qp *qp, bool last)
+{
+	bool ackreq;
+
+	qp->pkts_since_ack++;
+	ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
+		 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
+		 (qp->sr ? ternm_sr_cap_full(qp, psn_add(qp->req_psn, 1)) :
+		  psn_diff(qp->req_psn, qp->una_psn) + 1 >= qp->max_unacked);
+	if (ackreq)
+		qp->pkts_since_ack = 0;
+	return ackreq && qp->type != TERN_QPT_UC;
+}
+
+/* Write the headers after the BTH of a SEND/WRITE packet at @off of its message. */
+static uint8_t *req_data_headers(uint8_t *x, const struct ternm_wqe_cache *wc,
+				 const struct ternm_swqe *s, struct req_data_kind k,
+				 uint8_t place, bool firstp, bool last, uint32_t off)
+{
+	if (!k.is_send && firstp) {
+		put_be64(x, wc->raddr);
+		put_be32(x + 8, wc->rkey);
+		put_be32(x + 12, wc->len);
+		x += RETH_LEN;
+	} else if (place == PKT_PLACE_RETH) {
+		put_be64(x, wc->raddr + off);	/* this packet's first byte */
+		put_be32(x + 8, wc->rkey);
+		put_be32(x + 12, wc->len - off);
+		x += RETH_LEN;
+	} else if (place == PKT_PLACE_SPH) {
+		put_be32(x + offsetof(struct tern_sr_sph, rord), s->rord);
+		put_be32(x + offsetof(struct tern_sr_sph, off), off);
+		x += SPH_LEN;
+	}
+	if (k.imm && last) {
+		memcpy(x, wc->imm, 4);
+		x += IMM_LEN;
+	}
+	if (k.inv && last) {
+		put_be32(x, wc->rkey);	/* IETH */
+		x += IETH_LEN;
+	}
+	return x;
+}
+
+/*
+ * The data packet of SEND/WRITE @wc (@s) at req_pkt went out as @len bytes: move the
+ * cursor on. A UC WQE is done once its last packet is on the wire.
+ */
+static void req_data_sent(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			  bool last, uint8_t *end)
+{
+	qp->req_psn = psn_add(qp->req_psn, 1);
+	if (last) {
+		qp->req_idx++;
+		qp->req_pkt = 0;
+	} else {
+		qp->req_pkt++;
+	}
+	req_sent(m, qp, psn_add(qp->req_psn, TERNM_PSN_MASK), 1, ternm_pkt_send(m, qp, end));
+	if (qp->type == TERN_QPT_UC) {
+		/*
+		 * Unacknowledged: nothing stays outstanding (no window, however long the
+		 * message), and a WQE is done once its last packet is on the wire (or lost
+		 * with the link).
+		 */
+		qp->una_psn = qp->req_psn;
+		if (last) {
+			req_complete(m, qp, TERN_CQE_OK, 0, wc);
+			ternm_req_check_drained(m, qp);
+		}
+	}
+}
+
+/*
+ * The next packet of SEND/WRITE @wc (@s), at req_pkt. Returns false if its payload cannot
+ * be read (the QP failed, or the failure waits to be reported in order).
+ */
+static bool req_send_data(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			  const struct ternm_swqe *s)
+{
+	struct req_data_kind k = req_data_kind(wc);
+	bool firstp = qp->req_pkt == 0;
+	bool last = qp->req_pkt == s->npkts - 1;
+	uint32_t off = qp->req_pkt * qp->mtu;
+	uint32_t n = last ? wc->len - off : qp->mtu;
+	uint8_t op, place, *x;
+	bool ackreq;
+
+	op = req_data_opcode(qp, k, firstp, last, &place);
+	ackreq = req_data_ackreq(m, qp, last);
+	x = ternm_pkt_start(m, qp, op, last && (wc->flags & TERN_WQE_F_SOLICITED), ackreq,
+			    qp->req_psn);
+	x = req_data_headers(x, wc, s, k, place, firstp, last, off);
+	/* never more than a packet, whatever the WQE says now */
+	if (n > qp->mtu || wqe_data(m, wc, off, x, n, false)) {
+		if (qp->sq_ci == qp->req_idx)
+			req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
+		return false;
+	}
+	req_data_sent(m, qp, wc, last, x + n);
+	return true;
+}
+
+/* The next step at req_idx: pass a WQE over, start one, or send one packet of it. */
+static enum req_step req_send_one(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_wqe_cache *wc = &qp->wc;
+	struct ternm_swqe *s = &qp->swq[qp->req_idx & sq_mask(qp)];
+	bool first_time = qp->req_idx == qp->req_max;
+
+	if (req_window_full(qp))
+		return REQ_STOP;
+	if (!first_time && s->local) {
+		/* executed when first started: going back passes over it */
+		req_next_wqe(qp);
+		return REQ_NEXT;
+	}
+	if (!ternm_tx_gate(m, qp, qp->path))
+		return REQ_STOP;	/* paced (timer list) or the MAC is busy: retried later */
+	if (!req_fetch(m, qp))
+		return REQ_STOP;
+	if (first_time && is_local(wc->opcode))
+		return req_local(m, qp, wc, s) ? REQ_STOP : REQ_NEXT;
+	if (first_time && !req_start(m, qp, wc, s))
+		return REQ_STOP;
+	if (wc->opcode == TERN_WQE_RDMA_READ)
+		req_send_read(m, qp, wc, s);
+	else if (ternm_is_atomic_wqe(wc->opcode))
+		req_send_atomic(m, qp, wc);
+	else if (!req_send_data(m, qp, wc, s))
+		return REQ_STOP;
+	return REQ_SENT;
+}
+
+/* A packet went out from the WQE at @idx: start the retransmit timer, resume after it. */
+static void req_after_packet(struct tern_model *m, struct ternm_qp *qp, uint16_t idx)
+{
+	if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
+		qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp));
+		ternm_qp_timer_sync(m, qp);
+	}
+	if (qp->req_idx != qp->req_max && qp->req_idx != idx) {
+		/* resuming an already started WQE after going back */
+		const struct ternm_swqe *ns = &qp->swq[qp->req_idx & sq_mask(qp)];
+
+		qp->req_psn = ns->first_psn;
+	}
+}
+
+unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+{
 	unsigned int sent = qp->sr ? ternm_sr_req_retx(m, qp, budget) : 0;
 
 	while (sent < budget && ternm_req_has_work(qp)) {
 		uint16_t idx = qp->req_idx;
-		struct ternm_swqe *s = &qp->swq[idx & sq_mask(qp)];
-		bool first_time = idx == qp->req_max;
-		uint8_t synd, op, place, *x;
-		uint32_t off, n;
-		bool last, ackreq;
-		int st;
+		enum req_step step = req_send_one(m, qp);
 
-		/* (selective repeat: a hole far into a long READ was counted when first asked) */
-		if (qp->sr ? ternm_sr_cap_full(qp, qp->req_psn) && !ternm_sr_rd_lim(qp) :
-		    psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked)
+		if (step == REQ_STOP)
 			break;
-		if (!first_time && s->local) {
-			/* executed when first started: going back passes over it */
-			qp->req_idx++;
-			qp->req_pkt = 0;
-			qp->req_psn = qp->req_idx != qp->req_max ?
-				      qp->swq[qp->req_idx & sq_mask(qp)].first_psn : qp->next_psn;
+		if (step == REQ_NEXT)
 			continue;
-		}
-		if (!ternm_tx_gate(m, qp, qp->path))
-			break;		/* paced (timer list) or the MAC is busy: retried later */
-		if (!wc->valid || wc->idx != idx) {
-			st = wqe_load(m, qp, idx, wc, &synd);
-			if (st && synd == TERN_SYND_DMA) {
-				req_ring_fault(m, qp);
-				break;
-			}
-			if (st) {
-				if (qp->sq_ci != idx)
-					break;	/* report it in order, once the earlier ones are done */
-				req_fail(m, qp, (uint8_t)st, synd, NULL);
-				break;
-			}
-		}
-		if (first_time && is_local(wc->opcode)) {
-			if (req_local(m, qp, wc, s))
-				break;
-			continue;
-		}
-		if (first_time) {
-			bool rd = wc->opcode == TERN_WQE_RDMA_READ ||
-				  ternm_is_atomic_wqe(wc->opcode);
-
-			if ((wc->flags & TERN_WQE_F_FENCE) && qp->rd_inflight)
-				break;
-			/* PSN arithmetic needs a message to stay well inside half the PSN space */
-			if (npkts(qp, wc->len) > TERNM_MAX_MSG_PKTS) {
-				if (qp->sq_ci != idx)
-					break;
-				req_fail(m, qp, TERN_CQE_LOC_LEN_ERR, TERN_SYND_MSG_TOO_LONG, wc);
-				break;
-			}
-			if (rd && qp->rd_inflight >= qp->max_rd_atomic)
-				break;
-			s->first_psn = qp->next_psn;
-			s->npkts = npkts(qp, wc->len);
-			s->opcode = wc->opcode;
-			s->read = rd;
-			s->atomic = ternm_is_atomic_wqe(wc->opcode);
-			s->local = false;
-			s->num_sge = wc->num_sge;
-			s->wr_id = wc->wr_id;
-			s->len = wc->len;
-			s->flags = wc->flags;
-			s->rord = qp->sq_rord;
-			if (wc->opcode == TERN_WQE_SEND || wc->opcode == TERN_WQE_SEND_IMM ||
-			    wc->opcode == TERN_WQE_SEND_INV ||
-			    wc->opcode == TERN_WQE_RDMA_WRITE_IMM)
-				qp->sq_rord = (qp->sq_rord + 1) & TERN_SR_SPH_RORD_MASK;
-			qp->next_psn = psn_add(qp->next_psn, s->npkts);
-			qp->req_max++;
-			qp->req_pkt = 0;
-			qp->req_psn = s->first_psn;
-			if (rd)
-				qp->rd_inflight++;
-		}
-		if (wc->opcode == TERN_WQE_RDMA_READ) {
-			uint32_t psn = qp->req_psn, left = s->npkts - qp->req_pkt;
-			uint32_t lim = qp->sr ? ternm_sr_rd_lim(qp) : 0;
-
-			off = qp->req_pkt * qp->mtu;
-			x = ternm_pkt_start(m, qp, IBOP_READ_REQ, false, true, qp->req_psn);
-			put_be64(x, wc->raddr + off);
-			put_be32(x + 8, wc->rkey);
-			n = wc->len - off;
-			if (lim && lim < left) {
-				/* selective repeat: a hole in the READ's responses, no more */
-				left = lim;
-				n = lim * qp->mtu;
-			}
-			put_be32(x + 12, n);
-			qp->req_idx++;
-			qp->req_pkt = 0;
-			qp->req_psn = psn_add(s->first_psn, s->npkts);
-			qp->pkts_since_ack = 0;
-			req_sent(m, qp, psn, left, ternm_pkt_send(m, qp, x + RETH_LEN));
-		} else if (ternm_is_atomic_wqe(wc->opcode)) {
-			uint32_t psn = qp->req_psn;
-
-			x = ternm_pkt_start(m, qp, wc->opcode == TERN_WQE_ATOMIC_CMP_SWP ?
-					    IBOP_CMP_SWAP : IBOP_FETCH_ADD, false, true, psn);
-			x = ternm_atomic_put_eth(x, wc);
-			qp->req_idx++;
-			qp->req_pkt = 0;
-			qp->req_psn = psn_add(psn, 1);
-			qp->pkts_since_ack = 0;
-			req_sent(m, qp, psn, 1, ternm_pkt_send(m, qp, x));
-		} else {
-			bool is_send = wc->opcode <= TERN_WQE_SEND_IMM ||
-				       wc->opcode == TERN_WQE_SEND_INV;
-			bool inv = wc->opcode == TERN_WQE_SEND_INV;
-			bool imm = wc->opcode == TERN_WQE_SEND_IMM ||
-				   wc->opcode == TERN_WQE_RDMA_WRITE_IMM;
-			bool firstp = qp->req_pkt == 0;
-
-			off = qp->req_pkt * qp->mtu;
-			last = qp->req_pkt == s->npkts - 1;
-			n = last ? wc->len - off : qp->mtu;
-			if (firstp && last)
-				op = inv ? IBOP_SEND_ONLY_INV :
-				     is_send ? (imm ? IBOP_SEND_ONLY_IMM : IBOP_SEND_ONLY)
-					     : (imm ? IBOP_WRITE_ONLY_IMM : IBOP_WRITE_ONLY);
-			else if (firstp)
-				op = is_send ? IBOP_SEND_FIRST : IBOP_WRITE_FIRST;
-			else if (last)
-				op = inv ? IBOP_SEND_LAST_INV :
-				     is_send ? (imm ? IBOP_SEND_LAST_IMM : IBOP_SEND_LAST)
-					     : (imm ? IBOP_WRITE_LAST_IMM : IBOP_WRITE_LAST);
-			else
-				op = is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
-			/* selective repeat: what its placement after a gap needs (RETH or SPH) */
-			place = qp->sr && !firstp ? (is_send ? PKT_PLACE_SPH : PKT_PLACE_RETH) : 0;
-			if (place)
-				op = sr_opcode(op);
-			qp->pkts_since_ack++;
-			ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
-				 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
-				 (qp->sr ? ternm_sr_cap_full(qp, psn_add(qp->req_psn, 1)) :
-				  psn_diff(qp->req_psn, qp->una_psn) + 1 >= qp->max_unacked);
-			if (ackreq)
-				qp->pkts_since_ack = 0;
-			if (qp->type == TERN_QPT_UC)
-				ackreq = false;
-			x = ternm_pkt_start(m, qp, op, last && (wc->flags & TERN_WQE_F_SOLICITED),
-					    ackreq, qp->req_psn);
-			if (!is_send && firstp) {
-				put_be64(x, wc->raddr);
-				put_be32(x + 8, wc->rkey);
-				put_be32(x + 12, wc->len);
-				x += RETH_LEN;
-			} else if (place == PKT_PLACE_RETH) {
-				put_be64(x, wc->raddr + off);	/* this packet's first byte */
-				put_be32(x + 8, wc->rkey);
-				put_be32(x + 12, wc->len - off);
-				x += RETH_LEN;
-			} else if (place == PKT_PLACE_SPH) {
-				put_be32(x + offsetof(struct tern_sr_sph, rord), s->rord);
-				put_be32(x + offsetof(struct tern_sr_sph, off), off);
-				x += SPH_LEN;
-			}
-			if (imm && last) {
-				memcpy(x, wc->imm, 4);
-				x += IMM_LEN;
-			}
-			if (inv && last) {
-				put_be32(x, wc->rkey);	/* IETH */
-				x += IETH_LEN;
-			}
-			/* never more than a packet, whatever the WQE says now */
-			if (n > qp->mtu || wqe_data(m, wc, off, x, n, false)) {
-				if (qp->sq_ci != idx)
-					break;
-				req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
-				break;
-			}
-			qp->req_psn = psn_add(qp->req_psn, 1);
-			if (last) {
-				qp->req_idx++;
-				qp->req_pkt = 0;
-			} else {
-				qp->req_pkt++;
-			}
-			req_sent(m, qp, psn_add(qp->req_psn, TERNM_PSN_MASK), 1,
-				 ternm_pkt_send(m, qp, x + n));
-			if (qp->type == TERN_QPT_UC) {
-				/*
-				 * Unacknowledged: nothing stays outstanding (no window, however
-				 * long the message), and a WQE is done once its last packet is on
-				 * the wire (or lost with the link).
-				 */
-				qp->una_psn = qp->req_psn;
-				if (last) {
-					req_complete(m, qp, TERN_CQE_OK, 0, wc);
-					ternm_req_check_drained(m, qp);
-				}
-			}
-		}
 		sent++;
-		if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
-			qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp));
-			ternm_qp_timer_sync(m, qp);
-		}
-		if (qp->req_idx != qp->req_max && qp->req_idx != idx) {
-			/* resuming an already started WQE after going back */
-			const struct ternm_swqe *ns = &qp->swq[qp->req_idx & sq_mask(qp)];
-
-			qp->req_psn = ns->first_psn;
-		}
+		req_after_packet(m, qp, idx);
 	}
 	return sent;
 }
