@@ -451,7 +451,7 @@ static bool outstanding(const struct ternm_qp *qp)
 static void retx_arm(struct tern_model *m, struct ternm_qp *qp)
 {
 	qp->retx_deadline = outstanding(qp) && qp->timeout && !qp->rnr_wait ?
-			    ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
+			    ternm_now(m) + ternm_recovery(qp)->arm_ns(m, qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
 	ternm_qp_timer_sync(m, qp);
 }
 
@@ -478,8 +478,6 @@ static void req_goback(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 	qp->req_psn = qp->next_psn;
 	ternm_qp_work(m, qp);
 }
-
-static void req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
 
 /*
  * READ response @p at position @pos of READ @s (WQE @wc): whether it has the opcode, length and
@@ -523,18 +521,12 @@ static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn
 		uint32_t last = psn_add(s->first_psn, s->npkts - 1);
 
 		if (s->read) {
-			if (qp->sr && !s->atomic && psn_diff(qp->una_psn, s->first_psn) >= 0 &&
-			    ternm_sr_rd_placed(qp, qp->una_psn)) {
-				req_sr_advance(m, qp);	/* its responses came ahead of the ACK */
-				continue;
-			}
+			if (ternm_recovery(qp)->rd_acked_ahead(m, qp, s))
+				continue;	/* its responses came ahead of the ACK */
 			if (psn_diff(psn, qp->una_psn) >= 0 && psn_diff(qp->una_psn, s->first_psn) >= 0) {
 				/* acknowledged beyond a READ whose responses have not all come */
 				r->stats.implied_nak_seq_err++;
-				if (qp->sr)
-					ternm_sr_req_resend(m, qp, psn);
-				else
-					req_goback(m, qp, qp->una_psn);
+				ternm_recovery(qp)->implied_nak(m, qp, psn);
 			}
 			break;
 		}
@@ -589,97 +581,7 @@ static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const str
 	ternm_req_check_drained(m, qp);
 	ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	retx_arm(m, qp);
-	if (qp->sr) {
-		ternm_sr_req_read_done(m, qp);
-		req_sr_advance(m, qp);
-	}
-}
-
-/*
- * Selective repeat: una_psn passes the READ responses placed out of order that now follow
- * it, completing (in SQ order) every READ they finish.
- */
-static void req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
-{
-	bool progress = false;
-
-	while (outstanding(qp) && qp->state != TERN_QPS_ERR) {
-		const struct ternm_swqe *s = &qp->swq[qp->sq_ci & sq_mask(qp)];
-
-		if (!s->read || s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
-		    !ternm_sr_rd_placed(qp, qp->una_psn))
-			break;
-		qp->una_psn = psn_add(qp->una_psn, 1);
-		progress = true;
-		if (qp->una_psn != psn_add(s->first_psn, s->npkts))
-			continue;
-		req_complete(m, qp, TERN_CQE_OK, 0, NULL);
-		req_complete_locals(m, qp);
-		ternm_req_check_drained(m, qp);
-		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
-		ternm_sr_req_read_done(m, qp);	/* an ACK beyond it, held back */
-	}
-	if (progress && qp->state != TERN_QPS_ERR) {
-		qp->retry_left = qp->retry_cnt;
-		qp->rnr_left = qp->rnr_retry;
-		retx_arm(m, qp);
-	}
-}
-
-/*
- * Selective repeat: a READ response ahead of una_psn, inside a READ already asked for and
- * less than TERNM_SR_RD_WIN PSNs ahead, is checked as the in-order path checks it and goes
- * straight to its place in the READ's scatter list; the holes below it are re-requested.
- * Further ahead it is dropped, and re-requested once una_psn is close enough.
- * One that does not fit (wrong opcode or length, its WQE or memory unreadable) is dropped
- * and counted in rx_roce_discards. Returns false when the response is not for such a READ:
- * the caller treats it as a gap, as go-back-N does.
- */
-static bool req_read_resp_ahead(struct tern_model *m, struct ternm_qp *qp,
-				const struct ternm_pkt *p)
-{
-	struct ternm_rdma *r = m->rdma;
-	struct ternm_wqe_cache *wc = &qp->rwc;
-	const struct ternm_swqe *s = NULL;
-	uint32_t pos, off, want;
-	uint8_t synd;
-	uint16_t idx;
-
-	for (idx = qp->sq_ci; idx != qp->req_max; idx++) {
-		const struct ternm_swqe *w = &qp->swq[idx & sq_mask(qp)];
-		int32_t d = psn_diff(p->psn, w->first_psn);
-
-		if (!w->local && d >= 0 && (uint32_t)d < w->npkts) {
-			s = w;
-			break;
-		}
-	}
-	if (!s || !s->read || s->atomic)
-		return false;
-	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
-	if (psn_diff(p->psn, qp->una_psn) >= TERNM_SR_RD_WIN) {
-		ternm_sr_rd_mark(qp, p->psn);	/* dropped: asked again when the window is there */
-		return true;
-	}
-	if (ternm_sr_rd_placed(qp, p->psn)) {
-		r->stats.duplicate_response++;	/* already placed: ignored */
-		return true;
-	}
-	if ((!wc->valid || wc->idx != idx) && wqe_load(m, qp, idx, wc, &synd)) {
-		r->stats.rx_roce_discards++;	/* it fails in order, when it is at the head */
-		return true;
-	}
-	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
-	if (!read_resp_fits(qp, s, wc, p, pos, &off, &want) ||
-	    wc->opcode != TERN_WQE_RDMA_READ || off > wc->len ||
-	    wqe_data(m, wc, off, (uint8_t *)(uintptr_t)p->payload, want, true)) {
-		r->stats.rx_roce_discards++;
-		return true;
-	}
-	r->stats.out_of_order_accepted++;
-	ternm_sr_rd_mark(qp, p->psn);
-	ternm_sr_rd_gap(m, qp);
-	return true;
+	ternm_recovery(qp)->atomic_done(m, qp);
 }
 
 static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -706,15 +608,12 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 	if (d > 0) {
 		if (psn_diff(p->psn, qp->next_psn) >= 0)
 			return;			/* never asked for */
-		if (qp->sr && req_read_resp_ahead(m, qp, p))
+		if (ternm_recovery(qp)->rd_resp_ahead(m, qp, p))
 			return;
 		if (!qp->gbn_wait) {
 			r->stats.implied_nak_seq_err++;
 			qp->gbn_wait = true;
-			if (qp->sr)
-				ternm_sr_req_resend(m, qp, psn_add(qp->una_psn, TERNM_PSN_MASK));
-			else
-				req_goback(m, qp, qp->una_psn);
+			ternm_recovery(qp)->implied_nak(m, qp, psn_add(qp->una_psn, TERNM_PSN_MASK));
 		}
 		retx_arm(m, qp);
 		return;
@@ -748,7 +647,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		ternm_log(m, TERN_MODEL_LOG_INFO,
 			  "QP %u: READ response at PSN 0x%06x (opcode 0x%02x, %u bytes) does not fit position %u of the READ at 0x%06x (%u packets%s): BAD_RESP",
 			  qp->qpn, p->psn, p->opcode, p->paylen, pos, s->first_psn, s->npkts,
-			  qp->sr ? ", selective repeat" : "");
+			  ternm_recovery(qp)->log_tag);
 		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
 		return;
 	}
@@ -766,13 +665,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	}
 	retx_arm(m, qp);
-	if (qp->sr) {
-		if (pos == s->npkts - 1)
-			ternm_sr_req_read_done(m, qp);
-		req_sr_advance(m, qp);
-		if (qp->state != TERN_QPS_ERR)
-			ternm_sr_rd_gap(m, qp);	/* those dropped beyond the window, now in it */
-	}
+	ternm_recovery(qp)->rd_resp_done(m, qp, pos == s->npkts - 1);
 }
 
 void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -847,7 +740,7 @@ void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_
 		vsynd = TERN_SYND_NAK_OP;
 		break;
 	case AETH_NAK_SACK:
-		ternm_sr_req_sack(m, qp, p);	/* rdma_sr.c: checks that the QP has it on */
+		ternm_recovery(qp)->sack(m, qp, p);
 		return;
 	default:
 		return;
@@ -869,10 +762,8 @@ void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
 	}
 	if (qp->retx_deadline <= now) {
 		qp->retx_deadline = TERNM_NO_DEADLINE;
-		if (qp->sr && ternm_sr_req_probe(m, qp, retx_ns(qp)))
+		if (ternm_recovery(qp)->timeout(m, qp, retx_ns(qp)))
 			return;		/* the tail-loss probe's time, not the timeout yet */
-		if (qp->sr)
-			ternm_sr_req_timeout(qp);
 		if (qp->state == TERN_QPS_RTS || qp->state == TERN_QPS_SQD) {
 			if (outstanding(qp)) {
 				r->stats.local_ack_timeout_err++;
@@ -903,8 +794,8 @@ static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, ui
 		     size_t len)
 {
 	ternm_cc_sent(m, qp, len);
-	if (qp->sr && len)
-		ternm_sr_sent(m, qp, psn, n);	/* the probe counts from the last packet */
+	if (len)
+		ternm_recovery(qp)->sent(m, qp, psn, n);	/* a probe counts from the last one */
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
 		m->rdma->stats.retrans_pkts++;
 		m->rdma->stats.retrans_bytes += len;
@@ -1002,9 +893,10 @@ enum req_step {
 /* Whether the packet at req_psn has to wait for acknowledgements (the in-flight cap). */
 static bool req_window_full(const struct ternm_qp *qp)
 {
+	const struct ternm_recovery_ops *rec = ternm_recovery(qp);
+
 	/* (selective repeat: a hole far into a long READ was counted when first asked) */
-	return qp->sr ? ternm_sr_cap_full(qp, qp->req_psn) && !ternm_sr_rd_lim(qp) :
-	       psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked;
+	return rec->cap_full(qp, qp->req_psn) && !rec->rd_lim(qp);
 }
 
 /* Move the send cursor past the WQE at req_idx, to the next one's first PSN. */
@@ -1090,7 +982,7 @@ static void req_send_read(struct tern_model *m, struct ternm_qp *qp,
 			  const struct ternm_wqe_cache *wc, const struct ternm_swqe *s)
 {
 	uint32_t psn = qp->req_psn, left = s->npkts - qp->req_pkt;
-	uint32_t lim = qp->sr ? ternm_sr_rd_lim(qp) : 0;
+	uint32_t lim = ternm_recovery(qp)->rd_lim(qp);
 	uint32_t off = qp->req_pkt * qp->mtu, n;
 	uint8_t *x;
 
@@ -1165,7 +1057,8 @@ static uint8_t req_data_opcode(const struct ternm_qp *qp, struct req_data_kind k
 	else
 		op = k.is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
 	/* selective repeat: what its placement after a gap needs (RETH or SPH) */
-	*place = qp->sr && !firstp ? (k.is_send ? PKT_PLACE_SPH : PKT_PLACE_RETH) : 0;
+	*place = ternm_recovery(qp)->place && !firstp ?
+		 (k.is_send ? PKT_PLACE_SPH : PKT_PLACE_RETH) : 0;
 	return *place ? sr_opcode(op) : op;
 }
 
@@ -1177,8 +1070,7 @@ static bool req_data_ackreq(struct tern_model *m, struct ternm_qp *qp, bool last
 	qp->pkts_since_ack++;
 	ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
 		 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
-		 (qp->sr ? ternm_sr_cap_full(qp, psn_add(qp->req_psn, 1)) :
-		  psn_diff(qp->req_psn, qp->una_psn) + 1 >= qp->max_unacked);
+		 ternm_recovery(qp)->cap_full(qp, psn_add(qp->req_psn, 1));
 	if (ackreq)
 		qp->pkts_since_ack = 0;
 	return ackreq && qp->type != TERN_QPT_UC;
@@ -1309,7 +1201,7 @@ static enum req_step req_send_one(struct tern_model *m, struct ternm_qp *qp)
 static void req_after_packet(struct tern_model *m, struct ternm_qp *qp, uint16_t idx)
 {
 	if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
-		qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp));
+		qp->retx_deadline = ternm_now(m) + ternm_recovery(qp)->arm_ns(m, qp, retx_ns(qp));
 		ternm_qp_timer_sync(m, qp);
 	}
 	if (qp->req_idx != qp->req_max && qp->req_idx != idx) {
@@ -1322,7 +1214,7 @@ static void req_after_packet(struct tern_model *m, struct ternm_qp *qp, uint16_t
 
 unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
 {
-	unsigned int sent = qp->sr ? ternm_sr_req_retx(m, qp, budget) : 0;
+	unsigned int sent = ternm_recovery(qp)->resend(m, qp, budget);
 
 	while (sent < budget && ternm_req_has_work(qp)) {
 		uint16_t idx = qp->req_idx;
@@ -1338,11 +1230,217 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 	return sent;
 }
 
-/* ---- for selective repeat (rdma_sr.c) ------------------------------------------------------ */
+/* ---- go-back-N: the loss recovery of an RC QP without selective repeat ------------------- */
+
+/* Nothing is resent ahead of the cursor: req_goback() moved it back. */
+static unsigned int gbn_resend(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+{
+	(void)m;
+	(void)qp;
+	(void)budget;
+	return 0;
+}
+
+/* At most max_unacked PSNs in flight. */
+static bool gbn_cap_full(const struct ternm_qp *qp, uint32_t psn)
+{
+	return psn_diff(psn, qp->una_psn) >= qp->max_unacked;
+}
+
+/* A READ request always asks for the READ's whole rest. */
+static uint32_t gbn_rd_lim(const struct ternm_qp *qp)
+{
+	(void)qp;
+	return 0;
+}
+
+static void gbn_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n)
+{
+	(void)m;
+	(void)qp;
+	(void)psn;
+	(void)n;
+}
+
+/* The retransmit timer runs for the whole timeout. */
+static uint64_t gbn_arm_ns(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
+{
+	(void)m;
+	(void)qp;
+	return rto_ns;
+}
+
+/* No probe: the timeout goes back N (ternm_req_timer). */
+static bool gbn_timeout(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
+{
+	(void)m;
+	(void)qp;
+	(void)rto_ns;
+	return false;
+}
+
+/* A READ's or atomic's response lost: send again from una_psn, the READ's whole rest. */
+static void gbn_implied_nak(struct tern_model *m, struct ternm_qp *qp, uint32_t acked)
+{
+	(void)acked;
+	req_goback(m, qp, qp->una_psn);
+}
+
+/* READ responses are placed in order only. */
+static bool gbn_rd_acked_ahead(struct tern_model *m, struct ternm_qp *qp,
+			       const struct ternm_swqe *s)
+{
+	(void)m;
+	(void)qp;
+	(void)s;
+	return false;
+}
+
+/* A READ response ahead of una_psn is a gap. */
+static bool gbn_rd_resp_ahead(struct tern_model *m, struct ternm_qp *qp,
+			      const struct ternm_pkt *p)
+{
+	(void)m;
+	(void)qp;
+	(void)p;
+	return false;
+}
+
+static void gbn_rd_resp_done(struct tern_model *m, struct ternm_qp *qp, bool done)
+{
+	(void)m;
+	(void)qp;
+	(void)done;
+}
+
+static void gbn_atomic_done(struct tern_model *m, struct ternm_qp *qp)
+{
+	(void)m;
+	(void)qp;
+}
+
+/* A SACK is not for a go-back-N QP. */
+static void gbn_sack(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	(void)qp;
+	(void)p;
+	m->rdma->stats.rx_roce_discards++;
+}
+
+const struct ternm_recovery_ops ternm_gbn_recovery = {
+	.log_tag = "",
+	.resend = gbn_resend,
+	.cap_full = gbn_cap_full,
+	.rd_lim = gbn_rd_lim,
+	.place = false,
+	.sent = gbn_sent,
+	.arm_ns = gbn_arm_ns,
+	.timeout = gbn_timeout,
+	.implied_nak = gbn_implied_nak,
+	.rd_acked_ahead = gbn_rd_acked_ahead,
+	.rd_resp_ahead = gbn_rd_resp_ahead,
+	.rd_resp_done = gbn_rd_resp_done,
+	.atomic_done = gbn_atomic_done,
+	.sack = gbn_sack,
+};
+
+/*
+ * ---- for selective repeat (rdma_sr.c) ------------------------------------------------------
+ *
+ * Only ternm_sr_recovery's operations call these: a READ's responses placed out of order go
+ * straight to its scatter list, and complete it, with the requester's own WQE handling.
+ */
 
 void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 {
 	req_ack_upto(m, qp, psn);
+}
+
+/*
+ * una_psn passes the READ responses placed out of order that now follow it, completing (in
+ * SQ order) every READ they finish.
+ */
+void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
+{
+	bool progress = false;
+
+	while (outstanding(qp) && qp->state != TERN_QPS_ERR) {
+		const struct ternm_swqe *s = &qp->swq[qp->sq_ci & sq_mask(qp)];
+
+		if (!s->read || s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
+		    !ternm_sr_rd_placed(qp, qp->una_psn))
+			break;
+		qp->una_psn = psn_add(qp->una_psn, 1);
+		progress = true;
+		if (qp->una_psn != psn_add(s->first_psn, s->npkts))
+			continue;
+		req_complete(m, qp, TERN_CQE_OK, 0, NULL);
+		req_complete_locals(m, qp);
+		ternm_req_check_drained(m, qp);
+		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
+		ternm_sr_req_read_done(m, qp);	/* an ACK beyond it, held back */
+	}
+	if (progress && qp->state != TERN_QPS_ERR) {
+		qp->retry_left = qp->retry_cnt;
+		qp->rnr_left = qp->rnr_retry;
+		retx_arm(m, qp);
+	}
+}
+
+/*
+ * A READ response ahead of una_psn, inside a READ already asked for and less than
+ * TERNM_SR_RD_WIN PSNs ahead, is checked as the in-order path checks it and goes straight to
+ * its place in the READ's scatter list; the holes below it are re-requested. Further ahead
+ * it is dropped, and re-requested once una_psn is close enough. One that does not fit (wrong
+ * opcode or length, its WQE or memory unreadable) is dropped and counted in
+ * rx_roce_discards. Returns false when the response is not for such a READ: the caller
+ * treats it as a gap, as go-back-N does.
+ */
+bool ternm_req_sr_read_ahead(struct tern_model *m, struct ternm_qp *qp,
+			     const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	struct ternm_wqe_cache *wc = &qp->rwc;
+	const struct ternm_swqe *s = NULL;
+	uint32_t pos, off, want;
+	uint8_t synd;
+	uint16_t idx;
+
+	for (idx = qp->sq_ci; idx != qp->req_max; idx++) {
+		const struct ternm_swqe *w = &qp->swq[idx & sq_mask(qp)];
+		int32_t d = psn_diff(p->psn, w->first_psn);
+
+		if (!w->local && d >= 0 && (uint32_t)d < w->npkts) {
+			s = w;
+			break;
+		}
+	}
+	if (!s || !s->read || s->atomic)
+		return false;
+	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
+	if (psn_diff(p->psn, qp->una_psn) >= TERNM_SR_RD_WIN) {
+		ternm_sr_rd_mark(qp, p->psn);	/* dropped: asked again when the window is there */
+		return true;
+	}
+	if (ternm_sr_rd_placed(qp, p->psn)) {
+		r->stats.duplicate_response++;	/* already placed: ignored */
+		return true;
+	}
+	if ((!wc->valid || wc->idx != idx) && wqe_load(m, qp, idx, wc, &synd)) {
+		r->stats.rx_roce_discards++;	/* it fails in order, when it is at the head */
+		return true;
+	}
+	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
+	if (!read_resp_fits(qp, s, wc, p, pos, &off, &want) ||
+	    wc->opcode != TERN_WQE_RDMA_READ || off > wc->len ||
+	    wqe_data(m, wc, off, (uint8_t *)(uintptr_t)p->payload, want, true)) {
+		r->stats.rx_roce_discards++;
+		return true;
+	}
+	r->stats.out_of_order_accepted++;
+	ternm_sr_rd_mark(qp, p->psn);
+	ternm_sr_rd_gap(m, qp);
+	return true;
 }
 
 /* ---- flushing (QP in ERR) ----------------------------------------------------------------- */
