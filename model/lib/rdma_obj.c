@@ -639,31 +639,23 @@ static int unmasked_nonzero(const uint8_t *a, uint32_t mask)
 	return -1;
 }
 
-static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+/* Where MODIFY_QP's input has its attributes, and attribute @f (for a refusal's syndrome). */
+#define MQP_AO		offsetof(struct tern_cmd_modify_qp_in, attrs)
+#define MQP_ATTR(f)	(MQP_AO + offsetof(struct tern_qp_attrs, f))
+
+/*
+ * MODIFY_QP of @qp from state @cur to @next: whether the transition is one, and @mask
+ * selects the attributes it may change and those it needs. TERN_CMD_OK, or the refusal.
+ */
+static int modify_qp_check_mask(const struct ternm_qp *qp, uint32_t mask, uint8_t cur,
+				uint8_t next, struct ternm_cmd_result *r)
 {
 	typedef struct tern_cmd_modify_qp_in T;
-	typedef struct tern_qp_attrs A;
-	const size_t ao = offsetof(T, attrs);
-	const uint8_t *a = in + ao;
-	uint32_t qpn = get_le32(CFLD(in, T, qpn));
-	uint32_t mask = get_le32(CFLD(in, T, attr_mask));
-	struct ternm_qp *qp = ternm_qp_get(m, qpn);
-	uint8_t cur, next;
-	uint32_t v;
-	int off;
 
-	if (!qp)
-		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, qpn));
-	if (mask & ~(uint32_t)ATTR_ALL)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
-	cur = qp->state;
-	next = (mask & TERN_QP_ATTR_STATE) ? a[offsetof(A, state)] : cur;
-	if (next > TERN_QPS_ERR)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, state));
 	if (!transition_ok(cur, next) ||
 	    (!(mask & TERN_QP_ATTR_STATE) && cur != TERN_QPS_INIT && cur != TERN_QPS_RTS &&
 	     cur != TERN_QPS_SQD))
-		return ternm_refuse(r, TERN_CMD_BAD_STATE, ao + offsetof(A, state));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, MQP_ATTR(state));
 	if (qp->type == TERN_QPT_UD || qp->type == TERN_QPT_GSI || qp->type == TERN_QPT_UC) {
 		uint32_t need, allow = qp->type == TERN_QPT_UC ? uc_attrs(cur, next, &need) :
 				       ternm_ud_attrs(cur, next, &need);	/* rdma_ud.c */
@@ -681,57 +673,70 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	 */
 	if (cur == TERN_QPS_SQD && next == TERN_QPS_SQD && (mask & ~TERN_QP_ATTR_STATE) &&
 	    qp->sq_ci != qp->req_max)
-		return ternm_refuse(r, TERN_CMD_BAD_STATE, ao + offsetof(A, state));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, MQP_ATTR(state));
 	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_INIT && next == TERN_QPS_RTR &&
 	    (mask & ATTR_RTR_NEED) != ATTR_RTR_NEED)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
 	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_RTR && next == TERN_QPS_RTS &&
 	    (mask & ATTR_RTS_NEED) != ATTR_RTS_NEED)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	return TERN_CMD_OK;
+}
+
+/*
+ * The attributes @a of a MODIFY_QP of @qp: those @mask does not select are zero, and those
+ * it selects in range. TERN_CMD_OK, or the refusal (the offset of the field).
+ */
+static int modify_qp_check_values(const struct ternm_qp *qp, const uint8_t *a, uint32_t mask,
+				  struct ternm_cmd_result *r)
+{
+	typedef struct tern_qp_attrs A;
+	uint32_t v;
+	int off;
+
 	off = unmasked_nonzero(a, mask);
 	if (off >= 0)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + (uint32_t)off);
-	/* values */
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_AO + (uint32_t)off);
 	v = a[offsetof(A, path_mtu)];
 	if ((mask & TERN_QP_ATTR_PATH_MTU) && (v < 1 || v > 5))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, path_mtu));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(path_mtu));
 	if ((mask & TERN_QP_ATTR_TIMEOUT) && a[offsetof(A, timeout)] > 31)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, timeout));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(timeout));
 	if ((mask & TERN_QP_ATTR_RETRY_CNT) && a[offsetof(A, retry_cnt)] > 7)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, retry_cnt));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(retry_cnt));
 	if ((mask & TERN_QP_ATTR_RNR_RETRY) && a[offsetof(A, rnr_retry)] > 7)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, rnr_retry));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(rnr_retry));
 	if ((mask & TERN_QP_ATTR_MIN_RNR_TIMER) && a[offsetof(A, min_rnr_timer)] > 31)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, min_rnr_timer));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(min_rnr_timer));
 	if ((mask & TERN_QP_ATTR_MAX_RD_ATOMIC) && a[offsetof(A, max_rd_atomic)] > TERNM_MAX_RD_ATOMIC)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, max_rd_atomic));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(max_rd_atomic));
 	if ((mask & TERN_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
 	    a[offsetof(A, max_dest_rd_atomic)] > TERNM_MAX_DEST_RD)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, max_dest_rd_atomic));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(max_dest_rd_atomic));
 	if ((mask & TERN_QP_ATTR_ACCESS) &&
 	    (get_le32(CFLD(a, A, access)) & ~(uint32_t)(TERN_ACCESS_LOCAL_WRITE |
 			TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC)))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, access));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(access));
 	if ((mask & TERN_QP_ATTR_DEST_QPN) && get_le32(CFLD(a, A, dest_qpn)) > TERNM_PSN_MASK)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, dest_qpn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(dest_qpn));
 	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
 	    ternm_sr_check(qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, rq_psn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(rq_psn));
 	if ((mask & TERN_QP_ATTR_SQ_PSN) && get_le32(CFLD(a, A, sq_psn)) > TERNM_PSN_MASK)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, sq_psn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(sq_psn));
 	if (mask & TERN_QP_ATTR_PATH) {
 		off = ternm_path_check(CFLD(a, A, path));
 		if (off >= 0)
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM,
-					    ao + offsetof(A, path) + (uint32_t)off);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(path) + (uint32_t)off);
 	}
+	return TERN_CMD_OK;
+}
 
-	/* selective repeat on or off (rdma_sr.c): the one step that may fail, so first */
-	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
-	    ternm_sr_config(m, qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
-		return ternm_refuse(r, TERN_CMD_NO_RESOURCES, ao + offsetof(A, rq_psn));
+/* Set the attributes @a that @mask selects, checked by modify_qp_check_values(). */
+static void modify_qp_apply(struct ternm_qp *qp, const uint8_t *a, uint32_t mask)
+{
+	typedef struct tern_qp_attrs A;
 
-	/* apply */
 	if (mask & TERN_QP_ATTR_ACCESS)
 		qp->access = get_le32(CFLD(a, A, access));
 	if (mask & TERN_QP_ATTR_PATH) {
@@ -761,21 +766,27 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (mask & TERN_QP_ATTR_QKEY)
 		qp->qkey = get_le32(CFLD(a, A, qkey));
 	if (mask & TERN_QP_ATTR_SQ_PSN) {
-		v = get_le32(CFLD(a, A, sq_psn));
+		uint32_t v = get_le32(CFLD(a, A, sq_psn));
+
 		qp->next_psn = qp->una_psn = qp->req_psn = qp->sent_psn = v;
 		ternm_sr_sq_start(qp);	/* the requester's selective-repeat PSNs from here */
 	}
+}
 
+/* Move @qp from state @cur to @next (the same, or one transition_ok() allows). */
+static void modify_qp_state(struct tern_model *m, struct ternm_qp *qp, uint32_t mask,
+			    uint8_t cur, uint8_t next)
+{
 	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)
 		ternm_resp_flush_acks(m, qp);
 	if (next == TERN_QPS_RESET) {
 		qp->state = next;
 		qp_reset(m, qp);
-		return TERN_CMD_OK;
+		return;
 	}
 	if (next == TERN_QPS_ERR) {
 		ternm_qp_to_err(m, qp);
-		return TERN_CMD_OK;
+		return;
 	}
 	qp->state = next;
 	if (next == TERN_QPS_SQD && cur == TERN_QPS_RTS) {
@@ -784,6 +795,38 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	}
 	if (next == TERN_QPS_RTS && qp->sq_pi != qp->req_idx)
 		ternm_qp_work(m, qp);
+}
+
+static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_modify_qp_in T;
+	const uint8_t *a = in + MQP_AO;
+	uint32_t qpn = get_le32(CFLD(in, T, qpn));
+	uint32_t mask = get_le32(CFLD(in, T, attr_mask));
+	struct ternm_qp *qp = ternm_qp_get(m, qpn);
+	uint8_t cur, next;
+	int st;
+
+	if (!qp)
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, qpn));
+	if (mask & ~(uint32_t)ATTR_ALL)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	cur = qp->state;
+	next = (mask & TERN_QP_ATTR_STATE) ? a[offsetof(struct tern_qp_attrs, state)] : cur;
+	if (next > TERN_QPS_ERR)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(state));
+	st = modify_qp_check_mask(qp, mask, cur, next, r);
+	if (st == TERN_CMD_OK)
+		st = modify_qp_check_values(qp, a, mask, r);
+	if (st != TERN_CMD_OK)
+		return st;
+	/* selective repeat on or off (rdma_sr.c): the one step that may fail, so first */
+	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
+	    ternm_sr_config(m, qp, get_le32(CFLD(a, struct tern_qp_attrs, rq_psn)) &
+			    ~TERNM_PSN_MASK))
+		return ternm_refuse(r, TERN_CMD_NO_RESOURCES, MQP_ATTR(rq_psn));
+	modify_qp_apply(qp, a, mask);
+	modify_qp_state(m, qp, mask, cur, next);
 	return TERN_CMD_OK;
 }
 
