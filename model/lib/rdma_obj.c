@@ -360,26 +360,21 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 	free(qp);
 }
 
-static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+/* The parameters of CREATE_QP @in: TERN_CMD_OK, or the refusal (the offset of the field). */
+static int create_qp_check(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
 {
 	typedef struct tern_cmd_create_qp_in T;
 	struct ternm_rdma *rd = m->rdma;
 	uint32_t pdn = get_le32(CFLD(in, T, pdn));
-	uint32_t scqn = get_le32(CFLD(in, T, send_cqn));
-	uint32_t rcqn = get_le32(CFLD(in, T, recv_cqn));
-	uint16_t uar = get_le16(CFLD(in, T, uar));
 	uint8_t lsd = in[offsetof(T, log_sq_depth)], lss = in[offsetof(T, log_sq_stride)];
 	uint8_t lrd = in[offsetof(T, log_rq_depth)], lrs = in[offsetof(T, log_rq_stride)];
 	uint8_t flags = in[offsetof(T, flags)], type = in[offsetof(T, type)];
-	struct ternm_qp *qp;
-	uint32_t bad_off, i, qpn = 0;
-	int rc;
 
 	if (pdn >= TERNM_MAX_PD || !rd->pd[pdn].used)
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
-	if (!cq_get(m, scqn))
+	if (!cq_get(m, get_le32(CFLD(in, T, send_cqn))))
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, send_cqn));
-	if (!cq_get(m, rcqn))
+	if (!cq_get(m, get_le32(CFLD(in, T, recv_cqn))))
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, recv_cqn));
 	if (type != TERN_QPT_RC && type != TERN_QPT_UD && type != TERN_QPT_GSI &&
 	    type != TERN_QPT_UC)
@@ -387,7 +382,7 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if ((flags & ~(uint8_t)(TERN_QP_F_SQ_SIG_ALL | TERN_QP_F_SRQ | TERN_QP_F_RQ_DB_REC)) ||
 	    ((flags & TERN_QP_F_SRQ) && (flags & TERN_QP_F_RQ_DB_REC)))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
-	if (!uar_ok(uar))
+	if (!uar_ok(get_le16(CFLD(in, T, uar))))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, uar));
 	if (lsd < 1 || lsd > TERNM_MAX_SQ_LOG)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_sq_depth));
@@ -395,72 +390,107 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		   TERN_SQ_UD_MIN_LOG_STRIDE) ||
 	    lss > TERN_SQ_MAX_LOG_STRIDE)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_sq_stride));
-	if (flags & TERN_QP_F_SRQ) {
-		rc = ternm_srq_qp_check(m, in, r);
-		if (rc != TERN_CMD_OK)
-			return rc;
-	} else {
-		if (lrd < 1 || lrd > TERNM_MAX_RQ_LOG)
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
-		if (lrs < TERN_RQ_MIN_LOG_STRIDE || lrs > TERN_RQ_MAX_LOG_STRIDE)
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
-		if (get_le32(CFLD(in, T, srqn)))
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, srqn));
-	}
-	if (type == TERN_QPT_GSI) {
-		if (rd->qp[1])
-			return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, type));
-		qpn = 1;	/* the GSI QP is always QP1 */
-	}
-	for (i = 0; !qpn && i < TERNM_MAX_QP - 2; i++) {
+	if (flags & TERN_QP_F_SRQ)
+		return ternm_srq_qp_check(m, in, r);
+	if (lrd < 1 || lrd > TERNM_MAX_RQ_LOG)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
+	if (lrs < TERN_RQ_MIN_LOG_STRIDE || lrs > TERN_RQ_MAX_LOG_STRIDE)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
+	if (get_le32(CFLD(in, T, srqn)))
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, srqn));
+	return TERN_CMD_OK;
+}
+
+/*
+ * The number for a new QP of @type: QP1 for the GSI QP, else the next free one from
+ * next_qpn on. 0 if there is none; -1 if the GSI QP exists already.
+ */
+static int64_t create_qp_number(const struct ternm_rdma *rd, uint8_t type)
+{
+	uint32_t i;
+
+	if (type == TERN_QPT_GSI)
+		return rd->qp[1] ? -1 : 1;	/* the GSI QP is always QP1 */
+	for (i = 0; i < TERNM_MAX_QP - 2; i++) {
 		uint32_t n = 2 + (rd->next_qpn - 2 + i) % (TERNM_MAX_QP - 2);
 
-		if (!rd->qp[n]) {
-			qpn = n;
-			break;
-		}
+		if (!rd->qp[n])
+			return n;
 	}
-	if (!qpn || (1u << lsd) > TERNM_TOTAL_SQ_WQES - rd->sq_wqes ||
-	    !ternm_host_mem_charge(m, qp_bytes(lsd)))
-		return TERN_CMD_NO_RESOURCES;
+	return 0;
+}
+
+/*
+ * A new QP's memory: the structure, its send WQE table (2^@lsd entries, charged with
+ * qp_bytes()) and its rings as CREATE_QP @in describes them. NULL with *@rc the failure (and
+ * r->syndrome for a bad ring) if any is refused or missing.
+ */
+static struct ternm_qp *create_qp_alloc(struct tern_model *m, const uint8_t *in,
+					struct ternm_cmd_result *r, int *rc)
+{
+	typedef struct tern_cmd_create_qp_in T;
+	uint8_t lsd = in[offsetof(T, log_sq_depth)], lss = in[offsetof(T, log_sq_stride)];
+	uint8_t lrd = in[offsetof(T, log_rq_depth)], lrs = in[offsetof(T, log_rq_stride)];
+	uint8_t flags = in[offsetof(T, flags)];
+	struct ternm_qp *qp;
+	uint32_t bad_off;
+
+	*rc = TERN_CMD_NO_RESOURCES;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		ternm_host_mem_release(m, qp_bytes(lsd));
-		return TERN_CMD_NO_RESOURCES;
+		return NULL;
 	}
 	qp->swq = calloc(1u << lsd, sizeof(*qp->swq));
 	if (!qp->swq) {
 		free(qp);
 		ternm_host_mem_release(m, qp_bytes(lsd));
-		return TERN_CMD_NO_RESOURCES;
+		return NULL;
 	}
-	rc = ternm_mem_init_ex(m, &qp->sq_mem, CFLD(in, T, sq_mem), 1ull << (lsd + lss), true,
-			       &bad_off);
-	if (rc != TERN_CMD_OK) {
-		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, sq_mem) + bad_off : 0;
+	*rc = ternm_mem_init_ex(m, &qp->sq_mem, CFLD(in, T, sq_mem), 1ull << (lsd + lss), true,
+				&bad_off);
+	if (*rc != TERN_CMD_OK) {
+		r->syndrome = *rc == TERN_CMD_BAD_PARAM ? offsetof(T, sq_mem) + bad_off : 0;
 		goto fail;
 	}
-	rc = (flags & TERN_QP_F_SRQ) ? TERN_CMD_OK :
-	     ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem),
-			       (1ull << (lrd + lrs)) + ((flags & TERN_QP_F_RQ_DB_REC) ?
-							sizeof(struct tern_wq_db_rec) : 0),
-			       true, &bad_off);
-	if (rc != TERN_CMD_OK) {
-		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, rq_mem) + bad_off : 0;
+	*rc = (flags & TERN_QP_F_SRQ) ? TERN_CMD_OK :
+	      ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem),
+				(1ull << (lrd + lrs)) + ((flags & TERN_QP_F_RQ_DB_REC) ?
+							 sizeof(struct tern_wq_db_rec) : 0),
+				true, &bad_off);
+	if (*rc != TERN_CMD_OK) {
+		r->syndrome = *rc == TERN_CMD_BAD_PARAM ? offsetof(T, rq_mem) + bad_off : 0;
 		goto fail;
 	}
+	return qp;
+fail:
+	ternm_mem_free(m, &qp->sq_mem);
+	ternm_mem_free(m, &qp->rq_mem);
+	free(qp->swq);
+	free(qp);
+	ternm_host_mem_release(m, qp_bytes(lsd));
+	return NULL;
+}
+
+/* New QP @qp (number @qpn) in RESET, with the parameters of CREATE_QP @in; counted. */
+static void create_qp_init(struct tern_model *m, struct ternm_qp *qp, uint32_t qpn,
+			   const uint8_t *in)
+{
+	typedef struct tern_cmd_create_qp_in T;
+	struct ternm_rdma *rd = m->rdma;
+
 	qp->qpn = qpn;
 	qp->state = TERN_QPS_RESET;
-	qp->type = type;
-	qp->flags = flags;
-	qp->uar = uar;
-	qp->pdn = pdn;
-	qp->scqn = scqn;
-	qp->rcqn = rcqn;
-	qp->log_sq_depth = lsd;
-	qp->log_sq_stride = lss;
-	qp->log_rq_depth = lrd;
-	qp->log_rq_stride = lrs;
+	qp->type = in[offsetof(T, type)];
+	qp->flags = in[offsetof(T, flags)];
+	qp->uar = get_le16(CFLD(in, T, uar));
+	qp->pdn = get_le32(CFLD(in, T, pdn));
+	qp->scqn = get_le32(CFLD(in, T, send_cqn));
+	qp->rcqn = get_le32(CFLD(in, T, recv_cqn));
+	qp->log_sq_depth = in[offsetof(T, log_sq_depth)];
+	qp->log_sq_stride = in[offsetof(T, log_sq_stride)];
+	qp->log_rq_depth = in[offsetof(T, log_rq_depth)];
+	qp->log_rq_stride = in[offsetof(T, log_rq_stride)];
 	qp->path_mtu = 1;
 	qp->mtu = 256;
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
@@ -468,23 +498,40 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	ternm_cc_qp_reset(m, qp);
 	put_le16(qp->path + offsetof(struct tern_qp_path, vlan_id), TERN_VLAN_NONE);
 	rd->qp[qpn] = qp;
-	rd->sq_wqes += 1u << lsd;
-	rd->pd[pdn].refs++;
-	rd->cq[scqn].refs++;
-	rd->cq[rcqn].refs++;
-	qp->srqn = (flags & TERN_QP_F_SRQ) ? get_le32(CFLD(in, T, srqn)) : 0;
+	rd->sq_wqes += 1u << qp->log_sq_depth;
+	rd->pd[qp->pdn].refs++;
+	rd->cq[qp->scqn].refs++;
+	rd->cq[qp->rcqn].refs++;
+	qp->srqn = (qp->flags & TERN_QP_F_SRQ) ? get_le32(CFLD(in, T, srqn)) : 0;
 	ternm_srq_qp_ref(m, qp, true);
-	if (type != TERN_QPT_GSI)
+	if (qp->type != TERN_QPT_GSI)
 		rd->next_qpn = qpn + 1;
-	r->result = qpn;
+}
+
+static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_qp_in T;
+	struct ternm_rdma *rd = m->rdma;
+	uint8_t lsd = in[offsetof(T, log_sq_depth)];
+	struct ternm_qp *qp;
+	int64_t qpn;
+	int rc;
+
+	rc = create_qp_check(m, in, r);
+	if (rc != TERN_CMD_OK)
+		return rc;
+	qpn = create_qp_number(rd, in[offsetof(T, type)]);
+	if (qpn < 0)
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, type));
+	if (!qpn || (1u << lsd) > TERNM_TOTAL_SQ_WQES - rd->sq_wqes ||
+	    !ternm_host_mem_charge(m, qp_bytes(lsd)))
+		return TERN_CMD_NO_RESOURCES;
+	qp = create_qp_alloc(m, in, r, &rc);
+	if (!qp)
+		return rc;
+	create_qp_init(m, qp, (uint32_t)qpn, in);
+	r->result = (uint32_t)qpn;
 	return TERN_CMD_OK;
-fail:
-	ternm_mem_free(m, &qp->sq_mem);
-	ternm_mem_free(m, &qp->rq_mem);
-	free(qp->swq);
-	free(qp);
-	ternm_host_mem_release(m, qp_bytes(lsd));
-	return rc;
 }
 
 /* Back to RESET: queues empty, indices 0, no transport state. */
