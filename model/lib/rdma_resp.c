@@ -702,6 +702,165 @@ static void uc_fatal(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, 
 	ternm_qp_event(m, qp, TERN_QP_EV_FATAL);
 }
 
+/* The immediate data of @p, if its opcode has it; else NULL. */
+static const uint8_t *pkt_imm(const struct ternm_pkt *p)
+{
+	uint8_t op = p->opcode;
+
+	return (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
+		op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
+}
+
+/* A UC message cannot go on: what is left of it is dropped. */
+static void uc_drop(struct ternm_qp *qp)
+{
+	qp->msg = RQ_MSG_DROP;
+}
+
+/*
+ * UC packet @p: its PSN (a gap loses the message in progress), its opcode against the
+ * message in progress, its payload length. Returns false if it is dropped.
+ */
+static bool uc_check(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint8_t op = p->opcode;
+	bool first = is_first_or_only(op), last = is_last_or_only(op);
+	bool is_send = op <= IBOP_SEND_ONLY_IMM;
+
+	if (p->psn != qp->epsn) {
+		/* a gap: whatever was in progress is lost (counted here, not as a sequence error) */
+		r->stats.out_of_sequence++;
+		uc_drop(qp);
+	}
+	qp->epsn = psn_add(p->psn, 1);
+	if (first) {
+		if (qp->msg == RQ_MSG_SEND || qp->msg == RQ_MSG_WRITE)
+			r->stats.rx_opcode_seq_err++;	/* its LAST never came */
+		qp->msg = RQ_MSG_NONE;
+	} else if (qp->msg != (is_send ? RQ_MSG_SEND : RQ_MSG_WRITE)) {
+		if (qp->msg != RQ_MSG_DROP)
+			r->stats.rx_opcode_seq_err++;
+		uc_drop(qp);
+		return false;
+	}
+	if (!paylen_ok(qp, p, first, last)) {
+		r->stats.rx_opcode_seq_err++;
+		uc_drop(qp);
+		return false;
+	}
+	return true;
+}
+
+/* A UC SEND packet, in sequence. */
+static void uc_rx_send(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	bool first = is_first_or_only(p->opcode), last = is_last_or_only(p->opcode);
+	const uint8_t *imm = pkt_imm(p);
+	uint8_t synd;
+	int st;
+
+	if (first)
+		r->stats.rx_send_requests++;
+	st = ternm_rqe_fetch(m, qp);
+	if (st > 0) {
+		r->stats.out_of_buffer++;
+		uc_drop(qp);
+		return;
+	}
+	if (first)
+		qp->msg_off = 0;
+	if (st < 0) {
+		uc_fatal(m, qp, TERN_CQE_RECV, TERN_CQE_LOC_QP_OP_ERR,
+			 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT);
+		return;
+	}
+	st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
+	if (st == TERN_CQE_LOC_LEN_ERR) {
+		r->stats.resp_local_length_error++;
+		uc_drop(qp);
+		return;
+	}
+	if (st) {
+		uc_fatal(m, qp, TERN_CQE_RECV, (uint8_t)st, synd);
+		return;
+	}
+	qp->msg_off += p->paylen;
+	qp->msg = RQ_MSG_SEND;
+	if (last) {
+		recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
+			 qp->msg_off, imm, p->se);
+		qp->msg = RQ_MSG_NONE;
+	}
+}
+
+/* The first packet of UC WRITE @p: its RETH, checked, is where the message goes. */
+static bool uc_write_first(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	bool too_long;
+
+	m->rdma->stats.rx_write_requests++;
+	if (!write_reth_ok(m, qp, p, &too_long)) {
+		m->rdma->stats.resp_remote_access_errors++;
+		uc_drop(qp);
+		return false;
+	}
+	qp->wr_rkey = p->rkey;
+	qp->wr_va = p->va;
+	qp->wr_len = p->dmalen;
+	qp->msg_off = 0;
+	return true;
+}
+
+/* A UC WRITE packet, in sequence. */
+static void uc_rx_write(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	bool first = is_first_or_only(p->opcode), last = is_last_or_only(p->opcode);
+	const uint8_t *imm = pkt_imm(p);
+	const uint8_t cqe_op = TERN_CQE_RECV_RDMA_WRITE_IMM;
+	int st;
+
+	if (first && !uc_write_first(m, qp, p))
+		return;
+	if (!write_bounds_ok(qp, p, last)) {
+		r->stats.rx_opcode_seq_err++;
+		uc_drop(qp);
+		return;
+	}
+	if (imm) {
+		st = ternm_rqe_fetch(m, qp);
+		if (st > 0) {
+			r->stats.out_of_buffer++;
+			uc_drop(qp);
+			return;
+		}
+		if (st < 0) {
+			uc_fatal(m, qp, cqe_op, TERN_CQE_LOC_QP_OP_ERR,
+				 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT);
+			return;
+		}
+	}
+	if (!write_mr_still_ok(m, qp, p, first)) {
+		r->stats.resp_remote_access_errors++;
+		uc_drop(qp);
+		return;
+	}
+	if (p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
+				       (void *)(uintptr_t)p->payload, p->paylen, true, last)) {
+		uc_fatal(m, qp, cqe_op, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA);
+		return;
+	}
+	qp->msg_off += p->paylen;
+	qp->msg = RQ_MSG_WRITE;
+	if (last) {
+		if (imm)
+			recv_cqe(m, qp, cqe_op, TERN_CQE_OK, 0, qp->wr_len, imm, p->se);
+		qp->msg = RQ_MSG_NONE;
+	}
+}
+
 /*
  * A UC request (@p->opcode is the RC one). Nothing is acknowledged and nothing comes again, so
  * a message is taken only whole and in order: a PSN other than the expected one drops the
@@ -718,121 +877,12 @@ static void uc_fatal(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, 
  */
 static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
-	struct ternm_rdma *r = m->rdma;
-	uint8_t op = p->opcode;
-	bool first = is_first_or_only(op), last = is_last_or_only(op);
-	bool is_send = op <= IBOP_SEND_ONLY_IMM;
-	const uint8_t *imm = (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
-			      op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
-	uint8_t synd, cqe_op = is_send ? TERN_CQE_RECV : TERN_CQE_RECV_RDMA_WRITE_IMM;
-	int st;
-
-	if (p->psn != qp->epsn) {
-		/* a gap: whatever was in progress is lost (counted here, not as a sequence error) */
-		r->stats.out_of_sequence++;
-		qp->msg = RQ_MSG_DROP;
-	}
-	qp->epsn = psn_add(p->psn, 1);
-	if (first) {
-		if (qp->msg == RQ_MSG_SEND || qp->msg == RQ_MSG_WRITE)
-			r->stats.rx_opcode_seq_err++;	/* its LAST never came */
-		qp->msg = RQ_MSG_NONE;
-	} else if (qp->msg != (is_send ? RQ_MSG_SEND : RQ_MSG_WRITE)) {
-		if (qp->msg != RQ_MSG_DROP)
-			r->stats.rx_opcode_seq_err++;
-		qp->msg = RQ_MSG_DROP;
+	if (!uc_check(m, qp, p))
 		return;
-	}
-	if (!paylen_ok(qp, p, first, last)) {
-		r->stats.rx_opcode_seq_err++;
-		qp->msg = RQ_MSG_DROP;
-		return;
-	}
-
-	if (is_send) {
-		if (first)
-			r->stats.rx_send_requests++;
-		st = ternm_rqe_fetch(m, qp);
-		if (st > 0) {
-			r->stats.out_of_buffer++;
-			qp->msg = RQ_MSG_DROP;
-			return;
-		}
-		if (first)
-			qp->msg_off = 0;
-		if (st < 0) {
-			uc_fatal(m, qp, TERN_CQE_RECV, TERN_CQE_LOC_QP_OP_ERR,
-				 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT);
-			return;
-		}
-		st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
-		if (st == TERN_CQE_LOC_LEN_ERR) {
-			r->stats.resp_local_length_error++;
-			qp->msg = RQ_MSG_DROP;
-			return;
-		}
-		if (st) {
-			uc_fatal(m, qp, TERN_CQE_RECV, (uint8_t)st, synd);
-			return;
-		}
-		qp->msg_off += p->paylen;
-		qp->msg = RQ_MSG_SEND;
-		if (last) {
-			recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
-				 qp->msg_off, imm, p->se);
-			qp->msg = RQ_MSG_NONE;
-		}
-		return;
-	}
-	if (first) {
-		bool too_long;
-
-		r->stats.rx_write_requests++;
-		if (!write_reth_ok(m, qp, p, &too_long)) {
-			r->stats.resp_remote_access_errors++;
-			qp->msg = RQ_MSG_DROP;
-			return;
-		}
-		qp->wr_rkey = p->rkey;
-		qp->wr_va = p->va;
-		qp->wr_len = p->dmalen;
-		qp->msg_off = 0;
-	}
-	if (!write_bounds_ok(qp, p, last)) {
-		r->stats.rx_opcode_seq_err++;
-		qp->msg = RQ_MSG_DROP;
-		return;
-	}
-	if (imm) {
-		st = ternm_rqe_fetch(m, qp);
-		if (st > 0) {
-			r->stats.out_of_buffer++;
-			qp->msg = RQ_MSG_DROP;
-			return;
-		}
-		if (st < 0) {
-			uc_fatal(m, qp, cqe_op, TERN_CQE_LOC_QP_OP_ERR,
-				 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT);
-			return;
-		}
-	}
-	if (!write_mr_still_ok(m, qp, p, first)) {
-		r->stats.resp_remote_access_errors++;
-		qp->msg = RQ_MSG_DROP;
-		return;
-	}
-	if (p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
-				       (void *)(uintptr_t)p->payload, p->paylen, true, last)) {
-		uc_fatal(m, qp, cqe_op, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA);
-		return;
-	}
-	qp->msg_off += p->paylen;
-	qp->msg = RQ_MSG_WRITE;
-	if (last) {
-		if (imm)
-			recv_cqe(m, qp, cqe_op, TERN_CQE_OK, 0, qp->wr_len, imm, p->se);
-		qp->msg = RQ_MSG_NONE;
-	}
+	if (p->opcode <= IBOP_SEND_ONLY_IMM)
+		uc_rx_send(m, qp, p);
+	else
+		uc_rx_write(m, qp, p);
 }
 
 /*
@@ -889,15 +939,6 @@ static bool resp_check_op(struct tern_model *m, struct ternm_qp *qp, const struc
 		return false;
 	}
 	return true;
-}
-
-/* The immediate data of @p, if its opcode has it; else NULL. */
-static const uint8_t *pkt_imm(const struct ternm_pkt *p)
-{
-	uint8_t op = p->opcode;
-
-	return (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
-		op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
 }
 
 /* No receive WQE for request @p: RNR NAK. */
