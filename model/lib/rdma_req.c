@@ -146,31 +146,25 @@ static bool is_local(uint8_t wqe_opcode)
 }
 
 /*
- * Read and check the WQE in slot @idx into @wc. Returns 0, or a CQE status with the
- * syndrome in *synd.
+ * Read the header of the WQE at @off (a slot of @slot bytes) with what follows it in the
+ * slot's first line into @h (*@hlen bytes of it read), and take its fields into @wc. Returns
+ * 0, or a CQE status (the syndrome: TERN_SYND_DMA).
  */
-static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
-		     struct ternm_wqe_cache *wc, uint8_t *synd)
+static int wqe_read_header(struct tern_model *m, struct ternm_qp *qp, uint64_t off,
+			   uint32_t slot, uint8_t h[TERNM_WQE_LINE], uint32_t *hlen,
+			   struct ternm_wqe_cache *wc)
 {
 	typedef struct tern_sq_wqe W;
-	uint32_t slot = 1u << qp->log_sq_stride;
-	uint64_t off = (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride;
-	/* the header and what follows it in the slot's first 64 bytes, in one read */
-	uint8_t h[TERNM_WQE_LINE];
-	uint32_t hlen = slot < sizeof(h) ? slot : (uint32_t)sizeof(h);
-	uint64_t total = 0;
 
-	_Static_assert(sizeof(h) >= sizeof(W), "a WQE line holds the header");
-	_Static_assert(sizeof(h) <= 1u << TERN_SQ_MIN_LOG_STRIDE, "a slot holds a WQE line");
-	wc->valid = false;
-	*synd = TERN_SYND_DMA;
-	if (ternm_mem_read(m, &qp->sq_mem, off, h, hlen)) {
+	_Static_assert(TERNM_WQE_LINE >= sizeof(W), "a WQE line holds the header");
+	_Static_assert(TERNM_WQE_LINE <= 1u << TERN_SQ_MIN_LOG_STRIDE, "a slot holds a WQE line");
+	*hlen = slot < TERNM_WQE_LINE ? slot : (uint32_t)TERNM_WQE_LINE;
+	if (ternm_mem_read(m, &qp->sq_mem, off, h, *hlen)) {
 		/* a fault after the header: the header alone, the rest fails where it is read */
-		hlen = sizeof(W);
-		if (ternm_mem_read(m, &qp->sq_mem, off, h, hlen))
+		*hlen = sizeof(W);
+		if (ternm_mem_read(m, &qp->sq_mem, off, h, *hlen))
 			return TERN_CQE_LOC_QP_OP_ERR;
 	}
-	wc->idx = idx;
 	wc->opcode = h[offsetof(W, opcode)];
 	wc->flags = h[offsetof(W, flags)];
 	wc->num_sge = h[offsetof(W, num_sge)];
@@ -179,66 +173,87 @@ static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	wc->raddr = get_le64(CFLD(h, W, remote_addr));
 	wc->wr_id = get_le64(CFLD(h, W, wr_id));
 	wc->len = 0;
-	*synd = TERN_SYND_BAD_OPCODE;
-	if (wc->opcode > TERN_WQE_BIND_MW ||
-	    (wc->opcode == TERN_WQE_SEND_INV && qp->type != TERN_QPT_RC))
-		return TERN_CQE_LOC_QP_OP_ERR;
-	if (is_local(wc->opcode)) {
-		/* no data: LOCAL_INV is the header alone, REG_MR and BIND_MW have a segment */
-		*synd = TERN_SYND_BAD_SGE_COUNT;
-		if (wc->num_sge || (wc->flags & TERN_WQE_F_INLINE))
-			return TERN_CQE_LOC_QP_OP_ERR;
-		if (wc->opcode != TERN_WQE_LOCAL_INV) {
-			*synd = TERN_SYND_BAD_REG;
-			if (sizeof(W) + sizeof(wc->reg) > slot)
-				return TERN_CQE_LOC_QP_OP_ERR;
-			*synd = TERN_SYND_DMA;
-			if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), wc->reg,
-					   sizeof(wc->reg)))
-				return TERN_CQE_LOC_QP_OP_ERR;
-		}
-		*synd = 0;
-		wc->valid = true;
-		return 0;
-	}
-	if ((wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode)) &&
-	    (qp->max_rd_atomic == 0 || qp->type == TERN_QPT_UC))
-		return TERN_CQE_LOC_QP_OP_ERR;
-	if (ternm_is_atomic_wqe(wc->opcode)) {
-		typedef struct tern_atomic_seg A;
-		uint8_t a[sizeof(A) + sizeof(struct tern_sge)];
-		const uint8_t *e = a + sizeof(A);
-		struct ternm_sge *g = &wc->sge[0];
-		int bad;
+	return 0;
+}
 
-		/* exactly one SGE of 8 bytes, after the atomic segment */
-		*synd = TERN_SYND_BAD_INLINE;
-		if (wc->flags & TERN_WQE_F_INLINE)
-			return TERN_CQE_LOC_QP_OP_ERR;
-		*synd = TERN_SYND_BAD_SGE_COUNT;
-		if (wc->num_sge != 1 || sizeof(W) + sizeof(a) > slot)
+/*
+ * The rest of a local WQE (@wc, at @off in a slot of @slot bytes): no data; LOCAL_INV is the
+ * header alone, REG_MR and BIND_MW have a segment. Returns 0, or a CQE status with *@synd.
+ */
+static int wqe_parse_local(struct tern_model *m, struct ternm_qp *qp,
+			   struct ternm_wqe_cache *wc, uint64_t off, uint32_t slot,
+			   uint8_t *synd)
+{
+	typedef struct tern_sq_wqe W;
+
+	*synd = TERN_SYND_BAD_SGE_COUNT;
+	if (wc->num_sge || (wc->flags & TERN_WQE_F_INLINE))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	if (wc->opcode != TERN_WQE_LOCAL_INV) {
+		*synd = TERN_SYND_BAD_REG;
+		if (sizeof(W) + sizeof(wc->reg) > slot)
 			return TERN_CQE_LOC_QP_OP_ERR;
 		*synd = TERN_SYND_DMA;
-		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), a, sizeof(a)))
+		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), wc->reg, sizeof(wc->reg)))
 			return TERN_CQE_LOC_QP_OP_ERR;
-		wc->swap_add = get_le64(CFLD(a, A, swap_add));
-		wc->compare = get_le64(CFLD(a, A, compare));
-		g->addr = get_le64(CFLD(e, struct tern_sge, addr));
-		g->len = get_le32(CFLD(e, struct tern_sge, length));
-		g->key = get_le32(CFLD(e, struct tern_sge, lkey));
-		*synd = TERN_SYND_MSG_TOO_LONG;
-		if (g->len != 8)
-			return TERN_CQE_LOC_LEN_ERR;
-		bad = ternm_mr_check(m, g->key, qp, TERN_ACCESS_LOCAL_WRITE, g->addr, 8);
-		if (bad) {
-			*synd = (uint8_t)bad;
-			return TERN_CQE_LOC_PROT_ERR;
-		}
-		wc->len = 8;
-		*synd = 0;
-		wc->valid = true;
-		return 0;
 	}
+	return 0;
+}
+
+/*
+ * The rest of an atomic WQE (@wc, at @off in a slot of @slot bytes): exactly one SGE of 8
+ * bytes, after the atomic segment. Returns 0, or a CQE status with *@synd.
+ */
+static int wqe_parse_atomic(struct tern_model *m, struct ternm_qp *qp,
+			    struct ternm_wqe_cache *wc, uint64_t off, uint32_t slot,
+			    uint8_t *synd)
+{
+	typedef struct tern_sq_wqe W;
+	typedef struct tern_atomic_seg A;
+	uint8_t a[sizeof(A) + sizeof(struct tern_sge)];
+	const uint8_t *e = a + sizeof(A);
+	struct ternm_sge *g = &wc->sge[0];
+	int bad;
+
+	*synd = TERN_SYND_BAD_INLINE;
+	if (wc->flags & TERN_WQE_F_INLINE)
+		return TERN_CQE_LOC_QP_OP_ERR;
+	*synd = TERN_SYND_BAD_SGE_COUNT;
+	if (wc->num_sge != 1 || sizeof(W) + sizeof(a) > slot)
+		return TERN_CQE_LOC_QP_OP_ERR;
+	*synd = TERN_SYND_DMA;
+	if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), a, sizeof(a)))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	wc->swap_add = get_le64(CFLD(a, A, swap_add));
+	wc->compare = get_le64(CFLD(a, A, compare));
+	g->addr = get_le64(CFLD(e, struct tern_sge, addr));
+	g->len = get_le32(CFLD(e, struct tern_sge, length));
+	g->key = get_le32(CFLD(e, struct tern_sge, lkey));
+	*synd = TERN_SYND_MSG_TOO_LONG;
+	if (g->len != 8)
+		return TERN_CQE_LOC_LEN_ERR;
+	bad = ternm_mr_check(m, g->key, qp, TERN_ACCESS_LOCAL_WRITE, g->addr, 8);
+	if (bad) {
+		*synd = (uint8_t)bad;
+		return TERN_CQE_LOC_PROT_ERR;
+	}
+	wc->len = 8;
+	return 0;
+}
+
+/*
+ * The data of a SEND, WRITE or READ WQE (@wc, at @off in a slot of @slot bytes; @h: the
+ * first @hlen bytes of the slot, read already): inline, or its SGEs. Returns 0, or a CQE
+ * status with *@synd.
+ */
+static int wqe_parse_data(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			  uint64_t off, uint32_t slot, const uint8_t *h, uint32_t hlen,
+			  uint8_t *synd)
+{
+	typedef struct tern_sq_wqe W;
+	uint64_t total = 0;
+	int st;
+
 	if (wc->flags & TERN_WQE_F_INLINE) {
 		uint32_t il = get_le32(CFLD(h, W, inline_len));
 
@@ -250,18 +265,55 @@ static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), wc->inl, il))
 			return TERN_CQE_LOC_QP_OP_ERR;
 		wc->len = il;
-	} else {
-		int st = wqe_sges(m, qp, wc, off, sizeof(W),
-				  wc->opcode == TERN_WQE_RDMA_READ ? TERN_ACCESS_LOCAL_WRITE : 0,
-				  &total, synd, h, hlen);
-
-		if (st)
-			return st;
-		*synd = TERN_SYND_MSG_TOO_LONG;
-		if (total > TERNM_MAX_MSG)
-			return TERN_CQE_LOC_LEN_ERR;
-		wc->len = (uint32_t)total;
+		return 0;
 	}
+	st = wqe_sges(m, qp, wc, off, sizeof(W),
+		      wc->opcode == TERN_WQE_RDMA_READ ? TERN_ACCESS_LOCAL_WRITE : 0,
+		      &total, synd, h, hlen);
+	if (st)
+		return st;
+	*synd = TERN_SYND_MSG_TOO_LONG;
+	if (total > TERNM_MAX_MSG)
+		return TERN_CQE_LOC_LEN_ERR;
+	wc->len = (uint32_t)total;
+	return 0;
+}
+
+/*
+ * Read and check the WQE in slot @idx into @wc. Returns 0, or a CQE status with the
+ * syndrome in *synd.
+ */
+static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
+		     struct ternm_wqe_cache *wc, uint8_t *synd)
+{
+	uint32_t slot = 1u << qp->log_sq_stride;
+	uint64_t off = (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride;
+	/* the header and what follows it in the slot's first 64 bytes, in one read */
+	uint8_t h[TERNM_WQE_LINE];
+	uint32_t hlen;
+	int st;
+
+	wc->valid = false;
+	*synd = TERN_SYND_DMA;
+	st = wqe_read_header(m, qp, off, slot, h, &hlen, wc);
+	if (st)
+		return st;
+	wc->idx = idx;
+	*synd = TERN_SYND_BAD_OPCODE;
+	if (wc->opcode > TERN_WQE_BIND_MW ||
+	    (wc->opcode == TERN_WQE_SEND_INV && qp->type != TERN_QPT_RC))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	if (is_local(wc->opcode))
+		st = wqe_parse_local(m, qp, wc, off, slot, synd);
+	else if ((wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode)) &&
+		 (qp->max_rd_atomic == 0 || qp->type == TERN_QPT_UC))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	else if (ternm_is_atomic_wqe(wc->opcode))
+		st = wqe_parse_atomic(m, qp, wc, off, slot, synd);
+	else
+		st = wqe_parse_data(m, qp, wc, off, slot, h, hlen, synd);
+	if (st)
+		return st;
 	*synd = 0;
 	wc->valid = true;
 	return 0;
