@@ -427,42 +427,73 @@ static int cmd_in_len(uint16_t opcode)
 	}
 }
 
-static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
+/*
+ * Command @c's input: its length for its opcode, read once into m->cmd_in when it is not
+ * inline, an older, shorter version zero-extended. Returns false with c->status set if it
+ * cannot be had.
+ */
+static bool cmd_input(struct tern_model *m, struct cmd_ctx *c)
 {
-	const uint8_t *in = m->cmd_in;
 	int expect = cmd_in_len(c->opcode);
 
 	if (expect == -2) {
 		c->status = TERN_CMD_BAD_OPCODE;
-		return;
+		return false;
 	}
 	if (expect == -1) {
 		/* NOP: header plus up to TERN_CMD_MAX_IN - 16 bytes to echo. */
 		if (c->in_len < sizeof(struct tern_cmd_nop_in)) {
 			c->status = TERN_CMD_BAD_LEN;
 			c->syndrome = sizeof(struct tern_cmd_nop_in);
-			return;
+			return false;
 		}
 		if (c->in_len > TERN_CMD_MAX_IN) {
 			c->status = TERN_CMD_BAD_LEN;
 			c->syndrome = TERN_CMD_MAX_IN;
-			return;
+			return false;
 		}
 	} else if (c->in_len != expect &&
 		   !(c->opcode == TERN_CMD_CREATE_SRQ && c->in_len == TERN_CREATE_SRQ_IN_V1_LEN)) {
 		c->status = TERN_CMD_BAD_LEN;
 		c->syndrome = (uint32_t)expect;
-		return;
+		return false;
 	}
 	if (c->in_len > TERN_CMD_INLINE_MAX && ternm_dma_read(m, c->in_addr, m->cmd_in, c->in_len)) {
 		ternm_log(m, TERN_MODEL_LOG_WARN, "command token %u: input at 0x%llx unreachable",
 		       c->token, (unsigned long long)c->in_addr);
 		c->status = TERN_CMD_DMA_ERROR;
-		return;
+		return false;
 	}
 	if (expect > 0 && c->in_len < expect)	/* an older, shorter version of the input */
 		memset(m->cmd_in + c->in_len, 0, (size_t)expect - c->in_len);
+	return true;
+}
 
+/* The RDMA, DCB and congestion control commands: their modules' command processors. */
+static void cmd_other(struct tern_model *m, struct cmd_ctx *c, const uint8_t *in)
+{
+	struct ternm_cmd_result r;
+
+	memset(&r, 0, sizeof(r));
+	if (c->opcode >= TERN_CMD_SET_DCB && c->opcode <= TERN_CMD_QUERY_PFC_STATS)
+		ternm_dcb_cmd(m, c->opcode, in, c->out_len, &r);
+	else if (c->opcode == TERN_CMD_SET_CC_PARAMS ||
+		 c->opcode == TERN_CMD_QUERY_CC_PARAMS)
+		ternm_cc_cmd(m, c->opcode, in, c->out_len, &r);
+	else
+		ternm_rdma_cmd(m, c->opcode, in, c->out_len, &r);
+	c->status = r.status;
+	c->syndrome = r.syndrome;
+	c->result = r.result;
+	c->out_size = r.out_size;
+}
+
+static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
+{
+	const uint8_t *in = m->cmd_in;
+
+	if (!cmd_input(m, c))
+		return;
 	switch (c->opcode) {
 	case TERN_CMD_NOP:
 		cmd_nop(m, c, in);
@@ -510,23 +541,9 @@ static void cmd_execute(struct tern_model *m, struct cmd_ctx *c)
 	case TERN_CMD_SET_RSS:
 		c->status = (uint8_t)ternm_eth_set_rss(m, in, &c->syndrome);
 		break;
-	default: {
-		struct ternm_cmd_result r;
-
-		memset(&r, 0, sizeof(r));
-		if (c->opcode >= TERN_CMD_SET_DCB && c->opcode <= TERN_CMD_QUERY_PFC_STATS)
-			ternm_dcb_cmd(m, c->opcode, in, c->out_len, &r);
-		else if (c->opcode == TERN_CMD_SET_CC_PARAMS ||
-			 c->opcode == TERN_CMD_QUERY_CC_PARAMS)
-			ternm_cc_cmd(m, c->opcode, in, c->out_len, &r);
-		else
-			ternm_rdma_cmd(m, c->opcode, in, c->out_len, &r);
-		c->status = r.status;
-		c->syndrome = r.syndrome;
-		c->result = r.result;
-		c->out_size = r.out_size;
+	default:
+		cmd_other(m, c, in);
 		break;
-	}
 	}
 }
 

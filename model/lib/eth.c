@@ -1235,42 +1235,99 @@ static bool lro_rx(struct tern_model *m, struct ternm_ethq *q, unsigned int qid,
 	return true;
 }
 
-size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len)
+/*
+ * A frame from the wire before the Ethernet queues: the device up, the frame long enough,
+ * for this port's address (or a group one, or promiscuous), not RoCEv2 (the RDMA engine's,
+ * handed over here), within the MTU. Returns false if it goes no further (counted).
+ */
+static bool rx_filter(struct tern_model *m, const uint8_t *frame, size_t len, bool *is_bcast,
+		      bool *is_mcast)
 {
-	typedef struct tern_eth_rxd T;
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint8_t d[sizeof(T)], w[2];
-	struct ternm_ethq *q;
-	int qid;
-	uint64_t off, addr;
-	uint16_t status = TERN_ETH_DESC_DONE, hflags, csum, l4sum = 0;
-	uint32_t hash = 0;
-	bool is_bcast, is_mcast;
 
 	if (!m->ready || m->fatal) {
 		m->stats.rx_no_queue++;
-		return len;
+		return false;
 	}
 	if (len < TERN_ETH_MIN_FRAME) {
 		m->stats.rx_runt++;
-		return len;
+		return false;
 	}
-	is_bcast = !memcmp(frame, bcast, 6);
-	is_mcast = !is_bcast && (frame[0] & 1);
-	if (!is_bcast && !is_mcast && !(m->port_flags & TERN_PORT_F_PROMISC) &&
+	*is_bcast = !memcmp(frame, bcast, 6);
+	*is_mcast = !*is_bcast && (frame[0] & 1);
+	if (!*is_bcast && !*is_mcast && !(m->port_flags & TERN_PORT_F_PROMISC) &&
 	    memcmp(frame, m->mac, 6)) {
 		m->stats.rx_filtered++;
-		return len;
+		return false;
 	}
 	/* RoCEv2 goes to the RDMA engine, which never holds a frame back. */
 	if (ternm_rdma_is_roce(m, frame, len)) {
 		ternm_rdma_rx(m, frame, len);
-		return len;
+		return false;
 	}
 	if (len > (size_t)m->mtu + TERNM_ETH_HDR_OVERHEAD) {
 		m->stats.rx_oversize++;
-		return len;
+		return false;
 	}
+	return true;
+}
+
+/*
+ * Write @frame into the buffer of receive descriptor @d (at @off of queue @q, number @qid)
+ * and complete the descriptor: its length, the RSS hash (@hash, @hflags), the checksum
+ * result @csum. Returns the descriptor's status, or -1 if the ring could not be written
+ * (the queue broke).
+ */
+static int rx_deliver(struct tern_model *m, struct ternm_ethq *q, int qid, uint64_t off,
+		      const uint8_t *d, const uint8_t *frame, size_t len, uint16_t csum,
+		      uint32_t hash, uint16_t hflags)
+{
+	typedef struct tern_eth_rxd T;
+	uint16_t status = TERN_ETH_DESC_DONE;
+	uint8_t w[2];
+
+	if (ternm_dma_write(m, get_le64(CFLD(d, T, addr)), frame, len)) {
+		status |= TERN_ETH_DESC_ERR;
+		m->stats.rx_dma_errors++;
+		put_le16(w, 0);
+	} else {
+		put_le16(w, (uint16_t)len);
+		status |= csum;
+		if (status & TERN_ETH_RXD_CSUM_BAD)
+			m->stats.rx_csum_bad++;
+		if (hflags) {
+			uint8_t hb[4];
+
+			put_le32(hb, hash);
+			if (ternm_mem_write(m, &q->mem, off + offsetof(T, rss_hash), hb, sizeof(hb)))
+				goto broken;
+			status |= hflags;
+		}
+	}
+	if (ternm_mem_write(m, &q->mem, off + offsetof(T, pkt_len), w, sizeof(w)))
+		goto broken;
+	put_le16(w, status);
+	if (ternm_mem_write(m, &q->mem, off + offsetof(T, status), w, sizeof(w)))
+		goto broken;
+	return status;
+broken:
+	ethq_break(m, q, true, qid);
+	return -1;
+}
+
+size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len)
+{
+	typedef struct tern_eth_rxd T;
+	uint8_t d[sizeof(T)];
+	struct ternm_ethq *q;
+	int qid, status;
+	uint64_t off;
+	uint16_t hflags, csum, l4sum = 0;
+	uint32_t hash = 0;
+	bool is_bcast, is_mcast;
+
+	if (!rx_filter(m, frame, len, &is_bcast, &is_mcast))
+		return len;
 	qid = m->link_up ? rx_target(m, frame, len, &hash, &hflags) : -1;
 	if (qid < 0) {
 		m->stats.rx_no_queue++;
@@ -1292,41 +1349,14 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 		ethq_break(m, q, true, qid);
 		return len;
 	}
-	addr = get_le64(CFLD(d, T, addr));
 	if (get_le16(CFLD(d, T, buf_len)) < len) {
 		/* Too big for the buffer: dropped, the descriptor stays for the next frame. */
 		m->stats.rx_oversize++;
 		return len;
 	}
-	if (ternm_dma_write(m, addr, frame, len)) {
-		status |= TERN_ETH_DESC_ERR;
-		m->stats.rx_dma_errors++;
-		put_le16(w, 0);
-	} else {
-		put_le16(w, (uint16_t)len);
-		status |= csum;
-		if (status & TERN_ETH_RXD_CSUM_BAD)
-			m->stats.rx_csum_bad++;
-		if (hflags) {
-			uint8_t hb[4];
-
-			put_le32(hb, hash);
-			if (ternm_mem_write(m, &q->mem, off + offsetof(T, rss_hash), hb, sizeof(hb))) {
-				ethq_break(m, q, true, qid);
-				return len;
-			}
-			status |= hflags;
-		}
-	}
-	if (ternm_mem_write(m, &q->mem, off + offsetof(T, pkt_len), w, sizeof(w))) {
-		ethq_break(m, q, true, qid);
+	status = rx_deliver(m, q, qid, off, d, frame, len, csum, hash, hflags);
+	if (status < 0)
 		return len;
-	}
-	put_le16(w, status);
-	if (ternm_mem_write(m, &q->mem, off + offsetof(T, status), w, sizeof(w))) {
-		ethq_break(m, q, true, qid);
-		return len;
-	}
 	if (!(status & TERN_ETH_DESC_ERR)) {
 		m->stats.rx_frames++;
 		m->stats.rx_bytes += len;

@@ -660,8 +660,60 @@ static inline bool ternm_wq_pi_ok(uint16_t pi, uint16_t cur, uint16_t ci, unsign
 }
 int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet);
 
+/*
+ * The requester's loss recovery: rdma_req.c calls these at fixed points, the same for every
+ * RC QP; ternm_recovery() picks go-back-N (ternm_gbn_recovery, rdma_req.c: go back to
+ * una_psn, nothing else) or selective repeat (ternm_sr_recovery, rdma_sr.c).
+ */
+struct ternm_recovery_ops {
+	const char *log_tag;	/* appended to the requester's log messages */
+	/* before anything new: resend what is known lost; returns the packets sent */
+	unsigned int (*resend)(struct tern_model *m, struct ternm_qp *qp, unsigned int budget);
+	/* whether the request packet at @psn has to wait for acknowledgements */
+	bool (*cap_full)(const struct ternm_qp *qp, uint32_t psn);
+	/* a READ request being resent asks for at most this many responses (0: its rest) */
+	uint32_t (*rd_lim)(const struct ternm_qp *qp);
+	/* SEND/WRITE packets after the first carry their placement (SPH or RETH) */
+	bool place;
+	/* a request for PSNs [@psn, @psn + @n) went out (before sent_psn moves) */
+	void (*sent)(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n);
+	/* the retransmit timer is being armed for @rto_ns: returns the time to arm */
+	uint64_t (*arm_ns)(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns);
+	/* the retransmit timer expired: true if that was a probe's time, not the timeout */
+	bool (*timeout)(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns);
+	/* the READ or atomic at una_psn lost responses (a gap, or an ACK up to @acked) */
+	void (*implied_nak)(struct tern_model *m, struct ternm_qp *qp, uint32_t acked);
+	/*
+	 * READ @s at sq_ci, which an ACK passes: true if una_psn moved over responses of it
+	 * placed ahead (the ACK is then tried again)
+	 */
+	bool (*rd_acked_ahead)(struct tern_model *m, struct ternm_qp *qp,
+			       const struct ternm_swqe *s);
+	/* a READ response after una_psn: true if it was taken care of (else it is a gap) */
+	bool (*rd_resp_ahead)(struct tern_model *m, struct ternm_qp *qp,
+			      const struct ternm_pkt *p);
+	/* the READ response at una_psn was placed (@done: the READ completed) */
+	void (*rd_resp_done)(struct tern_model *m, struct ternm_qp *qp, bool done);
+	/* the atomic at sq_ci completed */
+	void (*atomic_done)(struct tern_model *m, struct ternm_qp *qp);
+	/* a NAK with the SACK code */
+	void (*sack)(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
+};
+
+extern const struct ternm_recovery_ops ternm_gbn_recovery;
+extern const struct ternm_recovery_ops ternm_sr_recovery;
+
+/* The QP's loss recovery: selective repeat once MODIFY_QP switched it on (qp->sr). */
+static inline const struct ternm_recovery_ops *ternm_recovery(const struct ternm_qp *qp)
+{
+	return qp->sr ? &ternm_sr_recovery : &ternm_gbn_recovery;
+}
+
 /* rdma_req.c, for rdma_sr.c */
 void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn);
+void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
+bool ternm_req_sr_read_ahead(struct tern_model *m, struct ternm_qp *qp,
+			     const struct ternm_pkt *p);
 
 /* rdma_resp.c, for rdma_sr.c */
 bool ternm_resp_push(struct tern_model *m, struct ternm_qp *qp, uint8_t type, uint8_t syn,

@@ -179,51 +179,40 @@ static uint64_t mr_pages_bytes(uint32_t npages)
 	return (uint64_t)npages * sizeof(uint64_t);
 }
 
+/* Whether CREATE_MR's memory descriptor @pbl is all zero: -1, or the offset of a byte not. */
+static int mr_pbl_zero(const uint8_t *pbl)
+{
+	uint32_t i;
+
+	for (i = 0; i < sizeof(struct tern_mem_desc); i++)
+		if (pbl[i])
+			return (int)(offsetof(struct tern_cmd_create_mr_in, pbl) + i);
+	return -1;
+}
+
 /*
- * Check a struct tern_cmd_create_mr_in and build the MR it describes into @out (its page
- * list read and charged to the host memory), without taking an index: CREATE_MR and
- * REREG_MR. @room: an index is free for it; @pages_free: page list entries left in the
- * device's budget. Returns a command status; nothing is held unless it is TERN_CMD_OK.
+ * The fields of CREATE_MR @in for the kind its @flags name: a window or a FAST_REG MR (no
+ * translation yet), a PHYSICAL MR, or a plain MR with a page list. TERN_CMD_OK, or the
+ * refusal (the offset of the field).
  */
-static int mr_prepare(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r,
-		      bool room, uint32_t pages_free, struct ternm_mr *out)
+static int mr_check_kind(const uint8_t *in, uint8_t flags, struct ternm_cmd_result *r)
 {
 	typedef struct tern_cmd_create_mr_in T;
-	const uint32_t known = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
-			       TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC |
-			       TERN_ACCESS_MW_BIND;
-	uint32_t pdn = get_le32(CFLD(in, T, pdn));
 	uint32_t access = get_le32(CFLD(in, T, access));
 	uint64_t iova = get_le64(CFLD(in, T, iova));
 	uint64_t length = get_le64(CFLD(in, T, length));
-	uint8_t flags = in[offsetof(T, flags)];
 	uint8_t shift = in[offsetof(T, page_shift)];
 	uint32_t npages = get_le32(CFLD(in, T, npages));
-	const uint8_t *pbl = CFLD(in, T, pbl);
-	struct ternm_mem mem;
-	uint32_t bad_off, i;
-	uint64_t *pages = NULL;
-	uint8_t *raw;
-	int rc;
+	int off;
 
-	if (pdn >= TERNM_MAX_PD || !m->rdma->pd[pdn].used)
-		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
-	if (access & ~known)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, access));
-	/* one kind at most: a plain MR (0), PHYSICAL, FAST_REG, a window of type 1 or 2 */
-	if ((flags & ~(uint8_t)(TERN_MR_F_PHYSICAL | TERN_MR_F_FAST_REG | MW_FLAGS)) ||
-	    (flags & (flags - 1)))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
-	if (in[offsetof(T, rsvd0)])
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
 	if (flags & (MW_FLAGS | TERN_MR_F_FAST_REG)) {
 		/*
 		 * No translation yet: a window gets one from BIND_MW (ternm_mw_bind()), a
 		 * FAST_REG MR from REG_MR (ternm_mr_fast_reg()), with room for npages pages.
 		 */
-		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
-			if (pbl[i])
-				return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
+		off = mr_pbl_zero(CFLD(in, T, pbl));
+		if (off >= 0)
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, (size_t)off);
 		if (access)
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, access));
 		if (iova)
@@ -236,9 +225,9 @@ static int mr_prepare(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		    npages == 0 || npages > TERNM_MAX_FAST_REG_PAGES)
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, npages));
 	} else if (flags & TERN_MR_F_PHYSICAL) {
-		for (i = 0; i < sizeof(struct tern_mem_desc); i++)
-			if (pbl[i])
-				return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pbl) + i);
+		off = mr_pbl_zero(CFLD(in, T, pbl));
+		if (off >= 0)
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, (size_t)off);
 		if (npages)
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, npages));
 		if (shift && (shift > 63 || !(TERNM_PAGE_SIZE_CAP & (1ull << shift))))
@@ -259,6 +248,93 @@ static int mr_prepare(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 		if (npages == 0 || npages > TERNM_MAX_MR_PAGES || npages != need)
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, npages));
 	}
+	return TERN_CMD_OK;
+}
+
+/* The parameters of CREATE_MR @in: TERN_CMD_OK, or the refusal (the offset of the field). */
+static int mr_check(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_mr_in T;
+	const uint32_t known = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE |
+			       TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC |
+			       TERN_ACCESS_MW_BIND;
+	uint32_t pdn = get_le32(CFLD(in, T, pdn));
+	uint8_t flags = in[offsetof(T, flags)];
+
+	if (pdn >= TERNM_MAX_PD || !m->rdma->pd[pdn].used)
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
+	if (get_le32(CFLD(in, T, access)) & ~known)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, access));
+	/* one kind at most: a plain MR (0), PHYSICAL, FAST_REG, a window of type 1 or 2 */
+	if ((flags & ~(uint8_t)(TERN_MR_F_PHYSICAL | TERN_MR_F_FAST_REG | MW_FLAGS)) ||
+	    (flags & (flags - 1)))
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
+	if (in[offsetof(T, rsvd0)])
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
+	return mr_check_kind(in, flags, r);
+}
+
+/*
+ * Read the page list of a plain MR (@npages addresses of pages of 2^@shift bytes, at the
+ * memory descriptor @pbl) once, each checked as it comes in, into *@pages (charged with
+ * mr_pages_bytes()). TERN_CMD_OK, or the failure.
+ */
+static int mr_read_pages(struct tern_model *m, const uint8_t *pbl, uint32_t npages, uint8_t shift,
+			 struct ternm_cmd_result *r, uint64_t **pages)
+{
+	typedef struct tern_cmd_create_mr_in T;
+	struct ternm_mem mem;
+	uint32_t bad_off, i;
+	uint8_t *raw;
+	int rc;
+
+	rc = ternm_mem_init(m, &mem, pbl, (uint64_t)npages * 8, &bad_off);
+	if (rc != TERN_CMD_OK)
+		return ternm_refuse(r, rc, rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
+	if (!ternm_host_mem_charge(m, mr_pages_bytes(npages))) {
+		ternm_mem_free(m, &mem);
+		return TERN_CMD_NO_RESOURCES;
+	}
+	*pages = malloc((size_t)npages * sizeof(**pages));
+	raw = malloc((size_t)npages * 8);
+	rc = !*pages || !raw ? TERN_CMD_NO_RESOURCES :
+	     ternm_mem_read(m, &mem, 0, raw, (size_t)npages * 8) ? TERN_CMD_DMA_ERROR : TERN_CMD_OK;
+	ternm_mem_free(m, &mem);
+	for (i = 0; rc == TERN_CMD_OK && i < npages; i++) {
+		uint64_t pa = get_le64(raw + 8 * (size_t)i);
+
+		if (pa == 0 || (pa & ((1ull << shift) - 1)) || pa + (1ull << shift) - 1 < pa)
+			rc = ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pbl));
+		else
+			(*pages)[i] = pa;
+	}
+	free(raw);
+	if (rc != TERN_CMD_OK) {
+		free(*pages);
+		*pages = NULL;
+		ternm_host_mem_release(m, mr_pages_bytes(npages));
+	}
+	return rc;
+}
+
+/*
+ * Check a struct tern_cmd_create_mr_in and build the MR it describes into @out (its page
+ * list read and charged to the host memory), without taking an index: CREATE_MR and
+ * REREG_MR. @room: an index is free for it; @pages_free: page list entries left in the
+ * device's budget. Returns a command status; nothing is held unless it is TERN_CMD_OK.
+ */
+static int mr_prepare(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r,
+		      bool room, uint32_t pages_free, struct ternm_mr *out)
+{
+	typedef struct tern_cmd_create_mr_in T;
+	uint8_t flags = in[offsetof(T, flags)];
+	uint32_t npages = get_le32(CFLD(in, T, npages));
+	uint64_t *pages = NULL;
+	int rc;
+
+	rc = mr_check(m, in, r);
+	if (rc != TERN_CMD_OK)
+		return rc;
 	if (!room || npages > pages_free)
 		return TERN_CMD_NO_RESOURCES;
 	if (flags & TERN_MR_F_FAST_REG) {
@@ -270,43 +346,10 @@ static int mr_prepare(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 			return TERN_CMD_NO_RESOURCES;
 		}
 	} else if (!(flags & (TERN_MR_F_PHYSICAL | MW_FLAGS))) {
-		rc = ternm_mem_init(m, &mem, pbl, (uint64_t)npages * 8, &bad_off);
+		rc = mr_read_pages(m, CFLD(in, T, pbl), npages, in[offsetof(T, page_shift)], r,
+				   &pages);
 		if (rc != TERN_CMD_OK)
-			return ternm_refuse(r, rc,
-					    rc == TERN_CMD_BAD_PARAM ? offsetof(T, pbl) + bad_off : 0);
-		if (!ternm_host_mem_charge(m, mr_pages_bytes(npages))) {
-			ternm_mem_free(m, &mem);
-			return TERN_CMD_NO_RESOURCES;
-		}
-		pages = malloc((size_t)npages * sizeof(*pages));
-		raw = malloc((size_t)npages * 8);
-		if (!pages || !raw) {
-			free(pages);
-			free(raw);
-			ternm_mem_free(m, &mem);
-			ternm_host_mem_release(m, mr_pages_bytes(npages));
-			return TERN_CMD_NO_RESOURCES;
-		}
-		if (ternm_mem_read(m, &mem, 0, raw, (size_t)npages * 8)) {
-			free(pages);
-			free(raw);
-			ternm_mem_free(m, &mem);
-			ternm_host_mem_release(m, mr_pages_bytes(npages));
-			return TERN_CMD_DMA_ERROR;
-		}
-		ternm_mem_free(m, &mem);
-		for (i = 0; i < npages; i++) {
-			uint64_t pa = get_le64(raw + 8 * (size_t)i);
-
-			if (pa == 0 || (pa & ((1ull << shift) - 1)) || pa + (1ull << shift) - 1 < pa) {
-				free(pages);
-				free(raw);
-				ternm_host_mem_release(m, mr_pages_bytes(npages));
-				return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, pbl));
-			}
-			pages[i] = pa;
-		}
-		free(raw);
+			return rc;
 	}
 	memset(out, 0, sizeof(*out));
 	out->used = true;
@@ -314,11 +357,11 @@ static int mr_prepare(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	out->valid = !(flags & (TERN_MR_F_FAST_REG | MW_FLAGS));
 	out->key = in[offsetof(T, key)];
 	out->flags = flags;
-	out->page_shift = shift;
-	out->pdn = pdn;
-	out->access = access;
-	out->iova = iova;
-	out->length = length;
+	out->page_shift = in[offsetof(T, page_shift)];
+	out->pdn = get_le32(CFLD(in, T, pdn));
+	out->access = get_le32(CFLD(in, T, access));
+	out->iova = get_le64(CFLD(in, T, iova));
+	out->length = get_le64(CFLD(in, T, length));
 	out->npages = flags & TERN_MR_F_FAST_REG ? 0 : npages;
 	out->max_pages = npages;
 	out->pages = pages;

@@ -360,26 +360,21 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 	free(qp);
 }
 
-static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+/* The parameters of CREATE_QP @in: TERN_CMD_OK, or the refusal (the offset of the field). */
+static int create_qp_check(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
 {
 	typedef struct tern_cmd_create_qp_in T;
 	struct ternm_rdma *rd = m->rdma;
 	uint32_t pdn = get_le32(CFLD(in, T, pdn));
-	uint32_t scqn = get_le32(CFLD(in, T, send_cqn));
-	uint32_t rcqn = get_le32(CFLD(in, T, recv_cqn));
-	uint16_t uar = get_le16(CFLD(in, T, uar));
 	uint8_t lsd = in[offsetof(T, log_sq_depth)], lss = in[offsetof(T, log_sq_stride)];
 	uint8_t lrd = in[offsetof(T, log_rq_depth)], lrs = in[offsetof(T, log_rq_stride)];
 	uint8_t flags = in[offsetof(T, flags)], type = in[offsetof(T, type)];
-	struct ternm_qp *qp;
-	uint32_t bad_off, i, qpn = 0;
-	int rc;
 
 	if (pdn >= TERNM_MAX_PD || !rd->pd[pdn].used)
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, pdn));
-	if (!cq_get(m, scqn))
+	if (!cq_get(m, get_le32(CFLD(in, T, send_cqn))))
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, send_cqn));
-	if (!cq_get(m, rcqn))
+	if (!cq_get(m, get_le32(CFLD(in, T, recv_cqn))))
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, recv_cqn));
 	if (type != TERN_QPT_RC && type != TERN_QPT_UD && type != TERN_QPT_GSI &&
 	    type != TERN_QPT_UC)
@@ -387,7 +382,7 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if ((flags & ~(uint8_t)(TERN_QP_F_SQ_SIG_ALL | TERN_QP_F_SRQ | TERN_QP_F_RQ_DB_REC)) ||
 	    ((flags & TERN_QP_F_SRQ) && (flags & TERN_QP_F_RQ_DB_REC)))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
-	if (!uar_ok(uar))
+	if (!uar_ok(get_le16(CFLD(in, T, uar))))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, uar));
 	if (lsd < 1 || lsd > TERNM_MAX_SQ_LOG)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_sq_depth));
@@ -395,72 +390,107 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		   TERN_SQ_UD_MIN_LOG_STRIDE) ||
 	    lss > TERN_SQ_MAX_LOG_STRIDE)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_sq_stride));
-	if (flags & TERN_QP_F_SRQ) {
-		rc = ternm_srq_qp_check(m, in, r);
-		if (rc != TERN_CMD_OK)
-			return rc;
-	} else {
-		if (lrd < 1 || lrd > TERNM_MAX_RQ_LOG)
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
-		if (lrs < TERN_RQ_MIN_LOG_STRIDE || lrs > TERN_RQ_MAX_LOG_STRIDE)
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
-		if (get_le32(CFLD(in, T, srqn)))
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, srqn));
-	}
-	if (type == TERN_QPT_GSI) {
-		if (rd->qp[1])
-			return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, type));
-		qpn = 1;	/* the GSI QP is always QP1 */
-	}
-	for (i = 0; !qpn && i < TERNM_MAX_QP - 2; i++) {
+	if (flags & TERN_QP_F_SRQ)
+		return ternm_srq_qp_check(m, in, r);
+	if (lrd < 1 || lrd > TERNM_MAX_RQ_LOG)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_depth));
+	if (lrs < TERN_RQ_MIN_LOG_STRIDE || lrs > TERN_RQ_MAX_LOG_STRIDE)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_rq_stride));
+	if (get_le32(CFLD(in, T, srqn)))
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, srqn));
+	return TERN_CMD_OK;
+}
+
+/*
+ * The number for a new QP of @type: QP1 for the GSI QP, else the next free one from
+ * next_qpn on. 0 if there is none; -1 if the GSI QP exists already.
+ */
+static int64_t create_qp_number(const struct ternm_rdma *rd, uint8_t type)
+{
+	uint32_t i;
+
+	if (type == TERN_QPT_GSI)
+		return rd->qp[1] ? -1 : 1;	/* the GSI QP is always QP1 */
+	for (i = 0; i < TERNM_MAX_QP - 2; i++) {
 		uint32_t n = 2 + (rd->next_qpn - 2 + i) % (TERNM_MAX_QP - 2);
 
-		if (!rd->qp[n]) {
-			qpn = n;
-			break;
-		}
+		if (!rd->qp[n])
+			return n;
 	}
-	if (!qpn || (1u << lsd) > TERNM_TOTAL_SQ_WQES - rd->sq_wqes ||
-	    !ternm_host_mem_charge(m, qp_bytes(lsd)))
-		return TERN_CMD_NO_RESOURCES;
+	return 0;
+}
+
+/*
+ * A new QP's memory: the structure, its send WQE table (2^@lsd entries, charged with
+ * qp_bytes()) and its rings as CREATE_QP @in describes them. NULL with *@rc the failure (and
+ * r->syndrome for a bad ring) if any is refused or missing.
+ */
+static struct ternm_qp *create_qp_alloc(struct tern_model *m, const uint8_t *in,
+					struct ternm_cmd_result *r, int *rc)
+{
+	typedef struct tern_cmd_create_qp_in T;
+	uint8_t lsd = in[offsetof(T, log_sq_depth)], lss = in[offsetof(T, log_sq_stride)];
+	uint8_t lrd = in[offsetof(T, log_rq_depth)], lrs = in[offsetof(T, log_rq_stride)];
+	uint8_t flags = in[offsetof(T, flags)];
+	struct ternm_qp *qp;
+	uint32_t bad_off;
+
+	*rc = TERN_CMD_NO_RESOURCES;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		ternm_host_mem_release(m, qp_bytes(lsd));
-		return TERN_CMD_NO_RESOURCES;
+		return NULL;
 	}
 	qp->swq = calloc(1u << lsd, sizeof(*qp->swq));
 	if (!qp->swq) {
 		free(qp);
 		ternm_host_mem_release(m, qp_bytes(lsd));
-		return TERN_CMD_NO_RESOURCES;
+		return NULL;
 	}
-	rc = ternm_mem_init_ex(m, &qp->sq_mem, CFLD(in, T, sq_mem), 1ull << (lsd + lss), true,
-			       &bad_off);
-	if (rc != TERN_CMD_OK) {
-		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, sq_mem) + bad_off : 0;
+	*rc = ternm_mem_init_ex(m, &qp->sq_mem, CFLD(in, T, sq_mem), 1ull << (lsd + lss), true,
+				&bad_off);
+	if (*rc != TERN_CMD_OK) {
+		r->syndrome = *rc == TERN_CMD_BAD_PARAM ? offsetof(T, sq_mem) + bad_off : 0;
 		goto fail;
 	}
-	rc = (flags & TERN_QP_F_SRQ) ? TERN_CMD_OK :
-	     ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem),
-			       (1ull << (lrd + lrs)) + ((flags & TERN_QP_F_RQ_DB_REC) ?
-							sizeof(struct tern_wq_db_rec) : 0),
-			       true, &bad_off);
-	if (rc != TERN_CMD_OK) {
-		r->syndrome = rc == TERN_CMD_BAD_PARAM ? offsetof(T, rq_mem) + bad_off : 0;
+	*rc = (flags & TERN_QP_F_SRQ) ? TERN_CMD_OK :
+	      ternm_mem_init_ex(m, &qp->rq_mem, CFLD(in, T, rq_mem),
+				(1ull << (lrd + lrs)) + ((flags & TERN_QP_F_RQ_DB_REC) ?
+							 sizeof(struct tern_wq_db_rec) : 0),
+				true, &bad_off);
+	if (*rc != TERN_CMD_OK) {
+		r->syndrome = *rc == TERN_CMD_BAD_PARAM ? offsetof(T, rq_mem) + bad_off : 0;
 		goto fail;
 	}
+	return qp;
+fail:
+	ternm_mem_free(m, &qp->sq_mem);
+	ternm_mem_free(m, &qp->rq_mem);
+	free(qp->swq);
+	free(qp);
+	ternm_host_mem_release(m, qp_bytes(lsd));
+	return NULL;
+}
+
+/* New QP @qp (number @qpn) in RESET, with the parameters of CREATE_QP @in; counted. */
+static void create_qp_init(struct tern_model *m, struct ternm_qp *qp, uint32_t qpn,
+			   const uint8_t *in)
+{
+	typedef struct tern_cmd_create_qp_in T;
+	struct ternm_rdma *rd = m->rdma;
+
 	qp->qpn = qpn;
 	qp->state = TERN_QPS_RESET;
-	qp->type = type;
-	qp->flags = flags;
-	qp->uar = uar;
-	qp->pdn = pdn;
-	qp->scqn = scqn;
-	qp->rcqn = rcqn;
-	qp->log_sq_depth = lsd;
-	qp->log_sq_stride = lss;
-	qp->log_rq_depth = lrd;
-	qp->log_rq_stride = lrs;
+	qp->type = in[offsetof(T, type)];
+	qp->flags = in[offsetof(T, flags)];
+	qp->uar = get_le16(CFLD(in, T, uar));
+	qp->pdn = get_le32(CFLD(in, T, pdn));
+	qp->scqn = get_le32(CFLD(in, T, send_cqn));
+	qp->rcqn = get_le32(CFLD(in, T, recv_cqn));
+	qp->log_sq_depth = in[offsetof(T, log_sq_depth)];
+	qp->log_sq_stride = in[offsetof(T, log_sq_stride)];
+	qp->log_rq_depth = in[offsetof(T, log_rq_depth)];
+	qp->log_rq_stride = in[offsetof(T, log_rq_stride)];
 	qp->path_mtu = 1;
 	qp->mtu = 256;
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
@@ -468,23 +498,40 @@ static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	ternm_cc_qp_reset(m, qp);
 	put_le16(qp->path + offsetof(struct tern_qp_path, vlan_id), TERN_VLAN_NONE);
 	rd->qp[qpn] = qp;
-	rd->sq_wqes += 1u << lsd;
-	rd->pd[pdn].refs++;
-	rd->cq[scqn].refs++;
-	rd->cq[rcqn].refs++;
-	qp->srqn = (flags & TERN_QP_F_SRQ) ? get_le32(CFLD(in, T, srqn)) : 0;
+	rd->sq_wqes += 1u << qp->log_sq_depth;
+	rd->pd[qp->pdn].refs++;
+	rd->cq[qp->scqn].refs++;
+	rd->cq[qp->rcqn].refs++;
+	qp->srqn = (qp->flags & TERN_QP_F_SRQ) ? get_le32(CFLD(in, T, srqn)) : 0;
 	ternm_srq_qp_ref(m, qp, true);
-	if (type != TERN_QPT_GSI)
+	if (qp->type != TERN_QPT_GSI)
 		rd->next_qpn = qpn + 1;
-	r->result = qpn;
+}
+
+static int create_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_create_qp_in T;
+	struct ternm_rdma *rd = m->rdma;
+	uint8_t lsd = in[offsetof(T, log_sq_depth)];
+	struct ternm_qp *qp;
+	int64_t qpn;
+	int rc;
+
+	rc = create_qp_check(m, in, r);
+	if (rc != TERN_CMD_OK)
+		return rc;
+	qpn = create_qp_number(rd, in[offsetof(T, type)]);
+	if (qpn < 0)
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, type));
+	if (!qpn || (1u << lsd) > TERNM_TOTAL_SQ_WQES - rd->sq_wqes ||
+	    !ternm_host_mem_charge(m, qp_bytes(lsd)))
+		return TERN_CMD_NO_RESOURCES;
+	qp = create_qp_alloc(m, in, r, &rc);
+	if (!qp)
+		return rc;
+	create_qp_init(m, qp, (uint32_t)qpn, in);
+	r->result = (uint32_t)qpn;
 	return TERN_CMD_OK;
-fail:
-	ternm_mem_free(m, &qp->sq_mem);
-	ternm_mem_free(m, &qp->rq_mem);
-	free(qp->swq);
-	free(qp);
-	ternm_host_mem_release(m, qp_bytes(lsd));
-	return rc;
 }
 
 /* Back to RESET: queues empty, indices 0, no transport state. */
@@ -639,31 +686,23 @@ static int unmasked_nonzero(const uint8_t *a, uint32_t mask)
 	return -1;
 }
 
-static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+/* Where MODIFY_QP's input has its attributes, and attribute @f (for a refusal's syndrome). */
+#define MQP_AO		offsetof(struct tern_cmd_modify_qp_in, attrs)
+#define MQP_ATTR(f)	(MQP_AO + offsetof(struct tern_qp_attrs, f))
+
+/*
+ * MODIFY_QP of @qp from state @cur to @next: whether the transition is one, and @mask
+ * selects the attributes it may change and those it needs. TERN_CMD_OK, or the refusal.
+ */
+static int modify_qp_check_mask(const struct ternm_qp *qp, uint32_t mask, uint8_t cur,
+				uint8_t next, struct ternm_cmd_result *r)
 {
 	typedef struct tern_cmd_modify_qp_in T;
-	typedef struct tern_qp_attrs A;
-	const size_t ao = offsetof(T, attrs);
-	const uint8_t *a = in + ao;
-	uint32_t qpn = get_le32(CFLD(in, T, qpn));
-	uint32_t mask = get_le32(CFLD(in, T, attr_mask));
-	struct ternm_qp *qp = ternm_qp_get(m, qpn);
-	uint8_t cur, next;
-	uint32_t v;
-	int off;
 
-	if (!qp)
-		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, qpn));
-	if (mask & ~(uint32_t)ATTR_ALL)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
-	cur = qp->state;
-	next = (mask & TERN_QP_ATTR_STATE) ? a[offsetof(A, state)] : cur;
-	if (next > TERN_QPS_ERR)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, state));
 	if (!transition_ok(cur, next) ||
 	    (!(mask & TERN_QP_ATTR_STATE) && cur != TERN_QPS_INIT && cur != TERN_QPS_RTS &&
 	     cur != TERN_QPS_SQD))
-		return ternm_refuse(r, TERN_CMD_BAD_STATE, ao + offsetof(A, state));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, MQP_ATTR(state));
 	if (qp->type == TERN_QPT_UD || qp->type == TERN_QPT_GSI || qp->type == TERN_QPT_UC) {
 		uint32_t need, allow = qp->type == TERN_QPT_UC ? uc_attrs(cur, next, &need) :
 				       ternm_ud_attrs(cur, next, &need);	/* rdma_ud.c */
@@ -681,57 +720,70 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	 */
 	if (cur == TERN_QPS_SQD && next == TERN_QPS_SQD && (mask & ~TERN_QP_ATTR_STATE) &&
 	    qp->sq_ci != qp->req_max)
-		return ternm_refuse(r, TERN_CMD_BAD_STATE, ao + offsetof(A, state));
+		return ternm_refuse(r, TERN_CMD_BAD_STATE, MQP_ATTR(state));
 	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_INIT && next == TERN_QPS_RTR &&
 	    (mask & ATTR_RTR_NEED) != ATTR_RTR_NEED)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
 	if (qp->type == TERN_QPT_RC && cur == TERN_QPS_RTR && next == TERN_QPS_RTS &&
 	    (mask & ATTR_RTS_NEED) != ATTR_RTS_NEED)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	return TERN_CMD_OK;
+}
+
+/*
+ * The attributes @a of a MODIFY_QP of @qp: those @mask does not select are zero, and those
+ * it selects in range. TERN_CMD_OK, or the refusal (the offset of the field).
+ */
+static int modify_qp_check_values(const struct ternm_qp *qp, const uint8_t *a, uint32_t mask,
+				  struct ternm_cmd_result *r)
+{
+	typedef struct tern_qp_attrs A;
+	uint32_t v;
+	int off;
+
 	off = unmasked_nonzero(a, mask);
 	if (off >= 0)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + (uint32_t)off);
-	/* values */
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_AO + (uint32_t)off);
 	v = a[offsetof(A, path_mtu)];
 	if ((mask & TERN_QP_ATTR_PATH_MTU) && (v < 1 || v > 5))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, path_mtu));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(path_mtu));
 	if ((mask & TERN_QP_ATTR_TIMEOUT) && a[offsetof(A, timeout)] > 31)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, timeout));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(timeout));
 	if ((mask & TERN_QP_ATTR_RETRY_CNT) && a[offsetof(A, retry_cnt)] > 7)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, retry_cnt));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(retry_cnt));
 	if ((mask & TERN_QP_ATTR_RNR_RETRY) && a[offsetof(A, rnr_retry)] > 7)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, rnr_retry));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(rnr_retry));
 	if ((mask & TERN_QP_ATTR_MIN_RNR_TIMER) && a[offsetof(A, min_rnr_timer)] > 31)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, min_rnr_timer));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(min_rnr_timer));
 	if ((mask & TERN_QP_ATTR_MAX_RD_ATOMIC) && a[offsetof(A, max_rd_atomic)] > TERNM_MAX_RD_ATOMIC)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, max_rd_atomic));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(max_rd_atomic));
 	if ((mask & TERN_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
 	    a[offsetof(A, max_dest_rd_atomic)] > TERNM_MAX_DEST_RD)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, max_dest_rd_atomic));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(max_dest_rd_atomic));
 	if ((mask & TERN_QP_ATTR_ACCESS) &&
 	    (get_le32(CFLD(a, A, access)) & ~(uint32_t)(TERN_ACCESS_LOCAL_WRITE |
 			TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC)))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, access));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(access));
 	if ((mask & TERN_QP_ATTR_DEST_QPN) && get_le32(CFLD(a, A, dest_qpn)) > TERNM_PSN_MASK)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, dest_qpn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(dest_qpn));
 	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
 	    ternm_sr_check(qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, rq_psn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(rq_psn));
 	if ((mask & TERN_QP_ATTR_SQ_PSN) && get_le32(CFLD(a, A, sq_psn)) > TERNM_PSN_MASK)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, ao + offsetof(A, sq_psn));
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(sq_psn));
 	if (mask & TERN_QP_ATTR_PATH) {
 		off = ternm_path_check(CFLD(a, A, path));
 		if (off >= 0)
-			return ternm_refuse(r, TERN_CMD_BAD_PARAM,
-					    ao + offsetof(A, path) + (uint32_t)off);
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(path) + (uint32_t)off);
 	}
+	return TERN_CMD_OK;
+}
 
-	/* selective repeat on or off (rdma_sr.c): the one step that may fail, so first */
-	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
-	    ternm_sr_config(m, qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
-		return ternm_refuse(r, TERN_CMD_NO_RESOURCES, ao + offsetof(A, rq_psn));
+/* Set the attributes @a that @mask selects, checked by modify_qp_check_values(). */
+static void modify_qp_apply(struct ternm_qp *qp, const uint8_t *a, uint32_t mask)
+{
+	typedef struct tern_qp_attrs A;
 
-	/* apply */
 	if (mask & TERN_QP_ATTR_ACCESS)
 		qp->access = get_le32(CFLD(a, A, access));
 	if (mask & TERN_QP_ATTR_PATH) {
@@ -761,21 +813,27 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (mask & TERN_QP_ATTR_QKEY)
 		qp->qkey = get_le32(CFLD(a, A, qkey));
 	if (mask & TERN_QP_ATTR_SQ_PSN) {
-		v = get_le32(CFLD(a, A, sq_psn));
+		uint32_t v = get_le32(CFLD(a, A, sq_psn));
+
 		qp->next_psn = qp->una_psn = qp->req_psn = qp->sent_psn = v;
 		ternm_sr_sq_start(qp);	/* the requester's selective-repeat PSNs from here */
 	}
+}
 
+/* Move @qp from state @cur to @next (the same, or one transition_ok() allows). */
+static void modify_qp_state(struct tern_model *m, struct ternm_qp *qp, uint32_t mask,
+			    uint8_t cur, uint8_t next)
+{
 	if (next == TERN_QPS_RESET || next == TERN_QPS_ERR)
 		ternm_resp_flush_acks(m, qp);
 	if (next == TERN_QPS_RESET) {
 		qp->state = next;
 		qp_reset(m, qp);
-		return TERN_CMD_OK;
+		return;
 	}
 	if (next == TERN_QPS_ERR) {
 		ternm_qp_to_err(m, qp);
-		return TERN_CMD_OK;
+		return;
 	}
 	qp->state = next;
 	if (next == TERN_QPS_SQD && cur == TERN_QPS_RTS) {
@@ -784,6 +842,38 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	}
 	if (next == TERN_QPS_RTS && qp->sq_pi != qp->req_idx)
 		ternm_qp_work(m, qp);
+}
+
+static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
+	typedef struct tern_cmd_modify_qp_in T;
+	const uint8_t *a = in + MQP_AO;
+	uint32_t qpn = get_le32(CFLD(in, T, qpn));
+	uint32_t mask = get_le32(CFLD(in, T, attr_mask));
+	struct ternm_qp *qp = ternm_qp_get(m, qpn);
+	uint8_t cur, next;
+	int st;
+
+	if (!qp)
+		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, qpn));
+	if (mask & ~(uint32_t)ATTR_ALL)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, attr_mask));
+	cur = qp->state;
+	next = (mask & TERN_QP_ATTR_STATE) ? a[offsetof(struct tern_qp_attrs, state)] : cur;
+	if (next > TERN_QPS_ERR)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(state));
+	st = modify_qp_check_mask(qp, mask, cur, next, r);
+	if (st == TERN_CMD_OK)
+		st = modify_qp_check_values(qp, a, mask, r);
+	if (st != TERN_CMD_OK)
+		return st;
+	/* selective repeat on or off (rdma_sr.c): the one step that may fail, so first */
+	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
+	    ternm_sr_config(m, qp, get_le32(CFLD(a, struct tern_qp_attrs, rq_psn)) &
+			    ~TERNM_PSN_MASK))
+		return ternm_refuse(r, TERN_CMD_NO_RESOURCES, MQP_ATTR(rq_psn));
+	modify_qp_apply(qp, a, mask);
+	modify_qp_state(m, qp, mask, cur, next);
 	return TERN_CMD_OK;
 }
 

@@ -146,31 +146,25 @@ static bool is_local(uint8_t wqe_opcode)
 }
 
 /*
- * Read and check the WQE in slot @idx into @wc. Returns 0, or a CQE status with the
- * syndrome in *synd.
+ * Read the header of the WQE at @off (a slot of @slot bytes) with what follows it in the
+ * slot's first line into @h (*@hlen bytes of it read), and take its fields into @wc. Returns
+ * 0, or a CQE status (the syndrome: TERN_SYND_DMA).
  */
-static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
-		     struct ternm_wqe_cache *wc, uint8_t *synd)
+static int wqe_read_header(struct tern_model *m, struct ternm_qp *qp, uint64_t off,
+			   uint32_t slot, uint8_t h[TERNM_WQE_LINE], uint32_t *hlen,
+			   struct ternm_wqe_cache *wc)
 {
 	typedef struct tern_sq_wqe W;
-	uint32_t slot = 1u << qp->log_sq_stride;
-	uint64_t off = (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride;
-	/* the header and what follows it in the slot's first 64 bytes, in one read */
-	uint8_t h[TERNM_WQE_LINE];
-	uint32_t hlen = slot < sizeof(h) ? slot : (uint32_t)sizeof(h);
-	uint64_t total = 0;
 
-	_Static_assert(sizeof(h) >= sizeof(W), "a WQE line holds the header");
-	_Static_assert(sizeof(h) <= 1u << TERN_SQ_MIN_LOG_STRIDE, "a slot holds a WQE line");
-	wc->valid = false;
-	*synd = TERN_SYND_DMA;
-	if (ternm_mem_read(m, &qp->sq_mem, off, h, hlen)) {
+	_Static_assert(TERNM_WQE_LINE >= sizeof(W), "a WQE line holds the header");
+	_Static_assert(TERNM_WQE_LINE <= 1u << TERN_SQ_MIN_LOG_STRIDE, "a slot holds a WQE line");
+	*hlen = slot < TERNM_WQE_LINE ? slot : (uint32_t)TERNM_WQE_LINE;
+	if (ternm_mem_read(m, &qp->sq_mem, off, h, *hlen)) {
 		/* a fault after the header: the header alone, the rest fails where it is read */
-		hlen = sizeof(W);
-		if (ternm_mem_read(m, &qp->sq_mem, off, h, hlen))
+		*hlen = sizeof(W);
+		if (ternm_mem_read(m, &qp->sq_mem, off, h, *hlen))
 			return TERN_CQE_LOC_QP_OP_ERR;
 	}
-	wc->idx = idx;
 	wc->opcode = h[offsetof(W, opcode)];
 	wc->flags = h[offsetof(W, flags)];
 	wc->num_sge = h[offsetof(W, num_sge)];
@@ -179,66 +173,87 @@ static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 	wc->raddr = get_le64(CFLD(h, W, remote_addr));
 	wc->wr_id = get_le64(CFLD(h, W, wr_id));
 	wc->len = 0;
-	*synd = TERN_SYND_BAD_OPCODE;
-	if (wc->opcode > TERN_WQE_BIND_MW ||
-	    (wc->opcode == TERN_WQE_SEND_INV && qp->type != TERN_QPT_RC))
-		return TERN_CQE_LOC_QP_OP_ERR;
-	if (is_local(wc->opcode)) {
-		/* no data: LOCAL_INV is the header alone, REG_MR and BIND_MW have a segment */
-		*synd = TERN_SYND_BAD_SGE_COUNT;
-		if (wc->num_sge || (wc->flags & TERN_WQE_F_INLINE))
-			return TERN_CQE_LOC_QP_OP_ERR;
-		if (wc->opcode != TERN_WQE_LOCAL_INV) {
-			*synd = TERN_SYND_BAD_REG;
-			if (sizeof(W) + sizeof(wc->reg) > slot)
-				return TERN_CQE_LOC_QP_OP_ERR;
-			*synd = TERN_SYND_DMA;
-			if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), wc->reg,
-					   sizeof(wc->reg)))
-				return TERN_CQE_LOC_QP_OP_ERR;
-		}
-		*synd = 0;
-		wc->valid = true;
-		return 0;
-	}
-	if ((wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode)) &&
-	    (qp->max_rd_atomic == 0 || qp->type == TERN_QPT_UC))
-		return TERN_CQE_LOC_QP_OP_ERR;
-	if (ternm_is_atomic_wqe(wc->opcode)) {
-		typedef struct tern_atomic_seg A;
-		uint8_t a[sizeof(A) + sizeof(struct tern_sge)];
-		const uint8_t *e = a + sizeof(A);
-		struct ternm_sge *g = &wc->sge[0];
-		int bad;
+	return 0;
+}
 
-		/* exactly one SGE of 8 bytes, after the atomic segment */
-		*synd = TERN_SYND_BAD_INLINE;
-		if (wc->flags & TERN_WQE_F_INLINE)
-			return TERN_CQE_LOC_QP_OP_ERR;
-		*synd = TERN_SYND_BAD_SGE_COUNT;
-		if (wc->num_sge != 1 || sizeof(W) + sizeof(a) > slot)
+/*
+ * The rest of a local WQE (@wc, at @off in a slot of @slot bytes): no data; LOCAL_INV is the
+ * header alone, REG_MR and BIND_MW have a segment. Returns 0, or a CQE status with *@synd.
+ */
+static int wqe_parse_local(struct tern_model *m, struct ternm_qp *qp,
+			   struct ternm_wqe_cache *wc, uint64_t off, uint32_t slot,
+			   uint8_t *synd)
+{
+	typedef struct tern_sq_wqe W;
+
+	*synd = TERN_SYND_BAD_SGE_COUNT;
+	if (wc->num_sge || (wc->flags & TERN_WQE_F_INLINE))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	if (wc->opcode != TERN_WQE_LOCAL_INV) {
+		*synd = TERN_SYND_BAD_REG;
+		if (sizeof(W) + sizeof(wc->reg) > slot)
 			return TERN_CQE_LOC_QP_OP_ERR;
 		*synd = TERN_SYND_DMA;
-		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), a, sizeof(a)))
+		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), wc->reg, sizeof(wc->reg)))
 			return TERN_CQE_LOC_QP_OP_ERR;
-		wc->swap_add = get_le64(CFLD(a, A, swap_add));
-		wc->compare = get_le64(CFLD(a, A, compare));
-		g->addr = get_le64(CFLD(e, struct tern_sge, addr));
-		g->len = get_le32(CFLD(e, struct tern_sge, length));
-		g->key = get_le32(CFLD(e, struct tern_sge, lkey));
-		*synd = TERN_SYND_MSG_TOO_LONG;
-		if (g->len != 8)
-			return TERN_CQE_LOC_LEN_ERR;
-		bad = ternm_mr_check(m, g->key, qp, TERN_ACCESS_LOCAL_WRITE, g->addr, 8);
-		if (bad) {
-			*synd = (uint8_t)bad;
-			return TERN_CQE_LOC_PROT_ERR;
-		}
-		wc->len = 8;
-		*synd = 0;
-		wc->valid = true;
-		return 0;
 	}
+	return 0;
+}
+
+/*
+ * The rest of an atomic WQE (@wc, at @off in a slot of @slot bytes): exactly one SGE of 8
+ * bytes, after the atomic segment. Returns 0, or a CQE status with *@synd.
+ */
+static int wqe_parse_atomic(struct tern_model *m, struct ternm_qp *qp,
+			    struct ternm_wqe_cache *wc, uint64_t off, uint32_t slot,
+			    uint8_t *synd)
+{
+	typedef struct tern_sq_wqe W;
+	typedef struct tern_atomic_seg A;
+	uint8_t a[sizeof(A) + sizeof(struct tern_sge)];
+	const uint8_t *e = a + sizeof(A);
+	struct ternm_sge *g = &wc->sge[0];
+	int bad;
+
+	*synd = TERN_SYND_BAD_INLINE;
+	if (wc->flags & TERN_WQE_F_INLINE)
+		return TERN_CQE_LOC_QP_OP_ERR;
+	*synd = TERN_SYND_BAD_SGE_COUNT;
+	if (wc->num_sge != 1 || sizeof(W) + sizeof(a) > slot)
+		return TERN_CQE_LOC_QP_OP_ERR;
+	*synd = TERN_SYND_DMA;
+	if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), a, sizeof(a)))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	wc->swap_add = get_le64(CFLD(a, A, swap_add));
+	wc->compare = get_le64(CFLD(a, A, compare));
+	g->addr = get_le64(CFLD(e, struct tern_sge, addr));
+	g->len = get_le32(CFLD(e, struct tern_sge, length));
+	g->key = get_le32(CFLD(e, struct tern_sge, lkey));
+	*synd = TERN_SYND_MSG_TOO_LONG;
+	if (g->len != 8)
+		return TERN_CQE_LOC_LEN_ERR;
+	bad = ternm_mr_check(m, g->key, qp, TERN_ACCESS_LOCAL_WRITE, g->addr, 8);
+	if (bad) {
+		*synd = (uint8_t)bad;
+		return TERN_CQE_LOC_PROT_ERR;
+	}
+	wc->len = 8;
+	return 0;
+}
+
+/*
+ * The data of a SEND, WRITE or READ WQE (@wc, at @off in a slot of @slot bytes; @h: the
+ * first @hlen bytes of the slot, read already): inline, or its SGEs. Returns 0, or a CQE
+ * status with *@synd.
+ */
+static int wqe_parse_data(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			  uint64_t off, uint32_t slot, const uint8_t *h, uint32_t hlen,
+			  uint8_t *synd)
+{
+	typedef struct tern_sq_wqe W;
+	uint64_t total = 0;
+	int st;
+
 	if (wc->flags & TERN_WQE_F_INLINE) {
 		uint32_t il = get_le32(CFLD(h, W, inline_len));
 
@@ -250,18 +265,55 @@ static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 		if (ternm_mem_read(m, &qp->sq_mem, off + sizeof(W), wc->inl, il))
 			return TERN_CQE_LOC_QP_OP_ERR;
 		wc->len = il;
-	} else {
-		int st = wqe_sges(m, qp, wc, off, sizeof(W),
-				  wc->opcode == TERN_WQE_RDMA_READ ? TERN_ACCESS_LOCAL_WRITE : 0,
-				  &total, synd, h, hlen);
-
-		if (st)
-			return st;
-		*synd = TERN_SYND_MSG_TOO_LONG;
-		if (total > TERNM_MAX_MSG)
-			return TERN_CQE_LOC_LEN_ERR;
-		wc->len = (uint32_t)total;
+		return 0;
 	}
+	st = wqe_sges(m, qp, wc, off, sizeof(W),
+		      wc->opcode == TERN_WQE_RDMA_READ ? TERN_ACCESS_LOCAL_WRITE : 0,
+		      &total, synd, h, hlen);
+	if (st)
+		return st;
+	*synd = TERN_SYND_MSG_TOO_LONG;
+	if (total > TERNM_MAX_MSG)
+		return TERN_CQE_LOC_LEN_ERR;
+	wc->len = (uint32_t)total;
+	return 0;
+}
+
+/*
+ * Read and check the WQE in slot @idx into @wc. Returns 0, or a CQE status with the
+ * syndrome in *synd.
+ */
+static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
+		     struct ternm_wqe_cache *wc, uint8_t *synd)
+{
+	uint32_t slot = 1u << qp->log_sq_stride;
+	uint64_t off = (uint64_t)(idx & sq_mask(qp)) << qp->log_sq_stride;
+	/* the header and what follows it in the slot's first 64 bytes, in one read */
+	uint8_t h[TERNM_WQE_LINE];
+	uint32_t hlen;
+	int st;
+
+	wc->valid = false;
+	*synd = TERN_SYND_DMA;
+	st = wqe_read_header(m, qp, off, slot, h, &hlen, wc);
+	if (st)
+		return st;
+	wc->idx = idx;
+	*synd = TERN_SYND_BAD_OPCODE;
+	if (wc->opcode > TERN_WQE_BIND_MW ||
+	    (wc->opcode == TERN_WQE_SEND_INV && qp->type != TERN_QPT_RC))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	if (is_local(wc->opcode))
+		st = wqe_parse_local(m, qp, wc, off, slot, synd);
+	else if ((wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode)) &&
+		 (qp->max_rd_atomic == 0 || qp->type == TERN_QPT_UC))
+		return TERN_CQE_LOC_QP_OP_ERR;
+	else if (ternm_is_atomic_wqe(wc->opcode))
+		st = wqe_parse_atomic(m, qp, wc, off, slot, synd);
+	else
+		st = wqe_parse_data(m, qp, wc, off, slot, h, hlen, synd);
+	if (st)
+		return st;
 	*synd = 0;
 	wc->valid = true;
 	return 0;
@@ -451,7 +503,7 @@ static bool outstanding(const struct ternm_qp *qp)
 static void retx_arm(struct tern_model *m, struct ternm_qp *qp)
 {
 	qp->retx_deadline = outstanding(qp) && qp->timeout && !qp->rnr_wait ?
-			    ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
+			    ternm_now(m) + ternm_recovery(qp)->arm_ns(m, qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
 	ternm_qp_timer_sync(m, qp);
 }
 
@@ -478,8 +530,6 @@ static void req_goback(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 	qp->req_psn = qp->next_psn;
 	ternm_qp_work(m, qp);
 }
-
-static void req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
 
 /*
  * READ response @p at position @pos of READ @s (WQE @wc): whether it has the opcode, length and
@@ -523,18 +573,12 @@ static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn
 		uint32_t last = psn_add(s->first_psn, s->npkts - 1);
 
 		if (s->read) {
-			if (qp->sr && !s->atomic && psn_diff(qp->una_psn, s->first_psn) >= 0 &&
-			    ternm_sr_rd_placed(qp, qp->una_psn)) {
-				req_sr_advance(m, qp);	/* its responses came ahead of the ACK */
-				continue;
-			}
+			if (ternm_recovery(qp)->rd_acked_ahead(m, qp, s))
+				continue;	/* its responses came ahead of the ACK */
 			if (psn_diff(psn, qp->una_psn) >= 0 && psn_diff(qp->una_psn, s->first_psn) >= 0) {
 				/* acknowledged beyond a READ whose responses have not all come */
 				r->stats.implied_nak_seq_err++;
-				if (qp->sr)
-					ternm_sr_req_resend(m, qp, psn);
-				else
-					req_goback(m, qp, qp->una_psn);
+				ternm_recovery(qp)->implied_nak(m, qp, psn);
 			}
 			break;
 		}
@@ -589,97 +633,7 @@ static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const str
 	ternm_req_check_drained(m, qp);
 	ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	retx_arm(m, qp);
-	if (qp->sr) {
-		ternm_sr_req_read_done(m, qp);
-		req_sr_advance(m, qp);
-	}
-}
-
-/*
- * Selective repeat: una_psn passes the READ responses placed out of order that now follow
- * it, completing (in SQ order) every READ they finish.
- */
-static void req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
-{
-	bool progress = false;
-
-	while (outstanding(qp) && qp->state != TERN_QPS_ERR) {
-		const struct ternm_swqe *s = &qp->swq[qp->sq_ci & sq_mask(qp)];
-
-		if (!s->read || s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
-		    !ternm_sr_rd_placed(qp, qp->una_psn))
-			break;
-		qp->una_psn = psn_add(qp->una_psn, 1);
-		progress = true;
-		if (qp->una_psn != psn_add(s->first_psn, s->npkts))
-			continue;
-		req_complete(m, qp, TERN_CQE_OK, 0, NULL);
-		req_complete_locals(m, qp);
-		ternm_req_check_drained(m, qp);
-		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
-		ternm_sr_req_read_done(m, qp);	/* an ACK beyond it, held back */
-	}
-	if (progress && qp->state != TERN_QPS_ERR) {
-		qp->retry_left = qp->retry_cnt;
-		qp->rnr_left = qp->rnr_retry;
-		retx_arm(m, qp);
-	}
-}
-
-/*
- * Selective repeat: a READ response ahead of una_psn, inside a READ already asked for and
- * less than TERNM_SR_RD_WIN PSNs ahead, is checked as the in-order path checks it and goes
- * straight to its place in the READ's scatter list; the holes below it are re-requested.
- * Further ahead it is dropped, and re-requested once una_psn is close enough.
- * One that does not fit (wrong opcode or length, its WQE or memory unreadable) is dropped
- * and counted in rx_roce_discards. Returns false when the response is not for such a READ:
- * the caller treats it as a gap, as go-back-N does.
- */
-static bool req_read_resp_ahead(struct tern_model *m, struct ternm_qp *qp,
-				const struct ternm_pkt *p)
-{
-	struct ternm_rdma *r = m->rdma;
-	struct ternm_wqe_cache *wc = &qp->rwc;
-	const struct ternm_swqe *s = NULL;
-	uint32_t pos, off, want;
-	uint8_t synd;
-	uint16_t idx;
-
-	for (idx = qp->sq_ci; idx != qp->req_max; idx++) {
-		const struct ternm_swqe *w = &qp->swq[idx & sq_mask(qp)];
-		int32_t d = psn_diff(p->psn, w->first_psn);
-
-		if (!w->local && d >= 0 && (uint32_t)d < w->npkts) {
-			s = w;
-			break;
-		}
-	}
-	if (!s || !s->read || s->atomic)
-		return false;
-	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
-	if (psn_diff(p->psn, qp->una_psn) >= TERNM_SR_RD_WIN) {
-		ternm_sr_rd_mark(qp, p->psn);	/* dropped: asked again when the window is there */
-		return true;
-	}
-	if (ternm_sr_rd_placed(qp, p->psn)) {
-		r->stats.duplicate_response++;	/* already placed: ignored */
-		return true;
-	}
-	if ((!wc->valid || wc->idx != idx) && wqe_load(m, qp, idx, wc, &synd)) {
-		r->stats.rx_roce_discards++;	/* it fails in order, when it is at the head */
-		return true;
-	}
-	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
-	if (!read_resp_fits(qp, s, wc, p, pos, &off, &want) ||
-	    wc->opcode != TERN_WQE_RDMA_READ || off > wc->len ||
-	    wqe_data(m, wc, off, (uint8_t *)(uintptr_t)p->payload, want, true)) {
-		r->stats.rx_roce_discards++;
-		return true;
-	}
-	r->stats.out_of_order_accepted++;
-	ternm_sr_rd_mark(qp, p->psn);
-	ternm_sr_rd_gap(m, qp);
-	return true;
+	ternm_recovery(qp)->atomic_done(m, qp);
 }
 
 static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -706,15 +660,12 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 	if (d > 0) {
 		if (psn_diff(p->psn, qp->next_psn) >= 0)
 			return;			/* never asked for */
-		if (qp->sr && req_read_resp_ahead(m, qp, p))
+		if (ternm_recovery(qp)->rd_resp_ahead(m, qp, p))
 			return;
 		if (!qp->gbn_wait) {
 			r->stats.implied_nak_seq_err++;
 			qp->gbn_wait = true;
-			if (qp->sr)
-				ternm_sr_req_resend(m, qp, psn_add(qp->una_psn, TERNM_PSN_MASK));
-			else
-				req_goback(m, qp, qp->una_psn);
+			ternm_recovery(qp)->implied_nak(m, qp, psn_add(qp->una_psn, TERNM_PSN_MASK));
 		}
 		retx_arm(m, qp);
 		return;
@@ -748,7 +699,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		ternm_log(m, TERN_MODEL_LOG_INFO,
 			  "QP %u: READ response at PSN 0x%06x (opcode 0x%02x, %u bytes) does not fit position %u of the READ at 0x%06x (%u packets%s): BAD_RESP",
 			  qp->qpn, p->psn, p->opcode, p->paylen, pos, s->first_psn, s->npkts,
-			  qp->sr ? ", selective repeat" : "");
+			  ternm_recovery(qp)->log_tag);
 		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
 		return;
 	}
@@ -766,13 +717,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
 	}
 	retx_arm(m, qp);
-	if (qp->sr) {
-		if (pos == s->npkts - 1)
-			ternm_sr_req_read_done(m, qp);
-		req_sr_advance(m, qp);
-		if (qp->state != TERN_QPS_ERR)
-			ternm_sr_rd_gap(m, qp);	/* those dropped beyond the window, now in it */
-	}
+	ternm_recovery(qp)->rd_resp_done(m, qp, pos == s->npkts - 1);
 }
 
 void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -847,7 +792,7 @@ void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_
 		vsynd = TERN_SYND_NAK_OP;
 		break;
 	case AETH_NAK_SACK:
-		ternm_sr_req_sack(m, qp, p);	/* rdma_sr.c: checks that the QP has it on */
+		ternm_recovery(qp)->sack(m, qp, p);
 		return;
 	default:
 		return;
@@ -869,10 +814,8 @@ void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
 	}
 	if (qp->retx_deadline <= now) {
 		qp->retx_deadline = TERNM_NO_DEADLINE;
-		if (qp->sr && ternm_sr_req_probe(m, qp, retx_ns(qp)))
+		if (ternm_recovery(qp)->timeout(m, qp, retx_ns(qp)))
 			return;		/* the tail-loss probe's time, not the timeout yet */
-		if (qp->sr)
-			ternm_sr_req_timeout(qp);
 		if (qp->state == TERN_QPS_RTS || qp->state == TERN_QPS_SQD) {
 			if (outstanding(qp)) {
 				r->stats.local_ack_timeout_err++;
@@ -903,8 +846,8 @@ static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, ui
 		     size_t len)
 {
 	ternm_cc_sent(m, qp, len);
-	if (qp->sr && len)
-		ternm_sr_sent(m, qp, psn, n);	/* the probe counts from the last packet */
+	if (len)
+		ternm_recovery(qp)->sent(m, qp, psn, n);	/* a probe counts from the last one */
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
 		m->rdma->stats.retrans_pkts++;
 		m->rdma->stats.retrans_bytes += len;
@@ -992,230 +935,564 @@ static uint8_t sr_opcode(uint8_t op)
 	}
 }
 
-unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+/* What one step of ternm_req_send() did. */
+enum req_step {
+	REQ_STOP,		/* nothing more for now (window, pacing, a wait, a failure) */
+	REQ_NEXT,		/* a WQE passed without a packet: go on */
+	REQ_SENT,		/* a packet went out */
+};
+
+/* Whether the packet at req_psn has to wait for acknowledgements (the in-flight cap). */
+static bool req_window_full(const struct ternm_qp *qp)
+{
+	const struct ternm_recovery_ops *rec = ternm_recovery(qp);
+
+	/* (selective repeat: a hole far into a long READ was counted when first asked) */
+	return rec->cap_full(qp, qp->req_psn) && !rec->rd_lim(qp);
+}
+
+/* Move the send cursor past the WQE at req_idx, to the next one's first PSN. */
+static void req_next_wqe(struct ternm_qp *qp)
+{
+	qp->req_idx++;
+	qp->req_pkt = 0;
+	qp->req_psn = qp->req_idx != qp->req_max ?
+		      qp->swq[qp->req_idx & sq_mask(qp)].first_psn : qp->next_psn;
+}
+
+/*
+ * Load the WQE at req_idx into qp->wc unless it is there. Returns false if it cannot be
+ * read: the QP failed, or the failure waits to be reported in order.
+ */
+static bool req_fetch(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_wqe_cache *wc = &qp->wc;
-	unsigned int sent = qp->sr ? ternm_sr_req_retx(m, qp, budget) : 0;
+	uint16_t idx = qp->req_idx;
+	uint8_t synd;
+	int st;
+
+	if (wc->valid && wc->idx == idx)
+		return true;
+	st = wqe_load(m, qp, idx, wc, &synd);
+	if (st && synd == TERN_SYND_DMA) {
+		req_ring_fault(m, qp);
+		return false;
+	}
+	if (st) {
+		/* report it in order, once the earlier ones are done */
+		if (qp->sq_ci == idx)
+			req_fail(m, qp, (uint8_t)st, synd, NULL);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The WQE at req_idx (@wc, @s) goes out for the first time: give it its PSNs and count it
+ * outstanding. Returns false if it has to wait (FENCE, max_rd_atomic) or failed.
+ */
+static bool req_start(struct tern_model *m, struct ternm_qp *qp, const struct ternm_wqe_cache *wc,
+		      struct ternm_swqe *s)
+{
+	bool rd = wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode);
+
+	if ((wc->flags & TERN_WQE_F_FENCE) && qp->rd_inflight)
+		return false;
+	/* PSN arithmetic needs a message to stay well inside half the PSN space */
+	if (npkts(qp, wc->len) > TERNM_MAX_MSG_PKTS) {
+		if (qp->sq_ci == qp->req_idx)
+			req_fail(m, qp, TERN_CQE_LOC_LEN_ERR, TERN_SYND_MSG_TOO_LONG, wc);
+		return false;
+	}
+	if (rd && qp->rd_inflight >= qp->max_rd_atomic)
+		return false;
+	s->first_psn = qp->next_psn;
+	s->npkts = npkts(qp, wc->len);
+	s->opcode = wc->opcode;
+	s->read = rd;
+	s->atomic = ternm_is_atomic_wqe(wc->opcode);
+	s->local = false;
+	s->num_sge = wc->num_sge;
+	s->wr_id = wc->wr_id;
+	s->len = wc->len;
+	s->flags = wc->flags;
+	s->rord = qp->sq_rord;
+	if (wc->opcode == TERN_WQE_SEND || wc->opcode == TERN_WQE_SEND_IMM ||
+	    wc->opcode == TERN_WQE_SEND_INV || wc->opcode == TERN_WQE_RDMA_WRITE_IMM)
+		qp->sq_rord = (qp->sq_rord + 1) & TERN_SR_SPH_RORD_MASK;
+	qp->next_psn = psn_add(qp->next_psn, s->npkts);
+	qp->req_max++;
+	qp->req_pkt = 0;
+	qp->req_psn = s->first_psn;
+	if (rd)
+		qp->rd_inflight++;
+	return true;
+}
+
+/* The READ request for the rest of READ @wc (@s) from req_pkt: one packet. */
+static void req_send_read(struct tern_model *m, struct ternm_qp *qp,
+			  const struct ternm_wqe_cache *wc, const struct ternm_swqe *s)
+{
+	uint32_t psn = qp->req_psn, left = s->npkts - qp->req_pkt;
+	uint32_t lim = ternm_recovery(qp)->rd_lim(qp);
+	uint32_t off = qp->req_pkt * qp->mtu, n;
+	uint8_t *x;
+
+	x = ternm_pkt_start(m, qp, IBOP_READ_REQ, false, true, qp->req_psn);
+	put_be64(x, wc->raddr + off);
+	put_be32(x + 8, wc->rkey);
+	n = wc->len - off;
+	if (lim && lim < left) {
+		/* selective repeat: a hole in the READ's responses, no more */
+		left = lim;
+		n = lim * qp->mtu;
+	}
+	put_be32(x + 12, n);
+	qp->req_idx++;
+	qp->req_pkt = 0;
+	qp->req_psn = psn_add(s->first_psn, s->npkts);
+	qp->pkts_since_ack = 0;
+	req_sent(m, qp, psn, left, ternm_pkt_send(m, qp, x + RETH_LEN));
+}
+
+/* The request of atomic WQE @wc: one packet. */
+static void req_send_atomic(struct tern_model *m, struct ternm_qp *qp,
+			    const struct ternm_wqe_cache *wc)
+{
+	uint32_t psn = qp->req_psn;
+	uint8_t *x;
+
+	x = ternm_pkt_start(m, qp, wc->opcode == TERN_WQE_ATOMIC_CMP_SWP ?
+			    IBOP_CMP_SWAP : IBOP_FETCH_ADD, false, true, psn);
+	x = ternm_atomic_put_eth(x, wc);
+	qp->req_idx++;
+	qp->req_pkt = 0;
+	qp->req_psn = psn_add(psn, 1);
+	qp->pkts_since_ack = 0;
+	req_sent(m, qp, psn, 1, ternm_pkt_send(m, qp, x));
+}
+
+/* The kind of SEND or WRITE a WQE is: what picks its packets' opcodes and headers. */
+struct req_data_kind {
+	bool is_send, inv, imm;
+};
+
+static struct req_data_kind req_data_kind(const struct ternm_wqe_cache *wc)
+{
+	struct req_data_kind k;
+
+	k.is_send = wc->opcode <= TERN_WQE_SEND_IMM || wc->opcode == TERN_WQE_SEND_INV;
+	k.inv = wc->opcode == TERN_WQE_SEND_INV;
+	k.imm = wc->opcode == TERN_WQE_SEND_IMM || wc->opcode == TERN_WQE_RDMA_WRITE_IMM;
+	return k;
+}
+
+/*
+ * The opcode of a SEND/WRITE packet (the first and/or last of its message or not), and in
+ * @place the placement header it carries (PKT_PLACE_*, selective repeat only).
+ */
+static uint8_t req_data_opcode(const struct ternm_qp *qp, struct req_data_kind k, bool firstp,
+			       bool last, uint8_t *place)
+{
+	uint8_t op;
+
+	if (firstp && last)
+		op = k.inv ? IBOP_SEND_ONLY_INV :
+		     k.is_send ? (k.imm ? IBOP_SEND_ONLY_IMM : IBOP_SEND_ONLY)
+			       : (k.imm ? IBOP_WRITE_ONLY_IMM : IBOP_WRITE_ONLY);
+	else if (firstp)
+		op = k.is_send ? IBOP_SEND_FIRST : IBOP_WRITE_FIRST;
+	else if (last)
+		op = k.inv ? IBOP_SEND_LAST_INV :
+		     k.is_send ? (k.imm ? IBOP_SEND_LAST_IMM : IBOP_SEND_LAST)
+			       : (k.imm ? IBOP_WRITE_LAST_IMM : IBOP_WRITE_LAST);
+	else
+		op = k.is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
+	/* selective repeat: what its placement after a gap needs (RETH or SPH) */
+	*place = ternm_recovery(qp)->place && !firstp ?
+		 (k.is_send ? PKT_PLACE_SPH : PKT_PLACE_RETH) : 0;
+	return *place ? sr_opcode(op) : op;
+}
+
+/* Whether the data packet at req_psn asks for an ACK (@last: the message's last). */
+static bool req_data_ackreq(struct tern_model *m, struct ternm_qp *qp, bool last)
+{
+	bool ackreq;
+
+	qp->pkts_since_ack++;
+	ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
+		 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
+		 ternm_recovery(qp)->cap_full(qp, psn_add(qp->req_psn, 1));
+	if (ackreq)
+		qp->pkts_since_ack = 0;
+	return ackreq && qp->type != TERN_QPT_UC;
+}
+
+/* Write the headers after the BTH of a SEND/WRITE packet at @off of its message. */
+static uint8_t *req_data_headers(uint8_t *x, const struct ternm_wqe_cache *wc,
+				 const struct ternm_swqe *s, struct req_data_kind k,
+				 uint8_t place, bool firstp, bool last, uint32_t off)
+{
+	if (!k.is_send && firstp) {
+		put_be64(x, wc->raddr);
+		put_be32(x + 8, wc->rkey);
+		put_be32(x + 12, wc->len);
+		x += RETH_LEN;
+	} else if (place == PKT_PLACE_RETH) {
+		put_be64(x, wc->raddr + off);	/* this packet's first byte */
+		put_be32(x + 8, wc->rkey);
+		put_be32(x + 12, wc->len - off);
+		x += RETH_LEN;
+	} else if (place == PKT_PLACE_SPH) {
+		put_be32(x + offsetof(struct tern_sr_sph, rord), s->rord);
+		put_be32(x + offsetof(struct tern_sr_sph, off), off);
+		x += SPH_LEN;
+	}
+	if (k.imm && last) {
+		memcpy(x, wc->imm, 4);
+		x += IMM_LEN;
+	}
+	if (k.inv && last) {
+		put_be32(x, wc->rkey);	/* IETH */
+		x += IETH_LEN;
+	}
+	return x;
+}
+
+/*
+ * The data packet of SEND/WRITE @wc (@s) at req_pkt went out as @len bytes: move the
+ * cursor on. A UC WQE is done once its last packet is on the wire.
+ */
+static void req_data_sent(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			  bool last, uint8_t *end)
+{
+	qp->req_psn = psn_add(qp->req_psn, 1);
+	if (last) {
+		qp->req_idx++;
+		qp->req_pkt = 0;
+	} else {
+		qp->req_pkt++;
+	}
+	req_sent(m, qp, psn_add(qp->req_psn, TERNM_PSN_MASK), 1, ternm_pkt_send(m, qp, end));
+	if (qp->type == TERN_QPT_UC) {
+		/*
+		 * Unacknowledged: nothing stays outstanding (no window, however long the
+		 * message), and a WQE is done once its last packet is on the wire (or lost
+		 * with the link).
+		 */
+		qp->una_psn = qp->req_psn;
+		if (last) {
+			req_complete(m, qp, TERN_CQE_OK, 0, wc);
+			ternm_req_check_drained(m, qp);
+		}
+	}
+}
+
+/*
+ * The next packet of SEND/WRITE @wc (@s), at req_pkt. Returns false if its payload cannot
+ * be read (the QP failed, or the failure waits to be reported in order).
+ */
+static bool req_send_data(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,
+			  const struct ternm_swqe *s)
+{
+	struct req_data_kind k = req_data_kind(wc);
+	bool firstp = qp->req_pkt == 0;
+	bool last = qp->req_pkt == s->npkts - 1;
+	uint32_t off = qp->req_pkt * qp->mtu;
+	uint32_t n = last ? wc->len - off : qp->mtu;
+	uint8_t op, place, *x;
+	bool ackreq;
+
+	op = req_data_opcode(qp, k, firstp, last, &place);
+	ackreq = req_data_ackreq(m, qp, last);
+	x = ternm_pkt_start(m, qp, op, last && (wc->flags & TERN_WQE_F_SOLICITED), ackreq,
+			    qp->req_psn);
+	x = req_data_headers(x, wc, s, k, place, firstp, last, off);
+	/* never more than a packet, whatever the WQE says now */
+	if (n > qp->mtu || wqe_data(m, wc, off, x, n, false)) {
+		if (qp->sq_ci == qp->req_idx)
+			req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
+		return false;
+	}
+	req_data_sent(m, qp, wc, last, x + n);
+	return true;
+}
+
+/* The next step at req_idx: pass a WQE over, start one, or send one packet of it. */
+static enum req_step req_send_one(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_wqe_cache *wc = &qp->wc;
+	struct ternm_swqe *s = &qp->swq[qp->req_idx & sq_mask(qp)];
+	bool first_time = qp->req_idx == qp->req_max;
+
+	if (req_window_full(qp))
+		return REQ_STOP;
+	if (!first_time && s->local) {
+		/* executed when first started: going back passes over it */
+		req_next_wqe(qp);
+		return REQ_NEXT;
+	}
+	if (!ternm_tx_gate(m, qp, qp->path))
+		return REQ_STOP;	/* paced (timer list) or the MAC is busy: retried later */
+	if (!req_fetch(m, qp))
+		return REQ_STOP;
+	if (first_time && is_local(wc->opcode))
+		return req_local(m, qp, wc, s) ? REQ_STOP : REQ_NEXT;
+	if (first_time && !req_start(m, qp, wc, s))
+		return REQ_STOP;
+	if (wc->opcode == TERN_WQE_RDMA_READ)
+		req_send_read(m, qp, wc, s);
+	else if (ternm_is_atomic_wqe(wc->opcode))
+		req_send_atomic(m, qp, wc);
+	else if (!req_send_data(m, qp, wc, s))
+		return REQ_STOP;
+	return REQ_SENT;
+}
+
+/* A packet went out from the WQE at @idx: start the retransmit timer, resume after it. */
+static void req_after_packet(struct tern_model *m, struct ternm_qp *qp, uint16_t idx)
+{
+	if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
+		qp->retx_deadline = ternm_now(m) + ternm_recovery(qp)->arm_ns(m, qp, retx_ns(qp));
+		ternm_qp_timer_sync(m, qp);
+	}
+	if (qp->req_idx != qp->req_max && qp->req_idx != idx) {
+		/* resuming an already started WQE after going back */
+		const struct ternm_swqe *ns = &qp->swq[qp->req_idx & sq_mask(qp)];
+
+		qp->req_psn = ns->first_psn;
+	}
+}
+
+unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+{
+	unsigned int sent = ternm_recovery(qp)->resend(m, qp, budget);
 
 	while (sent < budget && ternm_req_has_work(qp)) {
 		uint16_t idx = qp->req_idx;
-		struct ternm_swqe *s = &qp->swq[idx & sq_mask(qp)];
-		bool first_time = idx == qp->req_max;
-		uint8_t synd, op, place, *x;
-		uint32_t off, n;
-		bool last, ackreq;
-		int st;
+		enum req_step step = req_send_one(m, qp);
 
-		/* (selective repeat: a hole far into a long READ was counted when first asked) */
-		if (qp->sr ? ternm_sr_cap_full(qp, qp->req_psn) && !ternm_sr_rd_lim(qp) :
-		    psn_diff(qp->req_psn, qp->una_psn) >= qp->max_unacked)
+		if (step == REQ_STOP)
 			break;
-		if (!first_time && s->local) {
-			/* executed when first started: going back passes over it */
-			qp->req_idx++;
-			qp->req_pkt = 0;
-			qp->req_psn = qp->req_idx != qp->req_max ?
-				      qp->swq[qp->req_idx & sq_mask(qp)].first_psn : qp->next_psn;
+		if (step == REQ_NEXT)
 			continue;
-		}
-		if (!ternm_tx_gate(m, qp, qp->path))
-			break;		/* paced (timer list) or the MAC is busy: retried later */
-		if (!wc->valid || wc->idx != idx) {
-			st = wqe_load(m, qp, idx, wc, &synd);
-			if (st && synd == TERN_SYND_DMA) {
-				req_ring_fault(m, qp);
-				break;
-			}
-			if (st) {
-				if (qp->sq_ci != idx)
-					break;	/* report it in order, once the earlier ones are done */
-				req_fail(m, qp, (uint8_t)st, synd, NULL);
-				break;
-			}
-		}
-		if (first_time && is_local(wc->opcode)) {
-			if (req_local(m, qp, wc, s))
-				break;
-			continue;
-		}
-		if (first_time) {
-			bool rd = wc->opcode == TERN_WQE_RDMA_READ ||
-				  ternm_is_atomic_wqe(wc->opcode);
-
-			if ((wc->flags & TERN_WQE_F_FENCE) && qp->rd_inflight)
-				break;
-			/* PSN arithmetic needs a message to stay well inside half the PSN space */
-			if (npkts(qp, wc->len) > TERNM_MAX_MSG_PKTS) {
-				if (qp->sq_ci != idx)
-					break;
-				req_fail(m, qp, TERN_CQE_LOC_LEN_ERR, TERN_SYND_MSG_TOO_LONG, wc);
-				break;
-			}
-			if (rd && qp->rd_inflight >= qp->max_rd_atomic)
-				break;
-			s->first_psn = qp->next_psn;
-			s->npkts = npkts(qp, wc->len);
-			s->opcode = wc->opcode;
-			s->read = rd;
-			s->atomic = ternm_is_atomic_wqe(wc->opcode);
-			s->local = false;
-			s->num_sge = wc->num_sge;
-			s->wr_id = wc->wr_id;
-			s->len = wc->len;
-			s->flags = wc->flags;
-			s->rord = qp->sq_rord;
-			if (wc->opcode == TERN_WQE_SEND || wc->opcode == TERN_WQE_SEND_IMM ||
-			    wc->opcode == TERN_WQE_SEND_INV ||
-			    wc->opcode == TERN_WQE_RDMA_WRITE_IMM)
-				qp->sq_rord = (qp->sq_rord + 1) & TERN_SR_SPH_RORD_MASK;
-			qp->next_psn = psn_add(qp->next_psn, s->npkts);
-			qp->req_max++;
-			qp->req_pkt = 0;
-			qp->req_psn = s->first_psn;
-			if (rd)
-				qp->rd_inflight++;
-		}
-		if (wc->opcode == TERN_WQE_RDMA_READ) {
-			uint32_t psn = qp->req_psn, left = s->npkts - qp->req_pkt;
-			uint32_t lim = qp->sr ? ternm_sr_rd_lim(qp) : 0;
-
-			off = qp->req_pkt * qp->mtu;
-			x = ternm_pkt_start(m, qp, IBOP_READ_REQ, false, true, qp->req_psn);
-			put_be64(x, wc->raddr + off);
-			put_be32(x + 8, wc->rkey);
-			n = wc->len - off;
-			if (lim && lim < left) {
-				/* selective repeat: a hole in the READ's responses, no more */
-				left = lim;
-				n = lim * qp->mtu;
-			}
-			put_be32(x + 12, n);
-			qp->req_idx++;
-			qp->req_pkt = 0;
-			qp->req_psn = psn_add(s->first_psn, s->npkts);
-			qp->pkts_since_ack = 0;
-			req_sent(m, qp, psn, left, ternm_pkt_send(m, qp, x + RETH_LEN));
-		} else if (ternm_is_atomic_wqe(wc->opcode)) {
-			uint32_t psn = qp->req_psn;
-
-			x = ternm_pkt_start(m, qp, wc->opcode == TERN_WQE_ATOMIC_CMP_SWP ?
-					    IBOP_CMP_SWAP : IBOP_FETCH_ADD, false, true, psn);
-			x = ternm_atomic_put_eth(x, wc);
-			qp->req_idx++;
-			qp->req_pkt = 0;
-			qp->req_psn = psn_add(psn, 1);
-			qp->pkts_since_ack = 0;
-			req_sent(m, qp, psn, 1, ternm_pkt_send(m, qp, x));
-		} else {
-			bool is_send = wc->opcode <= TERN_WQE_SEND_IMM ||
-				       wc->opcode == TERN_WQE_SEND_INV;
-			bool inv = wc->opcode == TERN_WQE_SEND_INV;
-			bool imm = wc->opcode == TERN_WQE_SEND_IMM ||
-				   wc->opcode == TERN_WQE_RDMA_WRITE_IMM;
-			bool firstp = qp->req_pkt == 0;
-
-			off = qp->req_pkt * qp->mtu;
-			last = qp->req_pkt == s->npkts - 1;
-			n = last ? wc->len - off : qp->mtu;
-			if (firstp && last)
-				op = inv ? IBOP_SEND_ONLY_INV :
-				     is_send ? (imm ? IBOP_SEND_ONLY_IMM : IBOP_SEND_ONLY)
-					     : (imm ? IBOP_WRITE_ONLY_IMM : IBOP_WRITE_ONLY);
-			else if (firstp)
-				op = is_send ? IBOP_SEND_FIRST : IBOP_WRITE_FIRST;
-			else if (last)
-				op = inv ? IBOP_SEND_LAST_INV :
-				     is_send ? (imm ? IBOP_SEND_LAST_IMM : IBOP_SEND_LAST)
-					     : (imm ? IBOP_WRITE_LAST_IMM : IBOP_WRITE_LAST);
-			else
-				op = is_send ? IBOP_SEND_MIDDLE : IBOP_WRITE_MIDDLE;
-			/* selective repeat: what its placement after a gap needs (RETH or SPH) */
-			place = qp->sr && !firstp ? (is_send ? PKT_PLACE_SPH : PKT_PLACE_RETH) : 0;
-			if (place)
-				op = sr_opcode(op);
-			qp->pkts_since_ack++;
-			ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
-				 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
-				 (qp->sr ? ternm_sr_cap_full(qp, psn_add(qp->req_psn, 1)) :
-				  psn_diff(qp->req_psn, qp->una_psn) + 1 >= qp->max_unacked);
-			if (ackreq)
-				qp->pkts_since_ack = 0;
-			if (qp->type == TERN_QPT_UC)
-				ackreq = false;
-			x = ternm_pkt_start(m, qp, op, last && (wc->flags & TERN_WQE_F_SOLICITED),
-					    ackreq, qp->req_psn);
-			if (!is_send && firstp) {
-				put_be64(x, wc->raddr);
-				put_be32(x + 8, wc->rkey);
-				put_be32(x + 12, wc->len);
-				x += RETH_LEN;
-			} else if (place == PKT_PLACE_RETH) {
-				put_be64(x, wc->raddr + off);	/* this packet's first byte */
-				put_be32(x + 8, wc->rkey);
-				put_be32(x + 12, wc->len - off);
-				x += RETH_LEN;
-			} else if (place == PKT_PLACE_SPH) {
-				put_be32(x + offsetof(struct tern_sr_sph, rord), s->rord);
-				put_be32(x + offsetof(struct tern_sr_sph, off), off);
-				x += SPH_LEN;
-			}
-			if (imm && last) {
-				memcpy(x, wc->imm, 4);
-				x += IMM_LEN;
-			}
-			if (inv && last) {
-				put_be32(x, wc->rkey);	/* IETH */
-				x += IETH_LEN;
-			}
-			/* never more than a packet, whatever the WQE says now */
-			if (n > qp->mtu || wqe_data(m, wc, off, x, n, false)) {
-				if (qp->sq_ci != idx)
-					break;
-				req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
-				break;
-			}
-			qp->req_psn = psn_add(qp->req_psn, 1);
-			if (last) {
-				qp->req_idx++;
-				qp->req_pkt = 0;
-			} else {
-				qp->req_pkt++;
-			}
-			req_sent(m, qp, psn_add(qp->req_psn, TERNM_PSN_MASK), 1,
-				 ternm_pkt_send(m, qp, x + n));
-			if (qp->type == TERN_QPT_UC) {
-				/*
-				 * Unacknowledged: nothing stays outstanding (no window, however
-				 * long the message), and a WQE is done once its last packet is on
-				 * the wire (or lost with the link).
-				 */
-				qp->una_psn = qp->req_psn;
-				if (last) {
-					req_complete(m, qp, TERN_CQE_OK, 0, wc);
-					ternm_req_check_drained(m, qp);
-				}
-			}
-		}
 		sent++;
-		if (qp->retx_deadline == TERNM_NO_DEADLINE && qp->timeout) {
-			qp->retx_deadline = ternm_now(m) + ternm_sr_arm_ns(m, qp, retx_ns(qp));
-			ternm_qp_timer_sync(m, qp);
-		}
-		if (qp->req_idx != qp->req_max && qp->req_idx != idx) {
-			/* resuming an already started WQE after going back */
-			const struct ternm_swqe *ns = &qp->swq[qp->req_idx & sq_mask(qp)];
-
-			qp->req_psn = ns->first_psn;
-		}
+		req_after_packet(m, qp, idx);
 	}
 	return sent;
 }
 
-/* ---- for selective repeat (rdma_sr.c) ------------------------------------------------------ */
+/* ---- go-back-N: the loss recovery of an RC QP without selective repeat ------------------- */
+
+/* Nothing is resent ahead of the cursor: req_goback() moved it back. */
+static unsigned int gbn_resend(struct tern_model *m, struct ternm_qp *qp, unsigned int budget)
+{
+	(void)m;
+	(void)qp;
+	(void)budget;
+	return 0;
+}
+
+/* At most max_unacked PSNs in flight. */
+static bool gbn_cap_full(const struct ternm_qp *qp, uint32_t psn)
+{
+	return psn_diff(psn, qp->una_psn) >= qp->max_unacked;
+}
+
+/* A READ request always asks for the READ's whole rest. */
+static uint32_t gbn_rd_lim(const struct ternm_qp *qp)
+{
+	(void)qp;
+	return 0;
+}
+
+static void gbn_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n)
+{
+	(void)m;
+	(void)qp;
+	(void)psn;
+	(void)n;
+}
+
+/* The retransmit timer runs for the whole timeout. */
+static uint64_t gbn_arm_ns(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
+{
+	(void)m;
+	(void)qp;
+	return rto_ns;
+}
+
+/* No probe: the timeout goes back N (ternm_req_timer). */
+static bool gbn_timeout(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
+{
+	(void)m;
+	(void)qp;
+	(void)rto_ns;
+	return false;
+}
+
+/* A READ's or atomic's response lost: send again from una_psn, the READ's whole rest. */
+static void gbn_implied_nak(struct tern_model *m, struct ternm_qp *qp, uint32_t acked)
+{
+	(void)acked;
+	req_goback(m, qp, qp->una_psn);
+}
+
+/* READ responses are placed in order only. */
+static bool gbn_rd_acked_ahead(struct tern_model *m, struct ternm_qp *qp,
+			       const struct ternm_swqe *s)
+{
+	(void)m;
+	(void)qp;
+	(void)s;
+	return false;
+}
+
+/* A READ response ahead of una_psn is a gap. */
+static bool gbn_rd_resp_ahead(struct tern_model *m, struct ternm_qp *qp,
+			      const struct ternm_pkt *p)
+{
+	(void)m;
+	(void)qp;
+	(void)p;
+	return false;
+}
+
+static void gbn_rd_resp_done(struct tern_model *m, struct ternm_qp *qp, bool done)
+{
+	(void)m;
+	(void)qp;
+	(void)done;
+}
+
+static void gbn_atomic_done(struct tern_model *m, struct ternm_qp *qp)
+{
+	(void)m;
+	(void)qp;
+}
+
+/* A SACK is not for a go-back-N QP. */
+static void gbn_sack(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	(void)qp;
+	(void)p;
+	m->rdma->stats.rx_roce_discards++;
+}
+
+const struct ternm_recovery_ops ternm_gbn_recovery = {
+	.log_tag = "",
+	.resend = gbn_resend,
+	.cap_full = gbn_cap_full,
+	.rd_lim = gbn_rd_lim,
+	.place = false,
+	.sent = gbn_sent,
+	.arm_ns = gbn_arm_ns,
+	.timeout = gbn_timeout,
+	.implied_nak = gbn_implied_nak,
+	.rd_acked_ahead = gbn_rd_acked_ahead,
+	.rd_resp_ahead = gbn_rd_resp_ahead,
+	.rd_resp_done = gbn_rd_resp_done,
+	.atomic_done = gbn_atomic_done,
+	.sack = gbn_sack,
+};
+
+/*
+ * ---- for selective repeat (rdma_sr.c) ------------------------------------------------------
+ *
+ * Only ternm_sr_recovery's operations call these: a READ's responses placed out of order go
+ * straight to its scatter list, and complete it, with the requester's own WQE handling.
+ */
 
 void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 {
 	req_ack_upto(m, qp, psn);
+}
+
+/*
+ * una_psn passes the READ responses placed out of order that now follow it, completing (in
+ * SQ order) every READ they finish.
+ */
+void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
+{
+	bool progress = false;
+
+	while (outstanding(qp) && qp->state != TERN_QPS_ERR) {
+		const struct ternm_swqe *s = &qp->swq[qp->sq_ci & sq_mask(qp)];
+
+		if (!s->read || s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
+		    !ternm_sr_rd_placed(qp, qp->una_psn))
+			break;
+		qp->una_psn = psn_add(qp->una_psn, 1);
+		progress = true;
+		if (qp->una_psn != psn_add(s->first_psn, s->npkts))
+			continue;
+		req_complete(m, qp, TERN_CQE_OK, 0, NULL);
+		req_complete_locals(m, qp);
+		ternm_req_check_drained(m, qp);
+		ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
+		ternm_sr_req_read_done(m, qp);	/* an ACK beyond it, held back */
+	}
+	if (progress && qp->state != TERN_QPS_ERR) {
+		qp->retry_left = qp->retry_cnt;
+		qp->rnr_left = qp->rnr_retry;
+		retx_arm(m, qp);
+	}
+}
+
+/*
+ * A READ response ahead of una_psn, inside a READ already asked for and less than
+ * TERNM_SR_RD_WIN PSNs ahead, is checked as the in-order path checks it and goes straight to
+ * its place in the READ's scatter list; the holes below it are re-requested. Further ahead
+ * it is dropped, and re-requested once una_psn is close enough. One that does not fit (wrong
+ * opcode or length, its WQE or memory unreadable) is dropped and counted in
+ * rx_roce_discards. Returns false when the response is not for such a READ: the caller
+ * treats it as a gap, as go-back-N does.
+ */
+bool ternm_req_sr_read_ahead(struct tern_model *m, struct ternm_qp *qp,
+			     const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	struct ternm_wqe_cache *wc = &qp->rwc;
+	const struct ternm_swqe *s = NULL;
+	uint32_t pos, off, want;
+	uint8_t synd;
+	uint16_t idx;
+
+	for (idx = qp->sq_ci; idx != qp->req_max; idx++) {
+		const struct ternm_swqe *w = &qp->swq[idx & sq_mask(qp)];
+		int32_t d = psn_diff(p->psn, w->first_psn);
+
+		if (!w->local && d >= 0 && (uint32_t)d < w->npkts) {
+			s = w;
+			break;
+		}
+	}
+	if (!s || !s->read || s->atomic)
+		return false;
+	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
+	if (psn_diff(p->psn, qp->una_psn) >= TERNM_SR_RD_WIN) {
+		ternm_sr_rd_mark(qp, p->psn);	/* dropped: asked again when the window is there */
+		return true;
+	}
+	if (ternm_sr_rd_placed(qp, p->psn)) {
+		r->stats.duplicate_response++;	/* already placed: ignored */
+		return true;
+	}
+	if ((!wc->valid || wc->idx != idx) && wqe_load(m, qp, idx, wc, &synd)) {
+		r->stats.rx_roce_discards++;	/* it fails in order, when it is at the head */
+		return true;
+	}
+	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
+	if (!read_resp_fits(qp, s, wc, p, pos, &off, &want) ||
+	    wc->opcode != TERN_WQE_RDMA_READ || off > wc->len ||
+	    wqe_data(m, wc, off, (uint8_t *)(uintptr_t)p->payload, want, true)) {
+		r->stats.rx_roce_discards++;
+		return true;
+	}
+	r->stats.out_of_order_accepted++;
+	ternm_sr_rd_mark(qp, p->psn);
+	ternm_sr_rd_gap(m, qp);
+	return true;
 }
 
 /* ---- flushing (QP in ERR) ----------------------------------------------------------------- */

@@ -702,35 +702,36 @@ static void uc_fatal(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, 
 	ternm_qp_event(m, qp, TERN_QP_EV_FATAL);
 }
 
+/* The immediate data of @p, if its opcode has it; else NULL. */
+static const uint8_t *pkt_imm(const struct ternm_pkt *p)
+{
+	uint8_t op = p->opcode;
+
+	return (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
+		op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
+}
+
+/* A UC message cannot go on: what is left of it is dropped. */
+static void uc_drop(struct ternm_qp *qp)
+{
+	qp->msg = RQ_MSG_DROP;
+}
+
 /*
- * A UC request (@p->opcode is the RC one). Nothing is acknowledged and nothing comes again, so
- * a message is taken only whole and in order: a PSN other than the expected one drops the
- * message in progress, and the responder resynchronizes on the next FIRST or ONLY packet,
- * whatever its PSN (out_of_sequence counts the gaps). A packet that cannot continue the
- * message (MIDDLE or LAST with none in progress, FIRST or ONLY in the middle of one, a wrong
- * payload length) drops it too (rx_opcode_seq_err). A SEND with no receive WQE posted
- * (out_of_buffer) or longer than its receive WQE (resp_local_length_error), a WRITE outside
- * what its rkey grants or the QP's REMOTE_WRITE allows (resp_remote_access_errors), or a
- * WRITE_IMM finding no receive WQE are dropped whole and silently: the receive WQE stays for
- * the next message, bytes already placed stay placed, the QP stays as it is (IB's class D).
- * Only a receive WQE that cannot be read or is malformed, or memory that fails under a valid
- * MR, ends the QP (ERR, FATAL event), as on RC.
+ * UC packet @p: its PSN (a gap loses the message in progress), its opcode against the
+ * message in progress, its payload length. Returns false if it is dropped.
  */
-static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+static bool uc_check(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
 	struct ternm_rdma *r = m->rdma;
 	uint8_t op = p->opcode;
 	bool first = is_first_or_only(op), last = is_last_or_only(op);
 	bool is_send = op <= IBOP_SEND_ONLY_IMM;
-	const uint8_t *imm = (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
-			      op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
-	uint8_t synd, cqe_op = is_send ? TERN_CQE_RECV : TERN_CQE_RECV_RDMA_WRITE_IMM;
-	int st;
 
 	if (p->psn != qp->epsn) {
 		/* a gap: whatever was in progress is lost (counted here, not as a sequence error) */
 		r->stats.out_of_sequence++;
-		qp->msg = RQ_MSG_DROP;
+		uc_drop(qp);
 	}
 	qp->epsn = psn_add(p->psn, 1);
 	if (first) {
@@ -740,74 +741,99 @@ static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct t
 	} else if (qp->msg != (is_send ? RQ_MSG_SEND : RQ_MSG_WRITE)) {
 		if (qp->msg != RQ_MSG_DROP)
 			r->stats.rx_opcode_seq_err++;
-		qp->msg = RQ_MSG_DROP;
-		return;
+		uc_drop(qp);
+		return false;
 	}
 	if (!paylen_ok(qp, p, first, last)) {
 		r->stats.rx_opcode_seq_err++;
-		qp->msg = RQ_MSG_DROP;
+		uc_drop(qp);
+		return false;
+	}
+	return true;
+}
+
+/* A UC SEND packet, in sequence. */
+static void uc_rx_send(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	bool first = is_first_or_only(p->opcode), last = is_last_or_only(p->opcode);
+	const uint8_t *imm = pkt_imm(p);
+	uint8_t synd;
+	int st;
+
+	if (first)
+		r->stats.rx_send_requests++;
+	st = ternm_rqe_fetch(m, qp);
+	if (st > 0) {
+		r->stats.out_of_buffer++;
+		uc_drop(qp);
 		return;
 	}
-
-	if (is_send) {
-		if (first)
-			r->stats.rx_send_requests++;
-		st = ternm_rqe_fetch(m, qp);
-		if (st > 0) {
-			r->stats.out_of_buffer++;
-			qp->msg = RQ_MSG_DROP;
-			return;
-		}
-		if (first)
-			qp->msg_off = 0;
-		if (st < 0) {
-			uc_fatal(m, qp, TERN_CQE_RECV, TERN_CQE_LOC_QP_OP_ERR,
-				 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT);
-			return;
-		}
-		st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
-		if (st == TERN_CQE_LOC_LEN_ERR) {
-			r->stats.resp_local_length_error++;
-			qp->msg = RQ_MSG_DROP;
-			return;
-		}
-		if (st) {
-			uc_fatal(m, qp, TERN_CQE_RECV, (uint8_t)st, synd);
-			return;
-		}
-		qp->msg_off += p->paylen;
-		qp->msg = RQ_MSG_SEND;
-		if (last) {
-			recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
-				 qp->msg_off, imm, p->se);
-			qp->msg = RQ_MSG_NONE;
-		}
-		return;
-	}
-	if (first) {
-		bool too_long;
-
-		r->stats.rx_write_requests++;
-		if (!write_reth_ok(m, qp, p, &too_long)) {
-			r->stats.resp_remote_access_errors++;
-			qp->msg = RQ_MSG_DROP;
-			return;
-		}
-		qp->wr_rkey = p->rkey;
-		qp->wr_va = p->va;
-		qp->wr_len = p->dmalen;
+	if (first)
 		qp->msg_off = 0;
+	if (st < 0) {
+		uc_fatal(m, qp, TERN_CQE_RECV, TERN_CQE_LOC_QP_OP_ERR,
+			 st == -2 ? TERN_SYND_DMA : TERN_SYND_BAD_SGE_COUNT);
+		return;
 	}
+	st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
+	if (st == TERN_CQE_LOC_LEN_ERR) {
+		r->stats.resp_local_length_error++;
+		uc_drop(qp);
+		return;
+	}
+	if (st) {
+		uc_fatal(m, qp, TERN_CQE_RECV, (uint8_t)st, synd);
+		return;
+	}
+	qp->msg_off += p->paylen;
+	qp->msg = RQ_MSG_SEND;
+	if (last) {
+		recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
+			 qp->msg_off, imm, p->se);
+		qp->msg = RQ_MSG_NONE;
+	}
+}
+
+/* The first packet of UC WRITE @p: its RETH, checked, is where the message goes. */
+static bool uc_write_first(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	bool too_long;
+
+	m->rdma->stats.rx_write_requests++;
+	if (!write_reth_ok(m, qp, p, &too_long)) {
+		m->rdma->stats.resp_remote_access_errors++;
+		uc_drop(qp);
+		return false;
+	}
+	qp->wr_rkey = p->rkey;
+	qp->wr_va = p->va;
+	qp->wr_len = p->dmalen;
+	qp->msg_off = 0;
+	return true;
+}
+
+/* A UC WRITE packet, in sequence. */
+static void uc_rx_write(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	bool first = is_first_or_only(p->opcode), last = is_last_or_only(p->opcode);
+	const uint8_t *imm = pkt_imm(p);
+	const uint8_t cqe_op = TERN_CQE_RECV_RDMA_WRITE_IMM;
+	int st;
+
+	if (first && !uc_write_first(m, qp, p))
+		return;
 	if (!write_bounds_ok(qp, p, last)) {
 		r->stats.rx_opcode_seq_err++;
-		qp->msg = RQ_MSG_DROP;
+		uc_drop(qp);
 		return;
 	}
 	if (imm) {
 		st = ternm_rqe_fetch(m, qp);
 		if (st > 0) {
 			r->stats.out_of_buffer++;
-			qp->msg = RQ_MSG_DROP;
+			uc_drop(qp);
 			return;
 		}
 		if (st < 0) {
@@ -818,7 +844,7 @@ static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct t
 	}
 	if (!write_mr_still_ok(m, qp, p, first)) {
 		r->stats.resp_remote_access_errors++;
-		qp->msg = RQ_MSG_DROP;
+		uc_drop(qp);
 		return;
 	}
 	if (p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
@@ -835,19 +861,267 @@ static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct t
 	}
 }
 
-void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+/*
+ * A UC request (@p->opcode is the RC one). Nothing is acknowledged and nothing comes again, so
+ * a message is taken only whole and in order: a PSN other than the expected one drops the
+ * message in progress, and the responder resynchronizes on the next FIRST or ONLY packet,
+ * whatever its PSN (out_of_sequence counts the gaps). A packet that cannot continue the
+ * message (MIDDLE or LAST with none in progress, FIRST or ONLY in the middle of one, a wrong
+ * payload length) drops it too (rx_opcode_seq_err). A SEND with no receive WQE posted
+ * (out_of_buffer) or longer than its receive WQE (resp_local_length_error), a WRITE outside
+ * what its rkey grants or the QP's REMOTE_WRITE allows (resp_remote_access_errors), or a
+ * WRITE_IMM finding no receive WQE are dropped whole and silently: the receive WQE stays for
+ * the next message, bytes already placed stay placed, the QP stays as it is (IB's class D).
+ * Only a receive WQE that cannot be read or is malformed, or memory that fails under a valid
+ * MR, ends the QP (ERR, FATAL event), as on RC.
+ */
+static void resp_uc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
-	struct ternm_rdma *r = m->rdma;
-	uint8_t op = p->opcode;
+	if (!uc_check(m, qp, p))
+		return;
+	if (p->opcode <= IBOP_SEND_ONLY_IMM)
+		uc_rx_send(m, qp, p);
+	else
+		uc_rx_write(m, qp, p);
+}
+
+/*
+ * The PSN of request @p against the expected one: true if it is the one. Ahead of it, a
+ * sequence NAK goes out (once per gap); behind it, the duplicate is answered (resp_dup).
+ */
+static bool resp_check_psn(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
 	int32_t d = psn_diff(p->psn, qp->epsn);
+
+	if (d > 0) {
+		m->rdma->stats.out_of_sequence++;
+		if (!qp->nak_sent) {
+			qp->nak_sent = true;
+			fifo_push(m, qp, RESP_NAK, AETH_NAK_SEQ, qp->epsn, 0);
+		}
+		return false;
+	}
+	if (d < 0) {
+		resp_dup(m, qp, p);
+		return false;
+	}
+	qp->nak_sent = false;
+	return true;
+}
+
+static bool is_atomic_req(uint8_t op)
+{
+	return op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD;
+}
+
+/*
+ * Request @p at the expected PSN: whether its opcode continues the message in progress, and
+ * its payload length and placement header fit. Else an INVALID REQUEST NAK went out.
+ */
+static bool resp_check_op(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	uint8_t op = p->opcode;
 	bool first = is_first_or_only(op), last = is_last_or_only(op);
 	bool is_send = op <= IBOP_SEND_ONLY_IMM;
-	bool atomic = op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD;
-	const uint8_t *imm = (op == IBOP_SEND_LAST_IMM || op == IBOP_SEND_ONLY_IMM ||
-			      op == IBOP_WRITE_LAST_IMM || op == IBOP_WRITE_ONLY_IMM) ? p->imm : NULL;
+
+	if (qp->msg == RQ_MSG_SEND ? (!is_send || first) :
+	    qp->msg == RQ_MSG_WRITE ? (is_send || first || op == IBOP_READ_REQ) : !first) {
+		m->rdma->stats.rx_opcode_seq_err++;
+		inv_req(m, qp, p->psn, "opcode out of sequence");
+		return false;
+	}
+	if (op != IBOP_READ_REQ && !is_atomic_req(op) && !paylen_ok(qp, p, first, last)) {
+		inv_req(m, qp, p->psn, "payload length");
+		return false;
+	}
+	if (p->place && !place_hdr_ok(qp, p)) {
+		inv_req(m, qp, p->psn, "placement header does not continue the message");
+		return false;
+	}
+	return true;
+}
+
+/* No receive WQE for request @p: RNR NAK. */
+static void resp_rnr(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	m->rdma->stats.out_of_buffer++;
+	fifo_push(m, qp, RESP_NAK, AETH_RNR_NAK | qp->min_rnr_timer, p->psn, 0);
+}
+
+/*
+ * The payload of SEND packet @p into the receive WQE at msg_off (of one placed after a gap,
+ * only its final byte, when it is the last). On failure the receive completes with the error
+ * and the request is NAKed; returns false.
+ */
+static bool resp_rx_send_place(struct tern_model *m, struct ternm_qp *qp,
+			       const struct ternm_pkt *p, bool last)
+{
 	uint8_t synd;
 	int st;
 
+	if (!p->placed)
+		st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
+	else if (last)		/* placed after a gap: the final byte, last */
+		st = rqe_place(m, qp, qp->msg_off + p->paylen - 1, &p->tail, 1, true, &synd);
+	else
+		st = 0;
+	if (!st)
+		return true;
+	recv_cqe(m, qp, TERN_CQE_RECV, (uint8_t)st, synd, 0, NULL, false);
+	if (st == TERN_CQE_LOC_LEN_ERR) {
+		ternm_log(m, TERN_MODEL_LOG_INFO,
+			  "QP %u: opcode 0x%02x PSN 0x%06x: %u bytes at message offset %u overflow the receive WQE",
+			  qp->qpn, p->opcode, p->psn, p->paylen, qp->msg_off);
+		m->rdma->stats.resp_local_length_error++;
+		inv_req(m, qp, p->psn, "SEND longer than the receive WQE");
+	} else {
+		resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
+	}
+	return false;
+}
+
+/*
+ * SEND with invalidate @p, its last packet: the key in its IETH goes, and the receive
+ * remembers it for its CQE. Returns false if the key may not be invalidated (the receive
+ * completes with an error, the request is NAKed).
+ */
+static bool resp_rx_send_inv(struct tern_model *m, struct ternm_qp *qp,
+			     const struct ternm_pkt *p)
+{
+	uint8_t synd = (uint8_t)ternm_mr_invalidate(m, qp->pdn, p->ieth);
+
+	if (synd) {
+		ternm_log(m, TERN_MODEL_LOG_INFO,
+			  "QP %u: PSN 0x%06x: SEND with invalidate of key 0x%08x, which cannot be invalidated",
+			  qp->qpn, p->psn, p->ieth);
+		recv_cqe(m, qp, TERN_CQE_RECV, TERN_CQE_REM_INV_REQ_ERR, TERN_SYND_INV_RKEY,
+			 qp->msg_off, NULL, false);
+		inv_req(m, qp, p->psn, "SEND with invalidate of a key it may not");
+		return false;
+	}
+	qp->rqe_inv = true;
+	qp->rqe_inv_key = p->ieth;
+	return true;
+}
+
+/* A SEND packet at the expected PSN: true if it was taken (else it was answered). */
+static bool resp_rx_send(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	bool first = is_first_or_only(p->opcode), last = is_last_or_only(p->opcode);
+	const uint8_t *imm = pkt_imm(p);
+	int st;
+
+	if (first)
+		m->rdma->stats.rx_send_requests++;
+	st = ternm_rqe_fetch(m, qp);
+	if (st > 0) {
+		resp_rnr(m, qp, p);
+		return false;
+	}
+	if (first)
+		qp->msg_off = 0;
+	if (st < 0) {
+		rqe_bad(m, qp, p->psn, st, TERN_CQE_RECV);
+		return false;
+	}
+	if (!resp_rx_send_place(m, qp, p, last))
+		return false;
+	qp->msg_off += p->paylen;
+	qp->msg = RQ_MSG_SEND;
+	/* SEND with invalidate: the key goes, then the receive completes */
+	if (last && p->inv && !resp_rx_send_inv(m, qp, p))
+		return false;
+	if (last) {
+		recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
+			 qp->msg_off, imm, p->se);
+		qp->msg = RQ_MSG_NONE;
+		qp->msn = psn_add(qp->msn, 1);
+	}
+	return true;
+}
+
+/* The first packet of WRITE @p: its RETH, checked, is where the message goes. */
+static bool resp_rx_write_first(struct tern_model *m, struct ternm_qp *qp,
+				const struct ternm_pkt *p)
+{
+	bool too_long;
+
+	m->rdma->stats.rx_write_requests++;
+	if (!write_reth_ok(m, qp, p, &too_long)) {
+		if (too_long)
+			inv_req(m, qp, p->psn, "WRITE length above max_msg_size");
+		else
+			access_err(m, qp, p->psn);
+		return false;
+	}
+	qp->wr_rkey = p->rkey;
+	qp->wr_va = p->va;
+	qp->wr_len = p->dmalen;
+	qp->msg_off = 0;
+	return true;
+}
+
+/*
+ * The payload of WRITE packet @p into the MR at msg_off (of one placed after a gap, only
+ * its final byte, when it is the last). Returns non-zero if the memory failed.
+ */
+static int resp_rx_write_copy(struct tern_model *m, struct ternm_qp *qp,
+			      const struct ternm_pkt *p, bool last)
+{
+	if (p->placed)
+		return last && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off + p->paylen - 1,
+					     (void *)(uintptr_t)&p->tail, 1, true, true);
+	return p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
+					  (void *)(uintptr_t)p->payload, p->paylen, true, last);
+}
+
+/* A WRITE packet at the expected PSN: true if it was taken (else it was answered). */
+static bool resp_rx_write(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	bool first = is_first_or_only(p->opcode), last = is_last_or_only(p->opcode);
+	const uint8_t *imm = pkt_imm(p);
+	int st;
+
+	if (first && !resp_rx_write_first(m, qp, p))
+		return false;
+	if (!write_bounds_ok(qp, p, last)) {
+		inv_req(m, qp, p->psn, "WRITE payload beyond its RETH length");
+		return false;
+	}
+	if (imm) {
+		st = ternm_rqe_fetch(m, qp);
+		if (st > 0) {
+			resp_rnr(m, qp, p);
+			return false;
+		}
+		if (st < 0) {
+			rqe_bad(m, qp, p->psn, st, TERN_CQE_RECV_RDMA_WRITE_IMM);
+			return false;
+		}
+	}
+	if (!write_mr_still_ok(m, qp, p, first)) {
+		access_err(m, qp, p->psn);
+		return false;
+	}
+	if (resp_rx_write_copy(m, qp, p, last)) {
+		/* the MR was fine when checked: its memory failed (or it went away) */
+		resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
+		return false;
+	}
+	qp->msg_off += p->paylen;
+	qp->msg = RQ_MSG_WRITE;
+	if (last) {
+		if (imm)
+			recv_cqe(m, qp, TERN_CQE_RECV_RDMA_WRITE_IMM, TERN_CQE_OK, 0, qp->wr_len,
+				 imm, p->se);
+		qp->msg = RQ_MSG_NONE;
+		qp->msn = psn_add(qp->msn, 1);
+	}
+	return true;
+}
+
+void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+{
 	if (qp->state == TERN_QPS_ERR)
 		return;
 	if (qp->state == TERN_QPS_RTR && !qp->comm_est) {
@@ -860,158 +1134,18 @@ void ternm_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 	}
 	if (qp->sr && ternm_sr_resp_rx(m, qp, p))
 		return;			/* selective repeat (rdma_sr.c) */
-	if (d > 0) {
-		r->stats.out_of_sequence++;
-		if (!qp->nak_sent) {
-			qp->nak_sent = true;
-			fifo_push(m, qp, RESP_NAK, AETH_NAK_SEQ, qp->epsn, 0);
-		}
+	if (!resp_check_psn(m, qp, p) || !resp_check_op(m, qp, p))
 		return;
-	}
-	if (d < 0) {
-		resp_dup(m, qp, p);
-		return;
-	}
-	qp->nak_sent = false;
-
-	/* opcode sequence and lengths */
-	if (qp->msg == RQ_MSG_SEND ? (!is_send || first) :
-	    qp->msg == RQ_MSG_WRITE ? (is_send || first || op == IBOP_READ_REQ) : !first) {
-		r->stats.rx_opcode_seq_err++;
-		inv_req(m, qp, p->psn, "opcode out of sequence");
-		return;
-	}
-	if (op != IBOP_READ_REQ && !atomic && !paylen_ok(qp, p, first, last)) {
-		inv_req(m, qp, p->psn, "payload length");
-		return;
-	}
-	if (p->place && !place_hdr_ok(qp, p)) {
-		inv_req(m, qp, p->psn, "placement header does not continue the message");
-		return;
-	}
-	if (op == IBOP_READ_REQ) {
+	if (p->opcode == IBOP_READ_REQ) {
 		resp_read(m, qp, p);
 		return;
 	}
-	if (atomic) {
+	if (is_atomic_req(p->opcode)) {
 		resp_atomic(m, qp, p);
 		return;
 	}
-
-	if (is_send) {
-		if (first)
-			r->stats.rx_send_requests++;
-		st = ternm_rqe_fetch(m, qp);
-		if (st > 0) {
-			r->stats.out_of_buffer++;
-			fifo_push(m, qp, RESP_NAK, AETH_RNR_NAK | qp->min_rnr_timer, p->psn, 0);
-			return;
-		}
-		if (first)
-			qp->msg_off = 0;
-		if (st < 0) {
-			rqe_bad(m, qp, p->psn, st, TERN_CQE_RECV);
-			return;
-		}
-		if (!p->placed)
-			st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
-		else if (last)		/* placed after a gap: the final byte, last */
-			st = rqe_place(m, qp, qp->msg_off + p->paylen - 1, &p->tail, 1, true,
-				       &synd);
-		else
-			st = 0;
-		if (st) {
-			recv_cqe(m, qp, TERN_CQE_RECV, (uint8_t)st, synd, 0, NULL, false);
-			if (st == TERN_CQE_LOC_LEN_ERR) {
-				ternm_log(m, TERN_MODEL_LOG_INFO,
-					  "QP %u: opcode 0x%02x PSN 0x%06x: %u bytes at message offset %u overflow the receive WQE",
-					  qp->qpn, op, p->psn, p->paylen, qp->msg_off);
-				r->stats.resp_local_length_error++;
-				inv_req(m, qp, p->psn, "SEND longer than the receive WQE");
-			} else {
-				resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
-			}
-			return;
-		}
-		qp->msg_off += p->paylen;
-		qp->msg = RQ_MSG_SEND;
-		if (last && p->inv) {
-			/* SEND with invalidate: the key goes, then the receive completes */
-			synd = (uint8_t)ternm_mr_invalidate(m, qp->pdn, p->ieth);
-			if (synd) {
-				ternm_log(m, TERN_MODEL_LOG_INFO,
-					  "QP %u: PSN 0x%06x: SEND with invalidate of key 0x%08x, which cannot be invalidated",
-					  qp->qpn, p->psn, p->ieth);
-				recv_cqe(m, qp, TERN_CQE_RECV, TERN_CQE_REM_INV_REQ_ERR,
-					 TERN_SYND_INV_RKEY, qp->msg_off, NULL, false);
-				inv_req(m, qp, p->psn, "SEND with invalidate of a key it may not");
-				return;
-			}
-			qp->rqe_inv = true;
-			qp->rqe_inv_key = p->ieth;
-		}
-		if (last) {
-			recv_cqe(m, qp, imm ? TERN_CQE_RECV_IMM : TERN_CQE_RECV, TERN_CQE_OK, 0,
-				 qp->msg_off, imm, p->se);
-			qp->msg = RQ_MSG_NONE;
-			qp->msn = psn_add(qp->msn, 1);
-		}
-	} else {
-		if (first) {
-			bool too_long;
-
-			r->stats.rx_write_requests++;
-			if (!write_reth_ok(m, qp, p, &too_long)) {
-				if (too_long)
-					inv_req(m, qp, p->psn, "WRITE length above max_msg_size");
-				else
-					access_err(m, qp, p->psn);
-				return;
-			}
-			qp->wr_rkey = p->rkey;
-			qp->wr_va = p->va;
-			qp->wr_len = p->dmalen;
-			qp->msg_off = 0;
-		}
-		if (!write_bounds_ok(qp, p, last)) {
-			inv_req(m, qp, p->psn, "WRITE payload beyond its RETH length");
-			return;
-		}
-		if (imm) {
-			st = ternm_rqe_fetch(m, qp);
-			if (st > 0) {
-				r->stats.out_of_buffer++;
-				fifo_push(m, qp, RESP_NAK, AETH_RNR_NAK | qp->min_rnr_timer, p->psn, 0);
-				return;
-			}
-			if (st < 0) {
-				rqe_bad(m, qp, p->psn, st, TERN_CQE_RECV_RDMA_WRITE_IMM);
-				return;
-			}
-		}
-		if (!write_mr_still_ok(m, qp, p, first)) {
-			access_err(m, qp, p->psn);
-			return;
-		}
-		if (p->placed ? last && ternm_mr_copy(m, qp->wr_rkey,
-						      qp->wr_va + qp->msg_off + p->paylen - 1,
-						      (void *)(uintptr_t)&p->tail, 1, true, true) :
-		    p->paylen && ternm_mr_copy(m, qp->wr_rkey, qp->wr_va + qp->msg_off,
-					       (void *)(uintptr_t)p->payload, p->paylen, true, last)) {
-			/* the MR was fine when checked: its memory failed (or it went away) */
-			resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
-			return;
-		}
-		qp->msg_off += p->paylen;
-		qp->msg = RQ_MSG_WRITE;
-		if (last) {
-			if (imm)
-				recv_cqe(m, qp, TERN_CQE_RECV_RDMA_WRITE_IMM, TERN_CQE_OK, 0,
-					 qp->wr_len, imm, p->se);
-			qp->msg = RQ_MSG_NONE;
-			qp->msn = psn_add(qp->msn, 1);
-		}
-	}
+	if (p->opcode <= IBOP_SEND_ONLY_IMM ? !resp_rx_send(m, qp, p) : !resp_rx_write(m, qp, p))
+		return;
 	qp->epsn = psn_add(qp->epsn, 1);
 	if (p->ackreq)
 		fifo_push(m, qp, RESP_ACK, AETH_ACK, p->psn, 0);

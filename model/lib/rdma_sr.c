@@ -2,7 +2,13 @@
 /*
  * tern device model: selective repeat for RC (TERN_QP_XPORT_SR; Documentation/hw/rdma.rst,
  * "Selective repeat"). Only QPs that MODIFY_QP switched to it get here (qp->sr); every other
- * QP runs the standard go-back-N of rdma_req.c and rdma_resp.c untouched.
+ * QP runs the standard go-back-N of rdma_req.c and rdma_resp.c untouched. The requester
+ * reaches selective repeat only through ternm_sr_recovery (the end of this file): rdma_req.c
+ * calls the loss-recovery operations of struct ternm_recovery_ops (rdma.h) at fixed points,
+ * and go-back-N's (ternm_gbn_recovery, rdma_req.c) only go back to una_psn. The responder
+ * hands a request to ternm_sr_resp_rx() before its in-order path (ternm_resp_rx), and
+ * re-serves a re-requested READ hole alone (resp_sr_hole); rdma_wire.c takes the placement
+ * opcodes only for a QP in the mode.
  *
  * Responder: a request less than the QP's window (TERNM_SR_WIN_CAPS times its in-flight
  * cap, at most TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder
@@ -1179,3 +1185,57 @@ void ternm_sr_req_timeout(struct ternm_qp *qp)
 	sr->tlp_armed = false;
 	sr->rtt_on = false;
 }
+
+/* ---- the recovery operations rdma_req.c calls for a selective-repeat QP ------------------ */
+
+/* The retransmit timer expired: a tail-loss probe, or the timeout (which goes back N). */
+static bool sr_timeout(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
+{
+	if (ternm_sr_req_probe(m, qp, rto_ns))
+		return true;
+	ternm_sr_req_timeout(qp);
+	return false;
+}
+
+/* An ACK passes READ @s at sq_ci: una_psn moves over its responses placed ahead. */
+static bool sr_rd_acked_ahead(struct tern_model *m, struct ternm_qp *qp,
+			      const struct ternm_swqe *s)
+{
+	if (s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
+	    !ternm_sr_rd_placed(qp, qp->una_psn))
+		return false;
+	ternm_req_sr_advance(m, qp);
+	return true;
+}
+
+static void sr_rd_resp_done(struct tern_model *m, struct ternm_qp *qp, bool done)
+{
+	if (done)
+		ternm_sr_req_read_done(m, qp);
+	ternm_req_sr_advance(m, qp);
+	if (qp->state != TERN_QPS_ERR)
+		ternm_sr_rd_gap(m, qp);	/* those dropped beyond the window, now in it */
+}
+
+static void sr_atomic_done(struct tern_model *m, struct ternm_qp *qp)
+{
+	ternm_sr_req_read_done(m, qp);
+	ternm_req_sr_advance(m, qp);
+}
+
+const struct ternm_recovery_ops ternm_sr_recovery = {
+	.log_tag = ", selective repeat",
+	.resend = ternm_sr_req_retx,
+	.cap_full = ternm_sr_cap_full,
+	.rd_lim = ternm_sr_rd_lim,
+	.place = true,
+	.sent = ternm_sr_sent,
+	.arm_ns = ternm_sr_arm_ns,
+	.timeout = sr_timeout,
+	.implied_nak = ternm_sr_req_resend,
+	.rd_acked_ahead = sr_rd_acked_ahead,
+	.rd_resp_ahead = ternm_req_sr_read_ahead,
+	.rd_resp_done = sr_rd_resp_done,
+	.atomic_done = sr_atomic_done,
+	.sack = ternm_sr_req_sack,
+};

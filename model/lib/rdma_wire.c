@@ -370,15 +370,201 @@ static bool is_request(uint8_t op)
 	return op <= IBOP_READ_REQ || has_atomic_eth(op);
 }
 
+/*
+ * The IP and UDP lengths of the RoCEv2 frame @f (@len bytes, IP header at @l3, UDP at @u):
+ * whether they hold within the frame; *@bth and *@end (the ICRC) are where they say.
+ */
+static bool rx_lengths(const uint8_t *f, size_t len, size_t l3, bool v6, size_t u,
+		       const uint8_t **bth, const uint8_t **end)
+{
+	size_t ip_end, ulen;
+
+	if (v6) {
+		ip_end = l3 + 40 + get_be16(f + l3 + 4);
+	} else {
+		size_t ihl = (size_t)(f[l3] & 0x0f) * 4;
+
+		if (ihl < 20 || (get_be16(f + l3 + 6) & 0x3fff) ||
+		    !frame_ipv4_csum_ok(f + l3, ihl))
+			return false;
+		ip_end = l3 + get_be16(f + l3 + 2);
+		if (ip_end < u + 8)
+			return false;
+	}
+	if (ip_end > len)
+		return false;
+	ulen = get_be16(f + u + 4);
+	if (ulen < 8 + BTH_LEN + ICRC_LEN || u + ulen > ip_end)
+		return false;
+	*bth = f + u + 8;
+	*end = f + u + ulen - ICRC_LEN;
+	return true;
+}
+
+/*
+ * The BTH of an RC or UC packet into @p (*@uc: a UC one, *@pad: its pad count); the
+ * opcodes of UC, selective repeat and SEND with invalidate become the standard ones, with
+ * p->place and p->inv saying what follows. Returns false for an opcode or reserved bits the
+ * model does not take.
+ */
+static bool rx_bth(struct ternm_pkt *p, const uint8_t *bth, bool *uc, unsigned int *pad)
+{
+	/*
+	 * The extension headers' fields start at zero; the ones before va are all set below.
+	 * (Less than the whole struct: compilers zero up to 64 bytes with vector stores, more
+	 * with a REP STOS whose start-up cost showed in the receive path.)
+	 */
+	memset(&p->va, 0, sizeof(*p) - offsetof(struct ternm_pkt, va));
+	p->opcode = bth[0];
+	p->se = bth[1] & 0x80;
+	*pad = (bth[1] >> 4) & 3;
+	/* UC carries the RC opcodes of SEND and WRITE with 0x20 set: parsed as those */
+	*uc = (p->opcode & 0xe0) == IBOP_UC;
+	if (*uc)
+		p->opcode &= 0x1f;
+	/* selective repeat's MIDDLE/LAST packets: the standard opcode, with RETH or SPH */
+	if (p->opcode >= IBOP_SR_WRITE_MIDDLE && p->opcode <= IBOP_SR_SEND_LAST_INV) {
+		static const uint8_t std[] = {
+			IBOP_WRITE_MIDDLE, IBOP_WRITE_LAST, IBOP_WRITE_LAST_IMM,
+			IBOP_SEND_MIDDLE, IBOP_SEND_LAST, IBOP_SEND_LAST_IMM, IBOP_SEND_LAST_INV,
+		};
+
+		p->place = p->opcode <= IBOP_SR_WRITE_LAST_IMM ? PKT_PLACE_RETH : PKT_PLACE_SPH;
+		p->opcode = std[p->opcode - IBOP_SR_WRITE_MIDDLE];
+	}
+	if ((bth[1] & 0x0f) || (p->opcode > (*uc ? IBOP_WRITE_ONLY_IMM : IBOP_FETCH_ADD) &&
+				(*uc || (p->opcode != IBOP_SEND_LAST_INV &&
+					 p->opcode != IBOP_SEND_ONLY_INV))))
+		return false;
+	/* SEND with invalidate: a SEND_LAST/ONLY whose IETH names a key (rdma_resp.c) */
+	if (p->opcode == IBOP_SEND_LAST_INV || p->opcode == IBOP_SEND_ONLY_INV) {
+		p->inv = true;
+		p->opcode = p->opcode == IBOP_SEND_LAST_INV ? IBOP_SEND_LAST : IBOP_SEND_ONLY;
+	}
+	return true;
+}
+
+/* The length of the extension headers that follow the BTH of @p. */
+static size_t rx_ext_len(const struct ternm_pkt *p)
+{
+	return (has_reth(p->opcode) ? RETH_LEN : 0) + (has_imm(p->opcode) ? IMM_LEN : 0) +
+	       (has_aeth(p->opcode) ? AETH_LEN : 0) +
+	       (has_atomic_eth(p->opcode) ? ATOMIC_ETH_LEN : 0) +
+	       (p->opcode == IBOP_ATOMIC_ACK ? ATOMIC_ACK_LEN : 0) + (p->inv ? IETH_LEN : 0) +
+	       (p->place == PKT_PLACE_RETH ? RETH_LEN : p->place == PKT_PLACE_SPH ? SPH_LEN : 0);
+}
+
+static const uint8_t *rx_reth(struct ternm_pkt *p, const uint8_t *x)
+{
+	p->va = (uint64_t)get_be32(x) << 32 | get_be32(x + 4);
+	p->rkey = get_be32(x + 8);
+	p->dmalen = get_be32(x + 12);
+	return x + RETH_LEN;
+}
+
+/*
+ * The extension headers of @p at @x, rx_ext_len() bytes, checked to be there. Returns where
+ * the payload starts, or NULL for reserved bits set.
+ */
+static const uint8_t *rx_ext(struct ternm_pkt *p, const uint8_t *x)
+{
+	if (has_aeth(p->opcode)) {
+		p->syndrome = x[0];
+		p->msn = get_be24(x + 1);
+		x += AETH_LEN;
+	}
+	if (has_reth(p->opcode))
+		x = rx_reth(p, x);
+	if (p->place == PKT_PLACE_RETH) {
+		x = rx_reth(p, x);
+	} else if (p->place == PKT_PLACE_SPH) {
+		p->rord = get_be32(x + offsetof(struct tern_sr_sph, rord));
+		p->moff = get_be32(x + offsetof(struct tern_sr_sph, off));
+		x += SPH_LEN;
+		if (p->rord & ~TERN_SR_SPH_RORD_MASK)
+			return NULL;		/* reserved bits */
+	}
+	if (has_imm(p->opcode)) {
+		memcpy(p->imm, x, 4);
+		x += IMM_LEN;
+	}
+	if (p->inv) {
+		p->ieth = get_be32(x);
+		x += IETH_LEN;
+	}
+	if (has_atomic_eth(p->opcode)) {
+		p->va = get_be64(x);
+		p->rkey = get_be32(x + 8);
+		p->swap_add = get_be64(x + 12);
+		p->compare = get_be64(x + 20);
+		x += ATOMIC_ETH_LEN;
+	}
+	if (p->opcode == IBOP_ATOMIC_ACK) {
+		p->orig = get_be64(x);
+		x += ATOMIC_ACK_LEN;
+	}
+	return x;
+}
+
+/* Whether a packet of @p's opcode may carry its payload (@pad: the pad count). */
+static bool rx_payload_ok(const struct ternm_pkt *p, unsigned int pad)
+{
+	/* an ACK carries a payload only as a selective-repeat SACK (its SACKETH, rdma_sr.c) */
+	if ((p->opcode == IBOP_READ_REQ ||
+	     (p->opcode == IBOP_ACK && p->syndrome != AETH_NAK_SACK) ||
+	     p->opcode == IBOP_ATOMIC_ACK || has_atomic_eth(p->opcode)) && (p->paylen || pad))
+		return false;
+	return !(p->opcode == IBOP_ACK && pad);		/* a SACKETH is whole words */
+}
+
+/*
+ * The headers after the BTH of @p, up to the ICRC at @end, and its payload: whether they
+ * are all there and may be what they are.
+ */
+static bool rx_headers(struct ternm_pkt *p, const uint8_t *bth, const uint8_t *end,
+		       unsigned int pad)
+{
+	const uint8_t *x;
+
+	if ((size_t)(end - bth) < BTH_LEN + rx_ext_len(p) + pad)
+		return false;
+	x = rx_ext(p, bth + BTH_LEN);
+	if (!x)
+		return false;
+	p->bth = bth;
+	p->payload = x;
+	p->paylen = (uint32_t)(end - x) - pad;
+	return rx_payload_ok(p, pad);
+}
+
+/* The QP packet @p is for, if it takes it in its type, transport and state; else NULL. */
+static struct ternm_qp *rx_qp(struct tern_model *m, const struct ternm_pkt *p, bool uc)
+{
+	struct ternm_qp *qp = ternm_qp_get(m, p->qpn);
+
+	if (!qp || qp->type != (uc ? TERN_QPT_UC : TERN_QPT_RC))
+		return NULL;
+	if (p->place && !qp->sr)
+		return NULL;		/* selective repeat's opcodes: only a QP in the mode */
+	if (is_request(p->opcode)) {
+		/* a request: the responder works from RTR on */
+		if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)
+			return NULL;
+	} else if (qp->state < TERN_QPS_RTS || qp->state > TERN_QPS_SQE) {
+		return NULL;
+	}
+	return qp;
+}
+
 void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 {
 	struct ternm_rdma *r = m->rdma;
 	struct ternm_pkt p;
 	struct ternm_qp *qp;
-	size_t l3, u, ip_end, ulen, ext;
-	const uint8_t *bth, *end, *x;
+	const uint8_t *bth, *end;
 	unsigned int pad;
 	bool v6, uc, intp;
+	size_t l3, u;
 
 	u = roce_udp(f, len, &l3, &v6, &intp);
 	if (!u || !m->ready || m->fatal)
@@ -389,25 +575,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		ternm_int_rx(m, f, len, l3, v6, u);	/* without the shim, back here */
 		return;
 	}
-	if (v6) {
-		ip_end = l3 + 40 + get_be16(f + l3 + 4);
-	} else {
-		size_t ihl = (size_t)(f[l3] & 0x0f) * 4;
-
-		if (ihl < 20 || (get_be16(f + l3 + 6) & 0x3fff) ||
-		    !frame_ipv4_csum_ok(f + l3, ihl))
-			goto discard;
-		ip_end = l3 + get_be16(f + l3 + 2);
-		if (ip_end < u + 8)
-			goto discard;
-	}
-	if (ip_end > len)
+	if (!rx_lengths(f, len, l3, v6, u, &bth, &end))
 		goto discard;
-	ulen = get_be16(f + u + 4);
-	if (ulen < 8 + BTH_LEN + ICRC_LEN || u + ulen > ip_end)
-		goto discard;
-	bth = f + u + 8;
-	end = f + u + ulen - ICRC_LEN;
 	if (get_le32(end) != icrc(f + l3, v6, bth, end)) {
 		r->stats.rx_icrc_errors++;
 		return;
@@ -420,38 +589,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		ternm_cc_cnp_rx(m, len, bth, end);	/* rdma_cc.c */
 		return;
 	}
-	/*
-	 * The extension headers' fields start at zero; the ones before va are all set below.
-	 * (Less than the whole struct: compilers zero up to 64 bytes with vector stores, more
-	 * with a REP STOS whose start-up cost showed in the receive path.)
-	 */
-	memset(&p.va, 0, sizeof(p) - offsetof(struct ternm_pkt, va));
-	p.opcode = bth[0];
-	p.se = bth[1] & 0x80;
-	pad = (bth[1] >> 4) & 3;
-	/* UC carries the RC opcodes of SEND and WRITE with 0x20 set: parsed as those */
-	uc = (p.opcode & 0xe0) == IBOP_UC;
-	if (uc)
-		p.opcode &= 0x1f;
-	/* selective repeat's MIDDLE/LAST packets: the standard opcode, with RETH or SPH */
-	if (p.opcode >= IBOP_SR_WRITE_MIDDLE && p.opcode <= IBOP_SR_SEND_LAST_INV) {
-		static const uint8_t std[] = {
-			IBOP_WRITE_MIDDLE, IBOP_WRITE_LAST, IBOP_WRITE_LAST_IMM,
-			IBOP_SEND_MIDDLE, IBOP_SEND_LAST, IBOP_SEND_LAST_IMM, IBOP_SEND_LAST_INV,
-		};
-
-		p.place = p.opcode <= IBOP_SR_WRITE_LAST_IMM ? PKT_PLACE_RETH : PKT_PLACE_SPH;
-		p.opcode = std[p.opcode - IBOP_SR_WRITE_MIDDLE];
-	}
-	if ((bth[1] & 0x0f) || (p.opcode > (uc ? IBOP_WRITE_ONLY_IMM : IBOP_FETCH_ADD) &&
-				(uc || (p.opcode != IBOP_SEND_LAST_INV &&
-					p.opcode != IBOP_SEND_ONLY_INV))))
+	if (!rx_bth(&p, bth, &uc, &pad))
 		goto discard;
-	/* SEND with invalidate: a SEND_LAST/ONLY whose IETH names a key (rdma_resp.c) */
-	if (p.opcode == IBOP_SEND_LAST_INV || p.opcode == IBOP_SEND_ONLY_INV) {
-		p.inv = true;
-		p.opcode = p.opcode == IBOP_SEND_LAST_INV ? IBOP_SEND_LAST : IBOP_SEND_ONLY;
-	}
 	if ((get_be16(bth + 2) & 0x7fff) != 0x7fff) {
 		r->stats.rx_pkey_mismatch++;
 		return;
@@ -459,78 +598,11 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	p.qpn = get_be24(bth + 5);
 	p.ackreq = bth[8] & 0x80;
 	p.psn = get_be24(bth + 9);
-	ext = (has_reth(p.opcode) ? RETH_LEN : 0) + (has_imm(p.opcode) ? IMM_LEN : 0) +
-	      (has_aeth(p.opcode) ? AETH_LEN : 0) +
-	      (has_atomic_eth(p.opcode) ? ATOMIC_ETH_LEN : 0) +
-	      (p.opcode == IBOP_ATOMIC_ACK ? ATOMIC_ACK_LEN : 0) + (p.inv ? IETH_LEN : 0) +
-	      (p.place == PKT_PLACE_RETH ? RETH_LEN : p.place == PKT_PLACE_SPH ? SPH_LEN : 0);
-	if ((size_t)(end - bth) < BTH_LEN + ext + pad)
+	if (!rx_headers(&p, bth, end, pad))
 		goto discard;
-	x = bth + BTH_LEN;
-	if (has_aeth(p.opcode)) {
-		p.syndrome = x[0];
-		p.msn = get_be24(x + 1);
-		x += AETH_LEN;
-	}
-	if (has_reth(p.opcode)) {
-		p.va = (uint64_t)get_be32(x) << 32 | get_be32(x + 4);
-		p.rkey = get_be32(x + 8);
-		p.dmalen = get_be32(x + 12);
-		x += RETH_LEN;
-	}
-	if (p.place == PKT_PLACE_RETH) {
-		p.va = (uint64_t)get_be32(x) << 32 | get_be32(x + 4);
-		p.rkey = get_be32(x + 8);
-		p.dmalen = get_be32(x + 12);
-		x += RETH_LEN;
-	} else if (p.place == PKT_PLACE_SPH) {
-		p.rord = get_be32(x + offsetof(struct tern_sr_sph, rord));
-		p.moff = get_be32(x + offsetof(struct tern_sr_sph, off));
-		x += SPH_LEN;
-		if (p.rord & ~TERN_SR_SPH_RORD_MASK)
-			goto discard;		/* reserved bits */
-	}
-	if (has_imm(p.opcode)) {
-		memcpy(p.imm, x, 4);
-		x += IMM_LEN;
-	}
-	if (p.inv) {
-		p.ieth = get_be32(x);
-		x += IETH_LEN;
-	}
-	if (has_atomic_eth(p.opcode)) {
-		p.va = get_be64(x);
-		p.rkey = get_be32(x + 8);
-		p.swap_add = get_be64(x + 12);
-		p.compare = get_be64(x + 20);
-		x += ATOMIC_ETH_LEN;
-	}
-	if (p.opcode == IBOP_ATOMIC_ACK) {
-		p.orig = get_be64(x);
-		x += ATOMIC_ACK_LEN;
-	}
-	p.bth = bth;
-	p.payload = x;
-	p.paylen = (uint32_t)(end - x) - pad;
-	/* an ACK carries a payload only as a selective-repeat SACK (its SACKETH, rdma_sr.c) */
-	if ((p.opcode == IBOP_READ_REQ ||
-	     (p.opcode == IBOP_ACK && p.syndrome != AETH_NAK_SACK) ||
-	     p.opcode == IBOP_ATOMIC_ACK || has_atomic_eth(p.opcode)) && (p.paylen || pad))
+	qp = rx_qp(m, &p, uc);
+	if (!qp)
 		goto discard;
-	if (p.opcode == IBOP_ACK && pad)
-		goto discard;		/* a SACKETH is whole words */
-	qp = ternm_qp_get(m, p.qpn);
-	if (!qp || qp->type != (uc ? TERN_QPT_UC : TERN_QPT_RC))
-		goto discard;
-	if (p.place && !qp->sr)
-		goto discard;		/* selective repeat's opcodes: only a QP in the mode */
-	if (is_request(p.opcode)) {
-		/* a request: the responder works from RTR on */
-		if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)
-			goto discard;
-	} else if (qp->state < TERN_QPS_RTS || qp->state > TERN_QPS_SQE) {
-		goto discard;
-	}
 	r->stats.rx_roce_packets++;
 	r->stats.rx_roce_bytes += len;
 	ternm_hpcc_rx(m, qp, &p);		/* INT telemetry (rdma_hpcc.c) */
