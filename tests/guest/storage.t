@@ -51,10 +51,9 @@ SEND_WITH_INV).
 - The kernel log stays clean (check_kernel_clean: KASAN, lockdep, kmemleak on the debug
   kernel; hung tasks).
 
-TERN_STORAGE_PARTS=nvme,nfs,iser,smb selects the parts to run, e.g.
+TERN_STORAGE_PARTS=nvme,nfs,iser,smb selects the parts to run (all four by default), e.g.
 TERN_STORAGE_PARTS=iser scripts/test.sh tests/guest/storage.t; the others skip as "not
-selected". The default is nvme,nfs,iser: SMB Direct runs only when named, until the cifs
-client's oops at teardown (below, SMB_RXE_SERVER) is understood.
+selected".
 
 Each part's wall time is printed (t.diag), and the sizes are small (far smaller on the debug
 kernel): the suite's budget is tight.
@@ -94,12 +93,7 @@ KIND = os.environ.get("TERN_RDMA_TARGET", "tern")
 KINDS = KIND.split("+") if "+" in KIND else [KIND, KIND]   # node0 (host), node1 (target)
 NIC = {"tern": "tern", "rxe": "virtio"}
 ALL_PARTS = ("nvme", "nfs", "iser", "smb")
-# SMB Direct only when asked for: in some runs (tern <-> tern as well as against a Soft-RoCE
-# server), a second after a clean umount, the cifs client oopses in smbd_disconnect_rdma_work
-# -> rdma_disconnect on an rdma_cm ID without a device (a NULL pointer); the cause, 6.1's cifs
-# teardown or tern's completions, is not found yet (Documentation/admin/storage.rst). An
-# oops fails the file, so the suite leaves the part out until the cause is fixed.
-DEFAULT_PARTS = ("nvme", "nfs", "iser")
+DEFAULT_PARTS = ALL_PARTS
 PARTS = [p for p in os.environ.get("TERN_STORAGE_PARTS", ",".join(DEFAULT_PARTS)).split(",")
          if p]
 NOT_SELECTED = "not selected (TERN_STORAGE_PARTS=%s)" % ",".join(PARTS)
@@ -903,17 +897,12 @@ SMB_RXE_CLIENT = {"rxe": "Soft-RoCE as the SMB Direct client: Linux 6.1's rdma_r
                          "the cifs client's ib_drain_rq() at umount (a WARNING in "
                          "__ib_drain_rq, see Documentation/admin/storage.rst)"}
 
-# Soft-RoCE as the SMB Direct server (TERN_RDMA_TARGET=tern+rxe: tests/interop/
-# storage-tern-host.t): in a full suite run, after a clean umount, the cifs client on the tern
-# guest oopsed in smbd_disconnect_rdma_work -> rdma_disconnect, a NULL pointer for the
-# rdma_cm ID's device: the client's disconnect work ran on an ID that was already being torn
-# down. The same oops was seen once tern <-> tern, on a failed mount's teardown. Cause not
-# found yet (6.1's SMB Direct client queues that work from its completion handlers, also
-# during smbd_destroy()'s drain; whether tern's flush completions or Soft-RoCE's disconnect
-# timing opens the window is open): that pairing is skipped until it is.
-SMB_RXE_SERVER = {"rxe": "Soft-RoCE as the SMB Direct server: the tern client's cifs oopsed "
-                         "once in smbd_disconnect_rdma_work after umount (a NULL rdma_cm "
-                         "device; cause open, see Documentation/admin/storage.rst)"}
+# The cifs client of Linux 6.1 could oops a second after umount (smbd_disconnect_rdma_work ->
+# rdma_disconnect on a freed rdma_cm ID), on tern and against a Soft-RoCE server alike: its
+# teardown's wait for DISCONNECTED is cut short by umount's SIGKILL, and the disconnect work
+# that the drain's flushed receives queue can run after rdma_destroy_id(). tern's cifs.ko
+# waits for that work (scripts/smbdirect/cifs-smbd-destroy-disconnect-work.patch;
+# Documentation/admin/storage.rst).
 
 
 def smb_direct_modules():
@@ -1093,7 +1082,7 @@ try:
         smb_skip = (NOT_SELECTED if "smb" not in PARTS else
                     "not in the guest image: %s" % " ".join(smb_missing)
                     if smb_missing else smb_direct_modules() or SMB_RXE_CLIENT.get(
-                        target.kind_of(host)) or SMB_RXE_SERVER.get(target.kind_of(tgt)) or
+                        target.kind_of(host)) or
                     no_frwr([host, tgt], "the cifs client and ksmbd require"))
         if nvme_skip and nfs_skip and iser_skip and smb_skip:
             t.skip_all("NVMe-oF: %s; NFS over RDMA: %s; iSER: %s; SMB Direct: %s" % (
