@@ -238,12 +238,16 @@ try:
     t.ok(frames and all(f[2] and f[3] for f in frames),
          "every one of node1's %d TCP frames has right IPv4 and TCP checksums (our own sums)" %
          len(frames), "bad: %r" % [f for f in frames if not (f[2] and f[3])][:5])
-    # receive coalescing (rx-gro-hw): node0's device handed the stream up in large segments
+    # receive coalescing (rx-gro-hw): node0's device handed the stream up in large segments.
+    # How much of it depends on the host: the device merges frames that arrive within its
+    # coalescing window, and an emulated sender on a loaded host spaces its frames out (on an
+    # idle host over 90 % are merged, under the suite's load 29 % was seen). So: at least a
+    # tenth of the frames were merged (with rx-gro-hw off, none are: checked below).
     segs = hw(es1[0], "rx_lro_segments") - hw(es0[0], "rx_lro_segments")
     merged = hw(es1[0], "rx_lro_frames") - hw(es0[0], "rx_lro_frames")
-    t.ok(segs > 0 and merged >= len(data) // 2,
-         "node0's device coalesced the stream (rx-gro-hw): %d of the %d data frames into %d "
-         "segments" % (merged, len(data), segs))
+    t.ok(segs > 0 and merged >= len(data) // 10,
+         "node0's device coalesced the stream (rx-gro-hw): %d of the %d data frames (%.0f %%) "
+         "into %d segments" % (merged, len(data), 100.0 * merged / max(len(data), 1), segs))
 
     # --- counters agree: driver (ip -s) vs device (ethtool -S), and across the wire -------
     # Retry a few times: a frame can be in flight while the four snapshots are taken.
