@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tern Ethernet function: private definitions shared by its files: en_main.c (netdev, rings,
- * receive, NAPI, probe and remove), en_tx.c (transmit) and ethtool.c.
+ * tern Ethernet function: private definitions shared by its files: en_main.c (netdev, NAPI,
+ * probe and remove), en_tx.c (transmit), en_rx.c (receive) and ethtool.c.
  *
  * The netdev has 1..TERN_EN_MAX_CHANNELS channels (ethtool -l/-L), each a TX queue, an RX
  * queue and an event queue on an MSI-X vector of its own (channel 0: TERN_EN_EQ_VECTOR)
@@ -535,5 +535,11 @@ netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 netdev_features_t tern_en_features_check(struct sk_buff *skb, struct net_device *netdev,
 					 netdev_features_t features);
 void tern_en_tx_clean(struct tern_en_channel *ch, int budget);
+
+/* en_rx.c */
+int tern_en_rxq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch);
+void tern_en_rxq_free(struct tern_en_priv *priv, struct tern_en_channel *ch, bool hw_done);
+bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp);
+int tern_en_rx_poll(struct tern_en_channel *ch, int budget);
 
 #endif /* TERN_EN_H */
