@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tern Ethernet function: private definitions shared by its files: en_main.c (netdev, NAPI,
- * probe and remove), en_tx.c (transmit), en_rx.c (receive) and ethtool.c.
+ * tern Ethernet function: private definitions shared by its files: en_main.c (netdev setup
+ * and operations, channel open/close, probe and remove), en_tx.c (transmit), en_rx.c
+ * (receive), en_txrx.c (events and NAPI; its header describes the data path) and ethtool.c.
  *
  * The netdev has 1..TERN_EN_MAX_CHANNELS channels (ethtool -l/-L), each a TX queue, an RX
  * queue and an event queue on an MSI-X vector of its own (channel 0: TERN_EN_EQ_VECTOR)
@@ -541,5 +542,9 @@ int tern_en_rxq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch);
 void tern_en_rxq_free(struct tern_en_priv *priv, struct tern_en_channel *ch, bool hw_done);
 bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp);
 int tern_en_rx_poll(struct tern_en_channel *ch, int budget);
+
+/* en_txrx.c */
+void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx);
+int tern_en_poll(struct napi_struct *napi, int budget);
 
 #endif /* TERN_EN_H */
