@@ -184,35 +184,12 @@ static bool tern_en_tx_ctx(struct sk_buff *skb, struct tern_eth_txd_ctx *ctx)
 	return true;
 }
 
-/**
- * tern_en_start_xmit() - ndo_start_xmit: post a frame on its channel's TX ring
- * @skb: the frame; consumed unless NETDEV_TX_BUSY is returned
- * @netdev: the netdev
- *
- * Context: softirq or process context with BHs off, the queue's xmit lock held.
- * Return: NETDEV_TX_OK, or NETDEV_TX_BUSY when the ring is full despite flow control.
+/* Makes @skb fit the ring and the device: few enough fragments for the descriptors, at
+ * least ETH_ZLEN bytes, no longer than a frame unless the device segments it. On false,
+ * @skb has been freed.
  */
-netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
+static bool tern_en_xmit_fit(struct sk_buff *skb)
 {
-	struct tern_en_priv *priv = netdev_priv(netdev);
-	struct device *dev = tern_en_dma_dev(priv);
-	struct tern_en_txq *tx = &priv->ch[skb_get_queue_mapping(skb)].tx;
-	struct tern_eth_txd_ctx ctx;
-	struct tern_en_tx_buf *buf;
-	unsigned int nfrags, i, n = 0, need;
-	u32 mask = tx->size - 1, pi = tx->pi, len, segs;
-	bool has_ctx;
-
-	/* Without carrier the device would complete the frame without sending it; until
-	 * linkwatch stops the qdisc, drop here so that the counters tell the truth.
-	 */
-	if (unlikely(!netif_carrier_ok(netdev))) {
-		dev_kfree_skb_any(skb);
-		u64_stats_update_begin(&tx->xstats.syncp);
-		u64_stats_inc(&tx->xstats.carrier);
-		u64_stats_update_end(&tx->xstats.syncp);
-		goto ring;
-	}
 	/* More fragments than descriptors for them: one piece instead (never with TSO, whose
 	 * skbs the stack keeps within MAX_SKB_FRAGS).
 	 */
@@ -221,32 +198,54 @@ netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		goto drop;
 	/* On failure skb_put_padto() has freed the skb. */
 	if (unlikely(skb_put_padto(skb, ETH_ZLEN)))
-		goto dropped;
-	len = skb->len;
-	if (unlikely(!skb_is_gso(skb) && len > TERN_ETH_MAX_FRAME))
+		return false;
+	if (unlikely(!skb_is_gso(skb) && skb->len > TERN_ETH_MAX_FRAME))
 		goto drop;
+	return true;
 
-	has_ctx = tern_en_tx_ctx(skb, &ctx);
-	nfrags = skb_shinfo(skb)->nr_frags;
-	need = has_ctx + !!skb_headlen(skb) + nfrags;
-	if (unlikely(tern_en_tx_free(tx) < need)) {
-		/* Flow control below should have prevented this. */
-		netif_tx_stop_queue(tx->nq);
-		u64_stats_update_begin(&tx->xstats.syncp);
-		u64_stats_inc(&tx->xstats.busy);
-		u64_stats_update_end(&tx->xstats.syncp);
-		tern_en_tx_db(priv, tx, 0);
-		return NETDEV_TX_BUSY;
-	}
+drop:
+	dev_kfree_skb_any(skb);
+	return false;
+}
 
-	if (has_ctx) {
-		memcpy(&tx->ring[pi & mask], &ctx, sizeof(ctx));
-		tx->bufs[pi & mask] = (struct tern_en_tx_buf){};
-		n++;
-	}
-	/* The linear part, then each fragment: one descriptor each, MORE on all but the last. */
+/* No room for the frame: stop the queue, ring what is posted, and have the stack retry. */
+static netdev_tx_t tern_en_xmit_busy(struct tern_en_priv *priv, struct tern_en_txq *tx)
+{
+	/* Flow control (tern_en_tx_maybe_stop()) should have prevented this. */
+	netif_tx_stop_queue(tx->nq);
+	u64_stats_update_begin(&tx->xstats.syncp);
+	u64_stats_inc(&tx->xstats.busy);
+	u64_stats_update_end(&tx->xstats.syncp);
+	tern_en_tx_db(priv, tx, 0);
+	return NETDEV_TX_BUSY;
+}
+
+/* Fills descriptor @slot with one mapped piece of a frame; @more: pieces follow it. */
+static void tern_en_tx_post(struct tern_en_txq *tx, u32 slot, dma_addr_t dma, u32 len,
+			    bool page, bool more)
+{
+	struct tern_eth_txd *txd = &tx->ring[slot];
+
+	tx->bufs[slot] = (struct tern_en_tx_buf){ .dma = dma, .len = len, .page = page };
+	txd->addr = cpu_to_le64(dma);
+	txd->len = cpu_to_le16(len);
+	txd->flags = cpu_to_le16(more ? TERN_ETH_TXD_MORE : 0);
+	txd->rsvd = 0;
+	txd->status = 0;
+}
+
+/* Maps the linear part of @skb, then each fragment, onto the descriptors after the *@used
+ * ones from tx->pi on (an offload context): one descriptor each, TERN_ETH_TXD_MORE on all
+ * but the last; *@used counts them too. On a mapping failure every descriptor from tx->pi on
+ * is unmapped and -ENOMEM returned.
+ */
+static int tern_en_tx_map(struct device *dev, struct tern_en_txq *tx, struct sk_buff *skb,
+			  u32 *used)
+{
+	unsigned int nfrags = skb_shinfo(skb)->nr_frags, i;
+	u32 mask = tx->size - 1, pi = tx->pi, n = *used;
+
 	for (i = 0; i <= nfrags; i++) {
-		struct tern_eth_txd *txd = &tx->ring[(pi + n) & mask];
 		u32 piece;
 		dma_addr_t dma;
 		bool page = i > 0;
@@ -264,18 +263,27 @@ netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		}
 		if (unlikely(dma_mapping_error(dev, dma)))
 			goto unmap;
-		buf = &tx->bufs[(pi + n) & mask];
-		*buf = (struct tern_en_tx_buf){ .dma = dma, .len = piece, .page = page };
-		txd->addr = cpu_to_le64(dma);
-		txd->len = cpu_to_le16(piece);
-		txd->flags = cpu_to_le16(i < nfrags ? TERN_ETH_TXD_MORE : 0);
-		txd->rsvd = 0;
-		txd->status = 0;
+		tern_en_tx_post(tx, (pi + n) & mask, dma, piece, page, i < nfrags);
 		n++;
 	}
-	/* The last descriptor owns the skb and what the completion path counts. */
-	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-	buf = &tx->bufs[(pi + n - 1) & mask];
+	*used = n;
+	return 0;
+
+unmap:
+	while (n--)
+		tern_en_tx_unmap(dev, &tx->bufs[(pi + n) & mask]);
+	return -ENOMEM;
+}
+
+/* Hands the frame's @n descriptors from tx->pi on to the completion path. The last one owns
+ * @skb and what the completion path counts: the frames the device puts on the wire and
+ * their bytes (@len, plus the headers repeated in every TSO segment after the first).
+ */
+static void tern_en_tx_commit(struct tern_en_txq *tx, struct sk_buff *skb, u32 n, u32 len)
+{
+	u32 segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	struct tern_en_tx_buf *buf = &tx->bufs[(tx->pi + n - 1) & (tx->size - 1)];
+
 	buf->skb = skb;
 	buf->segs = segs;
 	buf->wire_bytes = len;
@@ -283,31 +291,79 @@ netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		buf->wire_bytes += (segs - 1) * (skb_transport_offset(skb) + tcp_hdrlen(skb));
 	skb_tx_timestamp(skb);
 	/* Release: the completion path reads the slots only after it sees the new pi. */
-	smp_store_release(&tx->pi, pi + n);
+	smp_store_release(&tx->pi, tx->pi + n);
+}
 
-	if (unlikely(tern_en_tx_should_stop(tern_en_tx_free(tx)))) {
-		netif_tx_stop_queue(tx->nq);
+/* Stops the queue once the next frame might not fit, unless the completion path has made
+ * room meanwhile.
+ */
+static void tern_en_tx_maybe_stop(struct tern_en_txq *tx)
+{
+	if (likely(!tern_en_tx_should_stop(tern_en_tx_free(tx))))
+		return;
+	netif_tx_stop_queue(tx->nq);
+	u64_stats_update_begin(&tx->xstats.syncp);
+	u64_stats_inc(&tx->xstats.stops);
+	u64_stats_update_end(&tx->xstats.syncp);
+	/* Pairs with smp_mb() in tern_en_tx_clean(): either it sees the stopped queue, or we
+	 * see the room it made.
+	 */
+	smp_mb();
+	if (tern_en_tx_can_wake(tx->size, tern_en_tx_free(tx)))
+		netif_tx_start_queue(tx->nq);
+}
+
+/**
+ * tern_en_start_xmit() - ndo_start_xmit: post a frame on its channel's TX ring
+ * @skb: the frame; consumed unless NETDEV_TX_BUSY is returned
+ * @netdev: the netdev
+ *
+ * Context: softirq or process context with BHs off, the queue's xmit lock held.
+ * Return: NETDEV_TX_OK, or NETDEV_TX_BUSY when the ring is full despite flow control.
+ */
+netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	struct tern_en_txq *tx = &priv->ch[skb_get_queue_mapping(skb)].tx;
+	u32 mask = tx->size - 1, len, need, n = 0;
+	struct tern_eth_txd_ctx ctx;
+	bool has_ctx;
+
+	/* Without carrier the device would complete the frame without sending it; until
+	 * linkwatch stops the qdisc, drop here so that the counters tell the truth.
+	 */
+	if (unlikely(!netif_carrier_ok(netdev))) {
+		dev_kfree_skb_any(skb);
 		u64_stats_update_begin(&tx->xstats.syncp);
-		u64_stats_inc(&tx->xstats.stops);
+		u64_stats_inc(&tx->xstats.carrier);
 		u64_stats_update_end(&tx->xstats.syncp);
-		/* Pairs with smp_mb() in tern_en_tx_clean(): either it sees the stopped queue,
-		 * or we see the room it made.
-		 */
-		smp_mb();
-		if (tern_en_tx_can_wake(tx->size, tern_en_tx_free(tx)))
-			netif_tx_start_queue(tx->nq);
+		goto ring;
 	}
+	if (unlikely(!tern_en_xmit_fit(skb)))
+		goto dropped;
+	len = skb->len;
+
+	has_ctx = tern_en_tx_ctx(skb, &ctx);
+	need = has_ctx + !!skb_headlen(skb) + skb_shinfo(skb)->nr_frags;
+	if (unlikely(tern_en_tx_free(tx) < need))
+		return tern_en_xmit_busy(priv, tx);
+	if (has_ctx) {
+		memcpy(&tx->ring[tx->pi & mask], &ctx, sizeof(ctx));
+		tx->bufs[tx->pi & mask] = (struct tern_en_tx_buf){};
+		n++;
+	}
+	if (unlikely(tern_en_tx_map(tern_en_dma_dev(priv), tx, skb, &n))) {
+		dev_kfree_skb_any(skb);
+		goto dropped;
+	}
+	tern_en_tx_commit(tx, skb, n, len);
+	tern_en_tx_maybe_stop(tx);
 
 	/* Rings the doorbell unless more frames follow and the queue is still running. */
 	if (__netdev_tx_sent_queue(tx->nq, len, netdev_xmit_more()))
 		tern_en_tx_db(priv, tx, 0);
 	return NETDEV_TX_OK;
 
-unmap:
-	while (n--)
-		tern_en_tx_unmap(dev, &tx->bufs[(pi + n) & mask]);
-drop:
-	dev_kfree_skb_any(skb);
 dropped:
 	tern_en_xmit_drop(tx);
 ring:
@@ -401,7 +457,7 @@ void tern_en_tx_clean(struct tern_en_channel *ch, int budget)
 	u64_stats_add(&tx->stats.errors, errors);
 	u64_stats_update_end(&tx->stats.syncp);
 
-	/* Pairs with smp_mb() in tern_en_start_xmit() after stopping the queue. */
+	/* Pairs with smp_mb() in tern_en_tx_maybe_stop() after stopping the queue. */
 	smp_mb();
 	if (unlikely(netif_tx_queue_stopped(tx->nq)) &&
 	    tern_en_tx_can_wake(tx->size, tern_en_tx_free(tx))) {
