@@ -346,10 +346,111 @@ static bool tern_en_rx_lro_gso(struct sk_buff *skb, u16 mss)
 	return true;
 }
 
+/* What one NAPI poll counted; added to the queue's &tern_en_rx_stats at its end. */
+struct tern_en_rx_counts {
+	unsigned int packets;
+	unsigned int bytes;
+	unsigned int mcast;
+	unsigned int errors;
+	unsigned int len_errors;
+	unsigned int dropped;
+};
+
+/* Gives a received frame's @skb to the stack with what the device found out about it
+ * (@status, the RSS hash of descriptor @rxd), and counts it. A coalesced segment (@lro_mss:
+ * the device's MSS) whose headers are not those the device coalesces is dropped instead.
+ */
+static void tern_en_rx_deliver(struct tern_en_channel *ch, struct sk_buff *skb,
+			       const struct tern_eth_rxd *rxd, u16 status, u16 lro_mss,
+			       int budget, struct tern_en_rx_counts *c)
+{
+	struct net_device *netdev = ch->priv->netdev;
+
+	skb->protocol = eth_type_trans(skb, netdev);
+	if (status & TERN_ETH_RXD_LRO) {
+		if (unlikely(!(netdev->features & NETIF_F_RXCSUM) ||
+			     !tern_en_rx_lro_gso(skb, lro_mss))) {
+			c->len_errors++;
+			napi_consume_skb(skb, budget);
+			return;
+		}
+	}
+	/* a bad sum is left to the stack to find, count and drop */
+	if ((status & TERN_ETH_RXD_CSUM_OK) && (netdev->features & NETIF_F_RXCSUM))
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	/* the write-back put the RSS hash over the buffer address's low half */
+	if ((status & TERN_ETH_RXD_HASH) && (netdev->features & NETIF_F_RXHASH))
+		skb_set_hash(skb, le32_to_cpu(rxd->rss_hash),
+			     (status & TERN_ETH_RXD_HASH_L4) ? PKT_HASH_TYPE_L4 :
+							      PKT_HASH_TYPE_L3);
+	skb_record_rx_queue(skb, ch->idx);
+	if (skb->pkt_type == PACKET_MULTICAST)
+		c->mcast++;
+	/* a coalesced segment counts the frames it was made of, as the device does */
+	c->packets += skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	c->bytes += skb->len + ETH_HLEN;
+	napi_gro_receive(&ch->napi, skb);
+}
+
+/* Processes the descriptor at rx->ci, with the other buffers of a coalesced segment: the
+ * frame goes to the stack, or is counted as an error or a drop. False when the device has
+ * not finished the descriptor (or every buffer of the segment) yet: nothing is consumed.
+ */
+static bool tern_en_rx_one(struct tern_en_channel *ch, int budget,
+			   struct tern_en_rx_counts *c)
+{
+	struct tern_en_rxq *rx = &ch->rx;
+	u32 mask = rx->size - 1, nbufs = 1;
+	struct tern_eth_rxd *rxd = &rx->ring[rx->ci & mask];
+	struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
+	struct page *page = buf->page;
+	u16 status, len, lro_mss = 0;
+	struct sk_buff *skb;
+	bool bad = false;
+
+	status = le16_to_cpu(READ_ONCE(rxd->status));
+	if (!(status & TERN_ETH_DESC_DONE))
+		return false;
+	/* The rest of the descriptor is valid once DONE is seen. */
+	dma_rmb();
+	len = le16_to_cpu(rxd->pkt_len);
+	if (status & TERN_ETH_RXD_LRO) {
+		/* a coalesced segment: its other buffers come with it */
+		nbufs = tern_en_rx_lro_bufs(rx, status, &bad);
+		if (unlikely(!nbufs))
+			return false;
+		lro_mss = le16_to_cpu(rxd->lro_mss);
+	}
+
+	if (unlikely(status & TERN_ETH_DESC_ERR)) {
+		c->errors++;
+		tern_en_rx_drop(rx, nbufs);
+		return true;
+	}
+	if (unlikely(len < ETH_HLEN || len > rx->buf_len || bad)) {
+		c->len_errors++;
+		tern_en_rx_drop(rx, nbufs);
+		return true;
+	}
+	if (status & TERN_ETH_RXD_LRO) {
+		skb = tern_en_rx_lro_skb(ch, nbufs, len);
+	} else {
+		buf->page = NULL;
+		rx->ci++;
+		skb = tern_en_rx_skb(ch, page, len);
+	}
+	if (unlikely(!skb)) {
+		c->dropped++;
+		return true;
+	}
+	tern_en_rx_deliver(ch, skb, rxd, status, lro_mss, budget, c);
+	return true;
+}
+
 /**
  * tern_en_rx_poll() - give the stack what the device has received
  * @ch: the channel
- * @budget: most descriptors to process (a coalesced segment's first one counts, alone)
+ * @budget: most descriptors to process (a coalesced segment's buffers count as one)
  *
  * Consumed buffers are not replaced here: tern_en_rx_refill() does that.
  *
@@ -358,94 +459,21 @@ static bool tern_en_rx_lro_gso(struct sk_buff *skb, u16 mss)
  */
 int tern_en_rx_poll(struct tern_en_channel *ch, int budget)
 {
-	struct net_device *netdev = ch->priv->netdev;
 	struct tern_en_rxq *rx = &ch->rx;
-	unsigned int packets = 0, bytes = 0, mcast = 0;
-	unsigned int errors = 0, len_errors = 0, dropped = 0;
-	u32 mask = rx->size - 1;
+	struct tern_en_rx_counts c = {};
 	int done = 0;
 
-	while (done < budget && rx->ci != rx->pi) {
-		struct tern_eth_rxd *rxd = &rx->ring[rx->ci & mask];
-		struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
-		struct page *page = buf->page;
-		struct sk_buff *skb;
-		u16 status, len, lro_mss = 0;
-		u32 nbufs;
-		bool bad;
-
-		status = le16_to_cpu(READ_ONCE(rxd->status));
-		if (!(status & TERN_ETH_DESC_DONE))
-			break;
-		/* The rest of the descriptor is valid once DONE is seen. */
-		dma_rmb();
-		len = le16_to_cpu(rxd->pkt_len);
-		nbufs = 1;
-		bad = false;
-		if (status & TERN_ETH_RXD_LRO) {
-			/* a coalesced segment: its other buffers come with it */
-			nbufs = tern_en_rx_lro_bufs(rx, status, &bad);
-			if (unlikely(!nbufs))
-				break;
-			lro_mss = le16_to_cpu(rxd->lro_mss);
-		}
+	while (done < budget && rx->ci != rx->pi && tern_en_rx_one(ch, budget, &c))
 		done++;
-
-		if (unlikely(status & TERN_ETH_DESC_ERR)) {
-			errors++;
-			tern_en_rx_drop(rx, nbufs);
-			continue;
-		}
-		if (unlikely(len < ETH_HLEN || len > rx->buf_len || bad)) {
-			len_errors++;
-			tern_en_rx_drop(rx, nbufs);
-			continue;
-		}
-		if (status & TERN_ETH_RXD_LRO) {
-			skb = tern_en_rx_lro_skb(ch, nbufs, len);
-		} else {
-			buf->page = NULL;
-			rx->ci++;
-			skb = tern_en_rx_skb(ch, page, len);
-		}
-		if (unlikely(!skb)) {
-			dropped++;
-			continue;
-		}
-		skb->protocol = eth_type_trans(skb, netdev);
-		if (status & TERN_ETH_RXD_LRO) {
-			if (unlikely(!(netdev->features & NETIF_F_RXCSUM) ||
-				     !tern_en_rx_lro_gso(skb, lro_mss))) {
-				len_errors++;
-				napi_consume_skb(skb, budget);
-				continue;
-			}
-		}
-		/* a bad sum is left to the stack to find, count and drop */
-		if ((status & TERN_ETH_RXD_CSUM_OK) && (netdev->features & NETIF_F_RXCSUM))
-			skb->ip_summed = CHECKSUM_UNNECESSARY;
-		/* the write-back put the RSS hash over the buffer address's low half */
-		if ((status & TERN_ETH_RXD_HASH) && (netdev->features & NETIF_F_RXHASH))
-			skb_set_hash(skb, le32_to_cpu(rxd->rss_hash),
-				     (status & TERN_ETH_RXD_HASH_L4) ? PKT_HASH_TYPE_L4 :
-								      PKT_HASH_TYPE_L3);
-		skb_record_rx_queue(skb, ch->idx);
-		if (skb->pkt_type == PACKET_MULTICAST)
-			mcast++;
-		/* a coalesced segment counts the frames it was made of, as the device does */
-		packets += skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-		bytes += skb->len + ETH_HLEN;
-		napi_gro_receive(&ch->napi, skb);
-	}
 
 	if (done) {
 		u64_stats_update_begin(&rx->stats.syncp);
-		u64_stats_add(&rx->stats.packets, packets);
-		u64_stats_add(&rx->stats.bytes, bytes);
-		u64_stats_add(&rx->stats.multicast, mcast);
-		u64_stats_add(&rx->stats.errors, errors);
-		u64_stats_add(&rx->stats.length_errors, len_errors);
-		u64_stats_add(&rx->stats.dropped, dropped);
+		u64_stats_add(&rx->stats.packets, c.packets);
+		u64_stats_add(&rx->stats.bytes, c.bytes);
+		u64_stats_add(&rx->stats.multicast, c.mcast);
+		u64_stats_add(&rx->stats.errors, c.errors);
+		u64_stats_add(&rx->stats.length_errors, c.len_errors);
+		u64_stats_add(&rx->stats.dropped, c.dropped);
 		u64_stats_update_end(&rx->stats.syncp);
 	}
 	return done;
