@@ -1027,28 +1027,12 @@ static u32 tern_en_max_channels(const struct tern_dev *tdev)
 	return max(n, 1);
 }
 
-/**
- * tern_en_probe() - create and register the Ethernet netdev
- * @tdev: the device; command queue, async EQ and MSI-X vectors are up
- *
- * Context: process context (PCI probe).
- * Return: 0 (also when the device has no Ethernet function), or a negative errno.
- */
-int tern_en_probe(struct tern_dev *tdev)
+/* The device's Ethernet queues and vector are usable. */
+static int tern_en_check_caps(struct tern_dev *tdev)
 {
 	const struct tern_cmd_query_device_out *caps = &tdev->caps;
 	struct device *dev = &tdev->pdev->dev;
-	struct tern_en_priv *priv;
-	struct net_device *netdev;
-	unsigned long flags;
-	u8 max_log;
-	u32 i;
-	int err;
 
-	if (!(le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH)) {
-		dev_info(dev, "no Ethernet function\n");
-		return 0;
-	}
 	if (!caps->max_eth_txqs || !caps->max_eth_rxqs || caps->max_eth_log < TERN_ETH_MIN_LOG) {
 		dev_err(dev, "device reports no usable Ethernet queues\n");
 		return -ENODEV;
@@ -1058,13 +1042,15 @@ int tern_en_probe(struct tern_dev *tdev)
 			TERN_EN_EQ_VECTOR, tdev->num_vectors);
 		return -ENOSPC;
 	}
+	return 0;
+}
 
-	netdev = alloc_etherdev_mq(sizeof(*priv), tern_en_max_channels(tdev));
-	if (!netdev)
-		return -ENOMEM;
-	SET_NETDEV_DEV(netdev, dev);
+/* Locks, work items and channels of a new netdev's private data. */
+static void tern_en_init_priv(struct tern_en_priv *priv, struct tern_dev *tdev,
+			      struct net_device *netdev)
+{
+	u32 i;
 
-	priv = netdev_priv(netdev);
 	priv->tdev = tdev;
 	priv->netdev = netdev;
 	spin_lock_init(&priv->link_lock);
@@ -1088,37 +1074,61 @@ int tern_en_probe(struct tern_dev *tdev)
 		ch->tx.qid = TERN_EN_QID_NONE;
 		ch->rx.qid = TERN_EN_QID_NONE;
 	}
-	priv->max_channels = tern_en_max_channels(tdev);
+}
+
+/* Event moderation: the defaults, within the device's limits. */
+static void tern_en_init_coal(struct tern_en_priv *priv)
+{
+	const struct tern_cmd_query_device_out *caps = &priv->tdev->caps;
+
+	priv->coal_supported = true;
+	priv->max_coal_usecs = le16_to_cpu(caps->max_eth_moder_period);
+	priv->max_coal_frames = le16_to_cpu(caps->max_eth_moder_frames);
+	priv->coal.rx_usecs = min_t(u16, TERN_EN_DEF_RX_USECS, priv->max_coal_usecs);
+	priv->coal.tx_usecs = min_t(u16, TERN_EN_DEF_TX_USECS, priv->max_coal_usecs);
+	priv->coal.rx_frames = min_t(u16, TERN_EN_DEF_RX_FRAMES, priv->max_coal_frames);
+	priv->coal.tx_frames = min_t(u16, TERN_EN_DEF_TX_FRAMES, priv->max_coal_frames);
+	if (!priv->coal.rx_usecs)
+		priv->coal.rx_frames = min_t(u16, priv->coal.rx_frames, 1);
+	if (!priv->coal.tx_usecs)
+		priv->coal.tx_frames = min_t(u16, priv->coal.tx_frames, 1);
+}
+
+/* Channels, RSS, ring sizes and event moderation, from the device's limits. */
+static int tern_en_init_queues(struct tern_en_priv *priv)
+{
+	const struct tern_cmd_query_device_out *caps = &priv->tdev->caps;
+	u8 max_log;
+	int err;
+
+	priv->max_channels = tern_en_max_channels(priv->tdev);
 	priv->rss_supported = le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_RSS;
 	netdev_rss_key_fill(priv->rss_key, sizeof(priv->rss_key));
 	err = tern_en_set_num_queues(priv, min_t(u32, priv->max_channels,
 						 netif_get_num_default_rss_queues()));
 	if (err)
-		goto err_free_netdev;
+		return err;
 
 	max_log = min_t(u8, caps->max_eth_log, TERN_ETH_MAX_LOG);
 	priv->max_ring_size = 1u << max_log;
 	priv->tx_ring_size = min_t(u32, 1u << TERN_EN_DEF_RING_LOG, priv->max_ring_size);
 	priv->rx_ring_size = priv->tx_ring_size;
-	if (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_MODERATION) {
-		priv->coal_supported = true;
-		priv->max_coal_usecs = le16_to_cpu(caps->max_eth_moder_period);
-		priv->max_coal_frames = le16_to_cpu(caps->max_eth_moder_frames);
-		priv->coal.rx_usecs = min_t(u16, TERN_EN_DEF_RX_USECS, priv->max_coal_usecs);
-		priv->coal.tx_usecs = min_t(u16, TERN_EN_DEF_TX_USECS, priv->max_coal_usecs);
-		priv->coal.rx_frames = min_t(u16, TERN_EN_DEF_RX_FRAMES, priv->max_coal_frames);
-		priv->coal.tx_frames = min_t(u16, TERN_EN_DEF_TX_FRAMES, priv->max_coal_frames);
-		if (!priv->coal.rx_usecs)
-			priv->coal.rx_frames = min_t(u16, priv->coal.rx_frames, 1);
-		if (!priv->coal.tx_usecs)
-			priv->coal.tx_frames = min_t(u16, priv->coal.tx_frames, 1);
-	}
+	if (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_MODERATION)
+		tern_en_init_coal(priv);
+	return 0;
+}
+
+/* The netdev's operations and offloads. */
+static void tern_en_init_features(struct tern_en_priv *priv)
+{
+	u32 dev_caps = le32_to_cpu(priv->tdev->caps.caps);
+	struct net_device *netdev = priv->netdev;
 
 	netdev->netdev_ops = &tern_en_netdev_ops;
 	netdev->ethtool_ops = &tern_ethtool_ops;
 	netdev->watchdog_timeo = TERN_EN_TX_TIMEOUT;
 	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
-	if (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_OFFLOAD) {
+	if (dev_caps & TERN_DEV_CAP_ETH_OFFLOAD) {
 		/* all on by default, each can be turned off (ethtool -K) */
 		netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_TSO |
 				      NETIF_F_TSO6 | NETIF_F_RXCSUM;
@@ -1133,14 +1143,21 @@ int tern_en_probe(struct tern_dev *tdev)
 		netdev->features |= NETIF_F_RXHASH;
 	}
 	/* Receive coalescing on by default, as bnxt has it; needs the device's checksums. */
-	priv->lro_supported = (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_LRO) &&
+	priv->lro_supported = (dev_caps & TERN_DEV_CAP_ETH_LRO) &&
 			      (netdev->hw_features & NETIF_F_RXCSUM);
 	if (priv->lro_supported) {
 		netdev->hw_features |= NETIF_F_GRO_HW;
 		netdev->features |= NETIF_F_GRO_HW;
 	}
 	priv->lro = netdev->features & NETIF_F_GRO_HW;
-	tern_en_init_mtu(priv);
+}
+
+/* The netdev's address: the device's permanent one, or a random one if that is invalid. */
+static void tern_en_init_mac(struct tern_en_priv *priv)
+{
+	const struct tern_cmd_query_device_out *caps = &priv->tdev->caps;
+	struct device *dev = &priv->tdev->pdev->dev;
+	struct net_device *netdev = priv->netdev;
 
 	/* Until the first SET_PORT the device accepts its permanent address, MTU 1500. */
 	priv->port.flags = 0;
@@ -1154,16 +1171,70 @@ int tern_en_probe(struct tern_dev *tdev)
 		dev_warn(dev, "invalid permanent MAC address %pM, using random %pM\n",
 			 caps->mac, netdev->dev_addr);
 	}
+}
+
+/* Probe, first stage: the netdev, set up from the device's capabilities, with its NAPI
+ * contexts, not yet registered. Undone by tern_en_destroy_netdev(); on failure nothing is
+ * left.
+ */
+static struct net_device *tern_en_create_netdev(struct tern_dev *tdev)
+{
+	struct tern_en_priv *priv;
+	struct net_device *netdev;
+	u32 i;
+	int err;
+
+	netdev = alloc_etherdev_mq(sizeof(*priv), tern_en_max_channels(tdev));
+	if (!netdev)
+		return ERR_PTR(-ENOMEM);
+	SET_NETDEV_DEV(netdev, &tdev->pdev->dev);
+
+	priv = netdev_priv(netdev);
+	tern_en_init_priv(priv, tdev, netdev);
+	err = tern_en_init_queues(priv);
+	if (err) {
+		free_netdev(netdev);
+		return ERR_PTR(err);
+	}
+	tern_en_init_features(priv);
+	tern_en_init_mtu(priv);
+	tern_en_init_mac(priv);
 
 	for (i = 0; i < priv->max_channels; i++)
 		netif_napi_add(netdev, &priv->ch[i].napi, tern_en_poll);
+	return netdev;
+}
+
+/* Undoes tern_en_create_netdev() once the netdev is unregistered, or was never registered:
+ * shared by the probe's error path and tern_en_remove().
+ */
+static void tern_en_destroy_netdev(struct tern_en_priv *priv)
+{
+	u32 i;
+
+	cancel_work_sync(&priv->rx_mode_work);
+	cancel_work_sync(&priv->reset_work);
+	cancel_delayed_work_sync(&priv->stats_work);
+	for (i = 0; i < priv->max_channels; i++)
+		netif_napi_del(&priv->ch[i].napi);
+	free_netdev(priv->netdev);
+}
+
+/* Probe, second stage: register the netdev and let the device's link changes reach it. */
+static int tern_en_register(struct tern_en_priv *priv)
+{
+	struct net_device *netdev = priv->netdev;
+	struct tern_dev *tdev = priv->tdev;
+	unsigned long flags;
+	int err;
+
 	netif_carrier_off(netdev);
 	tern_dcb_netdev_setup(tdev, netdev);
 
 	err = register_netdev(netdev);
 	if (err) {
-		dev_err(dev, "cannot register the netdev: %d\n", err);
-		goto err_free;
+		dev_err(&tdev->pdev->dev, "cannot register the netdev: %d\n", err);
+		return err;
 	}
 	/* The DCB settings outlive the netdev: show the kept DSCP map in its APP table. */
 	tern_dcb_netdev_registered(tdev, netdev);
@@ -1174,12 +1245,34 @@ int tern_en_probe(struct tern_dev *tdev)
 	tern_en_set_link(priv, tern_en_hw_link_up(priv));
 	spin_unlock_irqrestore(&priv->link_lock, flags);
 	return 0;
+}
 
-err_free:
-	for (i = 0; i < priv->max_channels; i++)
-		netif_napi_del(&priv->ch[i].napi);
-err_free_netdev:
-	free_netdev(netdev);
+/**
+ * tern_en_probe() - create and register the Ethernet netdev
+ * @tdev: the device; command queue, async EQ and MSI-X vectors are up
+ *
+ * Context: process context (PCI probe).
+ * Return: 0 (also when the device has no Ethernet function), or a negative errno.
+ */
+int tern_en_probe(struct tern_dev *tdev)
+{
+	struct net_device *netdev;
+	int err;
+
+	if (!(le32_to_cpu(tdev->caps.caps) & TERN_DEV_CAP_ETH)) {
+		dev_info(&tdev->pdev->dev, "no Ethernet function\n");
+		return 0;
+	}
+	err = tern_en_check_caps(tdev);
+	if (err)
+		return err;
+
+	netdev = tern_en_create_netdev(tdev);
+	if (IS_ERR(netdev))
+		return PTR_ERR(netdev);
+	err = tern_en_register(netdev_priv(netdev));
+	if (err)
+		tern_en_destroy_netdev(netdev_priv(netdev));
 	return err;
 }
 
@@ -1192,22 +1285,14 @@ err_free_netdev:
 void tern_en_remove(struct tern_dev *tdev)
 {
 	struct net_device *netdev = tdev->netdev;
-	struct tern_en_priv *priv;
-	u32 i;
 
 	if (!netdev)
 		return;
-	priv = netdev_priv(netdev);
 	/* The async EQ's handler reads it locklessly; unregistering waits for it (RCU). */
 	WRITE_ONCE(tdev->netdev, NULL);
 
 	unregister_netdev(netdev);
-	cancel_work_sync(&priv->rx_mode_work);
-	cancel_work_sync(&priv->reset_work);
-	cancel_delayed_work_sync(&priv->stats_work);
-	for (i = 0; i < priv->max_channels; i++)
-		netif_napi_del(&priv->ch[i].napi);
-	free_netdev(netdev);
+	tern_en_destroy_netdev(netdev_priv(netdev));
 }
 
 /**
