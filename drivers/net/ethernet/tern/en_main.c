@@ -400,7 +400,7 @@ static void tern_en_get_stats64(struct net_device *netdev, struct rtnl_link_stat
 }
 
 /* ---------------------------------------------------------------------------------------
- * Rings
+ * The channels' queues on the device (their rings: en_tx.c, en_rx.c)
  */
 
 static void tern_en_fill_mem(struct tern_mem_desc *mem, dma_addr_t dma, size_t bytes)

@@ -401,6 +401,10 @@ netdev_features_t tern_en_features_check(struct sk_buff *skb, struct net_device 
 	return features;
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Completion
+ */
+
 /**
  * tern_en_tx_clean() - reap the TX descriptors the device has finished
  * @ch: the channel
