@@ -318,7 +318,7 @@ static void tern_en_tx_maybe_stop(struct tern_en_txq *tx)
  * @skb: the frame; consumed unless NETDEV_TX_BUSY is returned
  * @netdev: the netdev
  *
- * Context: softirq or process context with BHs off, the queue's xmit lock held.
+ * Context: the queue's xmit lock held, BHs (or, from netpoll, IRQs) off.
  * Return: NETDEV_TX_OK, or NETDEV_TX_BUSY when the ring is full despite flow control.
  */
 netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
