@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tern Ethernet function: private definitions shared by en_main.c and ethtool.c.
+ * tern Ethernet function: private definitions shared by its files: en_main.c (netdev setup
+ * and operations, channel open/close, probe and remove), en_tx.c (transmit), en_rx.c
+ * (receive), en_txrx.c (events and NAPI; its header describes the data path) and ethtool.c.
  *
  * The netdev has 1..TERN_EN_MAX_CHANNELS channels (ethtool -l/-L), each a TX queue, an RX
  * queue and an event queue on an MSI-X vector of its own (channel 0: TERN_EN_EQ_VECTOR)
@@ -239,7 +241,7 @@ struct tern_en_eq_stats {
  *	under the queue's xmit lock (the doorbell may only be written under it), read locklessly
  *	(smp_load_acquire) by the completion path to bound its walk
  * @ci: consumer index (free-running); written by the NAPI poll only, read locklessly by
- *	ndo_start_xmit to compute free space (see the stop/wake barriers in en_main.c)
+ *	ndo_start_xmit to compute free space (see the stop/wake barriers in en_tx.c)
  * @qid: queue number assigned by the device
  * @nq: the netdev queue
  * @stats: completion counters
@@ -502,6 +504,19 @@ struct tern_en_priv {
 };
 
 #define TERN_EN_MIN_RING_SIZE	BIT(TERN_ETH_MIN_LOG)
+/* The qid of a queue the device does not have. */
+#define TERN_EN_QID_NONE	U32_MAX
+
+/**
+ * tern_en_dma_dev() - the device that the rings and buffers are mapped for
+ * @priv: the Ethernet function
+ *
+ * Return: the PCI function's struct device.
+ */
+static inline struct device *tern_en_dma_dev(const struct tern_en_priv *priv)
+{
+	return &priv->tdev->pdev->dev;
+}
 
 /* en_main.c */
 int tern_en_update_hw_stats(struct tern_en_priv *priv);
@@ -512,5 +527,24 @@ int tern_en_set_channels(struct tern_en_priv *priv, u32 count);
 int tern_en_set_rss(struct tern_en_priv *priv, const u32 *indir, const u8 *key);
 int tern_en_set_ring_sizes(struct tern_en_priv *priv, u32 tx_size, u32 rx_size);
 int tern_en_set_coal(struct tern_en_priv *priv, const struct tern_en_coal *coal);
+
+/* en_tx.c */
+int tern_en_txq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch);
+void tern_en_txq_free(struct tern_en_priv *priv, struct tern_en_channel *ch, bool hw_done);
+void tern_en_tx_db(struct tern_en_priv *priv, struct tern_en_txq *tx, u32 flags);
+netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+netdev_features_t tern_en_features_check(struct sk_buff *skb, struct net_device *netdev,
+					 netdev_features_t features);
+void tern_en_tx_clean(struct tern_en_channel *ch, int budget);
+
+/* en_rx.c */
+int tern_en_rxq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch);
+void tern_en_rxq_free(struct tern_en_priv *priv, struct tern_en_channel *ch, bool hw_done);
+bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp);
+int tern_en_rx_poll(struct tern_en_channel *ch, int budget);
+
+/* en_txrx.c */
+void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx);
+int tern_en_poll(struct napi_struct *napi, int budget);
 
 #endif /* TERN_EN_H */

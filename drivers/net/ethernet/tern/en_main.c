@@ -1,54 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern Ethernet function: netdev, TX/RX rings, NAPI, receive mode, MTU and statistics.
- *
- * Data path
- * ---------
- * Channels (1..max_channels, ethtool -L): each a TX queue, an RX queue and an EQ on an MSI-X
- * vector of its own (tern_en_vector()), with a NAPI context; netdev queue i is channel i's.
- * The device picks the RX queue of a received frame by RSS (SET_RSS: the Toeplitz hash, an
- * indirection table of RX queues, ethtool -x/-X) and writes the hash back into the RX
- * descriptor, which becomes the skb's hash. The device writes back a descriptor's status
- * (DONE last) when it is finished with it and, if the queue is armed, posts one event to
- * the queue's EQ and disarms the queue. The EQ handler only schedules the channel's NAPI
- * (the EQ re-arms itself after each interrupt). The NAPI poll reaps TX
- * completions, receives up to its budget, refills the RX ring and, once it completes,
- * re-arms both queues and looks at the rings once more: a descriptor finished before its
- * queue was armed raises no event, so it would otherwise be missed until the next one.
- *
- * Doorbells carry a producer index that must never go backwards. The RX doorbell is only
- * written by the NAPI poll. The TX doorbell is written by ndo_start_xmit and by the NAPI poll
- * (to arm the queue), both under the TX queue's xmit lock.
- *
- * tern_db() is iowrite32(), which orders earlier writes to coherent (descriptor) memory
- * before the MMIO write; that is the only ordering a ring needs, as the device reads
- * descriptors only up to the producer index of a doorbell.
+ * tern Ethernet function: netdev setup and operations, link, port configuration (receive
+ * mode, MTU, MAC), statistics, channel open/close and reconfiguration, probe, remove,
+ * suspend and resume. The data path is in en_tx.c (transmit), en_rx.c (receive) and
+ * en_txrx.c (events and NAPI; its header describes the data path as a whole).
  */
-#include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/rtnetlink.h>
-#include <linux/skbuff.h>
-#include <linux/tcp.h>
-#include <net/page_pool.h>
 
 #include "en.h"
 
-#define TERN_EN_QID_NONE	U32_MAX
 #define TERN_EN_TX_TIMEOUT	(5 * HZ)
 #define TERN_EN_STATS_PERIOD	HZ
 /* ndo_get_stats64 asks for a refresh of the hardware counters when they are older. */
 #define TERN_EN_STATS_MAX_AGE	(HZ / 10)
-
-/* Frames up to this size are copied into a small skb and the buffer is reused at once. */
-#define TERN_EN_RX_COPYBREAK	256
-
-static struct device *tern_en_dma_dev(const struct tern_en_priv *priv)
-{
-	return &priv->tdev->pdev->dev;
-}
 
 /* ---------------------------------------------------------------------------------------
  * Link
@@ -434,7 +400,7 @@ static void tern_en_get_stats64(struct net_device *netdev, struct rtnl_link_stat
 }
 
 /* ---------------------------------------------------------------------------------------
- * Rings
+ * The channels' queues on the device (their rings: en_tx.c, en_rx.c)
  */
 
 static void tern_en_fill_mem(struct tern_mem_desc *mem, dma_addr_t dma, size_t bytes)
@@ -534,861 +500,6 @@ static bool tern_en_destroy_queue(struct tern_en_priv *priv, u16 opcode, u32 qid
 	netdev_err(priv->netdev, "%s of queue %u failed: %d\n", tern_cmd_opcode_name(opcode),
 		   qid, err);
 	return false;
-}
-
-/* Free TX descriptors. Exact under the xmit lock; a lower bound in the NAPI poll. */
-static u32 tern_en_tx_free(const struct tern_en_txq *tx)
-{
-	/* Acquire: the completion path is done with a slot before it moves ci past it. */
-	return tern_en_ring_room(tx->size, READ_ONCE(tx->pi), smp_load_acquire(&tx->ci));
-}
-
-static int tern_en_txq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch)
-{
-	struct tern_en_txq *tx = &ch->tx;
-
-	tx->size = priv->tx_ring_size;
-	tx->pi = 0;
-	tx->ci = 0;
-	tx->qid = TERN_EN_QID_NONE;
-	tx->nq = netdev_get_tx_queue(priv->netdev, ch->idx);
-	tx->bufs = kvcalloc(tx->size, sizeof(*tx->bufs), GFP_KERNEL);
-	if (!tx->bufs)
-		return -ENOMEM;
-	tx->ring_bytes = tx->size * sizeof(*tx->ring);
-	tx->ring = dma_alloc_coherent(tern_en_dma_dev(priv), tx->ring_bytes, &tx->ring_dma,
-				      GFP_KERNEL);
-	if (!tx->ring) {
-		kvfree(tx->bufs);
-		tx->bufs = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Unmaps what one TX descriptor gave the device (nothing for an offload context). */
-static void tern_en_tx_unmap(struct device *dev, struct tern_en_tx_buf *buf)
-{
-	if (!buf->len)
-		return;
-	if (buf->page)
-		dma_unmap_page(dev, buf->dma, buf->len, DMA_TO_DEVICE);
-	else
-		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
-	buf->len = 0;
-}
-
-/* Account for and free the frames still on the ring, then free the ring; @hw_done: the
- * device no longer reads the ring (otherwise it is leaked rather than reused under DMA).
- * Frames the device finished count as if the NAPI poll had reaped them; the others are
- * dropped. The data path is stopped: nothing else writes the counters.
- */
-static void tern_en_txq_free(struct tern_en_priv *priv, struct tern_en_channel *ch,
-			     bool hw_done)
-{
-	struct tern_en_txq *tx = &ch->tx;
-	struct device *dev = tern_en_dma_dev(priv);
-	unsigned int sent = 0, sent_bytes = 0, errors = 0, dropped = 0;
-
-	for (; tx->ci != tx->pi; tx->ci++) {
-		u32 idx = tx->ci & (tx->size - 1);
-		struct tern_en_tx_buf *buf = &tx->bufs[idx];
-		u16 status = le16_to_cpu(READ_ONCE(tx->ring[idx].status));
-
-		tern_en_tx_unmap(dev, buf);
-		if (!buf->skb)
-			continue;
-		if (hw_done && (status & TERN_ETH_DESC_DONE)) {
-			if (status & TERN_ETH_DESC_ERR) {
-				errors++;
-			} else {
-				sent += buf->segs;
-				sent_bytes += buf->wire_bytes;
-			}
-			dev_consume_skb_any(buf->skb);
-		} else {
-			dropped++;
-			dev_kfree_skb_any(buf->skb);
-		}
-		buf->skb = NULL;
-	}
-	u64_stats_update_begin(&tx->stats.syncp);
-	u64_stats_add(&tx->stats.packets, sent);
-	u64_stats_add(&tx->stats.bytes, sent_bytes);
-	u64_stats_add(&tx->stats.errors, errors);
-	u64_stats_update_end(&tx->stats.syncp);
-	u64_stats_update_begin(&tx->xstats.syncp);
-	u64_stats_add(&tx->xstats.dropped, dropped);
-	u64_stats_update_end(&tx->xstats.syncp);
-
-	netdev_tx_reset_queue(tx->nq);
-	if (hw_done)
-		dma_free_coherent(dev, tx->ring_bytes, tx->ring, tx->ring_dma);
-	else
-		netdev_err(priv->netdev, "leaking the TX ring the device may still read\n");
-	tx->ring = NULL;
-	kvfree(tx->bufs);
-	tx->bufs = NULL;
-}
-
-/* Post receive buffers until the ring is full or allocation fails. Returns false on an
- * allocation failure. Called from the NAPI poll, or before NAPI is enabled.
- */
-static bool tern_en_rx_refill(struct tern_en_rxq *rx, gfp_t gfp)
-{
-	u32 mask = rx->size - 1;
-	bool ok = true;
-
-	while (tern_en_ring_room(rx->size, rx->pi, rx->ci)) {
-		struct tern_eth_rxd *rxd = &rx->ring[rx->pi & mask];
-		struct page *page;
-
-		page = page_pool_alloc_pages(rx->pool, gfp);
-		if (unlikely(!page)) {
-			u64_stats_update_begin(&rx->stats.syncp);
-			u64_stats_inc(&rx->stats.alloc_fail);
-			u64_stats_update_end(&rx->stats.syncp);
-			ok = false;
-			break;
-		}
-		rx->bufs[rx->pi & mask].page = page;
-		rxd->addr = cpu_to_le64(page_pool_get_dma_addr(page) + TERN_EN_RX_HEADROOM);
-		rxd->buf_len = cpu_to_le16(rx->buf_len);
-		rxd->pkt_len = 0;
-		rxd->lro_mss = 0;
-		rxd->status = 0;
-		rx->pi++;
-		rx->db_pending = true;
-	}
-	return ok;
-}
-
-static int tern_en_rxq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch)
-{
-	struct tern_en_rxq *rx = &ch->rx;
-	struct device *dev = tern_en_dma_dev(priv);
-	struct page_pool_params pp = {};
-	int err;
-
-	rx->size = priv->rx_ring_size;
-	rx->pi = 0;
-	rx->ci = 0;
-	rx->db_pending = false;
-	rx->qid = TERN_EN_QID_NONE;
-	rx->buf_len = TERN_EN_RX_FRAME_LEN(priv->netdev->mtu);
-	rx->order = tern_en_rx_buf_order(rx->buf_len);
-	rx->truesize = PAGE_SIZE << rx->order;
-	/* A frame takes what the MTU allows; a coalesced segment fills the page. */
-	rx->buf_len = min_t(u32, rx->truesize - TERN_EN_RX_HEADROOM -
-			    SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), U16_MAX);
-
-	pp.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV;
-	pp.order = rx->order;
-	pp.pool_size = rx->size;
-	pp.nid = dev_to_node(dev);
-	pp.dev = dev;
-	pp.dma_dir = DMA_FROM_DEVICE;
-	pp.offset = TERN_EN_RX_HEADROOM;
-	pp.max_len = rx->buf_len;
-	rx->pool = page_pool_create(&pp);
-	if (IS_ERR(rx->pool)) {
-		err = PTR_ERR(rx->pool);
-		rx->pool = NULL;
-		return err;
-	}
-
-	err = -ENOMEM;
-	rx->bufs = kvcalloc(rx->size, sizeof(*rx->bufs), GFP_KERNEL);
-	if (!rx->bufs)
-		goto err_pool;
-	rx->ring_bytes = rx->size * sizeof(*rx->ring);
-	rx->ring = dma_alloc_coherent(dev, rx->ring_bytes, &rx->ring_dma, GFP_KERNEL);
-	if (!rx->ring)
-		goto err_bufs;
-
-	/* A partly filled ring works; the NAPI poll tops it up. */
-	tern_en_rx_refill(rx, GFP_KERNEL);
-	if (!rx->pi)
-		goto err_ring;
-	return 0;
-
-err_ring:
-	dma_free_coherent(dev, rx->ring_bytes, rx->ring, rx->ring_dma);
-	rx->ring = NULL;
-err_bufs:
-	kvfree(rx->bufs);
-	rx->bufs = NULL;
-err_pool:
-	page_pool_destroy(rx->pool);
-	rx->pool = NULL;
-	return err;
-}
-
-/* Return the posted buffers and free the ring; @hw_done: the device no longer writes them.
- * Otherwise the ring and the buffers are leaked (the buffers leave the pool unmapped) so
- * that nothing the device may still write is ever reused.
- */
-static void tern_en_rxq_free(struct tern_en_priv *priv, struct tern_en_channel *ch,
-			     bool hw_done)
-{
-	struct tern_en_rxq *rx = &ch->rx;
-	unsigned int errors = 0, dropped = 0;
-
-	if (!hw_done)
-		netdev_err(priv->netdev,
-			   "leaking the RX ring and %u buffers the device may still write\n",
-			   rx->pi - rx->ci);
-	for (; rx->ci != rx->pi; rx->ci++) {
-		u32 idx = rx->ci & (rx->size - 1);
-		struct tern_en_rx_buf *buf = &rx->bufs[idx];
-		u16 status = le16_to_cpu(READ_ONCE(rx->ring[idx].status));
-
-		/* Frames received but not processed before the close are dropped. */
-		if (status & TERN_ETH_DESC_DONE) {
-			if (status & TERN_ETH_DESC_ERR)
-				errors++;
-			else
-				dropped++;
-		}
-		if (hw_done)
-			page_pool_put_full_page(rx->pool, buf->page, false);
-		else
-			page_pool_release_page(rx->pool, buf->page);
-		buf->page = NULL;
-	}
-	/* The NAPI poll is disabled: nothing else writes the counters. */
-	u64_stats_update_begin(&rx->stats.syncp);
-	u64_stats_add(&rx->stats.errors, errors);
-	u64_stats_add(&rx->stats.dropped, dropped);
-	u64_stats_update_end(&rx->stats.syncp);
-	if (hw_done)
-		dma_free_coherent(tern_en_dma_dev(priv), rx->ring_bytes, rx->ring, rx->ring_dma);
-	rx->ring = NULL;
-	kvfree(rx->bufs);
-	rx->bufs = NULL;
-	/* Pages still held by the stack are released to the page allocator later. */
-	page_pool_destroy(rx->pool);
-	rx->pool = NULL;
-}
-
-/* ---------------------------------------------------------------------------------------
- * Transmit
- */
-
-static void tern_en_tx_db(struct tern_en_priv *priv, struct tern_en_txq *tx, u32 flags)
-{
-	tern_db(priv->tdev, TERN_DB_ETH_TXQ(tx->qid), tern_en_db_value(tx->pi, flags));
-}
-
-static void tern_en_xmit_drop(struct tern_en_txq *tx)
-{
-	u64_stats_update_begin(&tx->xstats.syncp);
-	u64_stats_inc(&tx->xstats.dropped);
-	u64_stats_update_end(&tx->xstats.syncp);
-}
-
-/* The offload context of @skb, or false if it needs none. CHECKSUM_PARTIAL: the device
- * sums from csum_start and stores at csum_offset; GSO (TCP over IPv4/IPv6, as
- * tern_en_features_check() lets through): it also cuts the frame into gso_size segments.
- */
-static bool tern_en_tx_ctx(struct sk_buff *skb, struct tern_eth_txd_ctx *ctx)
-{
-	u16 flags = TERN_ETH_CTX_CSUM;
-
-	if (skb->ip_summed != CHECKSUM_PARTIAL)
-		return false;
-	if (skb_is_gso(skb)) {
-		flags |= TERN_ETH_CTX_TSO;
-		ctx->mss = cpu_to_le16(skb_shinfo(skb)->gso_size);
-	} else {
-		ctx->mss = 0;
-	}
-	ctx->csum_start = cpu_to_le16(skb_checksum_start_offset(skb));
-	ctx->csum_offset = cpu_to_le16(skb->csum_offset);
-	ctx->ctx_flags = cpu_to_le16(flags);
-	ctx->rsvd0 = 0;
-	ctx->flags = cpu_to_le16(TERN_ETH_TXD_CTX);
-	ctx->rsvd1 = 0;
-	ctx->status = 0;
-	return true;
-}
-
-/* Called with the queue's xmit lock held. */
-static netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
-{
-	struct tern_en_priv *priv = netdev_priv(netdev);
-	struct device *dev = tern_en_dma_dev(priv);
-	struct tern_en_txq *tx = &priv->ch[skb_get_queue_mapping(skb)].tx;
-	struct tern_eth_txd_ctx ctx;
-	struct tern_en_tx_buf *buf;
-	unsigned int nfrags, i, n = 0, need;
-	u32 mask = tx->size - 1, pi = tx->pi, len, segs;
-	bool has_ctx;
-
-	/* Without carrier the device would complete the frame without sending it; until
-	 * linkwatch stops the qdisc, drop here so that the counters tell the truth.
-	 */
-	if (unlikely(!netif_carrier_ok(netdev))) {
-		dev_kfree_skb_any(skb);
-		u64_stats_update_begin(&tx->xstats.syncp);
-		u64_stats_inc(&tx->xstats.carrier);
-		u64_stats_update_end(&tx->xstats.syncp);
-		goto ring;
-	}
-	/* More fragments than descriptors for them: one piece instead (never with TSO, whose
-	 * skbs the stack keeps within MAX_SKB_FRAGS).
-	 */
-	if (unlikely(skb_shinfo(skb)->nr_frags > TERN_ETH_TX_MAX_DESCS - 2) &&
-	    skb_linearize(skb))
-		goto drop;
-	/* On failure skb_put_padto() has freed the skb. */
-	if (unlikely(skb_put_padto(skb, ETH_ZLEN)))
-		goto dropped;
-	len = skb->len;
-	if (unlikely(!skb_is_gso(skb) && len > TERN_ETH_MAX_FRAME))
-		goto drop;
-
-	has_ctx = tern_en_tx_ctx(skb, &ctx);
-	nfrags = skb_shinfo(skb)->nr_frags;
-	need = has_ctx + !!skb_headlen(skb) + nfrags;
-	if (unlikely(tern_en_tx_free(tx) < need)) {
-		/* Flow control below should have prevented this. */
-		netif_tx_stop_queue(tx->nq);
-		u64_stats_update_begin(&tx->xstats.syncp);
-		u64_stats_inc(&tx->xstats.busy);
-		u64_stats_update_end(&tx->xstats.syncp);
-		tern_en_tx_db(priv, tx, 0);
-		return NETDEV_TX_BUSY;
-	}
-
-	if (has_ctx) {
-		memcpy(&tx->ring[pi & mask], &ctx, sizeof(ctx));
-		tx->bufs[pi & mask] = (struct tern_en_tx_buf){};
-		n++;
-	}
-	/* The linear part, then each fragment: one descriptor each, MORE on all but the last. */
-	for (i = 0; i <= nfrags; i++) {
-		struct tern_eth_txd *txd = &tx->ring[(pi + n) & mask];
-		u32 piece;
-		dma_addr_t dma;
-		bool page = i > 0;
-
-		if (!page) {
-			piece = skb_headlen(skb);
-			if (!piece)
-				continue;
-			dma = dma_map_single(dev, skb->data, piece, DMA_TO_DEVICE);
-		} else {
-			const skb_frag_t *frag = &skb_shinfo(skb)->frags[i - 1];
-
-			piece = skb_frag_size(frag);
-			dma = skb_frag_dma_map(dev, frag, 0, piece, DMA_TO_DEVICE);
-		}
-		if (unlikely(dma_mapping_error(dev, dma)))
-			goto unmap;
-		buf = &tx->bufs[(pi + n) & mask];
-		*buf = (struct tern_en_tx_buf){ .dma = dma, .len = piece, .page = page };
-		txd->addr = cpu_to_le64(dma);
-		txd->len = cpu_to_le16(piece);
-		txd->flags = cpu_to_le16(i < nfrags ? TERN_ETH_TXD_MORE : 0);
-		txd->rsvd = 0;
-		txd->status = 0;
-		n++;
-	}
-	/* The last descriptor owns the skb and what the completion path counts. */
-	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-	buf = &tx->bufs[(pi + n - 1) & mask];
-	buf->skb = skb;
-	buf->segs = segs;
-	buf->wire_bytes = len;
-	if (segs > 1)
-		buf->wire_bytes += (segs - 1) * (skb_transport_offset(skb) + tcp_hdrlen(skb));
-	skb_tx_timestamp(skb);
-	/* Release: the completion path reads the slots only after it sees the new pi. */
-	smp_store_release(&tx->pi, pi + n);
-
-	if (unlikely(tern_en_tx_should_stop(tern_en_tx_free(tx)))) {
-		netif_tx_stop_queue(tx->nq);
-		u64_stats_update_begin(&tx->xstats.syncp);
-		u64_stats_inc(&tx->xstats.stops);
-		u64_stats_update_end(&tx->xstats.syncp);
-		/* Pairs with smp_mb() in tern_en_tx_clean(): either it sees the stopped queue,
-		 * or we see the room it made.
-		 */
-		smp_mb();
-		if (tern_en_tx_can_wake(tx->size, tern_en_tx_free(tx)))
-			netif_tx_start_queue(tx->nq);
-	}
-
-	/* Rings the doorbell unless more frames follow and the queue is still running. */
-	if (__netdev_tx_sent_queue(tx->nq, len, netdev_xmit_more()))
-		tern_en_tx_db(priv, tx, 0);
-	return NETDEV_TX_OK;
-
-unmap:
-	while (n--)
-		tern_en_tx_unmap(dev, &tx->bufs[(pi + n) & mask]);
-drop:
-	dev_kfree_skb_any(skb);
-dropped:
-	tern_en_xmit_drop(tx);
-ring:
-	/* Frames queued earlier in this batch still need their doorbell. */
-	if (!netdev_xmit_more())
-		tern_en_tx_db(priv, tx, 0);
-	return NETDEV_TX_OK;
-}
-
-/* Frames the device cannot offload as they are: TSO over IPv6 with an extension header, or
- * offsets beyond a context's 16 bits, are segmented or summed by the stack instead.
- */
-static netdev_features_t tern_en_features_check(struct sk_buff *skb, struct net_device *netdev,
-						netdev_features_t features)
-{
-	/* what the core checks when a driver has no ndo_features_check: stacked VLAN tags */
-	features = vlan_features_check(skb, features);
-	if (skb->ip_summed != CHECKSUM_PARTIAL)
-		return features;
-	if (skb_checksum_start_offset(skb) > U16_MAX || skb->csum_offset > U16_MAX)
-		return features & ~(NETIF_F_CSUM_MASK | NETIF_F_GSO_MASK);
-	if (skb_is_gso(skb) && (skb_shinfo(skb)->gso_type & SKB_GSO_TCPV6) &&
-	    (vlan_get_protocol(skb) != htons(ETH_P_IPV6) ||
-	     ipv6_hdr(skb)->nexthdr != IPPROTO_TCP))
-		return features & ~NETIF_F_GSO_MASK;
-	return features;
-}
-
-/* Reap finished TX descriptors. Called from the NAPI poll. */
-static void tern_en_tx_clean(struct tern_en_channel *ch, int budget)
-{
-	struct device *dev = tern_en_dma_dev(ch->priv);
-	struct tern_en_txq *tx = &ch->tx;
-	unsigned int pkts = 0, bytes = 0, sent = 0, sent_bytes = 0, errors = 0;
-	u32 mask = tx->size - 1;
-	u32 ci = tx->ci;
-	u32 pi;
-
-	/* Acquire: descriptors and buffers up to pi are written. */
-	pi = smp_load_acquire(&tx->pi);
-	while (ci != pi) {
-		struct tern_en_tx_buf *buf = &tx->bufs[ci & mask];
-		u16 status = le16_to_cpu(READ_ONCE(tx->ring[ci & mask].status));
-
-		if (!(status & TERN_ETH_DESC_DONE))
-			break;
-		tern_en_tx_unmap(dev, buf);
-		ci++;
-		if (!buf->skb)
-			continue;
-		/* the frame's last descriptor: ERR is set on all of a frame's or none */
-		if (unlikely(status & TERN_ETH_DESC_ERR)) {
-			errors++;
-		} else {
-			sent += buf->segs;
-			sent_bytes += buf->wire_bytes;
-		}
-		pkts++;
-		bytes += buf->skb->len;
-		napi_consume_skb(buf->skb, budget);
-		buf->skb = NULL;
-	}
-	if (ci == tx->ci)
-		return;
-
-	/* Release: the slots are free for ndo_start_xmit once it sees the new ci. */
-	smp_store_release(&tx->ci, ci);
-	netdev_tx_completed_queue(tx->nq, pkts, bytes);
-
-	u64_stats_update_begin(&tx->stats.syncp);
-	u64_stats_add(&tx->stats.packets, sent);
-	u64_stats_add(&tx->stats.bytes, sent_bytes);
-	u64_stats_add(&tx->stats.errors, errors);
-	u64_stats_update_end(&tx->stats.syncp);
-
-	/* Pairs with smp_mb() in tern_en_start_xmit() after stopping the queue. */
-	smp_mb();
-	if (unlikely(netif_tx_queue_stopped(tx->nq)) &&
-	    tern_en_tx_can_wake(tx->size, tern_en_tx_free(tx))) {
-		netif_tx_wake_queue(tx->nq);
-		u64_stats_update_begin(&tx->stats.syncp);
-		u64_stats_inc(&tx->stats.wakes);
-		u64_stats_update_end(&tx->stats.syncp);
-	}
-}
-
-static void tern_en_tx_timeout(struct net_device *netdev, unsigned int txqueue)
-{
-	struct tern_en_priv *priv = netdev_priv(netdev);
-	struct tern_en_txq *tx = &priv->ch[min_t(u32, txqueue, TERN_EN_MAX_CHANNELS - 1)].tx;
-
-	/* The watchdog holds every xmit lock: pi and ci are stable. */
-	WRITE_ONCE(priv->tx_timeouts, priv->tx_timeouts + 1);
-	netdev_err(netdev, "TX timeout on queue %u (qid %u): pi %u ci %u, device status %#x\n",
-		   txqueue, tx->qid, tx->pi, tx->ci, tern_rd(priv->tdev, TERN_REG_STATUS));
-	schedule_work(&priv->reset_work);
-}
-
-/* ---------------------------------------------------------------------------------------
- * Receive
- */
-
-/* Turn one received buffer into an skb, or recycle it. Returns the skb or NULL. */
-static struct sk_buff *tern_en_rx_skb(struct tern_en_channel *ch, struct page *page, u32 len)
-{
-	struct tern_en_priv *priv = ch->priv;
-	struct tern_en_rxq *rx = &ch->rx;
-	void *va = page_address(page);
-	struct sk_buff *skb;
-
-	dma_sync_single_range_for_cpu(tern_en_dma_dev(priv), page_pool_get_dma_addr(page),
-				      TERN_EN_RX_HEADROOM, len, DMA_FROM_DEVICE);
-	net_prefetch(va + TERN_EN_RX_HEADROOM);
-
-	if (len <= TERN_EN_RX_COPYBREAK) {
-		skb = napi_alloc_skb(&ch->napi, len);
-		if (likely(skb))
-			skb_put_data(skb, va + TERN_EN_RX_HEADROOM, len);
-		/* Only @len bytes can be dirty in the cache: sync just those back. */
-		page_pool_put_page(rx->pool, page, len, true);
-		return skb;
-	}
-
-	skb = napi_build_skb(va, rx->truesize);
-	if (unlikely(!skb)) {
-		page_pool_recycle_direct(rx->pool, page);
-		return NULL;
-	}
-	skb_mark_for_recycle(skb);
-	skb_reserve(skb, TERN_EN_RX_HEADROOM);
-	__skb_put(skb, len);
-	return skb;
-}
-
-/* Buffers of the coalesced segment whose first descriptor is at rx->ci (TERN_ETH_RXD_LRO):
- * the first one and those after it up to the one without TERN_ETH_RXD_MORE. The device
- * writes the first descriptor last, so the others are done; 0 if one is not (yet), or the
- * chain is longer than the device's limit or than what is posted. *@bad: a buffer's length
- * is out of range (the segment is then dropped whole).
- */
-static u32 tern_en_rx_lro_bufs(const struct tern_en_rxq *rx, u16 status, bool *bad)
-{
-	u32 mask = rx->size - 1, n = 1, len;
-
-	*bad = false;
-	while (status & TERN_ETH_RXD_MORE) {
-		const struct tern_eth_rxd *rxd = &rx->ring[(rx->ci + n) & mask];
-
-		if (n >= TERN_ETH_LRO_MAX_BUFS || rx->ci + n == rx->pi)
-			return 0;
-		status = le16_to_cpu(READ_ONCE(rxd->status));
-		if (!(status & TERN_ETH_DESC_DONE) || (status & TERN_ETH_RXD_LRO))
-			return 0;
-		dma_rmb();
-		len = le16_to_cpu(rxd->pkt_len);
-		if (!len || len > rx->buf_len || (status & TERN_ETH_DESC_ERR))
-			*bad = true;
-		n++;
-	}
-	return n;
-}
-
-/* Gives @n buffers from rx->ci on back to the pool, unread. */
-static void tern_en_rx_drop(struct tern_en_rxq *rx, u32 n)
-{
-	u32 mask = rx->size - 1;
-
-	for (; n; n--, rx->ci++) {
-		struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
-
-		page_pool_recycle_direct(rx->pool, buf->page);
-		buf->page = NULL;
-	}
-}
-
-/* The skb of a coalesced segment: the first buffer (@len bytes: headers and the payload's
- * start) as its head, the @n - 1 buffers after it (lengths checked by tern_en_rx_lro_bufs())
- * as page fragments. Consumes the @n descriptors; NULL when the skb could not be made (the
- * buffers are recycled).
- */
-static struct sk_buff *tern_en_rx_lro_skb(struct tern_en_channel *ch, u32 n, u32 len)
-{
-	struct tern_en_rxq *rx = &ch->rx;
-	struct device *dev = tern_en_dma_dev(ch->priv);
-	u32 mask = rx->size - 1, i;
-	struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
-	struct page *page = buf->page;
-	struct sk_buff *skb;
-
-	dma_sync_single_range_for_cpu(dev, page_pool_get_dma_addr(page), TERN_EN_RX_HEADROOM,
-				      len, DMA_FROM_DEVICE);
-	skb = napi_build_skb(page_address(page), rx->truesize);
-	if (unlikely(!skb)) {
-		tern_en_rx_drop(rx, n);
-		return NULL;
-	}
-	buf->page = NULL;
-	skb_mark_for_recycle(skb);
-	skb_reserve(skb, TERN_EN_RX_HEADROOM);
-	__skb_put(skb, len);
-	for (i = 1; i < n; i++) {
-		u32 blen = le16_to_cpu(rx->ring[(rx->ci + i) & mask].pkt_len);
-
-		buf = &rx->bufs[(rx->ci + i) & mask];
-		page = buf->page;
-		buf->page = NULL;
-		dma_sync_single_range_for_cpu(dev, page_pool_get_dma_addr(page),
-					      TERN_EN_RX_HEADROOM, blen, DMA_FROM_DEVICE);
-		skb_add_rx_frag(skb, i - 1, page, TERN_EN_RX_HEADROOM, blen, rx->truesize);
-	}
-	rx->ci += n;
-	return skb;
-}
-
-/* Marks a coalesced segment's skb (after eth_type_trans) as the TCP segments it was made of,
- * as GRO would have: gso_size the device's MSS, and the type and count of segments, so that
- * the stack can cut it back when it forwards it. False when its headers are not those of a
- * segment the device coalesces (IPv4 without options or IPv6, then TCP, payload after them).
- */
-static bool tern_en_rx_lro_gso(struct sk_buff *skb, u16 mss)
-{
-	unsigned int nh, th, hlen;
-	const struct tcphdr *tcp;
-
-	/* skb->data is the network header here (the stack sets the offsets later); the device
-	 * put every header in the first buffer, the skb's head.
-	 */
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph = (const struct iphdr *)skb->data;
-
-		nh = sizeof(*iph);
-		if (skb_headlen(skb) < nh + sizeof(*tcp) || iph->ihl != 5 ||
-		    iph->protocol != IPPROTO_TCP)
-			return false;
-		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
-	} else if (skb->protocol == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)skb->data;
-
-		nh = sizeof(*ip6h);
-		if (skb_headlen(skb) < nh + sizeof(*tcp) || ip6h->nexthdr != IPPROTO_TCP)
-			return false;
-		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV6;
-	} else {
-		return false;
-	}
-	tcp = (const struct tcphdr *)(skb->data + nh);
-	th = tcp->doff * 4;
-	hlen = nh + th;
-	if (!mss || th < sizeof(*tcp) || skb_headlen(skb) < hlen || skb->len <= hlen)
-		return false;
-	skb_shinfo(skb)->gso_size = mss;
-	skb_shinfo(skb)->gso_segs = DIV_ROUND_UP(skb->len - hlen, mss);
-	return true;
-}
-
-static int tern_en_rx_poll(struct tern_en_channel *ch, int budget)
-{
-	struct net_device *netdev = ch->priv->netdev;
-	struct tern_en_rxq *rx = &ch->rx;
-	unsigned int packets = 0, bytes = 0, mcast = 0;
-	unsigned int errors = 0, len_errors = 0, dropped = 0;
-	u32 mask = rx->size - 1;
-	int done = 0;
-
-	while (done < budget && rx->ci != rx->pi) {
-		struct tern_eth_rxd *rxd = &rx->ring[rx->ci & mask];
-		struct tern_en_rx_buf *buf = &rx->bufs[rx->ci & mask];
-		struct page *page = buf->page;
-		struct sk_buff *skb;
-		u16 status, len, lro_mss = 0;
-		u32 nbufs;
-		bool bad;
-
-		status = le16_to_cpu(READ_ONCE(rxd->status));
-		if (!(status & TERN_ETH_DESC_DONE))
-			break;
-		/* The rest of the descriptor is valid once DONE is seen. */
-		dma_rmb();
-		len = le16_to_cpu(rxd->pkt_len);
-		nbufs = 1;
-		bad = false;
-		if (status & TERN_ETH_RXD_LRO) {
-			/* a coalesced segment: its other buffers come with it */
-			nbufs = tern_en_rx_lro_bufs(rx, status, &bad);
-			if (unlikely(!nbufs))
-				break;
-			lro_mss = le16_to_cpu(rxd->lro_mss);
-		}
-		done++;
-
-		if (unlikely(status & TERN_ETH_DESC_ERR)) {
-			errors++;
-			tern_en_rx_drop(rx, nbufs);
-			continue;
-		}
-		if (unlikely(len < ETH_HLEN || len > rx->buf_len || bad)) {
-			len_errors++;
-			tern_en_rx_drop(rx, nbufs);
-			continue;
-		}
-		if (status & TERN_ETH_RXD_LRO) {
-			skb = tern_en_rx_lro_skb(ch, nbufs, len);
-		} else {
-			buf->page = NULL;
-			rx->ci++;
-			skb = tern_en_rx_skb(ch, page, len);
-		}
-		if (unlikely(!skb)) {
-			dropped++;
-			continue;
-		}
-		skb->protocol = eth_type_trans(skb, netdev);
-		if (status & TERN_ETH_RXD_LRO) {
-			if (unlikely(!(netdev->features & NETIF_F_RXCSUM) ||
-				     !tern_en_rx_lro_gso(skb, lro_mss))) {
-				len_errors++;
-				napi_consume_skb(skb, budget);
-				continue;
-			}
-		}
-		/* a bad sum is left to the stack to find, count and drop */
-		if ((status & TERN_ETH_RXD_CSUM_OK) && (netdev->features & NETIF_F_RXCSUM))
-			skb->ip_summed = CHECKSUM_UNNECESSARY;
-		/* the write-back put the RSS hash over the buffer address's low half */
-		if ((status & TERN_ETH_RXD_HASH) && (netdev->features & NETIF_F_RXHASH))
-			skb_set_hash(skb, le32_to_cpu(rxd->rss_hash),
-				     (status & TERN_ETH_RXD_HASH_L4) ? PKT_HASH_TYPE_L4 :
-								      PKT_HASH_TYPE_L3);
-		skb_record_rx_queue(skb, ch->idx);
-		if (skb->pkt_type == PACKET_MULTICAST)
-			mcast++;
-		/* a coalesced segment counts the frames it was made of, as the device does */
-		packets += skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
-		bytes += skb->len + ETH_HLEN;
-		napi_gro_receive(&ch->napi, skb);
-	}
-
-	if (done) {
-		u64_stats_update_begin(&rx->stats.syncp);
-		u64_stats_add(&rx->stats.packets, packets);
-		u64_stats_add(&rx->stats.bytes, bytes);
-		u64_stats_add(&rx->stats.multicast, mcast);
-		u64_stats_add(&rx->stats.errors, errors);
-		u64_stats_add(&rx->stats.length_errors, len_errors);
-		u64_stats_add(&rx->stats.dropped, dropped);
-		u64_stats_update_end(&rx->stats.syncp);
-	}
-	return done;
-}
-
-/* ---------------------------------------------------------------------------------------
- * Events and NAPI
- */
-
-/* A channel's EQ handler: from the EQ's tasklet. */
-static void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
-{
-	struct tern_en_channel *ch = ctx;
-	struct tern_en_priv *priv = ch->priv;
-	u32 qid = le32_to_cpu(eqe->data[0]);
-	bool ours;
-
-	switch (eqe->type) {
-	case TERN_EQE_ETH_TXQ:
-		ours = qid == READ_ONCE(ch->tx.qid);
-		break;
-	case TERN_EQE_ETH_RXQ:
-		ours = qid == READ_ONCE(ch->rx.qid);
-		break;
-	default:
-		ours = false;
-		break;
-	}
-
-	u64_stats_update_begin(&ch->eq_stats.syncp);
-	u64_stats_inc(ours ? &ch->eq_stats.events : &ch->eq_stats.unknown);
-	u64_stats_update_end(&ch->eq_stats.syncp);
-
-	if (likely(ours))
-		napi_schedule(&ch->napi);
-	else if (net_ratelimit())
-		netdev_dbg(priv->netdev, "ignoring event type %#x for queue %u on EQ %u\n",
-			   eqe->type, qid, eq->eqn);
-}
-
-/* Ask each queue for one event when it next finishes a descriptor. The EQ needs nothing:
- * its interrupt handler re-arms it after every interrupt. NAPI context.
- */
-static void tern_en_arm(struct tern_en_channel *ch)
-{
-	struct tern_en_priv *priv = ch->priv;
-	struct tern_en_rxq *rx = &ch->rx;
-
-	tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, TERN_ETH_DB_ARM));
-	rx->db_pending = false;
-
-	/* ndo_start_xmit writes this doorbell too: its PI must not go backwards. */
-	__netif_tx_lock(ch->tx.nq, smp_processor_id());
-	tern_en_tx_db(priv, &ch->tx, TERN_ETH_DB_ARM);
-	__netif_tx_unlock(ch->tx.nq);
-}
-
-/* Has the device finished a descriptor the poll has not seen yet? */
-static bool tern_en_work_pending(struct tern_en_channel *ch)
-{
-	struct tern_en_txq *tx = &ch->tx;
-	struct tern_en_rxq *rx = &ch->rx;
-	u32 pi;
-
-	if (rx->ci != rx->pi &&
-	    (le16_to_cpu(READ_ONCE(rx->ring[rx->ci & (rx->size - 1)].status)) &
-	     TERN_ETH_DESC_DONE))
-		return true;
-
-	/* Acquire: a slot below pi has its status cleared by ndo_start_xmit. */
-	pi = smp_load_acquire(&tx->pi);
-	return tx->ci != pi &&
-	       (le16_to_cpu(READ_ONCE(tx->ring[tx->ci & (tx->size - 1)].status)) &
-		TERN_ETH_DESC_DONE);
-}
-
-static int tern_en_poll(struct napi_struct *napi, int budget)
-{
-	struct tern_en_channel *ch = container_of(napi, struct tern_en_channel, napi);
-	struct tern_en_priv *priv = ch->priv;
-	struct tern_en_rxq *rx = &ch->rx;
-	bool refilled;
-	int work;
-
-	tern_en_tx_clean(ch, budget);
-	/* netpoll: TX only, and the poll must not complete. */
-	if (unlikely(!budget))
-		return 0;
-
-	work = tern_en_rx_poll(ch, budget);
-	refilled = tern_en_rx_refill(rx, GFP_ATOMIC | __GFP_NOWARN);
-
-	/* Keep polling while there is more to receive, and while the ring is empty because
-	 * buffers could not be allocated: without buffers the device raises no RX event.
-	 */
-	if (work == budget || (!refilled && rx->pi == rx->ci)) {
-		if (rx->db_pending) {
-			tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, 0));
-			rx->db_pending = false;
-		}
-		return budget;
-	}
-
-	if (napi_complete_done(napi, work)) {
-		tern_en_arm(ch);
-		/* The doorbells reach the device before the rings are looked at again. */
-		mb();
-		if (tern_en_work_pending(ch))
-			napi_schedule(napi);
-	} else if (rx->db_pending) {
-		tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, 0));
-		rx->db_pending = false;
-	}
-	return work;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -1763,6 +874,18 @@ static void tern_en_reset_work(struct work_struct *work)
  * netdev operations
  */
 
+static void tern_en_tx_timeout(struct net_device *netdev, unsigned int txqueue)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	struct tern_en_txq *tx = &priv->ch[min_t(u32, txqueue, TERN_EN_MAX_CHANNELS - 1)].tx;
+
+	/* The watchdog holds every xmit lock: pi and ci are stable. */
+	WRITE_ONCE(priv->tx_timeouts, priv->tx_timeouts + 1);
+	netdev_err(netdev, "TX timeout on queue %u (qid %u): pi %u ci %u, device status %#x\n",
+		   txqueue, tx->qid, tx->pi, tx->ci, tern_rd(priv->tdev, TERN_REG_STATUS));
+	schedule_work(&priv->reset_work);
+}
+
 static int tern_en_open(struct net_device *netdev)
 {
 	struct tern_en_priv *priv = netdev_priv(netdev);
@@ -1904,28 +1027,12 @@ static u32 tern_en_max_channels(const struct tern_dev *tdev)
 	return max(n, 1);
 }
 
-/**
- * tern_en_probe() - create and register the Ethernet netdev
- * @tdev: the device; command queue, async EQ and MSI-X vectors are up
- *
- * Context: process context (PCI probe).
- * Return: 0 (also when the device has no Ethernet function), or a negative errno.
- */
-int tern_en_probe(struct tern_dev *tdev)
+/* The device's Ethernet queues and vector are usable. */
+static int tern_en_check_caps(struct tern_dev *tdev)
 {
 	const struct tern_cmd_query_device_out *caps = &tdev->caps;
 	struct device *dev = &tdev->pdev->dev;
-	struct tern_en_priv *priv;
-	struct net_device *netdev;
-	unsigned long flags;
-	u8 max_log;
-	u32 i;
-	int err;
 
-	if (!(le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH)) {
-		dev_info(dev, "no Ethernet function\n");
-		return 0;
-	}
 	if (!caps->max_eth_txqs || !caps->max_eth_rxqs || caps->max_eth_log < TERN_ETH_MIN_LOG) {
 		dev_err(dev, "device reports no usable Ethernet queues\n");
 		return -ENODEV;
@@ -1935,13 +1042,15 @@ int tern_en_probe(struct tern_dev *tdev)
 			TERN_EN_EQ_VECTOR, tdev->num_vectors);
 		return -ENOSPC;
 	}
+	return 0;
+}
 
-	netdev = alloc_etherdev_mq(sizeof(*priv), tern_en_max_channels(tdev));
-	if (!netdev)
-		return -ENOMEM;
-	SET_NETDEV_DEV(netdev, dev);
+/* Locks, work items and channels of a new netdev's private data. */
+static void tern_en_init_priv(struct tern_en_priv *priv, struct tern_dev *tdev,
+			      struct net_device *netdev)
+{
+	u32 i;
 
-	priv = netdev_priv(netdev);
 	priv->tdev = tdev;
 	priv->netdev = netdev;
 	spin_lock_init(&priv->link_lock);
@@ -1965,37 +1074,61 @@ int tern_en_probe(struct tern_dev *tdev)
 		ch->tx.qid = TERN_EN_QID_NONE;
 		ch->rx.qid = TERN_EN_QID_NONE;
 	}
-	priv->max_channels = tern_en_max_channels(tdev);
+}
+
+/* Event moderation: the defaults, within the device's limits. */
+static void tern_en_init_coal(struct tern_en_priv *priv)
+{
+	const struct tern_cmd_query_device_out *caps = &priv->tdev->caps;
+
+	priv->coal_supported = true;
+	priv->max_coal_usecs = le16_to_cpu(caps->max_eth_moder_period);
+	priv->max_coal_frames = le16_to_cpu(caps->max_eth_moder_frames);
+	priv->coal.rx_usecs = min_t(u16, TERN_EN_DEF_RX_USECS, priv->max_coal_usecs);
+	priv->coal.tx_usecs = min_t(u16, TERN_EN_DEF_TX_USECS, priv->max_coal_usecs);
+	priv->coal.rx_frames = min_t(u16, TERN_EN_DEF_RX_FRAMES, priv->max_coal_frames);
+	priv->coal.tx_frames = min_t(u16, TERN_EN_DEF_TX_FRAMES, priv->max_coal_frames);
+	if (!priv->coal.rx_usecs)
+		priv->coal.rx_frames = min_t(u16, priv->coal.rx_frames, 1);
+	if (!priv->coal.tx_usecs)
+		priv->coal.tx_frames = min_t(u16, priv->coal.tx_frames, 1);
+}
+
+/* Channels, RSS, ring sizes and event moderation, from the device's limits. */
+static int tern_en_init_queues(struct tern_en_priv *priv)
+{
+	const struct tern_cmd_query_device_out *caps = &priv->tdev->caps;
+	u8 max_log;
+	int err;
+
+	priv->max_channels = tern_en_max_channels(priv->tdev);
 	priv->rss_supported = le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_RSS;
 	netdev_rss_key_fill(priv->rss_key, sizeof(priv->rss_key));
 	err = tern_en_set_num_queues(priv, min_t(u32, priv->max_channels,
 						 netif_get_num_default_rss_queues()));
 	if (err)
-		goto err_free_netdev;
+		return err;
 
 	max_log = min_t(u8, caps->max_eth_log, TERN_ETH_MAX_LOG);
 	priv->max_ring_size = 1u << max_log;
 	priv->tx_ring_size = min_t(u32, 1u << TERN_EN_DEF_RING_LOG, priv->max_ring_size);
 	priv->rx_ring_size = priv->tx_ring_size;
-	if (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_MODERATION) {
-		priv->coal_supported = true;
-		priv->max_coal_usecs = le16_to_cpu(caps->max_eth_moder_period);
-		priv->max_coal_frames = le16_to_cpu(caps->max_eth_moder_frames);
-		priv->coal.rx_usecs = min_t(u16, TERN_EN_DEF_RX_USECS, priv->max_coal_usecs);
-		priv->coal.tx_usecs = min_t(u16, TERN_EN_DEF_TX_USECS, priv->max_coal_usecs);
-		priv->coal.rx_frames = min_t(u16, TERN_EN_DEF_RX_FRAMES, priv->max_coal_frames);
-		priv->coal.tx_frames = min_t(u16, TERN_EN_DEF_TX_FRAMES, priv->max_coal_frames);
-		if (!priv->coal.rx_usecs)
-			priv->coal.rx_frames = min_t(u16, priv->coal.rx_frames, 1);
-		if (!priv->coal.tx_usecs)
-			priv->coal.tx_frames = min_t(u16, priv->coal.tx_frames, 1);
-	}
+	if (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_MODERATION)
+		tern_en_init_coal(priv);
+	return 0;
+}
+
+/* The netdev's operations and offloads. */
+static void tern_en_init_features(struct tern_en_priv *priv)
+{
+	u32 dev_caps = le32_to_cpu(priv->tdev->caps.caps);
+	struct net_device *netdev = priv->netdev;
 
 	netdev->netdev_ops = &tern_en_netdev_ops;
 	netdev->ethtool_ops = &tern_ethtool_ops;
 	netdev->watchdog_timeo = TERN_EN_TX_TIMEOUT;
 	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
-	if (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_OFFLOAD) {
+	if (dev_caps & TERN_DEV_CAP_ETH_OFFLOAD) {
 		/* all on by default, each can be turned off (ethtool -K) */
 		netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_TSO |
 				      NETIF_F_TSO6 | NETIF_F_RXCSUM;
@@ -2010,14 +1143,21 @@ int tern_en_probe(struct tern_dev *tdev)
 		netdev->features |= NETIF_F_RXHASH;
 	}
 	/* Receive coalescing on by default, as bnxt has it; needs the device's checksums. */
-	priv->lro_supported = (le32_to_cpu(caps->caps) & TERN_DEV_CAP_ETH_LRO) &&
+	priv->lro_supported = (dev_caps & TERN_DEV_CAP_ETH_LRO) &&
 			      (netdev->hw_features & NETIF_F_RXCSUM);
 	if (priv->lro_supported) {
 		netdev->hw_features |= NETIF_F_GRO_HW;
 		netdev->features |= NETIF_F_GRO_HW;
 	}
 	priv->lro = netdev->features & NETIF_F_GRO_HW;
-	tern_en_init_mtu(priv);
+}
+
+/* The netdev's address: the device's permanent one, or a random one if that is invalid. */
+static void tern_en_init_mac(struct tern_en_priv *priv)
+{
+	const struct tern_cmd_query_device_out *caps = &priv->tdev->caps;
+	struct device *dev = &priv->tdev->pdev->dev;
+	struct net_device *netdev = priv->netdev;
 
 	/* Until the first SET_PORT the device accepts its permanent address, MTU 1500. */
 	priv->port.flags = 0;
@@ -2031,16 +1171,70 @@ int tern_en_probe(struct tern_dev *tdev)
 		dev_warn(dev, "invalid permanent MAC address %pM, using random %pM\n",
 			 caps->mac, netdev->dev_addr);
 	}
+}
+
+/* Probe, first stage: the netdev, set up from the device's capabilities, with its NAPI
+ * contexts, not yet registered. Undone by tern_en_destroy_netdev(); on failure nothing is
+ * left.
+ */
+static struct net_device *tern_en_create_netdev(struct tern_dev *tdev)
+{
+	struct tern_en_priv *priv;
+	struct net_device *netdev;
+	u32 i;
+	int err;
+
+	netdev = alloc_etherdev_mq(sizeof(*priv), tern_en_max_channels(tdev));
+	if (!netdev)
+		return ERR_PTR(-ENOMEM);
+	SET_NETDEV_DEV(netdev, &tdev->pdev->dev);
+
+	priv = netdev_priv(netdev);
+	tern_en_init_priv(priv, tdev, netdev);
+	err = tern_en_init_queues(priv);
+	if (err) {
+		free_netdev(netdev);
+		return ERR_PTR(err);
+	}
+	tern_en_init_features(priv);
+	tern_en_init_mtu(priv);
+	tern_en_init_mac(priv);
 
 	for (i = 0; i < priv->max_channels; i++)
 		netif_napi_add(netdev, &priv->ch[i].napi, tern_en_poll);
+	return netdev;
+}
+
+/* Undoes tern_en_create_netdev() once the netdev is unregistered, or was never registered:
+ * shared by the probe's error path and tern_en_remove().
+ */
+static void tern_en_destroy_netdev(struct tern_en_priv *priv)
+{
+	u32 i;
+
+	cancel_work_sync(&priv->rx_mode_work);
+	cancel_work_sync(&priv->reset_work);
+	cancel_delayed_work_sync(&priv->stats_work);
+	for (i = 0; i < priv->max_channels; i++)
+		netif_napi_del(&priv->ch[i].napi);
+	free_netdev(priv->netdev);
+}
+
+/* Probe, second stage: register the netdev and let the device's link changes reach it. */
+static int tern_en_register(struct tern_en_priv *priv)
+{
+	struct net_device *netdev = priv->netdev;
+	struct tern_dev *tdev = priv->tdev;
+	unsigned long flags;
+	int err;
+
 	netif_carrier_off(netdev);
 	tern_dcb_netdev_setup(tdev, netdev);
 
 	err = register_netdev(netdev);
 	if (err) {
-		dev_err(dev, "cannot register the netdev: %d\n", err);
-		goto err_free;
+		dev_err(&tdev->pdev->dev, "cannot register the netdev: %d\n", err);
+		return err;
 	}
 	/* The DCB settings outlive the netdev: show the kept DSCP map in its APP table. */
 	tern_dcb_netdev_registered(tdev, netdev);
@@ -2051,12 +1245,34 @@ int tern_en_probe(struct tern_dev *tdev)
 	tern_en_set_link(priv, tern_en_hw_link_up(priv));
 	spin_unlock_irqrestore(&priv->link_lock, flags);
 	return 0;
+}
 
-err_free:
-	for (i = 0; i < priv->max_channels; i++)
-		netif_napi_del(&priv->ch[i].napi);
-err_free_netdev:
-	free_netdev(netdev);
+/**
+ * tern_en_probe() - create and register the Ethernet netdev
+ * @tdev: the device; command queue, async EQ and MSI-X vectors are up
+ *
+ * Context: process context (PCI probe).
+ * Return: 0 (also when the device has no Ethernet function), or a negative errno.
+ */
+int tern_en_probe(struct tern_dev *tdev)
+{
+	struct net_device *netdev;
+	int err;
+
+	if (!(le32_to_cpu(tdev->caps.caps) & TERN_DEV_CAP_ETH)) {
+		dev_info(&tdev->pdev->dev, "no Ethernet function\n");
+		return 0;
+	}
+	err = tern_en_check_caps(tdev);
+	if (err)
+		return err;
+
+	netdev = tern_en_create_netdev(tdev);
+	if (IS_ERR(netdev))
+		return PTR_ERR(netdev);
+	err = tern_en_register(netdev_priv(netdev));
+	if (err)
+		tern_en_destroy_netdev(netdev_priv(netdev));
 	return err;
 }
 
@@ -2069,22 +1285,14 @@ err_free_netdev:
 void tern_en_remove(struct tern_dev *tdev)
 {
 	struct net_device *netdev = tdev->netdev;
-	struct tern_en_priv *priv;
-	u32 i;
 
 	if (!netdev)
 		return;
-	priv = netdev_priv(netdev);
 	/* The async EQ's handler reads it locklessly; unregistering waits for it (RCU). */
 	WRITE_ONCE(tdev->netdev, NULL);
 
 	unregister_netdev(netdev);
-	cancel_work_sync(&priv->rx_mode_work);
-	cancel_work_sync(&priv->reset_work);
-	cancel_delayed_work_sync(&priv->stats_work);
-	for (i = 0; i < priv->max_channels; i++)
-		netif_napi_del(&priv->ch[i].napi);
-	free_netdev(netdev);
+	tern_en_destroy_netdev(netdev_priv(netdev));
 }
 
 /**

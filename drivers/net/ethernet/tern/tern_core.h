@@ -6,7 +6,10 @@
  *   main.c     PCI probe/remove, BAR mapping, reset handshake, MSI-X, bring-up order
  *   cmdq.c     firmware command queue (polled, then event driven), timeouts
  *   eq.c       event queues and their MSI-X vectors, event dispatch
- *   en_main.c  Ethernet netdev: open/stop, TX/RX rings, NAPI, rx mode, MTU
+ *   en_main.c  Ethernet netdev: probe/remove, open/stop, channels, rx mode, MTU, stats
+ *   en_tx.c    Ethernet transmit: TX ring, ndo_start_xmit, TX completions
+ *   en_rx.c    Ethernet receive: RX ring and buffers, received frames to the stack
+ *   en_txrx.c  Ethernet events and NAPI poll: completions, re-arming the queues
  *   ethtool.c  ethtool operations and statistics
  *   devlink.c  devlink instance: info, health reporter for the firmware
  *   debugfs.c  debugfs: command-queue state and command tests
