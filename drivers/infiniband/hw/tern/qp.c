@@ -366,7 +366,7 @@ static int tern_ib_kqp_rings(struct tern_ib_dev *dev, struct tern_ib_qp *qp, boo
 int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		      struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_create_qp_in in = {};
 	struct tern_create_qp_resp resp = {};
@@ -682,7 +682,7 @@ static void tern_ib_qp_attrs_keep(struct tern_ib_qp *qp, const struct ib_qp_attr
 int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		      struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_modify_qp_in in = {};
 	enum ib_qp_state cur, next;
@@ -745,7 +745,7 @@ out:
 int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		     struct ib_qp_init_attr *init_attr)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_query_qp_in in = { .qpn = cpu_to_le32(qp->qpn) };
 	struct tern_cmd_query_qp_out out = {};
@@ -849,7 +849,7 @@ static int tern_ib_fill_res_qp_cc(struct sk_buff *msg, const struct tern_cmd_que
  */
 int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_query_qp_in in = { .qpn = cpu_to_le32(qp->qpn) };
 	struct tern_cmd_query_qp_out out = {};
@@ -897,7 +897,7 @@ err:
  */
 int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_srq *srq = ibqp->srq ? to_tsrq(ibqp->srq) : NULL;
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	bool hold;
