@@ -454,7 +454,7 @@ static int tern_ib_netdev_event(struct notifier_block *nb, unsigned long event, 
 
 static const struct ib_device_ops tern_ib_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.driver_id = TERN_RDMA_DRIVER_ID,
 	.uverbs_abi_ver = TERN_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = tern_ib_alloc_hw_port_stats,
