@@ -3,7 +3,8 @@
 #ifndef TERN_FUZZ_SCRIPT_H
 #define TERN_FUZZ_SCRIPT_H
 
-#include "test_rdma.h"
+#include "rdma_pair.h"
+#include "roce.h"
 
 /*
  * Frames the wire carries for one input; the rest are lost (struct wire's limit). A QP with

@@ -31,6 +31,7 @@
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/qdev-properties.h"
+#include "hw/resettable.h"
 #include "migration/vmstate.h"
 #include "net/net.h"
 
@@ -465,10 +466,15 @@ static void tern_exit(PCIDevice *pdev)
     pcie_cap_exit(pdev);
 }
 
-/* Machine reset and FLR (pci_device_reset() ends up here). */
-static void tern_reset(DeviceState *dev)
+/*
+ * Machine reset, bus reset and FLR (pci_device_reset() ends up here): the
+ * hold phase of a Resettable reset. The model has nothing to do on entry (no
+ * state to mark as resetting before its neighbours reset) or on exit, so all
+ * of it happens here, as QEMU 8.0's igb does.
+ */
+static void tern_reset_hold(Object *obj)
 {
-    TernState *s = TERN(dev);
+    TernState *s = TERN(obj);
     bool engaged;
 
     /*
@@ -480,7 +486,7 @@ static void tern_reset(DeviceState *dev)
      */
     engaged = tern_guard_engage(s);
     tern_model_reset(s->model);
-    pcie_cap_deverr_reset(PCI_DEVICE(dev));
+    pcie_cap_deverr_reset(PCI_DEVICE(obj));
     /* The carrier belongs to the wire, not to the state a reset forgets. */
     tern_model_set_link(s->model, !qemu_get_queue(s->nic)->link_down);
     tern_guard_release(s, engaged);
@@ -510,6 +516,7 @@ static void tern_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
 
     k->realize = tern_realize;
     k->exit = tern_exit;
@@ -521,7 +528,7 @@ static void tern_class_init(ObjectClass *klass, void *data)
     k->subsystem_id = TERN_PCI_SUBSYS_ID;
 
     dc->desc = "tern RoCEv2 RDMA NIC";
-    dc->reset = tern_reset;
+    rc->phases.hold = tern_reset_hold;
     dc->vmsd = &tern_vmstate;
     device_class_set_props(dc, tern_properties);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);

@@ -410,7 +410,7 @@ static struct verbs_context *tern_alloc_context(struct ibv_device *ibdev, int cm
 	struct tern_context *ctx;
 	int ret;
 
-	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx, RDMA_DRIVER_UNKNOWN);
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx, TERN_RDMA_DRIVER_ID);
 	if (!ctx)
 		return NULL;
 	pthread_mutex_init(&ctx->qp_table_lock, NULL);
@@ -473,10 +473,10 @@ static void tern_device_free(struct verbs_device *vdev)
 }
 
 /*
- * Linux 6.1's uapi has no RDMA_DRIVER_ id for tern (tern_ib.ko reports
- * RDMA_DRIVER_UNKNOWN), so the device is matched by its PCI function, the parent of the
- * ib_device (as for mlx5, irdma, bnxt_re): it holds whatever name udev or
- * "rdma dev set ... name" gives it.
+ * tern has no RDMA_DRIVER_ id of its own out of tree (TERN_RDMA_DRIVER_ID in
+ * <rdma/tern-abi.h> is RDMA_DRIVER_UNKNOWN, which libibverbs never matches by id), so the
+ * device is matched by its PCI function, the parent of the ib_device (as for mlx5, irdma,
+ * bnxt_re): it holds whatever name udev or "rdma dev set ... name" gives it.
  */
 static const struct verbs_match_ent tern_match_table[] = {
 	VERBS_PCI_MATCH(TERN_PCI_VENDOR_ID, TERN_PCI_DEVICE_ID, NULL),

@@ -10,8 +10,23 @@
 #define TERN_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #define TERN_UVERBS_ABI_VERSION		1
+
+/*
+ * The driver id (enum rdma_driver_id) tern_ib reports in ib_device_ops.driver_id, which
+ * libibverbs reads over netlink, and the provider puts in its ioctls (the kernel does not
+ * check it there). An in-tree tern adds RDMA_DRIVER_TERN at the end of that enum and sets
+ * this to it, and the provider adds VERBS_DRIVER_ID(RDMA_DRIVER_TERN) to its match table.
+ * Out of tree no value is ours to take: the ones after 6.1's last (RDMA_DRIVER_ERDMA, 19)
+ * went upstream to MANA (20, in rdma-core 56's kernel-headers) and IONIC (21), with more
+ * posted since, and libibverbs binds a device to the first provider whose table lists its
+ * id, so a borrowed value would hand tern devices to another vendor's provider (libmana's
+ * table lists 20). RDMA_DRIVER_UNKNOWN is never matched by id; the provider matches the
+ * device's PCI function instead.
+ */
+#define TERN_RDMA_DRIVER_ID		RDMA_DRIVER_UNKNOWN
 
 /* alloc_ucontext response: the context's doorbell page and the limits verbs do not carry. */
 struct tern_alloc_ucontext_resp {

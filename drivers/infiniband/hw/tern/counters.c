@@ -105,7 +105,7 @@ int tern_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats, u
 	const __le64 *v = (const __le64 *)&out;
 	int err, i;
 
-	err = tern_ib_cmd(to_tdev(ibdev), TERN_CMD_QUERY_RDMA_STATS, NULL, 0, &out,
+	err = tern_ib_cmd(to_tibdev(ibdev), TERN_CMD_QUERY_RDMA_STATS, NULL, 0, &out,
 			  sizeof(out), NULL);
 	if (err)
 		return err;

@@ -322,7 +322,7 @@ static bool tern_ib_poll_one(struct tern_ib_dev *dev, struct tern_ib_cq *cq, str
  */
 int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
-	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibcq->device);
 	struct tern_ib_cq *cq = to_tcq(ibcq);
 	unsigned long flags;
 	u32 ci0;
@@ -354,7 +354,7 @@ int tern_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  */
 int tern_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
-	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibcq->device);
 	struct tern_ib_cq *cq = to_tcq(ibcq);
 	unsigned long irqflags;
 	int ret = 0;
@@ -414,7 +414,7 @@ void tern_ib_cq_clean(struct tern_ib_cq *cq, u32 qpn, struct tern_ib_srq *srq)
 int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibcq->device);
 	struct tern_ib_cq *cq = to_tcq(ibcq);
 	struct tern_create_cq_resp resp = {};
 	struct tern_cmd_create_cq_in in = {};
@@ -501,7 +501,7 @@ err_mem:
  */
 int tern_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibcq->device);
 	struct tern_ib_cq *cq = to_tcq(ibcq);
 	struct tern_cmd_resize_cq_in in = {};
 	struct tern_create_cq_cmd cmd = {};
@@ -561,7 +561,7 @@ out:
  */
 int tern_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 {
-	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibcq->device);
 	struct tern_ib_cq *cq = to_tcq(ibcq);
 	struct tern_cmd_modify_cq_in in = {};
 	bool user = !cq->kbuf.va;
@@ -600,7 +600,7 @@ int tern_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
  */
 int tern_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
-	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibcq->device);
 	struct tern_ib_cq *cq = to_tcq(ibcq);
 	bool kernel = !ibcq->uobject;
 	struct nlattr *table;
@@ -642,7 +642,7 @@ err:
  */
 int tern_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibcq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibcq->device);
 	struct tern_ib_cq *cq = to_tcq(ibcq);
 	int err;
 

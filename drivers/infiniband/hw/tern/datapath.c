@@ -281,7 +281,7 @@ static int tern_ib_build_send_wqe(struct tern_ib_dev *dev, struct tern_ib_qp *qp
 int tern_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	enum ib_qp_state state;
 	unsigned long flags;
@@ -355,7 +355,7 @@ static void tern_ib_fill_rq_wqe(struct tern_rq_wqe *wqe, const struct ib_recv_wr
 int tern_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_rq_wqe *wqe;
 	unsigned long flags;
@@ -425,7 +425,7 @@ void tern_ib_srq_complete(struct tern_ib_srq *srq)
 int tern_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
 {
-	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibsrq->device);
 	struct tern_ib_srq *srq = to_tsrq(ibsrq);
 	struct tern_rq_wqe *wqe;
 	unsigned long flags;

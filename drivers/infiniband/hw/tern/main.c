@@ -244,7 +244,7 @@ void tern_ib_obj_event(struct tern_ib_dev *dev, struct tern_ib_obj *obj, struct 
 static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 				struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibdev);
+	struct tern_ib_dev *dev = to_tibdev(ibdev);
 	const struct tern_cmd_query_rdma_out *c = &dev->caps;
 	struct pci_dev *pdev = to_pci_dev(tern_ib_dma_dev(dev));
 
@@ -310,7 +310,7 @@ static void tern_ib_port_state(struct tern_ib_dev *dev, enum ib_port_state *stat
 
 static int tern_ib_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *attr)
 {
-	struct tern_ib_dev *dev = to_tdev(ibdev);
+	struct tern_ib_dev *dev = to_tibdev(ibdev);
 	int err;
 
 	/* The RDMA core cleared *attr. */
@@ -358,7 +358,7 @@ static int tern_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	if (tern_ib_has_cap(to_tdev(ibdev), TERN_RDMA_CAP_UD)) {
+	if (tern_ib_has_cap(to_tibdev(ibdev), TERN_RDMA_CAP_UD)) {
 		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	} else {
@@ -375,7 +375,7 @@ static enum rdma_link_layer tern_ib_get_link_layer(struct ib_device *ibdev, u32 
 
 static void tern_ib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	u32 fw = le32_to_cpu(tern_core_caps(to_tdev(ibdev)->tdev)->fw_version);
+	u32 fw = le32_to_cpu(tern_core_caps(to_tibdev(ibdev)->tdev)->fw_version);
 
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u", fw >> 24, (fw >> 16) & 0xff,
 		 fw & 0xffff);
@@ -454,7 +454,7 @@ static int tern_ib_netdev_event(struct notifier_block *nb, unsigned long event, 
 
 static const struct ib_device_ops tern_ib_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.driver_id = TERN_RDMA_DRIVER_ID,
 	.uverbs_abi_ver = TERN_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = tern_ib_alloc_hw_port_stats,

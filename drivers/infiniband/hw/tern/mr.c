@@ -388,7 +388,7 @@ err_release:
 struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
 				  int access, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_ib_dev *dev = to_tibdev(ibpd->device);
 	struct tern_cmd_create_mr_in in;
 	struct tern_ib_pbl pbl;
 	struct tern_ib_mr *mr;
@@ -428,7 +428,7 @@ err_free:
  */
 struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access)
 {
-	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_ib_dev *dev = to_tibdev(ibpd->device);
 	struct tern_cmd_create_mr_in in = {};
 	struct tern_ib_mr *mr;
 	int err;
@@ -466,7 +466,7 @@ struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access)
  */
 struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg)
 {
-	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_ib_dev *dev = to_tibdev(ibpd->device);
 	struct tern_cmd_create_mr_in in = {};
 	struct tern_ib_mr *mr;
 	int err;
@@ -590,7 +590,7 @@ err:
  */
 int tern_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibmw->device);
+	struct tern_ib_dev *dev = to_tibdev(ibmw->device);
 	struct tern_cmd_create_mr_in in = {};
 
 	if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_MW))
@@ -608,7 +608,7 @@ int tern_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
  */
 int tern_ib_dealloc_mw(struct ib_mw *ibmw)
 {
-	struct tern_ib_dev *dev = to_tdev(ibmw->device);
+	struct tern_ib_dev *dev = to_tibdev(ibmw->device);
 	struct tern_cmd_destroy_mr_in in = { .key = cpu_to_le32(ibmw->rkey) };
 	int err;
 
@@ -628,7 +628,7 @@ int tern_ib_dealloc_mw(struct ib_mw *ibmw)
  */
 int tern_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibmr->device);
+	struct tern_ib_dev *dev = to_tibdev(ibmr->device);
 	struct tern_ib_mr *mr = to_tmr(ibmr);
 	struct tern_cmd_destroy_mr_in in = { .key = cpu_to_le32(ibmr->lkey) };
 	int err;
@@ -710,7 +710,7 @@ struct ib_mr *tern_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u6
 				    u64 iova, int access, struct ib_pd *ibpd,
 				    struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibmr->device);
+	struct tern_ib_dev *dev = to_tibdev(ibmr->device);
 	struct tern_ib_mr *mr = to_tmr(ibmr);
 	struct ib_mr *new;
 	int err;

@@ -417,7 +417,7 @@ static int tern_ib_qp_check_qpn(struct tern_ib_dev *dev, struct tern_ib_qp *qp)
 int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		      struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_create_qp_in in = {};
 	struct tern_create_qp_resp resp = {};
@@ -700,7 +700,7 @@ static void tern_ib_qp_attrs_keep(struct tern_ib_qp *qp, const struct ib_qp_attr
 int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		      struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_modify_qp_in in = {};
 	enum ib_qp_state cur, next;
@@ -763,7 +763,7 @@ out:
 int tern_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask,
 		     struct ib_qp_init_attr *init_attr)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_query_qp_in in = { .qpn = cpu_to_le32(qp->qpn) };
 	struct tern_cmd_query_qp_out out = {};
@@ -867,7 +867,7 @@ static int tern_ib_fill_res_qp_cc(struct sk_buff *msg, const struct tern_cmd_que
  */
 int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_query_qp_in in = { .qpn = cpu_to_le32(qp->qpn) };
 	struct tern_cmd_query_qp_out out = {};
@@ -915,7 +915,7 @@ err:
  */
 int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibqp->device);
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_srq *srq = ibqp->srq ? to_tsrq(ibqp->srq) : NULL;
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	bool hold;

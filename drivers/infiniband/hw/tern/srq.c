@@ -210,7 +210,7 @@ static void tern_ib_srq_ring_put(struct tern_ib_dev *dev, struct tern_ib_srq *sr
 int tern_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		       struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibsrq->device);
 	struct tern_ib_srq *srq = to_tsrq(ibsrq);
 	struct ib_srq_attr attr = init_attr->attr;
 	struct tern_cmd_create_srq_in in = {};
@@ -288,7 +288,7 @@ err_ring:
 int tern_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask attr_mask, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibsrq->device);
 	struct tern_ib_srq *srq = to_tsrq(ibsrq);
 	struct tern_cmd_modify_srq_in in = {};
 	int err;
@@ -327,7 +327,7 @@ int tern_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
  */
 int tern_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
-	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibsrq->device);
 	struct tern_ib_srq *srq = to_tsrq(ibsrq);
 	struct tern_cmd_query_srq_in in = { .srqn = cpu_to_le32(srq->srqn) };
 	struct tern_cmd_query_srq_out out = {};
@@ -356,7 +356,7 @@ int tern_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
  */
 int tern_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibsrq->device);
+	struct tern_ib_dev *dev = to_tibdev(ibsrq->device);
 	struct tern_ib_srq *srq = to_tsrq(ibsrq);
 	bool hold;
 

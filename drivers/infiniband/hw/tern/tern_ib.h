@@ -430,7 +430,11 @@ struct tern_ib_srq {
 	struct tern_ib_obj obj;
 };
 
-static inline struct tern_ib_dev *to_tdev(struct ib_device *ibdev)
+/*
+ * to_t*(): the tern_ib_* object around an ib_* one. "tdev" is tern_core's struct tern_dev
+ * (tern_ib_dev.tdev), hence to_tibdev.
+ */
+static inline struct tern_ib_dev *to_tibdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct tern_ib_dev, ibdev);
 }

@@ -14,7 +14,7 @@
 /* Give the context a UAR and its mmap entry and answer; see tern_ib_alloc_ucontext(). */
 static int alloc_ucontext_uar(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibuc->device);
+	struct tern_ib_dev *dev = to_tibdev(ibuc->device);
 	struct tern_ib_ucontext *uc = to_tuc(ibuc);
 	struct tern_alloc_ucontext_resp resp = {};
 	struct tern_ib_mmap_entry *entry;
@@ -177,7 +177,7 @@ void tern_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
  */
 int tern_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_ib_dev *dev = to_tibdev(ibpd->device);
 	struct tern_ib_pd *pd = to_tpd(ibpd);
 	u32 pdn;
 	int err;
@@ -206,7 +206,7 @@ int tern_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  */
 int tern_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibpd->device);
+	struct tern_ib_dev *dev = to_tibdev(ibpd->device);
 	struct tern_ib_pd *pd = to_tpd(ibpd);
 	struct tern_cmd_destroy_pd_in in = { .pdn = cpu_to_le32(pd->pdn) };
 	int err;
@@ -247,7 +247,7 @@ static u16 tern_ib_ah_udp_sport(const struct ib_global_route *grh)
 int tern_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		      struct ib_udata *udata)
 {
-	struct tern_ib_dev *dev = to_tdev(ibah->device);
+	struct tern_ib_dev *dev = to_tibdev(ibah->device);
 	struct rdma_ah_attr *attr = init_attr->ah_attr;
 	struct tern_ib_ah *ah = to_tah(ibah);
 	struct tern_create_ah_resp resp = {};
@@ -304,6 +304,6 @@ int tern_ib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)
  */
 int tern_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	atomic_dec(&to_tdev(ibah->device)->num_ah);
+	atomic_dec(&to_tibdev(ibah->device)->num_ah);
 	return 0;
 }

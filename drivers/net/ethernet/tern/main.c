@@ -24,7 +24,6 @@
  * reload are refused (-EBUSY); after a permanent failure they stay refused until removal.
  */
 
-#include <linux/aer.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -562,7 +561,7 @@ enum tern_stage {
 	TERN_STAGE_CMDQ,	/* command queue up, capabilities queried */
 	TERN_STAGE_EQ,		/* async EQ up, DCB settings applied */
 	TERN_STAGE_DEVLINK,	/* devlink registered, debugfs */
-	TERN_STAGE_RUNNING,	/* Ethernet function and RDMA auxiliary device; AER on */
+	TERN_STAGE_RUNNING,	/* Ethernet function and RDMA auxiliary device */
 };
 
 static void tern_teardown(struct tern_dev *tdev, enum tern_stage stage)
@@ -577,7 +576,6 @@ static void tern_teardown(struct tern_dev *tdev, enum tern_stage stage)
 		tern_aux_del(tdev);
 		tern_en_stop(tdev);
 		mutex_unlock(&tdev->state_lock);
-		pci_disable_pcie_error_reporting(pdev);
 		fallthrough;
 	case TERN_STAGE_DEVLINK:
 		tern_debugfs_cleanup(tdev);
@@ -719,9 +717,9 @@ static int tern_probe_functions(struct tern_dev *tdev, enum tern_stage *done)
 		dev_err(dev, "Ethernet function probe failed: %d\n", err);
 		return err;
 	}
-	/* AER reports reach tern_pci_err_handlers; slot_reset restores this state */
-	if (pci_enable_pcie_error_reporting(pdev))
-		dev_dbg(dev, "AER not under the kernel's control: no error reporting\n");
+	/* The PCI core enabled AER reporting at enumeration (pci_aer_init(), where AER is
+	 * native); reports reach tern_pci_err_handlers. slot_reset restores this state.
+	 */
 	pci_save_state(pdev);
 	*done = TERN_STAGE_RUNNING;
 	return 0;
