@@ -489,16 +489,16 @@ try:
     t.ok(r.rc == 0, "traffic flows again after the link comes back", r.stdout)
 
     # --- firmware commands that fail or never complete -------------------------------------
-    r = n0.run("ls /sys/kernel/debug/tern/*/cmd_test")
-    t.ok(r.rc == 0, "debugfs has the command test file", r.stderr)
+    r = n0.run("ls -d /sys/kernel/debug/tern/*/cmd_test")
+    t.ok(r.rc == 0, "debugfs has the command test files", r.stderr)
     CMD_TEST = r.stdout.strip()
-    r = n0.run("echo nop > %s" % CMD_TEST)
+    r = n0.run("echo 1 > %s/nop" % CMD_TEST)
     t.ok(r.rc == 0, "a NOP command succeeds", r.stderr)
-    r = n0.run("echo 'fail 3' > %s" % CMD_TEST)
+    r = n0.run("echo 3 > %s/fail_status && echo 1 > %s/fail" % (CMD_TEST, CMD_TEST))
     t.ok(r.rc != 0 and "Invalid argument" in r.stderr,
          "a command the firmware rejects (BAD_PARAM) returns EINVAL", r.stderr)
     t0 = time.monotonic()
-    r = n0.run("echo drop > %s" % CMD_TEST, timeout=60)
+    r = n0.run("echo 1 > %s/drop" % CMD_TEST, timeout=60)
     secs = time.monotonic() - t0
     t.ok(r.rc != 0 and "timed out" in r.stderr.lower(),
          "a command that never completes returns ETIMEDOUT (after %.1f s)" % secs, r.stderr)
@@ -517,7 +517,7 @@ try:
     t.ok(re.search(r"command_timeout_ms:? %d\b" % CMD_TIMEOUT_MS, r.stdout),
          "devlink health diagnose ... reporter fw: command_timeout_ms %d" % CMD_TIMEOUT_MS,
          r.stdout, r.stderr)
-    r = n0.run("echo nop > %s && ping -c 2 -W 5 %s" % (CMD_TEST, n1.ip(0)), timeout=30)
+    r = n0.run("echo 1 > %s/nop && ping -c 2 -W 5 %s" % (CMD_TEST, n1.ip(0)), timeout=30)
     t.ok(r.rc == 0, "the device still works after the lost command", r.stdout, r.stderr)
 
     # --- unload and reload -------------------------------------------------------------------

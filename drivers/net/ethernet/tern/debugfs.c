@@ -2,25 +2,32 @@
 /*
  * tern debugfs: /sys/kernel/debug/tern/<pci-name>/
  *
- *   cmdq       read: command queue depth, commands in flight, counters, mode
- *   cmd_test   write: run a NOP command; the write returns the command's errno
- *                nop [delay=<us>] [len=<bytes>]   (len: bytes echoed and checked)
- *                fail <status> [<syndrome>]       (status: number or name, e.g. bad_param)
- *                drop                             (never completes: -ETIMEDOUT)
- *                fatal                            (the firmware dies: -EIO, then the
- *                                                  recovery devlink health starts)
- *              fail, drop and fatal need a device with test hooks (QEMU test-hooks=on);
- *              elsewhere the device rejects them with BAD_PARAM (-EINVAL).
- *   wire_faults  TX fault injection, for testing recovery (SET/QUERY_WIRE_FAULTS)
- *              write: [drop=<p>] [corrupt=<p>] [duplicate=<p>] [reorder=<p>] [seed=<n>]
- *                     [roce_only], or "off". <p> is a percentage with up to 4 decimals
- *                     (0..100); keys left out become 0. Bad input: -EINVAL, no change.
- *              read:  "key: value" lines: drop, corrupt, duplicate, reorder (percent),
- *                     seed, roce_only, then the counters frames, dropped, corrupted,
- *                     duplicated, reordered (since the last device reset)
- *   dcb        read: what the firmware runs, read back from it (QUERY_DCB, QUERY_CC_PARAMS),
- *              not the driver's copy: "key: value" lines, the CC parameters under their
- *              devlink param names (devices with TERN_DEV_CAP_DCB)
+ *   cmdq          read: command queue depth, commands in flight, counters, mode
+ *   cmd_test/     firmware NOP commands, for testing the command path
+ *     nop           write 1: run a NOP (with nop_delay_us, nop_len); the write returns the
+ *                   command's errno
+ *     nop_delay_us  the delay the NOP asks for, in microseconds (0: none)
+ *     nop_len       bytes the NOP echoes through the mailboxes and the driver checks
+ *                   (at most TERN_DBG_NOP_MAX_TAIL; more: "nop" fails with -EINVAL)
+ *     fail          write 1: run a NOP the device completes with fail_status and
+ *                   fail_syndrome
+ *     fail_status   enum tern_cmd_status (a number, 0..255; more: "fail" fails with -EINVAL)
+ *     fail_syndrome
+ *     drop          write 1: run a NOP that never completes (-ETIMEDOUT)
+ *     fatal         write 1: run a NOP that kills the firmware (-EIO, then the recovery
+ *                   devlink health starts)
+ *                 fail, drop and fatal need a device with test hooks (QEMU test-hooks=on);
+ *                 elsewhere the device rejects them with BAD_PARAM (-EINVAL).
+ *   wire_faults   TX fault injection, for testing recovery (SET/QUERY_WIRE_FAULTS)
+ *                 write: [drop=<p>] [corrupt=<p>] [duplicate=<p>] [reorder=<p>] [seed=<n>]
+ *                        [roce_only], or "off". <p> is a percentage with up to 4 decimals
+ *                        (0..100); keys left out become 0. Bad input: -EINVAL, no change.
+ *                 read:  "key: value" lines: drop, corrupt, duplicate, reorder (percent),
+ *                        seed, roce_only, then the counters frames, dropped, corrupted,
+ *                        duplicated, reordered (since the last device reset)
+ *   dcb           read: what the firmware runs, read back from it (QUERY_DCB, QUERY_CC_PARAMS),
+ *                 not the driver's copy: "key: value" lines, the CC parameters under their
+ *                 devlink param names (devices with TERN_DEV_CAP_DCB)
  */
 
 #include <linux/ctype.h>
@@ -33,7 +40,6 @@
 
 #include "tern_core.h"
 
-#define TERN_DBG_CMD_MAX	96
 #define TERN_DBG_WF_MAX		160
 #define TERN_DBG_PPM_PER_PCT	10000u
 #define TERN_DBG_NOP_MAX_TAIL	(TERN_CMD_MAX_IN - sizeof(struct tern_cmd_nop_in))
@@ -61,17 +67,134 @@ static int tern_dbg_cmdq_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(tern_dbg_cmdq);
 
-static const char * const tern_dbg_status_names[] = {
-	[TERN_CMD_OK]		= "ok",
-	[TERN_CMD_BAD_OPCODE]	= "bad_opcode",
-	[TERN_CMD_BAD_LEN]	= "bad_len",
-	[TERN_CMD_BAD_PARAM]	= "bad_param",
-	[TERN_CMD_NO_RESOURCES]	= "no_resources",
-	[TERN_CMD_BAD_RESOURCE]	= "bad_resource",
-	[TERN_CMD_BAD_STATE]	= "bad_state",
-	[TERN_CMD_DMA_ERROR]	= "dma_error",
-	[TERN_CMD_INTERNAL]	= "internal",
-};
+/**
+ * tern_dbg_nop_in() - the NOP a cmd_test/ trigger runs
+ * @dbg: the values of the cmd_test/ files
+ * @flag: 0 for "nop", else the TERN_NOP_F_FAIL, _DROP or _FATAL of that trigger
+ * @nop: NOP input header, filled in on success only
+ * @tail: length of the echoed tail after the header (meaningful on success only)
+ *
+ * Return: 0, or -EINVAL when nop_len is above TERN_DBG_NOP_MAX_TAIL ("nop") or
+ * fail_status above U8_MAX ("fail").
+ */
+TERN_VISIBLE_IF_KUNIT int tern_dbg_nop_in(const struct tern_dbg *dbg, u32 flag,
+					  struct tern_cmd_nop_in *nop, size_t *tail)
+{
+	u32 delay = 0, syndrome = 0, len = 0, status = 0;
+
+	switch (flag) {
+	case 0:
+		delay = READ_ONCE(dbg->nop_delay_us);
+		len = READ_ONCE(dbg->nop_len);
+		if (len > TERN_DBG_NOP_MAX_TAIL)
+			return -EINVAL;
+		if (delay)
+			flag = TERN_NOP_F_DELAY;
+		break;
+	case TERN_NOP_F_FAIL:
+		status = READ_ONCE(dbg->fail_status);
+		syndrome = READ_ONCE(dbg->fail_syndrome);
+		if (status > U8_MAX)
+			return -EINVAL;
+		break;
+	case TERN_NOP_F_DROP:
+	case TERN_NOP_F_FATAL:
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	memset(nop, 0, sizeof(*nop));
+	nop->flags = cpu_to_le32(flag);
+	nop->delay_us = cpu_to_le32(delay);
+	nop->fail_status = status;
+	nop->fail_syndrome = cpu_to_le32(syndrome);
+	*tail = len;
+	return 0;
+}
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_nop_in);
+
+static int tern_dbg_run_nop(struct tern_dev *tdev, u32 flag)
+{
+	struct tern_cmd_nop_in nop;
+	u8 *in, *out = NULL;
+	size_t in_len, tail, i;
+	int err;
+
+	err = tern_dbg_nop_in(&tdev->dbg, flag, &nop, &tail);
+	if (err)
+		return err;
+	in_len = sizeof(nop) + tail;
+	in = kzalloc(in_len, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	if (tail) {
+		out = kzalloc(tail, GFP_KERNEL);
+		if (!out) {
+			kfree(in);
+			return -ENOMEM;
+		}
+	}
+	memcpy(in, &nop, sizeof(nop));
+	for (i = 0; i < tail; i++)
+		in[sizeof(nop) + i] = (u8)(i * 7 + 1);
+
+	err = tern_cmd_exec(tdev, TERN_CMD_NOP, in, in_len, out, tail, NULL);
+	if (!err && tail && memcmp(out, in + sizeof(nop), tail)) {
+		dev_err(&tdev->pdev->dev, "NOP echo of %zu bytes came back different\n", tail);
+		err = -EIO;
+	}
+	kfree(out);
+	kfree(in);
+	return err;
+}
+
+/* The cmd_test/ triggers: writing 1 runs that NOP; the write fails with its errno. */
+static int tern_dbg_trigger(void *data, u64 val, u32 flag)
+{
+	if (val != 1)
+		return -EINVAL;
+	return tern_dbg_run_nop(data, flag);
+}
+
+static int tern_dbg_nop_set(void *data, u64 val)
+{
+	return tern_dbg_trigger(data, val, 0);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_nop_fops, NULL, tern_dbg_nop_set, "%llu\n");
+
+static int tern_dbg_fail_set(void *data, u64 val)
+{
+	return tern_dbg_trigger(data, val, TERN_NOP_F_FAIL);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_fail_fops, NULL, tern_dbg_fail_set, "%llu\n");
+
+static int tern_dbg_drop_set(void *data, u64 val)
+{
+	return tern_dbg_trigger(data, val, TERN_NOP_F_DROP);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_drop_fops, NULL, tern_dbg_drop_set, "%llu\n");
+
+static int tern_dbg_fatal_set(void *data, u64 val)
+{
+	return tern_dbg_trigger(data, val, TERN_NOP_F_FATAL);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_fatal_fops, NULL, tern_dbg_fatal_set, "%llu\n");
+
+static void tern_dbg_cmd_test_init(struct tern_dev *tdev)
+{
+	struct dentry *dir = debugfs_create_dir("cmd_test", tdev->debugfs);
+	struct tern_dbg *dbg = &tdev->dbg;
+
+	debugfs_create_file_unsafe("nop", 0200, dir, tdev, &tern_dbg_nop_fops);
+	debugfs_create_u32("nop_delay_us", 0600, dir, &dbg->nop_delay_us);
+	debugfs_create_u32("nop_len", 0600, dir, &dbg->nop_len);
+	debugfs_create_file_unsafe("fail", 0200, dir, tdev, &tern_dbg_fail_fops);
+	debugfs_create_u32("fail_status", 0600, dir, &dbg->fail_status);
+	debugfs_create_x32("fail_syndrome", 0600, dir, &dbg->fail_syndrome);
+	debugfs_create_file_unsafe("drop", 0200, dir, tdev, &tern_dbg_drop_fops);
+	debugfs_create_file_unsafe("fatal", 0200, dir, tdev, &tern_dbg_fatal_fops);
+}
 
 /* The line a debugfs write carries: at most @max - 1 bytes, copied and NUL-terminated
  * (kfree() it). ERR_PTR(-EINVAL) when longer, or memdup_user_nul()'s error.
@@ -83,7 +206,7 @@ static char *tern_dbg_user_line(const char __user *ubuf, size_t count, size_t ma
 	return memdup_user_nul(ubuf, count);
 }
 
-/* The settings parser of every file here: the next blank-separated word of *@line, split
+/* The settings parser of wire_faults: the next blank-separated word of *@line, split
  * into @key and @val at its first '=' (@val NULL for a bare key); *@line moves past it.
  * Return: false at the end of the line.
  */
@@ -102,156 +225,6 @@ static bool tern_dbg_next_kv(char **line, char **key, char **val)
 	}
 	return false;
 }
-
-static int tern_dbg_parse_status(const char *arg, u8 *status)
-{
-	unsigned int i;
-
-	if (!kstrtou8(arg, 0, status))
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(tern_dbg_status_names); i++) {
-		if (tern_dbg_status_names[i] && !strcasecmp(arg, tern_dbg_status_names[i])) {
-			*status = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/**
- * tern_dbg_parse() - parse a cmd_test line
- * @line: the line, trimmed (modified: split into words)
- * @nop: NOP input header, filled in on success only
- * @tail: length of the echoed tail after the header (meaningful on success only)
- *
- * Return: 0, or -EINVAL (or a kstrto*() error) for a line that is not one of the forms
- * described at the top of this file.
- */
-TERN_VISIBLE_IF_KUNIT int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail)
-{
-	u32 flags = 0, delay = 0, syndrome = 0;
-	char *verb, *arg, *key, *val;
-	unsigned long len;
-	u8 status = 0;
-	int err;
-
-	*tail = 0;
-	verb = strsep(&line, " \t");
-	if (!verb || !*verb)
-		return -EINVAL;
-
-	if (!strcmp(verb, "nop")) {
-		while (tern_dbg_next_kv(&line, &key, &val)) {
-			if (!val)
-				return -EINVAL;
-			if (!strcmp(key, "delay")) {
-				err = kstrtou32(val, 0, &delay);
-				if (err)
-					return err;
-				flags |= TERN_NOP_F_DELAY;
-			} else if (!strcmp(key, "len")) {
-				err = kstrtoul(val, 0, &len);
-				if (err)
-					return err;
-				if (len > TERN_DBG_NOP_MAX_TAIL)
-					return -EINVAL;
-				*tail = len;
-			} else {
-				return -EINVAL;
-			}
-		}
-	} else if (!strcmp(verb, "fail")) {
-		arg = strsep(&line, " \t");
-		if (!arg || tern_dbg_parse_status(arg, &status))
-			return -EINVAL;
-		arg = strsep(&line, " \t");
-		if (arg && *arg) {
-			err = kstrtou32(arg, 0, &syndrome);
-			if (err)
-				return err;
-		}
-		if (line && *line)
-			return -EINVAL;
-		flags |= TERN_NOP_F_FAIL;
-	} else if (!strcmp(verb, "drop")) {
-		if (line && *line)
-			return -EINVAL;
-		flags |= TERN_NOP_F_DROP;
-	} else if (!strcmp(verb, "fatal")) {
-		if (line && *line)
-			return -EINVAL;
-		flags |= TERN_NOP_F_FATAL;
-	} else {
-		return -EINVAL;
-	}
-
-	memset(nop, 0, sizeof(*nop));
-	nop->flags = cpu_to_le32(flags);
-	nop->delay_us = cpu_to_le32(delay);
-	nop->fail_status = status;
-	nop->fail_syndrome = cpu_to_le32(syndrome);
-	return 0;
-}
-EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_parse);
-
-static int tern_dbg_run_nop(struct tern_dev *tdev, const struct tern_cmd_nop_in *nop,
-			    size_t tail)
-{
-	size_t in_len = sizeof(*nop) + tail;
-	u8 *in, *out = NULL;
-	size_t i;
-	int err;
-
-	in = kzalloc(in_len, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	if (tail) {
-		out = kzalloc(tail, GFP_KERNEL);
-		if (!out) {
-			kfree(in);
-			return -ENOMEM;
-		}
-	}
-	memcpy(in, nop, sizeof(*nop));
-	for (i = 0; i < tail; i++)
-		in[sizeof(*nop) + i] = (u8)(i * 7 + 1);
-
-	err = tern_cmd_exec(tdev, TERN_CMD_NOP, in, in_len, out, tail, NULL);
-	if (!err && tail && memcmp(out, in + sizeof(*nop), tail)) {
-		dev_err(&tdev->pdev->dev, "NOP echo of %zu bytes came back different\n", tail);
-		err = -EIO;
-	}
-	kfree(out);
-	kfree(in);
-	return err;
-}
-
-static ssize_t tern_dbg_cmd_test_write(struct file *file, const char __user *ubuf,
-				       size_t count, loff_t *ppos)
-{
-	struct tern_dev *tdev = file->private_data;
-	struct tern_cmd_nop_in nop;
-	size_t tail;
-	char *buf;
-	int err;
-
-	buf = tern_dbg_user_line(ubuf, count, TERN_DBG_CMD_MAX);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	err = tern_dbg_parse(strim(buf), &nop, &tail);
-	kfree(buf);
-	if (err)
-		return err;
-	err = tern_dbg_run_nop(tdev, &nop, tail);
-	return err ? err : count;
-}
-
-static const struct file_operations tern_dbg_cmd_test_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = tern_dbg_cmd_test_write,
-	.llseek = no_llseek,
-};
 
 /* A percentage with up to 4 decimals, 0..100, in parts per million (TERN_WIRE_FAULT_PPM_MAX is
  * 100 %): "0.1" is 1000 ppm, "1" is 10000, "100" is 1000000.
@@ -536,7 +509,7 @@ void tern_debugfs_init(struct tern_dev *tdev)
 {
 	tdev->debugfs = debugfs_create_dir(pci_name(tdev->pdev), tern_debugfs_root);
 	debugfs_create_file("cmdq", 0400, tdev->debugfs, tdev, &tern_dbg_cmdq_fops);
-	debugfs_create_file("cmd_test", 0200, tdev->debugfs, tdev, &tern_dbg_cmd_test_fops);
+	tern_dbg_cmd_test_init(tdev);
 	debugfs_create_file("wire_faults", 0600, tdev->debugfs, tdev, &tern_dbg_wire_faults_fops);
 	if (tdev->dcb.supported)
 		debugfs_create_file("dcb", 0400, tdev->debugfs, tdev, &tern_dbg_dcb_fops);
@@ -546,7 +519,7 @@ void tern_debugfs_init(struct tern_dev *tdev)
  * tern_debugfs_cleanup() - remove the device's debugfs directory
  * @tdev: the device
  *
- * Waits for readers and writers inside the files (a cmd_test write may wait for a
+ * Waits for readers and writers inside the files (a cmd_test/ write may wait for a
  * command timeout).
  */
 void tern_debugfs_cleanup(struct tern_dev *tdev)

@@ -3,7 +3,7 @@
  * KUnit suites for tern_core's logic that needs no device: the hardware interface's layout,
  * command encoding and completion decoding, ring and doorbell arithmetic, receive buffer
  * sizing, MTU and ring size limits, ethtool statistics, firmware version strings and the
- * debugfs cmd_test parser.
+ * values behind the debugfs files.
  *
  * Built as tern_core_test.ko when the kernel has KUnit (see Kbuild); it uses tern_core.ko's
  * internals, exported in the TERN_KUNIT namespace only in such kernels. Load it and read
@@ -17,7 +17,6 @@
 #include <linux/rtnetlink.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
-#include <linux/string_helpers.h>
 #include <net/dcbnl.h>
 
 #include <tern/tern_rdma.h>
@@ -1017,99 +1016,65 @@ static struct kunit_suite tern_ethtool_suite = {
 };
 
 /* ---------------------------------------------------------------------------------------
- * debugfs cmd_test parser.
+ * debugfs: the NOP each cmd_test/ trigger runs, and the wire_faults parser.
  */
 
-static const struct {
-	const char *line;
-	int err;
-	u32 flags, delay, syndrome;
-	u8 status;
-	size_t tail;
-} tern_test_lines[] = {
-	{ "nop", 0, 0, 0, 0, 0, 0 },
-	{ "nop delay=100", 0, TERN_NOP_F_DELAY, 100, 0, 0, 0 },
-	{ "nop len=16", 0, 0, 0, 0, 0, 16 },
-	{ "nop  delay=0x10\tlen=4080", 0, TERN_NOP_F_DELAY, 16, 0, 0, 4080 },
-	{ "nop len=0 delay=0", 0, TERN_NOP_F_DELAY, 0, 0, 0, 0 },
-	{ "fail bad_param", 0, TERN_NOP_F_FAIL, 0, 0, TERN_CMD_BAD_PARAM, 0 },
-	{ "fail BAD_STATE 7", 0, TERN_NOP_F_FAIL, 0, 7, TERN_CMD_BAD_STATE, 0 },
-	{ "fail internal", 0, TERN_NOP_F_FAIL, 0, 0, TERN_CMD_INTERNAL, 0 },
-	{ "fail 4 0x11223344", 0, TERN_NOP_F_FAIL, 0, 0x11223344, TERN_CMD_NO_RESOURCES, 0 },
-	{ "fail 0", 0, TERN_NOP_F_FAIL, 0, 0, TERN_CMD_OK, 0 },
-	{ "fail 0xff", 0, TERN_NOP_F_FAIL, 0, 0, 0xff, 0 },
-	{ "drop", 0, TERN_NOP_F_DROP, 0, 0, 0, 0 },
-	{ "fatal", 0, TERN_NOP_F_FATAL, 0, 0, 0, 0 },
-	{ "", -EINVAL },
-	{ "NOP", -EINVAL },
-	{ "bogus", -EINVAL },
-	{ "nop len=4081", -EINVAL },
-	{ "nop len=-1", -EINVAL },
-	{ "nop delay=abc", -EINVAL },
-	{ "nop delay=4294967296", -ERANGE },
-	{ "nop delay", -EINVAL },
-	{ "nop extra", -EINVAL },
-	{ "fail", -EINVAL },
-	{ "fail nosuch", -EINVAL },
-	{ "fail 256", -EINVAL },
-	{ "fail 3 xyz", -EINVAL },
-	{ "fail 3 4 5", -EINVAL },
-	{ "drop now", -EINVAL },
-	{ "fatal now", -EINVAL },
-};
-
-static void tern_dbg_parse_lines(struct kunit *test)
+static void tern_dbg_nop_in_triggers(struct kunit *test)
 {
+	const struct tern_dbg dbg = {
+		.nop_delay_us = 100, .nop_len = 16, .fail_status = TERN_CMD_BAD_STATE,
+		.fail_syndrome = 0x11223344,
+	};
+	static const u32 flags[] = { 0, TERN_NOP_F_FAIL, TERN_NOP_F_DROP, TERN_NOP_F_FATAL };
+	struct tern_cmd_nop_in nop;
 	unsigned int i;
+	size_t tail;
 
-	for (i = 0; i < ARRAY_SIZE(tern_test_lines); i++) {
-		const char *line = tern_test_lines[i].line;
-		struct tern_cmd_nop_in nop;
-		char buf[96];
-		size_t tail = 12345;
-		int err;
-
-		strscpy(buf, line, sizeof(buf));
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
 		memset(&nop, 0xa5, sizeof(nop));
-		err = tern_dbg_parse(buf, &nop, &tail);
-		KUNIT_EXPECT_EQ_MSG(test, err, tern_test_lines[i].err, "\"%s\"", line);
-		if (err || tern_test_lines[i].err)
-			continue;
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(nop.flags), tern_test_lines[i].flags,
-				    "flags of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(nop.delay_us), tern_test_lines[i].delay,
-				    "delay of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, nop.fail_status, tern_test_lines[i].status,
-				    "status of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(nop.fail_syndrome),
-				    tern_test_lines[i].syndrome, "syndrome of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, tail, tern_test_lines[i].tail, "len of \"%s\"", line);
+		tail = 12345;
+		KUNIT_ASSERT_EQ(test, tern_dbg_nop_in(&dbg, flags[i], &nop, &tail), 0);
+		/* the delay and echo belong to "nop", the status and syndrome to "fail" */
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.flags), flags[i] ? : TERN_NOP_F_DELAY);
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.delay_us), flags[i] ? 0 : 100);
+		KUNIT_EXPECT_EQ(test, tail, flags[i] ? 0 : 16);
+		KUNIT_EXPECT_EQ(test, nop.fail_status,
+				flags[i] == TERN_NOP_F_FAIL ? TERN_CMD_BAD_STATE : 0);
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.fail_syndrome),
+				flags[i] == TERN_NOP_F_FAIL ? 0x11223344 : 0);
 		/* Reserved bytes must be zero, or the device answers BAD_PARAM. */
-		KUNIT_EXPECT_EQ_MSG(test, nop.rsvd[0] | nop.rsvd[1] | nop.rsvd[2], 0,
-				    "rsvd of \"%s\"", line);
+		KUNIT_EXPECT_EQ(test, nop.rsvd[0] | nop.rsvd[1] | nop.rsvd[2], 0);
 	}
 }
 
-/* Every status name the parser takes maps to that status. */
-static void tern_dbg_parse_status_names(struct kunit *test)
+static void tern_dbg_nop_in_limits(struct kunit *test)
 {
-	unsigned int i;
+	struct tern_dbg dbg = {};
+	struct tern_cmd_nop_in nop;
+	size_t tail;
 
-	for (i = 0; i < ARRAY_SIZE(tern_test_statuses); i++) {
-		struct tern_cmd_nop_in nop;
-		char buf[64];
-		size_t tail;
-		int err;
-
-		if (!strcmp(tern_test_statuses[i].name, "UNKNOWN"))
-			continue;
-		snprintf(buf, sizeof(buf), "fail %s", tern_test_statuses[i].name);
-		string_lower(buf, buf);
-		err = tern_dbg_parse(buf, &nop, &tail);
-		KUNIT_EXPECT_EQ_MSG(test, err, 0, "fail %s", tern_test_statuses[i].name);
-		if (!err)
-			KUNIT_EXPECT_EQ(test, nop.fail_status, tern_test_statuses[i].status);
-	}
+	/* no delay: a plain NOP, without the delay flag */
+	KUNIT_ASSERT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.flags), 0);
+	KUNIT_EXPECT_EQ(test, tail, 0);
+	dbg.nop_len = TERN_CMD_MAX_IN - sizeof(nop);
+	KUNIT_ASSERT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), 0);
+	KUNIT_EXPECT_EQ(test, tail, TERN_CMD_MAX_IN - sizeof(nop));
+	dbg.nop_len++;
+	memset(&nop, 0xa5, sizeof(nop));
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), -EINVAL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.flags), 0xa5a5a5a5);
+	/* a length above the limit does not matter to the other triggers */
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_DROP, &nop, &tail), 0);
+	dbg.fail_status = U8_MAX;
+	KUNIT_ASSERT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_FAIL, &nop, &tail), 0);
+	KUNIT_EXPECT_EQ(test, nop.fail_status, U8_MAX);
+	dbg.fail_status++;
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_FAIL, &nop, &tail), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), -EINVAL);
+	dbg.nop_len = 0;
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), 0);
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_DELAY, &nop, &tail), -EINVAL);
 }
 
 static const struct {
@@ -1194,8 +1159,8 @@ static void tern_dbg_parse_wire_faults_lines(struct kunit *test)
 }
 
 static struct kunit_case tern_debugfs_cases[] = {
-	KUNIT_CASE(tern_dbg_parse_lines),
-	KUNIT_CASE(tern_dbg_parse_status_names),
+	KUNIT_CASE(tern_dbg_nop_in_triggers),
+	KUNIT_CASE(tern_dbg_nop_in_limits),
 	KUNIT_CASE(tern_dbg_parse_wire_faults_lines),
 	{}
 };
