@@ -270,14 +270,15 @@ try:
     fpath = "/sys/kernel/debug/tern/%s/wire_faults" % n1.run(
         "basename $(readlink -f /sys/class/net/%s/device)" % devs[1]).stdout.strip()
     r = n1.run("dd if=/dev/urandom of=/srv/small bs=1M count=%d 2>/dev/null && sha256sum "
-               "/srv/small && echo 'corrupt=2 seed=7' > %s" % (CORRUPT_MIB, fpath), timeout=60)
+               "/srv/small && cd %s && echo 1 > off && echo 7 > seed && echo 20000 > corrupt_ppm"
+               % (CORRUPT_MIB, fpath), timeout=60)
     small_sum = r.stdout.split()[0] if r.rc == 0 else None
     bad0, csum0 = hw(ethtool_stats(n0, devs[0]), "rx_csum_bad"), snmp(n0, "Tcp", "InCsumErrors")
     server = n1.spawn("exec httpd -f -p 8081 -h /srv")
     time.sleep(0.5)
     r = n0.run("wget -q -O - http://%s:8081/small | sha256sum" % n1.ip(0), timeout=300)
     server.kill()
-    corrupted = n1.run("echo off > %s; grep corrupted %s" % (fpath, fpath)).stdout
+    corrupted = n1.run("echo 1 > %s/off; cat %s/corrupted" % (fpath, fpath)).stdout
     bad = hw(ethtool_stats(n0, devs[0]), "rx_csum_bad") - bad0
     csum = snmp(n0, "Tcp", "InCsumErrors") - csum0
     t.eq(r.stdout.split()[0] if r.rc == 0 and r.stdout else None, small_sum,

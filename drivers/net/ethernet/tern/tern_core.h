@@ -240,6 +240,33 @@ struct tern_dcb {
 	unsigned long storm_new;
 };
 
+/* The wire fault injector's values, a debugfs file each (debugfs.c). */
+enum tern_dbg_wf_field {
+	TERN_DBG_WF_DROP,
+	TERN_DBG_WF_CORRUPT,
+	TERN_DBG_WF_DUPLICATE,
+	TERN_DBG_WF_REORDER,
+	TERN_DBG_WF_ROCE_ONLY,
+	TERN_DBG_WF_SEED,
+	/* read-only: the counters */
+	TERN_DBG_WF_FRAMES,
+	TERN_DBG_WF_DROPPED,
+	TERN_DBG_WF_CORRUPTED,
+	TERN_DBG_WF_DUPLICATED,
+	TERN_DBG_WF_REORDERED,
+	TERN_DBG_WF_NUM
+};
+
+/**
+ * struct tern_dbg_wf_file - what a wire_faults/ debugfs file stands for (its i_private)
+ * @tdev: the device
+ * @field: the value the file reads and writes
+ */
+struct tern_dbg_wf_file {
+	struct tern_dev *tdev;
+	enum tern_dbg_wf_field field;
+};
+
 /**
  * struct tern_dbg - debugfs state of a device (debugfs.c)
  * @nop_delay_us: cmd_test/nop_delay_us: the delay "nop" asks for (0: none)
@@ -247,6 +274,7 @@ struct tern_dcb {
  * @fail_status: cmd_test/fail_status: the status "fail" has the device complete with
  *	(at most U8_MAX, checked when "fail" runs)
  * @fail_syndrome: cmd_test/fail_syndrome: the syndrome that goes with it
+ * @wf_files: what each file of wire_faults/ stands for
  *
  * The debugfs files write the first four without a lock; the commands read each once.
  */
@@ -255,6 +283,7 @@ struct tern_dbg {
 	u32 nop_len;
 	u32 fail_status;
 	u32 fail_syndrome;
+	struct tern_dbg_wf_file wf_files[TERN_DBG_WF_NUM];
 };
 
 /* Storm bits: TERN_PFC_STORM_TX_PAUSE on bits 0..7, TERN_PFC_STORM_RX_PAUSE on 8..15. */
@@ -281,7 +310,7 @@ struct tern_dbg {
  * @async_eq: EQ 0: command completions, link changes, fatal errors (vector 0)
  * @netdev: the Ethernet function
  * @debugfs: debugfs directory of this device
- * @dbg: values the debugfs files hold (command tests)
+ * @dbg: values the debugfs files hold (command tests) and what the files stand for
  * @state_lock: serialises device-wide reconfiguration (reset, recovery, removal) and
  *	protects @started, @eq_ready and @en_ready. Taken outside RTNL: never take it with
  *	RTNL held (recovery holds it while it suspends and resumes the netdev, which take
@@ -526,7 +555,9 @@ void tern_debugfs_cleanup(struct tern_dev *tdev);
 #if IS_ENABLED(CONFIG_KUNIT)
 int tern_dbg_nop_in(const struct tern_dbg *dbg, u32 flag, struct tern_cmd_nop_in *nop,
 		    size_t *tail);
-int tern_dbg_parse_wire_faults(char *line, struct tern_wire_faults *wf);
+u64 tern_dbg_wf_value(const struct tern_cmd_query_wire_faults_out *q,
+		      enum tern_dbg_wf_field field);
+int tern_dbg_wf_update(struct tern_wire_faults *wf, enum tern_dbg_wf_field field, u64 val);
 #endif
 
 #endif /* TERN_CORE_H */

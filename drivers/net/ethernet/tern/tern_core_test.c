@@ -1016,7 +1016,7 @@ static struct kunit_suite tern_ethtool_suite = {
 };
 
 /* ---------------------------------------------------------------------------------------
- * debugfs: the NOP each cmd_test/ trigger runs, and the wire_faults parser.
+ * debugfs: the NOP each cmd_test/ trigger runs, and the wire_faults/ files' values.
  */
 
 static void tern_dbg_nop_in_triggers(struct kunit *test)
@@ -1077,91 +1077,59 @@ static void tern_dbg_nop_in_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_DELAY, &nop, &tail), -EINVAL);
 }
 
-static const struct {
-	const char *line;
-	int err;
-	u32 drop, corrupt, duplicate, reorder, flags;
-	u64 seed;
-} tern_test_wf_lines[] = {
-	{ "off", 0 },
-	{ "drop=0", 0 },
-	{ "drop=0.1", 0, 1000 },
-	{ "drop=1", 0, 10000 },
-	{ "drop=100", 0, 1000000 },
-	{ "drop=100.0000", 0, 1000000 },
-	{ "drop=0.0001", 0, 1 },
-	{ "drop=12.3456", 0, 123456 },
-	{ "drop=1 corrupt=0.1 duplicate=0.5 reorder=1 seed=42 roce_only", 0,
-	  10000, 1000, 5000, 10000, TERN_WIRE_FAULT_F_ROCE_ONLY, 42 },
-	{ "  reorder=2.5\tseed=0x10  ", 0, 0, 0, 0, 25000, 0, 16 },
-	{ "roce_only", 0, 0, 0, 0, 0, TERN_WIRE_FAULT_F_ROCE_ONLY },
-	{ "", -EINVAL },
-	{ "on", -EINVAL },
-	{ "off drop=1", -EINVAL },
-	{ "drop", -EINVAL },
-	{ "drop=", -EINVAL },
-	{ "drop=100.0001", -EINVAL },
-	{ "drop=101", -EINVAL },
-	{ "drop=1000000", -EINVAL },
-	{ "drop=-1", -EINVAL },
-	{ "drop=+1", -EINVAL },
-	{ "drop=1.", -EINVAL },
-	{ "drop=.5", -EINVAL },
-	{ "drop=0.00001", -EINVAL },
-	{ "drop=1x", -EINVAL },
-	{ "drop=1%", -EINVAL },
-	{ "drop=1 drop=2", -EINVAL },
-	{ "roce_only roce_only", -EINVAL },
-	{ "roce_only=1", -EINVAL },
-	{ "seed", -EINVAL },
-	{ "seed=-1", -EINVAL },
-	{ "seed=18446744073709551616", -EINVAL },
-	{ "loss=1", -EINVAL },
-	{ "DROP=1", -EINVAL },
-};
-
-static void tern_dbg_parse_wire_faults_lines(struct kunit *test)
+static void tern_dbg_wf_update_values(struct kunit *test)
 {
-	unsigned int i;
+	struct tern_cmd_query_wire_faults_out q = {};
+	struct tern_wire_faults *wf = &q.cfg;
+	unsigned int f;
 
-	for (i = 0; i < ARRAY_SIZE(tern_test_wf_lines); i++) {
-		const char *line = tern_test_wf_lines[i].line;
-		struct tern_wire_faults wf;
-		char buf[160];
-		int err;
-
-		strscpy(buf, line, sizeof(buf));
-		memset(&wf, 0xa5, sizeof(wf));
-		err = tern_dbg_parse_wire_faults(strim(buf), &wf);
-		KUNIT_EXPECT_EQ_MSG(test, err, tern_test_wf_lines[i].err, "\"%s\"", line);
-		if (err) {
-			/* nothing written on failure */
-			KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.drop_ppm), 0xa5a5a5a5,
-					    "\"%s\" touched the output", line);
-			continue;
-		}
-		if (tern_test_wf_lines[i].err)
-			continue;
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.drop_ppm), tern_test_wf_lines[i].drop,
-				    "drop of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.corrupt_ppm),
-				    tern_test_wf_lines[i].corrupt, "corrupt of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.duplicate_ppm),
-				    tern_test_wf_lines[i].duplicate, "duplicate of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.reorder_ppm),
-				    tern_test_wf_lines[i].reorder, "reorder of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.flags), tern_test_wf_lines[i].flags,
-				    "flags of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le64_to_cpu(wf.seed), tern_test_wf_lines[i].seed,
-				    "seed of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.rsvd), 0, "rsvd of \"%s\"", line);
+	/* each writable file changes its value only, and reads it back */
+	for (f = TERN_DBG_WF_DROP; f <= TERN_DBG_WF_REORDER; f++) {
+		KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, f, 10000 + f), 0);
+		KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, f, TERN_WIRE_FAULT_PPM_MAX + 1),
+				-EINVAL);
 	}
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->drop_ppm), 10000 + TERN_DBG_WF_DROP);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->corrupt_ppm), 10000 + TERN_DBG_WF_CORRUPT);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->duplicate_ppm), 10000 + TERN_DBG_WF_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->reorder_ppm), 10000 + TERN_DBG_WF_REORDER);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_DROP, TERN_WIRE_FAULT_PPM_MAX),
+			0);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_DROP), TERN_WIRE_FAULT_PPM_MAX);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_REORDER),
+			10000 + TERN_DBG_WF_REORDER);
+
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_ROCE_ONLY, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->flags), 0);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_ROCE_ONLY, 1), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->flags), TERN_WIRE_FAULT_F_ROCE_ONLY);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_ROCE_ONLY), 1);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_ROCE_ONLY, 0), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->flags), 0);
+
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_SEED, U64_MAX), 0);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_SEED), U64_MAX);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->rsvd), 0);
+
+	/* the counters are read-only */
+	for (f = TERN_DBG_WF_FRAMES; f <= TERN_DBG_WF_NUM; f++)
+		KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, f, 1), -EINVAL);
+	q.frames = cpu_to_le64(1000);
+	q.dropped = cpu_to_le64(1);
+	q.corrupted = cpu_to_le64(2);
+	q.duplicated = cpu_to_le64(3);
+	q.reordered = cpu_to_le64(4);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_FRAMES), 1000);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_DROPPED), 1);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_CORRUPTED), 2);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_DUPLICATED), 3);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_REORDERED), 4);
 }
 
 static struct kunit_case tern_debugfs_cases[] = {
 	KUNIT_CASE(tern_dbg_nop_in_triggers),
 	KUNIT_CASE(tern_dbg_nop_in_limits),
-	KUNIT_CASE(tern_dbg_parse_wire_faults_lines),
+	KUNIT_CASE(tern_dbg_wf_update_values),
 	{}
 };
 
