@@ -6,7 +6,7 @@ on QEMU's virtio-net) in the same run, the same guests, sizes and options.
 
 Loss is injected on the transmit side of both guests, so requests and responses (ACKs, READ
 responses) are lost alike: on tern with the NIC's wire fault injection (debugfs
-``wire_faults``: ``drop=<p>``), on rxe with netem on the virtio-net interface
+``wire_faults/drop_ppm``), on rxe with netem on the virtio-net interface
 (``tc qdisc replace dev <if> root netem loss <p>%``). Both transports are go-back-N: a lost
 packet costs a NAK (sequence error) and a resend of everything after it, or a retransmit
 timeout when the tail of a burst is lost.
@@ -62,7 +62,7 @@ def set_sr(target, on):
 
 
 def pct_str(p):
-    """A loss rate for wire_faults and netem: at most 4 decimals, no exponent."""
+    """A loss rate for netem: at most 4 decimals, no exponent."""
     return ("%.4f" % p).rstrip("0").rstrip(".")
 
 
@@ -72,13 +72,16 @@ def set_loss(target, pct):
     for node in target.cluster:
         dev = target.netdev[node.index]
         if target.kind == "tern":
-            line = "drop=%s seed=%d" % (pct_str(pct), 1 + node.index) if pct else "off"
-            cmd = ("d=$(basename $(readlink -f /sys/class/net/%s/device)) && "
-                   "echo '%s' > /sys/kernel/debug/tern/$d/wire_faults" % (dev, line))
-        else:
-            # the guest's kernel does not load qdisc modules on demand
-            cmd = "modprobe sch_netem && tc qdisc replace dev %s root netem loss %s%%" % (
-                dev, pct_str(pct))
+            # wire_faults/drop_ppm: parts per million, 4 decimals of a percent
+            values = dict(drop_ppm=round(pct * 10000), seed=1 + node.index) if pct else {}
+            r = rt.set_wire_faults(node, dev, **values)
+            if r.rc != 0:
+                return "%s: wire_faults %s: %s" % (node.name, rt.wire_faults_str(values),
+                                                   (r.stderr or r.stdout).strip())
+            continue
+        # the guest's kernel does not load qdisc modules on demand
+        cmd = "modprobe sch_netem && tc qdisc replace dev %s root netem loss %s%%" % (
+            dev, pct_str(pct))
         r = node.run(cmd, timeout=30)
         if r.rc != 0:
             return "%s: %s: %s" % (node.name, cmd, (r.stderr or r.stdout).strip())
@@ -89,8 +92,7 @@ def clear_loss(target):
     for node in target.cluster:
         dev = target.netdev[node.index]
         if target.kind == "tern":
-            node.run("d=$(basename $(readlink -f /sys/class/net/%s/device)) && "
-                     "echo off > /sys/kernel/debug/tern/$d/wire_faults" % dev, timeout=30)
+            rt.set_wire_faults(node, dev)
         else:
             node.run("tc qdisc del dev %s root" % dev, timeout=30)
 
@@ -101,13 +103,11 @@ def wire_counts(target):
     for node in target.cluster:
         dev = target.netdev[node.index]
         if target.kind == "tern":
-            r = node.run("d=$(basename $(readlink -f /sys/class/net/%s/device)) && "
-                         "cat /sys/kernel/debug/tern/$d/wire_faults" % dev, timeout=30)
-            v = dict(re.findall(r"^(\w+): (\S+)$", r.stdout, re.M))
-            if r.rc != 0 or "frames" not in v:
+            v = rt.read_wire_faults(node, dev)
+            if "frames" not in v or "dropped" not in v:
                 return None
-            sent += int(v["frames"])
-            dropped += int(v["dropped"])
+            sent += v["frames"]
+            dropped += v["dropped"]
         else:
             r = node.run("tc -s qdisc show dev %s" % dev, timeout=30)
             m = re.search(r"qdisc netem .*?Sent \d+ bytes (\d+) pkt \(dropped (\d+)", r.stdout,
@@ -225,7 +225,7 @@ def main():
 
     print("\nRDMA bandwidth under loss on both guests' transmit side; perftest between two "
           "guests, QEMU TCG, 1 vCPU each, %d run(s) of %d s per line (median); tern on the tern "
-          "NIC (wire_faults drop=), rxe on virtio-net (netem loss)" % (args.runs, seconds))
+          "NIC (wire_faults/drop_ppm), rxe on virtio-net (netem loss)" % (args.runs, seconds))
     print("kept: bandwidth as a fraction of the same target's lossless bandwidth; wire: "
           "frames dropped / frames sent, both guests; counters: deltas summed over both guests")
     head = ("measure", "loss%", "tern MB/s", "rxe MB/s", "tern/rxe", "tern kept",

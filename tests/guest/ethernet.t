@@ -274,14 +274,15 @@ try:
     fpath = "/sys/kernel/debug/tern/%s/wire_faults" % n1.run(
         "basename $(readlink -f /sys/class/net/%s/device)" % devs[1]).stdout.strip()
     r = n1.run("dd if=/dev/urandom of=/srv/small bs=1M count=%d 2>/dev/null && sha256sum "
-               "/srv/small && echo 'corrupt=2 seed=7' > %s" % (CORRUPT_MIB, fpath), timeout=60)
+               "/srv/small && cd %s && echo 1 > off && echo 7 > seed && echo 20000 > corrupt_ppm"
+               % (CORRUPT_MIB, fpath), timeout=60)
     small_sum = r.stdout.split()[0] if r.rc == 0 else None
     bad0, csum0 = hw(ethtool_stats(n0, devs[0]), "rx_csum_bad"), snmp(n0, "Tcp", "InCsumErrors")
     server = n1.spawn("exec httpd -f -p 8081 -h /srv")
     time.sleep(0.5)
     r = n0.run("wget -q -O - http://%s:8081/small | sha256sum" % n1.ip(0), timeout=300)
     server.kill()
-    corrupted = n1.run("echo off > %s; grep corrupted %s" % (fpath, fpath)).stdout
+    corrupted = n1.run("echo 1 > %s/off; cat %s/corrupted" % (fpath, fpath)).stdout
     bad = hw(ethtool_stats(n0, devs[0]), "rx_csum_bad") - bad0
     csum = snmp(n0, "Tcp", "InCsumErrors") - csum0
     t.eq(r.stdout.split()[0] if r.rc == 0 and r.stdout else None, small_sum,
@@ -493,16 +494,16 @@ try:
     t.ok(r.rc == 0, "traffic flows again after the link comes back", r.stdout)
 
     # --- firmware commands that fail or never complete -------------------------------------
-    r = n0.run("ls /sys/kernel/debug/tern/*/cmd_test")
-    t.ok(r.rc == 0, "debugfs has the command test file", r.stderr)
+    r = n0.run("ls -d /sys/kernel/debug/tern/*/cmd_test")
+    t.ok(r.rc == 0, "debugfs has the command test files", r.stderr)
     CMD_TEST = r.stdout.strip()
-    r = n0.run("echo nop > %s" % CMD_TEST)
+    r = n0.run("echo 1 > %s/nop" % CMD_TEST)
     t.ok(r.rc == 0, "a NOP command succeeds", r.stderr)
-    r = n0.run("echo 'fail 3' > %s" % CMD_TEST)
+    r = n0.run("echo 3 > %s/fail_status && echo 1 > %s/fail" % (CMD_TEST, CMD_TEST))
     t.ok(r.rc != 0 and "Invalid argument" in r.stderr,
          "a command the firmware rejects (BAD_PARAM) returns EINVAL", r.stderr)
     t0 = time.monotonic()
-    r = n0.run("echo drop > %s" % CMD_TEST, timeout=60)
+    r = n0.run("echo 1 > %s/drop" % CMD_TEST, timeout=60)
     secs = time.monotonic() - t0
     t.ok(r.rc != 0 and "timed out" in r.stderr.lower(),
          "a command that never completes returns ETIMEDOUT (after %.1f s)" % secs, r.stderr)
@@ -521,7 +522,7 @@ try:
     t.ok(re.search(r"command_timeout_ms:? %d\b" % CMD_TIMEOUT_MS, r.stdout),
          "devlink health diagnose ... reporter fw: command_timeout_ms %d" % CMD_TIMEOUT_MS,
          r.stdout, r.stderr)
-    r = n0.run("echo nop > %s && ping -c 2 -W 5 %s" % (CMD_TEST, n1.ip(0)), timeout=30)
+    r = n0.run("echo 1 > %s/nop && ping -c 2 -W 5 %s" % (CMD_TEST, n1.ip(0)), timeout=30)
     t.ok(r.rc == 0, "the device still works after the lost command", r.stdout, r.stderr)
 
     # --- unload and reload -------------------------------------------------------------------

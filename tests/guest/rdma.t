@@ -156,7 +156,7 @@ def perf_desc(prog, opts, rows):
 
 # How device_failure() makes node0's device fail: what the kernel logs when it is back.
 FAILURES = {
-    "firmware": "the firmware dies (cmd_test fatal: the NOP FATAL test hook)",
+    "firmware": "the firmware dies (debugfs cmd_test/fatal: the NOP FATAL test hook)",
     "aer-fatal": "a fatal PCIe error (QEMU's pcie_aer_inject_error SDN: surprise down)",
     "aer-nonfatal": "a non-fatal PCIe error (pcie_aer_inject_error COMP_TIME: completion "
                     "timeout)",
@@ -198,8 +198,8 @@ def device_failure(kind):
     dm0 = len(n0.dmesg())
     dm = lambda: n0.dmesg()[dm0:]
     if kind == "firmware":
-        cmd_test = n0.run("ls /sys/kernel/debug/tern/*/cmd_test").stdout.strip()
-        r = n0.run("echo fatal > %s" % cmd_test, timeout=120)
+        cmd_test = n0.run("ls -d /sys/kernel/debug/tern/*/cmd_test").stdout.strip()
+        r = n0.run("echo 1 > %s/fatal" % cmd_test, timeout=120)
         t.ok(r.rc != 0 and "Input/output error" in r.stderr,
              "%s: the command that kills the firmware fails with EIO" % kind, r.stdout,
              r.stderr)

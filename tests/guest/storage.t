@@ -134,7 +134,7 @@ PAT_MIB = 1 if DEBUG else 2           # host -> target pattern (and target -> ho
 SEQ_OFF, RAND_OFF = 0, SEQ_MIB
 AGAIN_OFF = RAND_OFF + RAND_MIB
 FAULT_OFF = AGAIN_OFF + (AGAIN_KIB + 1023) // 1024
-FAULTS = "drop=1 reorder=1 seed=%d"   # percent of frames each way (tests/guest/wire.t)
+FAULTS = dict(drop_ppm=10000, reorder_ppm=10000)   # 1 % of frames each way (wire.t)
 PAT_OFF = RAM_MIB - PAT_MIB - 1       # MiB; the target's pattern in the last MiB
 BACK_OFF = RAM_MIB - 1
 NFS_MIB = 1 if DEBUG else 8           # per file
@@ -366,14 +366,15 @@ def under_faults(ram):
     retransmissions keep NVMe-oF's data intact; the injectors dropped frames."""
     nd = target.netdev
     for n in c:
-        r = rt.set_wire_faults(n, nd[n.index], FAULTS % (n.index + 31))
-        t.ok(r.rc == 0, "%s: wire_faults '%s'" % (n.name, FAULTS % (n.index + 31)), out(r))
+        faults = dict(FAULTS, seed=n.index + 31)
+        r = rt.set_wire_faults(n, nd[n.index], **faults)
+        t.ok(r.rc == 0, "%s: wire_faults %s" % (n.name, rt.wire_faults_str(faults)), out(r))
     try:
         fio(ram, "faults4k", "randwrite", "4k", FAULT_OFF, FAULT_KIB, DEPTH)
         inj = {n.index: rt.read_wire_faults(n, nd[n.index]) for n in c}
     finally:
         for n in c:
-            rt.set_wire_faults(n, nd[n.index], "off")
+            rt.set_wire_faults(n, nd[n.index])
     t.ok(all(inj[i].get("dropped", 0) > 0 and inj[i].get("reordered", 0) > 0 for i in inj),
          "the injectors dropped and reordered frames on both guests during that fio (%s)" %
          ", ".join("%s: %d dropped, %d reordered of %d" % (

@@ -118,7 +118,8 @@ ITERS = 50 if DEBUG else 200
 # rdma-atomic: fetch-and-adds per client; under faults fewer (each loss costs a timeout)
 ATOMIC_N = 200 if DEBUG else 1000
 LOSSY_ATOMIC_N = 100 if DEBUG else 400
-FAULTS = "drop=1 reorder=1 duplicate=0.5 corrupt=0.1 seed=%d"
+# wire_faults/ (ppm): 1 % dropped and reordered, 0.5 % duplicated, 0.1 % corrupted
+FAULTS = dict(drop_ppm=10000, reorder_ppm=10000, duplicate_ppm=5000, corrupt_ppm=1000)
 
 n0, n1 = c[0], c[1]
 target = rt.Target(c, KIND, 0 if KIND == "tern" else 1)
@@ -682,21 +683,22 @@ try:
         nd = target.netdev
         if KIND != "tern":
             t.skip("atomics under wire faults", "the wire fault injector is tern's")
-        elif not all(n.run("[ -w %s ]" % rt.wire_faults_path(n, nd[n.index]),
+        elif not all(n.run("[ -w %s/off ]" % rt.wire_faults_path(n, nd[n.index]),
                            timeout=30).rc == 0 for n in c):
             t.ok(False, "tern_core's debugfs has wire_faults on both guests")
         else:
             before = counters()
             for n in c:
-                r = rt.set_wire_faults(n, nd[n.index], FAULTS % (n.index + 21))
-                t.ok(r.rc == 0, "%s: wire_faults '%s'" % (n.name, FAULTS % (n.index + 21)),
+                faults = dict(FAULTS, seed=n.index + 21)
+                r = rt.set_wire_faults(n, nd[n.index], **faults)
+                t.ok(r.rc == 0, "%s: wire_faults %s" % (n.name, rt.wire_faults_str(faults)),
                      r.stderr)
             t0 = time.monotonic()
             atomic_integrity(LOSSY_ATOMIC_N, "with faults: rdma-atomic -n %d" %
                              LOSSY_ATOMIC_N, PAIR_TIMEOUT * 2, lossy=True)
             inj = {n.index: rt.read_wire_faults(n, nd[n.index]) for n in c}
             for n in c:
-                rt.set_wire_faults(n, nd[n.index], "off")
+                rt.set_wire_faults(n, nd[n.index])
             t.diag("lossy atomics: %.0f s; injected: %r" % (time.monotonic() - t0, inj))
             t.ok(all(inj[i].get("dropped", 0) > 0 for i in inj),
                  "the injectors dropped frames on both guests (%s)" % ", ".join(

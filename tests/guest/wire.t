@@ -86,7 +86,8 @@ WANT_OPS = ("RC_SEND_FIRST", "RC_SEND_MIDDLE", "RC_SEND_LAST", "RC_SEND_ONLY",
             "RC_READ_RESPONSE_LAST", "RC_READ_RESPONSE_ONLY", "RC_ACK")
 
 # Part 3: the injector's setting on each guest (percent), and how much data moves under it.
-FAULTS = "drop=1 reorder=1 duplicate=0.5 corrupt=0.1 seed=%d"
+# wire_faults/ (ppm): 1 % dropped and reordered, 0.5 % duplicated, 0.1 % corrupted
+FAULTS = dict(drop_ppm=10000, reorder_ppm=10000, duplicate_ppm=5000, corrupt_ppm=1000)
 LOSSY_PERF = (("ib_write_bw", "-s 8192 -n 50"), ("ib_read_bw", "-s 8192 -n 50"))
 LOSSY_CHECK = "-q -s %d" % ((1 << 20) + 64) if DEBUG else "-s %d" % ((4 << 20) + 64)
 
@@ -232,25 +233,15 @@ def hw_counters(node):
 
 
 def faults_path(node):
-    r = node.run("basename $(readlink -f /sys/class/net/%s/device)" % target.netdev[node.index],
-                 timeout=30)
-    return "/sys/kernel/debug/tern/%s/wire_faults" % r.stdout.strip()
+    return rt.wire_faults_path(node, target.netdev[node.index])
 
 
 def read_faults(node):
-    r = node.run("cat %s" % faults_path(node), timeout=30)
-    out = {}
-    for line in r.stdout.splitlines():
-        k, _, v = line.partition(":")
-        try:
-            out[k.strip()] = float(v)
-        except ValueError:
-            pass
-    return out
+    return rt.read_wire_faults_dir(node, faults_path(node))
 
 
-def set_faults(node, setting):
-    return node.run("echo '%s' > %s" % (setting, faults_path(node)), timeout=30)
+def set_faults(node, **values):
+    return rt.set_wire_faults_dir(node, faults_path(node), **values)
 
 
 def delta(after, before):
@@ -428,17 +419,17 @@ try:
                  *["ours %r, tshark %r" % d for d in diff[:10]], r.stderr[-1000:])
 
         # --- 3. loss ---------------------------------------------------------------------------
-        have = all(n.run("[ -w %s ]" % faults_path(n), timeout=30).rc == 0 for n in c)
+        have = all(n.run("[ -w %s/off ]" % faults_path(n), timeout=30).rc == 0 for n in c)
         if not have:
             t.skip("loss", "no wire_faults in tern_core's debugfs")
         else:
             before = {n.index: hw_counters(n) for n in c}
             for n in c:
-                r = set_faults(n, FAULTS % (n.index + 11))
+                faults = dict(FAULTS, seed=n.index + 11)
+                r = set_faults(n, **faults)
                 f = read_faults(n)
-                t.ok(r.rc == 0 and f.get("drop") == 1 and f.get("reorder") == 1 and
-                     f.get("duplicate") == 0.5 and f.get("corrupt") == 0.1,
-                     "%s: wire_faults set to '%s'" % (n.name, FAULTS % (n.index + 11)),
+                t.ok(r.rc == 0 and all(f.get(k) == v for k, v in faults.items()),
+                     "%s: wire_faults set to %s" % (n.name, rt.wire_faults_str(faults)),
                      r.stderr, repr(f))
             lossy_start = time.monotonic()
             outputs = []
@@ -464,7 +455,7 @@ try:
             after = {n.index: hw_counters(n) for n in c}
             inj = {n.index: read_faults(n) for n in c}
             for n in c:
-                set_faults(n, "off")
+                set_faults(n)
             d = {i: delta(after[i], before[i]) for i in after}
             rx_bad = {}
             for n in c:
@@ -528,7 +519,7 @@ try:
                 sr_wire_check()
                 before = {n.index: hw_counters(n) for n in c}
                 for n in c:
-                    set_faults(n, FAULTS % (n.index + 21))
+                    set_faults(n, seed=n.index + 21, **FAULTS)
                 outputs = []
                 for prog, opts in LOSSY_PERF + (("ib_send_bw", "-s 8192 -n 50"),):
                     res, rows = perf(prog, opts)
@@ -539,7 +530,7 @@ try:
                 after = {n.index: hw_counters(n) for n in c}
                 inj = {n.index: read_faults(n) for n in c}
                 for n in c:
-                    set_faults(n, "off")
+                    set_faults(n)
                 d = {i: delta(after[i], before[i]) for i in after}
                 t.ok(all(inj[i].get("dropped", 0) > 0 for i in inj),
                      "selective repeat: the injectors dropped frames on both sides (%s)" %
@@ -564,9 +555,9 @@ try:
             # retry exhaustion: every RoCE frame node0 sends is dropped
             before = {n.index: hw_counters(n) for n in c}
             dropped0 = read_faults(n0).get("dropped", 0)
-            r = set_faults(n0, "drop=100 roce_only seed=5")
+            r = set_faults(n0, drop_ppm=1000000, roce_only=1, seed=5)
             t.ok(r.rc == 0 and read_faults(n0).get("roce_only") == 1,
-                 "node0: wire_faults 'drop=100 roce_only'", r.stderr)
+                 "node0: wire_faults drop_ppm=1000000 roce_only=1", r.stderr)
             port = rt.next_port()
             opts = "-s 64 -n 5"
             res = rt.run_pair(
@@ -576,7 +567,7 @@ try:
                                                              target.ip(n1)),
                 port, 120, retries=2)
             inj0 = read_faults(n0)
-            set_faults(n0, "off")
+            set_faults(n0)
             cl = res.client
             text = (cl.stdout + cl.stderr) if cl is not None else ""
             t.ok(cl is not None and cl.rc != 0 and
@@ -596,7 +587,7 @@ try:
             f = read_faults(n0)
             res, rows = perf("ib_write_bw", "-s 8192 -n 20")
             g = read_faults(n0)
-            t.ok(res.ok and rows and f.get("drop", 1) == 0 and g.get("frames", 0) >
+            t.ok(res.ok and rows and f.get("drop_ppm", 1) == 0 and g.get("frames", 0) >
                  f.get("frames", 0) and g.get("dropped") == f.get("dropped"),
                  "faults off: a short ib_write_bw passes again, node0's injector dropped "
                  "nothing of its %d frames" % (g.get("frames", 0) - f.get("frames", 0)),

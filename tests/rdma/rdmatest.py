@@ -437,23 +437,48 @@ def counter_delta(after, before):
 
 
 def wire_faults_path(node, netdev):
-    """tern_core's debugfs file of the wire fault injector of ``netdev``'s NIC."""
+    """tern_core's debugfs directory of the wire fault injector of ``netdev``'s NIC (a file
+    per value: Documentation/admin/tern_core.rst, "Wire fault injection")."""
     r = node.run("basename $(readlink -f /sys/class/net/%s/device)" % netdev, timeout=30)
     return "/sys/kernel/debug/tern/%s/wire_faults" % r.stdout.strip()
 
 
-def read_wire_faults(node, netdev):
-    """The injector's settings and counts (``frames``, ``dropped``, ...) as floats."""
-    r = node.run("cat %s" % wire_faults_path(node, netdev), timeout=30)
+def read_wire_faults_dir(node, path):
+    """The injector's values in the directory ``path`` ({file: int}: ``drop_ppm``, ...,
+    ``roce_only``, ``seed`` and the counters ``frames``, ``dropped``, ...)."""
+    r = node.run("cd %s && grep -s . *" % path, timeout=30)
     out = {}
     for line in r.stdout.splitlines():
         k, _, v = line.partition(":")
         try:
-            out[k.strip()] = float(v)
+            out[k.strip()] = int(v, 0)
         except ValueError:
             pass
     return out
 
 
-def set_wire_faults(node, netdev, setting):
-    return node.run("echo '%s' > %s" % (setting, wire_faults_path(node, netdev)), timeout=30)
+def read_wire_faults(node, netdev):
+    """The injector's settings and counts of ``netdev``'s NIC (read_wire_faults_dir)."""
+    return read_wire_faults_dir(node, wire_faults_path(node, netdev))
+
+
+def set_wire_faults_dir(node, path, **values):
+    """Sets the injector in the directory ``path`` to ``values`` ({file: int}, e.g.
+    drop_ppm=10000, roce_only=1, seed=5), everything else 0; no values: off. Each write
+    restarts the device's generator from the seed then set: the seed and roce_only go in
+    first, the probabilities last, so the damage starts with all of them in place."""
+    order = sorted(values, key=lambda k: ("seed", "roce_only").index(k)
+                   if k in ("seed", "roce_only") else 2)
+    cmds = ["echo 1 > %s/off" % path]
+    cmds += ["echo %d > %s/%s" % (values[k], path, k) for k in order]
+    return node.run(" && ".join(cmds), timeout=30)
+
+
+def wire_faults_str(values):
+    """``values`` of set_wire_faults() as "file=value ..." for test messages."""
+    return " ".join("%s=%d" % kv for kv in values.items()) or "off"
+
+
+def set_wire_faults(node, netdev, **values):
+    """set_wire_faults_dir() on ``netdev``'s NIC."""
+    return set_wire_faults_dir(node, wire_faults_path(node, netdev), **values)

@@ -1,44 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern debugfs: /sys/kernel/debug/tern/<pci-name>/
+ * tern debugfs: /sys/kernel/debug/tern/<pci-name>/, one value per file
  *
- *   cmdq       read: command queue depth, commands in flight, counters, mode
- *   cmd_test   write: run a NOP command; the write returns the command's errno
- *                nop [delay=<us>] [len=<bytes>]   (len: bytes echoed and checked)
- *                fail <status> [<syndrome>]       (status: number or name, e.g. bad_param)
- *                drop                             (never completes: -ETIMEDOUT)
- *                fatal                            (the firmware dies: -EIO, then the
- *                                                  recovery devlink health starts)
- *              fail, drop and fatal need a device with test hooks (QEMU test-hooks=on);
- *              elsewhere the device rejects them with BAD_PARAM (-EINVAL).
- *   wire_faults  TX fault injection, for testing recovery (SET/QUERY_WIRE_FAULTS)
- *              write: [drop=<p>] [corrupt=<p>] [duplicate=<p>] [reorder=<p>] [seed=<n>]
- *                     [roce_only], or "off". <p> is a percentage with up to 4 decimals
- *                     (0..100); keys left out become 0. Bad input: -EINVAL, no change.
- *              read:  "key: value" lines: drop, corrupt, duplicate, reorder (percent),
- *                     seed, roce_only, then the counters frames, dropped, corrupted,
- *                     duplicated, reordered (since the last device reset)
- *   dcb        read: what the firmware runs, read back from it (QUERY_DCB, QUERY_CC_PARAMS),
- *              not the driver's copy: "key: value" lines, the CC parameters under their
- *              devlink param names (devices with TERN_DEV_CAP_DCB)
+ *   cmdq          read: command queue depth, commands in flight, counters, mode
+ *   cmd_test/     firmware NOP commands, for testing the command path
+ *     nop           write 1: run a NOP (with nop_delay_us, nop_len); the write returns the
+ *                   command's errno
+ *     nop_delay_us  the delay the NOP asks for, in microseconds (0: none)
+ *     nop_len       bytes the NOP echoes through the mailboxes and the driver checks
+ *                   (at most TERN_DBG_NOP_MAX_TAIL; more: "nop" fails with -EINVAL)
+ *     fail          write 1: run a NOP the device completes with fail_status and
+ *                   fail_syndrome
+ *     fail_status   enum tern_cmd_status (a number, 0..255; more: "fail" fails with -EINVAL)
+ *     fail_syndrome
+ *     drop          write 1: run a NOP that never completes (-ETIMEDOUT)
+ *     fatal         write 1: run a NOP that kills the firmware (-EIO, then the recovery
+ *                   devlink health starts)
+ *                 fail, drop and fatal need a device with test hooks (QEMU test-hooks=on);
+ *                 elsewhere the device rejects them with BAD_PARAM (-EINVAL).
+ *   wire_faults/  TX fault injection, for testing recovery (SET/QUERY_WIRE_FAULTS)
+ *     drop_ppm, corrupt_ppm, duplicate_ppm, reorder_ppm
+ *                   probability in parts per million (0..TERN_WIRE_FAULT_PPM_MAX)
+ *     roce_only     0 or 1: damage RoCEv2 frames only
+ *     seed          the pseudo-random generator's seed
+ *     off           write 1: everything 0
+ *                 Reads query the device; a write sends the device's setting with that
+ *                 value changed (restarting its generator from seed). Bad value: -EINVAL,
+ *                 no change.
+ *     frames, dropped, corrupted, duplicated, reordered
+ *                   read-only: the counters since the last device reset
+ *   dcb           read: what the firmware runs, read back from it (QUERY_DCB, QUERY_CC_PARAMS),
+ *                 not the driver's copy: "key: value" lines, the CC parameters under their
+ *                 devlink param names (devices with TERN_DEV_CAP_DCB)
  */
 
-#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 
 #include "tern_core.h"
 
-#define TERN_DBG_CMD_MAX	96
-#define TERN_DBG_WF_MAX		160
-#define TERN_DBG_PPM_PER_PCT	10000u
 #define TERN_DBG_NOP_MAX_TAIL	(TERN_CMD_MAX_IN - sizeof(struct tern_cmd_nop_in))
 
 static struct dentry *tern_debugfs_root;
+
+/* Serialises the query-modify-set of the wire_faults/ writes (of all devices). */
+static DEFINE_MUTEX(tern_dbg_wf_lock);
 
 static int tern_dbg_cmdq_show(struct seq_file *s, void *unused)
 {
@@ -61,147 +71,64 @@ static int tern_dbg_cmdq_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(tern_dbg_cmdq);
 
-static const char * const tern_dbg_status_names[] = {
-	[TERN_CMD_OK]		= "ok",
-	[TERN_CMD_BAD_OPCODE]	= "bad_opcode",
-	[TERN_CMD_BAD_LEN]	= "bad_len",
-	[TERN_CMD_BAD_PARAM]	= "bad_param",
-	[TERN_CMD_NO_RESOURCES]	= "no_resources",
-	[TERN_CMD_BAD_RESOURCE]	= "bad_resource",
-	[TERN_CMD_BAD_STATE]	= "bad_state",
-	[TERN_CMD_DMA_ERROR]	= "dma_error",
-	[TERN_CMD_INTERNAL]	= "internal",
-};
-
-/* The line a debugfs write carries: at most @max - 1 bytes, copied and NUL-terminated
- * (kfree() it). ERR_PTR(-EINVAL) when longer, or memdup_user_nul()'s error.
- */
-static char *tern_dbg_user_line(const char __user *ubuf, size_t count, size_t max)
-{
-	if (count >= max)
-		return ERR_PTR(-EINVAL);
-	return memdup_user_nul(ubuf, count);
-}
-
-/* The settings parser of every file here: the next blank-separated word of *@line, split
- * into @key and @val at its first '=' (@val NULL for a bare key); *@line moves past it.
- * Return: false at the end of the line.
- */
-static bool tern_dbg_next_kv(char **line, char **key, char **val)
-{
-	char *word;
-
-	while ((word = strsep(line, " \t"))) {
-		if (!*word)
-			continue;
-		*val = strchr(word, '=');
-		if (*val)
-			*(*val)++ = '\0';
-		*key = word;
-		return true;
-	}
-	return false;
-}
-
-static int tern_dbg_parse_status(const char *arg, u8 *status)
-{
-	unsigned int i;
-
-	if (!kstrtou8(arg, 0, status))
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(tern_dbg_status_names); i++) {
-		if (tern_dbg_status_names[i] && !strcasecmp(arg, tern_dbg_status_names[i])) {
-			*status = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /**
- * tern_dbg_parse() - parse a cmd_test line
- * @line: the line, trimmed (modified: split into words)
+ * tern_dbg_nop_in() - the NOP a cmd_test/ trigger runs
+ * @dbg: the values of the cmd_test/ files
+ * @flag: 0 for "nop", else the TERN_NOP_F_FAIL, _DROP or _FATAL of that trigger
  * @nop: NOP input header, filled in on success only
  * @tail: length of the echoed tail after the header (meaningful on success only)
  *
- * Return: 0, or -EINVAL (or a kstrto*() error) for a line that is not one of the forms
- * described at the top of this file.
+ * Return: 0, or -EINVAL when nop_len is above TERN_DBG_NOP_MAX_TAIL ("nop") or
+ * fail_status above U8_MAX ("fail").
  */
-TERN_VISIBLE_IF_KUNIT int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail)
+TERN_VISIBLE_IF_KUNIT int tern_dbg_nop_in(const struct tern_dbg *dbg, u32 flag,
+					  struct tern_cmd_nop_in *nop, size_t *tail)
 {
-	u32 flags = 0, delay = 0, syndrome = 0;
-	char *verb, *arg, *key, *val;
-	unsigned long len;
-	u8 status = 0;
-	int err;
+	u32 delay = 0, syndrome = 0, len = 0, status = 0;
 
-	*tail = 0;
-	verb = strsep(&line, " \t");
-	if (!verb || !*verb)
-		return -EINVAL;
-
-	if (!strcmp(verb, "nop")) {
-		while (tern_dbg_next_kv(&line, &key, &val)) {
-			if (!val)
-				return -EINVAL;
-			if (!strcmp(key, "delay")) {
-				err = kstrtou32(val, 0, &delay);
-				if (err)
-					return err;
-				flags |= TERN_NOP_F_DELAY;
-			} else if (!strcmp(key, "len")) {
-				err = kstrtoul(val, 0, &len);
-				if (err)
-					return err;
-				if (len > TERN_DBG_NOP_MAX_TAIL)
-					return -EINVAL;
-				*tail = len;
-			} else {
-				return -EINVAL;
-			}
-		}
-	} else if (!strcmp(verb, "fail")) {
-		arg = strsep(&line, " \t");
-		if (!arg || tern_dbg_parse_status(arg, &status))
+	switch (flag) {
+	case 0:
+		delay = READ_ONCE(dbg->nop_delay_us);
+		len = READ_ONCE(dbg->nop_len);
+		if (len > TERN_DBG_NOP_MAX_TAIL)
 			return -EINVAL;
-		arg = strsep(&line, " \t");
-		if (arg && *arg) {
-			err = kstrtou32(arg, 0, &syndrome);
-			if (err)
-				return err;
-		}
-		if (line && *line)
+		if (delay)
+			flag = TERN_NOP_F_DELAY;
+		break;
+	case TERN_NOP_F_FAIL:
+		status = READ_ONCE(dbg->fail_status);
+		syndrome = READ_ONCE(dbg->fail_syndrome);
+		if (status > U8_MAX)
 			return -EINVAL;
-		flags |= TERN_NOP_F_FAIL;
-	} else if (!strcmp(verb, "drop")) {
-		if (line && *line)
-			return -EINVAL;
-		flags |= TERN_NOP_F_DROP;
-	} else if (!strcmp(verb, "fatal")) {
-		if (line && *line)
-			return -EINVAL;
-		flags |= TERN_NOP_F_FATAL;
-	} else {
+		break;
+	case TERN_NOP_F_DROP:
+	case TERN_NOP_F_FATAL:
+		break;
+	default:
 		return -EINVAL;
 	}
 
 	memset(nop, 0, sizeof(*nop));
-	nop->flags = cpu_to_le32(flags);
+	nop->flags = cpu_to_le32(flag);
 	nop->delay_us = cpu_to_le32(delay);
 	nop->fail_status = status;
 	nop->fail_syndrome = cpu_to_le32(syndrome);
+	*tail = len;
 	return 0;
 }
-EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_parse);
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_nop_in);
 
-static int tern_dbg_run_nop(struct tern_dev *tdev, const struct tern_cmd_nop_in *nop,
-			    size_t tail)
+static int tern_dbg_run_nop(struct tern_dev *tdev, u32 flag)
 {
-	size_t in_len = sizeof(*nop) + tail;
+	struct tern_cmd_nop_in nop;
 	u8 *in, *out = NULL;
-	size_t i;
+	size_t in_len, tail, i;
 	int err;
 
+	err = tern_dbg_nop_in(&tdev->dbg, flag, &nop, &tail);
+	if (err)
+		return err;
+	in_len = sizeof(nop) + tail;
 	in = kzalloc(in_len, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
@@ -212,12 +139,12 @@ static int tern_dbg_run_nop(struct tern_dev *tdev, const struct tern_cmd_nop_in 
 			return -ENOMEM;
 		}
 	}
-	memcpy(in, nop, sizeof(*nop));
+	memcpy(in, &nop, sizeof(nop));
 	for (i = 0; i < tail; i++)
-		in[sizeof(*nop) + i] = (u8)(i * 7 + 1);
+		in[sizeof(nop) + i] = (u8)(i * 7 + 1);
 
 	err = tern_cmd_exec(tdev, TERN_CMD_NOP, in, in_len, out, tail, NULL);
-	if (!err && tail && memcmp(out, in + sizeof(*nop), tail)) {
+	if (!err && tail && memcmp(out, in + sizeof(nop), tail)) {
 		dev_err(&tdev->pdev->dev, "NOP echo of %zu bytes came back different\n", tail);
 		err = -EIO;
 	}
@@ -226,185 +153,220 @@ static int tern_dbg_run_nop(struct tern_dev *tdev, const struct tern_cmd_nop_in 
 	return err;
 }
 
-static ssize_t tern_dbg_cmd_test_write(struct file *file, const char __user *ubuf,
-				       size_t count, loff_t *ppos)
+/* The cmd_test/ triggers: writing 1 runs that NOP; the write fails with its errno. */
+static int tern_dbg_trigger(void *data, u64 val, u32 flag)
 {
-	struct tern_dev *tdev = file->private_data;
-	struct tern_cmd_nop_in nop;
-	size_t tail;
-	char *buf;
-	int err;
-
-	buf = tern_dbg_user_line(ubuf, count, TERN_DBG_CMD_MAX);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	err = tern_dbg_parse(strim(buf), &nop, &tail);
-	kfree(buf);
-	if (err)
-		return err;
-	err = tern_dbg_run_nop(tdev, &nop, tail);
-	return err ? err : count;
+	if (val != 1)
+		return -EINVAL;
+	return tern_dbg_run_nop(data, flag);
 }
 
-static const struct file_operations tern_dbg_cmd_test_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = tern_dbg_cmd_test_write,
-	.llseek = no_llseek,
-};
-
-/* A percentage with up to 4 decimals, 0..100, in parts per million (TERN_WIRE_FAULT_PPM_MAX is
- * 100 %): "0.1" is 1000 ppm, "1" is 10000, "100" is 1000000.
- */
-static int tern_dbg_parse_pct(const char *s, u32 *ppm)
+static int tern_dbg_nop_set(void *data, u64 val)
 {
-	u32 whole = 0, frac = 0, scale = TERN_DBG_PPM_PER_PCT;
-	unsigned int digits = 0;
+	return tern_dbg_trigger(data, val, 0);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_nop_fops, NULL, tern_dbg_nop_set, "%llu\n");
 
-	if (!isdigit(*s))
-		return -EINVAL;
-	while (isdigit(*s)) {
-		whole = whole * 10 + (*s++ - '0');
-		if (whole > 100)
-			return -EINVAL;
-	}
-	if (*s == '.') {
-		s++;
-		if (!isdigit(*s))
-			return -EINVAL;
-		while (isdigit(*s)) {
-			if (++digits > 4)
-				return -EINVAL;
-			scale /= 10;
-			frac += (*s++ - '0') * scale;
-		}
-	}
-	if (*s)
-		return -EINVAL;
-	*ppm = whole * TERN_DBG_PPM_PER_PCT + frac;
-	return *ppm > TERN_WIRE_FAULT_PPM_MAX ? -EINVAL : 0;
+static int tern_dbg_fail_set(void *data, u64 val)
+{
+	return tern_dbg_trigger(data, val, TERN_NOP_F_FAIL);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_fail_fops, NULL, tern_dbg_fail_set, "%llu\n");
+
+static int tern_dbg_drop_set(void *data, u64 val)
+{
+	return tern_dbg_trigger(data, val, TERN_NOP_F_DROP);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_drop_fops, NULL, tern_dbg_drop_set, "%llu\n");
+
+static int tern_dbg_fatal_set(void *data, u64 val)
+{
+	return tern_dbg_trigger(data, val, TERN_NOP_F_FATAL);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_fatal_fops, NULL, tern_dbg_fatal_set, "%llu\n");
+
+static void tern_dbg_cmd_test_init(struct tern_dev *tdev)
+{
+	struct dentry *dir = debugfs_create_dir("cmd_test", tdev->debugfs);
+	struct tern_dbg *dbg = &tdev->dbg;
+
+	debugfs_create_file_unsafe("nop", 0200, dir, tdev, &tern_dbg_nop_fops);
+	debugfs_create_u32("nop_delay_us", 0600, dir, &dbg->nop_delay_us);
+	debugfs_create_u32("nop_len", 0600, dir, &dbg->nop_len);
+	debugfs_create_file_unsafe("fail", 0200, dir, tdev, &tern_dbg_fail_fops);
+	debugfs_create_u32("fail_status", 0600, dir, &dbg->fail_status);
+	debugfs_create_x32("fail_syndrome", 0600, dir, &dbg->fail_syndrome);
+	debugfs_create_file_unsafe("drop", 0200, dir, tdev, &tern_dbg_drop_fops);
+	debugfs_create_file_unsafe("fatal", 0200, dir, tdev, &tern_dbg_fatal_fops);
 }
 
 /**
- * tern_dbg_parse_wire_faults() - parse a wire_faults line
- * @line: the line, trimmed (modified: split into words)
- * @wf: SET_WIRE_FAULTS input, filled in on success only
+ * tern_dbg_wf_value() - one value of QUERY_WIRE_FAULTS's output
+ * @q: the output
+ * @field: the value
  *
- * Return: 0, or -EINVAL for a line that is not "off" or a set of distinct known keys with
- * valid values (see the top of this file).
+ * Return: the value (roce_only as 0 or 1), 0 for TERN_DBG_WF_NUM.
  */
-TERN_VISIBLE_IF_KUNIT int tern_dbg_parse_wire_faults(char *line, struct tern_wire_faults *wf)
+TERN_VISIBLE_IF_KUNIT u64 tern_dbg_wf_value(const struct tern_cmd_query_wire_faults_out *q,
+					    enum tern_dbg_wf_field field)
 {
-	/* the four probabilities first, in the order of struct tern_wire_faults */
-	static const char * const keys[] = {
-		"drop", "corrupt", "duplicate", "reorder", "seed", "roce_only"
-	};
-	u32 ppm[4] = {}, flags = 0, seen = 0;
-	unsigned int i, nwords = 0;
-	char *word, *val;
-	u64 seed = 0;
-
-	if (!strcmp(line, "off"))
-		goto out;
-	while (tern_dbg_next_kv(&line, &word, &val)) {
-		nwords++;
-		for (i = 0; i < ARRAY_SIZE(keys); i++)
-			if (!strcmp(word, keys[i]))
-				break;
-		if (i == ARRAY_SIZE(keys) || (seen & BIT(i)))
-			return -EINVAL;
-		seen |= BIT(i);
-		if (i < ARRAY_SIZE(ppm)) {
-			if (!val || tern_dbg_parse_pct(val, &ppm[i]))
-				return -EINVAL;
-		} else if (!strcmp(word, "seed")) {
-			if (!val || kstrtou64(val, 0, &seed))
-				return -EINVAL;
-		} else {
-			if (val)
-				return -EINVAL;
-			flags |= TERN_WIRE_FAULT_F_ROCE_ONLY;
-		}
+	switch (field) {
+	case TERN_DBG_WF_DROP:
+		return le32_to_cpu(q->cfg.drop_ppm);
+	case TERN_DBG_WF_CORRUPT:
+		return le32_to_cpu(q->cfg.corrupt_ppm);
+	case TERN_DBG_WF_DUPLICATE:
+		return le32_to_cpu(q->cfg.duplicate_ppm);
+	case TERN_DBG_WF_REORDER:
+		return le32_to_cpu(q->cfg.reorder_ppm);
+	case TERN_DBG_WF_ROCE_ONLY:
+		return !!(le32_to_cpu(q->cfg.flags) & TERN_WIRE_FAULT_F_ROCE_ONLY);
+	case TERN_DBG_WF_SEED:
+		return le64_to_cpu(q->cfg.seed);
+	case TERN_DBG_WF_FRAMES:
+		return le64_to_cpu(q->frames);
+	case TERN_DBG_WF_DROPPED:
+		return le64_to_cpu(q->dropped);
+	case TERN_DBG_WF_CORRUPTED:
+		return le64_to_cpu(q->corrupted);
+	case TERN_DBG_WF_DUPLICATED:
+		return le64_to_cpu(q->duplicated);
+	case TERN_DBG_WF_REORDERED:
+		return le64_to_cpu(q->reordered);
+	default:
+		return 0;
 	}
-	if (!nwords)
+}
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_wf_value);
+
+static int tern_dbg_wf_ppm(__le32 *ppm, u64 val)
+{
+	if (val > TERN_WIRE_FAULT_PPM_MAX)
 		return -EINVAL;
-out:
-	memset(wf, 0, sizeof(*wf));
-	wf->drop_ppm = cpu_to_le32(ppm[0]);
-	wf->corrupt_ppm = cpu_to_le32(ppm[1]);
-	wf->duplicate_ppm = cpu_to_le32(ppm[2]);
-	wf->reorder_ppm = cpu_to_le32(ppm[3]);
-	wf->flags = cpu_to_le32(flags);
-	wf->seed = cpu_to_le64(seed);
+	*ppm = cpu_to_le32(val);
 	return 0;
 }
-EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_parse_wire_faults);
 
-static ssize_t tern_dbg_wire_faults_write(struct file *file, const char __user *ubuf,
-					  size_t count, loff_t *ppos)
+/**
+ * tern_dbg_wf_update() - change one value of a SET_WIRE_FAULTS input
+ * @wf: the input
+ * @field: the value
+ * @val: what a write to its file gave
+ *
+ * Return: 0, or -EINVAL (@wf unchanged) for a value out of range or a read-only field.
+ */
+TERN_VISIBLE_IF_KUNIT int tern_dbg_wf_update(struct tern_wire_faults *wf,
+					     enum tern_dbg_wf_field field, u64 val)
 {
-	struct seq_file *sf = file->private_data;
-	struct tern_dev *tdev = sf->private;
-	struct tern_wire_faults wf;
-	char *buf;
-	int err;
+	u32 flags = le32_to_cpu(wf->flags);
 
-	buf = tern_dbg_user_line(ubuf, count, TERN_DBG_WF_MAX);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	err = tern_dbg_parse_wire_faults(strim(buf), &wf);
-	kfree(buf);
-	if (err)
-		return err;
-	err = tern_cmd_exec(tdev, TERN_CMD_SET_WIRE_FAULTS, &wf, sizeof(wf), NULL, 0, NULL);
-	return err ? err : count;
+	switch (field) {
+	case TERN_DBG_WF_DROP:
+		return tern_dbg_wf_ppm(&wf->drop_ppm, val);
+	case TERN_DBG_WF_CORRUPT:
+		return tern_dbg_wf_ppm(&wf->corrupt_ppm, val);
+	case TERN_DBG_WF_DUPLICATE:
+		return tern_dbg_wf_ppm(&wf->duplicate_ppm, val);
+	case TERN_DBG_WF_REORDER:
+		return tern_dbg_wf_ppm(&wf->reorder_ppm, val);
+	case TERN_DBG_WF_ROCE_ONLY:
+		if (val > 1)
+			return -EINVAL;
+		if (val)
+			flags |= TERN_WIRE_FAULT_F_ROCE_ONLY;
+		else
+			flags &= ~TERN_WIRE_FAULT_F_ROCE_ONLY;
+		wf->flags = cpu_to_le32(flags);
+		return 0;
+	case TERN_DBG_WF_SEED:
+		wf->seed = cpu_to_le64(val);
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
+EXPORT_SYMBOL_IF_TERN_KUNIT(tern_dbg_wf_update);
 
-static void tern_dbg_show_pct(struct seq_file *s, const char *key, __le32 ppm)
+static int tern_dbg_wf_get(void *data, u64 *val)
 {
-	u32 v = le32_to_cpu(ppm);
-
-	seq_printf(s, "%s: %u.%04u\n", key, v / TERN_DBG_PPM_PER_PCT, v % TERN_DBG_PPM_PER_PCT);
-}
-
-static int tern_dbg_wire_faults_show(struct seq_file *s, void *unused)
-{
+	const struct tern_dbg_wf_file *f = data;
 	struct tern_cmd_query_wire_faults_out out;
-	struct tern_dev *tdev = s->private;
 	int err;
 
-	err = tern_cmd_exec(tdev, TERN_CMD_QUERY_WIRE_FAULTS, NULL, 0, &out, sizeof(out), NULL);
+	err = tern_cmd_exec(f->tdev, TERN_CMD_QUERY_WIRE_FAULTS, NULL, 0, &out, sizeof(out),
+			    NULL);
 	if (err)
 		return err;
-	tern_dbg_show_pct(s, "drop", out.cfg.drop_ppm);
-	tern_dbg_show_pct(s, "corrupt", out.cfg.corrupt_ppm);
-	tern_dbg_show_pct(s, "duplicate", out.cfg.duplicate_ppm);
-	tern_dbg_show_pct(s, "reorder", out.cfg.reorder_ppm);
-	seq_printf(s, "seed: %llu\n", le64_to_cpu(out.cfg.seed));
-	seq_printf(s, "roce_only: %u\n",
-		   !!(le32_to_cpu(out.cfg.flags) & TERN_WIRE_FAULT_F_ROCE_ONLY));
-	seq_printf(s, "frames: %llu\n", le64_to_cpu(out.frames));
-	seq_printf(s, "dropped: %llu\n", le64_to_cpu(out.dropped));
-	seq_printf(s, "corrupted: %llu\n", le64_to_cpu(out.corrupted));
-	seq_printf(s, "duplicated: %llu\n", le64_to_cpu(out.duplicated));
-	seq_printf(s, "reordered: %llu\n", le64_to_cpu(out.reordered));
+	*val = tern_dbg_wf_value(&out, f->field);
 	return 0;
 }
 
-/* Also opened write-only: the seq_file then only carries the device to the write. */
-static int tern_dbg_wire_faults_open(struct inode *inode, struct file *file)
+/* The device's setting with this file's value changed. */
+static int tern_dbg_wf_set(void *data, u64 val)
 {
-	return single_open(file, tern_dbg_wire_faults_show, inode->i_private);
-}
+	const struct tern_dbg_wf_file *f = data;
+	struct tern_cmd_query_wire_faults_out out;
+	struct tern_dev *tdev = f->tdev;
+	int err;
 
-static const struct file_operations tern_dbg_wire_faults_fops = {
-	.owner = THIS_MODULE,
-	.open = tern_dbg_wire_faults_open,
-	.read = seq_read,
-	.write = tern_dbg_wire_faults_write,
-	.llseek = seq_lseek,
-	.release = single_release,
+	mutex_lock(&tern_dbg_wf_lock);
+	err = tern_cmd_exec(tdev, TERN_CMD_QUERY_WIRE_FAULTS, NULL, 0, &out, sizeof(out), NULL);
+	if (!err)
+		err = tern_dbg_wf_update(&out.cfg, f->field, val);
+	if (!err)
+		err = tern_cmd_exec(tdev, TERN_CMD_SET_WIRE_FAULTS, &out.cfg, sizeof(out.cfg),
+				    NULL, 0, NULL);
+	mutex_unlock(&tern_dbg_wf_lock);
+	return err;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_wf_fops, tern_dbg_wf_get, tern_dbg_wf_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_wf_counter_fops, tern_dbg_wf_get, NULL, "%llu\n");
+
+static int tern_dbg_wf_off_set(void *data, u64 val)
+{
+	struct tern_wire_faults wf = {};
+	int err;
+
+	if (val != 1)
+		return -EINVAL;
+	mutex_lock(&tern_dbg_wf_lock);
+	err = tern_cmd_exec(data, TERN_CMD_SET_WIRE_FAULTS, &wf, sizeof(wf), NULL, 0, NULL);
+	mutex_unlock(&tern_dbg_wf_lock);
+	return err;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_wf_off_fops, NULL, tern_dbg_wf_off_set, "%llu\n");
+
+static const char * const tern_dbg_wf_names[TERN_DBG_WF_NUM] = {
+	[TERN_DBG_WF_DROP]	= "drop_ppm",
+	[TERN_DBG_WF_CORRUPT]	= "corrupt_ppm",
+	[TERN_DBG_WF_DUPLICATE]	= "duplicate_ppm",
+	[TERN_DBG_WF_REORDER]	= "reorder_ppm",
+	[TERN_DBG_WF_ROCE_ONLY]	= "roce_only",
+	[TERN_DBG_WF_SEED]	= "seed",
+	[TERN_DBG_WF_FRAMES]	= "frames",
+	[TERN_DBG_WF_DROPPED]	= "dropped",
+	[TERN_DBG_WF_CORRUPTED]	= "corrupted",
+	[TERN_DBG_WF_DUPLICATED] = "duplicated",
+	[TERN_DBG_WF_REORDERED]	= "reordered",
 };
+
+static void tern_dbg_wire_faults_init(struct tern_dev *tdev)
+{
+	struct dentry *dir = debugfs_create_dir("wire_faults", tdev->debugfs);
+	unsigned int i;
+
+	for (i = 0; i < TERN_DBG_WF_NUM; i++) {
+		struct tern_dbg_wf_file *f = &tdev->dbg.wf_files[i];
+		bool counter = i >= TERN_DBG_WF_FRAMES;
+
+		f->tdev = tdev;
+		f->field = i;
+		debugfs_create_file_unsafe(tern_dbg_wf_names[i], counter ? 0400 : 0600, dir, f,
+					   counter ? &tern_dbg_wf_counter_fops :
+						     &tern_dbg_wf_fops);
+	}
+	debugfs_create_file_unsafe("off", 0200, dir, tdev, &tern_dbg_wf_off_fops);
+}
 
 static const char *tern_dbg_tsa_name(u8 tsa)
 {
@@ -536,8 +498,8 @@ void tern_debugfs_init(struct tern_dev *tdev)
 {
 	tdev->debugfs = debugfs_create_dir(pci_name(tdev->pdev), tern_debugfs_root);
 	debugfs_create_file("cmdq", 0400, tdev->debugfs, tdev, &tern_dbg_cmdq_fops);
-	debugfs_create_file("cmd_test", 0200, tdev->debugfs, tdev, &tern_dbg_cmd_test_fops);
-	debugfs_create_file("wire_faults", 0600, tdev->debugfs, tdev, &tern_dbg_wire_faults_fops);
+	tern_dbg_cmd_test_init(tdev);
+	tern_dbg_wire_faults_init(tdev);
 	if (tdev->dcb.supported)
 		debugfs_create_file("dcb", 0400, tdev->debugfs, tdev, &tern_dbg_dcb_fops);
 }
@@ -546,7 +508,7 @@ void tern_debugfs_init(struct tern_dev *tdev)
  * tern_debugfs_cleanup() - remove the device's debugfs directory
  * @tdev: the device
  *
- * Waits for readers and writers inside the files (a cmd_test write may wait for a
+ * Waits for readers and writers inside the files (a cmd_test/ write may wait for a
  * command timeout).
  */
 void tern_debugfs_cleanup(struct tern_dev *tdev)

@@ -17,7 +17,7 @@
  *
  * tern_core_test.c is a separate module, tern_core_test.ko, built only for kernels with
  * KUnit: suites for the logic above that needs no device (the static inlines below and in
- * en.h, command encoding and completion decoding, ethtool tables, the cmd_test parser).
+ * en.h, command encoding and completion decoding, ethtool tables, debugfs helpers).
  */
 #ifndef TERN_CORE_H
 #define TERN_CORE_H
@@ -243,6 +243,52 @@ struct tern_dcb {
 	unsigned long storm_new;
 };
 
+/* The wire fault injector's values, a debugfs file each (debugfs.c). */
+enum tern_dbg_wf_field {
+	TERN_DBG_WF_DROP,
+	TERN_DBG_WF_CORRUPT,
+	TERN_DBG_WF_DUPLICATE,
+	TERN_DBG_WF_REORDER,
+	TERN_DBG_WF_ROCE_ONLY,
+	TERN_DBG_WF_SEED,
+	/* read-only: the counters */
+	TERN_DBG_WF_FRAMES,
+	TERN_DBG_WF_DROPPED,
+	TERN_DBG_WF_CORRUPTED,
+	TERN_DBG_WF_DUPLICATED,
+	TERN_DBG_WF_REORDERED,
+	TERN_DBG_WF_NUM
+};
+
+/**
+ * struct tern_dbg_wf_file - what a wire_faults/ debugfs file stands for (its i_private)
+ * @tdev: the device
+ * @field: the value the file reads and writes
+ */
+struct tern_dbg_wf_file {
+	struct tern_dev *tdev;
+	enum tern_dbg_wf_field field;
+};
+
+/**
+ * struct tern_dbg - debugfs state of a device (debugfs.c)
+ * @nop_delay_us: cmd_test/nop_delay_us: the delay "nop" asks for (0: none)
+ * @nop_len: cmd_test/nop_len: bytes "nop" has the device echo (checked when "nop" runs)
+ * @fail_status: cmd_test/fail_status: the status "fail" has the device complete with
+ *	(at most U8_MAX, checked when "fail" runs)
+ * @fail_syndrome: cmd_test/fail_syndrome: the syndrome that goes with it
+ * @wf_files: what each file of wire_faults/ stands for
+ *
+ * The debugfs files write the first four without a lock; the commands read each once.
+ */
+struct tern_dbg {
+	u32 nop_delay_us;
+	u32 nop_len;
+	u32 fail_status;
+	u32 fail_syndrome;
+	struct tern_dbg_wf_file wf_files[TERN_DBG_WF_NUM];
+};
+
 /* Storm bits: TERN_PFC_STORM_TX_PAUSE on bits 0..7, TERN_PFC_STORM_RX_PAUSE on 8..15. */
 #define TERN_DCB_STORM_BIT(kind, prio)	(((kind) - 1) * TERN_NUM_PRIO + (prio))
 #define TERN_DCB_STORM_BITS		(2 * TERN_NUM_PRIO)
@@ -267,6 +313,7 @@ struct tern_dcb {
  * @async_eq: EQ 0: command completions, link changes, fatal errors (vector 0)
  * @netdev: the Ethernet function
  * @debugfs: debugfs directory of this device
+ * @dbg: values the debugfs files hold (command tests) and what the files stand for
  * @state_lock: serialises device-wide reconfiguration (reset, recovery, removal) and
  *	protects @started, @eq_ready and @en_ready. Taken outside RTNL: never take it with
  *	RTNL held (recovery holds it while it suspends and resumes the netdev, which take
@@ -313,6 +360,7 @@ struct tern_dev {
 	struct tern_eq async_eq;
 	struct net_device *netdev;
 	struct dentry *debugfs;
+	struct tern_dbg dbg;
 	struct mutex state_lock;	/* see above */
 	unsigned long flags;
 	bool started;
@@ -508,8 +556,11 @@ void tern_debugfs_unregister(void);
 void tern_debugfs_init(struct tern_dev *tdev);
 void tern_debugfs_cleanup(struct tern_dev *tdev);
 #if IS_ENABLED(CONFIG_KUNIT)
-int tern_dbg_parse(char *line, struct tern_cmd_nop_in *nop, size_t *tail);
-int tern_dbg_parse_wire_faults(char *line, struct tern_wire_faults *wf);
+int tern_dbg_nop_in(const struct tern_dbg *dbg, u32 flag, struct tern_cmd_nop_in *nop,
+		    size_t *tail);
+u64 tern_dbg_wf_value(const struct tern_cmd_query_wire_faults_out *q,
+		      enum tern_dbg_wf_field field);
+int tern_dbg_wf_update(struct tern_wire_faults *wf, enum tern_dbg_wf_field field, u64 val);
 #endif
 
 #endif /* TERN_CORE_H */

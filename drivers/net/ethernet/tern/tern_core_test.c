@@ -3,7 +3,7 @@
  * KUnit suites for tern_core's logic that needs no device: the hardware interface's layout,
  * command encoding and completion decoding, ring and doorbell arithmetic, receive buffer
  * sizing, MTU and ring size limits, ethtool statistics, firmware version strings and the
- * debugfs cmd_test parser.
+ * values behind the debugfs files.
  *
  * Built as tern_core_test.ko when the kernel has KUnit (see Kbuild); it uses tern_core.ko's
  * internals, exported in the TERN_KUNIT namespace only in such kernels. Load it and read
@@ -17,7 +17,6 @@
 #include <linux/rtnetlink.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
-#include <linux/string_helpers.h>
 #include <net/dcbnl.h>
 
 #include <tern/tern_rdma.h>
@@ -1017,186 +1016,120 @@ static struct kunit_suite tern_ethtool_suite = {
 };
 
 /* ---------------------------------------------------------------------------------------
- * debugfs cmd_test parser.
+ * debugfs: the NOP each cmd_test/ trigger runs, and the wire_faults/ files' values.
  */
 
-static const struct {
-	const char *line;
-	int err;
-	u32 flags, delay, syndrome;
-	u8 status;
+static void tern_dbg_nop_in_triggers(struct kunit *test)
+{
+	const struct tern_dbg dbg = {
+		.nop_delay_us = 100, .nop_len = 16, .fail_status = TERN_CMD_BAD_STATE,
+		.fail_syndrome = 0x11223344,
+	};
+	static const u32 flags[] = { 0, TERN_NOP_F_FAIL, TERN_NOP_F_DROP, TERN_NOP_F_FATAL };
+	struct tern_cmd_nop_in nop;
+	unsigned int i;
 	size_t tail;
-} tern_test_lines[] = {
-	{ "nop", 0, 0, 0, 0, 0, 0 },
-	{ "nop delay=100", 0, TERN_NOP_F_DELAY, 100, 0, 0, 0 },
-	{ "nop len=16", 0, 0, 0, 0, 0, 16 },
-	{ "nop  delay=0x10\tlen=4080", 0, TERN_NOP_F_DELAY, 16, 0, 0, 4080 },
-	{ "nop len=0 delay=0", 0, TERN_NOP_F_DELAY, 0, 0, 0, 0 },
-	{ "fail bad_param", 0, TERN_NOP_F_FAIL, 0, 0, TERN_CMD_BAD_PARAM, 0 },
-	{ "fail BAD_STATE 7", 0, TERN_NOP_F_FAIL, 0, 7, TERN_CMD_BAD_STATE, 0 },
-	{ "fail internal", 0, TERN_NOP_F_FAIL, 0, 0, TERN_CMD_INTERNAL, 0 },
-	{ "fail 4 0x11223344", 0, TERN_NOP_F_FAIL, 0, 0x11223344, TERN_CMD_NO_RESOURCES, 0 },
-	{ "fail 0", 0, TERN_NOP_F_FAIL, 0, 0, TERN_CMD_OK, 0 },
-	{ "fail 0xff", 0, TERN_NOP_F_FAIL, 0, 0, 0xff, 0 },
-	{ "drop", 0, TERN_NOP_F_DROP, 0, 0, 0, 0 },
-	{ "fatal", 0, TERN_NOP_F_FATAL, 0, 0, 0, 0 },
-	{ "", -EINVAL },
-	{ "NOP", -EINVAL },
-	{ "bogus", -EINVAL },
-	{ "nop len=4081", -EINVAL },
-	{ "nop len=-1", -EINVAL },
-	{ "nop delay=abc", -EINVAL },
-	{ "nop delay=4294967296", -ERANGE },
-	{ "nop delay", -EINVAL },
-	{ "nop extra", -EINVAL },
-	{ "fail", -EINVAL },
-	{ "fail nosuch", -EINVAL },
-	{ "fail 256", -EINVAL },
-	{ "fail 3 xyz", -EINVAL },
-	{ "fail 3 4 5", -EINVAL },
-	{ "drop now", -EINVAL },
-	{ "fatal now", -EINVAL },
-};
 
-static void tern_dbg_parse_lines(struct kunit *test)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(tern_test_lines); i++) {
-		const char *line = tern_test_lines[i].line;
-		struct tern_cmd_nop_in nop;
-		char buf[96];
-		size_t tail = 12345;
-		int err;
-
-		strscpy(buf, line, sizeof(buf));
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
 		memset(&nop, 0xa5, sizeof(nop));
-		err = tern_dbg_parse(buf, &nop, &tail);
-		KUNIT_EXPECT_EQ_MSG(test, err, tern_test_lines[i].err, "\"%s\"", line);
-		if (err || tern_test_lines[i].err)
-			continue;
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(nop.flags), tern_test_lines[i].flags,
-				    "flags of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(nop.delay_us), tern_test_lines[i].delay,
-				    "delay of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, nop.fail_status, tern_test_lines[i].status,
-				    "status of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(nop.fail_syndrome),
-				    tern_test_lines[i].syndrome, "syndrome of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, tail, tern_test_lines[i].tail, "len of \"%s\"", line);
+		tail = 12345;
+		KUNIT_ASSERT_EQ(test, tern_dbg_nop_in(&dbg, flags[i], &nop, &tail), 0);
+		/* the delay and echo belong to "nop", the status and syndrome to "fail" */
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.flags), flags[i] ? : TERN_NOP_F_DELAY);
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.delay_us), flags[i] ? 0 : 100);
+		KUNIT_EXPECT_EQ(test, tail, flags[i] ? 0 : 16);
+		KUNIT_EXPECT_EQ(test, nop.fail_status,
+				flags[i] == TERN_NOP_F_FAIL ? TERN_CMD_BAD_STATE : 0);
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.fail_syndrome),
+				flags[i] == TERN_NOP_F_FAIL ? 0x11223344 : 0);
 		/* Reserved bytes must be zero, or the device answers BAD_PARAM. */
-		KUNIT_EXPECT_EQ_MSG(test, nop.rsvd[0] | nop.rsvd[1] | nop.rsvd[2], 0,
-				    "rsvd of \"%s\"", line);
+		KUNIT_EXPECT_EQ(test, nop.rsvd[0] | nop.rsvd[1] | nop.rsvd[2], 0);
 	}
 }
 
-/* Every status name the parser takes maps to that status. */
-static void tern_dbg_parse_status_names(struct kunit *test)
+static void tern_dbg_nop_in_limits(struct kunit *test)
 {
-	unsigned int i;
+	struct tern_dbg dbg = {};
+	struct tern_cmd_nop_in nop;
+	size_t tail;
 
-	for (i = 0; i < ARRAY_SIZE(tern_test_statuses); i++) {
-		struct tern_cmd_nop_in nop;
-		char buf[64];
-		size_t tail;
-		int err;
-
-		if (!strcmp(tern_test_statuses[i].name, "UNKNOWN"))
-			continue;
-		snprintf(buf, sizeof(buf), "fail %s", tern_test_statuses[i].name);
-		string_lower(buf, buf);
-		err = tern_dbg_parse(buf, &nop, &tail);
-		KUNIT_EXPECT_EQ_MSG(test, err, 0, "fail %s", tern_test_statuses[i].name);
-		if (!err)
-			KUNIT_EXPECT_EQ(test, nop.fail_status, tern_test_statuses[i].status);
-	}
+	/* no delay: a plain NOP, without the delay flag */
+	KUNIT_ASSERT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.flags), 0);
+	KUNIT_EXPECT_EQ(test, tail, 0);
+	dbg.nop_len = TERN_CMD_MAX_IN - sizeof(nop);
+	KUNIT_ASSERT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), 0);
+	KUNIT_EXPECT_EQ(test, tail, TERN_CMD_MAX_IN - sizeof(nop));
+	dbg.nop_len++;
+	memset(&nop, 0xa5, sizeof(nop));
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), -EINVAL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(nop.flags), 0xa5a5a5a5);
+	/* a length above the limit does not matter to the other triggers */
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_DROP, &nop, &tail), 0);
+	dbg.fail_status = U8_MAX;
+	KUNIT_ASSERT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_FAIL, &nop, &tail), 0);
+	KUNIT_EXPECT_EQ(test, nop.fail_status, U8_MAX);
+	dbg.fail_status++;
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_FAIL, &nop, &tail), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), -EINVAL);
+	dbg.nop_len = 0;
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, 0, &nop, &tail), 0);
+	KUNIT_EXPECT_EQ(test, tern_dbg_nop_in(&dbg, TERN_NOP_F_DELAY, &nop, &tail), -EINVAL);
 }
 
-static const struct {
-	const char *line;
-	int err;
-	u32 drop, corrupt, duplicate, reorder, flags;
-	u64 seed;
-} tern_test_wf_lines[] = {
-	{ "off", 0 },
-	{ "drop=0", 0 },
-	{ "drop=0.1", 0, 1000 },
-	{ "drop=1", 0, 10000 },
-	{ "drop=100", 0, 1000000 },
-	{ "drop=100.0000", 0, 1000000 },
-	{ "drop=0.0001", 0, 1 },
-	{ "drop=12.3456", 0, 123456 },
-	{ "drop=1 corrupt=0.1 duplicate=0.5 reorder=1 seed=42 roce_only", 0,
-	  10000, 1000, 5000, 10000, TERN_WIRE_FAULT_F_ROCE_ONLY, 42 },
-	{ "  reorder=2.5\tseed=0x10  ", 0, 0, 0, 0, 25000, 0, 16 },
-	{ "roce_only", 0, 0, 0, 0, 0, TERN_WIRE_FAULT_F_ROCE_ONLY },
-	{ "", -EINVAL },
-	{ "on", -EINVAL },
-	{ "off drop=1", -EINVAL },
-	{ "drop", -EINVAL },
-	{ "drop=", -EINVAL },
-	{ "drop=100.0001", -EINVAL },
-	{ "drop=101", -EINVAL },
-	{ "drop=1000000", -EINVAL },
-	{ "drop=-1", -EINVAL },
-	{ "drop=+1", -EINVAL },
-	{ "drop=1.", -EINVAL },
-	{ "drop=.5", -EINVAL },
-	{ "drop=0.00001", -EINVAL },
-	{ "drop=1x", -EINVAL },
-	{ "drop=1%", -EINVAL },
-	{ "drop=1 drop=2", -EINVAL },
-	{ "roce_only roce_only", -EINVAL },
-	{ "roce_only=1", -EINVAL },
-	{ "seed", -EINVAL },
-	{ "seed=-1", -EINVAL },
-	{ "seed=18446744073709551616", -EINVAL },
-	{ "loss=1", -EINVAL },
-	{ "DROP=1", -EINVAL },
-};
-
-static void tern_dbg_parse_wire_faults_lines(struct kunit *test)
+static void tern_dbg_wf_update_values(struct kunit *test)
 {
-	unsigned int i;
+	struct tern_cmd_query_wire_faults_out q = {};
+	struct tern_wire_faults *wf = &q.cfg;
+	unsigned int f;
 
-	for (i = 0; i < ARRAY_SIZE(tern_test_wf_lines); i++) {
-		const char *line = tern_test_wf_lines[i].line;
-		struct tern_wire_faults wf;
-		char buf[160];
-		int err;
-
-		strscpy(buf, line, sizeof(buf));
-		memset(&wf, 0xa5, sizeof(wf));
-		err = tern_dbg_parse_wire_faults(strim(buf), &wf);
-		KUNIT_EXPECT_EQ_MSG(test, err, tern_test_wf_lines[i].err, "\"%s\"", line);
-		if (err) {
-			/* nothing written on failure */
-			KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.drop_ppm), 0xa5a5a5a5,
-					    "\"%s\" touched the output", line);
-			continue;
-		}
-		if (tern_test_wf_lines[i].err)
-			continue;
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.drop_ppm), tern_test_wf_lines[i].drop,
-				    "drop of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.corrupt_ppm),
-				    tern_test_wf_lines[i].corrupt, "corrupt of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.duplicate_ppm),
-				    tern_test_wf_lines[i].duplicate, "duplicate of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.reorder_ppm),
-				    tern_test_wf_lines[i].reorder, "reorder of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.flags), tern_test_wf_lines[i].flags,
-				    "flags of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le64_to_cpu(wf.seed), tern_test_wf_lines[i].seed,
-				    "seed of \"%s\"", line);
-		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(wf.rsvd), 0, "rsvd of \"%s\"", line);
+	/* each writable file changes its value only, and reads it back */
+	for (f = TERN_DBG_WF_DROP; f <= TERN_DBG_WF_REORDER; f++) {
+		KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, f, 10000 + f), 0);
+		KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, f, TERN_WIRE_FAULT_PPM_MAX + 1),
+				-EINVAL);
 	}
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->drop_ppm), 10000 + TERN_DBG_WF_DROP);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->corrupt_ppm), 10000 + TERN_DBG_WF_CORRUPT);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->duplicate_ppm), 10000 + TERN_DBG_WF_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->reorder_ppm), 10000 + TERN_DBG_WF_REORDER);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_DROP, TERN_WIRE_FAULT_PPM_MAX),
+			0);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_DROP), TERN_WIRE_FAULT_PPM_MAX);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_REORDER),
+			10000 + TERN_DBG_WF_REORDER);
+
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_ROCE_ONLY, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->flags), 0);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_ROCE_ONLY, 1), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->flags), TERN_WIRE_FAULT_F_ROCE_ONLY);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_ROCE_ONLY), 1);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_ROCE_ONLY, 0), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->flags), 0);
+
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, TERN_DBG_WF_SEED, U64_MAX), 0);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_SEED), U64_MAX);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wf->rsvd), 0);
+
+	/* the counters are read-only */
+	for (f = TERN_DBG_WF_FRAMES; f <= TERN_DBG_WF_NUM; f++)
+		KUNIT_EXPECT_EQ(test, tern_dbg_wf_update(wf, f, 1), -EINVAL);
+	q.frames = cpu_to_le64(1000);
+	q.dropped = cpu_to_le64(1);
+	q.corrupted = cpu_to_le64(2);
+	q.duplicated = cpu_to_le64(3);
+	q.reordered = cpu_to_le64(4);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_FRAMES), 1000);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_DROPPED), 1);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_CORRUPTED), 2);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_DUPLICATED), 3);
+	KUNIT_EXPECT_EQ(test, tern_dbg_wf_value(&q, TERN_DBG_WF_REORDERED), 4);
 }
 
 static struct kunit_case tern_debugfs_cases[] = {
-	KUNIT_CASE(tern_dbg_parse_lines),
-	KUNIT_CASE(tern_dbg_parse_status_names),
-	KUNIT_CASE(tern_dbg_parse_wire_faults_lines),
+	KUNIT_CASE(tern_dbg_nop_in_triggers),
+	KUNIT_CASE(tern_dbg_nop_in_limits),
+	KUNIT_CASE(tern_dbg_wf_update_values),
 	{}
 };
 
