@@ -795,6 +795,15 @@ static void uc_rx_send(struct tern_model *m, struct ternm_qp *qp, const struct t
 	}
 }
 
+/* A WRITE's first packet, its RETH checked: the message goes where the RETH says. */
+static void write_begin(struct ternm_qp *qp, const struct ternm_pkt *p)
+{
+	qp->wr_rkey = p->rkey;
+	qp->wr_va = p->va;
+	qp->wr_len = p->dmalen;
+	qp->msg_off = 0;
+}
+
 /* The first packet of UC WRITE @p: its RETH, checked, is where the message goes. */
 static bool uc_write_first(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
@@ -806,10 +815,7 @@ static bool uc_write_first(struct tern_model *m, struct ternm_qp *qp, const stru
 		uc_drop(qp);
 		return false;
 	}
-	qp->wr_rkey = p->rkey;
-	qp->wr_va = p->va;
-	qp->wr_len = p->dmalen;
-	qp->msg_off = 0;
+	write_begin(qp, p);
 	return true;
 }
 
@@ -1054,10 +1060,7 @@ static bool resp_rx_write_first(struct tern_model *m, struct ternm_qp *qp,
 			access_err(m, qp, p->psn);
 		return false;
 	}
-	qp->wr_rkey = p->rkey;
-	qp->wr_va = p->va;
-	qp->wr_len = p->dmalen;
-	qp->msg_off = 0;
+	write_begin(qp, p);
 	return true;
 }
 
