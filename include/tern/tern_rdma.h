@@ -171,6 +171,19 @@ enum tern_wqe_opcode {
 #define TERN_WQE_F_INLINE		(1u << 2)	/* data follows the header */
 #define TERN_WQE_F_FENCE		(1u << 3)	/* wait for earlier READs to complete */
 
+/* Whether a WQE of opcode @op may carry TERN_WQE_F_SOLICITED: the ones a receive completes. */
+static inline int tern_wqe_op_solicits(__u8 op)
+{
+	return op == TERN_WQE_SEND || op == TERN_WQE_SEND_IMM || op == TERN_WQE_SEND_INV ||
+	       op == TERN_WQE_RDMA_WRITE_IMM;
+}
+
+/* Whether @op is an atomic (one 8-byte SGE receives the original value, never inline). */
+static inline int tern_wqe_op_atomic(__u8 op)
+{
+	return op == TERN_WQE_ATOMIC_CMP_SWP || op == TERN_WQE_ATOMIC_FETCH_ADD;
+}
+
 struct tern_sq_wqe {
 	__u8	opcode;			/* enum tern_wqe_opcode */
 	__u8	flags;			/* TERN_WQE_F_* */

@@ -750,7 +750,6 @@ uint32_t ternm_sr_rd_lim(const struct ternm_qp *qp);
 void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp);
 
 /* rdma_atomic.c */
-bool ternm_is_atomic_wqe(uint8_t wqe_opcode);
 uint8_t *ternm_atomic_put_eth(uint8_t *x, const struct ternm_wqe_cache *wc);
 int ternm_atomic_exec(struct tern_model *m, const struct ternm_pkt *p, uint64_t *orig);
 

@@ -12,11 +12,6 @@
  */
 #include "rdma.h"
 
-bool ternm_is_atomic_wqe(uint8_t wqe_opcode)
-{
-	return wqe_opcode == TERN_WQE_ATOMIC_CMP_SWP || wqe_opcode == TERN_WQE_ATOMIC_FETCH_ADD;
-}
-
 /* AtomicETH of the atomic WQE @wc at @x; returns its end. */
 uint8_t *ternm_atomic_put_eth(uint8_t *x, const struct ternm_wqe_cache *wc)
 {

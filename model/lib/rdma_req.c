@@ -305,10 +305,10 @@ static int wqe_parse(struct tern_model *m, struct ternm_qp *qp, uint16_t idx,
 		return TERN_CQE_LOC_QP_OP_ERR;
 	if (is_local(wc->opcode))
 		st = wqe_parse_local(m, qp, wc, off, slot, synd);
-	else if ((wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode)) &&
+	else if ((wc->opcode == TERN_WQE_RDMA_READ || tern_wqe_op_atomic(wc->opcode)) &&
 		 (qp->max_rd_atomic == 0 || qp->type == TERN_QPT_UC))
 		return TERN_CQE_LOC_QP_OP_ERR;
-	else if (ternm_is_atomic_wqe(wc->opcode))
+	else if (tern_wqe_op_atomic(wc->opcode))
 		st = wqe_parse_atomic(m, qp, wc, off, slot, synd);
 	else
 		st = wqe_parse_data(m, qp, wc, off, slot, h, hlen, synd);
@@ -442,7 +442,7 @@ static void req_complete(struct tern_model *m, struct ternm_qp *qp, uint8_t stat
 	    (qp->flags & TERN_QP_F_SQ_SIG_ALL)) {
 		memset(&ci, 0, sizeof(ci));
 		ci.wr_id = wr_id;
-		ci.byte_len = opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(opcode) ? len : 0;
+		ci.byte_len = opcode == TERN_WQE_RDMA_READ || tern_wqe_op_atomic(opcode) ? len : 0;
 		ci.wqe_idx = (uint16_t)(idx & sq_mask(qp));
 		ci.opcode = opcode;
 		ci.status = status;
@@ -994,7 +994,7 @@ static bool req_fetch(struct tern_model *m, struct ternm_qp *qp)
 static bool req_start(struct tern_model *m, struct ternm_qp *qp, const struct ternm_wqe_cache *wc,
 		      struct ternm_swqe *s)
 {
-	bool rd = wc->opcode == TERN_WQE_RDMA_READ || ternm_is_atomic_wqe(wc->opcode);
+	bool rd = wc->opcode == TERN_WQE_RDMA_READ || tern_wqe_op_atomic(wc->opcode);
 
 	if ((wc->flags & TERN_WQE_F_FENCE) && qp->rd_inflight)
 		return false;
@@ -1010,7 +1010,7 @@ static bool req_start(struct tern_model *m, struct ternm_qp *qp, const struct te
 	s->npkts = npkts(qp, wc->len);
 	s->opcode = wc->opcode;
 	s->read = rd;
-	s->atomic = ternm_is_atomic_wqe(wc->opcode);
+	s->atomic = tern_wqe_op_atomic(wc->opcode);
 	s->local = false;
 	s->num_sge = wc->num_sge;
 	s->wr_id = wc->wr_id;
@@ -1242,7 +1242,7 @@ static enum req_step req_send_one(struct tern_model *m, struct ternm_qp *qp)
 		return REQ_STOP;
 	if (wc->opcode == TERN_WQE_RDMA_READ)
 		req_send_read(m, qp, wc, s);
-	else if (ternm_is_atomic_wqe(wc->opcode))
+	else if (tern_wqe_op_atomic(wc->opcode))
 		req_send_atomic(m, qp, wc);
 	else if (!req_send_data(m, qp, wc, s))
 		return REQ_STOP;

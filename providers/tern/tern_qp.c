@@ -535,11 +535,6 @@ static int tern_build_local_wqe(struct tern_qp *qp, struct ibv_send_wr *wr, uint
 	return 0;
 }
 
-static inline bool tern_opcode_is_atomic(uint8_t opcode)
-{
-	return opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD;
-}
-
 /* Whether @wr, of WQE opcode @opcode, is one this QP may post: 0 or EINVAL. */
 static int tern_check_send_wr(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t opcode)
 {
@@ -550,11 +545,11 @@ static int tern_check_send_wr(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_
 		       !wr->wr.ud.ah))
 		return EINVAL;
 	/* UC: SEND and RDMA WRITE (with or without immediate), no READ, no atomics */
-	if (qp->uc && (opcode == TERN_WQE_RDMA_READ || tern_opcode_is_atomic(opcode) ||
+	if (qp->uc && (opcode == TERN_WQE_RDMA_READ || tern_wqe_op_atomic(opcode) ||
 		       opcode == TERN_WQE_SEND_INV))
 		return EINVAL;
 	/* atomics: one 8-byte SGE that receives the original value, never inline */
-	if (tern_opcode_is_atomic(opcode) &&
+	if (tern_wqe_op_atomic(opcode) &&
 	    ((wr->send_flags & IBV_SEND_INLINE) || wr->num_sge != 1 ||
 	     wr->sg_list[0].length != 8))
 		return EINVAL;
@@ -568,9 +563,7 @@ static uint8_t tern_send_wqe_flags(struct tern_qp *qp, struct ibv_send_wr *wr, u
 
 	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
 		flags |= TERN_WQE_F_SIGNALED;
-	if ((wr->send_flags & IBV_SEND_SOLICITED) &&
-	    (opcode == TERN_WQE_SEND || opcode == TERN_WQE_SEND_IMM ||
-	     opcode == TERN_WQE_SEND_INV || opcode == TERN_WQE_RDMA_WRITE_IMM))
+	if ((wr->send_flags & IBV_SEND_SOLICITED) && tern_wqe_op_solicits(opcode))
 		flags |= TERN_WQE_F_SOLICITED;
 	if (wr->send_flags & IBV_SEND_FENCE)
 		flags |= TERN_WQE_F_FENCE;
@@ -601,7 +594,7 @@ static void *tern_build_remote(struct tern_qp *qp, struct ibv_send_wr *wr, uint8
 		ud->rsvd[1] = 0;
 		data = ud + 1;
 	}
-	if (tern_opcode_is_atomic(opcode)) {
+	if (tern_wqe_op_atomic(opcode)) {
 		struct tern_atomic_seg *at = data;
 
 		wqe->rkey = htole32(wr->wr.atomic.rkey);
@@ -645,7 +638,7 @@ static int tern_build_sges(struct tern_qp *qp, struct ibv_send_wr *wr, uint8_t o
 
 	/* an atomic's SGE has room in every slot (64 bytes at least) */
 	if (wr->num_sge < 0 ||
-	    ((uint32_t)wr->num_sge > qp->sq.max_sge && !tern_opcode_is_atomic(opcode)))
+	    ((uint32_t)wr->num_sge > qp->sq.max_sge && !tern_wqe_op_atomic(opcode)))
 		return EINVAL;
 	for (i = 0; i < wr->num_sge; i++) {
 		sge[i].addr = htole64(wr->sg_list[i].addr);

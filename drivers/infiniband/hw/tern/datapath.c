@@ -129,9 +129,7 @@ static u8 tern_ib_send_wqe_flags(struct tern_ib_qp *qp, const struct ib_send_wr 
 
 	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
 		flags |= TERN_WQE_F_SIGNALED;
-	if ((wr->send_flags & IB_SEND_SOLICITED) &&
-	    (opcode == TERN_WQE_SEND || opcode == TERN_WQE_SEND_IMM ||
-	     opcode == TERN_WQE_SEND_INV || opcode == TERN_WQE_RDMA_WRITE_IMM))
+	if ((wr->send_flags & IB_SEND_SOLICITED) && tern_wqe_op_solicits(opcode))
 		flags |= TERN_WQE_F_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		flags |= TERN_WQE_F_FENCE;
@@ -159,7 +157,7 @@ static void *tern_ib_build_remote(struct tern_ib_qp *qp, const struct ib_send_wr
 		*room -= sizeof(*us);
 		return us + 1;
 	}
-	if (opcode == TERN_WQE_ATOMIC_CMP_SWP || opcode == TERN_WQE_ATOMIC_FETCH_ADD) {
+	if (tern_wqe_op_atomic(opcode)) {
 		const struct ib_atomic_wr *at = atomic_wr(wr);
 		struct tern_atomic_seg *as = (void *)(wqe + 1);
 
