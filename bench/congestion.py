@@ -42,7 +42,7 @@ import congestiontest as ct  # noqa: E402
 
 
 def dcqcn_defaults():
-    """The defaults (include/tern/tern_dcb.h, which the driver uses) of the devlink params
+    """The defaults (include/linux/tern/tern_dcb.h, which the driver uses) of the devlink params
     congestiontest.DCQCN_PARAMS changes."""
     macro = {"dce_tcp_rtt": "TCP_RTT", "rate_reduce_monitor_period": "MONITOR_PERIOD",
              "min_time_between_cnps": "MIN_TIME_CNPS", "rpg_time_reset": "TIME_RESET",

@@ -11,7 +11,7 @@
 #
 # The tree is unpacked and patched once into $TERN_CACHE/rdma-core-<version>-<hash>/, where
 # <hash> covers the way it is patched (patch_tree below); it is configured once; every run
-# copies providers/tern, the uverbs ABI header and include/tern/ in and runs
+# copies providers/tern, the uverbs ABI header and include/linux/tern/ in and runs
 # `ninja tern-rdmav34` (the configured tree names no tern checkout, so checkouts and the
 # package build of scripts/build-packages.sh share it without configuring it again).
 #
@@ -103,10 +103,10 @@ for f in "$TERN_TOP"/providers/tern/*; do
 	[ -f "$f" ] && sync_file "$f" "$tree/providers/tern/$(basename "$f")"
 done
 sync_file "$TERN_TOP/include/uapi/rdma/tern-abi.h" "$tree/kernel-headers/rdma/tern-abi.h"
-# <tern/tern_rdma.h> and the headers it includes, for this provider only
+# <linux/tern/tern_rdma.h> and the headers it includes, for this provider only
 inc=$tree/tern-include
-for f in "$TERN_TOP"/include/tern/*.h; do
-	sync_file "$f" "$inc/tern/$(basename "$f")"
+for f in "$TERN_TOP"/include/linux/tern/*.h; do
+	sync_file "$f" "$inc/linux/tern/$(basename "$f")"
 done
 
 if [ ! -f "$bdir/build.ninja" ] ||

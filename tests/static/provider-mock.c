@@ -34,7 +34,7 @@
 #include <infiniband/kern-abi.h>
 #include <rdma/tern-abi.h>
 #include <kernel-abi/tern-abi.h>
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 DECLARE_DRV_CMD(mock_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
 		tern_alloc_ucontext_resp);
@@ -405,7 +405,7 @@ static void dev_cqe_x(uint32_t qpn, uint8_t opcode, uint16_t wqe_idx, uint64_t w
 }
 
 /*
- * The device's RESIZE_CQ (include/tern/tern_rdma.h), on the mock's one CQ ring: the CQEs
+ * The device's RESIZE_CQ (include/linux/tern/tern_rdma.h), on the mock's one CQ ring: the CQEs
  * from the old ring's CI record up to the producer move to entries 0.. of the new ring with
  * its first-pass phase; EINVAL when they do not fit.
  */

@@ -2,7 +2,7 @@
 /*
  * tern uverbs ABI: the driver-specific data exchanged between the rdma-core provider
  * (providers/tern) and tern_ib.ko through the udata of the uverbs commands. The layouts of
- * the queues and doorbells the provider drives are in include/tern/tern_rdma.h.
+ * the queues and doorbells the provider drives are in include/linux/tern/tern_rdma.h.
  *
  * Extending: add fields at the end and a comp_mask bit; never change or reuse a field.
  */
@@ -134,7 +134,7 @@ struct tern_create_srq_resp {
 
 /*
  * create_ah: the kernel resolves the destination MAC and builds the address exactly as the
- * device takes it in a UD WQE: @path is a struct tern_qp_path (include/tern/tern_rdma.h),
+ * device takes it in a UD WQE: @path is a struct tern_qp_path (include/linux/tern/tern_rdma.h),
  * which the provider copies into struct tern_ud_seg of each WQE sent with this AH.
  */
 struct tern_create_ah_resp {
