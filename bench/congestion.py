@@ -48,7 +48,7 @@ def dcqcn_defaults():
              "min_time_between_cnps": "MIN_TIME_CNPS", "rpg_time_reset": "TIME_RESET",
              "rpg_byte_reset": "BYTE_RESET", "rpg_ai_rate": "AI_RATE",
              "rpg_hai_rate": "HAI_RATE"}
-    with open(os.path.join(TOP, "include", "tern", "tern_dcb.h")) as f:
+    with open(os.path.join(TOP, "include", "linux", "tern", "tern_dcb.h")) as f:
         text = f.read()
     out = {}
     for name in ct.DCQCN_PARAMS:
