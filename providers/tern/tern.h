@@ -9,7 +9,8 @@
  * req_notify_cq, and post_srq_recv make no system call. When the kernel offers doorbell
  * records (TERN_UCTX_CAP_DB_REC), receives are posted through a record in the RQ's or SRQ's
  * buffer instead of a doorbell, so they cost no MMIO write (a VM exit in a guest) either.
- * Layouts: <linux/tern/tern_rdma.h>; the udata exchanged with tern_ib.ko: <rdma/tern-abi.h>.
+ * Layouts: tern_rdma.h (the device's, <linux/tern/tern_rdma.h> in the kernel); the udata
+ * exchanged with tern_ib.ko: <rdma/tern-abi.h>.
  */
 #ifndef TERN_PROVIDER_H
 #define TERN_PROVIDER_H
