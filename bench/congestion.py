@@ -42,13 +42,13 @@ import congestiontest as ct  # noqa: E402
 
 
 def dcqcn_defaults():
-    """The defaults (include/tern/tern_dcb.h, which the driver uses) of the devlink params
+    """The defaults (include/linux/tern/tern_dcb.h, which the driver uses) of the devlink params
     congestiontest.DCQCN_PARAMS changes."""
     macro = {"dce_tcp_rtt": "TCP_RTT", "rate_reduce_monitor_period": "MONITOR_PERIOD",
              "min_time_between_cnps": "MIN_TIME_CNPS", "rpg_time_reset": "TIME_RESET",
              "rpg_byte_reset": "BYTE_RESET", "rpg_ai_rate": "AI_RATE",
              "rpg_hai_rate": "HAI_RATE"}
-    with open(os.path.join(TOP, "include", "tern", "tern_dcb.h")) as f:
+    with open(os.path.join(TOP, "include", "linux", "tern", "tern_dcb.h")) as f:
         text = f.read()
     out = {}
     for name in ct.DCQCN_PARAMS:

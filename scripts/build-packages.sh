@@ -51,13 +51,15 @@ prov_deb=$pkgs/ibverbs-provider-tern_${ver}_$arch.deb
 # The tree's files the packages are built from (not packaging/: it becomes debian/).
 inputs() {
 	local spec=(Makefile Kbuild dkms.conf scripts/lib/kver.sh scripts/lib/common.sh
-		scripts/build-provider.sh 'drivers/*' 'include/*' 'providers/tern/*')
+		scripts/build-provider.sh scripts/upstream/generate.py 'drivers/*' 'include/*'
+		'providers/tern/*')
 	if git rev-parse --git-dir >/dev/null 2>&1; then
 		git ls-files --cached --others --exclude-standard -- "${spec[@]}" |
 			while read -r f; do [ -f "$f" ] && echo "$f"; done
 	else
 		find Makefile Kbuild dkms.conf scripts/lib/kver.sh scripts/lib/common.sh \
-			scripts/build-provider.sh drivers include providers/tern -type f \
+			scripts/build-provider.sh scripts/upstream/generate.py drivers include \
+			providers/tern -type f \
 			! -name '*.o' ! -name '*.ko' ! -name '*.mod*' ! -name '.*' \
 			! -name Module.symvers ! -name modules.order
 	fi | LC_ALL=C sort

@@ -9,11 +9,16 @@
 # Debian 12's libibverbs as long as it only uses interfaces both have (see
 # Documentation/admin/provider.rst and tests/static/provider.t).
 #
-# The tree is unpacked and patched once into $TERN_CACHE/rdma-core-<version>-<hash>/, where
-# <hash> covers the way it is patched (patch_tree below); it is configured once; every run
-# copies providers/tern, the uverbs ABI header and include/tern/ in and runs
-# `ninja tern-rdmav34` (the configured tree names no tern checkout, so checkouts and the
-# package build of scripts/build-packages.sh share it without configuring it again).
+# The provider is built from exactly the rdma-core patch that scripts/upstream/generate.py
+# makes (providers/tern with the device headers it needs, kernel-headers/rdma/tern-abi.h, the
+# CMake lists that name them): rdma-core's own build, with no tern-specific variable.
+# rdma-core's source is unpacked once into $TERN_CACHE/rdma-core-<version>-<hash>/ (<hash>
+# covers patch_tree below), with Debian's patches, and committed to git there, so that its
+# HEAD is the pristine tree the patch is made against; it is configured once. Every run
+# regenerates the patch ($TERN_OUT/upstream/rdma-core/), copies the files it adds or changes
+# into the tree (only those that differ) and runs `ninja tern-rdmav34` (the configured tree
+# names no tern checkout, so checkouts and the package build of scripts/build-packages.sh
+# share it without configuring it again).
 #
 # Output ($TERN_OUT, build/ by default):
 #   provider/libtern-rdmav34.so   the provider
@@ -23,6 +28,8 @@
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 . "$(dirname "$0")/lib/common.sh"
+# git runs on rdma-core's tree below, never on a repository the environment names
+unset GIT_DIR GIT_WORK_TREE
 
 SUITE=trixie
 PABI=34
@@ -34,8 +41,8 @@ resolve_version() {
 			{ gsub(/[[:space:]]/, "", $2); print $2; exit }'
 }
 
-# Changes made to a pristine rdma-core tree ($1). Its text is hashed into the cache
-# directory's name: edit it and the next run starts from a fresh tree.
+# Makes the unpacked rdma-core tree ($1) the pristine base of tern's patch. Its text is
+# hashed into the cache directory's name: edit it and the next run starts from a fresh tree.
 patch_tree() {
 	local tree=$1 series
 	# Debian's own patches, so that the tree is rdma-core as Debian ships it.
@@ -46,14 +53,13 @@ patch_tree() {
 				die "Debian patch $p does not apply"
 		done
 	fi
-	grep -q '^add_subdirectory(providers/erdma)' "$tree/CMakeLists.txt" ||
-		die "rdma-core's CMakeLists.txt has no providers/erdma line to anchor on"
-	sed -i 's|^add_subdirectory(providers/erdma)$|&\nadd_subdirectory(providers/tern)|' \
-		"$tree/CMakeLists.txt"
-	grep -q '^  rdma/erdma-abi.h$' "$tree/kernel-headers/CMakeLists.txt" ||
-		die "kernel-headers/CMakeLists.txt has no rdma/erdma-abi.h line to anchor on"
-	sed -i 's|^  rdma/erdma-abi.h$|&\n  rdma/tern-abi.h|' "$tree/kernel-headers/CMakeLists.txt"
-	mkdir -p "$tree/providers/tern"
+	git -C "$tree" init -q || die "git init in $tree failed"
+	# build/ is where the provider is built; .patched marks a finished tree.
+	printf '/build/\n/.patched\n' >> "$tree/.git/info/exclude"
+	git -C "$tree" add -A &&
+		git -C "$tree" -c user.name=tern -c user.email=tern@localhost \
+			commit -q -m "rdma-core as Debian ships it" ||
+		die "cannot commit the pristine rdma-core tree"
 }
 
 # Copy $1 to $2 only when it differs, so that ninja rebuilds only what changed.
@@ -98,24 +104,24 @@ if [ ! -f "$tree/.patched" ]; then
 	trap - EXIT
 fi
 
-# Our sources, every run.
-for f in "$TERN_TOP"/providers/tern/*; do
-	[ -f "$f" ] && sync_file "$f" "$tree/providers/tern/$(basename "$f")"
-done
-sync_file "$TERN_TOP/include/uapi/rdma/tern-abi.h" "$tree/kernel-headers/rdma/tern-abi.h"
-# <tern/tern_rdma.h> and the headers it includes, for this provider only
-inc=$tree/tern-include
-for f in "$TERN_TOP"/include/tern/*.h; do
-	sync_file "$f" "$inc/tern/$(basename "$f")"
+# The rdma-core patch, every run, and the files it adds or changes into the tree.
+gen=$TERN_OUT/upstream/rdma-core
+python3 "$TERN_TOP/scripts/upstream/generate.py" rdma-core --tree "$tree" --out "$gen" >/dev/null ||
+	die "scripts/upstream/generate.py rdma-core failed"
+while IFS= read -r -d '' f; do
+	sync_file "$f" "$tree/${f#"$gen/files/"}"
+done < <(find "$gen/files" -type f -print0)
+# providers/tern files the patch no longer has
+for f in "$tree"/providers/tern/*; do
+	[ -f "$gen/files/providers/tern/$(basename "$f")" ] || rm -f "$f"
 done
 
-if [ ! -f "$bdir/build.ninja" ] ||
-   ! grep -qx "TERN_INCLUDE_DIR:PATH=$inc" "$bdir/CMakeCache.txt" 2>/dev/null; then
+if [ ! -f "$bdir/build.ninja" ]; then
 	log "provider: configuring rdma-core $upver"
 	mkdir -p "$bdir"
 	(cd "$bdir" && nice cmake -GNinja -DNO_MAN_PAGES=1 -DNO_PYVERBS=1 \
 		-DENABLE_RESOLVE_NEIGH=0 -DENABLE_VALGRIND=0 -DENABLE_STATIC=0 \
-		-DCMAKE_SKIP_RPATH=ON "-DTERN_INCLUDE_DIR:PATH=$inc" .. >cmake.log 2>&1) ||
+		-DCMAKE_SKIP_RPATH=ON .. >cmake.log 2>&1) ||
 		{ tail -n 30 "$bdir/cmake.log" >&2; die "rdma-core configure failed ($bdir/cmake.log)"; }
 fi
 

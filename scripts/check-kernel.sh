@@ -3,7 +3,7 @@
 #   1  the modules build with W=1: no compiler, kernel-doc or modpost warning
 #   2  sparse (C=2 CHECK=sparse) reports nothing
 #   3  checkpatch.pl --no-tree --strict is clean on every kernel source and header we own
-#      (drivers/**/*.[ch] and the Kconfig files: tern_core and tern_ib; include/tern/*.h;
+#      (drivers/**/*.[ch] and the Kconfig files: tern_core and tern_ib; include/linux/tern/*.h;
 #      the uverbs ABI header include/uapi/rdma/tern-abi.h)
 #   4  the driver folders drop into a kernel source tree as they are: with their Kconfig files
 #      sourced from drivers/net/ethernet/Kconfig and drivers/infiniband/Kconfig, Debian's own
@@ -36,12 +36,12 @@ diag() { sed 's/^/# /' "$@"; }
 owned_sources() {
 	if git -C "$TERN_TOP" rev-parse --git-dir >/dev/null 2>&1; then
 		git -C "$TERN_TOP" ls-files --cached --others --exclude-standard -- \
-			'drivers/*.c' 'drivers/*.h' 'drivers/*/Kconfig' 'include/tern/*.h' \
+			'drivers/*.c' 'drivers/*.h' 'drivers/*/Kconfig' 'include/linux/tern/*.h' \
 			'include/uapi/rdma/tern-abi.h' |
 			while read -r f; do [ -f "$TERN_TOP/$f" ] && echo "$f"; done
 	else
 		(cd "$TERN_TOP" && {
-			find drivers include/tern \( -name '*.[ch]' -o -name Kconfig \) ! -name '*.mod.c'
+			find drivers include/linux/tern \( -name '*.[ch]' -o -name Kconfig \) ! -name '*.mod.c'
 			ls include/uapi/rdma/tern-abi.h
 		} | sort)
 	fi
@@ -108,7 +108,7 @@ kconfig_resolve() {
 # Extra checkpatch options for one file.
 checkpatch_opts() {
 	case $1 in
-	include/tern/*.h)
+	include/linux/tern/*.h)
 		# These headers are shared with user space (rdma-core provider, device model):
 		# BIT() does not exist there, and _Static_assert is the one static assertion both
 		# sides have (checkpatch reads it as a CamelCase identifier).
@@ -165,9 +165,9 @@ if ! cpdir=$(checkpatch_dir); then
 else
 	cproot=$work/checkpatch-root
 	rm -rf "$cproot"
-	mkdir -p "$cproot/include/uapi"
+	mkdir -p "$cproot/include/uapi" "$cproot/include/linux"
 	ln -sfn "$TERN_TOP/drivers" "$cproot/drivers"
-	ln -sfn "$TERN_TOP/include/tern" "$cproot/include/tern"
+	ln -sfn "$TERN_TOP/include/linux/tern" "$cproot/include/linux/tern"
 	ln -sfn "$TERN_TOP/include/uapi/rdma" "$cproot/include/uapi/rdma"
 	bad=()
 	: >"$work/checkpatch.log"

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_dcb.h>
 
 #include "dcb_drv.h"
 #include "rdma_drv.h"

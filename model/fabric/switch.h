@@ -45,7 +45,7 @@
  * frame to a group address or to a unicast MAC with neither a route nor a learned port is
  * dropped at ingress and counted (no_route) instead of flooded: a fabric with loops
  * (leaf-spine) routes every station and never floods.
- * INT (HPCC's telemetry, include/tern/tern_dcb.h): for a priority in @int_mask, a RoCE frame
+ * INT (HPCC's telemetry, include/linux/tern/tern_dcb.h): for a priority in @int_mask, a RoCE frame
  * to UDP port TERN_INT_UDP_DPORT whose shim is a REQUEST with fewer records than its max_hops
  * gets one more 16-byte record appended after the last one on enqueue, if its IP packet
  * stays within @int_mtu bytes (IPv4 without options only); the IP and UDP lengths, the IPv4

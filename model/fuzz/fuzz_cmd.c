@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <tern/tern_hw.h>
-#include <tern/tern_cmd.h>
+#include <linux/tern/tern_hw.h>
+#include <linux/tern/tern_cmd.h>
 
 #include "tern_model.h"
 

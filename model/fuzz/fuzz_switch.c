@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_dcb.h>
 
 #include "switch.h"
 

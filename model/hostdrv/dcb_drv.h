@@ -6,7 +6,7 @@
 #ifndef TERN_HOSTDRV_DCB_DRV_H
 #define TERN_HOSTDRV_DCB_DRV_H
 
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_dcb.h>
 
 #include "rdma_drv.h"
 

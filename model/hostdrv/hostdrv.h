@@ -3,7 +3,7 @@
  * The model's minimal host driver: a host to embed a model instance in (a sparse DMA arena,
  * a virtual clock, captured TX frames and MSI-X; host.c) and a driver that works it through
  * its registers, command queue, EQs and Ethernet rings (drv.c), the way tern_core does. It
- * drives the model only through tern_model.h and include/tern/. The RDMA part of the driver
+ * drives the model only through tern_model.h and include/linux/tern/. The RDMA part of the driver
  * is rdma_drv.h. Users: the model's unit tests (model/tests), its fuzz targets (model/fuzz)
  * and the incast simulator (model/fabric/sim.c).
  */
@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <tern/tern_hw.h>
-#include <tern/tern_cmd.h>
+#include <linux/tern/tern_hw.h>
+#include <linux/tern/tern_cmd.h>
 
 #include "tern_model.h"
 

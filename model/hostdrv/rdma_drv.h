@@ -2,12 +2,12 @@
 /*
  * The RDMA part of the model's minimal host driver: PD, MR over scattered host pages, CQ
  * (ring and CI record), QPs of every type and their WQE rings, UAR doorbells, QP connection.
- * Built only on include/tern/ headers and tern_model.h, like a driver.
+ * Built only on include/linux/tern/ headers and tern_model.h, like a driver.
  */
 #ifndef TERN_HOSTDRV_RDMA_DRV_H
 #define TERN_HOSTDRV_RDMA_DRV_H
 
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 #include "hostdrv.h"
 

@@ -7,7 +7,7 @@
 #ifndef TERN_HOSTDRV_RDMA_PAIR_H
 #define TERN_HOSTDRV_RDMA_PAIR_H
 
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_dcb.h>
 
 #include "rdma_drv.h"
 #include "wire.h"

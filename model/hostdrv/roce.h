@@ -7,8 +7,8 @@
 #ifndef TERN_HOSTDRV_ROCE_H
 #define TERN_HOSTDRV_ROCE_H
 
-#include <tern/tern_dcb.h>
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_dcb.h>
+#include <linux/tern/tern_rdma.h>
 
 #include "wire.h"
 
@@ -117,7 +117,7 @@ enum {
 	OP_SEND_LAST_INV = 0x16, OP_SEND_ONLY_INV = 0x17,
 	OP_UD_SEND_ONLY = 0x64, OP_UD_SEND_ONLY_IMM = 0x65,
 	OP_CNP = 0x81,		/* congestion notification: BTH, 16 reserved bytes */
-	/* selective repeat (include/tern/tern_rdma.h, TERN_BTH_OPCODE_SR_*) */
+	/* selective repeat (include/linux/tern/tern_rdma.h, TERN_BTH_OPCODE_SR_*) */
 	OP_SR_WRITE_MIDDLE = 0xc0, OP_SR_WRITE_LAST, OP_SR_WRITE_LAST_IMM, OP_SR_SEND_MIDDLE,
 	OP_SR_SEND_LAST, OP_SR_SEND_LAST_IMM, OP_SR_SEND_LAST_INV,
 	OP_SR_STD = 0x100,	/* pkt_parse: an SR opcode whose headers are set */

@@ -5,7 +5,7 @@
  * The model knows nothing about QEMU. Whoever embeds it (the QEMU PCI adapter in
  * model/qemu/, or a host unit test) provides a struct tern_model_host with callbacks for DMA,
  * interrupts, the wire, deferred work and time, and calls the tern_model_*() entry points
- * below. The hardware interface the model implements is specified in include/tern/ and
+ * below. The hardware interface the model implements is specified in include/linux/tern/ and
  * Documentation/hw/.
  *
  * Threading: the model is not thread-safe. Every entry point must be called from one context

@@ -25,7 +25,7 @@
  */
 #include <stdlib.h>
 
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 #include "tern_model_int.h"
 

@@ -10,7 +10,7 @@
  * the headers and the BTH are the RoCE receive path's to check (rdma_wire.c).
  *
  * The PFC frame's constants (EtherType, opcode, address, quantum) are the NIC's interface, in
- * include/tern/tern_dcb.h; the RoCEv2 UDP port is in include/tern/tern_rdma.h.
+ * include/linux/tern/tern_dcb.h; the RoCEv2 UDP port is in include/linux/tern/tern_rdma.h.
  */
 #ifndef TERN_MODEL_FRAME_H
 #define TERN_MODEL_FRAME_H
@@ -20,8 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <tern/tern_dcb.h>
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_dcb.h>
+#include <linux/tern/tern_rdma.h>
 
 #define FRAME_ETH_HLEN		14	/* destination, source, EtherType */
 #define FRAME_VLAN_HLEN		4	/* an 802.1Q tag: TPID, PCP/DEI/VID */

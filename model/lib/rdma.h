@@ -35,7 +35,7 @@
 #ifndef TERN_MODEL_RDMA_H
 #define TERN_MODEL_RDMA_H
 
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 #include "tern_model_int.h"
 

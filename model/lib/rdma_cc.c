@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tern device model: congestion control of the RoCE engine (include/tern/tern_dcb.h,
+ * tern device model: congestion control of the RoCE engine (include/linux/tern/tern_dcb.h,
  * Documentation/hw/congestion.rst): SET/QUERY_CC_PARAMS, ECN marking of data packets, the
  * notification point (CE -> CNP) and DCQCN's reaction point (CNP -> rate cut, timer and
  * byte counter driven recovery) with the per-QP rate limiter.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tern device model: HPCC with in-band network telemetry (include/tern/tern_dcb.h,
+ * tern device model: HPCC with in-band network telemetry (include/linux/tern/tern_dcb.h,
  * Documentation/hw/congestion.rst "HPCC").
  *
  * On the wire (frame_send() in rdma_wire.c calls ternm_int_tx() once the ICRC is written):

@@ -10,7 +10,7 @@
  * new key byte and translation, an invalidation makes it free again. A free MR behaves as
  * a key that does not exist. MR indexes are allocated round-robin (next_mr), so a
  * destroyed MR's index is not at once reused. The rules for people are in the
- * "Memory keys" comment of include/tern/tern_rdma.h and in Documentation/hw/rdma.rst.
+ * "Memory keys" comment of include/linux/tern/tern_rdma.h and in Documentation/hw/rdma.rst.
  */
 #include <stdlib.h>
 

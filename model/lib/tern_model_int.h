@@ -6,7 +6,7 @@
  * from the guest (registers, doorbells, ring entries, command payloads) is untrusted and is
  * validated before use. Hardware fields are little-endian and are only ever read and written
  * through the get_le*() / put_le*() helpers below, at offsetof() positions of the structures
- * in include/tern/, so the model works on a host of either endianness.
+ * in include/linux/tern/, so the model works on a host of either endianness.
  */
 #ifndef TERN_MODEL_INT_H
 #define TERN_MODEL_INT_H
@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <tern/tern_hw.h>
-#include <tern/tern_cmd.h>
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_hw.h>
+#include <linux/tern/tern_cmd.h>
+#include <linux/tern/tern_dcb.h>
 
 #include "tern_model.h"
 

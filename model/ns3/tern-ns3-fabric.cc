@@ -35,7 +35,7 @@
 
 #include <ns3/simulator.h>
 
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_dcb.h>
 
 #include <algorithm>
 #include <array>

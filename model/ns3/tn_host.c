@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_dcb.h>
 
 #include "dcb_drv.h"
 #include "rdma_drv.h"

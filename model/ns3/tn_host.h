@@ -48,7 +48,7 @@ struct tn_env {
 	void (*tx)(void *ctx, const void *frame, size_t len);	/* one frame to the wire */
 };
 
-/* DCQCN's parameters (struct tern_cc_params in include/tern/tern_dcb.h, host order). */
+/* DCQCN's parameters (struct tern_cc_params in include/linux/tern/tern_dcb.h, host order). */
 struct tn_cc {
 	uint8_t cnp_dscp, cnp_prio;
 	uint32_t min_time_between_cnps, rpg_time_reset, rpg_byte_reset, rpg_threshold;

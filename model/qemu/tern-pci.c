@@ -36,7 +36,7 @@
 #include "net/net.h"
 
 #include "tern_model.h"
-#include <tern/tern_hw.h>
+#include <linux/tern/tern_hw.h>
 
 #include "trace.h"
 

@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_dcb.h>
 
 #include "test_rdma.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Ethernet offloads (include/tern/tern_hw.h, Documentation/hw/interface.rst "Ethernet"):
+ * Ethernet offloads (include/linux/tern/tern_hw.h, Documentation/hw/interface.rst "Ethernet"):
  * TX gather over several descriptors, checksum offload, TCP segmentation (IPv4 and IPv6),
  * the layouts the device refuses, a frame posted in part, and the receive checksum check.
  * The checks use their own checksum code (ref_sum below), not the model's.

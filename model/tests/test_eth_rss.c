@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Receive side scaling (SET_RSS in include/tern/tern_cmd.h; Documentation/hw/interface.rst,
+ * Receive side scaling (SET_RSS in include/linux/tern/tern_cmd.h; Documentation/hw/interface.rst,
  * "Receive side scaling"): the Toeplitz hash against the published verification values of
  * Microsoft's RSS specification, written back into the RX descriptor; frames spread over
  * the queues the indirection table names; non-IP frames to the lowest queue; a frame

@@ -2,11 +2,11 @@
 /*
  * The MAC: DCB configuration and classification, line-rate serialization, received PFC,
  * the lossless receive buffer with XOFF/XON generation, the storm guard and the counters
- * (include/tern/tern_dcb.h, Documentation/hw/dcb.rst).
+ * (include/linux/tern/tern_dcb.h, Documentation/hw/dcb.rst).
  */
 #include <stdlib.h>
 
-#include <tern/tern_dcb.h>
+#include <linux/tern/tern_dcb.h>
 
 #include "tests.h"
 

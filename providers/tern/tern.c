@@ -3,7 +3,7 @@
  * tern libibverbs provider: device matching, context, PD, MR, AH, and the helpers the CQ
  * and QP code share (ring buffers, the QPN table).
  */
-#include <assert.h>
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,10 +283,28 @@ static int tern_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind
 	return 0;
 }
 
+/* The device's address (struct tern_qp_path, little endian) from the AH's path (uapi). */
+static void tern_ah_path_from_kernel(struct tern_qp_path *p, const struct tern_ah_path *u)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->dmac, u->dmac, sizeof(p->dmac));
+	memcpy(p->smac, u->smac, sizeof(p->smac));
+	p->vlan_id = htole16(u->vlan_id);
+	p->ip_version = u->ip_version;
+	p->hop_limit = u->hop_limit;
+	p->traffic_class = u->traffic_class;
+	p->sl = u->sl;
+	p->flow_label = htole32(u->flow_label);
+	p->udp_sport = htole16(u->udp_sport);
+	memcpy(p->sgid, u->sgid, sizeof(p->sgid));
+	memcpy(p->dgid, u->dgid, sizeof(p->dgid));
+}
+
 /*
- * tern_ib.ko resolves the destination and answers with the path exactly as a UD WQE
- * carries it (struct tern_create_ah_resp); post_send copies it into each WQE. A kernel that
- * answers without a path cannot serve UD QPs: the AH is refused.
+ * tern_ib.ko resolves the destination and answers with the path (struct
+ * tern_create_ah_resp); the provider builds the device's address from it once, and
+ * post_send copies that into each WQE. A kernel that answers without a path cannot serve UD
+ * QPs: the AH is refused.
  */
 static struct ibv_ah *tern_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
@@ -305,8 +323,7 @@ static struct ibv_ah *tern_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr
 		errno = ret;
 		return NULL;
 	}
-	static_assert(sizeof(resp.path) == sizeof(ah->path), "tern_create_ah_resp.path");
-	memcpy(&ah->path, resp.path, sizeof(ah->path));
+	tern_ah_path_from_kernel(&ah->path, &resp.path);
 	if (ah->path.ip_version != 4 && ah->path.ip_version != 6) {
 		verbs_err(&to_tctx(pd->context)->ibv_ctx,
 			  "tern_ib.ko returned no address for the AH (UD not supported)\n");

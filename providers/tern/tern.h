@@ -8,8 +8,9 @@
  * (UAR) page of BAR2 that alloc_context mmaps. post_send, post_recv, poll_cq and
  * req_notify_cq, and post_srq_recv make no system call. When the kernel offers doorbell
  * records (TERN_UCTX_CAP_DB_REC), receives are posted through a record in the RQ's or SRQ's
- * buffer instead of a doorbell, so they cost no MMIO write (a VM exit in a guest) either. Layouts: <tern/tern_rdma.h>; the udata exchanged with
- * tern_ib.ko: <rdma/tern-abi.h>.
+ * buffer instead of a doorbell, so they cost no MMIO write (a VM exit in a guest) either.
+ * Layouts: tern_rdma.h (the device's, <linux/tern/tern_rdma.h> in the kernel); the udata
+ * exchanged with tern_ib.ko: <rdma/tern-abi.h>.
  */
 #ifndef TERN_PROVIDER_H
 #define TERN_PROVIDER_H
@@ -24,7 +25,7 @@
 #include <rdma/tern-abi.h>
 #include <kernel-abi/tern-abi.h>
 
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 DECLARE_DRV_CMD(tern_ucmd_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
 		tern_alloc_ucontext_resp);

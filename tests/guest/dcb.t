@@ -27,7 +27,7 @@ from ternlib import (carrier, check_kernel_clean, dcb_write, ethtool_stats,  # n
                      wait_for)
 
 # The driver's defaults of the DCQCN devlink params (Documentation/admin/tern_core.rst):
-# DCQCN on every priority, the rest as include/tern/tern_dcb.h's TERN_CC_DEF_*.
+# DCQCN on every priority, the rest as include/linux/tern/tern_dcb.h's TERN_CC_DEF_*.
 CC_DEFAULTS = {
     "roce_rp_enable": 255, "roce_np_enable": 255, "rpg_time_reset": 300,
     "rpg_byte_reset": 32767, "rpg_threshold": 1, "rpg_max_rate": 0, "rpg_ai_rate": 5,

@@ -45,7 +45,7 @@
  * anonymous mapping (providers/tern: tern_buf_alloc), so a WQE posted with a random wr_id
  * is found by scanning the process's private anonymous mappings (/proc/self/maps; only
  * mapped, readable ones) for a page that starts with that wr_id at the WQE layout's offset
- * (include/tern/tern_rdma.h); the second WQE gives the stride, the depth is what
+ * (include/linux/tern/tern_rdma.h); the second WQE gives the stride, the depth is what
  * ibv_create_* reported, and a doorbell record or CQ consumer-index record is used only
  * once the value found right after the ring is the one the provider must have written. The
  * UAR page is the 4 KiB mapping of /dev/infiniband/uverbs*. Nothing outside those is
@@ -68,7 +68,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 #include "common.h"
 

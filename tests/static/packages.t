@@ -67,7 +67,7 @@ def fake_ibv_devices(tmp, **env):
     """ibv_devices shown one tern device: returns (rc, output)."""
     with open(os.path.join(TOP, "include", "uapi", "rdma", "tern-abi.h")) as f:
         abi = re.search(r"#define TERN_UVERBS_ABI_VERSION\s+(\d+)", f.read()).group(1)
-    with open(os.path.join(TOP, "include", "tern", "tern_hw.h")) as f:
+    with open(os.path.join(TOP, "include", "linux", "tern", "tern_hw.h")) as f:
         hw = f.read()
     ven = int(re.search(r"#define TERN_PCI_VENDOR_ID\s+(0x[0-9a-fA-F]+)", hw).group(1), 16)
     dev = int(re.search(r"#define TERN_PCI_DEVICE_ID\s+(0x[0-9a-fA-F]+)", hw).group(1), 16)

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <endian.h>
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -34,7 +35,7 @@
 #include <infiniband/kern-abi.h>
 #include <rdma/tern-abi.h>
 #include <kernel-abi/tern-abi.h>
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 DECLARE_DRV_CMD(mock_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT, empty,
 		tern_alloc_ucontext_resp);
@@ -199,6 +200,22 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t hca_va
 
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr) { return 0; }
 
+/* What tern_ib.ko answers for a path: struct tern_ah_path, host byte order. */
+static void mock_ah_path_to_user(const struct tern_qp_path *p, struct tern_ah_path *u)
+{
+	memcpy(u->dmac, p->dmac, sizeof(u->dmac));
+	memcpy(u->smac, p->smac, sizeof(u->smac));
+	u->vlan_id = le16toh(p->vlan_id);
+	u->ip_version = p->ip_version;
+	u->hop_limit = p->hop_limit;
+	u->traffic_class = p->traffic_class;
+	u->sl = p->sl;
+	u->flow_label = le32toh(p->flow_label);
+	u->udp_sport = le16toh(p->udp_sport);
+	memcpy(u->sgid, p->sgid, sizeof(u->sgid));
+	memcpy(u->dgid, p->dgid, sizeof(u->dgid));
+}
+
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah, struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size)
 {
@@ -207,7 +224,7 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah, struct ibv_ah_attr *
 	if (resp_size < sizeof(*r))
 		return EINVAL;
 	if (!g_ah_no_path)
-		memcpy(r->path, &g_ah_path, sizeof(r->path));
+		mock_ah_path_to_user(&g_ah_path, &r->path);
 	ah->context = pd->context;
 	ah->pd = pd;
 	ah->handle = 3;
@@ -405,7 +422,7 @@ static void dev_cqe_x(uint32_t qpn, uint8_t opcode, uint16_t wqe_idx, uint64_t w
 }
 
 /*
- * The device's RESIZE_CQ (include/tern/tern_rdma.h), on the mock's one CQ ring: the CQEs
+ * The device's RESIZE_CQ (include/linux/tern/tern_rdma.h), on the mock's one CQ ring: the CQEs
  * from the old ring's CI record up to the producer move to entries 0.. of the new ring with
  * its first-pass phase; EINVAL when they do not fit.
  */
@@ -1288,6 +1305,12 @@ int main(int argc, char **argv)
 		for (i = 0; i < 64; i++)
 			((uint8_t *)&g_ah_path)[i] = (uint8_t)(0xc0 + i);
 		g_ah_path.ip_version = 4;
+		/* the kernel's path has its reserved fields and padding zero */
+		g_ah_path.rsvd0 = 0;
+		g_ah_path.rsvd1 = 0;
+		memset((uint8_t *)&g_ah_path + offsetof(struct tern_qp_path, sl) + 1, 0,
+		       offsetof(struct tern_qp_path, flow_label) -
+		       offsetof(struct tern_qp_path, sl) - 1);
 		o.ah = g_ops->create_ah(pd, &aha);
 		ok(o.ah != NULL, "create_ah (its path is checked in the UD WQE below)");
 		g_ah_no_path = 1;

@@ -2,7 +2,8 @@
 /*
  * tern uverbs ABI: the driver-specific data exchanged between the rdma-core provider
  * (providers/tern) and tern_ib.ko through the udata of the uverbs commands. The layouts of
- * the queues and doorbells the provider drives are in include/tern/tern_rdma.h.
+ * the queues and doorbells the provider drives are the device's (<linux/tern/tern_rdma.h>
+ * in the kernel, providers/tern/tern_rdma.h in rdma-core).
  *
  * Extending: add fields at the end and a comp_mask bit; never change or reuse a field.
  */
@@ -133,14 +134,33 @@ struct tern_create_srq_resp {
 };
 
 /*
- * create_ah: the kernel resolves the destination MAC and builds the address exactly as the
- * device takes it in a UD WQE: @path is a struct tern_qp_path (include/tern/tern_rdma.h),
- * which the provider copies into struct tern_ud_seg of each WQE sent with this AH.
+ * The path of an address handle: where and how the packets of a UD SEND to it go, resolved
+ * by the kernel (destination MAC, source MAC and VLAN of the GID's netdev). Host byte order.
+ * The provider builds the device's address (struct tern_qp_path in <linux/tern/tern_rdma.h>)
+ * of each UD WQE sent with the AH from it.
  */
+struct tern_ah_path {
+	__u8	dmac[6];
+	__u8	smac[6];
+	__u16	vlan_id;		/* 802.1Q VID, or 0xffff: untagged */
+	__u8	ip_version;		/* 4 or 6 */
+	__u8	hop_limit;		/* IPv4 TTL / IPv6 hop limit */
+	__u8	traffic_class;		/* IPv4 TOS / IPv6 traffic class (DSCP << 2 | ECN) */
+	__u8	sl;			/* 802.1p priority when tagged */
+	__u16	rsvd0;
+	__u32	flow_label;		/* IPv6 only, 20 bits */
+	__u16	udp_sport;		/* UDP source port (the destination is 4791) */
+	__u16	rsvd1;
+	__u8	sgid[16];		/* source IPv6, or IPv4-mapped ::ffff:a.b.c.d */
+	__u8	dgid[16];		/* destination, same encoding */
+	__u32	rsvd2;
+};
+
+/* create_ah: the kernel answers with the AH's path. */
 struct tern_create_ah_resp {
 	__u32	comp_mask;
 	__u32	rsvd;
-	__u8	path[64];
+	struct tern_ah_path path;
 };
 
 #endif /* TERN_ABI_USER_H */

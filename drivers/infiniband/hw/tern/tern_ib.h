@@ -75,12 +75,11 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
-#include <tern/tern_hw.h>
-#include <tern/tern_cmd.h>
-#include <tern/tern_rdma.h>
-#include <uapi/rdma/tern-abi.h>
-
-#include "../../../net/ethernet/tern/tern_aux.h"
+#include <linux/tern/tern_hw.h>
+#include <linux/tern/tern_cmd.h>
+#include <linux/tern/tern_rdma.h>
+#include <linux/tern/tern_aux.h>
+#include <rdma/tern-abi.h>
 
 #define TERN_IB_PORT		1
 #define TERN_IB_GID_TBL_LEN	128	/* RoCEv2 GIDs: one per IP address of the netdev */

@@ -233,12 +233,28 @@ static u16 tern_ib_ah_udp_sport(const struct ib_global_route *grh)
 	return rdma_flow_label_to_udp_sport(fl);
 }
 
+/* The AH's path as struct tern_ah_path (uapi) gives it: host byte order. */
+static void tern_ib_ah_path_to_user(const struct tern_qp_path *p, struct tern_ah_path *u)
+{
+	memcpy(u->dmac, p->dmac, sizeof(u->dmac));
+	memcpy(u->smac, p->smac, sizeof(u->smac));
+	u->vlan_id = le16_to_cpu(p->vlan_id);
+	u->ip_version = p->ip_version;
+	u->hop_limit = p->hop_limit;
+	u->traffic_class = p->traffic_class;
+	u->sl = p->sl;
+	u->flow_label = le32_to_cpu(p->flow_label);
+	u->udp_sport = le16_to_cpu(p->udp_sport);
+	memcpy(u->sgid, p->sgid, sizeof(u->sgid));
+	memcpy(u->dgid, p->dgid, sizeof(u->dgid));
+}
+
 /**
  * tern_ib_create_ah() - create an address handle (RoCEv2, GRH required)
  * @ibah: the AH
  * @init_attr: attributes; the RDMA core resolved the destination MAC
- * @udata: user AHs: struct tern_create_ah_resp out (the path the provider copies into its
- *	UD WQEs); NULL for kernel AHs
+ * @udata: user AHs: struct tern_create_ah_resp out (the path the provider builds its UD
+ *	WQEs' address from); NULL for kernel AHs
  *
  * Does not sleep (callers may hold spinlocks without RDMA_CREATE_AH_SLEEPABLE).
  *
@@ -266,8 +282,7 @@ int tern_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	if (udata && udata->outlen) {
 		if (udata->outlen < sizeof(resp))
 			return -EINVAL;
-		BUILD_BUG_ON(sizeof(resp.path) != sizeof(ah->path));
-		memcpy(resp.path, &ah->path, sizeof(resp.path));
+		tern_ib_ah_path_to_user(&ah->path, &resp.path);
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
 			return err;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern auxiliary devices and the API of tern_aux.h.
+ * tern auxiliary devices and the API of <linux/tern/tern_aux.h>.
  *
  * When QUERY_DEVICE reports TERN_DEV_CAP_RDMA, tern_core adds the auxiliary device
  * "tern_core.rdma.<n>" once the Ethernet function is up, and deletes it before anything of

@@ -29,7 +29,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 #include "tern_core.h"
 

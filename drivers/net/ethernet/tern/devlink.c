@@ -20,7 +20,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 #include "tern_core.h"
 

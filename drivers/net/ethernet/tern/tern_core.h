@@ -13,7 +13,7 @@
  *   ethtool.c  ethtool operations and statistics
  *   devlink.c  devlink instance: info, health reporter for the firmware
  *   debugfs.c  debugfs: command-queue state and command tests
- *   aux.c      auxiliary device "tern_core.rdma.<n>" and the API of tern_aux.h
+ *   aux.c      auxiliary device "tern_core.rdma.<n>" and the API of <linux/tern/tern_aux.h>
  *
  * tern_core_test.c is a separate module, tern_core_test.ko, built only for kernels with
  * KUnit: suites for the logic above that needs no device (the static inlines below and in
@@ -36,11 +36,10 @@
 #include <linux/workqueue.h>
 #include <net/devlink.h>
 
-#include <tern/tern_hw.h>
-#include <tern/tern_cmd.h>
-#include <tern/tern_dcb.h>
-
-#include "tern_aux.h"
+#include <linux/tern/tern_hw.h>
+#include <linux/tern/tern_cmd.h>
+#include <linux/tern/tern_dcb.h>
+#include <linux/tern/tern_aux.h>
 
 #define TERN_DRV_NAME		"tern_core"
 

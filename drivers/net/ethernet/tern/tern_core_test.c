@@ -19,7 +19,7 @@
 #include <linux/string.h>
 #include <net/dcbnl.h>
 
-#include <tern/tern_rdma.h>
+#include <linux/tern/tern_rdma.h>
 
 #include "en.h"
 

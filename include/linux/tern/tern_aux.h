@@ -23,8 +23,8 @@
 #include <linux/auxiliary_bus.h>
 #include <linux/netdevice.h>
 
-#include <tern/tern_hw.h>
-#include <tern/tern_cmd.h>
+#include <linux/tern/tern_hw.h>
+#include <linux/tern/tern_cmd.h>
 
 struct tern_dev;
 struct tern_eq;
