@@ -370,6 +370,65 @@ static bool cc_setup(struct sim *s, struct rdev *d)
 	return true;
 }
 
+/* The receiver's CQ and the MR that holds every flow's slots. */
+static bool sim_build_receiver(struct sim *s, const struct connopt *o)
+{
+	struct rdev *rx = s->nodes[0].d;
+	uint64_t rx_len = (uint64_t)s->p.n * s->p.slots * s->p.msg_bytes;
+	int st;
+
+	st = cq_create(rx, &s->rx_cq, o->cq_log, false);
+	if (!st)
+		st = mr_create(rx, &s->rx_mr, rx->pdn, rx_len,
+			       TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE, 0);
+	if (st) {
+		fprintf(stderr, "tern-sim: receiver setup status %d\n", st);
+		return false;
+	}
+	return true;
+}
+
+/* Sender @k: its CQ, QP, MR and WRITE stream, the receiver's QP for it, both connected. */
+static bool sim_build_flow(struct sim *s, unsigned int k, const struct connopt *o)
+{
+	const struct params *p = &s->p;
+	struct node *nd = &s->nodes[k];
+	struct rdev *rx = s->nodes[0].d;
+	int st;
+
+	st = cq_create(nd->d, &nd->cq, o->cq_log, false);
+	if (!st)
+		st = qp_create(nd->d, &nd->qp, nd->d->pdn, &nd->cq, &nd->cq, o->sq_log,
+			       o->sq_stride, o->rq_log, o->rq_stride, 0, false);
+	if (!st)
+		st = qp_create(rx, &s->rx_qp[k], rx->pdn, &s->rx_cq, &s->rx_cq, o->sq_log,
+			       o->sq_stride, o->rq_log, o->rq_stride, 0, false);
+	if (!st)
+		st = mr_create(nd->d, &nd->mr, nd->d->pdn,
+			       (uint64_t)p->slots * p->msg_bytes,
+			       TERN_ACCESS_LOCAL_WRITE, 0);
+	if (st) {
+		fprintf(stderr, "tern-sim: sender %u setup status %d\n", k, st);
+		return false;
+	}
+	mr_fill(nd->d, &nd->mr, 1000 + k);
+	nd->w = (struct wstream){
+		.qp = &nd->qp, .cq = &nd->cq, .mr = &nd->mr,
+		.raddr = s->rx_mr.iova + (uint64_t)(k - 1) * p->slots * p->msg_bytes,
+		.rkey = s->rx_mr.key, .msg_bytes = p->msg_bytes,
+		.outstanding = p->outstanding, .slots = p->slots,
+		.total_bytes = p->flow_bytes,
+	};
+	if (!qp_connect(nd->d, &nd->qp, rx, s->rx_qp[k].qpn, o, 0) ||
+	    !qp_connect(rx, &s->rx_qp[k], nd->d, nd->qp.qpn, o, 1)) {
+		fprintf(stderr, "tern-sim: connecting flow %u failed\n", k);
+		return false;
+	}
+	nd->bins = calloc(s->nbins, sizeof(uint64_t));
+	nd->cc_mbps = calloc(s->nbins, sizeof(uint32_t));
+	return nd->bins && nd->cc_mbps;
+}
+
 static bool sim_build(struct sim *s)
 {
 	struct params *p = &s->p;
@@ -377,8 +436,6 @@ static bool sim_build(struct sim *s)
 			       .timer_arm = sw_arm };
 	struct connopt o;
 	unsigned int k;
-	uint64_t rx_len = (uint64_t)p->n * p->slots * p->msg_bytes;
-	int st;
 
 	s->nnodes = p->n + 1;
 	s->dcb_ok = s->cc_ok = true;
@@ -399,56 +456,11 @@ static bool sim_build(struct sim *s)
 	o.timeout = s->p.ack_timeout;
 	o.xport = s->p.sr ? TERN_QP_XPORT_SR |
 		  (uint32_t)s->p.sr_log_cap << TERN_QP_XPORT_LOG_CAP_SHIFT : 0;
-	/* receiver: one CQ, one MR holding every flow's slots, a QP per sender */
-	{
-		struct rdev *rx = s->nodes[0].d;
-
-		st = cq_create(rx, &s->rx_cq, o.cq_log, false);
-		if (!st)
-			st = mr_create(rx, &s->rx_mr, rx->pdn, rx_len,
-				       TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE, 0);
-		if (st) {
-			fprintf(stderr, "tern-sim: receiver setup status %d\n", st);
+	if (!sim_build_receiver(s, &o))
+		return false;
+	for (k = 1; k < s->nnodes; k++)
+		if (!sim_build_flow(s, k, &o))
 			return false;
-		}
-	}
-	for (k = 1; k < s->nnodes; k++) {
-		struct node *nd = &s->nodes[k];
-		struct rdev *rx = s->nodes[0].d;
-
-		st = cq_create(nd->d, &nd->cq, o.cq_log, false);
-		if (!st)
-			st = qp_create(nd->d, &nd->qp, nd->d->pdn, &nd->cq, &nd->cq, o.sq_log,
-				       o.sq_stride, o.rq_log, o.rq_stride, 0, false);
-		if (!st)
-			st = qp_create(rx, &s->rx_qp[k], rx->pdn, &s->rx_cq, &s->rx_cq, o.sq_log,
-				       o.sq_stride, o.rq_log, o.rq_stride, 0, false);
-		if (!st)
-			st = mr_create(nd->d, &nd->mr, nd->d->pdn,
-				       (uint64_t)p->slots * p->msg_bytes,
-				       TERN_ACCESS_LOCAL_WRITE, 0);
-		if (st) {
-			fprintf(stderr, "tern-sim: sender %u setup status %d\n", k, st);
-			return false;
-		}
-		mr_fill(nd->d, &nd->mr, 1000 + k);
-		nd->w = (struct wstream){
-			.qp = &nd->qp, .cq = &nd->cq, .mr = &nd->mr,
-			.raddr = s->rx_mr.iova + (uint64_t)(k - 1) * p->slots * p->msg_bytes,
-			.rkey = s->rx_mr.key, .msg_bytes = p->msg_bytes,
-			.outstanding = p->outstanding, .slots = p->slots,
-			.total_bytes = p->flow_bytes,
-		};
-		if (!qp_connect(nd->d, &nd->qp, rx, s->rx_qp[k].qpn, &o, 0) ||
-		    !qp_connect(rx, &s->rx_qp[k], nd->d, nd->qp.qpn, &o, 1)) {
-			fprintf(stderr, "tern-sim: connecting flow %u failed\n", k);
-			return false;
-		}
-		nd->bins = calloc(s->nbins, sizeof(uint64_t));
-		nd->cc_mbps = calloc(s->nbins, sizeof(uint32_t));
-		if (!nd->bins || !nd->cc_mbps)
-			return false;
-	}
 	p->sw.nports = s->nnodes;
 	p->sw.link_mbps = p->link_mbps;
 	p->sw.delay_ns = p->delay_ns;
@@ -634,73 +646,68 @@ static uint64_t pfc_stat(struct rdev *d, unsigned int prio, size_t field, bool *
 
 #define PFC_FIELD(f) OFF(struct tern_pfc_prio_stats, f)
 
-static void report(struct sim *s, double wall)
+/* The switch's PFC frames (priority 3), drops, ECN marks and INT records, every port. */
+static void report_switch(struct sim *s, struct sim_incast_figures *fig)
 {
-	struct params *p = &s->p;
-	unsigned int n = p->n, k, q;
-	double rates[MAX_SENDERS], done[MAX_SENDERS], total = 0, fair, steady_s;
-	uint64_t xoff = 0, xon = 0, lossless = 0, drops = 0, marked = 0;
-	uint64_t nic_rx_pause = 0, nic_tx_pause = 0, nic_rx_discards = 0;
-	uint64_t retrans = 0, cnp_sent = 0, cnp_handled = 0, cnp_ignored = 0, ecn_rx = 0;
-	uint64_t cuts = 0, incs = 0, completed = 0, errors = 0, timeouts = 0;
-	uint64_t sel = 0, probes = 0, int_hops = 0, echo_acks = 0, updates = 0;
-	bool pfc_ok = true, data_ok = true;
 	struct tsw_port_stats st;
-	FILE *o = stdout;
-	const uint64_t *bins[MAX_SENDERS];
-	struct sim_bins sb = senders_bins(s, bins);
-	double jr[MAX_SENDERS], fct_us[MAX_SENDERS];
-	uint64_t flow_retrans[MAX_SENDERS] = { 0 };
-	int flow_data[MAX_SENDERS];
-	struct sim_incast_figures fig;
+	unsigned int k, q;
 
-	steady_s = (double)(s->end - s->steady_at) / 1e9;
-	for (k = 1; k <= n; k++) {
-		rates[k - 1] = (double)s->nodes[k].rx_bytes_steady * 8 / steady_s / 1e9;
-		done[k - 1] = (double)s->nodes[k].done_bytes_steady * 8 / steady_s / 1e9;
-		total += rates[k - 1];
-	}
-	fair = total / n;
-	for (k = 0; k <= n; k++) {
+	for (k = 0; k <= s->p.n; k++) {
 		tsw_port_stats(s->sw, k, &st);
-		xoff += st.pfc_xoff_sent[3];
-		xon += st.pfc_xon_sent[3];
-		lossless += st.lossless_drops;
-		int_hops += st.int_hops_added;
+		fig->xoff += st.pfc_xoff_sent[3];
+		fig->xon += st.pfc_xon_sent[3];
+		fig->lossless += st.lossless_drops;
+		fig->int_hops += st.int_hops_added;
 		for (q = 0; q < TSW_NUM_PRIO; q++) {
-			drops += st.q[q].drops;
-			marked += st.q[q].ecn_marked;
+			fig->drops += st.q[q].drops;
+			fig->marked += st.q[q].ecn_marked;
 		}
 	}
-	for (k = 0; k <= n; k++) {
+}
+
+/* Every NIC's PFC counters (priority 3) and RDMA counters; each sender's retransmissions. */
+static void report_nics(struct sim *s, struct sim_incast_figures *fig, uint64_t *flow_retrans)
+{
+	unsigned int k;
+
+	for (k = 0; k <= s->p.n; k++) {
 		struct rdev *d = s->nodes[k].d;
 		uint8_t rs[sizeof(struct tern_cmd_rdma_stats_out)];
 
-		nic_rx_pause += pfc_stat(d, 3, PFC_FIELD(rx_pause), &pfc_ok);
-		nic_tx_pause += pfc_stat(d, 3, PFC_FIELD(tx_pause), &pfc_ok);
-		nic_rx_discards += pfc_stat(d, 3, PFC_FIELD(rx_discards), &pfc_ok);
+		fig->rx_pause += pfc_stat(d, 3, PFC_FIELD(rx_pause), &fig->pfc_ok);
+		fig->tx_pause += pfc_stat(d, 3, PFC_FIELD(tx_pause), &fig->pfc_ok);
+		fig->discards += pfc_stat(d, 3, PFC_FIELD(rx_discards), &fig->pfc_ok);
 		if (!rdev_stats(d, rs))
 			continue;
-		retrans += RSTAT(rs, retrans_pkts);
+		fig->retrans += RSTAT(rs, retrans_pkts);
 		if (k)
 			flow_retrans[k - 1] = RSTAT(rs, retrans_pkts);
-		timeouts += RSTAT(rs, local_ack_timeout_err);
-		sel += RSTAT(rs, selective_retrans_pkts);
-		probes += RSTAT(rs, tail_loss_probes);
-		cnp_sent += RSTAT(rs, np_cnp_sent);
-		echo_acks += RSTAT(rs, hpcc_int_echo_acks);
-		updates += RSTAT(rs, hpcc_window_updates);
-		ecn_rx += RSTAT(rs, np_ecn_marked_roce_packets);
-		cnp_handled += RSTAT(rs, rp_cnp_handled);
-		cnp_ignored += RSTAT(rs, rp_cnp_ignored);
-		cuts += RSTAT(rs, rp_rate_decrease_events);
-		incs += RSTAT(rs, rp_rate_increase_events);
+		fig->timeouts += RSTAT(rs, local_ack_timeout_err);
+		fig->sel_retrans += RSTAT(rs, selective_retrans_pkts);
+		fig->probes += RSTAT(rs, tail_loss_probes);
+		fig->cnp_sent += RSTAT(rs, np_cnp_sent);
+		fig->int_echo_acks += RSTAT(rs, hpcc_int_echo_acks);
+		fig->hpcc_updates += RSTAT(rs, hpcc_window_updates);
+		fig->ecn_rx += RSTAT(rs, np_ecn_marked_roce_packets);
+		fig->cnp_handled += RSTAT(rs, rp_cnp_handled);
+		fig->cnp_ignored += RSTAT(rs, rp_cnp_ignored);
+		fig->cuts += RSTAT(rs, rp_rate_decrease_events);
+		fig->incs += RSTAT(rs, rp_rate_increase_events);
 	}
-	for (k = 1; k <= n; k++) {
+}
+
+/* Each sender's WRITEs, completion time and whether its slots hold its data. */
+static void report_flows(struct sim *s, struct sim_incast_figures *fig, double *fct_us,
+			 int *flow_data)
+{
+	const struct params *p = &s->p;
+	unsigned int k;
+
+	for (k = 1; k <= p->n; k++) {
 		struct node *nd = &s->nodes[k];
 
-		completed += nd->w.completed;
-		errors += nd->w.errors;
+		fig->completed += nd->w.completed;
+		fig->errors += nd->w.errors;
 		/* -1: the flow failed or did not end within --duration-us */
 		fct_us[k - 1] = nd->ended && nd->fct_ns ? (double)nd->fct_ns / 1000 : -1;
 		flow_data[k - 1] = -1;		/* no WRITE completed: nothing to check */
@@ -710,33 +717,68 @@ static void report(struct sim *s, double wall)
 		else if (nd->w.slot_done)
 			flow_data[k - 1] = 0;
 		if (flow_data[k - 1] != 1)
-			data_ok = false;
+			fig->data_ok = false;
 	}
+}
+
+static void report(struct sim *s, double wall)
+{
+	struct params *p = &s->p;
+	unsigned int n = p->n, k;
+	double rates[MAX_SENDERS], done[MAX_SENDERS], total = 0, fair, steady_s;
+	const uint64_t *bins[MAX_SENDERS];
+	struct sim_bins sb = senders_bins(s, bins);
+	double jr[MAX_SENDERS], fct_us[MAX_SENDERS];
+	uint64_t flow_retrans[MAX_SENDERS] = { 0 };
+	int flow_data[MAX_SENDERS];
+	struct sim_incast_figures fig = { .pfc_ok = true, .data_ok = true };
+
+	steady_s = (double)(s->end - s->steady_at) / 1e9;
+	for (k = 1; k <= n; k++) {
+		rates[k - 1] = (double)s->nodes[k].rx_bytes_steady * 8 / steady_s / 1e9;
+		done[k - 1] = (double)s->nodes[k].done_bytes_steady * 8 / steady_s / 1e9;
+		total += rates[k - 1];
+	}
+	fair = total / n;
+	report_switch(s, &fig);
+	report_nics(s, &fig, flow_retrans);
+	report_flows(s, &fig, fct_us, flow_data);
 	qsort(s->qsamples, s->nq, sizeof(uint64_t), cmp_u64);
-	fig = (struct sim_incast_figures){
-		.n = n, .dcqcn = p->dcqcn && !p->hpcc, .rp_en = p->rp_en, .np_en = p->np_en,
-		.link_mbps = p->link_mbps, .delay_ns = p->delay_ns, .mtu_bytes = 128u << p->mtu,
-		.msg_bytes = p->msg_bytes, .duration_ns = p->duration_ns,
-		.steady_from_ns = s->steady_at - s->t0, .rates = rates, .goodput = done,
-		.total = total, .fair = fair, .q_sorted = s->qsamples, .nq = s->nq, .sw = &p->sw,
-		.convergence_us = sim_convergence_us(&sb, fair, p->conv_tol),
-		.jain_convergence_us = sim_jain_convergence_us(&sb, 0.99, false, jr),
-		.xoff = xoff, .xon = xon, .rx_pause = nic_rx_pause, .tx_pause = nic_tx_pause,
-		.pfc_ok = pfc_ok, .lossless = lossless, .drops = drops,
-		.discards = nic_rx_discards, .refused = s->refused, .retrans = retrans,
-		.timeouts = timeouts, .sr = p->sr, .loss_ppm = p->loss_ppm, .lost = s->lost,
-		.sel_retrans = sel, .probes = probes, .marked = marked, .ecn_rx = ecn_rx, .cnp_sent = cnp_sent,
-		.cnp_handled = cnp_handled, .cnp_ignored = cnp_ignored, .cuts = cuts,
-		.incs = incs, .hpcc = p->hpcc, .int_hops = int_hops, .int_echo_acks = echo_acks,
-		.hpcc_updates = updates, .completed = completed, .errors = errors,
-		.data_ok = data_ok,
-		.dcb_ok = s->dcb_ok, .cc_ok = s->cc_ok, .events = s->events, .wall_s = wall,
-		.flow_bytes = p->flow_bytes, .fct_us = fct_us, .flow_retrans = flow_retrans,
-		.flow_data = flow_data,
-		.run_us = (double)(s->end - s->t0) / 1000,
-	};
-	sim_print_incast(o, NULL, &fig);
-	fflush(o);
+	fig.n = n;
+	fig.dcqcn = p->dcqcn && !p->hpcc;
+	fig.rp_en = p->rp_en;
+	fig.np_en = p->np_en;
+	fig.link_mbps = p->link_mbps;
+	fig.delay_ns = p->delay_ns;
+	fig.mtu_bytes = 128u << p->mtu;
+	fig.msg_bytes = p->msg_bytes;
+	fig.duration_ns = p->duration_ns;
+	fig.steady_from_ns = s->steady_at - s->t0;
+	fig.rates = rates;
+	fig.goodput = done;
+	fig.total = total;
+	fig.fair = fair;
+	fig.q_sorted = s->qsamples;
+	fig.nq = s->nq;
+	fig.sw = &p->sw;
+	fig.convergence_us = sim_convergence_us(&sb, fair, p->conv_tol);
+	fig.jain_convergence_us = sim_jain_convergence_us(&sb, 0.99, false, jr);
+	fig.refused = s->refused;
+	fig.sr = p->sr;
+	fig.loss_ppm = p->loss_ppm;
+	fig.lost = s->lost;
+	fig.hpcc = p->hpcc;
+	fig.dcb_ok = s->dcb_ok;
+	fig.cc_ok = s->cc_ok;
+	fig.events = s->events;
+	fig.wall_s = wall;
+	fig.flow_bytes = p->flow_bytes;
+	fig.fct_us = fct_us;
+	fig.flow_retrans = flow_retrans;
+	fig.flow_data = flow_data;
+	fig.run_us = (double)(s->end - s->t0) / 1000;
+	sim_print_incast(stdout, NULL, &fig);
+	fflush(stdout);
 }
 
 static void write_series(const struct sim *s)
@@ -900,98 +942,190 @@ static void cc_set(struct tern_cc_params *c, const char *arg)
 	exit(2);
 }
 
+/* How an option sets struct params. */
+enum opt_kind {
+	K_NUM,		/* num(), times scale, into an integer field of its size */
+	K_ONOFF,	/* onoff() into a bool */
+	K_DOUBLE,	/* atof() */
+	K_STR,		/* the argument itself */
+	K_TRUE,		/* no argument: the bool set */
+	K_FALSE,	/* no argument: the bool cleared */
+	K_CC,		/* cc_set() */
+	K_SRCAP,	/* as K_NUM, then 0 or TERN_QP_XPORT_{MIN,MAX}_LOG_CAP */
+	K_HELP,
+};
+
+#define PF(f)	offsetof(struct params, f), sizeof(((struct params *)0)->f)
+
+/* The command line; getopt_long()'s options are built from it, in this order. */
+static const struct sim_opt {
+	const char *name;
+	enum opt_kind kind;
+	size_t off, size;
+	uint64_t scale;
+} sim_opts[] = {
+	{ "n", K_NUM, PF(n), 1 },
+	{ "dcqcn", K_ONOFF, PF(dcqcn), 0 },
+	{ "rp-en", K_NUM, PF(rp_en), 1 },
+	{ "np-en", K_NUM, PF(np_en), 1 },
+	{ "duration-us", K_NUM, PF(duration_ns), 1000 },
+	{ "steady-from", K_DOUBLE, PF(steady_from), 0 },
+	{ "link-mbps", K_NUM, PF(link_mbps), 1 },
+	{ "delay-ns", K_NUM, PF(delay_ns), 1 },
+	{ "mtu", K_NUM, PF(mtu), 1 },
+	{ "msg-bytes", K_NUM, PF(msg_bytes), 1 },
+	{ "outstanding", K_NUM, PF(outstanding), 1 },
+	{ "kmin", K_NUM, PF(sw.kmin_bytes), 1 },
+	{ "kmax", K_NUM, PF(sw.kmax_bytes), 1 },
+	{ "pmax-ppm", K_NUM, PF(sw.pmax_ppm), 1 },
+	{ "xoff", K_NUM, PF(sw.xoff_bytes), 1 },
+	{ "xon", K_NUM, PF(sw.xon_bytes), 1 },
+	{ "buffer", K_NUM, PF(sw.buffer_bytes), 1 },
+	{ "cc", K_CC, PF(cc), 0 },
+	{ "seed", K_NUM, PF(sw.seed), 1 },
+	{ "sample-ns", K_NUM, PF(sample_ns), 1 },
+	{ "bin-us", K_NUM, PF(bin_ns), 1000 },
+	{ "conv-window-us", K_NUM, PF(conv_window_ns), 1000 },
+	{ "conv-tol", K_DOUBLE, PF(conv_tol), 0 },
+	{ "conv-hold-us", K_NUM, PF(conv_hold_ns), 1000 },
+	{ "ecn-dequeue", K_TRUE, PF(sw.ecn_at_dequeue), 0 },
+	{ "ecn-enqueue", K_FALSE, PF(sw.ecn_at_dequeue), 0 },
+	{ "jitter-ns", K_NUM, PF(jitter_ns), 1 },
+	{ "series", K_STR, PF(series), 0 },
+	{ "loss-ppm", K_NUM, PF(loss_ppm), 1 },
+	{ "sr", K_ONOFF, PF(sr), 0 },
+	{ "sr-log-cap", K_SRCAP, PF(sr_log_cap), 1 },
+	{ "ack-timeout", K_NUM, PF(ack_timeout), 1 },
+	{ "pfc-mask", K_NUM, PF(sw.pfc_mask), 1 },
+	{ "flow-bytes", K_NUM, PF(flow_bytes), 1 },
+	{ "hpcc", K_ONOFF, PF(hpcc), 0 },
+	{ "switch-json", K_STR, PF(switch_json), 0 },
+	{ "quiet", K_TRUE, PF(quiet), 0 },
+	{ "help", K_HELP, 0, 0, 0 },
+};
+
+#define NOPTS	(sizeof(sim_opts) / sizeof(sim_opts[0]))
+
+/* @v, cut to the integer field's size (uint8_t, uint32_t/unsigned int or uint64_t). */
+static void store_num(void *field, size_t size, uint64_t v)
+{
+	uint32_t v32 = (uint32_t)v;
+	uint8_t v8 = (uint8_t)v;
+
+	if (size == sizeof(uint64_t))
+		memcpy(field, &v, sizeof(v));
+	else if (size == sizeof(uint32_t))
+		memcpy(field, &v32, sizeof(v32));
+	else
+		memcpy(field, &v8, sizeof(v8));
+}
+
+/* One option with its argument @arg into @p (exits 2 on a bad value). */
+static void sim_opt_apply(struct params *p, const struct sim_opt *o, const char *arg)
+{
+	void *field = (uint8_t *)p + o->off;
+	char what[32];
+	bool b;
+
+	snprintf(what, sizeof(what), "--%s", o->name);
+	switch (o->kind) {
+	case K_NUM:
+	case K_SRCAP:
+		store_num(field, o->size, num(arg, what) * o->scale);
+		if (o->kind == K_SRCAP && p->sr_log_cap &&
+		    (p->sr_log_cap < TERN_QP_XPORT_MIN_LOG_CAP ||
+		     p->sr_log_cap > TERN_QP_XPORT_MAX_LOG_CAP)) {
+			fprintf(stderr, "tern-sim: --sr-log-cap: 0 or %d..%d\n",
+				TERN_QP_XPORT_MIN_LOG_CAP, TERN_QP_XPORT_MAX_LOG_CAP);
+			exit(2);
+		}
+		break;
+	case K_ONOFF:
+	case K_TRUE:
+	case K_FALSE:
+		b = o->kind == K_ONOFF ? onoff(arg) : o->kind != K_FALSE;
+		memcpy(field, &b, sizeof(b));
+		break;
+	case K_DOUBLE:
+		*(double *)field = atof(arg);
+		break;
+	case K_STR:
+		*(const char **)field = arg;
+		break;
+	case K_CC:
+		cc_set(field, arg);
+		break;
+	case K_HELP:
+		break;
+	}
+}
+
+/* The command line into @p: -1 to run, or the exit status (--help, an unknown option). */
+static int parse_args(struct params *p, int argc, char **argv)
+{
+	static struct option opts[NOPTS + 1];
+	unsigned int i;
+	int c;
+
+	for (i = 0; i < NOPTS; i++) {
+		bool has_arg = sim_opts[i].kind != K_TRUE && sim_opts[i].kind != K_FALSE &&
+			       sim_opts[i].kind != K_HELP;
+
+		opts[i] = (struct option){ sim_opts[i].name, has_arg, NULL, 256 + (int)i };
+	}
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c < 256 || c >= 256 + (int)NOPTS) {
+			usage(stderr);
+			return 2;
+		}
+		if (sim_opts[c - 256].kind == K_HELP) {
+			usage(stdout);
+			return 0;
+		}
+		sim_opt_apply(p, &sim_opts[c - 256], optarg);
+	}
+	return -1;
+}
+
+/* Out of the ranges the run relies on (a NaN --steady-from passes, as it always has). */
+static bool params_bad(const struct params *p)
+{
+	return !p->n || p->n > MAX_SENDERS || p->mtu < 1 || p->mtu > 5 || !p->msg_bytes ||
+	       !p->outstanding || p->outstanding > 32 || !p->slots || p->slots > 32 ||
+	       !p->sample_ns || !p->bin_ns || !p->duration_ns || p->steady_from < 0 ||
+	       p->steady_from >= 1 || p->loss_ppm > 1000000 || p->ack_timeout > 31 ||
+	       p->flow_bytes > (1ull << 40) ||
+	       (uint64_t)p->n * p->slots * p->msg_bytes > (32u << 20);
+}
+
+/* --series and --switch-json, after the figures. */
+static void write_outputs(struct sim *s)
+{
+	if (s->p.series)
+		write_series(s);
+	if (s->p.switch_json) {
+		FILE *f = fopen(s->p.switch_json, "w");
+
+		if (f) {
+			tsw_dump_json(s->sw, f);
+			fclose(f);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
-	enum { O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_LINK, O_DELAY, O_MTU, O_MSG,
-	       O_OUT, O_KMIN, O_KMAX, O_PMAX, O_XOFF, O_XON, O_BUF, O_CC, O_SEED, O_SAMPLE,
-	       O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ, O_JIT,
-	       O_LOSS, O_SR, O_SRCAP, O_TMO, O_PFCM, O_ECNENQ, O_FLOWB, O_HPCC };
-	static const struct option opts[] = {
-		{ "n", 1, NULL, O_N }, { "dcqcn", 1, NULL, O_DCQCN }, { "rp-en", 1, NULL, O_RP },
-		{ "np-en", 1, NULL, O_NP }, { "duration-us", 1, NULL, O_DUR },
-		{ "steady-from", 1, NULL, O_STEADY }, { "link-mbps", 1, NULL, O_LINK },
-		{ "delay-ns", 1, NULL, O_DELAY }, { "mtu", 1, NULL, O_MTU },
-		{ "msg-bytes", 1, NULL, O_MSG }, { "outstanding", 1, NULL, O_OUT },
-		{ "kmin", 1, NULL, O_KMIN }, { "kmax", 1, NULL, O_KMAX },
-		{ "pmax-ppm", 1, NULL, O_PMAX }, { "xoff", 1, NULL, O_XOFF },
-		{ "xon", 1, NULL, O_XON }, { "buffer", 1, NULL, O_BUF }, { "cc", 1, NULL, O_CC },
-		{ "seed", 1, NULL, O_SEED }, { "sample-ns", 1, NULL, O_SAMPLE },
-		{ "bin-us", 1, NULL, O_BIN }, { "conv-window-us", 1, NULL, O_CW },
-		{ "conv-tol", 1, NULL, O_CT }, { "conv-hold-us", 1, NULL, O_CH },
-		{ "ecn-dequeue", 0, NULL, O_ECNDEQ }, { "ecn-enqueue", 0, NULL, O_ECNENQ },
-		{ "jitter-ns", 1, NULL, O_JIT },
-		{ "series", 1, NULL, O_SERIES }, { "loss-ppm", 1, NULL, O_LOSS },
-		{ "sr", 1, NULL, O_SR }, { "sr-log-cap", 1, NULL, O_SRCAP },
-		{ "ack-timeout", 1, NULL, O_TMO },
-		{ "pfc-mask", 1, NULL, O_PFCM }, { "flow-bytes", 1, NULL, O_FLOWB },
-		{ "hpcc", 1, NULL, O_HPCC },
-		{ "switch-json", 1, NULL, O_SWJSON }, { "quiet", 0, NULL, O_QUIET },
-		{ "help", 0, NULL, O_HELP }, { NULL, 0, NULL, 0 },
-	};
 	static struct sim sim;
 	struct sim *s = &sim;
 	struct params *p = &s->p;
 	struct timespec a, b;
-	int c;
+	int ret;
 
 	params_default(p);
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case O_N: p->n = (unsigned int)num(optarg, "--n"); break;
-		case O_DCQCN: p->dcqcn = onoff(optarg); break;
-		case O_RP: p->rp_en = (uint8_t)num(optarg, "--rp-en"); break;
-		case O_NP: p->np_en = (uint8_t)num(optarg, "--np-en"); break;
-		case O_DUR: p->duration_ns = num(optarg, "--duration-us") * 1000; break;
-		case O_STEADY: p->steady_from = atof(optarg); break;
-		case O_LINK: p->link_mbps = (uint32_t)num(optarg, "--link-mbps"); break;
-		case O_DELAY: p->delay_ns = num(optarg, "--delay-ns"); break;
-		case O_MTU: p->mtu = (uint8_t)num(optarg, "--mtu"); break;
-		case O_MSG: p->msg_bytes = (uint32_t)num(optarg, "--msg-bytes"); break;
-		case O_OUT: p->outstanding = (unsigned int)num(optarg, "--outstanding"); break;
-		case O_KMIN: p->sw.kmin_bytes = (uint32_t)num(optarg, "--kmin"); break;
-		case O_KMAX: p->sw.kmax_bytes = (uint32_t)num(optarg, "--kmax"); break;
-		case O_PMAX: p->sw.pmax_ppm = (uint32_t)num(optarg, "--pmax-ppm"); break;
-		case O_XOFF: p->sw.xoff_bytes = (uint32_t)num(optarg, "--xoff"); break;
-		case O_XON: p->sw.xon_bytes = (uint32_t)num(optarg, "--xon"); break;
-		case O_BUF: p->sw.buffer_bytes = (uint32_t)num(optarg, "--buffer"); break;
-		case O_CC: cc_set(&p->cc, optarg); break;
-		case O_SEED: p->sw.seed = num(optarg, "--seed"); break;
-		case O_SAMPLE: p->sample_ns = num(optarg, "--sample-ns"); break;
-		case O_BIN: p->bin_ns = num(optarg, "--bin-us") * 1000; break;
-		case O_CW: p->conv_window_ns = num(optarg, "--conv-window-us") * 1000; break;
-		case O_CT: p->conv_tol = atof(optarg); break;
-		case O_CH: p->conv_hold_ns = num(optarg, "--conv-hold-us") * 1000; break;
-		case O_ECNDEQ: p->sw.ecn_at_dequeue = true; break;
-		case O_ECNENQ: p->sw.ecn_at_dequeue = false; break;
-		case O_JIT: p->jitter_ns = num(optarg, "--jitter-ns"); break;
-		case O_SERIES: p->series = optarg; break;
-		case O_LOSS: p->loss_ppm = (uint32_t)num(optarg, "--loss-ppm"); break;
-		case O_SR: p->sr = onoff(optarg); break;
-		case O_SRCAP:
-			p->sr_log_cap = (uint8_t)num(optarg, "--sr-log-cap");
-			if (p->sr_log_cap && (p->sr_log_cap < TERN_QP_XPORT_MIN_LOG_CAP ||
-					      p->sr_log_cap > TERN_QP_XPORT_MAX_LOG_CAP)) {
-				fprintf(stderr, "tern-sim: --sr-log-cap: 0 or %d..%d\n",
-					TERN_QP_XPORT_MIN_LOG_CAP, TERN_QP_XPORT_MAX_LOG_CAP);
-				exit(2);
-			}
-			break;
-		case O_TMO: p->ack_timeout = (uint8_t)num(optarg, "--ack-timeout"); break;
-		case O_PFCM: p->sw.pfc_mask = (uint8_t)num(optarg, "--pfc-mask"); break;
-		case O_FLOWB: p->flow_bytes = num(optarg, "--flow-bytes"); break;
-		case O_HPCC: p->hpcc = onoff(optarg); break;
-		case O_SWJSON: p->switch_json = optarg; break;
-		case O_QUIET: p->quiet = true; break;
-		case O_HELP: usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind != argc || !p->n || p->n > MAX_SENDERS || p->mtu < 1 || p->mtu > 5 ||
-	    !p->msg_bytes || !p->outstanding || p->outstanding > 32 || !p->slots ||
-	    p->slots > 32 || !p->sample_ns || !p->bin_ns || !p->duration_ns ||
-	    p->steady_from < 0 || p->steady_from >= 1 || p->loss_ppm > 1000000 ||
-	    p->ack_timeout > 31 || p->flow_bytes > (1ull << 40) ||
-	    (uint64_t)p->n * p->slots * p->msg_bytes > (32u << 20)) {
+	ret = parse_args(p, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (optind != argc || params_bad(p)) {
 		usage(stderr);
 		return 2;
 	}
@@ -1006,16 +1140,7 @@ int main(int argc, char **argv)
 	sim_run(s);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	report(s, (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9);
-	if (p->series)
-		write_series(s);
-	if (p->switch_json) {
-		FILE *f = fopen(p->switch_json, "w");
-
-		if (f) {
-			tsw_dump_json(s->sw, f);
-			fclose(f);
-		}
-	}
+	write_outputs(s);
 	sim_free(s);
 	return 0;
 }

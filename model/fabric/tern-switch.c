@@ -668,12 +668,76 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void parse_args(int argc, char **argv)
+#define CFG_FIELD(f)	offsetof(struct tsw_config, f), sizeof(((struct tsw_config *)0)->f)
+
+/* The options that set one number of the switch model's configuration: name, range, field. */
+static const struct cfg_opt {
+	int opt;
+	const char *name;
+	uint64_t max;
+	size_t off, size;
+} cfg_opts[] = {
+	{ O_LINK, "link-mbps", 1000000, CFG_FIELD(link_mbps) },
+	{ O_DELAY, "delay-ns", 10000000000ull, CFG_FIELD(delay_ns) },
+	{ O_BUFFER, "buffer", UINT32_MAX, CFG_FIELD(buffer_bytes) },
+	{ O_PFC, "pfc-mask", 0xff, CFG_FIELD(pfc_mask) },
+	{ O_ECN, "ecn-mask", 0xff, CFG_FIELD(ecn_mask) },
+	{ O_STRICT, "strict-mask", 0xff, CFG_FIELD(strict_mask) },
+	{ O_XOFF, "xoff", UINT32_MAX, CFG_FIELD(xoff_bytes) },
+	{ O_XON, "xon", UINT32_MAX, CFG_FIELD(xon_bytes) },
+	{ O_KMIN, "kmin", UINT32_MAX, CFG_FIELD(kmin_bytes) },
+	{ O_KMAX, "kmax", UINT32_MAX, CFG_FIELD(kmax_bytes) },
+	{ O_PMAX, "pmax-ppm", 1000000, CFG_FIELD(pmax_ppm) },
+	{ O_SEED, "seed", UINT64_MAX, CFG_FIELD(seed) },
+	{ O_INT, "int-mask", 0xff, CFG_FIELD(int_mask) },
+	{ O_INTMTU, "int-mtu", UINT32_MAX, CFG_FIELD(int_mtu) },
+};
+
+/* Store @v (already within the option's range) in the configuration field of @o. */
+static void cfg_store(const struct cfg_opt *o, uint64_t v)
 {
-	const char *paths[TSW_MAX_PORTS];
-	/* options apply after tsw_config_default(nports), which needs the port count */
-	struct { int opt; const char *arg; } set[64];
-	unsigned int nset = 0, i;
+	uint8_t *field = (uint8_t *)&cfg + o->off;
+	uint32_t v32 = (uint32_t)v;
+	uint8_t v8 = (uint8_t)v;
+
+	if (o->size == sizeof(uint64_t))
+		memcpy(field, &v, sizeof(v));
+	else if (o->size == sizeof(uint32_t))
+		memcpy(field, &v32, sizeof(v32));
+	else
+		memcpy(field, &v8, sizeof(v8));
+}
+
+/* One configuration option, in command line order after tsw_config_default(). */
+static void cfg_apply(int opt, const char *a)
+{
+	unsigned int i;
+
+	if (opt == O_DSCP) {
+		parse_dscp_prio(a);
+		return;
+	}
+	for (i = 0; i < sizeof(cfg_opts) / sizeof(cfg_opts[0]); i++) {
+		if (cfg_opts[i].opt != opt)
+			continue;
+		cfg_store(&cfg_opts[i], num(cfg_opts[i].name, a, cfg_opts[i].max));
+		if (opt == O_LINK && !cfg.link_mbps)
+			die("--link-mbps must be > 0");
+		return;
+	}
+}
+
+/* options apply after tsw_config_default(nports), which needs the port count */
+struct opt_set {
+	int opt;
+	const char *arg;
+};
+
+/* The command line: the process's own options at once, the configuration's into @set. */
+static unsigned int collect_args(int argc, char **argv, const char **paths, struct opt_set *set,
+				 unsigned int set_max)
+{
+	unsigned int nset = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -703,7 +767,7 @@ static void parse_args(int argc, char **argv)
 			usage(stderr);
 			exit(2);
 		default:
-			if (nset >= sizeof(set) / sizeof(set[0]))
+			if (nset >= set_max)
 				die("too many options");
 			set[nset].opt = c;
 			set[nset++].arg = optarg;
@@ -714,61 +778,20 @@ static void parse_args(int argc, char **argv)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
 	if (!nports)
 		die("no --port given (see --help)");
+	return nset;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	const char *paths[TSW_MAX_PORTS];
+	struct opt_set set[64];
+	unsigned int nset, i;
+
+	nset = collect_args(argc, argv, paths, set, sizeof(set) / sizeof(set[0]));
 	tsw_config_default(&cfg, nports);
 	cfg.nports = nports;
-	for (i = 0; i < nset; i++) {
-		const char *a = set[i].arg;
-
-		switch (set[i].opt) {
-		case O_LINK:
-			cfg.link_mbps = (uint32_t)num("link-mbps", a, 1000000);
-			if (!cfg.link_mbps)
-				die("--link-mbps must be > 0");
-			break;
-		case O_DELAY:
-			cfg.delay_ns = num("delay-ns", a, 10000000000ull);
-			break;
-		case O_BUFFER:
-			cfg.buffer_bytes = (uint32_t)num("buffer", a, UINT32_MAX);
-			break;
-		case O_PFC:
-			cfg.pfc_mask = (uint8_t)num("pfc-mask", a, 0xff);
-			break;
-		case O_ECN:
-			cfg.ecn_mask = (uint8_t)num("ecn-mask", a, 0xff);
-			break;
-		case O_STRICT:
-			cfg.strict_mask = (uint8_t)num("strict-mask", a, 0xff);
-			break;
-		case O_XOFF:
-			cfg.xoff_bytes = (uint32_t)num("xoff", a, UINT32_MAX);
-			break;
-		case O_XON:
-			cfg.xon_bytes = (uint32_t)num("xon", a, UINT32_MAX);
-			break;
-		case O_KMIN:
-			cfg.kmin_bytes = (uint32_t)num("kmin", a, UINT32_MAX);
-			break;
-		case O_KMAX:
-			cfg.kmax_bytes = (uint32_t)num("kmax", a, UINT32_MAX);
-			break;
-		case O_PMAX:
-			cfg.pmax_ppm = (uint32_t)num("pmax-ppm", a, 1000000);
-			break;
-		case O_DSCP:
-			parse_dscp_prio(a);
-			break;
-		case O_SEED:
-			cfg.seed = num("seed", a, UINT64_MAX);
-			break;
-		case O_INT:
-			cfg.int_mask = (uint8_t)num("int-mask", a, 0xff);
-			break;
-		case O_INTMTU:
-			cfg.int_mtu = (uint32_t)num("int-mtu", a, UINT32_MAX);
-			break;
-		}
-	}
+	for (i = 0; i < nset; i++)
+		cfg_apply(set[i].opt, set[i].arg);
 	if (cfg.xon_bytes > cfg.xoff_bytes)
 		die("--xon (%u) must not exceed --xoff (%u)", cfg.xon_bytes, cfg.xoff_bytes);
 	if (cfg.kmin_bytes > cfg.kmax_bytes)
@@ -781,23 +804,13 @@ static void parse_args(int argc, char **argv)
 	}
 }
 
-int main(int argc, char **argv)
+/* ---- main loop ------------------------------------------------------------------------ */
+
+/* epoll, the timerfd, the signals as a signalfd, the listening sockets, the window. */
+static void setup_events(void)
 {
-	struct tsw_host host = {
-		.deliver = host_deliver, .now_ns = host_now, .timer_arm = host_timer_arm,
-	};
-	struct epoll_event evs[TSW_MAX_PORTS * 2 + 2];
 	sigset_t sigs;
 	unsigned int i;
-	bool done = false;
-
-	start_ns = mono_ns();
-	model_now = start_ns;
-	signal(SIGPIPE, SIG_IGN);
-	parse_args(argc, argv);
-	sw = tsw_create(&cfg, &host);
-	if (!sw)
-		die("tsw_create failed (bad configuration?)");
 
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -820,6 +833,11 @@ int main(int argc, char **argv)
 	if (!qwin)
 		die("out of memory");
 	window_reset();
+}
+
+static void log_config(void)
+{
+	unsigned int i;
 
 	logmsg("%u ports, link %u Mb/s, delay %" PRIu64 " ns, buffer %u B, pfc 0x%02x ecn 0x%02x "
 	       "strict 0x%02x, xoff %u xon %u, kmin %u kmax %u pmax %u ppm, seed %" PRIu64
@@ -837,6 +855,63 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < nports; i++)
 		logmsg("port %u: listening on %s", i, ports[i].path);
+}
+
+/* The signalfd is readable; false when a signal asks the switch to exit. */
+static bool handle_signals(void)
+{
+	struct signalfd_siginfo si;
+	bool run = true;
+
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1) {
+			write_stats("SIGUSR1");
+		} else if (si.ssi_signo == SIGUSR2) {
+			write_stats("SIGUSR2");
+			window_reset();
+		} else {
+			logmsg("signal %u: exiting", si.ssi_signo);
+			run = false;
+		}
+	}
+	return run;
+}
+
+/* One epoll event; false when the switch is to exit. */
+static bool handle_event(const struct epoll_event *ev)
+{
+	unsigned int tag = (unsigned int)(ev->data.u64 >> 32);
+	struct port *p = &ports[(uint32_t)ev->data.u64 % TSW_MAX_PORTS];
+	uint64_t ticks;
+
+	switch (tag) {
+	case EV_LISTEN:
+		port_accept(p);
+		break;
+	case EV_CONN:
+		if (ev->events & EPOLLOUT)
+			port_write(p);
+		if (ev->events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+			run_timers();
+			port_read(p);
+		}
+		break;
+	case EV_TIMER:
+		if (read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+			die("timerfd read: %s", strerror(errno));
+		armed = UINT64_MAX;
+		break;
+	case EV_SIGNAL:
+		return handle_signals();
+	}
+	return true;
+}
+
+/* Until a signal to exit: the model's due timers, the window, pending frames, then epoll. */
+static void event_loop(void)
+{
+	struct epoll_event evs[TSW_MAX_PORTS * 2 + 2];
+	bool done = false;
 
 	while (!done) {
 		uint64_t next;
@@ -856,50 +931,17 @@ int main(int argc, char **argv)
 				continue;
 			die("epoll_wait: %s", strerror(errno));
 		}
-		for (k = 0; k < n; k++) {
-			unsigned int tag = (unsigned int)(evs[k].data.u64 >> 32);
-			struct port *p = &ports[(uint32_t)evs[k].data.u64 % TSW_MAX_PORTS];
-
-			switch (tag) {
-			case EV_LISTEN:
-				port_accept(p);
-				break;
-			case EV_CONN:
-				if (evs[k].events & EPOLLOUT)
-					port_write(p);
-				if (evs[k].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-					run_timers();
-					port_read(p);
-				}
-				break;
-			case EV_TIMER: {
-				uint64_t ticks;
-
-				if (read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-					die("timerfd read: %s", strerror(errno));
-				armed = UINT64_MAX;
-				break;
-			}
-			case EV_SIGNAL: {
-				struct signalfd_siginfo si;
-
-				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-					if (si.ssi_signo == SIGUSR1) {
-						write_stats("SIGUSR1");
-					} else if (si.ssi_signo == SIGUSR2) {
-						write_stats("SIGUSR2");
-						window_reset();
-					} else {
-						logmsg("signal %u: exiting", si.ssi_signo);
-						done = true;
-					}
-				}
-				break;
-			}
-			}
-		}
+		for (k = 0; k < n; k++)
+			if (!handle_event(&evs[k]))
+				done = true;
 	}
-	write_stats("exit");
+}
+
+/* Each port's counters logged, its sockets closed and its socket file removed. */
+static void close_ports(void)
+{
+	unsigned int i;
+
 	for (i = 0; i < nports; i++) {
 		struct port *p = &ports[i];
 
@@ -915,6 +957,26 @@ int main(int argc, char **argv)
 		free(p->in);
 		free(p->out);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct tsw_host host = {
+		.deliver = host_deliver, .now_ns = host_now, .timer_arm = host_timer_arm,
+	};
+
+	start_ns = mono_ns();
+	model_now = start_ns;
+	signal(SIGPIPE, SIG_IGN);
+	parse_args(argc, argv);
+	sw = tsw_create(&cfg, &host);
+	if (!sw)
+		die("tsw_create failed (bad configuration?)");
+	setup_events();
+	log_config();
+	event_loop();
+	write_stats("exit");
+	close_ports();
 	tsw_destroy(sw);
 	free(qwin);
 	return 0;

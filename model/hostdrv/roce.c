@@ -127,19 +127,16 @@ static uint32_t icrc_without_int(const uint8_t *ip, const struct pkt *p, const u
 	return crc;
 }
 
-bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
+/* Ethernet and an optional 802.1Q tag; *@off: where the IP header starts. */
+static bool l2_parse(const uint8_t *fr, size_t len, struct pkt *p, size_t *off)
 {
-	const uint8_t *ip, *udp, *bth, *x, *end;
-	size_t off = 14, iph;
-	unsigned int op;
-
-	memset(p, 0, sizeof(*p));
 	p->why = "short";
 	if (len < 14)
 		return false;
 	memcpy(p->dmac, fr, 6);
 	memcpy(p->smac, fr + 6, 6);
 	p->ethertype = rd16be(fr + 12);
+	*off = 14;
 	if (p->ethertype == 0x8100) {
 		if (len < 18)
 			return false;
@@ -147,61 +144,68 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 		p->pcp = fr[14] >> 5;
 		p->vid = rd16be(fr + 14) & 0xfff;
 		p->ethertype = rd16be(fr + 16);
-		off = 18;
+		*off = 18;
 	}
-	ip = fr + off;
-	if (p->ethertype == 0x0800) {
-		p->ipver = 4;
-		iph = 20;
-		if (len < off + iph || ip[0] != 0x45) {
-			p->why = "IPv4 header";
-			return false;
-		}
-		p->tclass = ip[1];
-		p->ip_len = rd16be(ip + 2);
-		p->ttl = ip[8];
-		p->ip_csum_ok = ip_csum(ip, 20) == 0;
-		if (ip[9] != 17) {
-			p->why = "not UDP";
-			return false;
-		}
-		memset(p->sip, 0, 16);
-		p->sip[10] = p->sip[11] = 0xff;
-		memcpy(p->sip + 12, ip + 12, 4);
-		memset(p->dip, 0, 16);
-		p->dip[10] = p->dip[11] = 0xff;
-		memcpy(p->dip + 12, ip + 16, 4);
-		if (off + p->ip_len > len) {
-			p->why = "IPv4 length";
-			return false;
-		}
-	} else if (p->ethertype == 0x86dd) {
-		p->ipver = 6;
-		iph = 40;
-		if (len < off + iph || ip[0] >> 4 != 6) {
-			p->why = "IPv6 header";
-			return false;
-		}
-		p->tclass = (uint8_t)((ip[0] & 0xf) << 4 | ip[1] >> 4);
-		p->flow_label = (uint32_t)(ip[1] & 0xf) << 16 | rd16be(ip + 2);
-		p->ip_len = (uint16_t)(rd16be(ip + 4) + 40);
-		p->ttl = ip[7];
-		p->ip_csum_ok = true;
-		if (ip[6] != 17) {
-			p->why = "not UDP";
-			return false;
-		}
-		memcpy(p->sip, ip + 8, 16);
-		memcpy(p->dip, ip + 24, 16);
-		if (off + p->ip_len > len) {
-			p->why = "IPv6 length";
-			return false;
-		}
-	} else {
-		p->why = "ethertype";
+	return true;
+}
+
+/* @room: the bytes of the frame from @ip on. */
+static bool ipv4_parse(const uint8_t *ip, size_t room, struct pkt *p)
+{
+	p->ipver = 4;
+	if (room < 20 || ip[0] != 0x45) {
+		p->why = "IPv4 header";
 		return false;
 	}
-	udp = ip + iph;
+	p->tclass = ip[1];
+	p->ip_len = rd16be(ip + 2);
+	p->ttl = ip[8];
+	p->ip_csum_ok = ip_csum(ip, 20) == 0;
+	if (ip[9] != 17) {
+		p->why = "not UDP";
+		return false;
+	}
+	memset(p->sip, 0, 16);
+	p->sip[10] = p->sip[11] = 0xff;
+	memcpy(p->sip + 12, ip + 12, 4);
+	memset(p->dip, 0, 16);
+	p->dip[10] = p->dip[11] = 0xff;
+	memcpy(p->dip + 12, ip + 16, 4);
+	if (p->ip_len > room) {
+		p->why = "IPv4 length";
+		return false;
+	}
+	return true;
+}
+
+static bool ipv6_parse(const uint8_t *ip, size_t room, struct pkt *p)
+{
+	p->ipver = 6;
+	if (room < 40 || ip[0] >> 4 != 6) {
+		p->why = "IPv6 header";
+		return false;
+	}
+	p->tclass = (uint8_t)((ip[0] & 0xf) << 4 | ip[1] >> 4);
+	p->flow_label = (uint32_t)(ip[1] & 0xf) << 16 | rd16be(ip + 2);
+	p->ip_len = (uint16_t)(rd16be(ip + 4) + 40);
+	p->ttl = ip[7];
+	p->ip_csum_ok = true;
+	if (ip[6] != 17) {
+		p->why = "not UDP";
+		return false;
+	}
+	memcpy(p->sip, ip + 8, 16);
+	memcpy(p->dip, ip + 24, 16);
+	if (p->ip_len > room) {
+		p->why = "IPv6 length";
+		return false;
+	}
+	return true;
+}
+
+/* UDP to the RoCEv2 or the INT port, long enough for a BTH and an ICRC. */
+static bool udp_parse(const uint8_t *udp, size_t iph, struct pkt *p)
+{
 	p->sport = rd16be(udp);
 	p->dport = rd16be(udp + 2);
 	p->udp_len = rd16be(udp + 4);
@@ -213,11 +217,11 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 		p->why = "UDP length";
 		return false;
 	}
-	end = udp + p->udp_len - 4;	/* ICRC */
-	bth = udp + 8;
-	if (p->dport == TERN_INT_UDP_DPORT && !int_parse(p, bth, end))
-		return false;
-	bth += p->int_len;
+	return true;
+}
+
+static void bth_parse(const uint8_t *bth, struct pkt *p)
+{
 	p->opcode = bth[0];
 	p->se = bth[1] & 0x80;
 	p->padcnt = (bth[1] >> 4) & 3;
@@ -227,7 +231,13 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 	p->dqpn = rd32be(bth + 4) & 0xffffff;
 	p->ackreq = bth[8] & 0x80;
 	p->psn = rd32be(bth + 8) & 0xffffff;
-	x = bth + 12;
+}
+
+/* Which extension headers follow the BTH of p->opcode (the has_* flags); false: unknown. */
+static bool ext_select(struct pkt *p)
+{
+	unsigned int op;
+
 	/* UC: 0x20 | the RC opcode of a SEND or WRITE, with the same headers */
 	op = (p->opcode & 0xe0) == 0x20 && (p->opcode & 0x1f) <= OP_WRITE_ONLY_IMM ?
 	     p->opcode & 0x1f : p->opcode;
@@ -277,78 +287,124 @@ bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
 		p->why = "opcode";
 		return false;
 	}
+	return true;
+}
+
+/* The next @n bytes at *@x (advanced past them), or NULL and p->why = @why if they pass @end. */
+static const uint8_t *ext_take(struct pkt *p, const uint8_t **x, const uint8_t *end, size_t n,
+			       const char *why)
+{
+	const uint8_t *h = *x;
+
+	if (h + n > end) {
+		p->why = why;
+		return NULL;
+	}
+	*x = h + n;
+	return h;
+}
+
+static uint64_t rd64be(const uint8_t *b)
+{
+	return (uint64_t)rd32be(b) << 32 | rd32be(b + 4);
+}
+
+/* The extension headers ext_select() chose, in wire order; *@x: then the payload. */
+static bool ext_parse(struct pkt *p, const uint8_t **x, const uint8_t *end)
+{
+	const uint8_t *h;
+
 	if (p->has_deth) {
-		if (x + 8 > end) {
-			p->why = "DETH";
+		h = ext_take(p, x, end, 8, "DETH");
+		if (!h)
 			return false;
-		}
-		p->qkey = rd32be(x);
-		p->src_qp = rd32be(x + 4) & 0xffffff;
-		x += 8;
+		p->qkey = rd32be(h);
+		p->src_qp = rd32be(h + 4) & 0xffffff;
 	}
 	if (p->has_reth) {
-		if (x + 16 > end) {
-			p->why = "RETH";
+		h = ext_take(p, x, end, 16, "RETH");
+		if (!h)
 			return false;
-		}
-		p->va = (uint64_t)rd32be(x) << 32 | rd32be(x + 4);
-		p->rkey = rd32be(x + 8);
-		p->dma_len = rd32be(x + 12);
-		x += 16;
+		p->va = rd64be(h);
+		p->rkey = rd32be(h + 8);
+		p->dma_len = rd32be(h + 12);
 	}
 	if (p->has_sph) {
-		if (x + 8 > end) {
-			p->why = "SPH";
+		h = ext_take(p, x, end, 8, "SPH");
+		if (!h)
 			return false;
-		}
-		p->sph_rord = rd32be(x);
-		p->sph_off = rd32be(x + 4);
-		x += 8;
+		p->sph_rord = rd32be(h);
+		p->sph_off = rd32be(h + 4);
 	}
 	if (p->has_aeth) {
-		if (x + 4 > end) {
-			p->why = "AETH";
+		h = ext_take(p, x, end, 4, "AETH");
+		if (!h)
 			return false;
-		}
-		p->syndrome = x[0];
-		p->msn = rd32be(x) & 0xffffff;
-		x += 4;
+		p->syndrome = h[0];
+		p->msn = rd32be(h) & 0xffffff;
 	}
 	if (p->has_imm) {
-		if (x + 4 > end) {
-			p->why = "ImmDt";
+		h = ext_take(p, x, end, 4, "ImmDt");
+		if (!h)
 			return false;
-		}
-		p->imm = rd32be(x);
-		x += 4;
+		p->imm = rd32be(h);
 	}
 	if (p->has_ieth) {
-		if (x + 4 > end) {
-			p->why = "IETH";
+		h = ext_take(p, x, end, 4, "IETH");
+		if (!h)
 			return false;
-		}
-		p->ieth = rd32be(x);
-		x += 4;
+		p->ieth = rd32be(h);
 	}
 	if (p->has_atomic_eth) {
-		if (x + 28 > end) {
-			p->why = "AtomicETH";
+		h = ext_take(p, x, end, 28, "AtomicETH");
+		if (!h)
 			return false;
-		}
-		p->va = (uint64_t)rd32be(x) << 32 | rd32be(x + 4);
-		p->rkey = rd32be(x + 8);
-		p->swap_add = (uint64_t)rd32be(x + 12) << 32 | rd32be(x + 16);
-		p->compare = (uint64_t)rd32be(x + 20) << 32 | rd32be(x + 24);
-		x += 28;
+		p->va = rd64be(h);
+		p->rkey = rd32be(h + 8);
+		p->swap_add = rd64be(h + 12);
+		p->compare = rd64be(h + 20);
 	}
 	if (p->has_atomic_ack) {
-		if (x + 8 > end) {
-			p->why = "AtomicAckETH";
+		h = ext_take(p, x, end, 8, "AtomicAckETH");
+		if (!h)
 			return false;
-		}
-		p->orig = (uint64_t)rd32be(x) << 32 | rd32be(x + 4);
-		x += 8;
+		p->orig = rd64be(h);
 	}
+	return true;
+}
+
+bool pkt_parse(const uint8_t *fr, size_t len, struct pkt *p)
+{
+	const uint8_t *ip, *udp, *bth, *x, *end;
+	size_t off, iph;
+
+	memset(p, 0, sizeof(*p));
+	if (!l2_parse(fr, len, p, &off))
+		return false;
+	ip = fr + off;
+	if (p->ethertype == 0x0800) {
+		if (!ipv4_parse(ip, len - off, p))
+			return false;
+	} else if (p->ethertype == 0x86dd) {
+		if (!ipv6_parse(ip, len - off, p))
+			return false;
+	} else {
+		p->why = "ethertype";
+		return false;
+	}
+	iph = p->ipver == 4 ? 20 : 40;
+	udp = ip + iph;
+	if (!udp_parse(udp, iph, p))
+		return false;
+	end = udp + p->udp_len - 4;	/* ICRC */
+	bth = udp + 8;
+	if (p->dport == TERN_INT_UDP_DPORT && !int_parse(p, bth, end))
+		return false;
+	bth += p->int_len;
+	bth_parse(bth, p);
+	x = bth + 12;
+	if (!ext_select(p) || !ext_parse(p, &x, end))
+		return false;
 	if ((size_t)(end - x) < p->padcnt) {
 		p->why = "pad";
 		return false;

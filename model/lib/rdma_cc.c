@@ -459,81 +459,108 @@ void ternm_cc_cnp_rx(struct tern_model *m, size_t len, const uint8_t *bth,
 
 /* ---- commands ---------------------------------------------------------------------------- */
 
-static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+#define CC_LINE		0	/* cc_dcqcn_ranges[].hi: the line rate */
+
+/* DCQCN's 32-bit parameters, in the order SET_CC_PARAMS checks them, and their ranges. */
+static const struct cc_range {
+	size_t in_off, c_off;	/* in struct tern_cc_params, in struct ternm_cc */
+	uint32_t lo, hi;
+} cc_dcqcn_ranges[] = {
+#define R(f, lo, hi)	{ offsetof(struct tern_cc_params, f), offsetof(struct ternm_cc, f), lo, hi }
+	R(min_time_between_cnps, 0, 4095),
+	R(rpg_time_reset, 1, TIME_MAX_US),
+	R(rpg_byte_reset, 0, 1u << 30),
+	R(rpg_threshold, 1, 31),
+	R(rpg_max_rate, 0, CC_LINE),
+	R(rpg_ai_rate, 1, CC_LINE),
+	R(rpg_hai_rate, 1, CC_LINE),
+	R(rpg_gd, 1, 15),
+	R(rpg_min_dec_fac, 1, 100),
+	R(rpg_min_rate, 1, CC_LINE),
+	R(rate_to_set_on_first_cnp, 0, CC_LINE),
+	R(dce_tcp_g, 0, 1023),
+	R(dce_tcp_rtt, 1, TIME_MAX_US),
+	R(rate_reduce_monitor_period, 0, TIME_MAX_US),
+	R(initial_alpha_value, 0, 1023),
+#undef R
+};
+
+/* The priorities, the CNP's DSCP and priority, and DCQCN's parameters from @in into @c. */
+static int cc_parse_dcqcn(struct ternm_cc *c, const uint8_t *in, uint32_t line,
+			  struct ternm_cmd_result *r)
 {
 	typedef struct tern_cc_params T;
+	unsigned int i;
+
+	c->rp_en = in[offsetof(T, rp_en)];
+	c->np_en = in[offsetof(T, np_en)];
+	c->cnp_dscp = in[offsetof(T, cnp_dscp)];
+	c->cnp_prio = in[offsetof(T, cnp_prio)];
+	if (c->cnp_dscp >= TERN_NUM_DSCP)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, cnp_dscp));
+	if (c->cnp_prio >= TERN_NUM_PRIO)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, cnp_prio));
+	for (i = 0; i < sizeof(cc_dcqcn_ranges) / sizeof(cc_dcqcn_ranges[0]); i++) {
+		const struct cc_range *rg = &cc_dcqcn_ranges[i];
+		uint32_t v = get_le32(in + rg->in_off);
+		uint32_t hi = rg->hi == CC_LINE ? line : rg->hi;
+
+		if (v < rg->lo || v > hi)
+			return ternm_refuse(r, TERN_CMD_BAD_PARAM, rg->in_off);
+		memcpy((uint8_t *)c + rg->c_off, &v, sizeof(v));
+	}
+	return TERN_CMD_OK;
+}
+
+/* HPCC's parameters from @in into @c; 0 selects the default (a driver that predates HPCC
+ * sends zeros). */
+static int cc_parse_hpcc(struct ternm_cc *c, const uint8_t *in, uint32_t line,
+			 struct ternm_cmd_result *r)
+{
+	typedef struct tern_cc_params T;
+
+	c->hpcc_en = in[offsetof(T, hpcc_en)];
+	c->hpcc_max_stage = in[offsetof(T, hpcc_max_stage)];
+	c->hpcc_eta = get_le16(CFLD(in, T, hpcc_eta));
+	c->hpcc_ai_rate = get_le32(CFLD(in, T, hpcc_ai_rate));
+	c->hpcc_base_rtt = get_le32(CFLD(in, T, hpcc_base_rtt));
+	if (c->hpcc_en & c->rp_en)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_en));
+	if (!c->hpcc_max_stage)
+		c->hpcc_max_stage = TERN_CC_DEF_HPCC_MAX_STAGE;
+	if (c->hpcc_max_stage > 31)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_max_stage));
+	if (!c->hpcc_eta)
+		c->hpcc_eta = TERN_CC_DEF_HPCC_ETA;
+	if (c->hpcc_eta < 500 || c->hpcc_eta > 1000)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_eta));
+	if (!c->hpcc_ai_rate)
+		c->hpcc_ai_rate = TERN_CC_DEF_HPCC_AI_RATE;
+	if (c->hpcc_ai_rate > line)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_ai_rate));
+	if (!c->hpcc_base_rtt)
+		c->hpcc_base_rtt = TERN_CC_DEF_HPCC_BASE_RTT;
+	if (c->hpcc_base_rtt < TERN_CC_HPCC_BASE_RTT_MIN ||
+	    c->hpcc_base_rtt > TERN_CC_HPCC_BASE_RTT_MAX)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_base_rtt));
+	return TERN_CMD_OK;
+}
+
+static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_result *r)
+{
 	uint32_t line = ternm_link_speed_mbps(m);
 	struct ternm_cc c;
 	unsigned int i;
+	int st;
 
 	memset(&c, 0, sizeof(c));
-	c.rp_en = in[offsetof(T, rp_en)];
-	c.np_en = in[offsetof(T, np_en)];
-	c.cnp_dscp = in[offsetof(T, cnp_dscp)];
-	c.cnp_prio = in[offsetof(T, cnp_prio)];
-#define G(f)	(c.f = get_le32(CFLD(in, T, f)))
-	if (c.cnp_dscp >= TERN_NUM_DSCP)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, cnp_dscp));
-	if (c.cnp_prio >= TERN_NUM_PRIO)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, cnp_prio));
-	if (G(min_time_between_cnps) > 4095)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, min_time_between_cnps));
-	if (G(rpg_time_reset) < 1 || c.rpg_time_reset > TIME_MAX_US)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_time_reset));
-	if (G(rpg_byte_reset) > (1u << 30))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_byte_reset));
-	if (G(rpg_threshold) < 1 || c.rpg_threshold > 31)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_threshold));
-	if (G(rpg_max_rate) > line)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_max_rate));
-	if (G(rpg_ai_rate) < 1 || c.rpg_ai_rate > line)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_ai_rate));
-	if (G(rpg_hai_rate) < 1 || c.rpg_hai_rate > line)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_hai_rate));
-	if (G(rpg_gd) < 1 || c.rpg_gd > 15)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_gd));
-	if (G(rpg_min_dec_fac) < 1 || c.rpg_min_dec_fac > 100)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_min_dec_fac));
-	if (G(rpg_min_rate) < 1 || c.rpg_min_rate > line)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rpg_min_rate));
-	if (G(rate_to_set_on_first_cnp) > line)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rate_to_set_on_first_cnp));
-	if (G(dce_tcp_g) > 1023)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, dce_tcp_g));
-	if (G(dce_tcp_rtt) < 1 || c.dce_tcp_rtt > TIME_MAX_US)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, dce_tcp_rtt));
-	if (G(rate_reduce_monitor_period) > TIME_MAX_US)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rate_reduce_monitor_period));
-	if (G(initial_alpha_value) > 1023)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, initial_alpha_value));
-	/* HPCC: 0 selects the default (a driver that predates HPCC sends zeros) */
-	c.hpcc_en = in[offsetof(T, hpcc_en)];
-	c.hpcc_max_stage = in[offsetof(T, hpcc_max_stage)];
-	c.hpcc_eta = get_le16(CFLD(in, T, hpcc_eta));
-	G(hpcc_ai_rate);
-	G(hpcc_base_rtt);
-	if (c.hpcc_en & c.rp_en)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_en));
-	if (!c.hpcc_max_stage)
-		c.hpcc_max_stage = TERN_CC_DEF_HPCC_MAX_STAGE;
-	if (c.hpcc_max_stage > 31)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_max_stage));
-	if (!c.hpcc_eta)
-		c.hpcc_eta = TERN_CC_DEF_HPCC_ETA;
-	if (c.hpcc_eta < 500 || c.hpcc_eta > 1000)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_eta));
-	if (!c.hpcc_ai_rate)
-		c.hpcc_ai_rate = TERN_CC_DEF_HPCC_AI_RATE;
-	if (c.hpcc_ai_rate > line)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_ai_rate));
-	if (!c.hpcc_base_rtt)
-		c.hpcc_base_rtt = TERN_CC_DEF_HPCC_BASE_RTT;
-	if (c.hpcc_base_rtt < TERN_CC_HPCC_BASE_RTT_MIN ||
-	    c.hpcc_base_rtt > TERN_CC_HPCC_BASE_RTT_MAX)
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, hpcc_base_rtt));
-#undef G
-	if (get_le32(CFLD(in, T, rsvd)))
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd));
+	st = cc_parse_dcqcn(&c, in, line, r);
+	if (st == TERN_CMD_OK)
+		st = cc_parse_hpcc(&c, in, line, r);
+	if (st != TERN_CMD_OK)
+		return st;
+	if (get_le32(CFLD(in, struct tern_cc_params, rsvd)))
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(struct tern_cc_params, rsvd));
 	*m->cc = c;
 	/* limited QPs follow at once: RP off releases them, a lower maximum caps them */
 	for (i = 0; i < TERNM_MAX_QP; i++) {

@@ -508,58 +508,60 @@ IdealNs(const Flow& f)
     return wire + 2.0 * links * static_cast<double>(p.delay_ns);
 }
 
-void
-Report(double wall)
+/* Flow size buckets of the report: [edges[b], edges[b + 1]). */
+const uint64_t kEdges[] = {0, 10000, 100000, 1000000, 10000000, UINT64_MAX};
+constexpr size_t kBuckets = sizeof(kEdges) / sizeof(kEdges[0]) - 1;
+
+/* The flows' figures: completion times and slowdowns, per bucket and below 100 KB. */
+struct FlowFigures
 {
-    const Params& p = g.p;
-    static const uint64_t edges[] = {0, 10000, 100000, 1000000, 10000000, UINT64_MAX};
-    constexpr size_t kBuckets = sizeof(edges) / sizeof(edges[0]) - 1;
     std::vector<double> fct, slow, bslow[kBuckets], small; /* small: flows < 100 KB */
     size_t bflows[kBuckets] = {0};
     uint64_t completed = 0, errors = 0, bytes = 0, first_ns = UINT64_MAX, last_ns = 0;
     bool data_ok = true;
-    SwitchTotals sw;
-    NicTotals nic;
     size_t nflows = 0;
+};
 
+void
+CollectFlows(FlowFigures& ff)
+{
     for (auto& f : g.flows)
     {
         struct tn_flow_stats st = {};
 
         if (f.started && !f.f)
             continue; /* skipped */
-        nflows++;
+        ff.nflows++;
         if (f.f)
             tn_flow_stats(f.f, &st); /* else never started: the run ended first */
-        errors += st.errors;
+        ff.errors += st.errors;
         size_t b = 0;
-        while (b + 1 < kBuckets && f.bytes >= edges[b + 1])
+        while (b + 1 < kBuckets && f.bytes >= kEdges[b + 1])
             b++;
-        bflows[b]++;
+        ff.bflows[b]++;
         if (st.finish_ns && !st.errors)
         {
             double t = static_cast<double>(st.finish_ns - st.start_ns);
-            completed++;
-            bytes += f.bytes;
-            first_ns = std::min(first_ns, st.start_ns);
-            last_ns = std::max(last_ns, st.finish_ns);
-            fct.push_back(t / 1000.0);
-            slow.push_back(t / IdealNs(f));
-            bslow[b].push_back(t / IdealNs(f));
+            ff.completed++;
+            ff.bytes += f.bytes;
+            ff.first_ns = std::min(ff.first_ns, st.start_ns);
+            ff.last_ns = std::max(ff.last_ns, st.finish_ns);
+            ff.fct.push_back(t / 1000.0);
+            ff.slow.push_back(t / IdealNs(f));
+            ff.bslow[b].push_back(t / IdealNs(f));
             if (f.bytes < 100000)
-                small.push_back(t / IdealNs(f));
+                ff.small.push_back(t / IdealNs(f));
         }
         if (!f.f || !tn_flow_data_ok(f.f) || !st.finish_ns)
-            data_ok = false;
+            ff.data_ok = false;
     }
-    for (auto* set : {&g.leaves, &g.spines})
-        for (auto& s : *set)
-            for (unsigned int port = 0; port < s->GetNPorts(); port++)
-                sw.Add(s->Model(), port, kPrio);
-    for (auto& d : g.hosts)
-        nic.Add(d, kPrio);
-    std::vector<double> q(g.qsamples.begin(), g.qsamples.end());
-    double sim_s = static_cast<double>(NowNs()) / 1e9;
+}
+
+/* The report's first part: the topology, the mode and the traffic. */
+void
+ReportSetup(size_t nflows)
+{
+    const Params& p = g.p;
 
     printf("{\"engine\":\"ns-3\",\"leaves\":%u,\"hosts_per_leaf\":%u,\"spines\":%u,"
            "\"hosts\":%u,\"link_mbps\":%u,\"uplink_mbps\":%u,\"delay_ns\":%" PRIu64
@@ -573,32 +575,41 @@ Report(double wall)
            nflows, g.skipped,
            p.workload ? "cdf" : "permutation+incast", p.workload ? p.load : 0.0,
            p.workload ? 0 : p.incast, p.workload ? 0 : p.flow_bytes);
+}
+
+/* Completion times and slowdowns: per size bucket, overall, small flows; the QP pairs. */
+void
+ReportFlows(const FlowFigures& ff)
+{
     printf("\"buckets\":[");
     for (size_t b = 0; b < kBuckets; b++)
         printf("%s{\"from_bytes\":%" PRIu64 ",\"to_bytes\":%" PRIu64 ",\"flows\":%zu,"
                "\"completed\":%zu,\"slowdown_p50\":%.2f,\"slowdown_p95\":%.2f,"
                "\"slowdown_p99\":%.2f}",
-               b ? "," : "", edges[b], edges[b + 1] == UINT64_MAX ? 0 : edges[b + 1], bflows[b],
-               bslow[b].size(), Pct(bslow[b], 0.5), Pct(bslow[b], 0.95), Pct(bslow[b], 0.99));
+               b ? "," : "", kEdges[b], kEdges[b + 1] == UINT64_MAX ? 0 : kEdges[b + 1],
+               ff.bflows[b], ff.bslow[b].size(), Pct(ff.bslow[b], 0.5),
+               Pct(ff.bslow[b], 0.95), Pct(ff.bslow[b], 0.99));
     printf("],");
     printf("\"completed\":%" PRIu64 ",\"write_errors\":%" PRIu64 ",\"data_ok\":%s,"
            "\"all_done_us\":%.1f,\"fct_us_p50\":%.1f,\"fct_us_p99\":%.1f,\"fct_us_max\":%.1f,"
            "\"slowdown_p50\":%.2f,\"slowdown_p95\":%.2f,\"slowdown_p99\":%.2f,",
-           completed, errors, data_ok ? "true" : "false",
-           g.all_done ? static_cast<double>(g.done_at) / 1000.0 : -1.0, Pct(fct, 0.5),
-           Pct(fct, 0.99), Pct(fct, 1.0), Pct(slow, 0.5), Pct(slow, 0.95), Pct(slow, 0.99));
+           ff.completed, ff.errors, ff.data_ok ? "true" : "false",
+           g.all_done ? static_cast<double>(g.done_at) / 1000.0 : -1.0, Pct(ff.fct, 0.5),
+           Pct(ff.fct, 0.99), Pct(ff.fct, 1.0), Pct(ff.slow, 0.5), Pct(ff.slow, 0.95),
+           Pct(ff.slow, 0.99));
     printf("\"small_flows\":%zu,\"small_slowdown_p50\":%.2f,\"small_slowdown_p99\":%.2f,",
-           small.size(), Pct(small, 0.5), Pct(small, 0.99));
+           ff.small.size(), Pct(ff.small, 0.5), Pct(ff.small, 0.99));
     printf("\"qp_ends\":%u,\"qp_ends_max\":%u,\"qp_busy_end\":%u,\"qp_not_reset_end\":%u,"
            "\"qp_binds\":%" PRIu64 ",\"qp_resets\":%" PRIu64 ",\"qp_reset_fails\":%" PRIu64
            ",\"flows_per_host_max\":%" PRIu64 ",",
            g.qp.tx_ends + g.qp.rx_ends, g.max_ends, g.qp.busy, g.qp.not_reset, g.qp.binds,
            g.qp.resets, g.qp.reset_fails, g.max_flows_sent);
-    printf("\"goodput_gbps\":%.3f,\"queue_p50_kb\":%.1f,",
-           last_ns > first_ns && first_ns != UINT64_MAX
-               ? static_cast<double>(bytes) * 8 / static_cast<double>(last_ns - first_ns)
-               : 0.0,
-           Pct(q, 0.5) / 1024.0);
+}
+
+/* INT: the hop records the switches added, what the leaves saw delivered, HPCC's use. */
+void
+ReportInt(const SwitchTotals& sw, const NicTotals& nic)
+{
     printf("\"int_mtu\":%u,\"int_hops\":%" PRIu64 ",\"int_overflows\":%" PRIu64
            ",\"int_req_rx\":%" PRIu64 ",\"int_req_full\":%" PRIu64 ",\"int_req_short\":%" PRIu64
            ",\"int_req_bad\":%" PRIu64 ",\"int_echo_rx\":%" PRIu64 ",\"int_echo_full\":%" PRIu64
@@ -606,10 +617,19 @@ Report(double wall)
            ",\"int_overflow_flagged\":%" PRIu64 ",\"int_ip_max\":%" PRIu64
            ",\"int_echoes_sent\":%" PRIu64 ",\"int_echo_acks\":%" PRIu64
            ",\"hpcc_window_updates\":%" PRIu64 ",",
-           p.sw.int_mtu, sw.int_hops, sw.int_overflows, g.tel.req, g.tel.req_full,
+           g.p.sw.int_mtu, sw.int_hops, sw.int_overflows, g.tel.req, g.tel.req_full,
            g.tel.req_short, g.tel.req_bad, g.tel.echo, g.tel.echo_full, g.tel.echo_short,
            g.tel.echo_bad, g.tel.overflow_flag, g.tel.ip_max, nic.int_echoes_sent,
            nic.int_echo_acks, nic.hpcc_updates);
+}
+
+/* The queues, PFC, drops, retransmissions, ECN/CNPs and the run's own figures. */
+void
+ReportFabric(const SwitchTotals& sw, const NicTotals& nic, const std::vector<double>& q,
+             double wall)
+{
+    double sim_s = static_cast<double>(NowNs()) / 1e9;
+
     printf("\"queue_p99_kb\":%.1f,\"queue_max_kb\":%.1f,\"switch_xoff\":%" PRIu64
            ",\"switch_xon\":%" PRIu64 ",\"nic_rx_pause\":%" PRIu64 ",\"lossless_drops\":%" PRIu64
            ",\"switch_drops\":%" PRIu64 ",\"no_route\":%" PRIu64 ",\"nic_rx_discards\":%" PRIu64
@@ -625,6 +645,33 @@ Report(double wall)
            g.cc_ok ? "true" : "false",
            sim_s * 1e6, Simulator::GetEventCount(), wall, wall > 0 ? sim_s / wall : 0.0,
            wall > 0 ? static_cast<double>(Simulator::GetEventCount()) / wall : 0.0);
+}
+
+void
+Report(double wall)
+{
+    FlowFigures ff;
+    SwitchTotals sw;
+    NicTotals nic;
+
+    CollectFlows(ff);
+    for (auto* set : {&g.leaves, &g.spines})
+        for (auto& s : *set)
+            for (unsigned int port = 0; port < s->GetNPorts(); port++)
+                sw.Add(s->Model(), port, kPrio);
+    for (auto& d : g.hosts)
+        nic.Add(d, kPrio);
+    std::vector<double> q(g.qsamples.begin(), g.qsamples.end());
+
+    ReportSetup(ff.nflows);
+    ReportFlows(ff);
+    printf("\"goodput_gbps\":%.3f,\"queue_p50_kb\":%.1f,",
+           ff.last_ns > ff.first_ns && ff.first_ns != UINT64_MAX
+               ? static_cast<double>(ff.bytes) * 8 / static_cast<double>(ff.last_ns - ff.first_ns)
+               : 0.0,
+           Pct(q, 0.5) / 1024.0);
+    ReportInt(sw, nic);
+    ReportFabric(sw, nic, q, wall);
     fflush(stdout);
 }
 
@@ -734,10 +781,9 @@ Usage(FILE* f)
             TN_MAX_HOSTS);
 }
 
-} // namespace
-
+/* The command line into g.p: -1 to run, or the exit status (--help, a bad option). */
 int
-main(int argc, char** argv)
+ParseArgs(int argc, char** argv)
 {
     enum
     {
@@ -758,7 +804,6 @@ main(int argc, char** argv)
     });
     Params& p = g.p;
     const Common common = {p.nic, p.flow, p.sw, p.delay_ns};
-    struct timespec a, b;
     int c;
 
     Defaults(common, 2);
@@ -796,17 +841,62 @@ main(int argc, char** argv)
         default: Usage(stderr); return 2;
         }
     }
-    if (optind != argc || p.leaves < 2 || p.leaves > TSW_MAX_PORTS || !p.hosts || !p.spines ||
-        p.spines > TSW_MAX_ECMP || p.hosts + p.spines > TSW_MAX_PORTS ||
-        p.leaves * p.hosts > TN_MAX_HOSTS ||
-        (!p.workload && p.incast > p.hosts * (p.leaves - 1)) ||
-        p.incast >= TN_MAX_FLOWS || !p.flow_bytes || p.flow_bytes > (1ull << 34) ||
-        !p.nic.link_mbps || p.delay_ns > 1000000000ull || !p.max_ns ||
-        p.max_ns > 10000000000ull || !p.sample_ns || p.sample_ns % 1000 ||
-        p.max_ns / p.sample_ns > 100000000ull || p.spread_ns > p.max_ns ||
-        !(p.load > 0 && p.load <= 1) || !p.duration_ns || p.duration_ns > p.max_ns ||
-        !p.series_ns || p.series_ns % p.sample_ns || p.max_ns / p.series_ns > 1000000ull ||
-        p.sw.int_mtu < 576 || p.sw.int_mtu > 65535)
+    return -1;
+}
+
+/* Out of the ranges the topology, the traffic and the sampling rely on (--help). */
+bool
+ParamsBad(const Params& p)
+{
+    return p.leaves < 2 || p.leaves > TSW_MAX_PORTS || !p.hosts || !p.spines ||
+           p.spines > TSW_MAX_ECMP || p.hosts + p.spines > TSW_MAX_PORTS ||
+           p.leaves * p.hosts > TN_MAX_HOSTS ||
+           (!p.workload && p.incast > p.hosts * (p.leaves - 1)) ||
+           p.incast >= TN_MAX_FLOWS || !p.flow_bytes || p.flow_bytes > (1ull << 34) ||
+           !p.nic.link_mbps || p.delay_ns > 1000000000ull || !p.max_ns ||
+           p.max_ns > 10000000000ull || !p.sample_ns || p.sample_ns % 1000 ||
+           p.max_ns / p.sample_ns > 100000000ull || p.spread_ns > p.max_ns ||
+           !(p.load > 0 && p.load <= 1) || !p.duration_ns || p.duration_ns > p.max_ns ||
+           !p.series_ns || p.series_ns % p.sample_ns || p.max_ns / p.series_ns > 1000000ull ||
+           p.sw.int_mtu < 576 || p.sw.int_mtu > 65535;
+}
+
+/* Every QP pair of a flow that is over back to its hosts, then count them into g.qp. */
+void
+SumQpStats()
+{
+    for (auto& d : g.hosts)
+        tn_host_reclaim(d->Host());
+    for (auto& d : g.hosts)
+    {
+        tn_qp_stats st;
+
+        tn_host_qp_stats(d->Host(), &st);
+        g.qp.tx_ends += st.tx_ends;
+        g.qp.rx_ends += st.rx_ends;
+        g.qp.busy += st.busy;
+        g.qp.not_reset += st.not_reset;
+        g.qp.binds += st.binds;
+        g.qp.resets += st.resets;
+        g.qp.reset_fails += st.reset_fails;
+        g.max_flows_sent = std::max(g.max_flows_sent, st.flows_sent);
+        g.max_ends = std::max({g.max_ends, st.tx_ends, st.rx_ends});
+    }
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    Params& p = g.p;
+    struct timespec a, b;
+    int ret;
+
+    ret = ParseArgs(argc, argv);
+    if (ret >= 0)
+        return ret;
+    if (optind != argc || ParamsBad(p))
     {
         Usage(stderr);
         return 2;
@@ -829,24 +919,7 @@ main(int argc, char** argv)
     Simulator::Stop(NanoSeconds(p.max_ns));
     Simulator::Run();
     clock_gettime(CLOCK_MONOTONIC, &b);
-    /* every QP pair of a flow that is over back to its hosts, then count them */
-    for (auto& d : g.hosts)
-        tn_host_reclaim(d->Host());
-    for (auto& d : g.hosts)
-    {
-        tn_qp_stats st;
-
-        tn_host_qp_stats(d->Host(), &st);
-        g.qp.tx_ends += st.tx_ends;
-        g.qp.rx_ends += st.rx_ends;
-        g.qp.busy += st.busy;
-        g.qp.not_reset += st.not_reset;
-        g.qp.binds += st.binds;
-        g.qp.resets += st.resets;
-        g.qp.reset_fails += st.reset_fails;
-        g.max_flows_sent = std::max(g.max_flows_sent, st.flows_sent);
-        g.max_ends = std::max({g.max_ends, st.tx_ends, st.rx_ends});
-    }
+    SumQpStats();
     Report(WallSeconds(a, b));
     if (p.series)
         WriteSeries();

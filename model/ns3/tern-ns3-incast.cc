@@ -218,6 +218,51 @@ SendersBins(std::vector<const uint64_t*>& bins)
             g.p.conv_window_ns, g.p.conv_hold_ns};
 }
 
+/* The scenario's parameters into @f. */
+void
+ReportSetup(struct sim_incast_figures& f)
+{
+    const Params& p = g.p;
+
+    f.n = p.n;
+    f.dcqcn = p.nic.dcqcn && !p.nic.hpcc;
+    f.rp_en = p.nic.rp_en;
+    f.np_en = p.nic.np_en;
+    f.link_mbps = p.nic.link_mbps;
+    f.delay_ns = p.delay_ns;
+    f.mtu_bytes = 128u << p.flow.mtu;
+    f.msg_bytes = p.flow.msg_bytes;
+    f.duration_ns = p.duration_ns;
+    f.steady_from_ns = g.steady_at;
+}
+
+/* The switch's and the NICs' counters, added up, into @f. */
+void
+ReportCounters(struct sim_incast_figures& f, const SwitchTotals& sw, const NicTotals& nic)
+{
+    f.xoff = sw.xoff;
+    f.xon = sw.xon;
+    f.rx_pause = nic.rx_pause;
+    f.tx_pause = nic.tx_pause;
+    f.pfc_ok = nic.pfc_ok;
+    f.lossless = sw.lossless;
+    f.drops = sw.drops;
+    f.discards = nic.discards;
+    f.refused = nic.refused;
+    f.retrans = nic.retrans;
+    f.timeouts = nic.timeouts;
+    f.marked = sw.marked;
+    f.ecn_rx = nic.ecn_rx;
+    f.cnp_sent = nic.cnp_sent;
+    f.cnp_handled = nic.cnp_handled;
+    f.cnp_ignored = nic.cnp_ignored;
+    f.cuts = nic.cuts;
+    f.incs = nic.incs;
+    f.int_hops = sw.int_hops;
+    f.int_echo_acks = nic.int_echo_acks;
+    f.hpcc_updates = nic.hpcc_updates;
+}
+
 void
 Report(double wall)
 {
@@ -259,16 +304,7 @@ Report(double wall)
 
     struct sim_incast_figures f = {};
 
-    f.n = n;
-    f.dcqcn = p.nic.dcqcn && !p.nic.hpcc;
-    f.rp_en = p.nic.rp_en;
-    f.np_en = p.nic.np_en;
-    f.link_mbps = p.nic.link_mbps;
-    f.delay_ns = p.delay_ns;
-    f.mtu_bytes = 128u << p.flow.mtu;
-    f.msg_bytes = p.flow.msg_bytes;
-    f.duration_ns = p.duration_ns;
-    f.steady_from_ns = g.steady_at;
+    ReportSetup(f);
     f.rates = rates;
     f.goodput = done;
     f.total = total;
@@ -278,28 +314,8 @@ Report(double wall)
     f.sw = &p.sw;
     f.convergence_us = sim_convergence_us(&sb, fair, p.conv_tol);
     f.jain_convergence_us = sim_jain_convergence_us(&sb, 0.99, true, jr);
-    f.xoff = sw.xoff;
-    f.xon = sw.xon;
-    f.rx_pause = nic.rx_pause;
-    f.tx_pause = nic.tx_pause;
-    f.pfc_ok = nic.pfc_ok;
-    f.lossless = sw.lossless;
-    f.drops = sw.drops;
-    f.discards = nic.discards;
-    f.refused = nic.refused;
-    f.retrans = nic.retrans;
-    f.timeouts = nic.timeouts;
-    f.marked = sw.marked;
-    f.ecn_rx = nic.ecn_rx;
-    f.cnp_sent = nic.cnp_sent;
-    f.cnp_handled = nic.cnp_handled;
-    f.cnp_ignored = nic.cnp_ignored;
-    f.cuts = nic.cuts;
-    f.incs = nic.incs;
+    ReportCounters(f, sw, nic);
     f.hpcc = p.nic.hpcc;
-    f.int_hops = sw.int_hops;
-    f.int_echo_acks = nic.int_echo_acks;
-    f.hpcc_updates = nic.hpcc_updates;
     f.completed = completed;
     f.errors = errors;
     f.data_ok = data_ok;
@@ -375,10 +391,9 @@ OnOff(const char* s)
     exit(2);
 }
 
-} // namespace
-
+/* The command line into g.p: -1 to run, or the exit status (--help, a bad option). */
 int
-main(int argc, char** argv)
+ParseArgs(int argc, char** argv)
 {
     enum
     {
@@ -402,7 +417,6 @@ main(int argc, char** argv)
     });
     Params& p = g.p;
     const Common common = {p.nic, p.flow, p.sw, p.delay_ns};
-    struct timespec a, b;
     int c;
 
     Defaults(common, 3);
@@ -438,15 +452,49 @@ main(int argc, char** argv)
         default: Usage(stderr); return 2;
         }
     }
+    return -1;
+}
+
+/* Out of the ranges the run relies on (--help). */
+bool
+ParamsBad(const Params& p)
+{
+    return !p.n || p.n > kMaxSenders || p.flow.mtu < 1 || p.flow.mtu > 5 ||
+           !p.flow.msg_bytes || p.flow.msg_bytes > (1u << 20) || !p.flow.outstanding ||
+           p.flow.outstanding > 32 || !p.sample_ns || !p.bin_ns || !p.duration_ns ||
+           p.duration_ns > 10000000000ull || !p.nic.link_mbps || p.delay_ns > 1000000000ull ||
+           p.jitter_ns > 1000000000ull ||
+           !(p.steady_from >= 0 && p.steady_from < 1) ||
+           p.duration_ns / p.sample_ns > 100000000ull || p.duration_ns / p.bin_ns > 10000000ull;
+}
+
+/* --switch-json: the switch's counters. */
+void
+WriteSwitchJson()
+{
+    FILE* f = fopen(g.p.switch_json, "w");
+    if (f)
+    {
+        tsw_dump_json(g.sw->Model(), f);
+        fclose(f);
+    }
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    Params& p = g.p;
+    struct timespec a, b;
+    int ret;
+
+    ret = ParseArgs(argc, argv);
+    if (ret >= 0)
+        return ret;
     p.nic.pfc_mask = p.sw.pfc_mask;
     p.sw.int_mask = p.nic.hpcc ? p.nic.rp_en : 0;
-    if (optind != argc || !p.n || p.n > kMaxSenders || p.flow.mtu < 1 || p.flow.mtu > 5 ||
-        !p.flow.msg_bytes || p.flow.msg_bytes > (1u << 20) || !p.flow.outstanding ||
-        p.flow.outstanding > 32 || !p.sample_ns || !p.bin_ns || !p.duration_ns ||
-        p.duration_ns > 10000000000ull || !p.nic.link_mbps || p.delay_ns > 1000000000ull ||
-        p.jitter_ns > 1000000000ull ||
-        !(p.steady_from >= 0 && p.steady_from < 1) ||
-        p.duration_ns / p.sample_ns > 100000000ull || p.duration_ns / p.bin_ns > 10000000ull)
+    if (optind != argc || ParamsBad(p))
     {
         Usage(stderr);
         return 2;
@@ -472,14 +520,7 @@ main(int argc, char** argv)
     if (p.series)
         WriteSeries();
     if (p.switch_json)
-    {
-        FILE* f = fopen(p.switch_json, "w");
-        if (f)
-        {
-            tsw_dump_json(g.sw->Model(), f);
-            fclose(f);
-        }
-    }
+        WriteSwitchJson();
     g.s.clear();
     g.rx = nullptr;
     g.sw = nullptr;

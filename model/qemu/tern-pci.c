@@ -336,80 +336,61 @@ static void tern_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
     pcie_cap_flr_write_config(pdev, addr, val, len);
 }
 
-static void tern_realize(PCIDevice *pdev, Error **errp)
+/*
+ * The properties into the model's configuration: the MAC (QEMU's default if
+ * unset), the serial (made from the MAC if unset), the speed and the command
+ * timeout, each checked against what the model accepts.
+ */
+static bool tern_realize_config(TernState *s, struct tern_model_config *cfg,
+                                Error **errp)
 {
-    TernState *s = TERN(pdev);
-    DeviceState *dev = DEVICE(pdev);
-    struct tern_model_config cfg = {
-        .test_hooks = s->test_hooks,
-        .num_msix = TERN_MAX_MSIX,
-        .link_speed_mbps = s->speed,
-        /*
-         * QEMU's clock is coarse next to a frame time and the host may fall behind the line
-         * rate: let the MAC run 64 KiB ahead before it makes senders wait (tern_model.h).
-         */
-        .tx_burst_bytes = 64 * 1024,
-        .cmd_timeout_ms = s->cmd_timeout,
-    };
     const uint8_t *mac;
-    unsigned int i;
-
-    pdev->config_write = tern_write_config;
-    pdev->config[PCI_CLASS_PROG] = TERN_PCI_CLASS & 0xff;
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     mac = s->conf.macaddr.a;
-    memcpy(cfg.mac, mac, sizeof(cfg.mac));
+    memcpy(cfg->mac, mac, sizeof(cfg->mac));
     if (!s->serial) {
         s->serial = g_strdup_printf("TRN%02X%02X%02X", mac[3], mac[4], mac[5]);
     }
-    if (strlen(s->serial) >= sizeof(cfg.serial)) {
+    if (strlen(s->serial) >= sizeof(cfg->serial)) {
         error_setg(errp, "tern: serial '%s' is longer than %zu characters",
-                   s->serial, sizeof(cfg.serial) - 1);
-        return;
+                   s->serial, sizeof(cfg->serial) - 1);
+        return false;
     }
-    pstrcpy(cfg.serial, sizeof(cfg.serial), s->serial);
+    pstrcpy(cfg->serial, sizeof(cfg->serial), s->serial);
     if (!s->speed || s->speed > TERN_QEMU_MAX_SPEED) {
         error_setg(errp, "tern: speed %" PRIu32 " Mb/s is out of range (1..%u)",
                    s->speed, TERN_QEMU_MAX_SPEED);
-        return;
+        return false;
     }
 
     if (s->cmd_timeout < TERN_TIMEOUT_MIN_MS || s->cmd_timeout > TERN_TIMEOUT_MAX_MS) {
         error_setg(errp, "tern: cmd-timeout %" PRIu32 " ms is out of range (%u..%u)",
                    s->cmd_timeout, TERN_TIMEOUT_MIN_MS, TERN_TIMEOUT_MAX_MS);
-        return;
+        return false;
     }
+    return true;
+}
 
-    if (pcie_endpoint_cap_init(pdev, TERN_QEMU_PCIE_CAP) < 0) {
-        error_setg(errp, "tern: cannot add the PCI Express capability");
-        return;
-    }
-    pcie_cap_flr_init(pdev);
-    /* error reporting enables in DevCtl, which AER's messages need (pcie_aer.c) */
-    pcie_cap_deverr_init(pdev);
-    if (pcie_aer_init(pdev, PCI_ERR_VER, TERN_QEMU_AER_CAP, PCI_ERR_SIZEOF, errp) < 0) {
-        pcie_cap_exit(pdev);
-        return;
-    }
-
+/* BAR TERN_BAR_REGS (the registers) and BAR TERN_BAR_DB (the doorbells). */
+static void tern_realize_bars(TernState *s, PCIDevice *pdev)
+{
     memory_region_init_io(&s->regs, OBJECT(s), &tern_regs_ops, s,
                           "tern-regs", TERN_BAR_REGS_SIZE);
     pci_register_bar(pdev, TERN_BAR_REGS, TERN_QEMU_BAR_TYPE, &s->regs);
     memory_region_init_io(&s->db, OBJECT(s), &tern_db_ops, s,
                           "tern-db", TERN_BAR_DB_SIZE);
     pci_register_bar(pdev, TERN_BAR_DB, TERN_QEMU_BAR_TYPE, &s->db);
+}
 
-    if (msix_init_exclusive_bar(pdev, TERN_MAX_MSIX, TERN_BAR_MSIX, errp) < 0) {
-        pcie_aer_exit(pdev);
-        pcie_cap_exit(pdev);
-        return;
-    }
-    for (i = 0; i < TERN_MAX_MSIX; i++) {
-        msix_vector_use(pdev, i);
-    }
-
-    /* The model may kick or arm its timer at once: create those first. */
+/*
+ * The bottom half and the timer, then the model on top of them (it may kick
+ * or arm its timer at once). On failure the caller frees the first two.
+ */
+static bool tern_realize_model(TernState *s, DeviceState *dev,
+                               const struct tern_model_config *cfg,
+                               Error **errp)
+{
     s->bh = qemu_bh_new_guarded(tern_bh, s, &dev->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, tern_timer, s);
 
@@ -425,18 +406,65 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
         .timer_arm = tern_host_timer_arm,
         .log = tern_host_log,
     };
-    s->model = tern_model_create(&s->host, &cfg);
+    s->model = tern_model_create(&s->host, cfg);
     if (!s->model) {
         error_setg(errp, "tern: cannot create the device model");
-        timer_free(s->timer);
-        s->timer = NULL;
-        qemu_bh_delete(s->bh);
-        s->bh = NULL;
-        msix_unuse_all_vectors(pdev);
-        msix_uninit_exclusive_bar(pdev);
-        pcie_aer_exit(pdev);
-        pcie_cap_exit(pdev);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * In stages, as igb and e1000e: the configuration, PCI Express with FLR and
+ * AER, the BARs, MSI-X, the model, the network backend. A stage that fails
+ * unwinds the ones before it, in reverse, at the end.
+ */
+static void tern_realize(PCIDevice *pdev, Error **errp)
+{
+    TernState *s = TERN(pdev);
+    DeviceState *dev = DEVICE(pdev);
+    struct tern_model_config cfg = {
+        .test_hooks = s->test_hooks,
+        .num_msix = TERN_MAX_MSIX,
+        .link_speed_mbps = s->speed,
+        /*
+         * QEMU's clock is coarse next to a frame time and the host may fall behind the line
+         * rate: let the MAC run 64 KiB ahead before it makes senders wait (tern_model.h).
+         */
+        .tx_burst_bytes = 64 * 1024,
+        .cmd_timeout_ms = s->cmd_timeout,
+    };
+    unsigned int i;
+
+    pdev->config_write = tern_write_config;
+    pdev->config[PCI_CLASS_PROG] = TERN_PCI_CLASS & 0xff;
+
+    if (!tern_realize_config(s, &cfg, errp)) {
         return;
+    }
+
+    if (pcie_endpoint_cap_init(pdev, TERN_QEMU_PCIE_CAP) < 0) {
+        error_setg(errp, "tern: cannot add the PCI Express capability");
+        return;
+    }
+    pcie_cap_flr_init(pdev);
+    /* error reporting enables in DevCtl, which AER's messages need (pcie_aer.c) */
+    pcie_cap_deverr_init(pdev);
+    if (pcie_aer_init(pdev, PCI_ERR_VER, TERN_QEMU_AER_CAP, PCI_ERR_SIZEOF, errp) < 0) {
+        goto err_pcie;
+    }
+
+    tern_realize_bars(s, pdev);
+
+    if (msix_init_exclusive_bar(pdev, TERN_MAX_MSIX, TERN_BAR_MSIX, errp) < 0) {
+        goto err_aer;
+    }
+    for (i = 0; i < TERN_MAX_MSIX; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    if (!tern_realize_model(s, dev, &cfg, errp)) {
+        goto err_model;
     }
 
     s->nic = qemu_new_nic(&tern_net_info, &s->conf,
@@ -444,6 +472,19 @@ static void tern_realize(PCIDevice *pdev, Error **errp)
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     tern_model_set_link(s->model, !qemu_get_queue(s->nic)->link_down);
+    return;
+
+err_model:
+    timer_free(s->timer);
+    s->timer = NULL;
+    qemu_bh_delete(s->bh);
+    s->bh = NULL;
+    msix_unuse_all_vectors(pdev);
+    msix_uninit_exclusive_bar(pdev);
+err_aer:
+    pcie_aer_exit(pdev);
+err_pcie:
+    pcie_cap_exit(pdev);
 }
 
 static void tern_exit(PCIDevice *pdev)

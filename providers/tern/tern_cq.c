@@ -221,25 +221,105 @@ static void tern_wq_complete(struct tern_wq *wq, uint16_t wqe_idx)
 }
 
 /* Caller holds cq->lock. Returns 1 with *wc filled, 0 when the CQ is empty. */
+/* The next valid CQE of a QP we know, its QP in *@qpp; NULL when the CQ is empty. */
+static struct tern_cqe *tern_next_cqe(struct tern_context *ctx, struct tern_cq *cq,
+				      struct tern_qp **qpp)
+{
+	struct tern_cqe *cqe;
+
+	for (;;) {
+		cqe = tern_cqe_valid(cq, cq->ci);
+		if (!cqe)
+			return NULL;
+		cq->ci++;
+		*qpp = tern_find_qp(ctx, le32toh(cqe->qpn));
+		if (*qpp)
+			return cqe;
+		/* no such QP any more (cleaned on destroy, so not expected): drop it */
+		verbs_warn_datapath(&ctx->ibv_ctx, "CQE for unknown QP %u\n",
+				    le32toh(cqe->qpn));
+	}
+}
+
+/* A receive completion: the slot freed, the opcode, immediate or invalidate, the GRH. */
+static void tern_wc_recv(struct tern_qp *qp, const struct tern_cqe *cqe, uint8_t opcode,
+			 struct ibv_wc *wc)
+{
+	/* an SRQ's slots are freed one per receive completion, in ring order */
+	if (qp->srq)
+		__atomic_fetch_add(&qp->srq->done, 1, __ATOMIC_RELEASE);
+	else
+		tern_wq_complete(&qp->rq, le16toh(cqe->wqe_idx));
+	switch (opcode) {
+	case TERN_CQE_RECV_RDMA_WRITE_IMM:
+		wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+		break;
+	default:
+		wc->opcode = IBV_WC_RECV;
+		break;
+	}
+	if (cqe->flags & TERN_CQE_F_IMM) {
+		wc->imm_data = cqe->imm_data;
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+	} else if (cqe->flags & TERN_CQE_F_INV) {
+		wc->invalidated_rkey = le32toh(cqe->invalidated_rkey);
+		wc->wc_flags |= IBV_WC_WITH_INV;
+	}
+	/*
+	 * UD: the first 40 bytes placed are the network header, IPv6's, or for IPv4
+	 * 20 undefined (zero) bytes then IPv4's (RoCEv2 annex A17.4.5.2). The annex
+	 * (A17.4.5.1) has the completion say which one it is; struct ibv_wc has no
+	 * field for it, and ConnectX reports it in sl, bits 2:0 (0 GRH, 1 IPv6, 2
+	 * IPv4), which SL leaves free on RoCE (no LRH). So does tern, for users such as
+	 * UCX's ud_verbs that find the destination GID by it.
+	 */
+	if (cqe->flags & TERN_CQE_F_GRH) {
+		wc->wc_flags |= IBV_WC_GRH;
+		wc->sl = cqe->flags & TERN_CQE_F_IPV4 ? TERN_WC_SL_L3_IPV4 :
+							 TERN_WC_SL_L3_IPV6;
+	}
+}
+
+/* A send queue completion: the slot freed and the opcode of the work request. */
+static void tern_wc_send(struct tern_qp *qp, const struct tern_cqe *cqe, uint8_t opcode,
+			 struct ibv_wc *wc)
+{
+	tern_wq_complete(&qp->sq, le16toh(cqe->wqe_idx));
+	switch (opcode) {
+	case TERN_WQE_RDMA_WRITE:
+	case TERN_WQE_RDMA_WRITE_IMM:
+		wc->opcode = IBV_WC_RDMA_WRITE;
+		break;
+	case TERN_WQE_RDMA_READ:
+		wc->opcode = IBV_WC_RDMA_READ;
+		break;
+	case TERN_WQE_ATOMIC_CMP_SWP:
+		wc->opcode = IBV_WC_COMP_SWAP;
+		break;
+	case TERN_WQE_ATOMIC_FETCH_ADD:
+		wc->opcode = IBV_WC_FETCH_ADD;
+		break;
+	case TERN_WQE_LOCAL_INV:
+		wc->opcode = IBV_WC_LOCAL_INV;
+		break;
+	case TERN_WQE_BIND_MW:
+		wc->opcode = IBV_WC_BIND_MW;
+		break;
+	default:
+		wc->opcode = IBV_WC_SEND;
+		break;
+	}
+}
+
 static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ibv_wc *wc)
 {
 	struct tern_cqe *cqe;
 	struct tern_qp *qp;
 	uint8_t opcode;
 
-	for (;;) {
-		cqe = tern_cqe_valid(cq, cq->ci);
-		if (!cqe)
-			return 0;
-		cq->ci++;
-		qp = tern_find_qp(ctx, le32toh(cqe->qpn));
-		if (qp)
-			break;
-		/* no such QP any more (cleaned on destroy, so not expected): drop it */
-		verbs_warn_datapath(&ctx->ibv_ctx, "CQE for unknown QP %u\n",
-				    le32toh(cqe->qpn));
-	}
-
+	cqe = tern_next_cqe(ctx, cq, &qp);
+	if (!cqe)
+		return 0;
 	opcode = cqe->opcode;
 	/* any error completion means the QP is in ERR: receives must ring from now on */
 	if (cqe->status != TERN_CQE_OK && qp->rq.db_rec)
@@ -257,67 +337,10 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 	wc->sl = 0;
 	wc->dlid_path_bits = 0;
 
-	if (opcode & 0x80) {
-		/* an SRQ's slots are freed one per receive completion, in ring order */
-		if (qp->srq)
-			__atomic_fetch_add(&qp->srq->done, 1, __ATOMIC_RELEASE);
-		else
-			tern_wq_complete(&qp->rq, le16toh(cqe->wqe_idx));
-		switch (opcode) {
-		case TERN_CQE_RECV_RDMA_WRITE_IMM:
-			wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
-			break;
-		default:
-			wc->opcode = IBV_WC_RECV;
-			break;
-		}
-		if (cqe->flags & TERN_CQE_F_IMM) {
-			wc->imm_data = cqe->imm_data;
-			wc->wc_flags |= IBV_WC_WITH_IMM;
-		} else if (cqe->flags & TERN_CQE_F_INV) {
-			wc->invalidated_rkey = le32toh(cqe->invalidated_rkey);
-			wc->wc_flags |= IBV_WC_WITH_INV;
-		}
-		/*
-		 * UD: the first 40 bytes placed are the network header, IPv6's, or for IPv4
-		 * 20 undefined (zero) bytes then IPv4's (RoCEv2 annex A17.4.5.2). The annex
-		 * (A17.4.5.1) has the completion say which one it is; struct ibv_wc has no
-		 * field for it, and ConnectX reports it in sl, bits 2:0 (0 GRH, 1 IPv6, 2
-		 * IPv4), which SL leaves free on RoCE (no LRH). So does tern, for users such as
-		 * UCX's ud_verbs that find the destination GID by it.
-		 */
-		if (cqe->flags & TERN_CQE_F_GRH) {
-			wc->wc_flags |= IBV_WC_GRH;
-			wc->sl = cqe->flags & TERN_CQE_F_IPV4 ? TERN_WC_SL_L3_IPV4 :
-								 TERN_WC_SL_L3_IPV6;
-		}
-	} else {
-		tern_wq_complete(&qp->sq, le16toh(cqe->wqe_idx));
-		switch (opcode) {
-		case TERN_WQE_RDMA_WRITE:
-		case TERN_WQE_RDMA_WRITE_IMM:
-			wc->opcode = IBV_WC_RDMA_WRITE;
-			break;
-		case TERN_WQE_RDMA_READ:
-			wc->opcode = IBV_WC_RDMA_READ;
-			break;
-		case TERN_WQE_ATOMIC_CMP_SWP:
-			wc->opcode = IBV_WC_COMP_SWAP;
-			break;
-		case TERN_WQE_ATOMIC_FETCH_ADD:
-			wc->opcode = IBV_WC_FETCH_ADD;
-			break;
-		case TERN_WQE_LOCAL_INV:
-			wc->opcode = IBV_WC_LOCAL_INV;
-			break;
-		case TERN_WQE_BIND_MW:
-			wc->opcode = IBV_WC_BIND_MW;
-			break;
-		default:
-			wc->opcode = IBV_WC_SEND;
-			break;
-		}
-	}
+	if (opcode & 0x80)
+		tern_wc_recv(qp, cqe, opcode, wc);
+	else
+		tern_wc_send(qp, cqe, opcode, wc);
 	return 1;
 }
 

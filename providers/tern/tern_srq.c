@@ -26,6 +26,38 @@ static void tern_free_srq(struct tern_srq *srq)
 	free(srq);
 }
 
+/*
+ * The ring of an SRQ for @a: log2 of its WQE stride (the header and max_sge SGEs, at least
+ * the device's smallest) and of its depth; false if @a or the result is out of range.
+ */
+static bool tern_srq_geometry(struct tern_context *ctx, const struct ibv_srq_attr *a,
+			      unsigned int *log_stride, unsigned int *log_depth)
+{
+	if (!a->max_wr || a->max_wr > TERN_SRQ_MAX_WQE || a->max_sge > UINT8_MAX)
+		return false;
+	*log_stride = tern_order(TERN_RQ_WQE_HDR + (size_t)a->max_sge * sizeof(struct tern_sge));
+	if (*log_stride < ctx->rq_min_log_stride)
+		*log_stride = ctx->rq_min_log_stride;
+	*log_depth = tern_order(a->max_wr);
+	if (*log_depth < 1)
+		*log_depth = 1;
+	/* the SRQ depth limit is the kernel's to check (max_srq_wr of ibv_query_device) */
+	return *log_stride <= ctx->rq_max_log_stride && *log_depth <= 16;
+}
+
+/* What the SRQ really holds: the kernel's answer @ka, within its ring and the device's limit. */
+static void tern_srq_set_caps(struct tern_srq *srq, const struct ibv_srq_attr *ka)
+{
+	unsigned int log_depth = srq->log_depth, log_stride = srq->log_stride;
+
+	srq->max_wqe = ka->max_wr < (1u << log_depth) ? ka->max_wr : 1u << log_depth;
+	if (srq->max_wqe > TERN_SRQ_MAX_WQE)
+		srq->max_wqe = TERN_SRQ_MAX_WQE;
+	srq->max_sge = ka->max_sge;
+	if (srq->max_sge > ((1u << log_stride) - TERN_RQ_WQE_HDR) / sizeof(struct tern_sge))
+		srq->max_sge = ((1u << log_stride) - TERN_RQ_WQE_HDR) / sizeof(struct tern_sge);
+}
+
 struct ibv_srq *tern_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
 	struct tern_context *ctx = to_tctx(pd->context);
@@ -36,20 +68,7 @@ struct ibv_srq *tern_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *att
 	struct tern_srq *srq;
 	int ret;
 
-	if (!attr->attr.max_wr || attr->attr.max_wr > TERN_SRQ_MAX_WQE ||
-	    attr->attr.max_sge > UINT8_MAX) {
-		errno = EINVAL;
-		return NULL;
-	}
-	log_stride = tern_order(TERN_RQ_WQE_HDR +
-				(size_t)attr->attr.max_sge * sizeof(struct tern_sge));
-	if (log_stride < ctx->rq_min_log_stride)
-		log_stride = ctx->rq_min_log_stride;
-	log_depth = tern_order(attr->attr.max_wr);
-	if (log_depth < 1)
-		log_depth = 1;
-	/* the SRQ depth limit is the kernel's to check (max_srq_wr of ibv_query_device) */
-	if (log_stride > ctx->rq_max_log_stride || log_depth > 16) {
+	if (!tern_srq_geometry(ctx, &attr->attr, &log_stride, &log_depth)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -86,13 +105,7 @@ struct ibv_srq *tern_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *att
 	if (ret)
 		goto err_buf;
 	srq->srqn = resp.srqn;
-	srq->max_wqe = kattr.attr.max_wr < (1u << log_depth) ? kattr.attr.max_wr :
-							       1u << log_depth;
-	if (srq->max_wqe > TERN_SRQ_MAX_WQE)
-		srq->max_wqe = TERN_SRQ_MAX_WQE;
-	srq->max_sge = kattr.attr.max_sge;
-	if (srq->max_sge > ((1u << log_stride) - TERN_RQ_WQE_HDR) / sizeof(struct tern_sge))
-		srq->max_sge = ((1u << log_stride) - TERN_RQ_WQE_HDR) / sizeof(struct tern_sge);
+	tern_srq_set_caps(srq, &kattr.attr);
 	if (srq->max_wqe < attr->attr.max_wr || srq->max_sge < attr->attr.max_sge) {
 		verbs_err(&ctx->ibv_ctx, "SRQ %u smaller than asked (%u/%u wr, %u/%u sge)\n",
 			  srq->srqn, srq->max_wqe, attr->attr.max_wr, srq->max_sge,

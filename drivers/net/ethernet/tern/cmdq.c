@@ -48,6 +48,8 @@ static_assert(TERN_CMDQ_LOG_DEPTH >= 1 && TERN_CMDQ_LOG_DEPTH <= TERN_CMDQ_MAX_L
  * tern_cmd_opcode_name() - printable name of a command opcode
  * @opcode: enum tern_cmd_opcode
  *
+ * Long only because it is one case per command of enum tern_cmd_opcode.
+ *
  * Return: a static string, "UNKNOWN" for an opcode this driver does not know.
  */
 const char *tern_cmd_opcode_name(u16 opcode)
