@@ -11,11 +11,12 @@
  * indirection table of RX queues, ethtool -x/-X) and writes the hash back into the RX
  * descriptor, which becomes the skb's hash. The device writes back a descriptor's status
  * (DONE last) when it is finished with it and, if the queue is armed, posts one event to
- * the queue's EQ and disarms the queue. The EQ handler only schedules the channel's NAPI
- * (the EQ re-arms itself after each interrupt). The NAPI poll reaps TX
- * completions, receives up to its budget, refills the RX ring and, once it completes,
- * re-arms both queues and looks at the rings once more: a descriptor finished before its
- * queue was armed raises no event, so it would otherwise be missed until the next one.
+ * the queue's EQ and disarms the queue. The EQ's hard interrupt handler (eq.c) calls
+ * tern_en_eq_event(), which schedules the channel's NAPI straight away, and re-arms the EQ
+ * itself. The NAPI poll reaps TX completions, receives up to its budget, refills the RX
+ * ring and, once it completes, re-arms both queues and looks at the rings once more: a
+ * descriptor finished before its queue was armed raises no event, so it would otherwise be
+ * missed until the next one.
  *
  * Doorbells carry a producer index that must never go backwards. The RX doorbell is only
  * written by the NAPI poll. The TX doorbell is written by ndo_start_xmit and by the NAPI poll
@@ -38,7 +39,8 @@
  * Schedules the channel's NAPI for a completion event of one of its queues; counts the
  * event, or counts and ignores it when it is not the channel's.
  *
- * Context: softirq, from the EQ's tasklet.
+ * Context: hard interrupt (the EQ's handler, eq.c): napi_schedule() only raises the NAPI
+ * softirq; the counters are the channel's alone (one EQ, one vector).
  */
 void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
 {
