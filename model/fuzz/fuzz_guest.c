@@ -150,7 +150,8 @@ static void rx_refill(struct rdev *d, struct drv_ring *q, unsigned int n)
 		wr16(e + OFF(struct tern_eth_rxd, buf_len), RX_BUF);
 		q->pi++;
 	}
-	db(&d->f, TERN_DB_ETH_RXQ(q->num), (q->pi & TERN_ETH_DB_PI_MASK) | TERN_ETH_DB_ARM);
+	drv_ethq_arm(&d->f, q, true);
+	db(&d->f, TERN_DB_ETH_RXQ(q->num), q->pi & TERN_ETH_DB_PI_MASK);
 }
 
 static int set_rss(struct rdev *d, struct side *s, uint32_t fields, unsigned int seed)
@@ -291,8 +292,9 @@ static void eth_tx(struct rdev *d, struct side *s, struct in *in)
 		wr16(e + OFF(struct tern_eth_txd, len), (uint16_t)l);
 		wr16(e + OFF(struct tern_eth_txd, flags), (uint16_t)fl);
 	}
-	db(&d->f, TERN_DB_ETH_TXQ(s->txq.num),
-	   (s->txq.pi & TERN_ETH_DB_PI_MASK) | ((n & 0x40) ? 0 : TERN_ETH_DB_ARM));
+	if (!(n & 0x40))
+		drv_ethq_arm(&d->f, &s->txq, false);
+	db(&d->f, TERN_DB_ETH_TXQ(s->txq.num), s->txq.pi & TERN_ETH_DB_PI_MASK);
 }
 
 /* 'x': a frame from the wire, mutated at up to 15 places. */

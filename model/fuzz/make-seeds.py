@@ -36,7 +36,7 @@ RSS_HASH_ALL = 0x3f
 MEM_DIRECT = 0
 TXD_MORE, TXD_CTX = 1 << 0, 1 << 1
 CTX_CSUM, CTX_TSO = 1 << 0, 1 << 1
-ETH_DB_ARM = 1 << 31
+DB_ETH_TXQ_ARM, DB_ETH_RXQ_ARM = 0x600, 0x800  # arm doorbells: value = the driver's CI
 
 
 def mem_desc(addr):
@@ -82,7 +82,7 @@ def rss_seed():
                        struct.pack("<BBHHH", 6, 0, 0, 0, 0))
         out += arena(ring, b"".join(struct.pack("<QHHHH", RX_BUFS + (q * 4 + i) * 0x800, 2048,
                                                 0, 0, 0) for i in range(4)))
-        out += doorbell(0x400 + 4 * q, 4 | ETH_DB_ARM)
+        out += doorbell(DB_ETH_RXQ_ARM + 4 * q, 0) + doorbell(0x400 + 4 * q, 4)
     key = bytes((i * 37 + 11) & 0xff for i in range(40))
     indir = bytes(i & 1 for i in range(128))
     out += arena(RSS_IN, struct.pack("<II", RSS_HASH_ALL, 0) + key + indir)
@@ -154,11 +154,13 @@ def frame_seed(headers, payload_len, descs, period_us=0, frames=0, modify=None):
     ``modify``: (period, frames) for a MODIFY_ETH_TXQ after it, and the frame sent again."""
     ring = b"".join(descs)
     out = (setup(period_us, frames) + arena(FRAME, headers) + arena(TXQ_RING, ring) +
-           doorbell(0x200, (len(descs) & 0xffff) | ETH_DB_ARM) + time_passes(1000))
+           doorbell(DB_ETH_TXQ_ARM, 0) + doorbell(0x200, len(descs) & 0xffff) +
+           time_passes(1000))
     if modify:
         out += (command(CMD_MODIFY_ETH_TXQ, 3, struct.pack("<IHHI", 0, modify[0], modify[1], 0)) +
                 arena(TXQ_RING + 16 * len(descs), ring) +
-                doorbell(0x200, (2 * len(descs) & 0xffff) | ETH_DB_ARM) + time_passes(2000))
+                doorbell(DB_ETH_TXQ_ARM, len(descs) & 0xffff) +
+                doorbell(0x200, 2 * len(descs) & 0xffff) + time_passes(2000))
     return out
 
 

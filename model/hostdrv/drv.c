@@ -215,6 +215,20 @@ int drv_set_port(struct fake *f, uint32_t flags, uint16_t mtu, const uint8_t mac
 	return drv_cmd(f, TERN_CMD_SET_PORT, in, sizeof(in), NULL, 0, NULL);
 }
 
+void drv_ethq_arm(struct fake *f, struct drv_ring *q, bool rx)
+{
+	/* TX and RX descriptors keep their status in the same place. */
+	_Static_assert(offsetof(struct tern_eth_txd, status) == offsetof(struct tern_eth_rxd, status),
+		       "status offsets differ");
+
+	while (q->ci != q->pi &&
+	       (rd16(drv_ring_entry(f, q, q->ci) + OFF(struct tern_eth_txd, status)) &
+		TERN_ETH_DESC_DONE))
+		q->ci++;
+	db(f, rx ? TERN_DB_ETH_RXQ_ARM(q->num) : TERN_DB_ETH_TXQ_ARM(q->num),
+	   q->ci & TERN_ETH_ARM_CI_MASK);
+}
+
 bool drv_eth_stats(struct fake *f, uint8_t out[sizeof(struct tern_cmd_eth_stats_out)])
 {
 	return drv_cmd(f, TERN_CMD_QUERY_ETH_STATS, NULL, 0, out,

@@ -269,6 +269,11 @@ void drv_eq_arm(struct fake *f, struct drv_ring *eq);
 /* Ethernet */
 int drv_ethq_create(struct fake *f, struct drv_ring *q, bool rx, unsigned int log, uint32_t eqn,
 		    bool page_list);
+/*
+ * Move q->ci over the descriptors the device finished (DONE), as a driver's poll does, then
+ * arm the queue's event with that CI (TERN_DB_ETH_TXQ_ARM/RXQ_ARM).
+ */
+void drv_ethq_arm(struct fake *f, struct drv_ring *q, bool rx);
 int drv_set_port(struct fake *f, uint32_t flags, uint16_t mtu, const uint8_t mac[6]);
 bool drv_eth_stats(struct fake *f, uint8_t out[sizeof(struct tern_cmd_eth_stats_out)]);
 #define STAT(buf, field) rd64((buf) + OFF(struct tern_cmd_eth_stats_out, field))

@@ -382,6 +382,7 @@ static void cmd_query_eth_stats(struct tern_model *m, struct cmd_ctx *c)
 	put_le64(FLD(o, T, rx_lro_frames), s->rx_lro_frames);
 	put_le64(FLD(o, T, rx_lro_segments), s->rx_lro_segments);
 	put_le64(FLD(o, T, self_dma_dropped), s->self_dma_dropped);
+	put_le64(FLD(o, T, db_ignored), s->db_ignored);
 }
 
 /* Input size of each command; -1: variable (checked by the command). */

@@ -354,10 +354,16 @@ static void doorbell_write(struct tern_model *m, uint64_t off, uint32_t val)
 		unsigned int eqn = (unsigned int)(off - TERN_DB_EQ(0)) / 4;
 
 		ternm_eq_doorbell(m, eqn, val);
-	} else if (off >= TERN_DB_ETH_TXQ(0) && off < TERN_DB_ETH_RXQ(0)) {
+	} else if (off >= TERN_DB_ETH_TXQ(0) && off < TERN_DB_ETH_TXQ(TERN_DB_ETH_MAX_QUEUES)) {
 		ternm_eth_doorbell(m, false, (unsigned int)(off - TERN_DB_ETH_TXQ(0)) / 4, val);
-	} else if (off >= TERN_DB_ETH_RXQ(0) && off < TERN_DB_ETH_RXQ(0) + 0x200) {
+	} else if (off >= TERN_DB_ETH_RXQ(0) && off < TERN_DB_ETH_RXQ(TERN_DB_ETH_MAX_QUEUES)) {
 		ternm_eth_doorbell(m, true, (unsigned int)(off - TERN_DB_ETH_RXQ(0)) / 4, val);
+	} else if (off >= TERN_DB_ETH_TXQ_ARM(0) &&
+		   off < TERN_DB_ETH_TXQ_ARM(TERN_DB_ETH_MAX_QUEUES)) {
+		ternm_eth_arm(m, false, (unsigned int)(off - TERN_DB_ETH_TXQ_ARM(0)) / 4, val);
+	} else if (off >= TERN_DB_ETH_RXQ_ARM(0) &&
+		   off < TERN_DB_ETH_RXQ_ARM(TERN_DB_ETH_MAX_QUEUES)) {
+		ternm_eth_arm(m, true, (unsigned int)(off - TERN_DB_ETH_RXQ_ARM(0)) / 4, val);
 	}
 }
 

@@ -4,8 +4,10 @@
  *
  * Decisions (see Documentation/hw/):
  *  - Queues are created disarmed with PI = CI = 0. A doorbell PI that moves backwards (behind
- *    the last accepted PI) or more than depth ahead of the device's CI is ignored and logged;
- *    the same PI again is accepted (a re-arm).
+ *    the last accepted PI) or more than depth ahead of the device's CI is ignored, counted
+ *    (db_ignored) and logged; the same PI again is accepted. Each queue has a second
+ *    doorbell that arms its event with the driver's CI (ternm_eth_arm()); either doorbell
+ *    with reserved bits set, or for a queue that does not exist, is ignored and counted too.
  *  - TX: a frame is an optional offload context and up to TERN_ETH_TX_MAX_DESCS data
  *    descriptors chained with TERN_ETH_TXD_MORE, gathered into m->tx_gather; checksum and
  *    TCP segmentation offload as Documentation/hw/interface.rst specifies them. Frames of
@@ -163,9 +165,11 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 	struct ternm_ethq *q = ethq_get(m, rx, qid);
 	uint16_t pi = (uint16_t)(val & TERN_ETH_DB_PI_MASK);
 
-	if (!q) {
-		ternm_log(m, TERN_MODEL_LOG_WARN, "doorbell 0x%x for %s queue %u that does not exist",
-		       val, rx ? "RX" : "TX", qid);
+	if (!q || (val & ~TERN_ETH_DB_PI_MASK)) {
+		m->stats.db_ignored++;
+		ternm_log(m, TERN_MODEL_LOG_WARN, "doorbell 0x%x for %s queue %u ignored: %s",
+			  val, rx ? "RX" : "TX", qid,
+			  q ? "reserved bits set" : "the queue does not exist");
 		return;
 	}
 	if (q->broken)
@@ -176,15 +180,13 @@ void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_
 	 * to ci + lro.nbufs, a TX frame those it gathered), and CI would then pass PI.
 	 */
 	if ((uint16_t)(pi - q->pi) > (uint16_t)(ethq_depth(q) - (uint16_t)(q->pi - q->ci))) {
+		m->stats.db_ignored++;
 		ternm_log(m, TERN_MODEL_LOG_WARN,
 		       "%s queue %u doorbell PI %u ignored: PI %u, CI %u, depth %u",
 		       rx ? "RX" : "TX", qid, pi, q->pi, q->ci, ethq_depth(q));
 		return;
 	}
 	q->pi = pi;
-	/* An arming while a moderation is under way asks for the event already pending. */
-	if ((val & TERN_ETH_DB_ARM) && !q->moder_n)
-		q->armed = true;
 	if (rx ? m->rx_blocked || ternm_mac_rx_pending(m) : q->pi != q->ci)
 		ternm_kick(m);
 }
@@ -228,6 +230,37 @@ static void ethq_frame_done(struct tern_model *m, struct ternm_ethq *q, bool rx)
 		q->moder_start = ternm_now(m);
 		ethq_moder_check(m, q, rx);
 	}
+}
+
+/*
+ * The arm doorbell (TERN_DB_ETH_TXQ_ARM/RXQ_ARM): the driver has processed the queue's
+ * descriptors up to @val, its consumer index, and asks for an event. The index is the
+ * driver's word: it may not be past the device's CI (descriptors not finished yet) nor more
+ * than a ring behind it, and the reserved bits must be 0; otherwise the doorbell is ignored,
+ * counted and logged. Descriptors the device finished past the driver's index are reported
+ * as a frame finishing now, so the event goes out at once (or starts a moderation): the
+ * driver armed after its last look at the ring, and nothing finished in between is missed.
+ * An arming while a moderation is under way asks for the event already pending.
+ */
+void ternm_eth_arm(struct tern_model *m, bool rx, unsigned int qid, uint32_t val)
+{
+	struct ternm_ethq *q = ethq_get(m, rx, qid);
+	uint16_t ci = (uint16_t)(val & TERN_ETH_ARM_CI_MASK);
+
+	if (!q || (val & ~TERN_ETH_ARM_CI_MASK) || (uint16_t)(q->ci - ci) > ethq_depth(q)) {
+		m->stats.db_ignored++;
+		ternm_log(m, TERN_MODEL_LOG_WARN,
+			  "arm doorbell 0x%x for %s queue %u ignored: %s (CI %u)", val,
+			  rx ? "RX" : "TX", qid, !q ? "the queue does not exist" :
+			  (val & ~TERN_ETH_ARM_CI_MASK) ? "reserved bits set" :
+			  "index out of range", q ? q->ci : 0);
+		return;
+	}
+	if (q->broken || q->moder_n)
+		return;
+	q->armed = true;
+	if (ci != q->ci)
+		ethq_frame_done(m, q, rx);
 }
 
 /* When the segment RX queue @q is coalescing is due (receive coalescing, below). */

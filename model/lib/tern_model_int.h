@@ -288,6 +288,7 @@ struct ternm_eth_stats {
 	uint64_t rx_csum_bad, tx_tso_segments;
 	uint64_t rx_lro_frames, rx_lro_segments;
 	uint64_t self_dma_dropped;	/* BAR writes made from inside the model (device.c) */
+	uint64_t db_ignored;		/* Ethernet doorbells ignored (eth.c) */
 };
 
 /* ---- the wire side of the port (wire.c) ----------------------------------------------- */
@@ -471,6 +472,7 @@ int ternm_ethq_create(struct tern_model *m, bool rx, const uint8_t *in, uint32_t
 		   uint32_t *syndrome);
 int ternm_ethq_destroy(struct tern_model *m, bool rx, const uint8_t *in, uint32_t *syndrome);
 void ternm_eth_doorbell(struct tern_model *m, bool rx, unsigned int qid, uint32_t val);
+void ternm_eth_arm(struct tern_model *m, bool rx, unsigned int qid, uint32_t val);
 void ternm_eth_run(struct tern_model *m);
 bool ternm_eth_rx_would_block(const struct tern_model *m, const uint8_t *frame, size_t len);
 int ternm_eth_set_rss(struct tern_model *m, const uint8_t *in, uint32_t *syndrome);

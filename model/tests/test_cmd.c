@@ -128,8 +128,8 @@ static void t_small_out_len(void)
 	CHECK_EQ(c.syndrome, 112);
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_PORT, NULL, 0, NULL, 35, &c), TERN_CMD_BAD_LEN);
 	CHECK_EQ(c.syndrome, 36);
-	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_ETH_STATS, NULL, 0, NULL, 151, &c), TERN_CMD_BAD_LEN);
-	CHECK_EQ(c.syndrome, 152);
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_ETH_STATS, NULL, 0, NULL, 159, &c), TERN_CMD_BAD_LEN);
+	CHECK_EQ(c.syndrome, 160);
 	/* NOP needs room for its echo */
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_NOP, nop, 40, NULL, 23, &c), TERN_CMD_BAD_LEN);
 	CHECK_EQ(c.syndrome, 24);

@@ -39,10 +39,12 @@ static void rx_post(struct fake *f, struct drv_ring *q, uint64_t addr, uint16_t 
 	q->pi++;
 }
 
+/* Arm first (for the descriptors about to be posted), then ring the producer index. */
 static void q_ring(struct fake *f, struct drv_ring *q, bool rx, bool arm)
 {
-	db(f, rx ? TERN_DB_ETH_RXQ(q->num) : TERN_DB_ETH_TXQ(q->num),
-	   (q->pi & TERN_ETH_DB_PI_MASK) | (arm ? TERN_ETH_DB_ARM : 0));
+	if (arm)
+		drv_ethq_arm(f, q, rx);
+	db(f, rx ? TERN_DB_ETH_RXQ(q->num) : TERN_DB_ETH_TXQ(q->num), q->pi & TERN_ETH_DB_PI_MASK);
 }
 
 static void make_frame(uint8_t *buf, size_t len, const uint8_t dst[6], unsigned int seed)
@@ -184,6 +186,101 @@ static void t_tx_events(void)
 	fk_fini(&f);
 }
 
+/*
+ * The arm doorbells: an event at once for descriptors finished past the driver's CI, one
+ * event per arming, none unarmed; bad arm and producer doorbells ignored and counted.
+ */
+static void t_arm_doorbell(void)
+{
+	struct fake f;
+	struct drv_ring eq, tx, rx;
+	uint8_t st[sizeof(struct tern_cmd_eth_stats_out)], fr[60];
+	uint64_t buf;
+
+	fk_init(&f, false);
+	REQUIRE(eth_setup(&f, &eq));
+	REQUIRE(drv_ethq_create(&f, &tx, false, 6, eq.num, false) == TERN_CMD_OK);
+	REQUIRE(drv_ethq_create(&f, &rx, true, 6, eq.num, false) == TERN_CMD_OK);
+	drv_eq_arm(&f, &eq);
+	buf = fk_alloc(&f, 2048, 64);
+	make_frame(fk_ptr(&f, buf, 60), 60, other_mac, 1);
+	/* not armed: two frames sent, no event */
+	tx_post(&f, &tx, buf, 60);
+	tx_post(&f, &tx, buf, 60);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 2);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 0);
+	CHECK_EQ(f.msix[1], 0);
+	/* armed with CI 0 while the device finished 2: one event at once, one interrupt */
+	db(&f, TERN_DB_ETH_TXQ_ARM(tx.num), 0);
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 1);
+	CHECK_EQ(f.msix[1], 1);
+	/* the event disarmed the queue: the next frame raises nothing */
+	drv_eq_arm(&f, &eq);
+	tx_post(&f, &tx, buf, 60);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 0);
+	/* armed with the device's CI (3): nothing at once, one event with the next frame */
+	db(&f, TERN_DB_ETH_TXQ_ARM(tx.num), 3);
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 0);
+	tx_post(&f, &tx, buf, 60);
+	tx_post(&f, &tx, buf, 60);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 5);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 1);
+	REQUIRE(drv_eth_stats(&f, st));
+	CHECK_EQ(STAT(st, db_ignored), 0);
+
+	/* bad arm doorbells: ignored (the queue stays disarmed) and counted */
+	drv_eq_arm(&f, &eq);
+	db(&f, TERN_DB_ETH_TXQ_ARM(5), 0);			/* no such queue */
+	db(&f, TERN_DB_ETH_TXQ_ARM(TERN_DB_ETH_MAX_QUEUES - 1), 0);
+	db(&f, TERN_DB_ETH_RXQ_ARM(15), 0);
+	db(&f, TERN_DB_ETH_TXQ_ARM(tx.num), 5 | (1u << 16));	/* reserved bits */
+	db(&f, TERN_DB_ETH_TXQ_ARM(tx.num), 6);			/* past the device's CI */
+	db(&f, TERN_DB_ETH_TXQ_ARM(tx.num), (5 - 65) & 0xffff);	/* a ring behind */
+	/* the 1.x ARM bit on the producer doorbell: reserved now, the doorbell ignored */
+	tx_post(&f, &tx, buf, 60);
+	db(&f, TERN_DB_ETH_TXQ(tx.num), (tx.pi & TERN_ETH_DB_PI_MASK) | (1u << 31));
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 5);
+	REQUIRE(drv_eth_stats(&f, st));
+	CHECK_EQ(STAT(st, db_ignored), 7);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 6);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_TXQ, tx.num), 0);
+	CHECK_EQ(f.msix[1], 2);
+
+	/* RX: a frame received unarmed is reported by the arming that comes after it */
+	rx_post(&f, &rx, buf, 2048);
+	rx_post(&f, &rx, buf, 2048);
+	q_ring(&f, &rx, true, false);
+	make_frame(fr, sizeof(fr), test_mac, 2);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, sizeof(fr)), sizeof(fr));
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 0);
+	db(&f, TERN_DB_ETH_RXQ_ARM(rx.num), 0);
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 1);
+	/* a driver that reaped it arms with CI 1: nothing until the next frame */
+	drv_eq_arm(&f, &eq);
+	db(&f, TERN_DB_ETH_RXQ_ARM(rx.num), 1);
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 0);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, sizeof(fr)), sizeof(fr));
+	fk_run(&f);
+	CHECK_EQ(drain_events(&f, &eq, TERN_EQE_ETH_RXQ, rx.num), 1);
+	REQUIRE(drv_eth_stats(&f, st));
+	CHECK_EQ(STAT(st, db_ignored), 7);
+	fk_fini(&f);
+}
+
 static void t_tx_errors(void)
 {
 	struct fake f;
@@ -252,6 +349,7 @@ static void t_tx_errors(void)
 	CHECK_EQ(f.nframes, 3);
 	REQUIRE(drv_eth_stats(&f, st));
 	CHECK_EQ(STAT(st, tx_frames), 3);
+	CHECK_EQ(STAT(st, db_ignored), 5);
 	fk_fini(&f);
 }
 
@@ -277,7 +375,8 @@ static void t_tx_ring_fault(void)
 	REQUIRE(drv_ethq_create(&f, &good, false, 6, eq.num, false) == TERN_CMD_OK);
 	buf = fk_alloc(&f, 64, 64);
 	make_frame(fk_ptr(&f, buf, 60), 60, other_mac, 9);
-	db(&f, TERN_DB_ETH_TXQ(0), 3 | TERN_ETH_DB_ARM);
+	db(&f, TERN_DB_ETH_TXQ_ARM(0), 0);
+	db(&f, TERN_DB_ETH_TXQ(0), 3);
 	tx_post(&f, &good, buf, 60);
 	q_ring(&f, &good, false, false);
 	fk_run(&f);
@@ -943,6 +1042,8 @@ const struct test eth_tests[] = {
 	{ "TX ring wrap-around, many frames byte-exact (DIRECT ring)", t_tx_wrap_direct },
 	{ "TX ring wrap-around, many frames byte-exact (PAGE_LIST ring)", t_tx_wrap_page_list },
 	{ "TX completion events only when armed, one per arm", t_tx_events },
+	{ "arm doorbells: event at once for work past the CI, bad values ignored and counted",
+	  t_arm_doorbell },
 	{ "TX bad length / bad buffer -> DONE|ERR + counters; jumbo; link down; bad doorbells",
 	  t_tx_errors },
 	{ "TX ring DMA fault stops only that queue", t_tx_ring_fault },

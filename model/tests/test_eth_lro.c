@@ -150,7 +150,8 @@ static void fx_post(struct fx *x, unsigned int n, uint16_t blen)
 		wr16(d + RXD(buf_len), blen);
 		x->rx.pi++;
 	}
-	db(&x->f, TERN_DB_ETH_RXQ(x->rx.num), (x->rx.pi & TERN_ETH_DB_PI_MASK) | TERN_ETH_DB_ARM);
+	drv_ethq_arm(&x->f, &x->rx, true);
+	db(&x->f, TERN_DB_ETH_RXQ(x->rx.num), x->rx.pi & TERN_ETH_DB_PI_MASK);
 	fk_run(&x->f);
 }
 
@@ -1445,11 +1446,11 @@ static void t_db_back(void)
 	}
 	CHECK_EQ(rxd_status(&x, 0), 0);
 	logs = x.f.logs;
-	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 8 | TERN_ETH_DB_ARM);	/* the same PI: fine */
+	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 8);		/* the same PI: fine */
 	fk_run(&x.f);
 	CHECK_EQ(x.f.logs, logs);
 	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 6);		/* behind PI 8, past the segment */
-	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 2 | TERN_ETH_DB_ARM);	/* behind the segment */
+	db(&x.f, TERN_DB_ETH_RXQ(x.rx.num), 2);		/* behind the segment */
 	fk_run(&x.f);
 	CHECK_EQ(x.f.logs, logs + 2);
 	fk_advance(&x.f, 20 * US);

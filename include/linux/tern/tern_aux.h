@@ -8,8 +8,8 @@
  * The functions are exported in the TERN symbol namespace (MODULE_IMPORT_NS(TERN)) and
  * documented where aux.c defines them. All of them may be called from the bound driver's
  * probe() until the end of its remove(); tern_core_cmd(), tern_core_comp_eq_create() and
- * tern_core_comp_eq_destroy() sleep. Event handlers run in softirq context (the EQ's
- * tasklet, at most 64 events per run; the async handler with interrupts disabled); the async
+ * tern_core_comp_eq_destroy() sleep. Event handlers run in hard interrupt context (the EQ's
+ * interrupt handler, at most 64 events per interrupt; eq.c says why); the async
  * handler runs under a spinlock that tern_core_clear_async_handler() takes, so after that
  * call it is neither running nor called again. Besides the async EQ's events (types
  * 0x10..0x2f but TERN_EQE_PFC_STORM), the async handler receives one TERN_EQE_FATAL
@@ -51,8 +51,8 @@ static inline struct tern_aux_dev *to_tern_aux_dev(struct auxiliary_device *adev
  * @ctx: the context given at registration
  * @eqe: the event (valid during the call only)
  *
- * Called from the EQ's tasklet (softirq context; the async handler also with interrupts
- * disabled, and for FATAL from any context): must not sleep.
+ * Called from the EQ's hard interrupt handler (the async handler also, for FATAL, from any
+ * context with interrupts disabled): must not sleep; work that sleeps goes to a work item.
  */
 typedef void (*tern_event_handler_t)(void *ctx, const struct tern_eqe *eqe);
 

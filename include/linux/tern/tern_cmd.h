@@ -153,6 +153,7 @@ struct tern_cmd_eth_stats_out {
 	__le64	rx_lro_frames;		/* frames delivered in coalesced segments (in rx_frames) */
 	__le64	rx_lro_segments;	/* coalesced segments of two frames or more */
 	__le64	self_dma_dropped;	/* BAR writes made by the device's own DMA or MSI-X */
+	__le64	db_ignored;		/* Ethernet doorbells ignored: no such queue, bad value */
 };
 
 /* ---------------------------------------------------------------------------------------
@@ -289,7 +290,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_nop_in, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_device_out, 112);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_set_port_in, 12);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_port_out, 36);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_eth_stats_out, 152);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_eth_stats_out, 160);
 TERN_HW_ASSERT_SIZE(struct tern_wire_faults, 32);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_wire_faults_out, 96);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eq_in, 24);

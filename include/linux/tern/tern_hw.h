@@ -14,8 +14,8 @@
 #include <linux/types.h>
 
 /* Interface version reported by TERN_REG_VERSION: a driver must match the major. */
-#define TERN_IF_VERSION_MAJOR		1
-#define TERN_IF_VERSION_MINOR		1
+#define TERN_IF_VERSION_MAJOR		2
+#define TERN_IF_VERSION_MINOR		0
 #define TERN_IF_VERSION			((TERN_IF_VERSION_MAJOR << 16) | TERN_IF_VERSION_MINOR)
 
 /*
@@ -105,16 +105,31 @@ enum tern_fatal_syndrome {
 /* Page 0. */
 #define TERN_DB_CMDQ			0x000	/* value: SQ producer index (free-running u16) */
 #define TERN_DB_EQ(eqn)			(0x100 + 4 * (eqn))	/* TERN_EQ_DB_* */
-#define TERN_DB_ETH_TXQ(qid)		(0x200 + 4 * (qid))	/* TERN_ETH_DB_* */
-#define TERN_DB_ETH_RXQ(qid)		(0x400 + 4 * (qid))	/* TERN_ETH_DB_* */
+#define TERN_DB_ETH_TXQ(qid)		(0x200 + 4 * (qid))	/* TERN_ETH_DB_PI_MASK */
+#define TERN_DB_ETH_RXQ(qid)		(0x400 + 4 * (qid))	/* TERN_ETH_DB_PI_MASK */
+#define TERN_DB_ETH_TXQ_ARM(qid)	(0x600 + 4 * (qid))	/* TERN_ETH_ARM_CI_MASK */
+#define TERN_DB_ETH_RXQ_ARM(qid)	(0x800 + 4 * (qid))	/* TERN_ETH_ARM_CI_MASK */
+#define TERN_DB_ETH_MAX_QUEUES		128	/* each kind of Ethernet doorbell: 0x200 bytes */
 
 /* EQ doorbell: the consumer index the driver has processed, and optionally re-arm. */
 #define TERN_EQ_DB_CI_MASK		0x00ffffffu	/* free-running, modulo 2^24 */
 #define TERN_EQ_DB_ARM			(1u << 31)
 
-/* Ethernet queue doorbell: new producer index, and optionally arm the completion event. */
+/*
+ * Ethernet queue doorbell: the new producer index; bits 31:16 are reserved (0). Interface
+ * 1.x also armed the queue with bit 31; 2.0 arms it with a doorbell of its own below, so
+ * that the producer index and the arming are written by different contexts without a lock.
+ */
 #define TERN_ETH_DB_PI_MASK		0x0000ffffu	/* free-running, modulo 2^16 */
-#define TERN_ETH_DB_ARM			(1u << 31)
+
+/*
+ * Ethernet arm doorbell: the driver's consumer index (descriptors it has processed,
+ * free-running modulo 2^16; bits 31:16 reserved, 0). Arms the queue's completion event; when
+ * the device has already finished descriptors past that index, the event is raised at once
+ * (subject to event moderation), so a descriptor finished between the driver's last look at
+ * its ring and the arming is never missed.
+ */
+#define TERN_ETH_ARM_CI_MASK		0x0000ffffu
 
 /* ---------------------------------------------------------------------------------------
  * Host memory as the device sees it: a contiguous region, or a list of equal-sized pages.
@@ -220,7 +235,7 @@ static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
 /* ---------------------------------------------------------------------------------------
  * Ethernet rings. Each TX and RX queue is a ring of 2^n 16-byte descriptors with
  * write-back: the device sets TERN_ETH_DESC_DONE in @status once a descriptor is finished,
- * after everything else it writes. When a queue is armed (doorbell with TERN_ETH_DB_ARM) and
+ * after everything else it writes. When a queue is armed (TERN_DB_ETH_TXQ_ARM/RXQ_ARM) and
  * finishes a frame (an RX frame, or every descriptor of a TX frame), the device posts one
  * TERN_EQE_ETH_TXQ/RXQ event to the queue's EQ and disarms the queue; with event moderation
  * (struct tern_cmd_create_eth_queue_in in tern_cmd.h) the event waits for a frame count or a

@@ -28,7 +28,9 @@ static struct tern_ib_cq *tern_ib_cq_get(struct tern_ib_dev *dev, u32 cqn)
  * @ctx: the struct tern_ib_ceq
  * @eqe: the event
  *
- * From the completion EQ's tasklet (softirq context): calls the CQ's completion handler.
+ * From the completion EQ's hard interrupt handler: calls the CQ's completion handler, which
+ * the RDMA core allows in hard interrupt context (ib_cq's handlers raise irq_poll or queue
+ * work; uverbs' takes an IRQ-safe lock), as mlx5 calls it.
  */
 void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe)
 {
@@ -50,7 +52,7 @@ void tern_ib_comp_event(void *ctx, const struct tern_eqe *eqe)
  * @dev: the device
  * @eqe: TERN_EQE_CQ_ERROR
  *
- * From the async EQ's tasklet (softirq context, interrupts disabled): reports
+ * From the async EQ's hard interrupt handler: reports
  * IB_EVENT_CQ_ERR to the CQ's owner.
  */
 void tern_ib_cq_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)

@@ -229,7 +229,7 @@ void tern_ib_obj_put(struct tern_ib_obj *obj)
  * @handler: the object's event handler, NULL for none
  * @ctx: the handler's context
  *
- * From an EQ's tasklet (softirq context).
+ * From an EQ's hard interrupt handler.
  */
 void tern_ib_obj_event(struct tern_ib_dev *dev, struct tern_ib_obj *obj, struct ib_event *ev,
 		       void (*handler)(struct ib_event *ev, void *ctx), void *ctx)
@@ -381,7 +381,7 @@ static void tern_ib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 fw & 0xffff);
 }
 
-/* Async EQ events (its tasklet: softirq context, interrupts disabled). */
+/* Async EQ events (its hard interrupt handler; ib_dispatch_event() defers to a work item). */
 static void tern_ib_async_event(void *ctx, const struct tern_eqe *eqe)
 {
 	struct tern_ib_dev *dev = ctx;

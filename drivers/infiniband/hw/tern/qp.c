@@ -72,8 +72,8 @@ static int tern_ib_access_from_hw(u32 hw)
  * @dev: the device
  * @eqe: TERN_EQE_QP_EVENT
  *
- * From the async EQ's tasklet (softirq context, interrupts disabled): reports the event to
- * the QP's owner.
+ * From the async EQ's hard interrupt handler: reports the event to the QP's owner, whose
+ * handler must not sleep (it always ran with interrupts disabled).
  */
 void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe)
 {

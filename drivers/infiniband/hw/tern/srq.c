@@ -19,7 +19,7 @@
  * @dev: the device
  * @eqe: TERN_EQE_SRQ_EVENT
  *
- * From the async EQ's tasklet (softirq context, interrupts disabled): reports
+ * From the async EQ's hard interrupt handler: reports
  * IB_EVENT_SRQ_LIMIT_REACHED or IB_EVENT_SRQ_ERR to the SRQ's owner. The device disarmed
  * the limit when it sent the event.
  */

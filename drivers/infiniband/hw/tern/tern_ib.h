@@ -47,8 +47,8 @@
  *    (under that CQ's lock) before it leaves qp_xa, so a receive CQE poll_cq drops in that
  *    window still gives its slot back; tern_ib_cq_clean() counts those it invalidates.
  *    No lock of an SRQ is taken under a CQ lock, nor the reverse.
- *  - Events arrive from tern_core's EQ tasklets, in softirq context (async EQ: QP, SRQ and
- *    CQ events, with interrupts disabled; completion EQs: CQ completions). The handler
+ *  - Events arrive from tern_core's EQ interrupt handlers, in hard interrupt context (async
+ *    EQ: QP, SRQ and CQ events; completion EQs: CQ completions). The handler
  *    looks the object (its struct tern_ib_obj) up in tern_ib_dev.qp_xa / cq_xa / srq_xa
  *    under the xarray's lock (IRQ-safe) and takes a reference (refcount_inc_not_zero)
  *    before it drops the lock: tern_ib_obj_get(). Destroy

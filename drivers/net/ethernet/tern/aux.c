@@ -120,7 +120,7 @@ void tern_aux_del(struct tern_dev *tdev)
  * @tdev: the device
  * @eqe: the event (type 0x10..0x2f, not TERN_EQE_PFC_STORM)
  *
- * The async EQ's tasklet (softirq context). Events that arrive while no handler is
+ * The async EQ's hard interrupt handler. Events that arrive while no handler is
  * registered are dropped. The handler runs with interrupts disabled, as for FATAL
  * (tern_aux_device_fatal()), which may be called from any context.
  */
@@ -288,7 +288,7 @@ EXPORT_SYMBOL_NS_GPL(tern_core_db_page_addr, TERN);
 /**
  * tern_core_set_async_handler() - receive the async EQ's RDMA and congestion events
  * @tdev: the device
- * @handler: called with interrupts disabled (from the async EQ's tasklet, or for FATAL
+ * @handler: called with interrupts disabled (from the async EQ's interrupt handler, or for FATAL
  *	from any context) for each event of type 0x10..0x2f but
  *	TERN_EQE_PFC_STORM
  * @ctx: argument of @handler
@@ -359,7 +359,7 @@ static void tern_comp_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, v
  * @index: 0..tern_core_num_comp_vectors()-1
  * @log_depth: log2 of the EQ's entries, TERN_EQ_MIN_LOG..caps.max_eq_log (the device drops
  *	events that find the EQ full: size it for one pending event per CQ)
- * @handler: called for each event of the EQ from its tasklet (softirq context)
+ * @handler: called for each event of the EQ from its hard interrupt handler (must not sleep)
  * @ctx: argument of @handler
  *
  * Sleeps. At most one EQ per @index may exist at a time.

@@ -263,9 +263,9 @@ int tern_dcb_query_pfc_stats(struct tern_dev *tdev, struct tern_cmd_pfc_stats_ou
  *
  * Counts it, logs it (rate limited) and hands it to the devlink health reporter "pfc"
  * (tern_devlink_pfc_storm()), which shows the storms in progress. From the async EQ's
- * tasklet (softirq context). tdev->netdev is cleared before the netdev is unregistered, and
+ * hard interrupt handler. tdev->netdev is cleared before the netdev is unregistered, and
  * unregistering waits for an RCU grace period (synchronize_net()) that this handler, with
- * bottom halves off, is inside of.
+ * interrupts off, is inside of.
  */
 void tern_dcb_storm_event(struct tern_dev *tdev, const struct tern_eqe *eqe)
 {

@@ -81,16 +81,18 @@ static inline bool tern_en_tx_can_wake(u32 size, u32 room)
 	return room >= max_t(u32, size / 4, TERN_EN_TX_STOP_THRESH);
 }
 
+static_assert(TERN_ETH_DB_PI_MASK == TERN_ETH_ARM_CI_MASK);
+
 /**
  * tern_en_db_value() - value of an Ethernet queue doorbell
- * @pi: free-running producer index (the doorbell carries it modulo 2^16)
- * @flags: 0 or TERN_ETH_DB_ARM
+ * @idx: free-running index: the producer index for TERN_DB_ETH_TXQ/RXQ(qid), the consumer
+ *	index for TERN_DB_ETH_TXQ_ARM/RXQ_ARM(qid); both doorbells carry it modulo 2^16
  *
- * Return: the 32-bit value to write to TERN_DB_ETH_TXQ(qid) or TERN_DB_ETH_RXQ(qid).
+ * Return: the 32-bit value to write (the reserved bits 31:16 clear).
  */
-static inline u32 tern_en_db_value(u32 pi, u32 flags)
+static inline u32 tern_en_db_value(u32 idx)
 {
-	return flags | (pi & TERN_ETH_DB_PI_MASK);
+	return idx & TERN_ETH_DB_PI_MASK;
 }
 
 /**
@@ -237,11 +239,13 @@ struct tern_en_eq_stats {
  * @ring_bytes: bytes allocated for @ring
  * @bufs: software state, one per descriptor
  * @size: number of descriptors (power of two)
- * @pi: producer index (free-running); written by ndo_start_xmit and read by the NAPI poll
- *	under the queue's xmit lock (the doorbell may only be written under it), read locklessly
- *	(smp_load_acquire) by the completion path to bound its walk
- * @ci: consumer index (free-running); written by the NAPI poll only, read locklessly by
- *	ndo_start_xmit to compute free space (see the stop/wake barriers in en_tx.c)
+ * @pi: producer index (free-running); written, and rung on TERN_DB_ETH_TXQ, by
+ *	ndo_start_xmit only, under the queue's xmit lock (the device's PI never goes back);
+ *	read locklessly (smp_load_acquire) by the completion path to bound its walk
+ * @ci: consumer index (free-running); written by the NAPI poll only, which also rings it
+ *	on TERN_DB_ETH_TXQ_ARM without any lock (no other context writes that doorbell);
+ *	read locklessly by ndo_start_xmit to compute free space (see the stop/wake barriers in
+ *	en_tx.c)
  * @qid: queue number assigned by the device
  * @nq: the netdev queue
  * @stats: completion counters
@@ -531,7 +535,7 @@ int tern_en_set_coal(struct tern_en_priv *priv, const struct tern_en_coal *coal)
 /* en_tx.c */
 int tern_en_txq_alloc(struct tern_en_priv *priv, struct tern_en_channel *ch);
 void tern_en_txq_free(struct tern_en_priv *priv, struct tern_en_channel *ch, bool hw_done);
-void tern_en_tx_db(struct tern_en_priv *priv, struct tern_en_txq *tx, u32 flags);
+void tern_en_tx_db(struct tern_en_priv *priv, struct tern_en_txq *tx);
 netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 netdev_features_t tern_en_features_check(struct sk_buff *skb, struct net_device *netdev,
 					 netdev_features_t features);

@@ -4,8 +4,9 @@
  * and ndo_features_check, and the completion path that the channel's NAPI poll runs
  * (en_txrx.c) to reap what the device sent and restart a stopped queue.
  *
- * The TX doorbell is written by ndo_start_xmit and by the NAPI poll (to arm the queue), both
- * under the TX queue's xmit lock: its producer index must never go backwards. The stop/wake
+ * The TX doorbell is written by ndo_start_xmit only, under the TX queue's xmit lock: its
+ * producer index must never go backwards. The NAPI poll arms the queue through a doorbell of
+ * its own (TERN_DB_ETH_TXQ_ARM, en_txrx.c) and takes no TX lock. The stop/wake
  * protocol between ndo_start_xmit and the completion path is described at its barriers
  * below.
  */
@@ -141,14 +142,13 @@ void tern_en_txq_free(struct tern_en_priv *priv, struct tern_en_channel *ch, boo
  * tern_en_tx_db() - ring a TX queue's doorbell with its producer index
  * @priv: the Ethernet function
  * @tx: the queue
- * @flags: 0 or TERN_ETH_DB_ARM (ask for an event when the device next finishes a descriptor)
  *
- * Context: the queue's xmit lock held (ndo_start_xmit, or the NAPI poll arming the queue),
- * so that the producer index the device sees never goes backwards.
+ * Context: ndo_start_xmit, the queue's xmit lock held, so that the producer index the device
+ * sees never goes backwards.
  */
-void tern_en_tx_db(struct tern_en_priv *priv, struct tern_en_txq *tx, u32 flags)
+void tern_en_tx_db(struct tern_en_priv *priv, struct tern_en_txq *tx)
 {
-	tern_db(priv->tdev, TERN_DB_ETH_TXQ(tx->qid), tern_en_db_value(tx->pi, flags));
+	tern_db(priv->tdev, TERN_DB_ETH_TXQ(tx->qid), tern_en_db_value(tx->pi));
 }
 
 static void tern_en_xmit_drop(struct tern_en_txq *tx)
@@ -216,7 +216,7 @@ static netdev_tx_t tern_en_xmit_busy(struct tern_en_priv *priv, struct tern_en_t
 	u64_stats_update_begin(&tx->xstats.syncp);
 	u64_stats_inc(&tx->xstats.busy);
 	u64_stats_update_end(&tx->xstats.syncp);
-	tern_en_tx_db(priv, tx, 0);
+	tern_en_tx_db(priv, tx);
 	return NETDEV_TX_BUSY;
 }
 
@@ -361,7 +361,7 @@ netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	/* Rings the doorbell unless more frames follow and the queue is still running. */
 	if (__netdev_tx_sent_queue(tx->nq, len, netdev_xmit_more()))
-		tern_en_tx_db(priv, tx, 0);
+		tern_en_tx_db(priv, tx);
 	return NETDEV_TX_OK;
 
 dropped:
@@ -369,7 +369,7 @@ dropped:
 ring:
 	/* Frames queued earlier in this batch still need their doorbell. */
 	if (!netdev_xmit_more())
-		tern_en_tx_db(priv, tx, 0);
+		tern_en_tx_db(priv, tx);
 	return NETDEV_TX_OK;
 }
 

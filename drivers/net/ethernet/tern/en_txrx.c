@@ -11,15 +11,20 @@
  * indirection table of RX queues, ethtool -x/-X) and writes the hash back into the RX
  * descriptor, which becomes the skb's hash. The device writes back a descriptor's status
  * (DONE last) when it is finished with it and, if the queue is armed, posts one event to
- * the queue's EQ and disarms the queue. The EQ handler only schedules the channel's NAPI
- * (the EQ re-arms itself after each interrupt). The NAPI poll reaps TX
- * completions, receives up to its budget, refills the RX ring and, once it completes,
- * re-arms both queues and looks at the rings once more: a descriptor finished before its
- * queue was armed raises no event, so it would otherwise be missed until the next one.
+ * the queue's EQ and disarms the queue. The EQ's hard interrupt handler (eq.c) calls
+ * tern_en_eq_event(), which schedules the channel's NAPI straight away, and re-arms the EQ
+ * itself. The NAPI poll reaps TX completions, receives up to its budget, refills the RX ring
+ * and, once it completes, arms both queues with their consumer indices: the device raises
+ * the event at once for a descriptor it finished past that index (one the poll did not see
+ * before it completed), so the poll need not look at the rings again.
  *
- * Doorbells carry a producer index that must never go backwards. The RX doorbell is only
- * written by the NAPI poll. The TX doorbell is written by ndo_start_xmit and by the NAPI poll
- * (to arm the queue), both under the TX queue's xmit lock.
+ * Doorbells, and who writes each (each has a single writer, so none needs a lock of its own):
+ *  - TX producer (TERN_DB_ETH_TXQ): ndo_start_xmit, under the TX queue's xmit lock; its
+ *    producer index must never go backwards.
+ *  - RX producer (TERN_DB_ETH_RXQ): the NAPI poll (refills).
+ *  - TX and RX arm (TERN_DB_ETH_TXQ_ARM/RXQ_ARM): the NAPI poll, after napi_complete_done(),
+ *    with the consumer index only it writes. NAPI runs on one CPU at a time, so the arm
+ *    doorbells are never written concurrently, and the TX arm takes no TX lock.
  *
  * tern_db() is iowrite32(), which orders earlier writes to coherent (descriptor) memory
  * before the MMIO write; that is the only ordering a ring needs, as the device reads
@@ -38,7 +43,8 @@
  * Schedules the channel's NAPI for a completion event of one of its queues; counts the
  * event, or counts and ignores it when it is not the channel's.
  *
- * Context: softirq, from the EQ's tasklet.
+ * Context: hard interrupt (the EQ's handler, eq.c): napi_schedule() only raises the NAPI
+ * softirq; the counters are the channel's alone (one EQ, one vector).
  */
 void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
 {
@@ -70,40 +76,26 @@ void tern_en_eq_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
 			   eqe->type, qid, eq->eqn);
 }
 
-/* Ask each queue for one event when it next finishes a descriptor. The EQ needs nothing:
- * its interrupt handler re-arms it after every interrupt. NAPI context.
+/* Ring the RX producer doorbell if buffers were posted since the last one. NAPI context. */
+static void tern_en_rx_db(struct tern_en_priv *priv, struct tern_en_rxq *rx)
+{
+	if (!rx->db_pending)
+		return;
+	tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi));
+	rx->db_pending = false;
+}
+
+/* Ask each queue for one event, at once for descriptors the device finished past the
+ * consumer index the poll reached, else when it next finishes one. The EQ needs nothing: its
+ * interrupt handler re-arms it after every interrupt. NAPI context, after
+ * napi_complete_done(): an event raised now schedules the poll again.
  */
 static void tern_en_arm(struct tern_en_channel *ch)
 {
 	struct tern_en_priv *priv = ch->priv;
-	struct tern_en_rxq *rx = &ch->rx;
 
-	tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, TERN_ETH_DB_ARM));
-	rx->db_pending = false;
-
-	/* ndo_start_xmit writes this doorbell too: its PI must not go backwards. */
-	__netif_tx_lock(ch->tx.nq, smp_processor_id());
-	tern_en_tx_db(priv, &ch->tx, TERN_ETH_DB_ARM);
-	__netif_tx_unlock(ch->tx.nq);
-}
-
-/* Has the device finished a descriptor the poll has not seen yet? */
-static bool tern_en_work_pending(struct tern_en_channel *ch)
-{
-	struct tern_en_txq *tx = &ch->tx;
-	struct tern_en_rxq *rx = &ch->rx;
-	u32 pi;
-
-	if (rx->ci != rx->pi &&
-	    (le16_to_cpu(READ_ONCE(rx->ring[rx->ci & (rx->size - 1)].status)) &
-	     TERN_ETH_DESC_DONE))
-		return true;
-
-	/* Acquire: a slot below pi has its status cleared by ndo_start_xmit. */
-	pi = smp_load_acquire(&tx->pi);
-	return tx->ci != pi &&
-	       (le16_to_cpu(READ_ONCE(tx->ring[tx->ci & (tx->size - 1)].status)) &
-		TERN_ETH_DESC_DONE);
+	tern_db(priv->tdev, TERN_DB_ETH_RXQ_ARM(ch->rx.qid), tern_en_db_value(ch->rx.ci));
+	tern_db(priv->tdev, TERN_DB_ETH_TXQ_ARM(ch->tx.qid), tern_en_db_value(ch->tx.ci));
 }
 
 /**
@@ -111,8 +103,8 @@ static bool tern_en_work_pending(struct tern_en_channel *ch)
  * @napi: the channel's NAPI context
  * @budget: most RX descriptors to process; 0 from netpoll (TX completions only)
  *
- * Reaps TX completions, receives, refills the RX ring; once done, re-arms both queues and
- * reschedules itself if the device finished a descriptor before they were armed.
+ * Reaps TX completions, receives, refills the RX ring; once done, arms both queues with
+ * their consumer indices (the device raises the event at once for work finished since).
  *
  * Context: softirq (NAPI).
  * Return: RX descriptors processed; @budget to be polled again.
@@ -136,23 +128,12 @@ int tern_en_poll(struct napi_struct *napi, int budget)
 	/* Keep polling while there is more to receive, and while the ring is empty because
 	 * buffers could not be allocated: without buffers the device raises no RX event.
 	 */
-	if (work == budget || (!refilled && rx->pi == rx->ci)) {
-		if (rx->db_pending) {
-			tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, 0));
-			rx->db_pending = false;
-		}
+	tern_en_rx_db(priv, rx);
+	if (work == budget || (!refilled && rx->pi == rx->ci))
 		return budget;
-	}
 
-	if (napi_complete_done(napi, work)) {
+	/* The buffers are posted before the RX queue is armed, so an event finds them. */
+	if (napi_complete_done(napi, work))
 		tern_en_arm(ch);
-		/* The doorbells reach the device before the rings are looked at again. */
-		mb();
-		if (tern_en_work_pending(ch))
-			napi_schedule(napi);
-	} else if (rx->db_pending) {
-		tern_db(priv->tdev, TERN_DB_ETH_RXQ(rx->qid), tern_en_db_value(rx->pi, 0));
-		rx->db_pending = false;
-	}
 	return work;
 }

@@ -4,14 +4,23 @@
  *
  * Each EQ is a ring of 16-byte events in coherent memory bound to one MSI-X vector (not
  * shared). The device raises the vector once when it writes an event into an armed EQ and
- * disarms it. The hard interrupt handler only schedules the EQ's tasklet; the tasklet
- * consumes the events by phase bit and hands each one to the EQ's handler, at most
- * TERN_EQ_BUDGET per run. When the ring is empty it writes the new consumer index with ARM:
- * arming an EQ that already holds unconsumed events interrupts at once, so nothing is lost
- * between the last read and the re-arm. When the budget runs out first it writes the
- * consumer index without ARM (the device may reuse those entries; the EQ stays disarmed, so
- * no interrupt comes) and schedules itself again, letting other softirq work run between
- * the passes, as erdma's completion EQs do.
+ * disarms it. The hard interrupt handler consumes the events by phase bit and hands each one
+ * to the EQ's handler, at most TERN_EQ_BUDGET per interrupt, then writes the new consumer
+ * index with ARM. Arming an EQ that still holds unconsumed events interrupts at once, so
+ * nothing is lost between the last read and the re-arm, and when the budget ran out the
+ * rest comes with the next interrupt (as mlx5's completion EQs do): one interrupt never
+ * holds its CPU for more than TERN_EQ_BUDGET events.
+ *
+ * Why in hard interrupt context, with no tasklet behind it: every handler only hands the
+ * event on, and none sleeps. The Ethernet channels' handler calls napi_schedule(); the RDMA
+ * completion EQs' calls the CQ's ib comp_handler, which the RDMA core allows in hard
+ * interrupt context (mlx5 calls it there; the core's own handlers raise irq_poll or queue
+ * work); the async EQ's completes firmware commands (complete(), under the command queue's
+ * IRQ-safe lock), marks the device dead and hands devlink health, link changes and PFC
+ * storms to work items, and reports RDMA affiliated events, which ran with interrupts
+ * disabled (under tern_dev.async_lock) before too; ib_dispatch_event() queues its own work.
+ * Anything that sleeps must go to a work item: the handlers' kernel-doc says so.
+ * A deferral to a tasklet only added a softirq pass between the interrupt and NAPI.
  */
 
 #include <linux/dma-mapping.h>
@@ -20,7 +29,7 @@
 
 #include "tern_core.h"
 
-/* Events handled per tasklet run; more wait for its next run. */
+/* Events handled per interrupt; the re-arm raises another interrupt for the rest. */
 #define TERN_EQ_BUDGET		64
 
 /* EQ doorbells sit between TERN_DB_EQ(0) and the first Ethernet doorbell. */
@@ -43,9 +52,9 @@ void tern_eq_arm(struct tern_eq *eq)
 	tern_db(eq->tdev, TERN_DB_EQ(eq->eqn), tern_eq_db_value(READ_ONCE(eq->ci), true));
 }
 
-static void tern_eq_tasklet(struct tasklet_struct *t)
+static irqreturn_t tern_eq_irq(int irq, void *data)
 {
-	struct tern_eq *eq = from_tasklet(eq, t, tasklet);
+	struct tern_eq *eq = data;
 	u32 depth = 1u << eq->log_depth;
 	u32 ci = eq->ci;
 	u32 done;
@@ -64,21 +73,10 @@ static void tern_eq_tasklet(struct tasklet_struct *t)
 		eq->handler(eq, &ev, eq->ctx);
 	}
 	WRITE_ONCE(eq->ci, ci);
-	if (done < TERN_EQ_BUDGET) {
-		tern_eq_arm(eq);
-		return;
-	}
-	/* Budget spent: give the entries back, stay disarmed, come back for the rest. */
-	tern_db(eq->tdev, TERN_DB_EQ(eq->eqn), tern_eq_db_value(ci, false));
-	tasklet_schedule(&eq->tasklet);
-}
-
-static irqreturn_t tern_eq_irq(int irq, void *data)
-{
-	struct tern_eq *eq = data;
-
-	/* The device disarmed the EQ when it raised the vector; the tasklet re-arms it. */
-	tasklet_schedule(&eq->tasklet);
+	/* The device disarmed the EQ when it raised the vector. Re-arming gives the consumed
+	 * entries back and, if the budget left some unconsumed, interrupts again at once.
+	 */
+	tern_eq_arm(eq);
 	/* The vector is ours alone: an interrupt is always this EQ's. */
 	return IRQ_HANDLED;
 }
@@ -115,7 +113,7 @@ static void tern_eq_free_ring(struct tern_dev *tdev, struct tern_eq *eq, bool de
  * @vector: MSI-X vector index, below tdev->num_vectors
  * @log_depth: log2 of the number of entries, TERN_EQ_MIN_LOG..caps.max_eq_log
  * @flags: TERN_EQ_F_* (events other than the queues' own this EQ receives)
- * @handler: called for each event from the EQ's tasklet (softirq context; must not sleep)
+ * @handler: called for each event from the EQ's hard interrupt handler (must not sleep)
  * @ctx: passed to @handler
  * @name: interrupt name (copied; truncated to fit tern_eq.name)
  *
@@ -148,7 +146,6 @@ int tern_eq_create(struct tern_dev *tdev, struct tern_eq *eq, u16 vector, u8 log
 	eq->handler = handler;
 	eq->ctx = ctx;
 	strscpy(eq->name, name ? name : TERN_DRV_NAME, sizeof(eq->name));
-	tasklet_setup(&eq->tasklet, tern_eq_tasklet);
 
 	eq->irq = pci_irq_vector(pdev, vector);
 	if (eq->irq < 0)
@@ -212,11 +209,10 @@ void tern_eq_destroy(struct tern_dev *tdev, struct tern_eq *eq)
 	err = tern_eq_destroy_hw(tdev, eq);
 	if (err && !test_bit(TERN_FLAG_DEAD, &tdev->flags))
 		dev_err(&tdev->pdev->dev, "DESTROY_EQ %u failed: %d\n", eq->eqn, err);
-	/* free_irq() waits for an interrupt handler still running on another CPU, so nothing
-	 * schedules the tasklet afterwards; tasklet_kill() waits for it to run dry (the device
-	 * writes no more events after DESTROY_EQ, or is dead) before the ring goes.
+	/* free_irq() waits for an interrupt handler still running on another CPU, the only
+	 * reader of the ring, before the ring goes (the device writes no more events after
+	 * DESTROY_EQ, or is dead).
 	 */
 	free_irq(eq->irq, eq);
-	tasklet_kill(&eq->tasklet);
 	tern_eq_free_ring(tdev, eq, !err);
 }

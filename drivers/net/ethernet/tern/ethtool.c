@@ -78,6 +78,7 @@ static const struct tern_stat_desc tern_hw_stats[] = {
 	TERN_HW_STAT(rx_lro_frames),
 	TERN_HW_STAT(rx_lro_segments),
 	TERN_HW_STAT(self_dma_dropped),
+	TERN_HW_STAT(db_ignored),
 };
 
 /* Per priority p: "<dir>_prio<p>_<name>", from struct tern_pfc_prio_stats. */

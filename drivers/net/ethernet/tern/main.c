@@ -160,7 +160,7 @@ static void tern_link_work(struct work_struct *work)
 	mutex_unlock(&tdev->state_lock);
 }
 
-/* Events of the asynchronous EQ; from its tasklet (softirq context). */
+/* Events of the asynchronous EQ; from its hard interrupt handler (what sleeps goes to work). */
 static void tern_async_event(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx)
 {
 	struct tern_dev *tdev = ctx;

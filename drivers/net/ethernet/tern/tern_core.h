@@ -96,7 +96,8 @@ struct tern_cmd_slot {
 /**
  * struct tern_cmdq - the firmware command queue
  * @lock: protects the rings' indices, the slots' state, @event_mode, @stopped and @users;
- *	taken from the EQ's tasklet as well, so always with interrupts disabled
+ *	taken from the async EQ's hard interrupt handler as well, so always with interrupts
+ *	disabled
  * @slots_sem: counts free slots; a caller sleeps here when all are in flight
  * @sq: command ring (coherent DMA), @depth entries
  * @cq: completion ring (coherent DMA), @depth entries
@@ -175,7 +176,9 @@ struct tern_cmdq_stats {
  * @eqe: the event (valid only during the call)
  * @ctx: the context given to tern_eq_create()
  *
- * Runs in softirq context, from the EQ's tasklet: it must not sleep.
+ * Runs in hard interrupt context, from the EQ's interrupt handler: it must not sleep, and
+ * any lock it takes must be taken with interrupts disabled everywhere else. Work that
+ * sleeps goes to a work item.
  */
 typedef void (*tern_eq_handler_t)(struct tern_eq *eq, const struct tern_eqe *eqe, void *ctx);
 
@@ -185,14 +188,14 @@ typedef void (*tern_eq_handler_t)(struct tern_eq *eq, const struct tern_eqe *eqe
  * @ring: entries (coherent DMA)
  * @ring_dma: DMA address of @ring
  * @log_depth: log2 of the number of entries
- * @ci: consumer index (free-running); only touched by @tasklet
+ * @ci: consumer index (free-running); only touched by the interrupt handler (one vector per
+ *	EQ, so never concurrently), and by tern_eq_create() before the interrupt is hooked
  * @eqn: EQ number assigned by the firmware
  * @vector: MSI-X vector index
  * @irq: Linux IRQ number
  * @handler: dispatch function
  * @ctx: context for @handler
  * @name: IRQ name
- * @tasklet: consumes the events (scheduled by the interrupt handler and by itself)
  */
 struct tern_eq {
 	struct tern_dev *tdev;
@@ -206,7 +209,6 @@ struct tern_eq {
 	tern_eq_handler_t handler;
 	void *ctx;
 	char name[32];
-	struct tasklet_struct tasklet;
 };
 
 /**

@@ -165,6 +165,7 @@ static const struct {
 	TERN_TEST_HW_STAT(rx_lro_frames),
 	TERN_TEST_HW_STAT(rx_lro_segments),
 	TERN_TEST_HW_STAT(self_dma_dropped),
+	TERN_TEST_HW_STAT(db_ignored),
 #undef TERN_TEST_HW_STAT
 };
 
@@ -673,12 +674,15 @@ static void tern_en_ring_arith(struct kunit *test)
 
 static void tern_en_doorbell(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, tern_en_db_value(5, 0), 5);
-	KUNIT_EXPECT_EQ(test, tern_en_db_value(0xffff, TERN_ETH_DB_ARM), 0x8000ffffu);
-	/* The producer index travels modulo 2^16. */
-	KUNIT_EXPECT_EQ(test, tern_en_db_value(0x10000, TERN_ETH_DB_ARM), TERN_ETH_DB_ARM);
-	KUNIT_EXPECT_EQ(test, tern_en_db_value(0x12345, 0), 0x2345);
-	KUNIT_EXPECT_EQ(test, tern_en_db_value(U32_MAX, 0), 0xffff);
+	KUNIT_EXPECT_EQ(test, tern_en_db_value(5), 5);
+	KUNIT_EXPECT_EQ(test, tern_en_db_value(0xffff), 0xffff);
+	/* The index travels modulo 2^16; the reserved bits 31:16 stay clear. */
+	KUNIT_EXPECT_EQ(test, tern_en_db_value(0x10000), 0);
+	KUNIT_EXPECT_EQ(test, tern_en_db_value(0x12345), 0x2345);
+	KUNIT_EXPECT_EQ(test, tern_en_db_value(U32_MAX), 0xffff);
+	/* Each kind of doorbell has its own 512-byte block of page 0. */
+	KUNIT_EXPECT_EQ(test, TERN_DB_ETH_TXQ_ARM(1), 0x604);
+	KUNIT_EXPECT_EQ(test, TERN_DB_ETH_RXQ_ARM(2), 0x808);
 }
 
 static void tern_en_tx_flow_control(struct kunit *test)
