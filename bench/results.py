@@ -59,7 +59,7 @@ def cpu_model():
 
 
 def tree():
-    """The commit the bench ran from, and whether tracked files differed from it."""
+    """The commit the bench runs from, and whether tracked files differ from it."""
     def git(*a):
         p = subprocess.run(["git", "-C", TOP] + list(a), stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
@@ -67,6 +67,10 @@ def tree():
     status = git("status", "--porcelain", "--untracked-files=no")
     return {"commit": git("rev-parse", "HEAD"), "describe": git("describe", "--always"),
             "dirty": bool(status) if status is not None else None}
+
+
+# taken when the bench starts: what it built and ran, whatever happens to the tree meanwhile
+TREE = tree()
 
 
 def host(load):
@@ -83,7 +87,7 @@ def document(name, rows, load, peers, settings, kernel=None, notes=()):
         "bench": name, "schema": SCHEMA,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": " ".join(["bench/%s.py" % name] + sys.argv[1:]),
-        "tree": tree(), "kernel": kernel, "host": host(load),
+        "tree": TREE, "kernel": kernel, "host": host(load),
         "peers": [{"name": n, "settings": s} for n, s in peers],
         "settings": settings, "rows": rows, "notes": list(notes),
     }
