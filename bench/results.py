@@ -126,7 +126,7 @@ def save(doc, out):
         raise ValueError("results of %s: %s" % (doc.get("bench"), "; ".join(bad)))
     path = os.path.join(out, "%s.json" % doc["bench"])
     with open(path, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=True)
+        json.dump(doc, f, indent=1)
         f.write("\n")
     written = [path] + plots.render(doc, out)
     print("\nresults: %s" % ", ".join(written))
