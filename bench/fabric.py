@@ -236,7 +236,7 @@ def main():
     ap.add_argument("--pattern-seeds", default="1,2,3,4,5", help="the pattern traffic's seeds "
                     "(empty: no pattern runs)")
     ap.add_argument("--modes", default="pfc,dcqcn,hpcc")
-    ap.add_argument("--out", default=None, help="output directory")
+    bres.add_out_arg(ap)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("extra", nargs="*", help="more tern-ns3-fabric options (after --)")
     args = ap.parse_args()

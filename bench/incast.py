@@ -368,7 +368,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", default="2,4,8,16", help="sender counts (comma separated)")
     ap.add_argument("--duration-us", type=int, default=40000)
-    ap.add_argument("--out", default=None, help="output directory")
+    bres.add_out_arg(ap)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--engine", choices=("tern-sim", "ns3"), default="tern-sim",
                     help="the simulator: tern-sim's own event loop or ns-3")

@@ -24,7 +24,7 @@ completion time in ms, sorted), nopfc.svg (the median and slowest completion tim
 ideal against N, per buffer) and one SVG per buffer (nopfc-<KiB>K.svg): completion times
 against N, packets resent against N, and the completion time of each flow at the largest N.
 --docs also prints the table as reStructuredText and copies the JSON and the SVGs to
-Documentation/figures/.
+Documentation/figures/nopfc/.
 """
 
 import argparse
@@ -162,7 +162,7 @@ def main():
     ap.add_argument("--buffers", default="262144,65536", help="switch buffers, bytes")
     ap.add_argument("--flow-mib", type=int, default=8, help="each flow's size, MiB")
     ap.add_argument("--seed", type=int, default=1, help="RED's seed")
-    ap.add_argument("--out", default=None, help="output directory")
+    bres.add_out_arg(ap)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--docs", action="store_true",
                     help="print the RST table, copy the SVGs to Documentation/figures")
@@ -211,11 +211,11 @@ def main():
     if args.docs:
         print()
         print_rst(table)
-        dst = os.path.join(TOP, "Documentation", "figures")
+        dst = os.path.join(TOP, "Documentation", "figures", "nopfc")
         os.makedirs(dst, exist_ok=True)
         for p in paths:
             shutil.copy(p, dst)
-    print("\nwrote %s/{nopfc.json,nopfc-*.svg}%s" % (out, " and Documentation/figures/"
+    print("\nwrote %s/{nopfc.json,nopfc-*.svg}%s" % (out, " and Documentation/figures/nopfc/"
                                                       if args.docs else ""))
     print("simulation wall time: %.1f s (sum over runs)"
           % sum(r["wall_s"] for r in results.values()))
