@@ -7,7 +7,9 @@ otherwise) and renders that file's plots (bench/plots.py) beside it as SVG.
     bench      the benchmark's name (bench/<name>.py)
     date       when the run ended, UTC, ISO 8601
     command    the command line
-    tree       {"commit": full hash of HEAD, "describe": git describe, "dirty": bool}
+    tree       {"commit": full hash of HEAD when the bench started, "describe": git describe,
+                "dirty": whether tracked files other than the manual's (Documentation/,
+                *.md) differed from it}
     kernel     the guests' kernel flavour ("stock" or "debug"); null for a host-only bench
     host       {"cpu", "cores", "load_before" and "load_after" (1, 5, 15 min load averages),
                 "other_cores" (CPU other work used during the runs, in cores: bench/hostload.py),
@@ -64,7 +66,10 @@ def tree():
         p = subprocess.run(["git", "-C", TOP] + list(a), stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
         return p.stdout.strip() if p.returncode == 0 else None
-    status = git("status", "--porcelain", "--untracked-files=no")
+    # the manual's text does not change what is measured: editing it while a bench runs
+    # does not make the run's tree dirty
+    status = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                 ":(exclude)Documentation", ":(exclude)*.md")
     return {"commit": git("rev-parse", "HEAD"), "describe": git("describe", "--always"),
             "dirty": bool(status) if status is not None else None}
 
