@@ -2,7 +2,7 @@
 """Benchmark (not a test): N:1 incast in virtual time on the host, DCQCN on and off.
 
     bench/incast.py [--n 2,4,8,16] [--duration-us 40000] [--out DIR] [--jobs 2]
-                    [--engine tern-sim|ns3] [--seeds 1,2,3,4,5] [--sweep]
+                    [--engine tern-sim|ns3] [--seeds 1,2,3,4,5] [--sweep] [--hpcc]
                     [-- extra tern-sim options, e.g. --ecn-enqueue or --cc rpg_ai_rate=80]
 
 Runs model/build/fabric/tern-sim (built here if needed) for every N with DCQCN on (RP and NP
@@ -23,6 +23,10 @@ bottleneck queue over time and the per-flow rates over time (measured, and DCQCN
 rate from QUERY_QP), DCQCN on above off, plus a summary of pauses and queue percentiles
 against N.
 The whole matrix takes well under a minute on one core.
+
+--hpcc also runs every N with HPCC instead of DCQCN (--hpcc on: INT in the switch, HPCC in
+the NICs, PFC on): its figures go into incast.json and its queue into incast-queue-cdf.svg
+and incast-summary.svg beside DCQCN's.
 
 --seeds also runs DCQCN on with each of these RED seeds and prints the range of every figure
 over them per N. --sweep also runs DCQCN on with RED at enqueue and at dequeue, Pmax 1, 5, 10
@@ -60,6 +64,13 @@ def run(n, dcqcn, args, series):
     cmd = ["nice", NS3 if args.engine == "ns3" else SIM, "--n", str(n), "--dcqcn", "on" if dcqcn else "off",
            "--duration-us", str(args.duration_us), "--series", series, "--quiet"] + args.extra
     return run_json(cmd)
+
+
+def run_hpcc(n, args, series):
+    """HPCC instead of DCQCN, with a series file: its figures."""
+    return run_json(["nice", NS3 if args.engine == "ns3" else SIM, "--n", str(n), "--hpcc",
+                     "on", "--duration-us", str(args.duration_us), "--series", series,
+                     "--quiet"] + args.extra)
 
 
 def run_on(n, args, *opts):
@@ -376,6 +387,7 @@ def main():
                     help="also DCQCN on with these RED seeds (comma separated): ranges")
     ap.add_argument("--sweep", action="store_true",
                     help="also RED at enqueue/dequeue with Pmax 1, 5, 10, 20 %%")
+    ap.add_argument("--hpcc", action="store_true", help="also HPCC instead of DCQCN")
     ap.add_argument("extra", nargs="*", help="more tern-sim options (after --)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.n.split(",")]
@@ -391,6 +403,9 @@ def main():
     load = Others()
     load.start()
     results, series = run_jobs(run, jobs, args, spath)
+    hjobs = [(n,) for n in sizes] if args.hpcc else []
+    hres, hser = run_jobs(run_hpcc, hjobs, args, {
+        j: os.path.join(out, "incast-series-N%d-hpcc.json" % j[0]) for j in hjobs})
     load.stop()
     r0 = results[jobs[0]]
     print("%sN:1 incast, %d Gb/s links, %d ns per link, MTU %d, %d KiB WRITEs, %.0f ms virtual "
@@ -402,15 +417,18 @@ def main():
     table(sizes, results)
     print(load.line())
     rows = []
-    for j in jobs:
-        s = series[j]
-        steady = int(results[j]["steady_from_us"] / s["sample_us"])
-        rows.append(dict(results[j], n=j[0], dcqcn=j[1],
+    for j, r, s in [(j, results[j], series[j]) for j in jobs] + \
+            [((j[0], False), hres[j], hser[j]) for j in hjobs]:
+        steady = int(r["steady_from_us"] / s["sample_us"])
+        rows.append(dict(r, n=j[0], dcqcn=j[1], mode="dcqcn" if j[1] else
+                         "hpcc" if r.get("hpcc") else "pfc",
                          queue_cdf_kb=mplots.pct_points(s["queue_kb"][steady:])))
     doc = bres.document(
         "incast", rows, load,
         [("DCQCN on", "RP and NP on priority 3, the DCQCN paper's parameters, PFC on"),
-         ("DCQCN off", "PFC only")],
+         ("DCQCN off", "PFC only")] +
+        ([("HPCC", "HPCC in the NICs, INT in the switch, its default parameters, PFC on")]
+         if args.hpcc else []),
         {"engine": args.engine, "n": sizes, "duration_us": args.duration_us,
          "link_mbps": r0["link_mbps"], "delay_ns": r0["delay_ns"], "mtu": r0["mtu"],
          "msg_bytes": r0["msg_bytes"], "kmin_kb": r0["kmin_kb"], "kmax_kb": r0["kmax_kb"],

@@ -347,10 +347,17 @@ def model(doc, out):
     return [finish(fig, doc, out, "model.svg")]
 
 
-# ---- bench/incast.py: rows = tern-sim's figures per (n, dcqcn), with queue_cdf_kb: the
-#      steady-state queue at the percentiles CDF_PCTS
+# ---- bench/incast.py: rows = tern-sim's figures per (n, mode: dcqcn|pfc|hpcc), with
+#      queue_cdf_kb: the steady-state queue at the percentiles CDF_PCTS
 
 CDF_PCTS = list(range(0, 101))
+
+
+INCAST_MODES = (("dcqcn", "DCQCN", "C0"), ("hpcc", "HPCC", "C1"), ("pfc", "PFC only", "C3"))
+
+
+def incast_mode(r):
+    return r.get("mode") or ("dcqcn" if r["dcqcn"] else "pfc")
 
 
 def incast(doc, out):
@@ -359,29 +366,31 @@ def incast(doc, out):
     fig, axs = plt.subplots(1, len(sizes), figsize=(3.2 * len(sizes), 3.4), squeeze=False,
                             sharey=True)
     for ax, n in zip(axs[0], sizes):
-        for r in rows:
-            if r["n"] != n:
-                continue
-            ax.plot(r["queue_cdf_kb"], [p / 100 for p in CDF_PCTS],
-                    color="C0" if r["dcqcn"] else "C3", drawstyle="steps-post",
-                    label="DCQCN %s" % ("on" if r["dcqcn"] else "off (PFC only)"))
-            ax.axvline(r["kmax_kb"], color="0.5", lw=0.8, ls=":")
+        for mode, lab, c in INCAST_MODES:
+            for r in rows:
+                if r["n"] == n and incast_mode(r) == mode:
+                    ax.plot(r["queue_cdf_kb"], [p / 100 for p in CDF_PCTS], color=c,
+                            drawstyle="steps-post", label=lab)
+        ax.axvline(rows[0]["kmax_kb"], color="0.5", lw=0.8, ls=":")
+        ax.set_xscale("symlog", linthresh=1)
         ax.set_title("%d:1 incast" % n)
         ax.set_xlabel("bottleneck queue (KB), Kmax dotted")
     axs[0][0].set_ylabel("fraction of samples (steady state)")
     axs[0][0].legend(fontsize=7)
     paths = [finish(fig, doc, out, "incast-queue-cdf.svg")]
     fig, axs = plt.subplots(1, 2, figsize=(9, 3.4))
-    for dcqcn, c in ((True, "C0"), (False, "C3")):
-        rs = sorted((r for r in rows if r["dcqcn"] == dcqcn), key=lambda r: r["n"])
-        tag = "DCQCN %s" % ("on" if dcqcn else "off")
+    for mode, lab, c in INCAST_MODES:
+        rs = sorted((r for r in rows if incast_mode(r) == mode), key=lambda r: r["n"])
+        if not rs:
+            continue
         axs[0].plot([r["n"] for r in rs], [r["queue_p99_kb"] for r in rs], marker="o",
-                    color=c, label="p99, " + tag)
+                    color=c, label="p99, " + lab)
         axs[0].plot([r["n"] for r in rs], [r["queue_p50_kb"] for r in rs], marker="o",
-                    color=c, ls="--", label="p50, " + tag)
+                    color=c, ls="--", label="p50, " + lab)
         axs[1].plot([r["n"] for r in rs], [1 + r["switch_xoff"] for r in rs], marker="o",
-                    color=c, label=tag)
+                    color=c, label=lab)
     axs[0].set_ylabel("bottleneck queue (KB)")
+    axs[0].set_yscale("symlog", linthresh=1)
     axs[1].set_ylabel("1 + PFC XOFF frames")
     axs[1].set_yscale("log")
     for ax in axs:
