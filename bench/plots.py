@@ -373,6 +373,8 @@ def incast(doc, out):
                             drawstyle="steps-post", label=lab)
         ax.axvline(rows[0]["kmax_kb"], color="0.5", lw=0.8, ls=":")
         ax.set_xscale("symlog", linthresh=1)
+        ax.set_xlim(0, 1.5 * max([rows[0]["kmax_kb"]] + [max(r["queue_cdf_kb"]) for r in rows
+                                                         if r["n"] == n]))
         ax.set_title("%d:1 incast" % n)
         ax.set_xlabel("bottleneck queue (KB), Kmax dotted")
     axs[0][0].set_ylabel("fraction of samples (steady state)")
