@@ -25,6 +25,7 @@ bench/plot.py renders the plots again from saved files, without running anything
 import datetime
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -91,7 +92,7 @@ def document(name, rows, load, peers, settings, kernel=None, notes=()):
     return {
         "bench": name, "schema": SCHEMA,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": " ".join(["bench/%s.py" % name] + sys.argv[1:]),
+        "command": shlex.join(["bench/%s.py" % name] + sys.argv[1:]),
         "tree": TREE, "kernel": kernel, "host": host(load),
         "peers": [{"name": n, "settings": s} for n, s in peers],
         "settings": settings, "rows": rows, "notes": list(notes),
