@@ -16,8 +16,9 @@ TCG thread): the guests are bound by the CPU the host gives their vCPUs, and on 
 thread (throughput over that thread's share of a core during the run), which does not.
 
 Both NICs are emulated: the numbers measure the device model and driver under QEMU's software
-emulation (no KVM), where the guest CPU is the bottleneck. Both have checksum offload and TSO
-(tern's since TERN_DEV_CAP_ETH_OFFLOAD; virtio-net's through its virtio features).
+emulation (no KVM), where the guest CPU is the bottleneck. tern has checksum offload and TSO
+(TERN_DEV_CAP_ETH_OFFLOAD); virtio-net on the harness's ``-netdev stream`` backend has neither
+(the backend has no vnet header), so its guests checksum and segment in software.
 
 Writes tcp.json (bench/results.py; rows: {nic, run, mbps, mbps_per_vcpu}) and tcp.svg to --out
 (default build/results/tcp).
@@ -131,7 +132,8 @@ def main():
     doc = results.document(
         "tcp", rows, load,
         [("tern", "tern NIC netdev, %s channel(s), checksum offload and TSO" % nch),
-         ("virtio-net", "QEMU's virtio-net, the same guests, checksum offload and TSO")],
+         ("virtio-net", "QEMU's virtio-net on -netdev stream (no checksum offload or TSO: "
+          "no vnet header), the same guests")],
         {"seconds": args.seconds, "runs": args.runs, "streams": args.streams,
          "channels": nch, "guests": "2 x QEMU TCG, 1 vCPU", "tool": "iperf3"},
         kernel=results.guest_kernel())
