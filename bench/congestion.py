@@ -14,7 +14,7 @@ params, the switch's ECN and PFC on priority 3, CNPs on priority 6):
                             512 KiB buffer, twice the lossless runs' XOFF) what DCQCN alone
                             does: drops and retransmissions when it reacts too late
 
-    bench/congestion.py [--mbps N] [--seconds S] [--runs N] [--lossy] [--json FILE]
+    bench/congestion.py [--mbps N] [--seconds S] [--runs N] [--lossy] [--out DIR]
 
 Printed per configuration: per-flow throughput (MB/s, perftest's), Jain's fairness index,
 ECN marks (switch) and CE packets seen by the receiver, CNPs sent (receiver) and handled
@@ -26,6 +26,10 @@ With --runs N each configuration is run N times in turn and each run is printed.
 The guests run under QEMU's software emulation (TCG) on a shared host, in real time: rates
 are low (a few hundred Mb/s) and the figures are noisy; only comparisons within one run mean
 something. The virtual-time simulator (bench/incast.py) is the deterministic counterpart.
+
+Writes congestion.json (bench/results.py; rows: every run's figures, tests/rdma/
+congestiontest.py's Run.as_dict()) and congestion.svg (per-flow throughput, pauses and CNPs
+per configuration) to --out (default build/results/congestion).
 """
 
 import argparse
@@ -39,6 +43,9 @@ sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma")
 
 from harness import HarnessError  # noqa: E402
 import congestiontest as ct  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostload import Others  # noqa: E402
+import results  # noqa: E402
 
 
 def dcqcn_defaults():
@@ -59,7 +66,7 @@ def dcqcn_defaults():
     return out
 
 
-def run_cluster(args, pfc, configs, **switch):
+def run_cluster(args, pfc, configs, loads, **switch):
     """Boot one cluster (switch PFC on or off) and run ``configs``: [(label, NIC PFC, DCQCN,
     devlink params or None for congestiontest.DCQCN_PARAMS)]."""
     c = ct.cluster(args.mbps, pfc=pfc, name="bench-congestion", **switch)
@@ -74,6 +81,9 @@ def run_cluster(args, pfc, configs, **switch):
         if why:
             raise SystemExit("bench: %s" % why)
         fab.setup()
+        load = Others(c)
+        loads.append(load)
+        load.start()
         for i in range(args.runs):
             for label, nic_pfc, dcqcn, params in configs:
                 fab.configure(pfc=nic_pfc, dcqcn=dcqcn, params=params)
@@ -85,6 +95,7 @@ def run_cluster(args, pfc, configs, **switch):
                 print("# %s: %s MB/s, Jain %.3f" % (name, " + ".join(
                     "%.2f" % v if v is not None else "-" for v in run.flows.values()),
                     run.jain), file=sys.stderr, flush=True)
+        load.stop()
         print("# logs: %s" % c.result_dir, file=sys.stderr)
     finally:
         c.close()
@@ -99,20 +110,35 @@ def main():
     ap.add_argument("--runs", type=int, default=1, help="repetitions of each configuration")
     ap.add_argument("--lossy", action="store_true",
                     help="also PFC off + DCQCN on (boots a second cluster)")
-    ap.add_argument("--json", help="write the figures of every run to this file")
+    results.add_out_arg(ap)
     args = ap.parse_args()
 
+    loads = []
     runs = run_cluster(args, True, [("PFC on, DCQCN off", True, False, None),
                                     ("PFC on, DCQCN default", True, True, dcqcn_defaults()),
-                                    ("PFC on, DCQCN on", True, True, None)])
+                                    ("PFC on, DCQCN on", True, True, None)], loads)
     if args.lossy:
-        runs += run_cluster(args, False, [("PFC off, DCQCN on", False, True, None)],
+        runs += run_cluster(args, False, [("PFC off, DCQCN on", False, True, None)], loads,
                             buffer_bytes=512 << 10)
     print("lossless RoCE in guests: 2 senders -> 1 receiver through tern-switch, "
           "%d Mb/s links, %d s runs" % (args.mbps, args.seconds))
     print(ct.side_by_side(runs))
-    if args.json:
-        ct.save(runs, args.json)
+    for ld in loads:
+        print(ld.line())
+    peers = [("PFC on, DCQCN off", "switch PFC on priority 3, NICs' DCQCN off"),
+             ("PFC on, DCQCN default", "the driver's (ConnectX) DCQCN defaults"),
+             ("PFC on, DCQCN on", "DCQCN time constants scaled to the fabric "
+              "(congestiontest.DCQCN_PARAMS)")]
+    if args.lossy:
+        peers.append(("PFC off, DCQCN on", "a second cluster: no PFC, 512 KiB switch buffer"))
+    doc = results.document(
+        "congestion", [r.as_dict() for r in runs], loads[0], peers,
+        {"mbps": args.mbps, "seconds": args.seconds, "runs": args.runs, "lossy": args.lossy,
+         "guests": "3 x QEMU TCG through tern-switch, 2:1 incast, ib_write_bw 64 KiB"},
+        kernel=results.guest_kernel(),
+        notes=["%s: %s" % (r.label, r.why) for r in runs if not r.ok] +
+        ["second cluster: " + ld.line() for ld in loads[1:]])
+    results.save(doc, results.out_dir("congestion", args.out))
     return 0 if all(r.ok for r in runs) else 1
 
 

@@ -3,7 +3,7 @@
 doorbell and the peer, in QEMU, with the doorbell run inline (in the vCPU's MMIO write) and
 through the main loop's bottom half, in the same guests.
 
-    bench/d2w.py [--runs N] [--iters N] [--no-trace] [--bw SECONDS]
+    bench/d2w.py [--runs N] [--iters N] [--no-trace] [--bw SECONDS] [--out DIR]
 
 Two guests joined by two tern wires: wire 0's NICs run the model in the doorbell's MMIO write
 (doorbell-inline=on, the default), wire 1's through a bottom half (doorbell-inline=off, the
@@ -23,6 +23,10 @@ next WRITE). Each step's median over every WRITE is printed in microseconds. Eve
 one write() to the log file, so tracing adds its own cost (the "trace cost" row: two events
 back to back with nothing between them); the untraced latencies are in the first table, run
 with --no-trace for figures without that cost.
+
+Writes d2w.json (bench/results.py; rows: {kind: lat, mode, run, typical, p99}, {kind: bw,
+mode, prog, size, run, mbs, msgs} and {kind: step, mode, step, label, median, p90, n}) and
+d2w.svg to --out (default build/results/d2w).
 """
 
 import argparse
@@ -40,6 +44,7 @@ sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma")
 from harness import Cluster, Wire  # noqa: E402
 import rdmatest as rt  # noqa: E402
 from hostload import Others  # noqa: E402
+import results  # noqa: E402
 
 EVENTS = ("tern_db_write", "tern_run", "tern_tx_frame", "tern_rx_frame", "tern_msix")
 LINE = re.compile(r"^(\d+)@(\d+)\.(\d{6}):(tern_\w+) ?(.*)$")
@@ -179,6 +184,7 @@ def main():
     ap.add_argument("--no-trace", action="store_true")
     ap.add_argument("--bw", type=int, default=0, metavar="SECONDS",
                     help="also message rate and bandwidth runs of this length")
+    results.add_out_arg(ap)
     args = ap.parse_args()
 
     qargs = [] if args.no_trace else \
@@ -275,6 +281,28 @@ def main():
             print("# trace cost (doorbell event -> inline run event, same thread): %.1f us"
                   % statistics.median(cost))
     print(load.line())
+    rows = [{"kind": "lat", "mode": m, "run": i + 1, "typical": t, "p99": p}
+            for m in MODES for i, (t, p) in enumerate(zip(lat[m], p99[m]))]
+    rows += [{"kind": "bw", "mode": m, "prog": b[0], "size": b[1], "run": i + 1, "mbs": v[0],
+              "msgs": v[1]} for (m, b), vals in bw.items() for i, v in enumerate(vals)]
+    for m in MODES:
+        for key, label in ROWS:
+            v = sorted(steps[m].get(key, []))
+            if v:
+                rows.append({"kind": "step", "mode": m, "step": key, "label": label,
+                             "median": statistics.median(v), "p90": v[int(len(v) * 0.9)],
+                             "n": len(v)})
+    doc = results.document(
+        "d2w", rows, load,
+        [("inline", "tern wire 0: the model runs in the doorbell's MMIO write"),
+         ("bottom half", "tern wire 1, doorbell-inline=off: the model runs in a bottom half "
+          "of QEMU's main loop")],
+        {"runs": args.runs, "iters": args.iters, "traced": not args.no_trace,
+         "bw_seconds": args.bw, "guests": "2 x QEMU TCG, 1 vCPU"},
+        kernel=results.guest_kernel(),
+        notes=["trace cost %.1f us (doorbell event -> inline run event)"
+               % statistics.median(cost)] if cost else [])
+    results.save(doc, results.out_dir("d2w", args.out))
 
 
 if __name__ == "__main__":

@@ -23,8 +23,13 @@ modes for every --pattern-seeds seed (empty: none): the median over the seeds of
 the last flow ended, FCT p50, slowdown p50/p99, XOFFs, the deepest queue's p99. Every run's
 checks are summed up at the end (flows completed with intact data, nothing dropped or
 resent, no flow skipped, every QP pair given back and in RESET). Writes to DIR (default
-$TERN_OUT/bench/fabric, $TERN_OUT defaulting to build/): fabric.json (every run's figures),
-fabric.md (the tables), the series of the first seed (every switch port's lossless queue
+$TERN_OUT/results/fabric, $TERN_OUT defaulting to build/): fabric.json (bench/results.py;
+rows: every run's figures with workload_name, seed and slowdown_cdf, the slowdown of its
+completed flows at the percentiles 0..100, from the run's --flow-log), its plots
+fabric-slowdown-cdf.svg (the FCT-slowdown CDF per workload and load, one line per mode) and
+fabric-slowdown-size.svg (p50 and p99 slowdown per flow-size bucket, the median over the
+seeds), fabric.md (the tables), every run's flow log (series-*.flows), the series of the
+first seed (every switch port's lossless queue
 every 10 us and its PFC frames), and SVG plots of the first seed: slowdown-<workload>-<load>.svg
 (p50 and p99 slowdown per size bucket, one line per mode), queue-<workload>-<load>.svg (the
 8 deepest ports' queues over time, one panel per mode) and pauses-<workload>-<load>.svg
@@ -33,7 +38,6 @@ every 10 us and its PFC frames), and SVG plots of the first seed: slowdown-<work
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -41,6 +45,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 from incast import (COLORS, Plot, build, print_wall, run_jobs, run_json,  # noqa: E402
                     write_svg)
+from hostload import Others  # noqa: E402
+import plots as mplots  # noqa: E402
+import results as bres  # noqa: E402
 
 FABRIC = os.path.join(TOP, "model", "build", "ns3", "tern-ns3-fabric")
 WORKLOADS = os.path.join(TOP, "model", "ns3", "workloads")
@@ -58,9 +65,23 @@ def run(workload, load, mode, seed, args, series):
                    str(load), "--duration-us", str(args.duration_us),
                    # room for the tail: the last flows end after the arrivals
                    "--max-us", str(max(50000, args.duration_us + 40000))]
-    cmd = ["nice", FABRIC] + traffic + ["--seed", str(seed), "--series", series] + \
-        MODES[mode][1] + args.extra
-    return run_json(cmd)
+    flog = series[:-len(".json")] + ".flows"
+    cmd = ["nice", FABRIC] + traffic + ["--seed", str(seed), "--series", series,
+                                        "--flow-log", flog] + MODES[mode][1] + args.extra
+    r = run_json(cmd)
+    r["slowdown_cdf"] = mplots.pct_points(flow_slowdowns(flog))
+    return r
+
+
+def flow_slowdowns(path):
+    """Every completed flow's slowdown (FCT / ideal) from a --flow-log file."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            v = line.split()
+            if v and not line.startswith("#") and int(v[4]) > 0 and float(v[5]) > 0:
+                out.append(int(v[4]) / float(v[5]))
+    return out
 
 
 def run_ok(r):
@@ -215,7 +236,7 @@ def main():
     ap.add_argument("--pattern-seeds", default="1,2,3,4,5", help="the pattern traffic's seeds "
                     "(empty: no pattern runs)")
     ap.add_argument("--modes", default="pfc,dcqcn,hpcc")
-    ap.add_argument("--out", default=None, help="output directory")
+    bres.add_out_arg(ap)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("extra", nargs="*", help="more tern-ns3-fabric options (after --)")
     args = ap.parse_args()
@@ -226,9 +247,7 @@ def main():
     modes = args.modes.split(",")
     if any(m not in MODES for m in modes) or not seeds:
         sys.exit("--modes: some of %s; --seeds: at least one" % ",".join(MODES))
-    out = args.out or os.path.join(os.environ.get("TERN_OUT", os.path.join(TOP, "build")),
-                                   "bench", "fabric")
-    os.makedirs(out, exist_ok=True)
+    out = bres.out_dir("fabric", args.out)
     build("ns3", "fabric", "building tern-ns3-fabric failed (libns3-dev: "
           "scripts/setup-host.sh)")
     cells = [(w, load, m) for w in workloads for load in loads for m in modes]
@@ -238,7 +257,10 @@ def main():
     spath = {j: os.path.join(out, "series-%s-%d-%s-%d.json" % (j[0], round(100 * j[1]), j[2],
                                                                 j[3]))
              for j in jobs}
+    load = Others()
+    load.start()
     results, series = run_jobs(run, jobs, args, spath)
+    load.stop()
     r0 = results[jobs[0]]
     md = ("Leaf-spine on ns-3: %d leaves x %d hosts, %d spines, %d Gb/s, %d ns per link; "
           "Poisson flows for %d us, seeds %s (the median over the seeds); slowdown = FCT / "
@@ -257,9 +279,17 @@ def main():
     print(md)
     with open(os.path.join(out, "fabric.md"), "w") as f:
         f.write(md + "\n")
-    with open(os.path.join(out, "fabric.json"), "w") as f:
-        json.dump([dict(results[j], workload_name=j[0], seed=j[3]) for j in jobs], f,
-                  indent=1)
+    print(load.line())
+    doc = bres.document(
+        "fabric", [dict(results[j], workload_name=j[0], seed=j[3]) for j in jobs], load,
+        [(MODES[m][0], " ".join(MODES[m][1]) + " (tern-ns3-fabric options)") for m in modes],
+        {"workloads": workloads, "loads": loads, "duration_us": args.duration_us,
+         "seeds": seeds, "pattern_seeds": pseeds, "extra": args.extra,
+         "leaves": r0["leaves"], "hosts_per_leaf": r0["hosts_per_leaf"],
+         "spines": r0["spines"], "link_mbps": r0["link_mbps"], "delay_ns": r0["delay_ns"],
+         "time": "virtual, ns-3 (the figures do not depend on the host's load)"},
+        notes=[x for x in checks(results).splitlines() if x.startswith("FAILED")])
+    bres.save(doc, out)
     first = {j: series[j] for j in jobs if j[3] == seeds[0] and j[0] != "pattern"}
     for w in workloads:
         for load in loads:

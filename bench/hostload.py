@@ -2,6 +2,7 @@
 whatever else runs on it, so each prints the CPU other work took beside its table."""
 
 import os
+import resource
 import time
 
 
@@ -12,8 +13,20 @@ def host_busy():
     return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
 
 
+def own_busy():
+    """CPU seconds this process and its waited-for children have used so far."""
+    t = 0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        r = resource.getrusage(who)
+        t += r.ru_utime + r.ru_stime
+    return t
+
+
 def qemu_busy(cluster):
-    """CPU seconds the cluster's QEMU processes (all their threads) have used so far."""
+    """CPU seconds the cluster's QEMU processes (all their threads) have used so far; with no
+    cluster (a host-only bench), this process's and its children's."""
+    if cluster is None:
+        return own_busy()
     t = 0
     for n in cluster:
         with open("/proc/%d/stat" % n.proc.pid) as f:
@@ -23,12 +36,12 @@ def qemu_busy(cluster):
 
 
 class Others:
-    """The CPU that work other than ``cluster`` used between start() and stop(), in cores,
-    and the load averages around it."""
+    """The CPU that work other than ``cluster`` (None: this process and its children) used
+    between start() and stop(), in cores, and the load averages around it."""
 
     NOISY = 0.5     # cores: above this the run is flagged
 
-    def __init__(self, cluster):
+    def __init__(self, cluster=None):
         self.cluster = cluster
         self.cores = None
         self.load = None

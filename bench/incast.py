@@ -2,7 +2,7 @@
 """Benchmark (not a test): N:1 incast in virtual time on the host, DCQCN on and off.
 
     bench/incast.py [--n 2,4,8,16] [--duration-us 40000] [--out DIR] [--jobs 2]
-                    [--engine tern-sim|ns3] [--seeds 1,2,3,4,5] [--sweep]
+                    [--engine tern-sim|ns3] [--seeds 1,2,3,4,5] [--sweep] [--hpcc]
                     [-- extra tern-sim options, e.g. --ecn-enqueue or --cc rpg_ai_rate=80]
 
 Runs model/build/fabric/tern-sim (built here if needed) for every N with DCQCN on (RP and NP
@@ -14,12 +14,19 @@ windows >= 0.99, each held for 5 ms), PFC pauses (XOFF frames the switch sent; t
 count the same frames as received pauses), CNPs sent and handled, lossless drops and
 retransmissions. Documentation/fabric.rst defines every figure.
 
-Writes to DIR (default $TERN_OUT/bench, $TERN_OUT defaulting to build/): incast.json (every
-run's figures), incast-series-N<n>-<on|off>.json (time series), and SVG plots written by this
-script (no plotting library needed): for every N the bottleneck queue over time and the
-per-flow rates over time (measured, and DCQCN's current rate from QUERY_QP), DCQCN on above
-off, plus a summary of pauses and queue percentiles against N.
+Writes to DIR (default $TERN_OUT/results/incast, $TERN_OUT defaulting to build/): incast.json
+(bench/results.py; rows: tern-sim's figures of every run with n, dcqcn and queue_cdf_kb, the
+steady-state queue at the percentiles 0..100), its plots incast-queue-cdf.svg (the queue's CDF
+per N, DCQCN on and off) and incast-summary.svg (queue p50/p99 and XOFF against N),
+incast-series-N<n>-<on|off>.json (time series), and SVG plots of the series: for every N the
+bottleneck queue over time and the per-flow rates over time (measured, and DCQCN's current
+rate from QUERY_QP), DCQCN on above off, plus a summary of pauses and queue percentiles
+against N.
 The whole matrix takes well under a minute on one core.
+
+--hpcc also runs every N with HPCC instead of DCQCN (--hpcc on: INT in the switch, HPCC in
+the NICs, PFC on): its figures go into incast.json and its queue into incast-queue-cdf.svg
+and incast-summary.svg beside DCQCN's.
 
 --seeds also runs DCQCN on with each of these RED seeds and prints the range of every figure
 over them per N. --sweep also runs DCQCN on with RED at enqueue and at dequeue, Pmax 1, 5, 10
@@ -28,7 +35,7 @@ was above Kmax").
 
 --engine ns3 runs the same scenario on ns-3 instead (model/build/ns3/tern-ns3-incast: the same
 device model as ns-3 NetDevices and the same switch model driven by ns-3's simulator; same
-options, same figures; needs libns3-dev); its files go to $TERN_OUT/bench/ns3
+options, same figures; needs libns3-dev); its files go to $TERN_OUT/results/incast-ns3
 unless --out says otherwise.
 """
 
@@ -38,6 +45,11 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostload import Others  # noqa: E402
+import plots as mplots  # noqa: E402
+import results as bres  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIM = os.path.join(TOP, "model", "build", "fabric", "tern-sim")
@@ -52,6 +64,13 @@ def run(n, dcqcn, args, series):
     cmd = ["nice", NS3 if args.engine == "ns3" else SIM, "--n", str(n), "--dcqcn", "on" if dcqcn else "off",
            "--duration-us", str(args.duration_us), "--series", series, "--quiet"] + args.extra
     return run_json(cmd)
+
+
+def run_hpcc(n, args, series):
+    """HPCC instead of DCQCN, with a series file: its figures."""
+    return run_json(["nice", NS3 if args.engine == "ns3" else SIM, "--n", str(n), "--hpcc",
+                     "on", "--duration-us", str(args.duration_us), "--series", series,
+                     "--quiet"] + args.extra)
 
 
 def run_on(n, args, *opts):
@@ -360,7 +379,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", default="2,4,8,16", help="sender counts (comma separated)")
     ap.add_argument("--duration-us", type=int, default=40000)
-    ap.add_argument("--out", default=None, help="output directory")
+    bres.add_out_arg(ap)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--engine", choices=("tern-sim", "ns3"), default="tern-sim",
                     help="the simulator: tern-sim's own event loop or ns-3")
@@ -368,12 +387,11 @@ def main():
                     help="also DCQCN on with these RED seeds (comma separated): ranges")
     ap.add_argument("--sweep", action="store_true",
                     help="also RED at enqueue/dequeue with Pmax 1, 5, 10, 20 %%")
+    ap.add_argument("--hpcc", action="store_true", help="also HPCC instead of DCQCN")
     ap.add_argument("extra", nargs="*", help="more tern-sim options (after --)")
     args = ap.parse_args()
     sizes = [int(x) for x in args.n.split(",")]
-    out = args.out or os.path.join(os.environ.get("TERN_OUT", os.path.join(TOP, "build")),
-                                   "bench", *(["ns3"] if args.engine == "ns3" else []))
-    os.makedirs(out, exist_ok=True)
+    out = bres.out_dir("incast-ns3" if args.engine == "ns3" else "incast", args.out)
     if args.engine == "ns3":
         build("ns3", "incast", "building tern-ns3-incast failed (libns3-dev: "
               "scripts/setup-host.sh)")
@@ -382,7 +400,13 @@ def main():
     jobs = [(n, d) for n in sizes for d in (True, False)]
     spath = {j: os.path.join(out, "incast-series-N%d-%s.json" % (j[0], "on" if j[1] else "off"))
              for j in jobs}
+    load = Others()
+    load.start()
     results, series = run_jobs(run, jobs, args, spath)
+    hjobs = [(n,) for n in sizes] if args.hpcc else []
+    hres, hser = run_jobs(run_hpcc, hjobs, args, {
+        j: os.path.join(out, "incast-series-N%d-hpcc.json" % j[0]) for j in hjobs})
+    load.stop()
     r0 = results[jobs[0]]
     print("%sN:1 incast, %d Gb/s links, %d ns per link, MTU %d, %d KiB WRITEs, %.0f ms virtual "
           "(steady state from %.0f ms); RED Kmin %.0f KB Kmax %.0f KB Pmax %.0f %%%s\n"
@@ -391,8 +415,28 @@ def main():
              r0["kmax_kb"], 100 * r0["pmax"],
              ", marking at dequeue" if r0["ecn_at_dequeue"] else ""))
     table(sizes, results)
-    with open(os.path.join(out, "incast.json"), "w") as f:
-        json.dump([results[j] for j in jobs], f, indent=1)
+    print(load.line())
+    rows = []
+    for j, r, s in [(j, results[j], series[j]) for j in jobs] + \
+            [((j[0], False), hres[j], hser[j]) for j in hjobs]:
+        steady = int(r["steady_from_us"] / s["sample_us"])
+        rows.append(dict(r, n=j[0], dcqcn=j[1], mode="dcqcn" if j[1] else
+                         "hpcc" if r.get("hpcc") else "pfc",
+                         queue_cdf_kb=mplots.pct_points(s["queue_kb"][steady:])))
+    doc = bres.document(
+        "incast", rows, load,
+        [("DCQCN on", "RP and NP on priority 3, the DCQCN paper's parameters, PFC on"),
+         ("DCQCN off", "PFC only")] +
+        ([("HPCC", "HPCC in the NICs, INT in the switch, its default parameters, PFC on")]
+         if args.hpcc else []),
+        {"engine": args.engine, "n": sizes, "duration_us": args.duration_us,
+         "link_mbps": r0["link_mbps"], "delay_ns": r0["delay_ns"], "mtu": r0["mtu"],
+         "msg_bytes": r0["msg_bytes"], "kmin_kb": r0["kmin_kb"], "kmax_kb": r0["kmax_kb"],
+         "pmax": r0["pmax"], "ecn_at_dequeue": r0["ecn_at_dequeue"], "extra": args.extra,
+         "time": "virtual (the figures do not depend on the host's load)"})
+    if args.engine == "ns3":
+        doc["bench"] = "incast"
+    bres.save(doc, out)
     for n in sizes:
         plots_for(n, series, results, out)
     summary_plot(sizes, results, out)

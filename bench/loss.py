@@ -2,7 +2,8 @@
 """Benchmark (not a test): RDMA bandwidth under packet loss, tern against Soft-RoCE (rdma_rxe
 on QEMU's virtio-net) in the same run, the same guests, sizes and options.
 
-    bench/loss.py [--quick] [--runs N] [--duration S] [--scale F] [--loss 0,0.1,1]
+    bench/loss.py [--quick] [--runs N] [--duration S] [--scale F] [--loss 0,0.1,1] [--sr]
+                  [--out DIR]
 
 Loss is injected on the transmit side of both guests, so requests and responses (ACKs, READ
 responses) are lost alike: on tern with the NIC's wire fault injection (debugfs
@@ -26,7 +27,13 @@ Each perftest run lasts a fixed time (perftest -D, --duration seconds, 15 by def
 that the slow and the fast transport are measured over the same span. Runs: RDMA WRITE and READ
 at 64 KiB and at 4 KiB, each at every loss rate, for tern and for rxe: about 7 minutes with the
 defaults; --quick keeps 64 KiB only (about 4 minutes). The guests run under TCG on a shared
-host: only ratios within one run mean something.
+host: only ratios within one run mean something. The host's load and the CPU other work used
+meanwhile are printed under the tables (bench/hostload.py).
+
+Writes loss.json (bench/results.py; rows: {measure, op, size, loss_pct, peer: tern|tern-sr|rxe,
+bw (MB/s, None when the run failed), why, wire_loss, and the counters' deltas}) and loss.svg
+(bandwidth kept against the drop rate, one panel per measure) to --out (default
+build/results/loss).
 """
 
 import argparse
@@ -40,6 +47,8 @@ sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma")
 
 from harness import Cluster, Wire  # noqa: E402
 import rdmatest as rt  # noqa: E402
+from hostload import Others  # noqa: E402
+import results as bres  # noqa: E402
 
 # counters shown, summed over both guests: (target kind, counter, column heading)
 COUNTERS = (("tern", "retrans_pkts", "retrans"), ("tern", "local_ack_timeout_err", "timeouts"),
@@ -168,6 +177,7 @@ def main():
                     help="comma-separated loss rates in percent (default 0,0.1,1; 0 first)")
     ap.add_argument("--sr", action="store_true",
                     help="tern with selective repeat too (devlink roce_selective_repeat)")
+    bres.add_out_arg(ap)
     args = ap.parse_args()
     losses = [float(x) for x in args.loss.split(",")]
     if losses[0] != 0 or any(p < 0 or p > 100 for p in losses):
@@ -191,6 +201,8 @@ def main():
         # page faults), which would bias the lossless reference
         for tg in targets:
             rt.perftest(tg, "ib_write_bw", "-s 65536 -D 3", timeout=300)
+        load = Others(c)
+        load.start()
         # each measure at every loss rate in a row, so that the lossless reference is taken
         # next to the lossy runs (the host's load drifts)
         for label, prog, size in plan:
@@ -218,6 +230,7 @@ def main():
                         fmt(r.get("wire_loss"), "%.3f"),
                         " ".join("%s=%d" % (k, v) for k, v in sorted(r.items())
                                  if k not in ("bw", "why", "wire_loss"))), flush=True)
+        load.stop()
         for tg in targets:
             clear_loss(tg)
         if args.sr:
@@ -267,10 +280,28 @@ def main():
                              fmt(r.get(name), "%d") for _, name, _ in SR_COUNTERS]
                 print(" ".join("%*s" % (-w if i == 0 else w, v) for i, (w, v) in enumerate(
                     zip(widths, cells))))
+    print(load.line())
     if notes:
         print("\nnotes:")
         for line in notes:
             print("  " + line)
+    rows = [dict(r, measure=label, op=prog[3:-3], size=size, loss_pct=pct, peer=key)
+            for label, prog, size in plan for pct in losses
+            for key in ("tern", "tern-sr", "rxe") if (label, pct, key) in results
+            for r in [results[(label, pct, key)]]]
+    peers = [("tern", "tern NIC, go-back-N; loss by its wire fault injection "
+              "(debugfs wire_faults/drop_ppm) on both guests' transmit side")]
+    if args.sr:
+        peers.append(("tern-sr", "tern NIC with selective repeat (devlink "
+                      "roce_selective_repeat), the same loss"))
+    peers.append(("rxe", "Soft-RoCE on QEMU's virtio-net, go-back-N; loss by netem on both "
+                  "guests' transmit side"))
+    doc = bres.document(
+        "loss", rows, load, peers,
+        {"runs": args.runs, "seconds": seconds, "loss_pct": losses, "quick": args.quick,
+         "sr": args.sr, "guests": "2 x QEMU TCG, 1 vCPU"},
+        kernel=bres.guest_kernel(), notes=notes)
+    bres.save(doc, bres.out_dir("loss", args.out))
 
 
 if __name__ == "__main__":

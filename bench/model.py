@@ -2,7 +2,8 @@
 """Benchmark (not a test): the device model's own speed on the host, no VM, beside memcpy.
 
     bench/model.py [--runs N] [--ms MS] [--warmup-ms MS] [--sizes 64,4096,65536,1048576]
-                   [--ops write,read,send] [-- extra tern-speed options, e.g. --copy-wire]
+                   [--ops write,read,send] [--out DIR]
+                   [-- extra tern-speed options, e.g. --copy-wire]
 
 Builds and runs model/build/bench/tern-speed (model/bench/tern-speed.c, -O2): two tern model
 instances (model/lib) back to back in one process, driven through the command queue, QPs, WQE
@@ -25,39 +26,28 @@ Prints the table with the date, the host (CPU, cores), its load average before a
 and the CPU that other processes used during the runs (from /proc/stat): above half a core
 the run is flagged as noisy. Goals of issue 19, printed, never asserted: 64 KiB WRITE at
 >= 50 % of single-core memcpy bandwidth, >= 2 million 64 B messages per second per core.
+
+Writes model.json (bench/results.py; rows: {op (write, read, send or memcpy), size, failed,
+why, gbps_core, mpps_core, gbps_wall: [median, min, max], cpu_share}) and model.svg (Gb/s and
+messages/s per core against message size, beside memcpy) to --out (default
+build/results/model).
 """
 
 import argparse
 import datetime
 import json
 import os
-import resource
 import subprocess
 import sys
-import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostload import Others  # noqa: E402
+import results  # noqa: E402
+
 MODEL = os.path.join(TOP, "model")
 BIN = os.path.join(MODEL, "build", "bench", "tern-speed")
 OPS = ("write", "read", "send")
-
-
-def host_busy():
-    """Busy seconds of the whole host so far (/proc/stat: everything but idle and iowait)."""
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def size_str(n):
@@ -81,6 +71,7 @@ def main():
     ap.add_argument("--warmup-ms", type=int, default=200, help="warm-up before it, ms")
     ap.add_argument("--sizes", default="64,4096,65536,1048576", help="message sizes, bytes")
     ap.add_argument("--ops", default="write,read,send", help="operations")
+    results.add_out_arg(ap)
     ap.add_argument("extra", nargs="*", help="more tern-speed options (after --)")
     args = ap.parse_args()
 
@@ -89,15 +80,10 @@ def main():
         sys.exit("bench: make -C model bench failed")
     cmd = [BIN, "--json", "--runs", str(args.runs), "--ms", str(args.ms), "--warmup-ms",
            str(args.warmup_ms), "--sizes", args.sizes, "--ops", args.ops] + args.extra
-    load0 = os.getloadavg()
-    t0, h0 = time.monotonic(), host_busy()
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load = Others()
+    load.start()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.monotonic() - t0
-    mine = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    others = (host_busy() - h0 - mine) / wall
-    load1 = os.getloadavg()
+    load.stop()
     if p.returncode not in (0, 1):
         sys.exit("bench: %s failed (%d)" % (" ".join(cmd), p.returncode))
     out = json.loads(p.stdout)
@@ -107,7 +93,7 @@ def main():
               "%Y-%m-%d %H:%M UTC"), out["runs"], out["ms"], out["warmup_ms"], out["mtu"]))
     rev = subprocess.run(["git", "-C", TOP, "describe", "--always", "--dirty"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    print("host: %s, %d cores; tree %s; %s" % (cpu_model(), os.cpu_count(),
+    print("host: %s, %d cores; tree %s; %s" % (results.cpu_model(), os.cpu_count(),
                                               rev.stdout.strip() or "?", " ".join(cmd[1:])))
     print()
     print("| op | size | Gb/s per core | Mmsg/s per core | of memcpy (Gb/s) | Gb/s wall "
@@ -135,10 +121,7 @@ def main():
     print()
     print("wire: %d frames handed over directly, %d queued (copied), %d refused" % (
         out["wire_direct"], out["wire_queued"], out["wire_refused"]))
-    print("host load average %.2f / %.2f / %.2f before, %.2f / %.2f / %.2f after; CPU used by "
-          "other processes during the run: %.2f cores%s" % (
-              load0 + load1 + (others, " (NOISY: more than half a core)" if others > 0.5
-                               else "")))
+    print(load.line())
     w = goals.get(("write", 65536))
     if w:
         print("goal: 64 KiB WRITE >= 50 %% of single-core memcpy: %.1f %% (%s)" % (
@@ -151,6 +134,27 @@ def main():
                 "NOT met"))
     if p.returncode:
         print("some runs FAILED their checks (see above): their figures are not shown")
+    rows = []
+    for res in out["results"]:
+        for op in OPS + ("memcpy",):
+            if op in res:
+                s = res[op]
+                rows.append(dict({k: s.get(k) for k in ("failed", "why", "gbps_core",
+                                                         "mpps_core", "gbps_wall",
+                                                         "cpu_share")},
+                                 op=op, size=res["size"]))
+    doc = results.document(
+        "model", rows, load,
+        [("tern model", "two device model instances back to back in one process, one thread, "
+          "MTU %d, link at 1 Tb/s" % out["mtu"]),
+         ("memcpy", "memcpy() of the same sizes over the same slots, same process")],
+        {"runs": out["runs"], "ms": out["ms"], "warmup_ms": out["warmup_ms"],
+         "mtu": out["mtu"], "sizes": args.sizes, "ops": args.ops, "extra": args.extra,
+         "wire_direct": out["wire_direct"], "wire_queued": out["wire_queued"],
+         "wire_refused": out["wire_refused"]},
+        notes=["some runs failed their checks: their figures are left out"]
+        if p.returncode else [])
+    results.save(doc, results.out_dir("model", args.out))
     return p.returncode
 
 

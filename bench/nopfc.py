@@ -18,14 +18,16 @@ at line rate), switch drops, request packets sent again (all of them, and of tho
 tail-loss probes), retransmit timeouts, flows that failed, and whether every completed WRITE
 left its data intact. Documentation/fabric.rst ("N:1 incast without PFC") defines them.
 
-Writes to DIR (default $TERN_OUT/bench/nopfc): nopfc.json (every run's figures) and one SVG
-per buffer (nopfc-<KiB>K.svg): completion times against N, packets resent against N, and the
-completion time of each flow at the largest N. --docs also prints the table as
-reStructuredText and copies the SVGs to Documentation/figures/.
+Writes to DIR (default $TERN_OUT/results/nopfc, $TERN_OUT defaulting to build/): nopfc.json
+(bench/results.py; rows: every run's figures with buffer, n and mode; fct: each flow's
+completion time in ms, sorted), nopfc.svg (the median and slowest completion time over the
+ideal against N, per buffer) and one SVG per buffer (nopfc-<KiB>K.svg): completion times
+against N, packets resent against N, and the completion time of each flow at the largest N.
+--docs also prints the table as reStructuredText and copies the JSON and the SVGs to
+Documentation/figures/nopfc/.
 """
 
 import argparse
-import json
 import math
 import os
 import shutil
@@ -34,6 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from incast import SIM, TOP, Plot, build, run_json, write_svg  # noqa: E402
+from hostload import Others  # noqa: E402
+import results as bres  # noqa: E402
 
 LINE_OVERHEAD = 82      # bytes per MTU-sized packet: headers, ICRC, FCS, preamble and IFG
 MODES = (("GBN", "off"), ("SR", "on"))
@@ -158,7 +162,7 @@ def main():
     ap.add_argument("--buffers", default="262144,65536", help="switch buffers, bytes")
     ap.add_argument("--flow-mib", type=int, default=8, help="each flow's size, MiB")
     ap.add_argument("--seed", type=int, default=1, help="RED's seed")
-    ap.add_argument("--out", default=None, help="output directory")
+    bres.add_out_arg(ap)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--docs", action="store_true",
                     help="print the RST table, copy the SVGs to Documentation/figures")
@@ -169,17 +173,16 @@ def main():
     if args.flow_mib < 1 or not sizes or not bufs:
         sys.exit("--flow-mib, --n and --buffers must not be empty or 0")
     flow_bytes = args.flow_mib << 20
-    out = args.out or os.path.join(os.environ.get("TERN_OUT", os.path.join(TOP, "build")),
-                                   "bench", "nopfc")
-    os.makedirs(out, exist_ok=True)
+    out = bres.out_dir("nopfc", args.out)
     build("fabric", "sim", "building tern-sim failed")
+    load = Others()
+    load.start()
     jobs = [(b, n, m) for b in bufs for n in sizes for m in MODES]
     with ThreadPoolExecutor(max_workers=args.jobs) as ex:
         futs = {j: ex.submit(run, j[0], j[1], j[2][1], args) for j in jobs}
         results = {(b, n, m[0]): futs[(b, n, m)].result() for b, n, m in jobs}
+    load.stop()
     figs = {k: figures(r, k[1], flow_bytes) for k, r in results.items()}
-    with open(os.path.join(out, "nopfc.json"), "w") as f:
-        json.dump([dict(results[k], buffer=k[0], mode=k[2]) for k in results], f, indent=1)
     r0 = next(iter(results.values()))
     print("N:1 incast without PFC (the switch drops), DCQCN on, %d Gb/s links, MTU %d, "
           "%d MiB per flow in %d KiB WRITEs, ACK timeout 524 us, seed %d\n"
@@ -191,15 +194,28 @@ def main():
           "back at line rate;\nFCT: each flow's completion time (+: some flow failed); "
           "resent: request packets sent again,\nprobes among them; RTO: retransmit timeouts; "
           "data: every completed WRITE intact.")
+    print(load.line())
     paths = [plot(b, sizes, figs, results, out, flow_bytes) for b in bufs]
+    data = [dict(figs[k], buffer=k[0], n=k[1], mode=k[2],
+                 **{x: results[k][x] for x in ("writes_completed", "write_errors", "run_us",
+                                               "msg_bytes", "mtu", "link_mbps",
+                                               "tail_loss_probes", "ack_timeouts")})
+            for k in results]
+    doc = bres.document(
+        "nopfc", data, load,
+        [("GBN", "go-back-N (tern-sim --sr off)"), ("SR", "selective repeat (--sr on)")],
+        {"n": sizes, "buffers": bufs, "flow_mib": args.flow_mib, "seed": args.seed,
+         "pfc": "off (--pfc-mask 0)", "dcqcn": "on", "ack_timeout": "7 (524 us)",
+         "extra": args.extra, "time": "virtual (the figures do not depend on the host's load)"})
+    paths += bres.save(doc, out)
     if args.docs:
         print()
         print_rst(table)
-        dst = os.path.join(TOP, "Documentation", "figures")
+        dst = os.path.join(TOP, "Documentation", "figures", "nopfc")
         os.makedirs(dst, exist_ok=True)
         for p in paths:
             shutil.copy(p, dst)
-    print("\nwrote %s/{nopfc.json,nopfc-*.svg}%s" % (out, " and Documentation/figures/"
+    print("\nwrote %s/{nopfc.json,nopfc-*.svg}%s" % (out, " and Documentation/figures/nopfc/"
                                                       if args.docs else ""))
     print("simulation wall time: %.1f s (sum over runs)"
           % sum(r["wall_s"] for r in results.values()))

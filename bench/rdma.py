@@ -2,7 +2,7 @@
 """Benchmark (not a test): perftest between two guests over tern and over Soft-RoCE (rdma_rxe
 on QEMU's virtio-net), interleaved in the same guests and run, steady state, with tern / rxe.
 
-    bench/rdma.py [--runs N] [--seconds S] [--quick] [--json FILE]
+    bench/rdma.py [--runs N] [--seconds S] [--quick] [--out DIR]
 
 Bandwidth and message rate: ib_write_bw, ib_read_bw and ib_send_bw for a fixed time (perftest
 -D, --seconds each, 5 by default) at 2 B, 64 B, 4 KiB, 64 KiB and 1 MiB, so that start-up does
@@ -21,6 +21,10 @@ than half a core is flagged NOISY. --quick: bandwidth at 64 B and 64 KiB, latenc
 The guests run under QEMU's software emulation (TCG, no KVM) on a shared host: absolute
 numbers mean little, the ratios within one run do. tern's data movement happens in the device
 model (host code), Soft-RoCE's on the guest's emulated CPU.
+
+Writes rdma.json (bench/results.py; rows: {kind: bw|lat, op, size, peer: tern|rxe, runs: every
+run's figures}) and the plots rdma-bandwidth.svg (MB/s and messages/s against message size)
+and rdma-latency.svg (typical and 99th percentile) to --out (default build/results/rdma).
 """
 
 import argparse
@@ -36,6 +40,7 @@ sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma")
 from harness import Cluster, Wire  # noqa: E402
 import rdmatest as rt  # noqa: E402
 from hostload import Others  # noqa: E402
+import results  # noqa: E402
 
 KERNEL = ("system", "irq", "softirq")
 BUSY = ("user", "nice", "system", "irq", "softirq")
@@ -107,7 +112,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=5, help="seconds per bandwidth run (-D)")
     ap.add_argument("--quick", action="store_true",
                     help="bandwidth at 64 B and 64 KiB, latency at 2 B only")
-    ap.add_argument("--json", help="write every run's figures here")
+    results.add_out_arg(ap)
     args = ap.parse_args()
     bw_sizes, lat_sizes = (QUICK_BW, QUICK_LAT) if args.quick else (BW_SIZES, LAT_SIZES)
     plan = [("bw", op, s) for s in bw_sizes for op in OPS] + \
@@ -184,9 +189,17 @@ def main():
     if 2 in lat_sizes:
         print("  " + goal("latency at 2 B", [r("lat", op, 2, "typical") for op in OPS], 0.5,
                           at_most=True))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"%s %s %d %s" % k: v for k, v in res.items()}, f, indent=1)
+    rows = [{"kind": k, "op": op, "size": s, "peer": tk, "runs": runs}
+            for (k, op, s, tk), runs in res.items()]
+    doc = results.document(
+        "rdma", rows, load,
+        [("tern", "tern NIC (device model in QEMU), guest kernel driver and provider"),
+         ("rxe", "Soft-RoCE (rdma_rxe) on QEMU's virtio-net, the same guests")],
+        {"runs": args.runs, "seconds": args.seconds, "quick": args.quick,
+         "bw_sizes": list(bw_sizes), "lat_sizes": list(lat_sizes),
+         "lat_iters": LAT_ITERS, "guests": "2 x QEMU TCG, 1 vCPU"},
+        kernel=results.guest_kernel(), notes=["failed run: " + f for f in failed])
+    results.save(doc, results.out_dir("rdma", args.out))
 
 
 if __name__ == "__main__":

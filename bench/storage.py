@@ -3,7 +3,7 @@
 (rdma_rxe on QEMU's virtio-net) and over NVMe/TCP on the same virtio-net NIC, in the same run,
 the same guests, the same namespace and the same fio jobs, with the ratios.
 
-    bench/storage.py [--runs N] [--seconds S]
+    bench/storage.py [--runs N] [--seconds S] [--out DIR]
 
 The target (node1) exports a RAM disk (brd, 256 MiB) through nvmet with one port per
 transport; the host (node0) connects to each in turn and runs fio (libaio, O_DIRECT):
@@ -16,6 +16,9 @@ The guests run under QEMU's software emulation (TCG, no KVM) on a shared host: a
 numbers mean little, only ratios within one run do. The host CPU that anything other than
 this run's two QEMU processes used while the transports ran is printed (in cores); a run
 where other work took more than half a core is flagged as noisy.
+
+Writes storage.json (bench/results.py; rows: {transport: tern|rxe|tcp, job, unit, run, iops,
+mbs, cpu_us_per_io}) and storage.svg to --out (default build/results/storage).
 """
 
 import argparse
@@ -31,6 +34,7 @@ sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.join(TOP, "tests", "rdma")
 from harness import Cluster, Wire  # noqa: E402
 import rdmatest as rt  # noqa: E402
 from hostload import Others  # noqa: E402
+import results  # noqa: E402
 
 NQN = "nqn.2026-12.io.tern:bench"
 BUSY = ("user", "nice", "system", "irq", "softirq")
@@ -95,6 +99,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per transport (median)")
     ap.add_argument("--seconds", type=int, default=15, help="seconds per fio job")
+    results.add_out_arg(ap)
     args = ap.parse_args()
 
     c = Cluster(nodes=2, wires=[Wire("tern"), "virtio"], name="bench-storage",
@@ -146,6 +151,20 @@ def main():
             med["tern"][0] / med["tcp"][0] if med["tcp"][0] else 0))
     print()
     print(load.line())
+    rows = [{"transport": name, "job": label, "unit": unit, "run": i + 1, "iops": r[0],
+             "mbs": r[1], "cpu_us_per_io": r[2]}
+            for name, _, _ in transports for label, _, _, _, _, unit in JOBS
+            for i, r in enumerate(res[(name, label)])]
+    doc = results.document(
+        "storage", rows, load,
+        [("tern", "NVMe/RDMA over the tern NIC"),
+         ("rxe", "NVMe/RDMA over Soft-RoCE on QEMU's virtio-net"),
+         ("tcp", "NVMe/TCP over the same virtio-net NIC")],
+        {"runs": args.runs, "seconds": args.seconds, "disk": "brd RAM disk, 256 MiB",
+         "jobs": [j[0] for j in JOBS], "fio": "libaio, O_DIRECT",
+         "guests": "2 x QEMU TCG, 1 vCPU"},
+        kernel=results.guest_kernel())
+    results.save(doc, results.out_dir("storage", args.out))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 """Benchmark (not a test): TCP throughput between two guests over tern and over QEMU's
 virtio-net in the same run, the same guests and the same iperf3 settings, with the ratio.
 
-    bench/tcp.py [--seconds N] [--runs N] [--streams N] [--channels N]
+    bench/tcp.py [--seconds N] [--runs N] [--streams N] [--channels N] [--out DIR]
 
 --streams runs N parallel TCP streams (iperf3 -P); --channels gives tern's netdev N queue
 pairs with RSS (ethtool -L combined N) in both guests before the runs. The runs alternate
@@ -16,8 +16,12 @@ TCG thread): the guests are bound by the CPU the host gives their vCPUs, and on 
 thread (throughput over that thread's share of a core during the run), which does not.
 
 Both NICs are emulated: the numbers measure the device model and driver under QEMU's software
-emulation (no KVM), where the guest CPU is the bottleneck. Both have checksum offload and TSO
-(tern's since TERN_DEV_CAP_ETH_OFFLOAD; virtio-net's through its virtio features).
+emulation (no KVM), where the guest CPU is the bottleneck. tern has checksum offload and TSO
+(TERN_DEV_CAP_ETH_OFFLOAD); virtio-net on the harness's ``-netdev stream`` backend has neither
+(the backend has no vnet header), so its guests checksum and segment in software.
+
+Writes tcp.json (bench/results.py; rows: {nic, run, mbps, mbps_per_vcpu}) and tcp.svg to --out
+(default build/results/tcp).
 """
 
 import argparse
@@ -32,6 +36,7 @@ sys.path[:0] = [os.path.join(TOP, "scripts"), os.path.dirname(os.path.abspath(__
 
 from harness import Cluster, Wire  # noqa: E402
 from hostload import Others  # noqa: E402
+import results  # noqa: E402
 
 
 def threads(node):
@@ -70,6 +75,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--streams", type=int, default=1)
     ap.add_argument("--channels", type=int, default=0, help="tern queue pairs (0: default)")
+    results.add_out_arg(ap)
     args = ap.parse_args()
     extra = "-P %d" % args.streams if args.streams > 1 else ""
 
@@ -120,6 +126,18 @@ def main():
         print("tern / virtio-net: %.2f; per core of the sender's vCPU: %.2f" % (
             ratio, statistics.median(eff[0]) / max(statistics.median(eff[1]), 1e-9)))
         print(load.line())
+    rows = [{"nic": label, "run": i + 1, "mbps": v, "mbps_per_vcpu": e[i]}
+            for (label, vals), e in zip(rows, eff) for i, v in enumerate(vals)]
+    nch = chans.split()[-1] if chans else "?"
+    doc = results.document(
+        "tcp", rows, load,
+        [("tern", "tern NIC netdev, %s channel(s), checksum offload and TSO" % nch),
+         ("virtio-net", "QEMU's virtio-net on -netdev stream (no checksum offload or TSO: "
+          "no vnet header), the same guests")],
+        {"seconds": args.seconds, "runs": args.runs, "streams": args.streams,
+         "channels": nch, "guests": "2 x QEMU TCG, 1 vCPU", "tool": "iperf3"},
+        kernel=results.guest_kernel())
+    results.save(doc, results.out_dir("tcp", args.out))
 
 
 if __name__ == "__main__":
