@@ -38,6 +38,8 @@ pkgs=(
 	# the manual (scripts/build-docs.sh, tests/static/docs.t); kernel-doc comes from
 	# linux-source-6.1 above
 	python3-sphinx
+	# benchmark results as plots (bench/results.py, bench/plots.py, tests/static/bench.t)
+	python3-matplotlib
 )
 want=$(printf '%s\n' "${pkgs[@]}" | sort | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
