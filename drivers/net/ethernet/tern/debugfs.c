@@ -375,7 +375,7 @@ static void tern_dbg_wire_faults_init(struct tern_dev *tdev)
 }
 
 /* The order of struct tern_cc_params; ranges as include/tern/tern_dcb.h states them. */
-static const struct tern_cc_field tern_dbg_cc_fields[TERN_DBG_CC_NUM] = {
+static const struct tern_cc_field tern_dbg_cc_fields[] = {
 	TERN_CC_U32("np_min_time_between_cnps", min_time_between_cnps, 0, 4095),
 	TERN_CC_U32("rp_time_reset", rpg_time_reset, 1, 131071),
 	TERN_CC_U32("rp_byte_reset", rpg_byte_reset, 0, 1u << 30),
@@ -397,6 +397,8 @@ static const struct tern_cc_field tern_dbg_cc_fields[TERN_DBG_CC_NUM] = {
 	TERN_CC_U32("hpcc_base_rtt", hpcc_base_rtt,
 		    TERN_CC_HPCC_BASE_RTT_MIN, TERN_CC_HPCC_BASE_RTT_MAX),
 };
+
+static_assert(ARRAY_SIZE(tern_dbg_cc_fields) == TERN_DBG_CC_NUM);
 
 static int tern_dbg_cc_get(void *data, u64 *val)
 {
