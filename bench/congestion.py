@@ -3,7 +3,7 @@
 side by side. Three guests with tern NICs through tern-switch, two ib_write_bw senders
 (node1, node2) to one receiver (node0) at once (2:1 on the receiver's switch port), set up
 like tests/guest/congestion.t (tests/rdma/congestiontest.py: dcb pfc/app, devlink DCQCN
-params, the switch's ECN and PFC on priority 3, CNPs on priority 6):
+params, debugfs cc_params/, the switch's ECN and PFC on priority 3, CNPs on priority 6):
 
     PFC on,  DCQCN off      pauses instead of loss
     PFC on,  DCQCN default  DCQCN with the driver's (ConnectX) defaults, made for
@@ -49,12 +49,12 @@ import results  # noqa: E402
 
 
 def dcqcn_defaults():
-    """The defaults (include/linux/tern/tern_dcb.h, which the driver uses) of the devlink params
+    """The defaults (include/linux/tern/tern_dcb.h, which the driver uses) of the cc_params/ files
     congestiontest.DCQCN_PARAMS changes."""
-    macro = {"dce_tcp_rtt": "TCP_RTT", "rate_reduce_monitor_period": "MONITOR_PERIOD",
-             "min_time_between_cnps": "MIN_TIME_CNPS", "rpg_time_reset": "TIME_RESET",
-             "rpg_byte_reset": "BYTE_RESET", "rpg_ai_rate": "AI_RATE",
-             "rpg_hai_rate": "HAI_RATE"}
+    macro = {"rp_dce_tcp_rtt": "TCP_RTT", "rp_rate_reduce_monitor_period": "MONITOR_PERIOD",
+             "np_min_time_between_cnps": "MIN_TIME_CNPS", "rp_time_reset": "TIME_RESET",
+             "rp_byte_reset": "BYTE_RESET", "rp_ai_rate": "AI_RATE",
+             "rp_hai_rate": "HAI_RATE"}
     with open(os.path.join(TOP, "include", "linux", "tern", "tern_dcb.h")) as f:
         text = f.read()
     out = {}
@@ -68,7 +68,7 @@ def dcqcn_defaults():
 
 def run_cluster(args, pfc, configs, loads, **switch):
     """Boot one cluster (switch PFC on or off) and run ``configs``: [(label, NIC PFC, DCQCN,
-    devlink params or None for congestiontest.DCQCN_PARAMS)]."""
+    cc_params/ values or None for congestiontest.DCQCN_PARAMS)]."""
     c = ct.cluster(args.mbps, pfc=pfc, name="bench-congestion", **switch)
     try:
         c.boot()

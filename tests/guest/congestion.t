@@ -5,8 +5,8 @@ ib_write_bw senders (node1, node2) to one receiver (node0) at once, so that the 
 switch port is the bottleneck (2:1). Set up as an administrator would on every guest:
 ``dcb pfc set dev IF prio-pfc 3:on``, ``dcb app add dev IF dscp-prio 26:3 48:6`` and DCQCN
 on priority 3 through the devlink params roce_rp_enable / roce_np_enable (8 = on, 0 = off),
-with DCQCN's time constants scaled to this slow fabric through the other devlink params
-(tests/rdma/congestiontest.py, DCQCN_PARAMS: with ConnectX's defaults, made for microsecond
+with DCQCN's time constants scaled to this slow fabric through debugfs cc_params/ (read back
+from the firmware; tests/rdma/congestiontest.py, DCQCN_PARAMS: with ConnectX's defaults, made for microsecond
 round trips, DCQCN barely changes anything here). The switch trusts DSCP with the same map,
 RED/ECN-marks priority 3 (Kmin 16 KiB, Kmax 96 KiB, Pmax 20 %), sends PFC for it per ingress
 (XOFF 256 KiB, XON 128 KiB) and serves the CNPs' priority 6 strictly. Link rate: 100 Mb/s on every switch port and NIC (QEMU `speed`), low

@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 """tern's admin interface for lossless RoCE, between two guests: ``dcb pfc``, ``dcb ets`` and
 ``dcb app`` (DSCP) show exactly what was set and the firmware runs it (debugfs ``dcb`` reads it
-back from the device); invalid settings are refused with a clear message; ``devlink dev param``
-lists the 24 congestion-control parameters (DCQCN, HPCC) with their defaults, takes valid values
-(into the firmware), keeps HPCC and DCQCN's reaction point off each other's priorities, and
-refuses out-of-range ones with an extack message; everything survives ``devlink dev reload``
+back from the device); invalid settings are refused with a clear message; the 24 congestion-control parameters
+(DCQCN, HPCC) have their defaults: ``devlink dev param`` lists exactly the five that must match
+the fabric (which priorities run DCQCN's reaction and notification points or HPCC, the CNPs'
+DSCP and PCP) and debugfs ``cc_params/`` has the 19 tuning constants, a file each; both take
+valid values (into the firmware, read back from it), keep HPCC and DCQCN's reaction point off
+each other's priorities, and refuse out-of-range ones (devlink: ERANGE with an extack message,
+debugfs: EINVAL), leaving the value as it was; everything survives ``devlink dev reload``
 and a device recovery (``devlink health test``), which keep the netdev as it was (name,
 ifindex, MTU, address, route, qdisc; the counters go on); ``ethtool -S`` has the PFC counters and
 ``ethtool --set-tunable pfc-prevention-tout`` the storm guard; a peer that floods PFC frames
@@ -26,20 +29,23 @@ from harness import Cluster, HarnessError, Wire  # noqa: E402
 from ternlib import (carrier, check_kernel_clean, dcb_write, ethtool_stats,  # noqa: E402
                      wait_for)
 
-# The driver's defaults of the DCQCN devlink params (Documentation/admin/tern_core.rst):
-# DCQCN on every priority, the rest as include/linux/tern/tern_dcb.h's TERN_CC_DEF_*.
-CC_DEFAULTS = {
-    "roce_rp_enable": 255, "roce_np_enable": 255, "rpg_time_reset": 300,
-    "rpg_byte_reset": 32767, "rpg_threshold": 1, "rpg_max_rate": 0, "rpg_ai_rate": 5,
-    "rpg_hai_rate": 50, "rpg_gd": 11, "rpg_min_dec_fac": 50, "rpg_min_rate": 1,
-    "rate_to_set_on_first_cnp": 0, "dce_tcp_g": 1019, "dce_tcp_rtt": 1,
-    "rate_reduce_monitor_period": 4, "initial_alpha_value": 1023, "min_time_between_cnps": 4,
-    "cnp_dscp": 48, "cnp_802p_prio": 6,
-    # HPCC (Documentation/hw/congestion.rst): on no priority; TERN_CC_DEF_HPCC_*
-    "roce_hpcc_enable": 0, "hpcc_max_stage": 5, "hpcc_eta": 950, "hpcc_ai_rate": 100,
-    "hpcc_base_rtt": 12000,
+# The driver's congestion-control defaults (Documentation/admin/tern_core.rst): DCQCN on
+# every priority, HPCC on none, the rest as include/linux/tern/tern_dcb.h's TERN_CC_DEF_*.
+# devlink params: what must match the fabric.
+DL_DEFAULTS = {"roce_rp_enable": 255, "roce_np_enable": 255, "roce_hpcc_enable": 0,
+               "cnp_dscp": 48, "cnp_802p_prio": 6}
+# debugfs cc_params/ files (mlx5_ib's names where the meaning is the same): the tuning.
+CCP_DEFAULTS = {
+    "rp_time_reset": 300, "rp_byte_reset": 32767, "rp_threshold": 1, "rp_max_rate": 0,
+    "rp_ai_rate": 5, "rp_hai_rate": 50, "rp_gd": 11, "rp_min_dec_fac": 50, "rp_min_rate": 1,
+    "rp_rate_to_set_on_first_cnp": 0, "rp_dce_tcp_g": 1019, "rp_dce_tcp_rtt": 1,
+    "rp_rate_reduce_monitor_period": 4, "rp_initial_alpha_value": 1023,
+    "np_min_time_between_cnps": 4,
+    # HPCC (Documentation/hw/congestion.rst): TERN_CC_DEF_HPCC_*
+    "hpcc_max_stage": 5, "hpcc_eta": 950, "hpcc_ai_rate": 100, "hpcc_base_rtt": 12000,
 }
-CC_SET = {"rpg_ai_rate": 10, "roce_np_enable": 8, "cnp_dscp": 46, "rpg_time_reset": 1000}
+CC_DEFAULTS = dict(DL_DEFAULTS, **CCP_DEFAULTS)
+CC_SET = {"rp_ai_rate": 10, "roce_np_enable": 8, "cnp_dscp": 46, "rp_time_reset": 1000}
 
 PFC_SET = "prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off"
 ETS_SET = {
@@ -108,6 +114,26 @@ def params(node, dl):
     return out
 
 
+def cc_params(node, bdf):
+    """The debugfs cc_params/ files (each read queries the firmware) as name -> int."""
+    r = node.run("cd /sys/kernel/debug/tern/%s/cc_params && grep -H . *" % bdf)
+    if r.rc != 0:
+        return {"error": r.stderr.strip()}
+    out = {}
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition(":")
+        out[k] = int(v) if v.strip().isdigit() else v
+    return out
+
+
+def set_cc(node, dl, bdf, name, value):
+    """Set one congestion-control parameter where it lives: devlink or debugfs."""
+    if name in DL_DEFAULTS:
+        return node.run("devlink dev param set %s name %s value %d cmode runtime"
+                        % (dl, name, value))
+    return node.run("echo %s > /sys/kernel/debug/tern/%s/cc_params/%s" % (value, bdf, name))
+
+
 def health(node, dl, reporter):
     """``devlink health show`` of one reporter, on one line."""
     r = node.run("devlink health show %s reporter %s" % (dl, reporter))
@@ -143,8 +169,11 @@ def check_all(node, dev, bdf, dl, when, cc):
          "%s: the firmware runs the same PFC, ETS and DSCP map (trust dscp)" % when,
          json.dumps(f))
     got = params(node, dl)
-    t.eq({k: v for k, v in got.items() if k in CC_DEFAULTS}, cc,
-         "%s: devlink dev param show lists the 24 congestion-control params with their values" % when)
+    t.eq({k: v for k, v in got.items() if k in DL_DEFAULTS},
+         {k: v for k, v in cc.items() if k in DL_DEFAULTS},
+         "%s: devlink dev param show: the 5 congestion-control params with their values" % when)
+    t.eq(cc_params(node, bdf), {k: v for k, v in cc.items() if k in CCP_DEFAULTS},
+         "%s: debugfs cc_params/: the 19 tuning parameters with their values" % when)
     t.ok(all(f.get(k) == str(v) for k, v in cc.items()),
          "%s: the firmware runs the same DCQCN and HPCC parameters" % when,
          {k: f.get(k) for k in cc})
@@ -168,11 +197,14 @@ try:
     t.ok(r.rc == 0 and "host" in r.stdout and "ieee" in r.stdout,
          "dcb dcbx show: host-managed IEEE", r.stdout, r.stderr)
     got = params(n0, dl)
-    t.eq({k: v for k, v in got.items() if k in CC_DEFAULTS}, CC_DEFAULTS,
-         "devlink dev param show: the 24 congestion-control params (DCQCN, HPCC), defaults")
-    # the one other runtime param: RC loss recovery (Documentation/hw/rdma.rst, "Selective
-    # repeat"), go-back-N by default
-    t.eq({k: v for k, v in got.items() if k not in CC_DEFAULTS},
+    t.eq({k: v for k, v in got.items() if k in DL_DEFAULTS}, DL_DEFAULTS,
+         "devlink dev param show: the 5 congestion-control params that must match the "
+         "fabric (RP, NP and HPCC priorities, the CNPs' DSCP and PCP), defaults")
+    t.eq(cc_params(n0, bdf), CCP_DEFAULTS,
+         "debugfs cc_params/: the 19 DCQCN and HPCC tuning parameters, a file each, defaults")
+    # the only other runtime params: RC loss recovery (Documentation/hw/rdma.rst, "Selective
+    # repeat"), go-back-N by default; no tuning constant is a devlink param any more
+    t.eq({k: v for k, v in got.items() if k not in DL_DEFAULTS},
          {"roce_selective_repeat": False, "roce_sr_log_cap": 0},
          "devlink dev param show: roce_selective_repeat, off by default (go-back-N), and its "
          "in-flight cap roce_sr_log_cap 0 (the device's default)")
@@ -251,41 +283,56 @@ try:
         t.ok(re.search(msg, log), "the kernel log says why: %s" % msg.replace("\\", ""), log)
     check_all(n0, dev, bdf, dl, "after the refusals", CC_DEFAULTS)
 
-    # --- devlink params ---------------------------------------------------------------------------
+    # --- congestion control: devlink params and debugfs cc_params/ ----------------------------
     cc = dict(CC_DEFAULTS)
     for name, value in CC_SET.items():
-        r = n0.run("devlink dev param set %s name %s value %d cmode runtime" % (dl, name, value))
-        t.ok(r.rc == 0, "devlink dev param set %s %d" % (name, value), r.stderr)
+        r = set_cc(n0, dl, bdf, name, value)
+        t.ok(r.rc == 0, "%s set to %d (%s)" % (
+            name, value, "devlink" if name in DL_DEFAULTS else "cc_params"), r.stderr)
         cc[name] = value
+    # a cc_params/ read queries the firmware: what was written is what the device runs
+    t.eq({k: fw(n0, bdf).get(k) for k in ("rp_ai_rate", "rp_time_reset")},
+         {"rp_ai_rate": "10", "rp_time_reset": "1000"},
+         "the firmware runs the cc_params/ values written (QUERY_CC_PARAMS)")
     line = n0.run("cat /sys/class/net/%s/speed" % dev).stdout.strip()
     t.eq(line, str(SPEED), "the port runs at %d Mb/s (QEMU speed=%d)" % (SPEED, SPEED))
     line = SPEED
     for name, value, msg in (
-            ("rpg_gd", 16, "rpg_gd must be 1..15"),
-            ("rpg_threshold", 0, "rpg_threshold must be 1..31 stages"),
-            ("rpg_ai_rate", line + 1, "rpg_ai_rate must be 1..line rate Mb/s"),
-            ("dce_tcp_g", 1024, "dce_tcp_g must be 0..1023 (1/1024 units)"),
             ("cnp_dscp", 64, "cnp_dscp must be a DSCP, 0..63"),
             ("cnp_802p_prio", 8, "cnp_802p_prio must be a priority, 0..7"),
-            ("hpcc_max_stage", 0, "hpcc_max_stage must be 1..31 stages"),
-            ("hpcc_eta", 1001, "hpcc_eta must be 500..1000 (1/1000 of the line)"),
-            ("hpcc_ai_rate", line + 1, "hpcc_ai_rate must be 1..line rate Mb/s"),
-            ("hpcc_base_rtt", 999, "hpcc_base_rtt must be 1000..100000000 ns"),
             # DCQCN's reaction point is on every priority by default: HPCC needs room
             ("roce_hpcc_enable", 8,
              "roce_hpcc_enable and roce_rp_enable must not share a priority")):
-        r = n0.run("devlink dev param set %s name %s value %d cmode runtime" % (dl, name, value))
+        r = set_cc(n0, dl, bdf, name, value)
         t.ok(r.rc != 0 and msg in r.stderr,
              "devlink dev param set %s %d refused: %s" % (name, value, r.stderr.strip()),
              r.stdout)
+    # debugfs has no extack: EINVAL, and Documentation/admin/tern_core.rst gives the ranges
+    for name, value in (("rp_gd", 16), ("rp_gd", 0), ("rp_threshold", 0), ("rp_threshold", 32),
+                        ("rp_ai_rate", line + 1), ("rp_hai_rate", 0), ("rp_max_rate", line + 1),
+                        ("rp_min_rate", 0), ("rp_rate_to_set_on_first_cnp", line + 1),
+                        ("rp_dce_tcp_g", 1024), ("rp_dce_tcp_rtt", 0),
+                        ("rp_dce_tcp_rtt", 131072), ("rp_time_reset", 0),
+                        ("rp_byte_reset", (1 << 30) + 1), ("rp_min_dec_fac", 101),
+                        ("rp_rate_reduce_monitor_period", 131072),
+                        ("rp_initial_alpha_value", 1024), ("np_min_time_between_cnps", 4096),
+                        ("hpcc_max_stage", 0), ("hpcc_eta", 1001), ("hpcc_eta", 499),
+                        ("hpcc_ai_rate", line + 1), ("hpcc_base_rtt", 999),
+                        ("hpcc_base_rtt", 100000001), ("rp_ai_rate", 1 << 32),
+                        ("rp_ai_rate", "-1"), ("rp_ai_rate", "fast")):
+        r = set_cc(n0, dl, bdf, name, value)
+        t.ok(r.rc != 0 and "Invalid argument" in r.stderr,
+             "cc_params/%s = %s refused with EINVAL" % (name, value), r.stderr)
+    t.eq(cc_params(n0, bdf), {k: v for k, v in cc.items() if k in CCP_DEFAULTS},
+         "the refused writes changed nothing")
     # the line rate itself is a valid rate
-    r = n0.run("devlink dev param set %s name rpg_hai_rate value %d cmode runtime" % (dl, SPEED))
-    t.ok(r.rc == 0, "rpg_hai_rate = the line rate (%d Mb/s) is taken" % SPEED, r.stderr)
-    cc["rpg_hai_rate"] = SPEED
+    r = set_cc(n0, dl, bdf, "rp_hai_rate", SPEED)
+    t.ok(r.rc == 0, "rp_hai_rate = the line rate (%d Mb/s) is taken" % SPEED, r.stderr)
+    cc["rp_hai_rate"] = SPEED
     # HPCC on priority 3 once DCQCN's reaction point leaves it; then RP may not come back
     for name, value in (("roce_rp_enable", 0xf7), ("roce_hpcc_enable", 8), ("hpcc_eta", 900)):
-        r = n0.run("devlink dev param set %s name %s value %d cmode runtime" % (dl, name, value))
-        t.ok(r.rc == 0, "devlink dev param set %s %d" % (name, value), r.stderr)
+        r = set_cc(n0, dl, bdf, name, value)
+        t.ok(r.rc == 0, "%s set to %d" % (name, value), r.stderr)
         cc[name] = value
     r = n0.run("devlink dev param set %s name roce_rp_enable value 255 cmode runtime" % dl)
     t.ok(r.rc != 0 and "must not share a priority" in r.stderr,
@@ -432,6 +479,18 @@ try:
          r.stderr)
     r = n0.run("ping -c 2 -W 5 %s" % n1.ip(0), timeout=30)
     t.ok(r.rc == 0, "traffic flows after the storm", r.stdout, r.stderr)
+
+    # --- unload: the debugfs files go with the device, a new probe starts from the defaults
+    r = n0.run("rmmod tern_ib tern_core && ! test -e %s" % dbg, timeout=120)
+    t.ok(r.rc == 0, "rmmod tern_ib tern_core removes %s (cc_params/ included)" % dbg,
+         r.stderr)
+    r = n0.run("modprobe tern_core && for i in $(seq 50); do test -e %s/cc_params/rp_gd && "
+               "break; sleep 0.2; done" % dbg, timeout=60)
+    t.ok(r.rc == 0, "modprobe tern_core: cc_params/ is back", r.stderr)
+    t.eq(cc_params(n0, bdf), CCP_DEFAULTS, "after the driver was unloaded: cc_params/ has "
+         "the defaults again")
+    t.eq({k: v for k, v in params(n0, dl).items() if k in DL_DEFAULTS}, DL_DEFAULTS,
+         "after the driver was unloaded: the devlink params have the defaults again")
 
     check_kernel_clean(t, c)
 except HarnessError as e:

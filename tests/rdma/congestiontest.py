@@ -5,7 +5,8 @@ tests/guest/congestion.t and bench/congestion.py.
 The setup (the reference's "typical" one, Documentation/admin): on every guest
 ``dcb pfc set dev IF prio-pfc 3:on``, ``dcb app add dev IF dscp-prio 26:3 48:6`` (RoCE data on
 DSCP 26 -> priority 3, lossless; CNPs on DSCP 48 -> priority 6), DCQCN through the devlink
-params ``roce_rp_enable`` / ``roce_np_enable`` (priority masks: 0x08 on, 0 off). The switch
+params ``roce_rp_enable`` / ``roce_np_enable`` (priority masks: 0x08 on, 0 off), its time
+constants through debugfs ``cc_params/``. The switch
 trusts DSCP with the same map, marks ECN (RED) and generates PFC on priority 3 and serves
 priority 6 strictly. Node 0 receives, nodes 1 and 2 send (perftest ``--tclass=104``: DSCP 26).
 
@@ -47,15 +48,16 @@ LINK_MBPS = 100
 # defaults alpha (updated every microsecond) has decayed to almost nothing by the next CNP,
 # so each cut is tiny and the bottleneck stays above Kmax (measured: pauses only 4-30 %
 # fewer than without DCQCN). Scaled to the fabric, as an administrator would (measured with
-# these: 10-17x fewer pauses, the flows within 2-15 % of their DCQCN-off throughput):
+# these: 10-17x fewer pauses, the flows within 2-15 % of their DCQCN-off throughput), through
+# the debugfs files /sys/kernel/debug/tern/<bdf>/cc_params/<name>:
 DCQCN_PARAMS = {
-    "dce_tcp_rtt": 500,                     # us between alpha updates (default 1)
-    "rate_reduce_monitor_period": 1000,     # us: at most one cut per round trip (default 4)
-    "min_time_between_cnps": 500,           # us per QP at the NP (default 4)
-    "rpg_time_reset": 10000,                # us per timer-stage increase (default 300)
-    "rpg_byte_reset": 131072,               # bytes per byte-stage increase (default 32767)
-    "rpg_ai_rate": 2,                       # Mb/s additive increase (default 5)
-    "rpg_hai_rate": 10,                     # Mb/s hyper increase (default 50)
+    "rp_dce_tcp_rtt": 500,                  # us between alpha updates (default 1)
+    "rp_rate_reduce_monitor_period": 1000,  # us: at most one cut per round trip (default 4)
+    "np_min_time_between_cnps": 500,        # us per QP at the NP (default 4)
+    "rp_time_reset": 10000,                 # us per timer-stage increase (default 300)
+    "rp_byte_reset": 131072,                # bytes per byte-stage increase (default 32767)
+    "rp_ai_rate": 2,                        # Mb/s additive increase (default 5)
+    "rp_hai_rate": 10,                      # Mb/s hyper increase (default 50)
 }
 
 
@@ -65,7 +67,8 @@ DCQCN_PARAMS = {
 # looked like a full link and the two flows got 4.6 MB/s of 11; 4 ms gave 6.3, 10 ms 8.0
 # (p99 queue 132 KiB against DCQCN's 452), 25 ms 7.8 with a 300 KiB p99 (fabric.rst, "HPCC").
 # W_AI = 2 Mb/s * T = 2.5 KB, about 5 % of a fair share's window for two flows, as the
-# paper's W_AI = (1 - eta) * W / N. TERN_CONGESTION_HPCC_RTT_NS sets another T.
+# paper's W_AI = (1 - eta) * W / N. TERN_CONGESTION_HPCC_RTT_NS sets another T. (cc_params/
+# files, as DCQCN_PARAMS.)
 HPCC_PARAMS = {"hpcc_base_rtt": int(os.environ.get("TERN_CONGESTION_HPCC_RTT_NS", "10000000")),
                "hpcc_ai_rate": 2}
 
@@ -105,6 +108,22 @@ def devlink_dev(node, netdev):
     return "pci/" + r.stdout.strip()
 
 
+def cc_params_dir(devlink):
+    """The debugfs directory of the DCQCN and HPCC tuning parameters of NIC ``devlink``."""
+    return "/sys/kernel/debug/tern/%s/cc_params" % devlink.split("/", 1)[1]
+
+
+def read_cc_params(node, devlink):
+    """Every cc_params/ file of ``devlink``'s NIC, read back from the firmware: {name: int}."""
+    r = node.run("cd %s && grep -H . *" % cc_params_dir(devlink), timeout=30)
+    out = {}
+    for line in r.stdout.splitlines() if r.rc == 0 else []:
+        k, _, v = line.partition(":")
+        if v.strip().isdigit():
+            out[k] = int(v)
+    return out
+
+
 class Fabric:
     """The three guests' RDMA target plus what the admin steps need."""
 
@@ -128,18 +147,22 @@ class Fabric:
 
     def configure(self, pfc, dcqcn, params=None, hpcc=False):
         """PFC on priority 3 (or no PFC) and DCQCN on priority 3 (RP and NP) or off, on
-        every guest, as ``dcb`` / ``devlink`` show it back; ``params``: more devlink params
-        (name -> value) to set first (default :data:`DCQCN_PARAMS`, with ``hpcc``
-        :data:`HPCC_PARAMS` too). ``hpcc``: HPCC on priority 3 instead (roce_hpcc_enable,
+        every guest, as ``dcb`` / ``devlink`` show it back; ``params``: debugfs cc_params/
+        values (name -> value) to set first and read back from the firmware (default
+        :data:`DCQCN_PARAMS` and :data:`HPCC_PARAMS`). ``hpcc``: HPCC on priority 3 instead (roce_hpcc_enable,
         once DCQCN is off there: the driver refuses both on one priority)."""
         mask = (1 << PRIO) if dcqcn else 0
         params = dict(DCQCN_PARAMS, **HPCC_PARAMS) if params is None else params
         self.hpcc = hpcc
         for n in self.c:
             dev = self.target.netdev[n.index]
+            path = cc_params_dir(self.devlink[n.index])
             for name, value in sorted(params.items()):
-                _run(n, "devlink dev param set %s name %s value %d cmode runtime" % (
-                    self.devlink[n.index], name, value))
+                _run(n, "echo %d > %s/%s" % (value, path, name))
+            got = read_cc_params(n, self.devlink[n.index])
+            if any(got.get(k) != v for k, v in params.items()):
+                raise Setup("%s: the firmware runs %s, not the cc_params/ values %s" % (
+                    n.name, {k: got.get(k) for k in params}, params))
             want = " ".join("%d:%s" % (p, "on" if pfc and p == PRIO else "off")
                             for p in range(8))
             r = dcb_write(n, "dcb pfc set dev %s prio-pfc %s" % (dev, want))
@@ -158,7 +181,7 @@ class Fabric:
         return self.show()
 
     def params(self, node):
-        """Every devlink param of ``node``'s NIC: {name: runtime value}."""
+        """Every devlink param and cc_params/ file of ``node``'s NIC: {name: value}."""
         # (this iproute2 wants a name after a device: list every device's and pick ours)
         r = node.run("devlink -j dev param show", timeout=30)
         out = {}
@@ -173,6 +196,7 @@ class Fabric:
                 for v in p.get("values", []):
                     if v.get("cmode") == "runtime":
                         out[p.get("name")] = v.get("value")
+        out.update(read_cc_params(node, self.devlink[node.index]))
         return out
 
     def show(self):

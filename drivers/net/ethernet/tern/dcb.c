@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern DCB: PFC, ETS and the DSCP-to-priority map through dcbnl, the DCQCN parameters'
- * shadow (devlink params, devlink.c), the PFC storm guard (ethtool tunable), PFC statistics
- * and PFC storm events.
+ * tern DCB: PFC, ETS and the DSCP-to-priority map through dcbnl, the congestion-control
+ * parameters' shadow (devlink params in devlink.c for what must match the fabric, debugfs
+ * cc_params/ in debugfs.c for the algorithms' tuning), the PFC storm guard (ethtool
+ * tunable), PFC statistics and PFC storm events.
  *
  * The driver keeps the whole configuration (struct tern_dcb in struct tern_dev): every
  * change builds a new struct tern_dcb_cfg (or tern_cc_params) from it, sends it whole with
@@ -165,7 +166,7 @@ int tern_dcb_apply(struct tern_dev *tdev)
 }
 
 /**
- * tern_dcb_get_cc() - copy the kept DCQCN parameters
+ * tern_dcb_get_cc() - copy the kept DCQCN and HPCC parameters
  * @tdev: the device
  * @cc: filled in
  */
@@ -177,20 +178,92 @@ void tern_dcb_get_cc(struct tern_dev *tdev, struct tern_cc_params *cc)
 }
 
 /**
- * tern_dcb_set_cc() - send new DCQCN parameters and keep them if the firmware takes them
+ * tern_dcb_query_cc() - read the parameters the firmware runs (QUERY_CC_PARAMS)
  * @tdev: the device
- * @cc: the whole parameter set
+ * @cc: filled in on success
  *
- * Return: 0 or the command's negative errno (-EOPNOTSUPP: the firmware has no DCQCN).
+ * Return: 0 or the command's negative errno.
  */
-int tern_dcb_set_cc(struct tern_dev *tdev, const struct tern_cc_params *cc)
+int tern_dcb_query_cc(struct tern_dev *tdev, struct tern_cc_params *cc)
 {
+	return tern_cmd_exec(tdev, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, cc, sizeof(*cc), NULL);
+}
+
+/**
+ * tern_cc_field_get() - one value of a parameter set
+ * @cc: the parameter set (little-endian fields)
+ * @f: the value
+ *
+ * Return: the value in CPU order.
+ */
+u32 tern_cc_field_get(const struct tern_cc_params *cc, const struct tern_cc_field *f)
+{
+	const u8 *p = (const u8 *)cc + f->offset;
+
+	if (f->size == 1)
+		return *p;
+	if (f->size == 2)
+		return le16_to_cpu(*(const __le16 *)p);
+	return le32_to_cpu(*(const __le32 *)p);
+}
+
+static void tern_cc_field_put(struct tern_cc_params *cc, const struct tern_cc_field *f, u32 v)
+{
+	u8 *p = (u8 *)cc + f->offset;
+
+	if (f->size == 1)
+		*p = v;
+	else if (f->size == 2)
+		*(__le16 *)p = cpu_to_le16(v);
+	else
+		*(__le32 *)p = cpu_to_le32(v);
+}
+
+/**
+ * tern_cc_field_valid() - whether @v is in the range of @f
+ * @tdev: the device (its line rate bounds the rates)
+ * @f: the value
+ * @v: the candidate
+ *
+ * Return: true when @v is within @f's range (a rate: at most the line rate, or any value
+ * when the device does not state its line rate).
+ */
+bool tern_cc_field_valid(struct tern_dev *tdev, const struct tern_cc_field *f, u32 v)
+{
+	u32 max = f->max;
+
+	if (f->line_rate) {
+		max = tern_dcb_line_rate(tdev);
+		if (!max)
+			max = U32_MAX;
+	}
+	return v >= f->min && v <= max;
+}
+
+/**
+ * tern_dcb_set_cc_field() - change one DCQCN or HPCC parameter
+ * @tdev: the device
+ * @f: the parameter
+ * @v: its new value, already checked by tern_cc_field_valid()
+ *
+ * Sends the kept parameter set with @f changed (SET_CC_PARAMS) and keeps it only if the
+ * firmware took it. The read-modify-write is under dcb.lock, so devlink and debugfs
+ * writers of different parameters do not undo each other.
+ *
+ * Return: 0 or the command's negative errno (-EOPNOTSUPP: the firmware has no DCQCN,
+ * -EINVAL: the firmware refused the value).
+ */
+int tern_dcb_set_cc_field(struct tern_dev *tdev, const struct tern_cc_field *f, u32 v)
+{
+	struct tern_cc_params cc;
 	int err;
 
 	mutex_lock(&tdev->dcb.lock);
-	err = tern_dcb_set_cc_fw(tdev, cc);
+	cc = tdev->dcb.cc;
+	tern_cc_field_put(&cc, f, v);
+	err = tern_dcb_set_cc_fw(tdev, &cc);
 	if (!err)
-		tdev->dcb.cc = *cc;
+		tdev->dcb.cc = cc;
 	mutex_unlock(&tdev->dcb.lock);
 	return err;
 }

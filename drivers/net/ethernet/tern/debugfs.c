@@ -31,7 +31,13 @@
  *                   read-only: the counters since the last device reset
  *   dcb           read: what the firmware runs, read back from it (QUERY_DCB, QUERY_CC_PARAMS),
  *                 not the driver's copy: "key: value" lines, the CC parameters under their
- *                 devlink param names (devices with TERN_DEV_CAP_DCB)
+ *                 devlink param or cc_params/ file names (devices with TERN_DEV_CAP_DCB)
+ *   cc_params/    DCQCN's and HPCC's tuning constants (devices with TERN_DEV_CAP_DCB), a
+ *                 file each, named as mlx5_ib's cc_params/ files where the meaning is the
+ *                 same (rp_*, np_*; hpcc_* are tern's): a read queries the firmware
+ *                 (QUERY_CC_PARAMS), a write sends the driver's parameter set with that
+ *                 value changed (SET_CC_PARAMS), kept across resets and reloads as the
+ *                 devlink params are. A value out of range: -EINVAL, no change.
  */
 
 #include <linux/debugfs.h>
@@ -368,6 +374,69 @@ static void tern_dbg_wire_faults_init(struct tern_dev *tdev)
 	debugfs_create_file_unsafe("off", 0200, dir, tdev, &tern_dbg_wf_off_fops);
 }
 
+/* The order of struct tern_cc_params; ranges as include/linux/tern/tern_dcb.h states them. */
+static const struct tern_cc_field tern_dbg_cc_fields[] = {
+	TERN_CC_U32("np_min_time_between_cnps", min_time_between_cnps, 0, 4095),
+	TERN_CC_U32("rp_time_reset", rpg_time_reset, 1, 131071),
+	TERN_CC_U32("rp_byte_reset", rpg_byte_reset, 0, 1u << 30),
+	TERN_CC_U32("rp_threshold", rpg_threshold, 1, 31),
+	TERN_CC_RATE("rp_max_rate", rpg_max_rate, 0),
+	TERN_CC_RATE("rp_ai_rate", rpg_ai_rate, 1),
+	TERN_CC_RATE("rp_hai_rate", rpg_hai_rate, 1),
+	TERN_CC_U32("rp_gd", rpg_gd, 1, 15),
+	TERN_CC_U32("rp_min_dec_fac", rpg_min_dec_fac, 1, 100),
+	TERN_CC_RATE("rp_min_rate", rpg_min_rate, 1),
+	TERN_CC_RATE("rp_rate_to_set_on_first_cnp", rate_to_set_on_first_cnp, 0),
+	TERN_CC_U32("rp_dce_tcp_g", dce_tcp_g, 0, 1023),
+	TERN_CC_U32("rp_dce_tcp_rtt", dce_tcp_rtt, 1, 131071),
+	TERN_CC_U32("rp_rate_reduce_monitor_period", rate_reduce_monitor_period, 0, 131071),
+	TERN_CC_U32("rp_initial_alpha_value", initial_alpha_value, 0, 1023),
+	TERN_CC_U8("hpcc_max_stage", hpcc_max_stage, 1, 31),
+	TERN_CC_U16("hpcc_eta", hpcc_eta, 500, 1000),
+	TERN_CC_RATE("hpcc_ai_rate", hpcc_ai_rate, 1),
+	TERN_CC_U32("hpcc_base_rtt", hpcc_base_rtt,
+		    TERN_CC_HPCC_BASE_RTT_MIN, TERN_CC_HPCC_BASE_RTT_MAX),
+};
+
+static_assert(ARRAY_SIZE(tern_dbg_cc_fields) == TERN_DBG_CC_NUM);
+
+static int tern_dbg_cc_get(void *data, u64 *val)
+{
+	const struct tern_dbg_cc_file *f = data;
+	struct tern_cc_params cc;
+	int err;
+
+	err = tern_dcb_query_cc(f->tdev, &cc);
+	if (err)
+		return err;
+	*val = tern_cc_field_get(&cc, f->field);
+	return 0;
+}
+
+static int tern_dbg_cc_set(void *data, u64 val)
+{
+	const struct tern_dbg_cc_file *f = data;
+
+	if (val > U32_MAX || !tern_cc_field_valid(f->tdev, f->field, val))
+		return -EINVAL;
+	return tern_dcb_set_cc_field(f->tdev, f->field, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tern_dbg_cc_fops, tern_dbg_cc_get, tern_dbg_cc_set, "%llu\n");
+
+static void tern_dbg_cc_params_init(struct tern_dev *tdev)
+{
+	struct dentry *dir = debugfs_create_dir("cc_params", tdev->debugfs);
+	unsigned int i;
+
+	for (i = 0; i < TERN_DBG_CC_NUM; i++) {
+		struct tern_dbg_cc_file *f = &tdev->dbg.cc_files[i];
+
+		f->tdev = tdev;
+		f->field = &tern_dbg_cc_fields[i];
+		debugfs_create_file_unsafe(f->field->name, 0600, dir, f, &tern_dbg_cc_fops);
+	}
+}
+
 static const char *tern_dbg_tsa_name(u8 tsa)
 {
 	switch (tsa) {
@@ -421,32 +490,16 @@ static void tern_dbg_show_dcb_cfg(struct seq_file *s, const struct tern_dcb_cfg 
 
 static void tern_dbg_show_cc(struct seq_file *s, const struct tern_cc_params *cc)
 {
+	unsigned int i;
+
 	seq_printf(s, "roce_rp_enable: %u\n", cc->rp_en);
 	seq_printf(s, "roce_np_enable: %u\n", cc->np_en);
-	seq_printf(s, "rpg_time_reset: %u\n", le32_to_cpu(cc->rpg_time_reset));
-	seq_printf(s, "rpg_byte_reset: %u\n", le32_to_cpu(cc->rpg_byte_reset));
-	seq_printf(s, "rpg_threshold: %u\n", le32_to_cpu(cc->rpg_threshold));
-	seq_printf(s, "rpg_max_rate: %u\n", le32_to_cpu(cc->rpg_max_rate));
-	seq_printf(s, "rpg_ai_rate: %u\n", le32_to_cpu(cc->rpg_ai_rate));
-	seq_printf(s, "rpg_hai_rate: %u\n", le32_to_cpu(cc->rpg_hai_rate));
-	seq_printf(s, "rpg_gd: %u\n", le32_to_cpu(cc->rpg_gd));
-	seq_printf(s, "rpg_min_dec_fac: %u\n", le32_to_cpu(cc->rpg_min_dec_fac));
-	seq_printf(s, "rpg_min_rate: %u\n", le32_to_cpu(cc->rpg_min_rate));
-	seq_printf(s, "rate_to_set_on_first_cnp: %u\n",
-		   le32_to_cpu(cc->rate_to_set_on_first_cnp));
-	seq_printf(s, "dce_tcp_g: %u\n", le32_to_cpu(cc->dce_tcp_g));
-	seq_printf(s, "dce_tcp_rtt: %u\n", le32_to_cpu(cc->dce_tcp_rtt));
-	seq_printf(s, "rate_reduce_monitor_period: %u\n",
-		   le32_to_cpu(cc->rate_reduce_monitor_period));
-	seq_printf(s, "initial_alpha_value: %u\n", le32_to_cpu(cc->initial_alpha_value));
-	seq_printf(s, "min_time_between_cnps: %u\n", le32_to_cpu(cc->min_time_between_cnps));
+	seq_printf(s, "roce_hpcc_enable: %u\n", cc->hpcc_en);
 	seq_printf(s, "cnp_dscp: %u\n", cc->cnp_dscp);
 	seq_printf(s, "cnp_802p_prio: %u\n", cc->cnp_prio);
-	seq_printf(s, "roce_hpcc_enable: %u\n", cc->hpcc_en);
-	seq_printf(s, "hpcc_max_stage: %u\n", cc->hpcc_max_stage);
-	seq_printf(s, "hpcc_eta: %u\n", le16_to_cpu(cc->hpcc_eta));
-	seq_printf(s, "hpcc_ai_rate: %u\n", le32_to_cpu(cc->hpcc_ai_rate));
-	seq_printf(s, "hpcc_base_rtt: %u\n", le32_to_cpu(cc->hpcc_base_rtt));
+	for (i = 0; i < TERN_DBG_CC_NUM; i++)
+		seq_printf(s, "%s: %u\n", tern_dbg_cc_fields[i].name,
+			   tern_cc_field_get(cc, &tern_dbg_cc_fields[i]));
 }
 
 /* Both queries are shown; one that fails gives an "error" line instead of its keys. */
@@ -462,7 +515,7 @@ static int tern_dbg_dcb_show(struct seq_file *s, void *unused)
 		seq_printf(s, "dcb_error: %d\n", err);
 	else
 		tern_dbg_show_dcb_cfg(s, &cfg);
-	err = tern_cmd_exec(tdev, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, &cc, sizeof(cc), NULL);
+	err = tern_dcb_query_cc(tdev, &cc);
 	if (err)
 		seq_printf(s, "cc_error: %d\n", err);
 	else
@@ -500,8 +553,10 @@ void tern_debugfs_init(struct tern_dev *tdev)
 	debugfs_create_file("cmdq", 0400, tdev->debugfs, tdev, &tern_dbg_cmdq_fops);
 	tern_dbg_cmd_test_init(tdev);
 	tern_dbg_wire_faults_init(tdev);
-	if (tdev->dcb.supported)
+	if (tdev->dcb.supported) {
 		debugfs_create_file("dcb", 0400, tdev->debugfs, tdev, &tern_dbg_dcb_fops);
+		tern_dbg_cc_params_init(tdev);
+	}
 }
 
 /**

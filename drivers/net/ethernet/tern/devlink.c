@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tern devlink instance: device information, reload (driver_reinit), the DCQCN parameters
- * and the health reporters "fw" (firmware errors, command timeouts; recovery resets the
- * device) and "pfc" (PFC storms the firmware's storm guard detected; in error while one
- * lasts).
+ * tern devlink instance: device information, reload (driver_reinit), the per-device
+ * settings an admin chooses (congestion control and RC loss recovery) and the health
+ * reporters "fw" (firmware errors, command timeouts; recovery resets the device) and "pfc"
+ * (PFC storms the firmware's storm guard detected; in error while one lasts).
  *
- * DCQCN parameters: runtime devlink params named as mlxconfig names them, registered when
- * the device has TERN_DEV_CAP_DCB. Their values live in struct tern_dcb (dcb.c); a set
- * sends the whole struct tern_cc_params (SET_CC_PARAMS) and keeps the new value only if the
- * firmware took it. Ranges are checked by the validate callbacks (with an extack message
- * that states the range and unit); rates are bounded by the port's line rate.
+ * Congestion-control params: which priorities run DCQCN's reaction and notification points
+ * or HPCC, and the CNPs' DSCP and PCP, registered when the device has TERN_DEV_CAP_DCB:
+ * what must match the switches' configuration. Their values live in struct tern_dcb
+ * (dcb.c); a set sends the whole struct tern_cc_params (SET_CC_PARAMS) and keeps the new
+ * value only if the firmware took it. Out-of-range values are refused by the validate
+ * callback with an extack message that states the range.
  *
  * Errors are reported from any context (the EQ's interrupt handler reports FATAL events),
  * but devlink_health_report() sleeps and may run recovery, so reports are queued and handed
@@ -91,300 +92,110 @@ static const struct devlink_ops tern_devlink_ops = {
 };
 
 /* ---------------------------------------------------------------------------------------
- * DCQCN parameters
+ * Congestion control: what must match the fabric. The algorithms' tuning constants are
+ * debugfs files (cc_params/, debugfs.c); Documentation/admin/tern_core.rst says why.
  */
 
 enum tern_devlink_param_id {
 	TERN_DL_PARAM_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
 	TERN_DL_PARAM_RP_ENABLE,
 	TERN_DL_PARAM_NP_ENABLE,
-	TERN_DL_PARAM_RPG_TIME_RESET,
-	TERN_DL_PARAM_RPG_BYTE_RESET,
-	TERN_DL_PARAM_RPG_THRESHOLD,
-	TERN_DL_PARAM_RPG_MAX_RATE,
-	TERN_DL_PARAM_RPG_AI_RATE,
-	TERN_DL_PARAM_RPG_HAI_RATE,
-	TERN_DL_PARAM_RPG_GD,
-	TERN_DL_PARAM_RPG_MIN_DEC_FAC,
-	TERN_DL_PARAM_RPG_MIN_RATE,
-	TERN_DL_PARAM_RATE_FIRST_CNP,
-	TERN_DL_PARAM_DCE_TCP_G,
-	TERN_DL_PARAM_DCE_TCP_RTT,
-	TERN_DL_PARAM_MONITOR_PERIOD,
-	TERN_DL_PARAM_INITIAL_ALPHA,
-	TERN_DL_PARAM_MIN_TIME_CNPS,
+	TERN_DL_PARAM_HPCC_ENABLE,
 	TERN_DL_PARAM_CNP_DSCP,
 	TERN_DL_PARAM_CNP_PRIO,
-	TERN_DL_PARAM_HPCC_ENABLE,
-	TERN_DL_PARAM_HPCC_MAX_STAGE,
-	TERN_DL_PARAM_HPCC_ETA,
-	TERN_DL_PARAM_HPCC_AI_RATE,
-	TERN_DL_PARAM_HPCC_BASE_RTT,
-	TERN_DL_PARAM_END,
+	TERN_DL_PARAM_CC_END,
+	TERN_DL_PARAM_ROCE_SR = TERN_DL_PARAM_CC_END,
+	TERN_DL_PARAM_ROCE_SR_LOG_CAP,
 };
-
-/**
- * struct tern_cc_param_desc - where a congestion-control devlink param lives, what it may be
- * @offset: offset of its field in struct tern_cc_params
- * @size: the field's and the param's size: 1 (u8), 2 (__le16, u16) or 4 (__le32, u32)
- * @min: smallest value
- * @max: largest value; with @line_rate, the line rate in Mb/s instead
- * @line_rate: a rate, bounded by the port's line rate
- *
- * The message for a value out of range is tern_cc_range_msg()'s.
- */
-struct tern_cc_param_desc {
-	size_t offset;
-	u8 size;
-	u32 min;
-	u32 max;
-	bool line_rate;
-};
-
-#define TERN_CC_U8(f, lo, hi) \
-	{ offsetof(struct tern_cc_params, f), 1, lo, hi, false }
-#define TERN_CC_U16(f, lo, hi) \
-	{ offsetof(struct tern_cc_params, f), 2, lo, hi, false }
-#define TERN_CC_U32(f, lo, hi) \
-	{ offsetof(struct tern_cc_params, f), 4, lo, hi, false }
-#define TERN_CC_RATE(f, lo) \
-	{ offsetof(struct tern_cc_params, f), 4, lo, 0, true }
 
 #define TERN_CC_IDX(id)	((id) - TERN_DL_PARAM_BASE - 1)
 
-static const struct tern_cc_param_desc tern_cc_descs[] = {
-	[TERN_CC_IDX(TERN_DL_PARAM_RP_ENABLE)] = TERN_CC_U8(rp_en, 0, 0xff),
-	[TERN_CC_IDX(TERN_DL_PARAM_NP_ENABLE)] = TERN_CC_U8(np_en, 0, 0xff),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_TIME_RESET)] = TERN_CC_U32(rpg_time_reset, 1, 131071),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_BYTE_RESET)] = TERN_CC_U32(rpg_byte_reset, 0, 1u << 30),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_THRESHOLD)] = TERN_CC_U32(rpg_threshold, 1, 31),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MAX_RATE)] = TERN_CC_RATE(rpg_max_rate, 0),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_AI_RATE)] = TERN_CC_RATE(rpg_ai_rate, 1),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_HAI_RATE)] = TERN_CC_RATE(rpg_hai_rate, 1),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_GD)] = TERN_CC_U32(rpg_gd, 1, 15),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MIN_DEC_FAC)] = TERN_CC_U32(rpg_min_dec_fac, 1, 100),
-	[TERN_CC_IDX(TERN_DL_PARAM_RPG_MIN_RATE)] = TERN_CC_RATE(rpg_min_rate, 1),
-	[TERN_CC_IDX(TERN_DL_PARAM_RATE_FIRST_CNP)] = TERN_CC_RATE(rate_to_set_on_first_cnp, 0),
-	[TERN_CC_IDX(TERN_DL_PARAM_DCE_TCP_G)] = TERN_CC_U32(dce_tcp_g, 0, 1023),
-	[TERN_CC_IDX(TERN_DL_PARAM_DCE_TCP_RTT)] = TERN_CC_U32(dce_tcp_rtt, 1, 131071),
-	[TERN_CC_IDX(TERN_DL_PARAM_MONITOR_PERIOD)] =
-		TERN_CC_U32(rate_reduce_monitor_period, 0, 131071),
-	[TERN_CC_IDX(TERN_DL_PARAM_INITIAL_ALPHA)] = TERN_CC_U32(initial_alpha_value, 0, 1023),
-	[TERN_CC_IDX(TERN_DL_PARAM_MIN_TIME_CNPS)] = TERN_CC_U32(min_time_between_cnps, 0, 4095),
-	[TERN_CC_IDX(TERN_DL_PARAM_CNP_DSCP)] = TERN_CC_U8(cnp_dscp, 0, 63),
-	[TERN_CC_IDX(TERN_DL_PARAM_CNP_PRIO)] = TERN_CC_U8(cnp_prio, 0, 7),
-	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_ENABLE)] = TERN_CC_U8(hpcc_en, 0, 0xff),
-	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_MAX_STAGE)] = TERN_CC_U8(hpcc_max_stage, 1, 31),
-	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_ETA)] = TERN_CC_U16(hpcc_eta, 500, 1000),
-	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_AI_RATE)] = TERN_CC_RATE(hpcc_ai_rate, 1),
-	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_BASE_RTT)] =
-		TERN_CC_U32(hpcc_base_rtt, TERN_CC_HPCC_BASE_RTT_MIN, TERN_CC_HPCC_BASE_RTT_MAX),
+static const struct tern_cc_field tern_cc_fabric[] = {
+	[TERN_CC_IDX(TERN_DL_PARAM_RP_ENABLE)] = TERN_CC_U8("roce_rp_enable", rp_en, 0, 0xff),
+	[TERN_CC_IDX(TERN_DL_PARAM_NP_ENABLE)] = TERN_CC_U8("roce_np_enable", np_en, 0, 0xff),
+	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_ENABLE)] =
+		TERN_CC_U8("roce_hpcc_enable", hpcc_en, 0, 0xff),
+	[TERN_CC_IDX(TERN_DL_PARAM_CNP_DSCP)] = TERN_CC_U8("cnp_dscp", cnp_dscp, 0, 63),
+	[TERN_CC_IDX(TERN_DL_PARAM_CNP_PRIO)] = TERN_CC_U8("cnp_802p_prio", cnp_prio, 0, 7),
 };
 
-static_assert(ARRAY_SIZE(tern_cc_descs) == TERN_CC_IDX(TERN_DL_PARAM_END));
+static_assert(ARRAY_SIZE(tern_cc_fabric) == TERN_CC_IDX(TERN_DL_PARAM_CC_END));
 
-static const struct tern_cc_param_desc *tern_cc_desc(u32 id)
+static const struct tern_cc_field *tern_cc_fabric_field(u32 id)
 {
-	if (id <= TERN_DL_PARAM_BASE || id >= TERN_DL_PARAM_END)
+	if (id <= TERN_DL_PARAM_BASE || id >= TERN_DL_PARAM_CC_END)
 		return NULL;
-	return &tern_cc_descs[TERN_CC_IDX(id)];
+	return &tern_cc_fabric[TERN_CC_IDX(id)];
 }
 
 static int tern_cc_param_get(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
 {
-	const struct tern_cc_param_desc *d = tern_cc_desc(id);
+	const struct tern_cc_field *f = tern_cc_fabric_field(id);
 	struct tern_dev *tdev = devlink_priv(devlink);
 	struct tern_cc_params cc;
-	u8 *f = (u8 *)&cc;
 
-	if (!d)
+	if (!f)
 		return -EOPNOTSUPP;
 	tern_dcb_get_cc(tdev, &cc);
-	if (d->size == 1)
-		ctx->val.vu8 = f[d->offset];
-	else if (d->size == 2)
-		ctx->val.vu16 = le16_to_cpu(*(__le16 *)(f + d->offset));
-	else
-		ctx->val.vu32 = le32_to_cpu(*(__le32 *)(f + d->offset));
+	ctx->val.vu8 = tern_cc_field_get(&cc, f);
 	return 0;
 }
 
 static int tern_cc_param_set(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
 {
-	const struct tern_cc_param_desc *d = tern_cc_desc(id);
-	struct tern_dev *tdev = devlink_priv(devlink);
-	struct tern_cc_params cc;
-	u8 *f = (u8 *)&cc;
+	const struct tern_cc_field *f = tern_cc_fabric_field(id);
 
-	if (!d)
+	if (!f)
 		return -EOPNOTSUPP;
-	/* Only the devlink instance lock serialises param sets: read-modify-write is safe. */
-	tern_dcb_get_cc(tdev, &cc);
-	if (d->size == 1)
-		f[d->offset] = ctx->val.vu8;
-	else if (d->size == 2)
-		*(__le16 *)(f + d->offset) = cpu_to_le16(ctx->val.vu16);
-	else
-		*(__le32 *)(f + d->offset) = cpu_to_le32(ctx->val.vu32);
-	return tern_dcb_set_cc(tdev, &cc);
-}
-
-/* The range and unit of param @id, for a value outside it. */
-static void tern_cc_range_msg(u32 id, struct netlink_ext_ack *extack)
-{
-	switch (id) {
-	case TERN_DL_PARAM_RP_ENABLE:
-		NL_SET_ERR_MSG_MOD(extack, "roce_rp_enable must be a priority bit mask, 0..255");
-		break;
-	case TERN_DL_PARAM_NP_ENABLE:
-		NL_SET_ERR_MSG_MOD(extack, "roce_np_enable must be a priority bit mask, 0..255");
-		break;
-	case TERN_DL_PARAM_RPG_TIME_RESET:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_time_reset must be 1..131071 us");
-		break;
-	case TERN_DL_PARAM_RPG_BYTE_RESET:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_byte_reset must be 0..1073741824 bytes (0: off)");
-		break;
-	case TERN_DL_PARAM_RPG_THRESHOLD:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_threshold must be 1..31 stages");
-		break;
-	case TERN_DL_PARAM_RPG_MAX_RATE:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_max_rate must be 0..line rate Mb/s (0: line rate)");
-		break;
-	case TERN_DL_PARAM_RPG_AI_RATE:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_ai_rate must be 1..line rate Mb/s");
-		break;
-	case TERN_DL_PARAM_RPG_HAI_RATE:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_hai_rate must be 1..line rate Mb/s");
-		break;
-	case TERN_DL_PARAM_RPG_GD:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_gd must be 1..15 (cut by alpha / 2^rpg_gd)");
-		break;
-	case TERN_DL_PARAM_RPG_MIN_DEC_FAC:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_min_dec_fac must be 1..100 percent");
-		break;
-	case TERN_DL_PARAM_RPG_MIN_RATE:
-		NL_SET_ERR_MSG_MOD(extack, "rpg_min_rate must be 1..line rate Mb/s");
-		break;
-	case TERN_DL_PARAM_RATE_FIRST_CNP:
-		NL_SET_ERR_MSG_MOD(extack,
-				   "rate_to_set_on_first_cnp must be 0 (off) or 1..line rate Mb/s");
-		break;
-	case TERN_DL_PARAM_DCE_TCP_G:
-		NL_SET_ERR_MSG_MOD(extack, "dce_tcp_g must be 0..1023 (1/1024 units)");
-		break;
-	case TERN_DL_PARAM_DCE_TCP_RTT:
-		NL_SET_ERR_MSG_MOD(extack, "dce_tcp_rtt must be 1..131071 us");
-		break;
-	case TERN_DL_PARAM_MONITOR_PERIOD:
-		NL_SET_ERR_MSG_MOD(extack, "rate_reduce_monitor_period must be 0..131071 us");
-		break;
-	case TERN_DL_PARAM_INITIAL_ALPHA:
-		NL_SET_ERR_MSG_MOD(extack, "initial_alpha_value must be 0..1023 (1/1024 units)");
-		break;
-	case TERN_DL_PARAM_MIN_TIME_CNPS:
-		NL_SET_ERR_MSG_MOD(extack, "min_time_between_cnps must be 0..4095 us");
-		break;
-	case TERN_DL_PARAM_CNP_DSCP:
-		NL_SET_ERR_MSG_MOD(extack, "cnp_dscp must be a DSCP, 0..63");
-		break;
-	case TERN_DL_PARAM_CNP_PRIO:
-		NL_SET_ERR_MSG_MOD(extack, "cnp_802p_prio must be a priority, 0..7");
-		break;
-	case TERN_DL_PARAM_HPCC_MAX_STAGE:
-		NL_SET_ERR_MSG_MOD(extack, "hpcc_max_stage must be 1..31 stages");
-		break;
-	case TERN_DL_PARAM_HPCC_ETA:
-		NL_SET_ERR_MSG_MOD(extack, "hpcc_eta must be 500..1000 (1/1000 of the line)");
-		break;
-	case TERN_DL_PARAM_HPCC_AI_RATE:
-		NL_SET_ERR_MSG_MOD(extack, "hpcc_ai_rate must be 1..line rate Mb/s");
-		break;
-	case TERN_DL_PARAM_HPCC_BASE_RTT:
-		NL_SET_ERR_MSG_MOD(extack, "hpcc_base_rtt must be 1000..100000000 ns");
-		break;
-	default:
-		NL_SET_ERR_MSG_MOD(extack, "value out of range");
-		break;
-	}
+	return tern_dcb_set_cc_field(devlink_priv(devlink), f, ctx->val.vu8);
 }
 
 static int tern_cc_param_validate(struct devlink *devlink, u32 id, union devlink_param_value val,
 				  struct netlink_ext_ack *extack)
 {
-	const struct tern_cc_param_desc *d = tern_cc_desc(id);
+	const struct tern_cc_field *f = tern_cc_fabric_field(id);
 	struct tern_dev *tdev = devlink_priv(devlink);
-	u32 v, max;
+	struct tern_cc_params cc;
 
-	if (!d)
+	if (!f)
 		return -EOPNOTSUPP;
-	v = d->size == 1 ? val.vu8 : d->size == 2 ? val.vu16 : val.vu32;
-	max = d->max;
-	if (d->line_rate) {
-		max = tern_dcb_line_rate(tdev);
-		if (!max)
-			max = U32_MAX;
-	}
-	if (v < d->min || v > max) {
-		tern_cc_range_msg(id, extack);
+	if (!tern_cc_field_valid(tdev, f, val.vu8)) {
+		if (id == TERN_DL_PARAM_CNP_DSCP)
+			NL_SET_ERR_MSG_MOD(extack, "cnp_dscp must be a DSCP, 0..63");
+		else
+			NL_SET_ERR_MSG_MOD(extack, "cnp_802p_prio must be a priority, 0..7");
 		return -ERANGE;
 	}
 	/* a priority runs DCQCN's reaction point or HPCC, never both (the firmware's rule) */
-	if (id == TERN_DL_PARAM_HPCC_ENABLE || id == TERN_DL_PARAM_RP_ENABLE) {
-		struct tern_cc_params cc;
-
-		tern_dcb_get_cc(tdev, &cc);
-		if (v & (id == TERN_DL_PARAM_HPCC_ENABLE ? cc.rp_en : cc.hpcc_en)) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "roce_hpcc_enable and roce_rp_enable must not share a priority");
-			return -EINVAL;
-		}
+	if (id != TERN_DL_PARAM_HPCC_ENABLE && id != TERN_DL_PARAM_RP_ENABLE)
+		return 0;
+	tern_dcb_get_cc(tdev, &cc);
+	if (val.vu8 & (id == TERN_DL_PARAM_HPCC_ENABLE ? cc.rp_en : cc.hpcc_en)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "roce_hpcc_enable and roce_rp_enable must not share a priority");
+		return -EINVAL;
 	}
 	return 0;
 }
 
-#define TERN_CC_PARAM(id, name, type) \
-	DEVLINK_PARAM_DRIVER(id, name, DEVLINK_PARAM_TYPE_##type, \
-			     BIT(DEVLINK_PARAM_CMODE_RUNTIME), tern_cc_param_get, \
-			     tern_cc_param_set, tern_cc_param_validate)
+#define TERN_CC_PARAM(id, name) \
+	DEVLINK_PARAM_DRIVER(id, name, DEVLINK_PARAM_TYPE_U8, BIT(DEVLINK_PARAM_CMODE_RUNTIME), \
+			     tern_cc_param_get, tern_cc_param_set, tern_cc_param_validate)
 
+/* The names as tern_cc_fabric[] has them. */
 static const struct devlink_param tern_cc_params[] = {
-	TERN_CC_PARAM(TERN_DL_PARAM_RP_ENABLE, "roce_rp_enable", U8),
-	TERN_CC_PARAM(TERN_DL_PARAM_NP_ENABLE, "roce_np_enable", U8),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_TIME_RESET, "rpg_time_reset", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_BYTE_RESET, "rpg_byte_reset", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_THRESHOLD, "rpg_threshold", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_MAX_RATE, "rpg_max_rate", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_AI_RATE, "rpg_ai_rate", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_HAI_RATE, "rpg_hai_rate", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_GD, "rpg_gd", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_MIN_DEC_FAC, "rpg_min_dec_fac", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RPG_MIN_RATE, "rpg_min_rate", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_RATE_FIRST_CNP, "rate_to_set_on_first_cnp", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_DCE_TCP_G, "dce_tcp_g", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_DCE_TCP_RTT, "dce_tcp_rtt", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_MONITOR_PERIOD, "rate_reduce_monitor_period", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_INITIAL_ALPHA, "initial_alpha_value", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_MIN_TIME_CNPS, "min_time_between_cnps", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_CNP_DSCP, "cnp_dscp", U8),
-	TERN_CC_PARAM(TERN_DL_PARAM_CNP_PRIO, "cnp_802p_prio", U8),
-	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_ENABLE, "roce_hpcc_enable", U8),
-	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_MAX_STAGE, "hpcc_max_stage", U8),
-	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_ETA, "hpcc_eta", U16),
-	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_AI_RATE, "hpcc_ai_rate", U32),
-	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_BASE_RTT, "hpcc_base_rtt", U32),
+	TERN_CC_PARAM(TERN_DL_PARAM_RP_ENABLE, "roce_rp_enable"),
+	TERN_CC_PARAM(TERN_DL_PARAM_NP_ENABLE, "roce_np_enable"),
+	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_ENABLE, "roce_hpcc_enable"),
+	TERN_CC_PARAM(TERN_DL_PARAM_CNP_DSCP, "cnp_dscp"),
+	TERN_CC_PARAM(TERN_DL_PARAM_CNP_PRIO, "cnp_802p_prio"),
 };
 
-static_assert(ARRAY_SIZE(tern_cc_params) == ARRAY_SIZE(tern_cc_descs));
+static_assert(ARRAY_SIZE(tern_cc_params) == ARRAY_SIZE(tern_cc_fabric));
 
 /* ---------------------------------------------------------------------------------------
  * RoCE transport: the port's default for the RC QPs tern_ib connects from now on
  */
-
-enum {
-	TERN_DL_PARAM_ROCE_SR = TERN_DL_PARAM_END,
-	TERN_DL_PARAM_ROCE_SR_LOG_CAP,
-};
 
 static int tern_sr_param_get(struct devlink *devlink, u32 id, struct devlink_param_gset_ctx *ctx)
 {

@@ -219,7 +219,8 @@ struct tern_eq {
  *	run inside it
  * @cfg: the DCB configuration (PFC, ETS, DSCP map, storm guard) last accepted by the
  *	firmware, or the reset state; sent whole by every SET_DCB
- * @cc: the DCQCN parameters (devlink params) last accepted, or the driver's defaults
+ * @cc: the DCQCN and HPCC parameters (devlink params, debugfs cc_params/) last accepted,
+ *	or the driver's defaults
  * @supported: the device has TERN_DEV_CAP_DCB (immutable after probe)
  * @cc_ok: the firmware executes SET_CC_PARAMS (cleared when it answers BAD_OPCODE)
  * @storm_detected: TERN_EQE_PFC_STORM events reporting a storm (atomic)
@@ -242,6 +243,46 @@ struct tern_dcb {
 	atomic64_t storm_recovered;
 	unsigned long storm_active;
 	unsigned long storm_new;
+};
+
+/**
+ * struct tern_cc_field - one value of struct tern_cc_params, as devlink or debugfs sets it
+ * @name: the devlink param's or the debugfs cc_params/ file's name
+ * @offset: offset of the field in struct tern_cc_params
+ * @size: the field's size: 1 (u8), 2 (__le16) or 4 (__le32)
+ * @min: smallest value
+ * @max: largest value (unused with @line_rate)
+ * @line_rate: a rate in Mb/s, at most the port's line rate
+ */
+struct tern_cc_field {
+	const char *name;
+	u16 offset;
+	u8 size;
+	bool line_rate;
+	u32 min;
+	u32 max;
+};
+
+/* Entries of a struct tern_cc_field table, by the field's type in struct tern_cc_params. */
+#define TERN_CC_FIELD_SZ(n, f, sz, lo, hi, rate) {				\
+	.name = n, .offset = offsetof(struct tern_cc_params, f), .size = sz,	\
+	.min = lo, .max = hi, .line_rate = rate }
+#define TERN_CC_U8(n, f, lo, hi)	TERN_CC_FIELD_SZ(n, f, 1, lo, hi, false)
+#define TERN_CC_U16(n, f, lo, hi)	TERN_CC_FIELD_SZ(n, f, 2, lo, hi, false)
+#define TERN_CC_U32(n, f, lo, hi)	TERN_CC_FIELD_SZ(n, f, 4, lo, hi, false)
+#define TERN_CC_RATE(n, f, lo)		TERN_CC_FIELD_SZ(n, f, 4, lo, 0, true)
+
+/* The tuning parameters of DCQCN and HPCC, a debugfs file each under cc_params/. */
+#define TERN_DBG_CC_NUM		19
+
+/**
+ * struct tern_dbg_cc_file - what a cc_params/ debugfs file stands for (its i_private)
+ * @tdev: the device
+ * @field: the parameter the file reads and writes
+ */
+struct tern_dbg_cc_file {
+	struct tern_dev *tdev;
+	const struct tern_cc_field *field;
 };
 
 /* The wire fault injector's values, a debugfs file each (debugfs.c). */
@@ -279,6 +320,7 @@ struct tern_dbg_wf_file {
  *	(at most U8_MAX, checked when "fail" runs)
  * @fail_syndrome: cmd_test/fail_syndrome: the syndrome that goes with it
  * @wf_files: what each file of wire_faults/ stands for
+ * @cc_files: what each file of cc_params/ stands for
  *
  * The debugfs files write the first four without a lock; the commands read each once.
  */
@@ -288,6 +330,7 @@ struct tern_dbg {
 	u32 fail_status;
 	u32 fail_syndrome;
 	struct tern_dbg_wf_file wf_files[TERN_DBG_WF_NUM];
+	struct tern_dbg_cc_file cc_files[TERN_DBG_CC_NUM];
 };
 
 /* Storm bits: TERN_PFC_STORM_TX_PAUSE on bits 0..7, TERN_PFC_STORM_RX_PAUSE on 8..15. */
@@ -542,7 +585,10 @@ int tern_dcb_query_pfc_stats(struct tern_dev *tdev, struct tern_cmd_pfc_stats_ou
 u32 tern_dcb_get_storm_ms(struct tern_dev *tdev);
 int tern_dcb_set_storm_ms(struct tern_dev *tdev, u32 ms);
 void tern_dcb_get_cc(struct tern_dev *tdev, struct tern_cc_params *cc);
-int tern_dcb_set_cc(struct tern_dev *tdev, const struct tern_cc_params *cc);
+int tern_dcb_query_cc(struct tern_dev *tdev, struct tern_cc_params *cc);
+u32 tern_cc_field_get(const struct tern_cc_params *cc, const struct tern_cc_field *f);
+bool tern_cc_field_valid(struct tern_dev *tdev, const struct tern_cc_field *f, u32 v);
+int tern_dcb_set_cc_field(struct tern_dev *tdev, const struct tern_cc_field *f, u32 v);
 u32 tern_dcb_line_rate(struct tern_dev *tdev);
 #if IS_ENABLED(CONFIG_KUNIT) && IS_ENABLED(CONFIG_DCB)
 struct ieee_ets;
