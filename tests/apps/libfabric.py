@@ -18,6 +18,16 @@ provider read the depth from QUERY_RDMA). Soft-RoCE (rdma_rxe) reports max_cqe 3
 rdm pingpong with the default universe fails there as before, so TERN_RDMA_TARGET=rxe
 expects that failure rather than a pass, then runs the same pingpong with FI_UNIVERSE_SIZE=64
 (a CQ of 16384 entries), which must pass (its msg and dgram pingpongs pass as they are).
+
+An rdm pingpong that fails only at its teardown, after every message was checked, runs once
+more (and must pass then): libfabric 1.17's verbs provider closes an endpoint whose peer has
+disconnected by destroying its QP and then draining the CQ. A device that drops a destroyed
+QP's unpolled completions, as ConnectX, irdma, bnxt_re and tern do (Soft-RoCE keeps them),
+has the drained sends reported as flushed. fi_pingpong's finalize leaves that window open:
+the side that finishes first exits and disconnects while the other may not have polled its
+last send completion yet. So the late side fails with "Work Request Flushed Error" after its
+results, or hangs. Seen only under host load: about one run in 30 with 5 iterations, none
+on an idle host.
 """
 
 import re
@@ -72,6 +82,49 @@ def pingpong_row(text):
     return None
 
 
+def complete_row(r, iters):
+    row = pingpong_row(r.stdout) if r is not None else None
+    return row is not None and row["sent"] == iters and row["ack"] == iters
+
+
+def teardown_race(res, iters):
+    """Whether ``res`` failed only at fi_pingpong's teardown (see the module's docstring):
+    every message was checked (a side's results are complete) and each side that failed
+    either reported a flushed send after its own complete results or was killed waiting,
+    its peer done and exited 0."""
+    sides = [r for r in (res.client, res.server) if r is not None]
+    if res.ok or len(sides) != 2 or not any(complete_row(r, iters) for r in sides):
+        return False
+    for r, other in ((sides[0], sides[1]), (sides[1], sides[0])):
+        if r.rc == 0:
+            continue
+        flushed = (complete_row(r, iters) and
+                   "cq_readerr: Work Request Flushed Error" in r.stderr)
+        hung = r.rc in (124, 137, None) and other.rc == 0 and complete_row(other, iters)
+        if not (flushed or hung):
+            return False
+    return True
+
+
+def pingpong(ctx, server, client, env, opts, iters):
+    """Run fi_pingpong between ``server`` and ``client``; an rdm run that failed only at its
+    teardown runs once more. Returns (result, the teardown-failed first result or None)."""
+    raced = None
+    for _ in range(2):
+        port = rt.next_port()
+        res = rt.run_pair(server, client, "%sfi_pingpong %s -B %d" % (env, opts, port),
+                          "%sfi_pingpong %s -P %d %s" % (env, opts, port, ctx.ip(server)),
+                          port, ctx.timeout, retries=2)
+        if raced is not None or "-e rdm" not in opts or not teardown_race(res, iters):
+            return res, raced
+        raced = res
+    return res, raced
+
+
+def raced_note(raced):
+    return (" (run again after a failure at teardown: %s)" % raced.why) if raced else ""
+
+
 def max_cqe(node):
     r = node.run("ibv_devinfo -v | grep -m1 max_cqe", timeout=60)
     m = re.search(r"max_cqe:\s*(\d+)", r.stdout)
@@ -112,11 +165,8 @@ def run(ctx):
         if ctx.debug:
             iters = min(iters, PINGPONG_DEBUG_ITERS)
         for server, client in ctx.pairs:
-            port = rt.next_port()
             opts = "-p '%s' -e %s -S %d -I %d -c" % (prov, ep, size, iters)
-            res = rt.run_pair(server, client, "fi_pingpong %s -B %d" % (opts, port),
-                              "fi_pingpong %s -P %d %s" % (opts, port, ctx.ip(server)),
-                              port, ctx.timeout, retries=2)
+            res, raced = pingpong(ctx, server, client, "", opts, iters)
             row = pingpong_row(res.client.stdout) if res.client else None
             what = "fi_pingpong %s %s (%s, %d B x %d, -c)" % (
                 ep, ctx.direction(server, client), prov, size, iters)
@@ -128,24 +178,23 @@ def run(ctx):
                      "default CQ (Soft-RoCE: a limit of the device, not of this setup)" % what,
                      res.diag())
                 # the CQ is all that is in the way: a universe whose CQ fits passes
-                port = rt.next_port()
                 env = "env FI_UNIVERSE_SIZE=%d " % SMALL_UNIVERSE
-                res = rt.run_pair(server, client, "%sfi_pingpong %s -B %d" % (env, opts, port),
-                                  "%sfi_pingpong %s -P %d %s" % (env, opts, port,
-                                                                 ctx.ip(server)),
-                                  port, ctx.timeout, retries=2)
+                res, raced = pingpong(ctx, server, client, env, opts, iters)
                 row = pingpong_row(res.client.stdout) if res.client else None
                 t.ok(res.ok and row is not None and row["sent"] == iters and
                      row["ack"] == iters,
-                     "%s with FI_UNIVERSE_SIZE=%d (a CQ of %d entries): every message checked" % (
-                         what, SMALL_UNIVERSE, 256 * SMALL_UNIVERSE), res.diag())
+                     "%s with FI_UNIVERSE_SIZE=%d (a CQ of %d entries): every message "
+                     "checked%s" % (what, SMALL_UNIVERSE, 256 * SMALL_UNIVERSE,
+                                    raced_note(raced)),
+                     res.diag() + ("\nfirst run:\n" + raced.diag() if raced else ""))
                 if res.ok and row:
                     t.diag("%s, FI_UNIVERSE_SIZE=%d: %.2f MB/s, %.1f us/xfer" % (
                         what, SMALL_UNIVERSE, row["mb_s"], row["usec"]))
                 continue
             good = res.ok and row is not None and row["sent"] == iters and row["ack"] == iters
-            t.ok(good, "%s: every message checked (%.0f s)%s" % (
+            t.ok(good, "%s: every message checked (%.0f s)%s%s" % (
                 what, res.seconds, " after %d start attempts" % res.attempts
-                if res.attempts > 1 else ""), res.diag())
+                if res.attempts > 1 else "", raced_note(raced)),
+                res.diag() + ("\nfirst run:\n" + raced.diag() if raced else ""))
             if good:
                 t.diag("%s: %.2f MB/s, %.1f us/xfer" % (what, row["mb_s"], row["usec"]))
