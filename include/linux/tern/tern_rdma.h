@@ -532,12 +532,13 @@ struct tern_cmd_query_rdma_out {
  * ATTACH_MCAST attaches @qpn to the group @gid, making the group if it is new; attaching a
  * QP already attached succeeds and changes nothing. DETACH_MCAST takes it off again; a group
  * whose last QP goes is freed. A QP in any state may be attached; a QP that is not in
- * RTR..SQE receives nothing. DESTROY_QP takes the QP off every group. Refusals: BAD_RESOURCE (syndrome:
- * offset of qpn) for a QP that does not exist, BAD_PARAM (offset of qpn) for a QP that is not
- * UD (the GSI QP included), BAD_PARAM (offset of gid) for a GID that is not multicast,
- * BAD_PARAM (offset of rsvd) for reserved bits, NO_RESOURCES (offset of gid) when the table
- * has no free group, NO_RESOURCES (offset of qpn) when the group has max_mcast_qp_attach QPs
- * already; DETACH_MCAST of a QP not attached to the group: BAD_RESOURCE (offset of gid).
+ * RTR..SQE receives nothing. DESTROY_QP takes the QP off every group. Refusals:
+ * BAD_RESOURCE (syndrome: offset of qpn) for a QP that does not exist, BAD_PARAM (offset of
+ * qpn) for a QP that is not UD (the GSI QP included), BAD_PARAM (offset of gid) for a GID
+ * that is not multicast, BAD_PARAM (offset of rsvd) for reserved bits, NO_RESOURCES (offset
+ * of gid) when the table has no free group, NO_RESOURCES (offset of qpn) when the group has
+ * max_mcast_qp_attach QPs already; DETACH_MCAST of a QP not attached to the group:
+ * BAD_RESOURCE (offset of gid).
  *
  * A received UD packet (BTH opcode 0x64/0x65) whose DestQP is TERN_MCAST_QPN and whose IP
  * destination is multicast is delivered to every QP attached to the group of that address
