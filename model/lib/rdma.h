@@ -50,6 +50,8 @@
 				 ~((1ull << TERN_MEM_MIN_PAGE_SHIFT) - 1))
 #define TERNM_MAX_MSG		(1u << 31)
 #define TERNM_MAX_MR_PAGES	(1u << 20)
+#define TERNM_MAX_MCAST_GRP	64u	/* UD multicast groups (rdma_mcast.c) */
+#define TERNM_MAX_MCAST_QP	8u	/* QPs attached to one group */
 #define TERNM_MAX_FAST_REG_PAGES 512u	/* a FAST_REG MR's page list (2 MiB in 4 KiB pages) */
 #define TERNM_TOTAL_MR_PAGES	(1u << 24)	/* page entries of all MRs together (128 MiB) */
 #define TERNM_MAX_SQ_LOG	14
@@ -477,13 +479,22 @@ struct ternm_rdma_stats {
 #undef X
 };
 
+/* A UD multicast group: free while nqp is 0. */
+struct ternm_mcast_grp {
+	uint8_t gid[16];
+	uint32_t nqp;
+	uint32_t qpn[TERNM_MAX_MCAST_QP];
+};
+
 struct ternm_rdma {
+	struct ternm_mcast_grp mcast[TERNM_MAX_MCAST_GRP];
 	struct ternm_pd pd[TERNM_MAX_PD];
 	struct ternm_mr mr[TERNM_MAX_MR];
 	struct ternm_cq cq[TERNM_MAX_CQ];
 	struct ternm_srq srq[TERNM_MAX_SRQ];
 	struct ternm_qp *qp[TERNM_MAX_QP];
 	uint32_t next_qpn;	/* allocation cursor: QPNs are not reused at once */
+	bool mcast_loop;	/* the UD packet being sent goes to this port's group too */
 	uint32_t next_mr;
 	uint32_t mr_pages;	/* page entries held by all MRs */
 	uint32_t sq_wqes;	/* SQ entries held by all QPs (the model's send state) */
@@ -633,6 +644,14 @@ int ternm_ud_rqe_place(struct tern_model *m, struct ternm_qp *qp, const uint8_t 
 void ternm_ud_recv_cqe(struct tern_model *m, struct ternm_qp *qp, uint8_t opcode, uint8_t status,
 		       uint8_t synd, uint32_t len, const uint8_t *imm, bool se, uint8_t flags,
 		       uint32_t src_qpn);
+
+/* rdma_mcast.c */
+bool ternm_gid_is_mcast(const uint8_t *gid);
+void ternm_mcast_mac(const uint8_t *gid, uint8_t *mac);
+struct ternm_mcast_grp *ternm_mcast_find(struct tern_model *m, const uint8_t *gid);
+int ternm_mcast_cmd(struct tern_model *m, bool attach, const uint8_t *in,
+		    struct ternm_cmd_result *r);
+void ternm_mcast_qp_gone(struct tern_model *m, uint32_t qpn);
 
 /* rdma_ud.c */
 uint32_t ternm_ud_mtu(const struct tern_model *m);

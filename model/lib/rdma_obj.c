@@ -162,6 +162,9 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MW);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_REREG_MR);
 	put_le32(FLD(o, T, max_fast_reg_pages), TERNM_MAX_FAST_REG_PAGES);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MCAST);
+	put_le16(FLD(o, T, max_mcast_grp), TERNM_MAX_MCAST_GRP);
+	put_le16(FLD(o, T, max_mcast_qp_attach), TERNM_MAX_MCAST_QP);
 }
 
 static int create_pd(struct tern_model *m, struct ternm_cmd_result *r)
@@ -934,6 +937,7 @@ static int destroy_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 				    offsetof(struct tern_cmd_destroy_qp_in, qpn));
 	ternm_resp_flush_acks(m, qp);
 	ternm_mw_qp_gone(m, qp->qpn);
+	ternm_mcast_qp_gone(m, qp->qpn);
 	qp_free(m, qp);
 	return TERN_CMD_OK;
 }
@@ -969,6 +973,9 @@ int ternm_rdma_cmd_in_len(uint16_t opcode)
 		return sizeof(struct tern_cmd_query_qp_in);
 	case TERN_CMD_DESTROY_QP:
 		return sizeof(struct tern_cmd_destroy_qp_in);
+	case TERN_CMD_ATTACH_MCAST:
+	case TERN_CMD_DETACH_MCAST:
+		return sizeof(struct tern_cmd_mcast_in);
 	default:
 		return ternm_srq_cmd_in_len(opcode);
 	}
@@ -1039,6 +1046,10 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 	case TERN_CMD_DESTROY_QP:
 		st = destroy_qp(m, in, r);
 		break;
+	case TERN_CMD_ATTACH_MCAST:
+	case TERN_CMD_DETACH_MCAST:
+		st = ternm_mcast_cmd(m, opcode == TERN_CMD_ATTACH_MCAST, in, r);
+		break;
 	default:
 		st = ternm_srq_cmd(m, opcode, in, out_len, r);
 		break;
@@ -1092,6 +1103,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	memset(r->cq, 0, sizeof(r->cq));
 	r->cq_timer_head = NULL;
 	memset(r->pd, 0, sizeof(r->pd));
+	memset(r->mcast, 0, sizeof(r->mcast));
 	memset(&r->stats, 0, sizeof(r->stats));
 	r->work_head = r->work_tail = NULL;
 	r->macwait_head = r->macwait_tail = NULL;

@@ -20,6 +20,11 @@
  * 20 zero bytes then the IPv4 header) followed by the payload. The CQE has byte_len 40 +
  * payload, src_qpn from the DETH and TERN_CQE_F_GRH (+ F_IPV4, F_IMM, F_SOLICITED). A WQE too
  * small for it completes with LOC_LEN_ERR and the QP goes to ERR.
+ *
+ * Multicast (rdma_mcast.c): a WQE whose path has a multicast dgid goes to the group's
+ * Ethernet address with DestQP 0xffffff, and to this port's members of the group too; a
+ * packet with DestQP 0xffffff and a multicast IP destination is received by each QP attached
+ * to that group, each as if it alone had been addressed.
  */
 #include "rdma.h"
 
@@ -77,6 +82,7 @@ struct ud_wqe {
 	uint8_t path[sizeof(struct tern_qp_path)];
 	uint32_t dest_qpn;
 	uint32_t qkey;
+	bool mcast;		/* dgid is a multicast group */
 };
 
 /*
@@ -112,8 +118,17 @@ static int ud_wqe_load(struct tern_model *m, struct ternm_qp *qp, struct ud_wqe 
 	if (wc->opcode != TERN_WQE_SEND && wc->opcode != TERN_WQE_SEND_IMM)
 		return TERN_CQE_LOC_QP_OP_ERR;
 	*synd = TERN_SYND_BAD_AV;
+	/* multicast: the MAC and DestQP are the group's, whatever the segment says */
+	u->mcast = ternm_gid_is_mcast(u->path + offsetof(struct tern_qp_path, dgid));
+	if (u->mcast) {
+		memset(u->path + offsetof(struct tern_qp_path, dmac), 0, 6);
+		u->dest_qpn = TERN_MCAST_QPN;
+	}
 	if (ternm_path_check(u->path) >= 0 || u->dest_qpn > TERNM_PSN_MASK)
 		return TERN_CQE_LOC_QP_OP_ERR;
+	if (u->mcast)
+		ternm_mcast_mac(u->path + offsetof(struct tern_qp_path, dgid),
+				u->path + offsetof(struct tern_qp_path, dmac));
 	if (wc->flags & TERN_WQE_F_INLINE) {
 		uint32_t il = get_le32(CFLD(h, W, inline_len));
 
@@ -228,8 +243,12 @@ unsigned int ternm_ud_send(struct tern_model *m, struct ternm_qp *qp, unsigned i
 			break;
 		}
 		qp->next_psn = psn_add(qp->next_psn, 1);
+		/* a group this port has members of: they get the packet too (frame_send()) */
+		m->rdma->mcast_loop = u.mcast &&
+			ternm_mcast_find(m, u.path + offsetof(struct tern_qp_path, dgid));
 		if (ternm_pkt_send(m, qp, x + wc->len))
 			m->rdma->stats.tx_ud_packets++;
+		m->rdma->mcast_loop = false;
 		sent++;
 		/* the packet may have looped back into this QP and moved it to ERR: still sent */
 		ud_complete(m, qp, TERN_CQE_OK, 0);
@@ -251,31 +270,20 @@ static void ud_rx_fail(struct tern_model *m, struct ternm_qp *qp, uint8_t st, ui
 }
 
 /*
- * A UD packet (BTH opcode 0x64/0x65), ICRC already checked: @f/@len the frame, @l3 the IP
- * header's offset, @bth the BTH, @end the ICRC.
+ * Deliver a UD packet to @qp, which it names (unicast) or which is attached to the group it
+ * is for (multicast): the QP's state and Q_Key, then a receive WQE. @f/@len the frame, @l3
+ * the IP header's offset, @bth the BTH, @payload/@paylen the message.
  */
-void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, bool v6,
-		 const uint8_t *bth, const uint8_t *end)
+static void ud_deliver(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f, size_t len,
+		       size_t l3, bool v6, const uint8_t *bth, const uint8_t *payload,
+		       uint32_t paylen)
 {
 	struct ternm_rdma *r = m->rdma;
 	uint8_t op = bth[0], synd, flags = TERN_CQE_F_GRH;
-	unsigned int pad = (bth[1] >> 4) & 3;
-	size_t hl = BTH_LEN + DETH_LEN + (op == IBOP_UD_SEND_ONLY_IMM ? IMM_LEN : 0);
 	uint8_t buf[GRH_AREA_LEN + TERN_ETH_MAX_FRAME];
-	const uint8_t *deth = bth + BTH_LEN, *payload;
-	struct ternm_qp *qp;
-	uint32_t paylen;
+	const uint8_t *deth = bth + BTH_LEN;
 	int st;
 
-	if (bth[1] & 0x0f)
-		goto discard;
-	if ((((uint32_t)bth[2] << 8 | bth[3]) & 0x7fff) != 0x7fff) {
-		r->stats.rx_pkey_mismatch++;
-		return;
-	}
-	if ((size_t)(end - bth) < hl + pad)
-		goto discard;
-	qp = ternm_qp_get(m, get_be24(bth + 5));
 	if (!qp || (qp->type != TERN_QPT_UD && qp->type != TERN_QPT_GSI))
 		goto discard;
 	if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)
@@ -288,11 +296,6 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 	r->stats.rx_roce_bytes += len;
 	r->stats.rx_ud_packets++;
 	ternm_cc_np_rx(m, NULL, f, len, l3, v6);	/* CE counted; no CNP for UD */
-	payload = bth + hl;
-	paylen = (uint32_t)(end - payload) - pad;
-	/* A UD message is one packet of at most the port's RoCE MTU: longer is malformed. */
-	if (paylen > ternm_ud_mtu(m))
-		goto discard;
 	st = ternm_rqe_fetch(m, qp);
 	if (st > 0) {
 		r->stats.out_of_buffer++;	/* no RNR on UD: the packet is gone */
@@ -325,6 +328,67 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 			  TERN_CQE_OK, 0, GRH_AREA_LEN + paylen,
 			  op == IBOP_UD_SEND_ONLY_IMM ? deth + DETH_LEN : NULL, bth[1] & 0x80,
 			  flags, get_be24(deth + 5));
+	return;
+discard:
+	r->stats.rx_roce_discards++;
+}
+
+/* The destination IP address of a received frame as a GID (IPv4: IPv4-mapped). */
+static void ud_dest_gid(const uint8_t *f, size_t l3, bool v6, uint8_t *gid)
+{
+	if (v6) {
+		memcpy(gid, f + l3 + 24, 16);
+	} else {
+		memset(gid, 0, 10);
+		gid[10] = gid[11] = 0xff;
+		memcpy(gid + 12, f + l3 + 16, 4);
+	}
+}
+
+/*
+ * A UD packet (BTH opcode 0x64/0x65), ICRC already checked: @f/@len the frame, @l3 the IP
+ * header's offset, @bth the BTH, @end the ICRC.
+ */
+void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, bool v6,
+		 const uint8_t *bth, const uint8_t *end)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint8_t op = bth[0];
+	unsigned int pad = (bth[1] >> 4) & 3;
+	size_t hl = BTH_LEN + DETH_LEN + (op == IBOP_UD_SEND_ONLY_IMM ? IMM_LEN : 0);
+	uint32_t qpns[TERNM_MAX_MCAST_QP], dqpn, paylen;
+	const struct ternm_mcast_grp *g;
+	const uint8_t *payload;
+	uint8_t gid[16];
+	unsigned int i, n;
+
+	if (bth[1] & 0x0f)
+		goto discard;
+	if ((((uint32_t)bth[2] << 8 | bth[3]) & 0x7fff) != 0x7fff) {
+		r->stats.rx_pkey_mismatch++;
+		return;
+	}
+	if ((size_t)(end - bth) < hl + pad)
+		goto discard;
+	payload = bth + hl;
+	paylen = (uint32_t)(end - payload) - pad;
+	/* A UD message is one packet of at most the port's RoCE MTU: longer is malformed. */
+	if (paylen > ternm_ud_mtu(m))
+		goto discard;
+	dqpn = get_be24(bth + 5);
+	if (dqpn != TERN_MCAST_QPN) {
+		ud_deliver(m, ternm_qp_get(m, dqpn), f, len, l3, v6, bth, payload, paylen);
+		return;
+	}
+	ud_dest_gid(f, l3, v6, gid);
+	g = ternm_gid_is_mcast(gid) ? ternm_mcast_find(m, gid) : NULL;
+	if (!g)
+		goto discard;
+	/* a copy: a delivery never changes the table, but the list is bounded here all the same */
+	n = g->nqp < TERNM_MAX_MCAST_QP ? g->nqp : TERNM_MAX_MCAST_QP;
+	memcpy(qpns, g->qpn, n * sizeof(qpns[0]));
+	for (i = 0; i < n; i++)
+		ud_deliver(m, ternm_qp_get(m, qpns[i]), f, len, l3, v6, bth, payload, paylen);
 	return;
 discard:
 	r->stats.rx_roce_discards++;

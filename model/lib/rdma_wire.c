@@ -272,6 +272,8 @@ static size_t frame_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, 
 		ternm_rdma_rx(m, f, len);	/* loopback: to this port */
 		return len;
 	}
+	if (r->mcast_loop && f == r->tx)
+		ternm_rdma_rx(m, f, len);	/* UD multicast: this port's members, then the wire */
 	ternm_mac_tx(m, f, len);
 	return len;
 }

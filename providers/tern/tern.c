@@ -368,6 +368,8 @@ static void tern_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops tern_ctx_ops = {
 	.alloc_mw = tern_alloc_mw,
 	.alloc_pd = tern_alloc_pd,
+	/* the group table is the device's: uverbs' generic commands reach tern_ib */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = tern_bind_mw,
 	.create_ah = tern_create_ah,
 	.create_cq = tern_create_cq,
@@ -383,6 +385,7 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.destroy_cq = tern_destroy_cq,
 	.destroy_qp = tern_destroy_qp,
 	.destroy_srq = tern_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = tern_free_context,
 	.modify_cq = tern_modify_cq,
 	.modify_qp = tern_modify_qp,

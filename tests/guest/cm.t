@@ -6,6 +6,9 @@ layer run on tern_ib's GSI QP; librdmacm's programs run on top:
 - rping (rdmacm-utils): SEND, RDMA READ and WRITE of ping data, -V checks every buffer;
 - ucmatose: RC connections through rdma_cm, messages both ways;
 - udaddy: UD QPs and address handles found through rdma_cm (SIDR);
+- mckey: UD multicast through rdma_join_multicast (the IPv4 group joined on the netdev, the
+  QPs attached to the device's group table): one sender, a receiver on the other guest and
+  one on the sender's own (the device's loopback to a local member), every message received;
 - rdma_server / rdma_client: librdmacm's rdma_create_ep / rdma_get_request API;
 - perftest with -R (rdma_cm instead of perftest's TCP exchange): ib_write_bw, ib_send_lat,
   ib_read_bw;
@@ -64,6 +67,10 @@ target = rt.Target(c, KIND, 0 if KIND == "tern" else 1)
 dev = target.ibdev
 PAIRS = ((n1, n0), (n0, n1))        # (server, client)
 UDADDY_PORT = 7174                  # udaddy listens on its fixed port
+# mckey: messages of MCKEY_SIZE bytes (below the RoCE MTU of a 1500-byte Ethernet MTU, 1024);
+# each receiver posts all its receives before it joins
+MCKEY_COUNT = 20 if DEBUG else 200
+MCKEY_SIZE = 1000
 
 
 def direction(server, client):
@@ -145,6 +152,32 @@ try:
             t.ok(good, "udaddy %s (%s): UD QPs resolved through rdma_cm, messages both ways "
                  "(%.0f s)%s" % (direction(server, client), CMATOSE, res.seconds,
                                  attempts(res)), res.diag())
+
+        # --- mckey: UD multicast through rdma_cm -------------------------------------------
+        # A receiver on each guest, one of them the sender's own (the device loops a group
+        # message back to local members); each sender its own group.
+        for k, sender in enumerate((n0, n1)):
+            group = "239.1.2.%d" % (10 + k)
+            other = n1 if sender is n0 else n0
+            before_rx = hw_counters(other)
+            res = rt.mckey(target, sender, (other, sender), group, MCKEY_COUNT, MCKEY_SIZE,
+                           PAIR_TIMEOUT)
+            t.ok(res.joined, "mckey: both receivers joined %s on their RDMA netdev (ip maddr)"
+                 % group, *res.diag())
+            for n, where in ((other, "the other guest"),
+                             (sender, "the sender's own guest: device loopback")):
+                t.ok(res.received(n), "mckey %s -> %s (%s): %d x %d B sent to %s, every "
+                     "message received" % (sender.name, n.name, where, MCKEY_COUNT,
+                                           MCKEY_SIZE, group), *res.diag())
+            if KIND == "tern":
+                d = hw_counters(other).get("rx_ud_packets", 0) - \
+                    before_rx.get("rx_ud_packets", 0)
+                t.ok(d >= MCKEY_COUNT, "mckey: %s's rx_ud_packets moved by %d (>= %d)" % (
+                    other.name, d, MCKEY_COUNT))
+            for n in (other, sender):
+                gone = wait_for(lambda n=n: not rt.mcast_joined(target, n, group),
+                                timeout=30, interval=1)
+                t.ok(gone, "mckey: %s left %s again (ip maddr)" % (n.name, group))
 
         # --- rdma_server / rdma_client -----------------------------------------------------
         for server, client in PAIRS:

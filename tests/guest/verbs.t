@@ -3,7 +3,9 @@
 atomics and asynchronous events.
 
 - UD: ibv_ud_pingpong (buffers checked) at small and MTU-sized messages, ib_send_bw and
-  ib_send_lat with -c UD; the UD counters move (tern).
+  ib_send_lat with -c UD; the UD counters move (tern). UD multicast: ib_send_bw -c UD -g
+  (the server's QP attached to a group, the client sending to the group; ibv_attach_mcast
+  through the provider and tern_ib), both directions, and ibv_devinfo's multicast limits.
 - UC: ibv_uc_pingpong (buffers checked) at one byte, one page and 64 KiB (multi-packet
   messages); ib_send_bw, ib_write_bw, ib_send_lat and ib_write_lat with -c UC (stock kernel);
   the responders count the SENDs and WRITEs (tern).
@@ -596,6 +598,38 @@ try:
                 prog, opts, res.seconds, perf_desc(prog, rows)), res.diag())
         counters_moved(before, {0: ("tx_ud_packets", "rx_ud_packets"),
                                 1: ("tx_ud_packets", "rx_ud_packets")}, "UD traffic counted")
+
+        # --- UD multicast -----------------------------------------------------------------
+        # perftest -g: the server attaches its QP to the group (ibv_attach_mcast), the client
+        # sends every message to the group's address. The group is an IPv4 one (-M, the
+        # IPv4-mapped form of 239.1.3.1) because the GID -x names is the IPv4 one: an address
+        # handle's source and destination must be of one family, on any RoCE device, and
+        # perftest's own default group is an IPv6 address.
+        for n in c:
+            r = n.run("ibv_devinfo -v -d %s" % dev, timeout=60)
+            info = dict(re.findall(r"^\s*(max_mcast_grp|max_mcast_qp_attach|"
+                                   r"max_total_mcast_qp_attach):\s*(\d+)", r.stdout, re.M))
+            t.ok(r.rc == 0 and int(info.get("max_mcast_grp", "0")) > 0 and
+                 int(info.get("max_mcast_qp_attach", "0")) > 0 and
+                 int(info.get("max_total_mcast_qp_attach", "0")) > 0,
+                 "%s: ibv_devinfo -v: max_mcast_grp %s, max_mcast_qp_attach %s, "
+                 "max_total_mcast_qp_attach %s" % (n.name, info.get("max_mcast_grp"),
+                                                   info.get("max_mcast_qp_attach"),
+                                                   info.get("max_total_mcast_qp_attach")),
+                 r.stdout[-3000:])
+        before = counters()
+        mgid = "0:0:0:0:0:0:0:0:0:0:255:255:239:1:3:1"
+        for server, client in ((n1, n0), (n0, n1)):
+            opts = "-c UD -g -M %s -n %d -s %d" % (mgid, ITERS, mtu)
+            res, rows = rt.perftest(target, "ib_send_bw", opts, server=server, client=client,
+                                    timeout=PAIR_TIMEOUT)
+            t.ok(res.ok and rows, "ib_send_bw -c UD -g (multicast to 239.1.3.1) %s -> %s "
+                 "completes on both sides (%.0f s%s)" % (client.name, server.name, res.seconds,
+                                                          perf_desc("ib_send_bw", rows)),
+                 res.diag())
+        counters_moved(before, {0: ("tx_ud_packets", "rx_ud_packets"),
+                                1: ("tx_ud_packets", "rx_ud_packets")},
+                       "UD multicast traffic counted")
 
         # --- UC -------------------------------------------------------------------------------
         # Unacknowledged: a lost packet loses its message, a SEND finding no receive WQE is

@@ -9,7 +9,9 @@ on the side that received it, over RC and over UC, and UD SENDs through an addre
 (with tern's sends through ibv_wr_*); its error cases (remote access errors, RNR retries exhausted)
 run in both directions too: the NAKs cross between the two implementations. Connection
 management interoperates too (issue 7): rping (buffers validated) and ib_write_bw -R connect
-through rdma_cm, whose CM MADs cross between tern's GSI QP and Soft-RoCE's, both directions.
+through rdma_cm, whose CM MADs cross between tern's GSI QP and Soft-RoCE's, both directions,
+and UD multicast through rdma_join_multicast: mckey's sender on one side, its receiver (which
+ends only once every message arrived) on the other, both directions.
 rdma_cm uses the device's default RoCE mode for its GIDs; the rxe node's is set to v2
 through configfs (/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_mode), as an
 administrator does, and read back (Linux 6.1 already prefers v2 where a device supports it;
@@ -46,6 +48,9 @@ except HarnessError as e:
 
 DEBUG = c.flavour == "debug"
 PAIR_TIMEOUT = 600 if DEBUG else 180
+# mckey: messages of 1000 bytes (below the RoCE MTU of a 1500-byte Ethernet MTU, 1024)
+MCKEY_COUNT = 20 if DEBUG else 100
+MCKEY_SIZE = 1000
 
 # ibv_rc_pingpong: one packet, several packets (path MTU 1024), 64 KiB and 1 MiB messages.
 PINGPONG = ((1, 200), (4096, 100), (65536, 20), (1 << 20, 5))
@@ -226,6 +231,16 @@ try:
                 t.ok(res.ok and rows, "%s %s %s completes on both sides (%s; %.0f s)" % (
                     prog, opts, direction(server, client), perf_desc(prog, rows),
                     res.seconds), res.diag())
+
+            # UD multicast through rdma_cm (rdma_join_multicast): mckey's receiver on one
+            # side, its sender on the other, each direction its own group
+            for k, (receiver, sender) in enumerate(pairs):
+                group = "239.1.4.%d" % (10 + k)
+                res = rt.mckey(target, sender, (receiver,), group, MCKEY_COUNT, MCKEY_SIZE,
+                               PAIR_TIMEOUT)
+                t.ok(res.ok, "mckey %s sender -> %s receiver: %d x %d B to %s, every message "
+                     "received" % (target.kind_of(sender), target.kind_of(receiver),
+                                   MCKEY_COUNT, MCKEY_SIZE, group), *res.diag())
 
         # --- rdma-check: every byte of every verb, then the error cases ---------------------
         for mode, opts0, tern_client_opts in CHECK_RUNS:

@@ -318,6 +318,85 @@ def run_pair(server, client, server_cmd, client_cmd, port, timeout, retries=3, b
     return res
 
 
+# --- UD multicast through rdma_cm (rdmacm-utils' mckey) ----------------------------------
+
+class McKeyResult:
+    """What :func:`mckey` saw: ``joined`` (every receiver showed the group on its netdev
+    before the sender started), ``sender`` and ``receivers`` (node index -> Result, or None),
+    ``ok`` (the sender and every receiver ended with ``return status 0``, the receivers after
+    ``data transfers complete``)."""
+
+    def __init__(self):
+        self.joined = False
+        self.sender = None
+        self.receivers = {}
+        self.ok = False
+
+    def received(self, node):
+        r = self.receivers.get(node.index)
+        return (self.sender is not None and self.sender.rc == 0 and
+                "return status 0" in self.sender.stdout and r is not None and r.rc == 0 and
+                "data transfers complete" in r.stdout and "return status 0" in r.stdout)
+
+    def diag(self):
+        out = ["sender: %s" % ("rc %s\n%s%s" % (self.sender.rc, self.sender.stdout,
+                                                self.sender.stderr)
+                               if self.sender is not None else "not started")]
+        for i, r in sorted(self.receivers.items()):
+            out.append("receiver node%d: rc %s\n%s%s" % (i, r.rc, r.stdout, r.stderr)
+                       if r is not None else "receiver node%d: no result" % i)
+        return out
+
+
+def mcast_joined(target, node, group):
+    """True when ``group`` (an IPv4 address) is joined on ``node``'s RDMA netdev: rdma_cm's
+    rdma_join_multicast joins the IP group there, which puts the group's MAC address
+    (01:00:5e and its low 23 bits) in the netdev's multicast list (``ip maddr``). The MAC is
+    what shows on every kernel: the debug kernel is built without CONFIG_IP_MULTICAST, so it
+    lists no IPv4 groups (and sends no IGMP reports)."""
+    b = [int(x) for x in group.split(".")]
+    mac = "01:00:5e:%02x:%02x:%02x" % (b[1] & 0x7f, b[2], b[3])
+    r = node.run("ip maddr show dev %s" % target.netdev[node.index], timeout=20)
+    return re.search(r"link\s+%s\b" % re.escape(mac), r.stdout) is not None
+
+
+def mckey(target, sender, receivers, group, count, size, timeout):
+    """rdmacm-utils' mckey: a receiver (``mckey -m group -b <its address> -C count -S
+    size``) on each node of ``receivers``, started first; once each shows the group on its
+    netdev the sender (the same with ``-s``) sends ``count`` messages of ``size`` bytes. A
+    mckey receiver polls its CQ until it has ``count`` completions, so it ends only when every
+    message arrived; one that has not ended 60 s after the sender is stopped. Returns a
+    :class:`McKeyResult`."""
+    res = McKeyResult()
+    mc = "mckey -m %s -C %d -S %d" % (group, count, size)
+    jobs = {}
+    for n in receivers:
+        jobs[n.index] = n.spawn("exec timeout -s KILL %d %s -b %s" % (
+            timeout, mc, target.ip(n)), timeout=timeout + 20)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if any(j.done() for j in jobs.values()):
+            break
+        if all(mcast_joined(target, n, group) for n in receivers):
+            res.joined = True
+            break
+        time.sleep(0.5)
+    if res.joined:
+        res.sender = sender.run("timeout -s KILL %d %s -b %s -s" % (timeout, mc,
+                                                                     target.ip(sender)),
+                                timeout=timeout + 30)
+    for n in receivers:
+        job = jobs[n.index]
+        sent = res.sender is not None and res.sender.rc == 0
+        try:
+            res.receivers[n.index] = job.wait(timeout=60 if sent else 5)
+        except CommandTimeout:
+            job.kill(9)
+            res.receivers[n.index] = job.wait(timeout=60, raise_timeout=False)
+    res.ok = res.joined and all(res.received(n) for n in receivers)
+    return res
+
+
 # --- perftest -------------------------------------------------------------------------------
 
 BW_COLS = ("bytes", "iterations", "bw_peak", "bw_avg", "msg_rate")

@@ -375,6 +375,10 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr, int attr_ma
 
 int ibv_cmd_destroy_qp(struct ibv_qp *qp) { return 0; }
 
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid) { return 0; }
+
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid) { return 0; }
+
 /* ---- the "device" ---------------------------------------------------------------------- */
 static volatile uint64_t *g_uar;	/* our view of the doorbell page */
 static struct tern_cqe *g_ring;

@@ -474,6 +474,8 @@ enum tern_rdma_cmd_opcode {
 	TERN_CMD_RESIZE_CQ		= 0x0110,
 	TERN_CMD_MODIFY_CQ		= 0x0111,
 	TERN_CMD_REREG_MR		= 0x0112,	/* TERN_RDMA_CAP_REREG_MR */
+	TERN_CMD_ATTACH_MCAST		= 0x0113,	/* TERN_RDMA_CAP_MCAST */
+	TERN_CMD_DETACH_MCAST		= 0x0114,	/* TERN_RDMA_CAP_MCAST */
 };
 
 /* QUERY_RDMA: limits the device enforces. No input. */
@@ -505,7 +507,9 @@ struct tern_cmd_query_rdma_out {
 	__le16	max_cq_moder_count;	/* MODIFY_CQ: largest max_count */
 	__le16	max_cq_moder_period;	/* MODIFY_CQ: largest period_us */
 	__le32	max_fast_reg_pages;	/* TERN_RDMA_CAP_MEM_MGT: largest FAST_REG max_pages */
-	__le32	rsvd[2];
+	__le16	max_mcast_grp;		/* TERN_RDMA_CAP_MCAST: groups in the table */
+	__le16	max_mcast_qp_attach;	/* TERN_RDMA_CAP_MCAST: QPs attached to one group */
+	__le32	rsvd;
 };
 
 #define TERN_RDMA_CAP_ATOMIC		(1u << 0)	/* ATOMIC_* WQEs, atomic at the device */
@@ -518,6 +522,45 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_SR		(1u << 7)	/* RC selective repeat (TERN_QP_XPORT_SR) */
 #define TERN_RDMA_CAP_DB_REC		(1u << 8)	/* RQ/SRQ doorbell records */
 #define TERN_RDMA_CAP_REREG_MR		(1u << 9)	/* REREG_MR: an MR changed in place */
+#define TERN_RDMA_CAP_MCAST		(1u << 10)	/* UD multicast: ATTACH/DETACH_MCAST */
+
+/*
+ * UD multicast (TERN_RDMA_CAP_MCAST; Documentation/hw/rdma.rst, "UD multicast"). The device
+ * keeps a table of up to max_mcast_grp groups, each a multicast GID (IPv6 ff00::/8, or
+ * IPv4-mapped ::ffff:224.0.0.0/4) with up to max_mcast_qp_attach attached UD QPs.
+ *
+ * ATTACH_MCAST attaches @qpn to the group @gid, making the group if it is new; attaching a
+ * QP already attached succeeds and changes nothing. DETACH_MCAST takes it off again; a group
+ * whose last QP goes is freed. A QP in any state may be attached; a QP that is not in
+ * RTR..SQE receives nothing. DESTROY_QP takes the QP off every group. Refusals:
+ * BAD_RESOURCE (syndrome: offset of qpn) for a QP that does not exist, BAD_PARAM (offset of
+ * qpn) for a QP that is not UD (the GSI QP included), BAD_PARAM (offset of gid) for a GID
+ * that is not multicast, BAD_PARAM (offset of rsvd) for reserved bits, NO_RESOURCES (offset
+ * of gid) when the table has no free group, NO_RESOURCES (offset of qpn) when the group has
+ * max_mcast_qp_attach QPs already; DETACH_MCAST of a QP not attached to the group:
+ * BAD_RESOURCE (offset of gid).
+ *
+ * A received UD packet (BTH opcode 0x64/0x65) whose DestQP is TERN_MCAST_QPN and whose IP
+ * destination is multicast is delivered to every QP attached to the group of that address
+ * (as a GID), each as a unicast UD packet would be: the QP's state and Q_Key are checked,
+ * each takes its own receive WQE and writes its own CQE, a QP with no receive WQE drops its
+ * copy (out_of_buffer). A packet for no group, or with DestQP TERN_MCAST_QPN and a unicast
+ * destination, is discarded (rx_roce_discards).
+ *
+ * A UD WQE whose tern_ud_seg path has a multicast dgid is sent with the Ethernet destination
+ * the IP multicast mapping gives (01:00:5e + the low 23 bits of an IPv4 group, 33:33 + the
+ * low 32 bits of an IPv6 group; path.dmac is ignored) and DestQP TERN_MCAST_QPN (dest_qpn is
+ * ignored). If this port has the group in its table the packet is also looped back to the
+ * group's QPs (every one, the sender included when attached), as IB specifies; the port
+ * puts the frame on the wire as well.
+ */
+#define TERN_MCAST_QPN			0xffffffu
+
+struct tern_cmd_mcast_in {
+	__u8	gid[16];		/* the group: a multicast GID, network byte order */
+	__le32	qpn;			/* a UD QP */
+	__le32	rsvd;
+};
 
 /* CREATE_PD: no input; result: PDN. DESTROY_PD: BAD_STATE while an MR, QP or SRQ uses it. */
 struct tern_cmd_destroy_pd_in {
@@ -998,6 +1041,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 116);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 424);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 32);
 TERN_HW_ASSERT_SIZE(struct tern_wq_db_rec, 8);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_mcast_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_srq_out, 16);
 
 #endif /* TERN_RDMA_H */

@@ -288,6 +288,12 @@ static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *
 		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		attr->max_fast_reg_page_list_len = le32_to_cpu(c->max_fast_reg_pages);
 	}
+	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_MCAST) {
+		attr->max_mcast_grp = le16_to_cpu(c->max_mcast_grp);
+		attr->max_mcast_qp_attach = le16_to_cpu(c->max_mcast_qp_attach);
+		attr->max_total_mcast_qp_attach = attr->max_mcast_grp *
+						  attr->max_mcast_qp_attach;
+	}
 	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_CQ_MODERATION) {
 		attr->cq_caps.max_cq_moderation_count = le16_to_cpu(c->max_cq_moder_count);
 		attr->cq_caps.max_cq_moderation_period = le16_to_cpu(c->max_cq_moder_period);
@@ -462,6 +468,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.alloc_mw = tern_ib_alloc_mw,
 	.alloc_pd = tern_ib_alloc_pd,
 	.alloc_ucontext = tern_ib_alloc_ucontext,
+	.attach_mcast = tern_ib_attach_mcast,
 	.create_ah = tern_ib_create_ah,
 	.create_cq = tern_ib_create_cq,
 	.create_qp = tern_ib_create_qp,
@@ -475,6 +482,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.destroy_cq = tern_ib_destroy_cq,
 	.destroy_qp = tern_ib_destroy_qp,
 	.destroy_srq = tern_ib_destroy_srq,
+	.detach_mcast = tern_ib_detach_mcast,
 	.disassociate_ucontext = tern_ib_disassociate_ucontext,
 	.fill_res_cq_entry = tern_ib_fill_res_cq_entry,
 	.fill_res_mr_entry = tern_ib_fill_res_mr_entry,

@@ -13,6 +13,7 @@
 #include <linux/if_vlan.h>
 #include <linux/log2.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
@@ -937,4 +938,57 @@ int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	tern_ib_qp_rings_put(dev, qp, hold);
 	mutex_destroy(&qp->lock);
 	return 0;
+}
+
+/*
+ * ATTACH_MCAST or DETACH_MCAST of @ibqp to the group @gid. The group table lives in the
+ * device, which serializes the commands: the driver keeps no state of its own for it.
+ */
+static int tern_ib_mcast_cmd(struct ib_qp *ibqp, union ib_gid *gid, u16 opcode)
+{
+	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
+	struct tern_cmd_mcast_in in = {};
+
+	if (!tern_ib_has_cap(dev, TERN_RDMA_CAP_MCAST))
+		return -EOPNOTSUPP;
+	if (ibqp->qp_type != IB_QPT_UD ||
+	    !rdma_is_multicast_addr((struct in6_addr *)gid->raw))
+		return -EINVAL;
+	memcpy(in.gid, gid->raw, sizeof(in.gid));
+	in.qpn = cpu_to_le32(to_tqp(ibqp)->qpn);
+	return tern_ib_cmd(dev, opcode, &in, sizeof(in), NULL, 0, NULL);
+}
+
+/**
+ * tern_ib_attach_mcast() - attach a UD QP to a multicast group
+ * @ibqp: the QP
+ * @gid: the group (IPv6 multicast or IPv4-mapped multicast GID)
+ * @lid: unused on RoCE
+ *
+ * Sleeps. Attaching a QP that is already attached succeeds.
+ *
+ * Return: 0, -EINVAL for a QP that is not UD or a GID that is not multicast, -ENOSPC when
+ * the device's group table or the group is full, or another negative errno.
+ */
+int tern_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return tern_ib_mcast_cmd(ibqp, gid, TERN_CMD_ATTACH_MCAST);
+}
+
+/**
+ * tern_ib_detach_mcast() - detach a UD QP from a multicast group
+ * @ibqp: the QP
+ * @gid: the group
+ * @lid: unused on RoCE
+ *
+ * Sleeps.
+ *
+ * Return: 0, -EINVAL for a QP that is not UD, a GID that is not multicast or a QP that is
+ * not attached to the group, or another negative errno.
+ */
+int tern_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	int err = tern_ib_mcast_cmd(ibqp, gid, TERN_CMD_DETACH_MCAST);
+
+	return err == -ENOENT ? -EINVAL : err;
 }

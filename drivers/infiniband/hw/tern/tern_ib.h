@@ -564,6 +564,8 @@ int tern_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int tern_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
 int tern_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 int tern_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int tern_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int tern_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 void tern_ib_qp_event(struct tern_ib_dev *dev, const struct tern_eqe *eqe);
 u32 tern_ib_access_to_hw(int ib_access);
 int tern_ib_build_path(struct tern_ib_dev *dev, const struct rdma_ah_attr *ah, u16 udp_sport,

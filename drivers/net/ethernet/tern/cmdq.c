@@ -121,6 +121,10 @@ const char *tern_cmd_opcode_name(u16 opcode)
 		return "MODIFY_CQ";
 	case TERN_CMD_REREG_MR:
 		return "REREG_MR";
+	case TERN_CMD_ATTACH_MCAST:
+		return "ATTACH_MCAST";
+	case TERN_CMD_DETACH_MCAST:
+		return "DETACH_MCAST";
 	case TERN_CMD_SET_DCB:
 		return "SET_DCB";
 	case TERN_CMD_QUERY_DCB:

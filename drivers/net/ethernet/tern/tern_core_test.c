@@ -363,13 +363,15 @@ static void tern_cmd_opcode_names(struct kunit *test)
 		{ TERN_CMD_RESIZE_CQ, "RESIZE_CQ" },
 		{ TERN_CMD_MODIFY_CQ, "MODIFY_CQ" },
 		{ TERN_CMD_REREG_MR, "REREG_MR" },
+		{ TERN_CMD_ATTACH_MCAST, "ATTACH_MCAST" },
+		{ TERN_CMD_DETACH_MCAST, "DETACH_MCAST" },
 		{ TERN_CMD_SET_DCB, "SET_DCB" },
 		{ TERN_CMD_QUERY_PFC_STATS, "QUERY_PFC_STATS" },
 		{ TERN_CMD_SET_CC_PARAMS, "SET_CC_PARAMS" },
 		{ TERN_CMD_QUERY_CC_PARAMS, "QUERY_CC_PARAMS" },
 		{ 0x0205, "UNKNOWN" },
 		{ 0x0000, "UNKNOWN" },
-		{ 0x0113, "UNKNOWN" },
+		{ 0x0115, "UNKNOWN" },
 		{ 0xffff, "UNKNOWN" },
 	};
 	unsigned int i;
