@@ -19,15 +19,18 @@ rdm pingpong with the default universe fails there as before, so TERN_RDMA_TARGE
 expects that failure rather than a pass, then runs the same pingpong with FI_UNIVERSE_SIZE=64
 (a CQ of 16384 entries), which must pass (its msg and dgram pingpongs pass as they are).
 
-An rdm pingpong that fails only at its teardown, after every message was checked, runs once
-more (and must pass then): libfabric 1.17's verbs provider closes an endpoint whose peer has
+An rdm pingpong that fails only at its teardown, after every message was checked, passes,
+with the failure printed next to it: libfabric 1.17's verbs provider closes an endpoint whose peer has
 disconnected by destroying its QP and then draining the CQ. A device that drops a destroyed
 QP's unpolled completions, as ConnectX, irdma, bnxt_re and tern do (Soft-RoCE keeps them),
 has the drained sends reported as flushed. fi_pingpong's finalize leaves that window open:
 the side that finishes first exits and disconnects while the other may not have polled its
 last send completion yet. So the late side fails with "Work Request Flushed Error" after its
 results, or hangs. Seen only under host load: about one run in 30 with 5 iterations, none
-on an idle host.
+on an idle host; in the whole suite (the debug half beside it) twice in a row for one pair,
+so running it again is no cure. What fails the check: a message missing or wrong (-c stops
+at the first), a short count, any failure before the results, an error other than the
+flushed send.
 """
 
 import re
@@ -107,22 +110,20 @@ def teardown_race(res, iters):
 
 
 def pingpong(ctx, server, client, env, opts, iters):
-    """Run fi_pingpong between ``server`` and ``client``; an rdm run that failed only at its
-    teardown runs once more. Returns (result, the teardown-failed first result or None)."""
-    raced = None
-    for _ in range(2):
-        port = rt.next_port()
-        res = rt.run_pair(server, client, "%sfi_pingpong %s -B %d" % (env, opts, port),
-                          "%sfi_pingpong %s -P %d %s" % (env, opts, port, ctx.ip(server)),
-                          port, ctx.timeout, retries=2)
-        if raced is not None or "-e rdm" not in opts or not teardown_race(res, iters):
-            return res, raced
-        raced = res
-    return res, raced
-
-
-def raced_note(raced):
-    return (" (run again after a failure at teardown: %s)" % raced.why) if raced else ""
+    """Run fi_pingpong between ``server`` and ``client``. Returns (result, checked, note):
+    ``checked`` is true when every message was checked, the pair either passing with
+    complete results or, for rdm, failing only at teardown (teardown_race); ``note`` says
+    so in the latter case."""
+    port = rt.next_port()
+    res = rt.run_pair(server, client, "%sfi_pingpong %s -B %d" % (env, opts, port),
+                      "%sfi_pingpong %s -P %d %s" % (env, opts, port, ctx.ip(server)),
+                      port, ctx.timeout, retries=2)
+    if res.ok:
+        return res, complete_row(res.client, iters), ""
+    if "-e rdm" in opts and teardown_race(res, iters):
+        return res, True, (" (then libfabric's teardown race: %s; see "
+                           "admin/libfabric-rsockets)" % res.why)
+    return res, False, ""
 
 
 def max_cqe(node):
@@ -166,7 +167,7 @@ def run(ctx):
             iters = min(iters, PINGPONG_DEBUG_ITERS)
         for server, client in ctx.pairs:
             opts = "-p '%s' -e %s -S %d -I %d -c" % (prov, ep, size, iters)
-            res, raced = pingpong(ctx, server, client, "", opts, iters)
+            res, checked, note = pingpong(ctx, server, client, "", opts, iters)
             row = pingpong_row(res.client.stdout) if res.client else None
             what = "fi_pingpong %s %s (%s, %d B x %d, -c)" % (
                 ep, ctx.direction(server, client), prov, size, iters)
@@ -179,22 +180,21 @@ def run(ctx):
                      res.diag())
                 # the CQ is all that is in the way: a universe whose CQ fits passes
                 env = "env FI_UNIVERSE_SIZE=%d " % SMALL_UNIVERSE
-                res, raced = pingpong(ctx, server, client, env, opts, iters)
+                res, checked, note = pingpong(ctx, server, client, env, opts, iters)
                 row = pingpong_row(res.client.stdout) if res.client else None
-                t.ok(res.ok and row is not None and row["sent"] == iters and
-                     row["ack"] == iters,
-                     "%s with FI_UNIVERSE_SIZE=%d (a CQ of %d entries): every message "
-                     "checked%s" % (what, SMALL_UNIVERSE, 256 * SMALL_UNIVERSE,
-                                    raced_note(raced)),
-                     res.diag() + ("\nfirst run:\n" + raced.diag() if raced else ""))
+                t.ok(checked, "%s with FI_UNIVERSE_SIZE=%d (a CQ of %d entries): every "
+                     "message checked%s" % (what, SMALL_UNIVERSE, 256 * SMALL_UNIVERSE, note),
+                     res.diag())
+                if note:
+                    t.diag(res.diag())
                 if res.ok and row:
                     t.diag("%s, FI_UNIVERSE_SIZE=%d: %.2f MB/s, %.1f us/xfer" % (
                         what, SMALL_UNIVERSE, row["mb_s"], row["usec"]))
                 continue
-            good = res.ok and row is not None and row["sent"] == iters and row["ack"] == iters
-            t.ok(good, "%s: every message checked (%.0f s)%s%s" % (
+            t.ok(checked, "%s: every message checked (%.0f s)%s%s" % (
                 what, res.seconds, " after %d start attempts" % res.attempts
-                if res.attempts > 1 else "", raced_note(raced)),
-                res.diag() + ("\nfirst run:\n" + raced.diag() if raced else ""))
-            if good:
+                if res.attempts > 1 else "", note), res.diag())
+            if note:
+                t.diag(res.diag())
+            if res.ok and row:
                 t.diag("%s: %.2f MB/s, %.1f us/xfer" % (what, row["mb_s"], row["usec"]))

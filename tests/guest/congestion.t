@@ -20,7 +20,9 @@ tests/rdma/congestiontest.py for the measurements behind that choice).
 2. PFC on, DCQCN on: the switch marks ECN, the receiver sends CNPs (np_cnp_sent) and both
    senders handle them (rp_cnp_handled), the two flows share the bottleneck fairly (Jain's
    index of their throughputs >= 0.9, i.e. no worse than about 65:35), the switch pauses the
-   senders at most half as many times as in run 1 (measured: 10-18x fewer), the bottleneck
+   senders at most half as many times as in run 1 (measured: 10-18x fewer; judged only when
+   run 1 is a congestion baseline, XOFF_BASELINE pauses or more: run 1 is measured again
+   once when it falls short, and a second short run skips this one check), the bottleneck
    FIFO's median depth is at most half (measured: ~65 vs ~390 KiB), and still nothing is
    lost.
 3. PFC on, HPCC on instead of DCQCN (roce_hpcc_enable 8 on every guest, tern-switch filling
@@ -52,6 +54,11 @@ import rdmatest as rt  # noqa: E402
 LINK_MBPS = int(os.environ.get("TERN_CONGESTION_MBPS", ct.LINK_MBPS))
 SECONDS = int(os.environ.get("TERN_CONGESTION_SECONDS", "12"))
 JAIN_MIN = 0.9
+# The DCQCN-off run is a congestion baseline when the switch paused the senders at least this
+# often (an idle host: about 400 XOFF in 12-15 s). Fewer, and the loaded host's emulated
+# senders did not drive the port into congestion: the run is measured again, and the
+# comparison of pauses with DCQCN on is judged only against a baseline.
+XOFF_BASELINE = 20
 
 t = Tap()
 if paths.flavour() == "debug":
@@ -91,15 +98,16 @@ try:
         t.ok(good, "%s: every guest shows prio-pfc 3:on and %s" % (
             label, ", ".join("%s %d" % kv for kv in want.items())), repr(shown))
         run = ct.incast(fab, label, SECONDS)
-        if not dcqcn and not hpcc and run.ok and run.xoff_sent() == 0:
+        if not dcqcn and not hpcc and run.ok and run.xoff_sent() < XOFF_BASELINE:
             # Without congestion control two senders overload the port only when both are
             # sending at once at their NICs' rate; on a loaded host (the suite's debug half
             # beside it) the emulated senders can fall short for a whole run. Not the
             # behaviour under test: measure again, once; the checks below take that run.
-            t.diag("%s: the bottleneck queue peaked at %.0f KiB, below XOFF (%d KiB): the "
-                   "senders did not overload the port (host load?); running it again" % (
+            t.diag("%s: the bottleneck queue peaked at %.0f KiB (XOFF at %d KiB), %d XOFF "
+                   "sent (a baseline has %d or more): the senders did not overload the port "
+                   "(host load?); running it again" % (
                        label, run.bottleneck()["max_bytes"] / 1024.0,
-                       ct.switch_config()["xoff_bytes"] >> 10))
+                       ct.switch_config()["xoff_bytes"] >> 10, run.xoff_sent(), XOFF_BASELINE))
             run = ct.incast(fab, label, SECONDS)
         runs.append(run)
         t.ok(run.ok, "%s: both ib_write_bw flows (%d s, 64 KiB writes, DSCP 26) completed "
@@ -152,9 +160,15 @@ try:
          repr(on.qp_cc))
     t.ok(on.ok and on.jain >= JAIN_MIN, "DCQCN on: the two flows share the bottleneck fairly "
          "(Jain index %.3f >= %.2f)" % (on.jain, JAIN_MIN), repr(on.flows))
-    t.ok(on.xoff_sent() * 2 <= off.xoff_sent(), "DCQCN on: at most half the PFC pauses of "
-         "DCQCN off (XOFF sent by the switch: %d vs %d; senders' rx_prio3_pause: %d vs %d)" % (
-             on.xoff_sent(), off.xoff_sent(), on.nic_pauses(), off.nic_pauses()))
+    fewer = "DCQCN on: at most half the PFC pauses of DCQCN off"
+    if off.xoff_sent() >= XOFF_BASELINE:
+        t.ok(on.xoff_sent() * 2 <= off.xoff_sent(), "%s (XOFF sent by the switch: %d vs %d; "
+             "senders' rx_prio3_pause: %d vs %d)" % (
+                 fewer, on.xoff_sent(), off.xoff_sent(), on.nic_pauses(), off.nic_pauses()))
+    else:
+        t.skip(fewer, "no baseline: the DCQCN-off run, measured twice, sent %d XOFF (fewer "
+               "than %d): the loaded host's senders did not congest the port" % (
+                   off.xoff_sent(), XOFF_BASELINE))
     t.ok(on.bottleneck()["p50_bytes"] * 2 <= off.bottleneck()["p50_bytes"],
          "DCQCN on: the bottleneck FIFO's median depth is at most half (%d KiB vs %d KiB)" % (
              on.bottleneck()["p50_bytes"] // 1024, off.bottleneck()["p50_bytes"] // 1024))
