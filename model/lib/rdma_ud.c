@@ -24,7 +24,7 @@
  * Multicast (rdma_mcast.c): a WQE whose path has a multicast dgid goes to the group's
  * Ethernet address with DestQP 0xffffff, and to this port's members of the group too; a
  * packet with DestQP 0xffffff and a multicast IP destination is received by each QP attached
- * to that group, each as if it alone had been addressed.
+ * to that group, each as if it alone had been addressed; the port counts the packet once.
  */
 #include "rdma.h"
 
@@ -270,13 +270,40 @@ static void ud_rx_fail(struct tern_model *m, struct ternm_qp *qp, uint8_t st, ui
 }
 
 /*
- * Deliver a UD packet to @qp, which it names (unicast) or which is attached to the group it
- * is for (multicast): the QP's state and Q_Key, then a receive WQE. @f/@len the frame, @l3
- * the IP header's offset, @bth the BTH, @payload/@paylen the message.
+ * Whether @qp takes a UD packet whose DETH is @deth: 0 if so, 1 if the packet is to be
+ * discarded (no such UD/GSI QP, or not able to receive), 2 for a Q_Key mismatch (counted).
  */
-static void ud_deliver(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f, size_t len,
-		       size_t l3, bool v6, const uint8_t *bth, const uint8_t *payload,
-		       uint32_t paylen)
+static int ud_check(struct tern_model *m, const struct ternm_qp *qp, const uint8_t *deth)
+{
+	if (!qp || (qp->type != TERN_QPT_UD && qp->type != TERN_QPT_GSI))
+		return 1;
+	if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)
+		return 1;
+	if (get_be32(deth) != qp->qkey) {
+		m->rdma->stats.rx_qkey_mismatch++;
+		return 2;
+	}
+	return 0;
+}
+
+/* A UD packet taken by at least one QP: counted once, however many QPs it goes to. */
+static void ud_count(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, bool v6)
+{
+	struct ternm_rdma *r = m->rdma;
+
+	r->stats.rx_roce_packets++;
+	r->stats.rx_roce_bytes += len;
+	r->stats.rx_ud_packets++;
+	ternm_cc_np_rx(m, NULL, f, len, l3, v6);	/* CE counted; no CNP for UD */
+}
+
+/*
+ * Deliver a UD packet to @qp, which ud_check() accepted for it (named by the packet, or
+ * attached to the group it is for): a receive WQE, the GRH area and the payload, the CQE.
+ * @f the frame, @l3 the IP header's offset, @bth the BTH, @payload/@paylen the message.
+ */
+static void ud_deliver(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f, size_t l3,
+		       bool v6, const uint8_t *bth, const uint8_t *payload, uint32_t paylen)
 {
 	struct ternm_rdma *r = m->rdma;
 	uint8_t op = bth[0], synd, flags = TERN_CQE_F_GRH;
@@ -284,18 +311,6 @@ static void ud_deliver(struct tern_model *m, struct ternm_qp *qp, const uint8_t 
 	const uint8_t *deth = bth + BTH_LEN;
 	int st;
 
-	if (!qp || (qp->type != TERN_QPT_UD && qp->type != TERN_QPT_GSI))
-		goto discard;
-	if (qp->state < TERN_QPS_RTR || qp->state > TERN_QPS_SQE)
-		goto discard;
-	if (get_be32(deth) != qp->qkey) {
-		r->stats.rx_qkey_mismatch++;
-		return;
-	}
-	r->stats.rx_roce_packets++;
-	r->stats.rx_roce_bytes += len;
-	r->stats.rx_ud_packets++;
-	ternm_cc_np_rx(m, NULL, f, len, l3, v6);	/* CE counted; no CNP for UD */
 	st = ternm_rqe_fetch(m, qp);
 	if (st > 0) {
 		r->stats.out_of_buffer++;	/* no RNR on UD: the packet is gone */
@@ -357,10 +372,13 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 	unsigned int pad = (bth[1] >> 4) & 3;
 	size_t hl = BTH_LEN + DETH_LEN + (op == IBOP_UD_SEND_ONLY_IMM ? IMM_LEN : 0);
 	uint32_t qpns[TERNM_MAX_MCAST_QP], dqpn, paylen;
+	const uint8_t *deth = bth + BTH_LEN, *payload;
 	const struct ternm_mcast_grp *g;
-	const uint8_t *payload;
+	struct ternm_qp *qp;
+	unsigned int i, n, taken;
+	bool mismatch;
 	uint8_t gid[16];
-	unsigned int i, n;
+	int st;
 
 	if (bth[1] & 0x0f)
 		goto discard;
@@ -377,7 +395,14 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 		goto discard;
 	dqpn = get_be24(bth + 5);
 	if (dqpn != TERN_MCAST_QPN) {
-		ud_deliver(m, ternm_qp_get(m, dqpn), f, len, l3, v6, bth, payload, paylen);
+		qp = ternm_qp_get(m, dqpn);
+		st = ud_check(m, qp, deth);
+		if (st == 1)
+			goto discard;
+		if (st == 0) {
+			ud_count(m, f, len, l3, v6);
+			ud_deliver(m, qp, f, l3, v6, bth, payload, paylen);
+		}
 		return;
 	}
 	ud_dest_gid(f, l3, v6, gid);
@@ -387,8 +412,18 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 	/* a copy: a delivery never changes the table, but the list is bounded here all the same */
 	n = g->nqp < TERNM_MAX_MCAST_QP ? g->nqp : TERNM_MAX_MCAST_QP;
 	memcpy(qpns, g->qpn, n * sizeof(qpns[0]));
-	for (i = 0; i < n; i++)
-		ud_deliver(m, ternm_qp_get(m, qpns[i]), f, len, l3, v6, bth, payload, paylen);
+	for (i = 0, taken = 0, mismatch = false; i < n; i++) {
+		qp = ternm_qp_get(m, qpns[i]);
+		st = ud_check(m, qp, deth);
+		mismatch |= st == 2;
+		if (st)
+			continue;
+		if (!taken++)
+			ud_count(m, f, len, l3, v6);
+		ud_deliver(m, qp, f, l3, v6, bth, payload, paylen);
+	}
+	if (!taken && !mismatch)
+		goto discard;
 	return;
 discard:
 	r->stats.rx_roce_discards++;

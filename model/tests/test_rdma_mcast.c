@@ -295,8 +295,10 @@ static void mcast_delivery(const uint8_t *gid, const uint8_t *mac)
 
 	post_mc(a, &a->qp[0], gid, 200, 7);
 	wire_pump(&p.w);
-	/* the far device: every member once */
+	/* the far device: every member once; its port counted one packet */
 	CHECK_EQ(got_from(&p, 1, a->qp[0].qpn, 200), (1u << NRX) - 1);
+	CHECK_EQ(RDEV_STAT(b->d, rx_ud_packets), 1);
+	CHECK_EQ(RDEV_STAT(b->d, rx_roce_packets), 1);
 	/* the sender's device: both members, the sender included, and the send's CQE */
 	n = 0;
 	CHECK_EQ(got_from(&p, 0, a->qp[0].qpn, 200), 3u);

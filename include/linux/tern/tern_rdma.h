@@ -544,8 +544,9 @@ struct tern_cmd_query_rdma_out {
  * destination is multicast is delivered to every QP attached to the group of that address
  * (as a GID), each as a unicast UD packet would be: the QP's state and Q_Key are checked,
  * each takes its own receive WQE and writes its own CQE, a QP with no receive WQE drops its
- * copy (out_of_buffer). A packet for no group, or with DestQP TERN_MCAST_QPN and a unicast
- * destination, is discarded (rx_roce_discards).
+ * copy (out_of_buffer); the port's packet and byte counters count the packet once. A packet
+ * for no group (or none of whose members can receive it), or with DestQP TERN_MCAST_QPN and
+ * a unicast destination, is discarded (rx_roce_discards).
  *
  * A UD WQE whose tern_ud_seg path has a multicast dgid is sent with the Ethernet destination
  * the IP multicast mapping gives (01:00:5e + the low 23 bits of an IPv4 group, 33:33 + the
