@@ -24,7 +24,7 @@ and the two devices' counters must agree; a run that fails is reported, never ti
 
 Prints the table with the date, the host (CPU, cores), its load average before and after,
 and the CPU that other processes used during the runs (from /proc/stat): above half a core
-the run is flagged as noisy. Goals of issue 19, printed, never asserted: 64 KiB WRITE at
+the run is flagged as noisy. tern's speed goals, printed, never asserted: 64 KiB WRITE at
 >= 50 % of single-core memcpy bandwidth, >= 2 million 64 B messages per second per core.
 
 Writes model.json (bench/results.py; rows: {op (write, read, send or memcpy), size, failed,

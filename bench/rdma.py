@@ -16,7 +16,7 @@ Every measurement runs --runs times (3), tern and rxe one after the other each t
 order alternating by run), and the table shows medians with the range. The host's load and the
 CPU other work used meanwhile are printed under the table; a run where other work took more
 than half a core is flagged NOISY. --quick: bandwidth at 64 B and 64 KiB, latency at 2 B only
-(the sizes issue 19's goals name; about 10 minutes with 3 runs, the full plan about 35).
+(the sizes tern's speed goals name; about 10 minutes with 3 runs, the full plan about 35).
 
 The guests run under QEMU's software emulation (TCG, no KVM) on a shared host: absolute
 numbers mean little, the ratios within one run do. tern's data movement happens in the device
@@ -183,7 +183,7 @@ def main():
     def r(kind, op, size, key):
         return ratio(med(res[(kind, op, size, "tern")], key),
                      med(res[(kind, op, size, "rxe")], key))
-    print("issue 19's goals, tern / rxe, WRITE / READ / SEND:")
+    print("tern's speed goals, tern / rxe, WRITE / READ / SEND:")
     print("  " + goal("bandwidth at 64 KiB", [r("bw", op, 65536, "mbs") for op in OPS], 10))
     print("  " + goal("message rate at 64 B", [r("bw", op, 64, "msgs") for op in OPS], 5))
     if 2 in lat_sizes:
