@@ -13,6 +13,7 @@
  *
  *   'p' dev q op flags len16     a send WQE of any opcode byte and flags on the RC/UC (q 0),
  *                                UD (1) or SRQ-UD (2) QP, rung (flags bit 7: not rung;
+ *                                UD with bit 6: to a multicast group;
  *                                atomics with their segment unless flags bit 6)
  *   'r' dev q                    a receive WQE on the RQ (0), UD RQ (1) or SRQ (2), rung
  *   'w' dev mem off16 byte       byte off of a ring rewritten at any time (also after the
@@ -32,7 +33,8 @@
  *                                EQ arm, SET_RSS, SET_PORT, QUERY_QP, stats, DESTROY_* of
  *                                objects in use, SET_DCB with PFC (and the storm guard over
  *                                a small buffer), the SQ's, CQ's or an Ethernet ring's
- *                                memory faulting, REREG_MR of the MR in use
+ *                                memory faulting, REREG_MR of the MR in use,
+ *                                ATTACH_MCAST/DETACH_MCAST of the UD QPs
  *   'e' dev n (ctx desc)*        Ethernet TX: a context and data descriptors of any fields
  *                                over a TCP/UDP frame in host memory, the doorbell rung
  *   'x' dev spec len16 nflip (off8 xor)*  an Ethernet frame (TCP/UDP over IPv4/IPv6, VLAN,
@@ -425,6 +427,23 @@ static struct rqp *qp_of(unsigned int dev, unsigned int q)
 	}
 }
 
+/* Multicast group @k (0..7): 239.1.0.k as an IPv4-mapped GID, or ff0e::1:k over IPv6. */
+static void group_gid(unsigned int k, uint8_t *gid)
+{
+	memset(gid, 0, 16);
+	if (F->c.o.ip_version == 6) {
+		gid[0] = 0xff;
+		gid[1] = 0x0e;
+		gid[13] = 1;
+	} else {
+		gid[10] = 0xff;
+		gid[11] = 0xff;
+		gid[12] = 239;
+		gid[13] = 1;
+	}
+	gid[15] = (uint8_t)(k & 7);
+}
+
 static void post(unsigned int dev, struct in *in)
 {
 	unsigned int q = take(in, 1), op = take(in, 1), fl = take(in, 1), len = take(in, 2);
@@ -436,7 +455,15 @@ static void post(unsigned int dev, struct in *in)
 	if (!qp || !s->mr_ok || !p->mr_ok)
 		return;
 	sg = mr_sge(&s->mr, (len >> 4) & 0xff8, len % (MR_LEN / 2));
-	if (q % 3) {
+	if (q % 3 && (fl & 0x40)) {
+		/* UD to multicast group fl >> 3 & 7 (DestQP 0xffffff, or any with bit 2) */
+		uint8_t gid[16];
+
+		group_gid(fl >> 3, gid);
+		post_ud_send_gid(d, qp, F->c.d[!dev], &F->c.o, op,
+				 (fl & 4) ? (uint32_t)len << 8 | op : 0xffffff,
+				 (op & 2) ? UD_QKEY : op, &sg, gid);
+	} else if (q % 3) {
 		/* UD: to the peer's UD QP or its SRQ one, a length of any size */
 		post_ud_send(d, qp, F->c.d[!dev], &F->c.o, op, (op & 1) ? p->sud.qpn : p->ud.qpn,
 			     (op & 2) ? UD_QKEY : op, &sg);
@@ -576,11 +603,11 @@ static void control(unsigned int dev, unsigned int how, unsigned int arg)
 	struct side *s = &F->s[dev];
 	uint8_t in[16], out[512];
 
-	if ((how % 22 <= 2 || (how % 22 >= 10 && how % 22 <= 16) || how % 22 == 21) &&
+	if ((how % 23 <= 2 || (how % 23 >= 10 && how % 23 <= 16) || how % 23 >= 21) &&
 	    !F->c.cq[dev].mem.size)
 		return;		/* fuzz-eth: no RDMA objects */
 	memset(in, 0, sizeof(in));
-	switch (how % 22) {
+	switch (how % 23) {
 	case 0:
 		wr32(in, F->c.cq[dev].cqn);
 		wr16(in + 4, (uint16_t)(arg & 0xff));
@@ -666,6 +693,25 @@ static void control(unsigned int dev, unsigned int how, unsigned int arg)
 		if (s->mr_ok)
 			mr_rereg(d, &s->mr, (arg & 0x8000) ? d->pdn + 1 : d->pdn, arg & 0x7f,
 				 (arg & 0x4000) ? (uint8_t)(arg >> 7) : (uint8_t)s->mr.key, NULL);
+		break;
+	case 22:	/* ATTACH_MCAST (@arg bit 0 clear) or DETACH_MCAST of the UD QP (bit 1:
+			 * the SRQ one) to group arg >> 2 & 7; bit 15: a GID and QPN of any bits */
+		if (s->ud_ok) {
+			uint8_t m[sizeof(struct tern_cmd_mcast_in)];
+
+			memset(m, 0, sizeof(m));
+			group_gid(arg >> 2, m + offsetof(struct tern_cmd_mcast_in, gid));
+			wr32(m + offsetof(struct tern_cmd_mcast_in, qpn),
+			     (arg & 2) && s->sud_ok ? s->sud.qpn : s->ud.qpn);
+			if (arg & 0x8000) {
+				m[offsetof(struct tern_cmd_mcast_in, gid) + (arg >> 5 & 15)] ^=
+					(uint8_t)(arg >> 9);
+				wr32(m + offsetof(struct tern_cmd_mcast_in, qpn),
+				     (arg & 0x10) ? arg : 0x00ffffff);
+			}
+			rdev_cmd(d, (arg & 1) ? TERN_CMD_DETACH_MCAST : TERN_CMD_ATTACH_MCAST, m,
+				 sizeof(m), NULL, 0, NULL);
+		}
 		break;
 	default:	/* memory that faults for the device's DMA from now on */
 		dma_fault(dev, arg);

@@ -340,6 +340,18 @@ def guest_seeds():
     seeds["seed-dma-faults"] = (struct.pack(">H", GUEST_RC) + g("c", 0, u8(20), u16(2)) + ops +
                                 t + g("c", 1, u8(20), u16(3)) + eth_script() +
                                 g("c", 1, u8(20), u16(4)) + eth_script() + t)
+    # UD multicast: both sides' UD QPs (and the SRQ ones) in group 0, dev 1 in group 1 too;
+    # SENDs to the groups (DestQP 0xffffff, then any), detached, attached with hostile GIDs,
+    # last dev 0's UD QP destroyed while a member
+    mc = lambda d, arg: g("c", d, u8(22), u16(arg))
+    join = b"".join(mc(d, a) for d in range(2) for a in (0, 2)) + mc(1, 1 << 2)
+    mcs = b"".join(g("p", d, u8(q), u8(2), u8(0x40 | grp << 3 | k), u16(0x200 + 64 * grp))
+                   for d in range(2) for q in (1, 2) for grp in (0, 1) for k in (0, 4))
+    leave = mc(0, 1) + mc(1, 3) + mc(1, 1 << 2 | 1) + mc(1, 1 << 2 | 1)
+    hostile = b"".join(mc(0, 0x8000 | x) for x in (0x0010, 0x0000, 0x1e20, 0xff10, 0x0201))
+    seeds["seed-ud-mcast"] = (struct.pack(">H", GUEST_RC) + rq + join + mcs + t + leave +
+                              mcs + t + hostile + join + mcs + t + g("c", 0, u8(12), u16(0)) +
+                              mcs + t)
     seeds["seed-reset"] = (struct.pack(">H", GUEST_RC) + ops +
                            g("d", 0, u8(2), u16(CTRL_REG), struct.pack(">Q", 1)) + t + ops + t)
     return seeds

@@ -341,6 +341,13 @@ void post_ud_send(struct rdev *d, struct rqp *qp, const struct rdev *peer,
 		  const struct connopt *o, uint64_t wr_id, uint32_t dest_qpn, uint32_t qkey,
 		  const struct sge *sg)
 {
+	post_ud_send_gid(d, qp, peer, o, wr_id, dest_qpn, qkey, sg, NULL);
+}
+
+void post_ud_send_gid(struct rdev *d, struct rqp *qp, const struct rdev *peer,
+		      const struct connopt *o, uint64_t wr_id, uint32_t dest_qpn, uint32_t qkey,
+		      const struct sge *sg, const uint8_t *dgid)
+{
 	size_t sz = 1u << qp->sq_stride;
 	uint8_t *w = qmem_ptr(d, &qp->sq, (size_t)(qp->sq_pi & ((1u << qp->sq_log) - 1)) * sz, sz);
 	uint8_t attrs[sizeof(struct tern_qp_attrs)];
@@ -355,6 +362,10 @@ void post_ud_send(struct rdev *d, struct rqp *qp, const struct rdev *peer,
 	wr64(w + SQE(wr_id), wr_id);
 	memset(&a, 0, sizeof(a));
 	path_fill(&a, d, peer, o);
+	if (dgid) {
+		memcpy(a.dgid, dgid, 16);
+		memset(a.dmac, 0, 6);	/* a group's MAC: the device maps its address itself */
+	}
 	qpattr_encode(&a, attrs);
 	memcpy(ud + OFF(struct tern_ud_seg, path), attrs + QPA(path), sizeof(struct tern_qp_path));
 	wr32(ud + OFF(struct tern_ud_seg, dest_qpn), dest_qpn);

@@ -86,6 +86,11 @@ void post_bind(struct rdev *d, struct rqp *qp, uint64_t wr_id, uint32_t key,
 void post_ud_send(struct rdev *d, struct rqp *qp, const struct rdev *peer,
 		  const struct connopt *o, uint64_t wr_id, uint32_t dest_qpn, uint32_t qkey,
 		  const struct sge *sg);
+/* The same with the destination GID @dgid instead of @peer's (a multicast group), or @peer's
+ * when @dgid is NULL. */
+void post_ud_send_gid(struct rdev *d, struct rqp *qp, const struct rdev *peer,
+		      const struct connopt *o, uint64_t wr_id, uint32_t dest_qpn, uint32_t qkey,
+		      const struct sge *sg, const uint8_t *dgid);
 /*
  * Write an atomic WQE into the next SQ slot: header, struct tern_atomic_seg, then @nsge SGEs
  * (or, with TERN_WQE_F_INLINE in @flags, 8 bytes of inline data). No doorbell.
