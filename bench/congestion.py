@@ -92,8 +92,10 @@ def run_cluster(args, pfc, configs, loads, **switch):
                 if not run.ok:
                     print("# %s: %s" % (name, ct.diag(run)), file=sys.stderr)
                 out.append(run)
-                print("# %s: %s MB/s, Jain %.3f" % (name, " + ".join(
-                    "%.2f" % v if v is not None else "-" for v in run.flows.values()),
+                print("# %s: perftest %s MB/s, on the wire %s MB/s, Jain %.3f" % (
+                    name, " + ".join("%.2f" % v if v is not None else "-"
+                                     for v in run.flows.values()),
+                    " + ".join("%.2f" % v for v in run.wire_flows.values()) or "-",
                     run.jain), file=sys.stderr, flush=True)
         load.stop()
         print("# logs: %s" % c.result_dir, file=sys.stderr)

@@ -19,7 +19,9 @@ tests/rdma/congestiontest.py for the measurements behind that choice).
    ECN marks and no CNPs (data is not ECN-capable without DCQCN).
 2. PFC on, DCQCN on: the switch marks ECN, the receiver sends CNPs (np_cnp_sent) and both
    senders handle them (rp_cnp_handled), the two flows share the bottleneck fairly (Jain's
-   index of their throughputs >= 0.9, i.e. no worse than about 65:35), the switch pauses the
+   index of the bytes each sender's NIC sent, tx_roce_bytes, >= 0.9, i.e. no worse than about
+   65:35; not of perftest's -D reports, which can read 0.00 MB/s for a flow that moved as
+   much as the other), the switch pauses the
    senders at most half as many times as in run 1 (measured: 10-18x fewer; judged only when
    run 1 is a congestion baseline, XOFF_BASELINE pauses or more: run 1 is measured again
    once when it falls short, and a second short run skips this one check), the bottleneck
@@ -159,7 +161,9 @@ try:
              LINK_MBPS, " / ".join(str(min(v)) if v else "never" for v in limited.values())),
          repr(on.qp_cc))
     t.ok(on.ok and on.jain >= JAIN_MIN, "DCQCN on: the two flows share the bottleneck fairly "
-         "(Jain index %.3f >= %.2f)" % (on.jain, JAIN_MIN), repr(on.flows))
+         "(Jain index %.3f >= %.2f, of the MB/s each sender's NIC put on the wire: %s)" % (
+             on.jain, JAIN_MIN, " + ".join("%.2f" % v for v in on.wire_flows.values()) or "-"),
+         "perftest reported %r" % on.flows)
     fewer = "DCQCN on: at most half the PFC pauses of DCQCN off"
     if off.xoff_sent() >= XOFF_BASELINE:
         t.ok(on.xoff_sent() * 2 <= off.xoff_sent(), "%s (XOFF sent by the switch: %d vs %d; "
