@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <util/util.h>
 
 #include "tern.h"
@@ -200,6 +201,54 @@ static struct ibv_mr *tern_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		errno = ret;
 		return NULL;
 	}
+	return &vmr->ibv_mr;
+}
+
+/*
+ * ibv_reg_dmabuf_mr: the uverbs method is built here with libibverbs' command buffer and
+ * execute_ioctl(), as ibv_cmd_reg_dmabuf_mr does it; that helper cannot be called, because it
+ * gained an argument after rdma-core 44 under the same private ABI (IBVERBS_PRIVATE_34), so
+ * the version this provider is built against and the one Debian 12 loads it into disagree.
+ * tern_ib.ko pins the dma-buf for the MR's lifetime.
+ */
+static struct ibv_mr *tern_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+					 uint64_t iova, int fd, int access)
+{
+	DECLARE_COMMAND_BUFFER(cmdb, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9);
+	struct ib_uverbs_attr *handle;
+	struct verbs_mr *vmr;
+	uint32_t lkey, rkey;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	handle = fill_attr_out_obj(cmdb, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+	fill_attr_out_ptr(cmdb, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey);
+	fill_attr_out_ptr(cmdb, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey);
+	fill_attr_in_obj(cmdb, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
+	fill_attr_in_uint64(cmdb, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+	fill_attr_in_uint64(cmdb, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length);
+	fill_attr_in_uint64(cmdb, UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+	fill_attr_in_uint32(cmdb, UVERBS_ATTR_REG_DMABUF_MR_FD, fd);
+	fill_attr_in_uint32(cmdb, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access);
+	ret = execute_ioctl(pd->context, cmdb);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	vmr->ibv_mr.handle = read_attr_obj(UVERBS_ATTR_REG_DMABUF_MR_HANDLE, handle);
+	vmr->ibv_mr.context = pd->context;
+	vmr->ibv_mr.pd = pd;
+	vmr->ibv_mr.lkey = lkey;
+	vmr->ibv_mr.rkey = rkey;
+	vmr->ibv_mr.addr = (void *)(uintptr_t)offset;
+	vmr->ibv_mr.length = length;
+	/* ibv_dereg_mr must not ibv_dofork_range() the offset as if it were an address */
+	vmr->mr_type = IBV_MR_TYPE_DMABUF_MR;
 	return &vmr->ibv_mr;
 }
 
@@ -398,6 +447,7 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.query_port = tern_query_port,
 	.query_qp = tern_query_qp,
 	.query_srq = tern_query_srq,
+	.reg_dmabuf_mr = tern_reg_dmabuf_mr,
 	.reg_mr = tern_reg_mr,
 	.rereg_mr = tern_rereg_mr,
 	.req_notify_cq = tern_req_notify_cq,

@@ -21,6 +21,13 @@ atomics and asynchronous events.
   WRITE completes with IBV_WC_REM_ACCESS_ERR, both QPs in ERR, nothing written), a new PD
   (a QP pair in it works, the old PD can be freed), and a rereg that fails leaving the MR
   with its keys and range; IBV_ACCESS_RELAXED_ORDERING is accepted at registration.
+- dma-buf MRs (tern; Soft-RoCE in 6.1 has none): tests/rdma/rdma-dmabuf registers part of a
+  dma-buf of ordinary memory on node1 with ibv_reg_dmabuf_mr (a vgem dumb buffer: Debian
+  12's kernel has no udmabuf; the debug kernel has no exporter at all, so it skips there),
+  after the errnos of bad offsets, lengths, iovas, access flags and descriptors; node0 READs,
+  WRITEs and SENDs into it, node1 SENDs out of it, every byte checked through the CPU's
+  mapping of the buffer; after ibv_dereg_mr a WRITE through the old rkey is
+  IBV_WC_REM_ACCESS_ERR with both QPs in ERR and nothing written.
 - Atomics: ib_atomic_bw and ib_atomic_lat with compare-and-swap and fetch-and-add;
   tests/rdma/rdma-atomic: two clients (processes on node0) each do N fetch-and-adds of 1 on
   one counter of node1: the counter ends at exactly 2N and the values returned are 0..2N-1,
@@ -451,6 +458,34 @@ def rereg():
          % (seen, res.seconds), res.diag())
 
 
+def dmabuf():
+    """tests/rdma/rdma-dmabuf: ibv_reg_dmabuf_mr on node1 of a dma-buf of ordinary memory
+    (udmabuf where the kernel has it; Debian 12's has not, so vgem's PRIME export of a dumb
+    buffer): what it refuses (EINVAL, EBADF), then node0 READs, WRITEs and SENDs into it and
+    node1 SENDs out of it, every byte checked through the buffer's CPU mapping, and a WRITE
+    through the rkey after ibv_dereg_mr is IBV_WC_REM_ACCESS_ERR with both QPs in ERR."""
+    r = n1.run("[ -e /dev/udmabuf ] || modprobe vgem", timeout=60)
+    if r.rc != 0 and DEBUG:
+        t.skip("rdma-dmabuf (ibv_reg_dmabuf_mr)", "the debug kernel (scripts/kernel/"
+               "debug.config) has no dma-buf exporter of ordinary memory: neither "
+               "CONFIG_UDMABUF nor DRM's vgem")
+        return
+    t.ok(r.rc == 0, "node1: a dma-buf exporter of ordinary memory: /dev/udmabuf or vgem",
+         r.stdout, r.stderr)
+    port = rt.next_port()
+    res = rt.run_pair(
+        n1, n0, "rdma-dmabuf -d %s -g %d -p %d" % (dev, target.gid(n1), port),
+        "rdma-dmabuf -d %s -g %d -p %d %s" % (dev, target.gid(n0), port, target.ip(n1)),
+        port, PAIR_TIMEOUT)
+    seen = 0
+    for r in (res.client, res.server):
+        if r is not None:
+            seen += tap_lines(r.stdout, "rdma-dmabuf: ")
+    how = re.findall(r"^# dma-buf: (.*)$", res.server.stdout if res.server else "", re.M)
+    t.ok(res.ok and seen >= 21, "rdma-dmabuf ran to the end on both sides (%d checks, %.0f s; "
+         "%s)" % (seen, res.seconds, how[0] if how else "no dma-buf made"), res.diag())
+
+
 # A hostile user (tests/rdma/rdma-scribble): how long it scribbles at most (it is stopped when
 # the data beside it have moved) and what the data process moves meanwhile.
 SCRIBBLE_MAX_S = 120 if DEBUG else 60
@@ -675,6 +710,13 @@ try:
             t.skip("rdma-rereg (ibv_rereg_mr)", "Soft-RoCE in Linux 6.1 has no rereg_user_mr")
         else:
             rereg()
+
+        # --- dma-buf MRs ---------------------------------------------------------------------
+        if KIND == "rxe":
+            t.skip("rdma-dmabuf (ibv_reg_dmabuf_mr)", "Soft-RoCE in Linux 6.1 has no "
+                   "reg_user_mr_dmabuf")
+        else:
+            dmabuf()
 
         # --- atomics ---------------------------------------------------------------------------
         before = counters()

@@ -509,6 +509,7 @@ static const struct ib_device_ops tern_ib_dev_ops = {
 	.query_qp = tern_ib_query_qp,
 	.query_srq = tern_ib_query_srq,
 	.reg_user_mr = tern_ib_reg_user_mr,
+	.reg_user_mr_dmabuf = tern_ib_reg_user_mr_dmabuf,
 	.req_notify_cq = tern_ib_req_notify_cq,
 	.rereg_user_mr = tern_ib_rereg_user_mr,
 	.resize_cq = tern_ib_resize_cq,

@@ -9,6 +9,9 @@
  * (TERN_MEM_PAGE_LIST). The device copies the list while it runs the command, so the list
  * is freed right after it.
  *
+ * A dma-buf MR (ibv_reg_dmabuf_mr) attaches the dma-buf pinned and hands the DMA addresses
+ * of its mapping to the device the same way; the attachment lasts as long as the MR.
+ *
  * A fast-registration MR (ib_alloc_mr) owns a coherent page list that .map_mr_sg fills and
  * IB_WR_REG_MR work requests hand to the device (struct tern_reg_mr_seg).
  *
@@ -313,6 +316,49 @@ static int tern_ib_create_mr_cmd(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
 }
 
 /*
+ * Describe the pinned @umem for an MR of @ibpd of @length bytes mapped at @iova with @access
+ * in @in (all but the key byte): @pbl its page list (the caller frees it once the command
+ * ran), *@npages its pages. @umem stays the caller's, also on error.
+ */
+static int tern_ib_umr_describe(struct tern_ib_dev *dev, struct ib_pd *ibpd,
+				struct ib_umem *umem, u64 length, u64 iova, int access,
+				struct tern_ib_pbl *pbl, struct tern_cmd_create_mr_in *in,
+				u32 *npages)
+{
+	unsigned long pgsz, pgsz_bitmap;
+	size_t n;
+	int err;
+
+	pgsz_bitmap = le64_to_cpu(dev->caps.page_size_cap) &
+		      GENMASK_ULL(min(TERN_MEM_MAX_PAGE_SHIFT, BITS_PER_LONG - 1), PAGE_SHIFT);
+	pgsz = ib_umem_find_best_pgsz(umem, pgsz_bitmap, iova);
+	if (!pgsz) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: no page size of %#lx fits\n", pgsz_bitmap);
+		return -EINVAL;
+	}
+	n = ib_umem_num_dma_blocks(umem, pgsz);
+	if (n > le32_to_cpu(dev->caps.max_mr_pages)) {
+		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, limit %u\n", n,
+			  pgsz, le32_to_cpu(dev->caps.max_mr_pages));
+		return -EINVAL;
+	}
+	err = tern_ib_pbl_build(dev, pbl, umem, pgsz, n);
+	if (err)
+		return err;
+
+	memset(in, 0, sizeof(*in));
+	in->pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
+	in->access = cpu_to_le32(tern_ib_mr_access_to_hw(access));
+	in->iova = cpu_to_le64(iova);
+	in->length = cpu_to_le64(length);
+	in->page_shift = order_base_2(pgsz);
+	in->npages = cpu_to_le32(n);
+	in->pbl = pbl->desc;
+	*npages = n;
+	return 0;
+}
+
+/*
  * Pin [@start, @start + @length) for an MR of @ibpd mapped at @iova with @access and describe
  * it in @in (all but the key byte): *@umemp the pinned memory, @pbl its page list (the
  * caller frees it once the command ran), *@npages its pages. Nothing is held on error.
@@ -322,9 +368,7 @@ static int tern_ib_umr_prepare(struct tern_ib_dev *dev, struct ib_pd *ibpd, u64 
 			       struct tern_ib_pbl *pbl, struct tern_cmd_create_mr_in *in,
 			       u32 *npages)
 {
-	unsigned long pgsz, pgsz_bitmap;
 	struct ib_umem *umem;
-	size_t n;
 	int err;
 
 	if (!tern_ib_mr_access_ok(dev, access)) {
@@ -336,41 +380,13 @@ static int tern_ib_umr_prepare(struct tern_ib_dev *dev, struct ib_pd *ibpd, u64 
 	umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem))
 		return PTR_ERR(umem);
-
-	pgsz_bitmap = le64_to_cpu(dev->caps.page_size_cap) &
-		      GENMASK_ULL(min(TERN_MEM_MAX_PAGE_SHIFT, BITS_PER_LONG - 1), PAGE_SHIFT);
-	pgsz = ib_umem_find_best_pgsz(umem, pgsz_bitmap, iova);
-	if (!pgsz) {
-		ibdev_dbg(&dev->ibdev, "reg_mr: no page size of %#lx fits\n", pgsz_bitmap);
-		err = -EINVAL;
-		goto err_release;
+	err = tern_ib_umr_describe(dev, ibpd, umem, length, iova, access, pbl, in, npages);
+	if (err) {
+		ib_umem_release(umem);
+		return err;
 	}
-	n = ib_umem_num_dma_blocks(umem, pgsz);
-	if (n > le32_to_cpu(dev->caps.max_mr_pages)) {
-		ibdev_dbg(&dev->ibdev, "reg_mr: %zu pages of %lu bytes, limit %u\n", n,
-			  pgsz, le32_to_cpu(dev->caps.max_mr_pages));
-		err = -EINVAL;
-		goto err_release;
-	}
-	err = tern_ib_pbl_build(dev, pbl, umem, pgsz, n);
-	if (err)
-		goto err_release;
-
-	memset(in, 0, sizeof(*in));
-	in->pdn = cpu_to_le32(to_tpd(ibpd)->pdn);
-	in->access = cpu_to_le32(tern_ib_mr_access_to_hw(access));
-	in->iova = cpu_to_le64(iova);
-	in->length = cpu_to_le64(length);
-	in->page_shift = order_base_2(pgsz);
-	in->npages = cpu_to_le32(n);
-	in->pbl = pbl->desc;
 	*umemp = umem;
-	*npages = n;
 	return 0;
-
-err_release:
-	ib_umem_release(umem);
-	return err;
 }
 
 /**
@@ -402,6 +418,77 @@ struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64
 				  &npages);
 	if (err)
 		goto err_free;
+	err = tern_ib_create_mr_cmd(dev, mr, &in);
+	tern_ib_pbl_free(dev, &pbl);
+	if (err)
+		goto err_release;
+	mr->page_shift = in.page_shift;
+	mr->npages = npages;
+	mr->pbl_mode = in.pbl.mode;
+	mr->access = access;
+	return &mr->ibmr;
+
+err_release:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/**
+ * tern_ib_reg_user_mr_dmabuf() - register memory of a dma-buf
+ * @ibpd: the PD
+ * @offset: start of the range in the dma-buf
+ * @length: bytes, 1..max_mr_size, within the dma-buf
+ * @iova: address the range has in work requests (the RDMA core checked that it has the
+ *	offset's place in a page)
+ * @fd: the dma-buf's file descriptor
+ * @access: IB_ACCESS_* as for tern_ib_reg_user_mr(); not IB_ACCESS_ON_DEMAND
+ * @udata: no driver data
+ *
+ * The dma-buf is attached pinned: the exporter keeps its pages where they are until the
+ * MR is destroyed, so the device is given their DMA addresses once, in the same page list
+ * as a user MR's, and no move notification needs handling (the RDMA core's importer warns
+ * should an exporter send one anyway). Deregistration unpins and detaches it.
+ *
+ * Return: the MR or an ERR_PTR(): -EOPNOTSUPP for unsupported access flags (on-demand
+ * paging among them), -EINVAL for a bad length or a range beyond the dma-buf or one the
+ * device cannot map, -EBADF for a closed @fd, -EINVAL for one that is not a dma-buf, the
+ * exporter's errno when it cannot pin or map the buffer, -ENOSPC when the device has no MR
+ * left.
+ */
+struct ib_mr *tern_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+					 u64 iova, int fd, int access,
+					 struct ib_udata *udata)
+{
+	struct tern_ib_dev *dev = to_tibdev(ibpd->device);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct tern_cmd_create_mr_in in;
+	struct tern_ib_pbl pbl;
+	struct tern_ib_mr *mr;
+	u32 npages;
+	int err;
+
+	if (!tern_ib_mr_access_ok(dev, access) || (access & IB_ACCESS_ON_DEMAND)) {
+		ibdev_dbg(&dev->ibdev, "reg_dmabuf_mr: unsupported access %#x\n", access);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length, fd, access);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		ibdev_dbg(&dev->ibdev, "reg_dmabuf_mr: fd %d: %d\n", fd, err);
+		goto err_free;
+	}
+	mr->umem = &umem_dmabuf->umem;
+	err = tern_ib_umr_describe(dev, ibpd, mr->umem, length, iova, access, &pbl, &in,
+				   &npages);
+	if (err)
+		goto err_release;
 	err = tern_ib_create_mr_cmd(dev, mr, &in);
 	tern_ib_pbl_free(dev, &pbl);
 	if (err)
@@ -704,7 +791,8 @@ static int tern_ib_rereg_in_place(struct tern_ib_dev *dev, struct tern_ib_mr *mr
  * has the new one: the new MR has new keys. Either way the MR is untouched when this fails.
  *
  * Return: NULL (changed in place), the new MR, or an ERR_PTR() (as tern_ib_reg_user_mr();
- * -EINVAL for an MR that is not a user MR, -EBUSY while memory windows are bound to it).
+ * -EINVAL for an MR that is not a user MR, -EOPNOTSUPP for a dma-buf MR, -EBUSY while
+ * memory windows are bound to it).
  */
 struct ib_mr *tern_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
 				    u64 iova, int access, struct ib_pd *ibpd,
@@ -717,6 +805,8 @@ struct ib_mr *tern_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u6
 
 	if (!mr->umem || (flags & ~IB_MR_REREG_SUPPORTED))
 		return ERR_PTR(-EINVAL);
+	if (mr->umem->is_dmabuf)
+		return ERR_PTR(-EOPNOTSUPP);	/* its pages are the dma-buf's: register anew */
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = ibmr->length;

@@ -248,7 +248,8 @@ struct tern_ib_ah {
 /**
  * struct tern_ib_mr - a memory region
  * @ibmr: the RDMA core's MR
- * @umem: pinned user pages, NULL for a DMA MR or a fast-registration MR
+ * @umem: pinned user pages or a pinned dma-buf attachment (umem->is_dmabuf), NULL for a
+ *	DMA MR or a fast-registration MR
  * @page_shift: log2 of the blocks the device translates with (0 for a DMA MR)
  * @npages: blocks in the page list the device was given (0 for a DMA MR)
  * @pbl_mode: TERN_MEM_DIRECT or TERN_MEM_PAGE_LIST: how that list was handed over
@@ -529,6 +530,9 @@ void tern_ib_dma_buf_free(struct tern_ib_dev *dev, struct tern_ib_dma_buf *buf);
 void tern_ib_dma_buf_desc(const struct tern_ib_dma_buf *buf, struct tern_mem_desc *desc);
 struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
 				  int access, struct ib_udata *udata);
+struct ib_mr *tern_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 length,
+					 u64 iova, int fd, int access,
+					 struct ib_udata *udata);
 struct ib_mr *tern_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *tern_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int tern_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
