@@ -52,6 +52,7 @@
 #define TERNM_MAX_MR_PAGES	(1u << 20)
 #define TERNM_MAX_MCAST_GRP	64u	/* UD multicast groups (rdma_mcast.c) */
 #define TERNM_MAX_MCAST_QP	8u	/* QPs attached to one group */
+#define TERNM_MAX_CTR_SET	64u	/* QP counter sets, numbered 1..64 (rdma_ctr.c) */
 #define TERNM_MAX_FAST_REG_PAGES 512u	/* a FAST_REG MR's page list (2 MiB in 4 KiB pages) */
 #define TERNM_TOTAL_MR_PAGES	(1u << 24)	/* page entries of all MRs together (128 MiB) */
 #define TERNM_MAX_SQ_LOG	14
@@ -442,6 +443,9 @@ struct ternm_qp {
 	struct ternm_qp_hpcc hpcc;
 	uint8_t tx_block;	/* TX_*: why the current turn stopped */
 
+	/* the QP counter set its packets and events also count in (rdma_ctr.c); 0: none */
+	uint8_t ctr_set;
+
 	/* lists */
 	bool on_work, on_timer, on_macwait;
 	struct ternm_qp *work_next, *work_prev;	/* work list, or the MAC wait list */
@@ -479,6 +483,43 @@ struct ternm_rdma_stats {
 #undef X
 };
 
+/* The counters of a QP counter set (struct tern_cmd_counter_set_out), as the port's. */
+#define TERNM_QP_STATS(X) \
+	X(tx_roce_packets) X(tx_roce_bytes) X(rx_roce_packets) X(rx_roce_bytes) \
+	X(out_of_sequence) X(duplicate_request) X(packet_seq_err) X(implied_nak_seq_err) \
+	X(local_ack_timeout_err) X(rnr_nak_retry_err) X(out_of_buffer) \
+	X(req_transport_retries_exceeded) X(req_rnr_retries_exceeded) \
+	X(req_remote_access_errors) X(req_remote_invalid_request) X(resp_remote_access_errors) \
+	X(resp_local_length_error) X(retrans_pkts) X(retrans_bytes) X(seq_err_naks_sent) \
+	X(rnr_naks_sent) X(np_ecn_marked_roce_packets) X(np_cnp_sent) X(rp_cnp_handled)
+
+struct ternm_qp_stats {
+#define X(n) uint64_t n;
+	TERNM_QP_STATS(X)
+#undef X
+};
+
+/* A QP counter set: free unless used; nqp QPs are bound to it. */
+struct ternm_ctr_set {
+	bool used;
+	uint32_t nqp;
+	struct ternm_qp_stats s;
+};
+
+/*
+ * Count @n in the port counter @f and, if @qp (may be NULL) is bound to a counter set, in the
+ * set's counter of the same name (TERNM_QP_STATS only).
+ */
+#define TERNM_QSTAT(m, qp, f, n) do {						\
+	struct ternm_rdma *r_ = (m)->rdma;					\
+	const struct ternm_qp *q_ = (qp);					\
+	uint64_t n_ = (n);							\
+										\
+	r_->stats.f += n_;							\
+	if (q_ && q_->ctr_set)							\
+		r_->ctr[q_->ctr_set].s.f += n_;					\
+} while (0)
+
 /* A UD multicast group: free while nqp is 0. */
 struct ternm_mcast_grp {
 	uint8_t gid[16];
@@ -505,6 +546,7 @@ struct ternm_rdma {
 	struct ternm_qp *timer_head;
 	struct ternm_cq *cq_timer_head;	/* CQs whose moderation ends by time */
 	struct ternm_rdma_stats stats;
+	struct ternm_ctr_set ctr[TERNM_MAX_CTR_SET + 1];	/* [0] unused: "no set" */
 	uint8_t tx[TERN_ETH_MAX_FRAME];
 	/* CNPs: built in their own buffer, they are sent while a received frame is handled */
 	uint8_t cnp_tx[TERNM_MAX_L2L4 + BTH_LEN + CNP_RSVD_LEN + ICRC_LEN];
@@ -652,6 +694,11 @@ struct ternm_mcast_grp *ternm_mcast_find(struct tern_model *m, const uint8_t *gi
 int ternm_mcast_cmd(struct tern_model *m, bool attach, const uint8_t *in,
 		    struct ternm_cmd_result *r);
 void ternm_mcast_qp_gone(struct tern_model *m, uint32_t qpn);
+
+/* rdma_ctr.c */
+int ternm_ctr_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, uint16_t out_len,
+		  struct ternm_cmd_result *r);
+void ternm_ctr_qp_gone(struct tern_model *m, struct ternm_qp *qp);
 
 /* rdma_ud.c */
 uint32_t ternm_ud_mtu(const struct tern_model *m);

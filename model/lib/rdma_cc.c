@@ -413,7 +413,7 @@ void ternm_cc_np_rx(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f,
 		return;
 	if (!(p->np_en & (1u << (ternm_mac_frame_prio(m, f, len) & 7))))
 		return;
-	m->rdma->stats.np_ecn_marked_roce_packets++;
+	TERNM_QSTAT(m, qp, np_ecn_marked_roce_packets, 1);
 	if (!qp || !ternm_qp_connected(qp))
 		return;
 	now = ternm_now(m);
@@ -424,7 +424,7 @@ void ternm_cc_np_rx(struct tern_model *m, struct ternm_qp *qp, const uint8_t *f,
 		return;
 	qp->cc.np_sent = true;
 	qp->cc.np_last_ns = now;
-	m->rdma->stats.np_cnp_sent++;
+	TERNM_QSTAT(m, qp, np_cnp_sent, 1);
 }
 
 /*
@@ -451,9 +451,9 @@ void ternm_cc_cnp_rx(struct tern_model *m, size_t len, const uint8_t *bth,
 		r->stats.rp_cnp_ignored++;
 		return;
 	}
-	r->stats.rx_roce_packets++;
-	r->stats.rx_roce_bytes += len;
-	r->stats.rp_cnp_handled++;
+	TERNM_QSTAT(m, qp, rx_roce_packets, 1);
+	TERNM_QSTAT(m, qp, rx_roce_bytes, len);
+	TERNM_QSTAT(m, qp, rp_cnp_handled, 1);
 	cc_cnp(m, qp, ternm_now(m));
 }
 

@@ -165,6 +165,8 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MCAST);
 	put_le16(FLD(o, T, max_mcast_grp), TERNM_MAX_MCAST_GRP);
 	put_le16(FLD(o, T, max_mcast_qp_attach), TERNM_MAX_MCAST_QP);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_QP_COUNTERS);
+	put_le16(FLD(o, T, max_counter_sets), TERNM_MAX_CTR_SET);
 }
 
 static int create_pd(struct tern_model *m, struct ternm_cmd_result *r)
@@ -354,6 +356,7 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 	r->cq[qp->scqn].refs--;
 	r->cq[qp->rcqn].refs--;
 	ternm_srq_qp_ref(m, qp, false);
+	ternm_ctr_qp_gone(m, qp);
 	r->qp[qp->qpn] = NULL;
 	ternm_mem_free(m, &qp->sq_mem);
 	ternm_mem_free(m, &qp->rq_mem);
@@ -976,6 +979,13 @@ int ternm_rdma_cmd_in_len(uint16_t opcode)
 	case TERN_CMD_ATTACH_MCAST:
 	case TERN_CMD_DETACH_MCAST:
 		return sizeof(struct tern_cmd_mcast_in);
+	case TERN_CMD_ALLOC_COUNTER:
+		return 0;
+	case TERN_CMD_FREE_COUNTER:
+	case TERN_CMD_QUERY_COUNTER:
+		return sizeof(struct tern_cmd_counter_in);
+	case TERN_CMD_BIND_QP_COUNTER:
+		return sizeof(struct tern_cmd_bind_qp_counter_in);
 	default:
 		return ternm_srq_cmd_in_len(opcode);
 	}
@@ -1050,6 +1060,12 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 	case TERN_CMD_DETACH_MCAST:
 		st = ternm_mcast_cmd(m, opcode == TERN_CMD_ATTACH_MCAST, in, r);
 		break;
+	case TERN_CMD_ALLOC_COUNTER:
+	case TERN_CMD_FREE_COUNTER:
+	case TERN_CMD_BIND_QP_COUNTER:
+	case TERN_CMD_QUERY_COUNTER:
+		st = ternm_ctr_cmd(m, opcode, in, out_len, r);
+		break;
 	default:
 		st = ternm_srq_cmd(m, opcode, in, out_len, r);
 		break;
@@ -1104,6 +1120,7 @@ void ternm_rdma_clear(struct tern_model *m)
 	r->cq_timer_head = NULL;
 	memset(r->pd, 0, sizeof(r->pd));
 	memset(r->mcast, 0, sizeof(r->mcast));
+	memset(r->ctr, 0, sizeof(r->ctr));
 	memset(&r->stats, 0, sizeof(r->stats));
 	r->work_head = r->work_tail = NULL;
 	r->macwait_head = r->macwait_tail = NULL;

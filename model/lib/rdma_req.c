@@ -561,7 +561,6 @@ static bool read_resp_fits(const struct ternm_qp *qp, const struct ternm_swqe *s
  */
 static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 {
-	struct ternm_rdma *r = m->rdma;
 	bool progress = false;
 
 	if (psn_diff(psn, qp->una_psn) < 0)
@@ -577,7 +576,7 @@ static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn
 				continue;	/* its responses came ahead of the ACK */
 			if (psn_diff(psn, qp->una_psn) >= 0 && psn_diff(qp->una_psn, s->first_psn) >= 0) {
 				/* acknowledged beyond a READ whose responses have not all come */
-				r->stats.implied_nak_seq_err++;
+				TERNM_QSTAT(m, qp, implied_nak_seq_err, 1);
 				ternm_recovery(qp)->implied_nak(m, qp, psn);
 			}
 			break;
@@ -663,7 +662,7 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		if (ternm_recovery(qp)->rd_resp_ahead(m, qp, p))
 			return;
 		if (!qp->gbn_wait) {
-			r->stats.implied_nak_seq_err++;
+			TERNM_QSTAT(m, qp, implied_nak_seq_err, 1);
 			qp->gbn_wait = true;
 			ternm_recovery(qp)->implied_nak(m, qp, psn_add(qp->una_psn, TERNM_PSN_MASK));
 		}
@@ -742,7 +741,7 @@ void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_
 		req_ack_upto(m, qp, p->psn);
 		return;
 	case 0x20:			/* RNR NAK */
-		r->stats.rnr_nak_retry_err++;
+		TERNM_QSTAT(m, qp, rnr_nak_retry_err, 1);
 		if (psn_diff(p->psn, qp->una_psn) < 0)
 			return;
 		req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));	/* everything before */
@@ -750,7 +749,7 @@ void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_
 			return;
 		if (qp->rnr_retry != 7) {
 			if (qp->rnr_left == 0) {
-				r->stats.req_rnr_retries_exceeded++;
+				TERNM_QSTAT(m, qp, req_rnr_retries_exceeded, 1);
 				req_fail(m, qp, TERN_CQE_RNR_RETRY_EXC_ERR, TERN_SYND_RNR_RETRY,
 					 &qp->wc);
 				return;
@@ -772,18 +771,18 @@ void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_
 		return;
 	switch (syn) {
 	case AETH_NAK_SEQ:
-		r->stats.packet_seq_err++;
+		TERNM_QSTAT(m, qp, packet_seq_err, 1);
 		req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));
 		if (qp->state != TERN_QPS_ERR && outstanding(qp))
 			req_goback(m, qp, qp->una_psn);
 		return;
 	case AETH_NAK_INV_REQ:
-		r->stats.req_remote_invalid_request++;
+		TERNM_QSTAT(m, qp, req_remote_invalid_request, 1);
 		st = TERN_CQE_REM_INV_REQ_ERR;
 		vsynd = TERN_SYND_NAK_INV_REQ;
 		break;
 	case AETH_NAK_ACCESS:
-		r->stats.req_remote_access_errors++;
+		TERNM_QSTAT(m, qp, req_remote_access_errors, 1);
 		st = TERN_CQE_REM_ACCESS_ERR;
 		vsynd = TERN_SYND_NAK_ACCESS;
 		break;
@@ -804,8 +803,6 @@ void ternm_req_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_
 
 void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
 {
-	struct ternm_rdma *r = m->rdma;
-
 	if (qp->rnr_wait && qp->rnr_deadline <= now) {
 		qp->rnr_wait = false;
 		qp->rnr_deadline = TERNM_NO_DEADLINE;
@@ -818,9 +815,9 @@ void ternm_req_timer(struct tern_model *m, struct ternm_qp *qp, uint64_t now)
 			return;		/* the tail-loss probe's time, not the timeout yet */
 		if (qp->state == TERN_QPS_RTS || qp->state == TERN_QPS_SQD) {
 			if (outstanding(qp)) {
-				r->stats.local_ack_timeout_err++;
+				TERNM_QSTAT(m, qp, local_ack_timeout_err, 1);
 				if (qp->retry_left == 0) {
-					r->stats.req_transport_retries_exceeded++;
+					TERNM_QSTAT(m, qp, req_transport_retries_exceeded, 1);
 					req_fail(m, qp, TERN_CQE_RETRY_EXC_ERR, TERN_SYND_RETRY,
 						 &qp->wc);
 					ternm_qp_timer_sync(m, qp);
@@ -849,8 +846,8 @@ static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, ui
 	if (len)
 		ternm_recovery(qp)->sent(m, qp, psn, n);	/* a probe counts from the last one */
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
-		m->rdma->stats.retrans_pkts++;
-		m->rdma->stats.retrans_bytes += len;
+		TERNM_QSTAT(m, qp, retrans_pkts, 1);
+		TERNM_QSTAT(m, qp, retrans_bytes, len);
 	}
 	if (psn_diff(psn_add(psn, n), qp->sent_psn) > 0)
 		qp->sent_psn = psn_add(psn, n);

@@ -131,7 +131,7 @@ static void inv_req(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, con
 
 static void access_err(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 {
-	m->rdma->stats.resp_remote_access_errors++;
+	TERNM_QSTAT(m, qp, resp_remote_access_errors, 1);
 	resp_fatal(m, qp, psn, AETH_NAK_ACCESS, TERN_QP_EV_ACCESS_ERR);
 }
 
@@ -503,7 +503,7 @@ static void resp_dup(struct tern_model *m, struct ternm_qp *qp, const struct ter
 {
 	unsigned int i;
 
-	m->rdma->stats.duplicate_request++;
+	TERNM_QSTAT(m, qp, duplicate_request, 1);
 	if (p->opcode == IBOP_CMP_SWAP || p->opcode == IBOP_FETCH_ADD) {
 		for (i = 0; i < TERNM_MAX_DEST_RD; i++) {
 			struct ternm_rd_res *res = &qp->rd[i];
@@ -730,7 +730,7 @@ static bool uc_check(struct tern_model *m, struct ternm_qp *qp, const struct ter
 
 	if (p->psn != qp->epsn) {
 		/* a gap: whatever was in progress is lost (counted here, not as a sequence error) */
-		r->stats.out_of_sequence++;
+		TERNM_QSTAT(m, qp, out_of_sequence, 1);
 		uc_drop(qp);
 	}
 	qp->epsn = psn_add(p->psn, 1);
@@ -765,7 +765,7 @@ static void uc_rx_send(struct tern_model *m, struct ternm_qp *qp, const struct t
 		r->stats.rx_send_requests++;
 	st = ternm_rqe_fetch(m, qp);
 	if (st > 0) {
-		r->stats.out_of_buffer++;
+		TERNM_QSTAT(m, qp, out_of_buffer, 1);
 		uc_drop(qp);
 		return;
 	}
@@ -778,7 +778,7 @@ static void uc_rx_send(struct tern_model *m, struct ternm_qp *qp, const struct t
 	}
 	st = rqe_place(m, qp, qp->msg_off, p->payload, p->paylen, last, &synd);
 	if (st == TERN_CQE_LOC_LEN_ERR) {
-		r->stats.resp_local_length_error++;
+		TERNM_QSTAT(m, qp, resp_local_length_error, 1);
 		uc_drop(qp);
 		return;
 	}
@@ -811,7 +811,7 @@ static bool uc_write_first(struct tern_model *m, struct ternm_qp *qp, const stru
 
 	m->rdma->stats.rx_write_requests++;
 	if (!write_reth_ok(m, qp, p, &too_long)) {
-		m->rdma->stats.resp_remote_access_errors++;
+		TERNM_QSTAT(m, qp, resp_remote_access_errors, 1);
 		uc_drop(qp);
 		return false;
 	}
@@ -838,7 +838,7 @@ static void uc_rx_write(struct tern_model *m, struct ternm_qp *qp, const struct 
 	if (imm) {
 		st = ternm_rqe_fetch(m, qp);
 		if (st > 0) {
-			r->stats.out_of_buffer++;
+			TERNM_QSTAT(m, qp, out_of_buffer, 1);
 			uc_drop(qp);
 			return;
 		}
@@ -849,7 +849,7 @@ static void uc_rx_write(struct tern_model *m, struct ternm_qp *qp, const struct 
 		}
 	}
 	if (!write_mr_still_ok(m, qp, p, first)) {
-		r->stats.resp_remote_access_errors++;
+		TERNM_QSTAT(m, qp, resp_remote_access_errors, 1);
 		uc_drop(qp);
 		return;
 	}
@@ -900,7 +900,7 @@ static bool resp_check_psn(struct tern_model *m, struct ternm_qp *qp, const stru
 	int32_t d = psn_diff(p->psn, qp->epsn);
 
 	if (d > 0) {
-		m->rdma->stats.out_of_sequence++;
+		TERNM_QSTAT(m, qp, out_of_sequence, 1);
 		if (!qp->nak_sent) {
 			qp->nak_sent = true;
 			fifo_push(m, qp, RESP_NAK, AETH_NAK_SEQ, qp->epsn, 0);
@@ -950,7 +950,7 @@ static bool resp_check_op(struct tern_model *m, struct ternm_qp *qp, const struc
 /* No receive WQE for request @p: RNR NAK. */
 static void resp_rnr(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
-	m->rdma->stats.out_of_buffer++;
+	TERNM_QSTAT(m, qp, out_of_buffer, 1);
 	fifo_push(m, qp, RESP_NAK, AETH_RNR_NAK | qp->min_rnr_timer, p->psn, 0);
 }
 
@@ -978,7 +978,7 @@ static bool resp_rx_send_place(struct tern_model *m, struct ternm_qp *qp,
 		ternm_log(m, TERN_MODEL_LOG_INFO,
 			  "QP %u: opcode 0x%02x PSN 0x%06x: %u bytes at message offset %u overflow the receive WQE",
 			  qp->qpn, p->opcode, p->psn, p->paylen, qp->msg_off);
-		m->rdma->stats.resp_local_length_error++;
+		TERNM_QSTAT(m, qp, resp_local_length_error, 1);
 		inv_req(m, qp, p->psn, "SEND longer than the receive WQE");
 	} else {
 		resp_fatal(m, qp, p->psn, AETH_NAK_OP, TERN_QP_EV_FATAL);
@@ -1216,9 +1216,9 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 		}
 		if (it->type != RESP_READ) {
 			if (it->syndrome == AETH_NAK_SEQ)
-				m->rdma->stats.seq_err_naks_sent++;
+				TERNM_QSTAT(m, qp, seq_err_naks_sent, 1);
 			else if ((it->syndrome & 0xe0) == AETH_RNR_NAK)
-				m->rdma->stats.rnr_naks_sent++;
+				TERNM_QSTAT(m, qp, rnr_naks_sent, 1);
 			send_aeth(m, qp, it->syndrome, it->psn, it->msn);
 			fifo_pop(qp);
 			sent++;
@@ -1270,7 +1270,7 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 		/* the MR as it is now, not as it was at the request (as for WRITEs) */
 		if (n && ternm_mr_check(m, res->rkey, qp, TERN_ACCESS_REMOTE_READ,
 					res->va + off, n)) {
-			m->rdma->stats.resp_remote_access_errors++;
+			TERNM_QSTAT(m, qp, resp_remote_access_errors, 1);
 			read_abort(m, qp, res, AETH_NAK_ACCESS, TERN_QP_EV_ACCESS_ERR);
 			sent++;
 			continue;

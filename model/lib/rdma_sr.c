@@ -288,7 +288,7 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 	unsigned int i = p->psn % sr->win;
 	bool place = p->place && !(p->place == PKT_PLACE_SPH && (qp->flags & TERN_QP_F_SRQ));
 
-	m->rdma->stats.out_of_sequence++;
+	TERNM_QSTAT(m, qp, out_of_sequence, 1);
 	if (d >= (int32_t)sr->win || p->paylen > TERNM_SR_SLOT_BYTES || p->paylen > qp->mtu) {
 		/* beyond the window (or malformed: the in-order path would refuse it): dropped */
 		sr_queue_sack(m, qp);
@@ -305,7 +305,7 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 	}
 	s = &sr->slot[i];
 	if (s->used && s->p.psn == p->psn) {
-		m->rdma->stats.duplicate_request++;	/* held already: a probe, say what is missing */
+		TERNM_QSTAT(m, qp, duplicate_request, 1);	/* held already: a probe, say what is missing */
 		sr_queue_sack(m, qp);
 		return;
 	}

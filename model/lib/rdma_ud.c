@@ -297,6 +297,17 @@ static void ud_count(struct tern_model *m, const uint8_t *f, size_t len, size_t 
 	ternm_cc_np_rx(m, NULL, f, len, l3, v6);	/* CE counted; no CNP for UD */
 }
 
+/* ... and once in the counter set of each QP that takes it (rdma_ctr.c). */
+static void ud_count_qp(struct tern_model *m, const struct ternm_qp *qp, size_t len)
+{
+	struct ternm_ctr_set *c = &m->rdma->ctr[qp->ctr_set];
+
+	if (!qp->ctr_set)
+		return;
+	c->s.rx_roce_packets++;
+	c->s.rx_roce_bytes += len;
+}
+
 /*
  * Deliver a UD packet to @qp, which ud_check() accepted for it (named by the packet, or
  * attached to the group it is for): a receive WQE, the GRH area and the payload, the CQE.
@@ -313,7 +324,7 @@ static void ud_deliver(struct tern_model *m, struct ternm_qp *qp, const uint8_t 
 
 	st = ternm_rqe_fetch(m, qp);
 	if (st > 0) {
-		r->stats.out_of_buffer++;	/* no RNR on UD: the packet is gone */
+		TERNM_QSTAT(m, qp, out_of_buffer, 1);	/* no RNR on UD: the packet is gone */
 		return;
 	}
 	if (st < 0) {
@@ -335,7 +346,7 @@ static void ud_deliver(struct tern_model *m, struct ternm_qp *qp, const uint8_t 
 	st = ternm_ud_rqe_place(m, qp, buf, GRH_AREA_LEN + paylen, &synd);
 	if (st) {
 		if (st == TERN_CQE_LOC_LEN_ERR)
-			r->stats.resp_local_length_error++;
+			TERNM_QSTAT(m, qp, resp_local_length_error, 1);
 		ud_rx_fail(m, qp, (uint8_t)st, synd, st != TERN_CQE_LOC_LEN_ERR);
 		return;
 	}
@@ -401,6 +412,7 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 			goto discard;
 		if (st == 0) {
 			ud_count(m, f, len, l3, v6);
+			ud_count_qp(m, qp, len);
 			ud_deliver(m, qp, f, l3, v6, bth, payload, paylen);
 		}
 		return;
@@ -420,6 +432,7 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 			continue;
 		if (!taken++)
 			ud_count(m, f, len, l3, v6);
+		ud_count_qp(m, qp, len);
 		ud_deliver(m, qp, f, l3, v6, bth, payload, paylen);
 	}
 	if (!taken && !mismatch)

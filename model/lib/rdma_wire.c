@@ -266,8 +266,8 @@ static size_t frame_send(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, 
 	len = (size_t)(end - f);
 	if (!m->link_up)
 		return 0;
-	r->stats.tx_roce_packets++;
-	r->stats.tx_roce_bytes += len;
+	TERNM_QSTAT(m, qp, tx_roce_packets, 1);
+	TERNM_QSTAT(m, qp, tx_roce_bytes, len);
 	if (!memcmp(f, m->mac, 6)) {
 		ternm_rdma_rx(m, f, len);	/* loopback: to this port */
 		return len;
@@ -605,8 +605,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 	qp = rx_qp(m, &p, uc);
 	if (!qp)
 		goto discard;
-	r->stats.rx_roce_packets++;
-	r->stats.rx_roce_bytes += len;
+	TERNM_QSTAT(m, qp, rx_roce_packets, 1);
+	TERNM_QSTAT(m, qp, rx_roce_bytes, len);
 	ternm_hpcc_rx(m, qp, &p);		/* INT telemetry (rdma_hpcc.c) */
 	ternm_cc_np_rx(m, qp, f, len, l3, v6);	/* CE: a CNP back (rdma_cc.c) */
 	if (is_request(p.opcode))

@@ -12,7 +12,7 @@ static const struct test *const suites[] = {
 	rdma_hostile_tests,
 	rdma_qp_tests, wire_tests, rdma_loss_tests, rdma_sr_tests, rdma_interop_tests,
 	rdma_ud_tests,
-	rdma_mcast_tests,
+	rdma_mcast_tests, rdma_ctr_tests,
 	rdma_uc_tests, rdma_atomic_tests, rdma_frwr_tests,
 	rdma_srq_tests, rdma_dbrec_tests, rdma_mem_tests, rdma_cc_tests, mac_tests, reentry_tests,
 };

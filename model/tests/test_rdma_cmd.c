@@ -46,7 +46,8 @@ static void t_query_rdma(void)
 	CHECK(c->ack_delay <= 31);
 	CHECK(c->max_inline >= 1 && c->max_inline <= 1024 - 32);
 	CHECK_EQ(rd16(out + OFF(T, rsvd0)), 0);
-	CHECK_EQ(rd32(out + OFF(T, rsvd)), 0);
+	CHECK_EQ(rd16(out + OFF(T, max_counter_sets)), 64);
+	CHECK_EQ(rd16(out + OFF(T, rsvd)), 0);
 	/* UD multicast: the table's bounds (rdma_mcast.c) */
 	CHECK(rd32(out + OFF(T, cap_flags)) & TERN_RDMA_CAP_MCAST);
 	CHECK(rd16(out + OFF(T, max_mcast_grp)) >= 1);

@@ -32,6 +32,7 @@ extern const struct test rdma_uc_tests[];
 extern const struct test rdma_interop_tests[];
 extern const struct test rdma_ud_tests[];
 extern const struct test rdma_mcast_tests[];
+extern const struct test rdma_ctr_tests[];
 extern const struct test rdma_atomic_tests[];
 extern const struct test rdma_frwr_tests[];
 extern const struct test rdma_srq_tests[];

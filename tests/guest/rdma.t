@@ -10,6 +10,7 @@ the same guests): the reference the test machinery was validated against. A few 
 Soft-RoCE is known to fail are TODO there (never for tern).
 """
 
+import json
 import os
 import re
 import sys
@@ -295,6 +296,175 @@ def hostile_peer():
         ", ".join("%s +%s" % (k, delta.get(k)) for k in FORGE_COUNTS)),
         "short: %r" % short)
 
+
+# --- per-QP counters (rdma statistic qp) -----------------------------------------------------
+# node0 sends; its RC QPs are counted in a counter of their own. ib_write_bw's QP lives only
+# as long as the run, and a counter goes with its last QP, so an ibv_rc_pingpong server that
+# never gets a client (its QP sits in INIT, bound like any other) keeps the counter to read.
+QPC_WRITE = (200, 65536) if DEBUG else (1000, 65536)    # ib_write_bw -n, -s
+QPC_UNBOUND = (50, 65536)                               # the second, unbound run
+QPC_PING = (50, 4096)                                   # ibv_rc_pingpong -n, -s
+
+
+def qp_counters_json(node):
+    """``rdma -j statistic qp show link <dev>/1``: a list of counters (dicts with ``cntn``,
+    ``lqpn`` and the counter names)."""
+    r = node.run("rdma -j statistic qp show link %s/1" % dev, timeout=30)
+    if r.rc != 0:
+        return None, r
+    try:
+        return json.loads(r.stdout or "[]"), r
+    except ValueError:
+        return None, r
+
+
+def qp_counter(node, cntn):
+    data, _ = qp_counters_json(node)
+    return next((x for x in data or [] if x.get("cntn") == cntn), None)
+
+
+def qpc_holder(node, port):
+    """An ibv_rc_pingpong server on ``node`` that waits for a client on ``port``: its RC QP
+    is in INIT. Returns the job and the QP's number (from rdma res show qp), or (job, None)."""
+    before = {q.get("lqpn") for q in rt.rdma_res(node, "qp")}
+    job = node.spawn("exec ibv_rc_pingpong -d %s -g %d -p %d -s %d -n %d" % (
+        dev, target.gid(node), port, QPC_PING[1], QPC_PING[0]), timeout=300)
+    qpn = []
+
+    def up():
+        qpn[:] = [q.get("lqpn") for q in rt.rdma_res(node, "qp")
+                  if q.get("comm") == "ibv_rc_pingpong" and q.get("lqpn") not in before]
+        return bool(qpn) or job.done()
+    wait_for(up, timeout=60)
+    return job, (qpn[0] if qpn else None)
+
+
+def qp_counters():
+    """rdma statistic qp: auto mode binds node0's RC QPs (ib_write_bw's among them) to one
+    counter that counts what they sent and nothing of an unbound QP's; the port counters
+    still count everything once; manual bind and unbind; auto off."""
+    t0 = time.monotonic()
+    link = "link %s/1" % dev
+    holders = []
+    try:
+        r = n0.run("rdma statistic qp set %s auto type on && rdma statistic qp mode %s" % (
+            link, link), timeout=30)
+        t.ok(r.rc == 0 and "qp auto type on" in r.stdout,
+             "rdma statistic qp set %s auto type on: the mode says so" % link, r.stdout,
+             r.stderr)
+        if r.rc != 0:
+            return
+        hold, hqpn = qpc_holder(n0, rt.next_port())
+        holders.append(hold)
+        data, r = qp_counters_json(n0)
+        cnt = next((x for x in data or [] if hqpn in x.get("lqpn", [])), None)
+        t.ok(hqpn is not None and cnt is not None and cnt.get("lqpn") == [hqpn] and
+             cnt.get("tx_roce_bytes") == 0 and "rx_icrc_errors" not in cnt,
+             "auto mode: a new RC QP (ibv_rc_pingpong's, lqpn %s) is bound to a counter of "
+             "its own, the per-QP counters at 0" % hqpn, r.stdout, r.stderr)
+        if cnt is None:
+            return
+        cntn = cnt["cntn"]
+
+        # ib_write_bw's QP joins the counter (same QP type) and counts there
+        n, size = QPC_WRITE
+        before = rt.hw_counters(n0, dev)
+        res, rows = rt.perftest(target, "ib_write_bw", "-n %d -s %d" % (n, size),
+                                timeout=PAIR_TIMEOUT)
+        port = rt.counter_delta(rt.hw_counters(n0, dev), before)
+        cnt = qp_counter(n0, cntn) or {}
+        tx_b, tx_p = cnt.get("tx_roce_bytes", 0), cnt.get("tx_roce_packets", 0)
+        t.ok(res.ok and rows and tx_b >= n * size and tx_p >= n * size // 4096 and
+             cnt.get("rx_roce_packets", 0) > 0 and cnt.get("lqpn") == [hqpn],
+             "ib_write_bw -n %d -s %d: counter %d counted what its QP sent: %d bytes in %d "
+             "packets (%d B of payload), and the ACKs it took (%d)" % (
+                 n, size, cntn, tx_b, tx_p, n * size, cnt.get("rx_roce_packets", 0)),
+             res.diag(), repr(cnt))
+        t.ok(tx_b <= port.get("tx_roce_bytes", 0) < tx_b * 1.5 and
+             tx_p <= port.get("tx_roce_packets", 0) < tx_p * 1.5,
+             "the port counters (sysfs hw_counters) counted the same traffic once: +%d "
+             "bytes, +%d packets" % (port.get("tx_roce_bytes", 0),
+                                      port.get("tx_roce_packets", 0)), repr(port))
+        r = n0.run("rdma -j statistic show %s" % link, timeout=30)
+        try:
+            shown = json.loads(r.stdout or "[]")[0]
+        except (ValueError, IndexError, KeyError):
+            shown = {}
+        now = rt.hw_counters(n0, dev)
+        t.ok(r.rc == 0 and 0 <= shown.get("tx_roce_bytes", -1) - now["tx_roce_bytes"] <
+             1 << 20,
+             "rdma statistic show %s: tx_roce_bytes %s, as sysfs says (%d)" % (
+                 link, shown.get("tx_roce_bytes"), now["tx_roce_bytes"]), r.stdout, r.stderr)
+
+        # auto off: a new QP is bound to nothing, and the counter does not see its traffic
+        r = n0.run("rdma statistic qp set %s auto off && rdma statistic qp mode %s" % (
+            link, link), timeout=30)
+        t.ok(r.rc == 0 and "qp auto off" in r.stdout,
+             "rdma statistic qp set %s auto off: the mode says so" % link, r.stdout, r.stderr)
+        n, size = QPC_UNBOUND
+        before = rt.hw_counters(n0, dev)
+        res, rows = rt.perftest(target, "ib_write_bw", "-n %d -s %d" % (n, size),
+                                timeout=PAIR_TIMEOUT)
+        port = rt.counter_delta(rt.hw_counters(n0, dev), before)
+        again = qp_counter(n0, cntn) or {}
+        t.ok(res.ok and rows and port.get("tx_roce_bytes", 0) >= n * size and
+             again.get("tx_roce_bytes") == tx_b and again.get("tx_roce_packets") == tx_p,
+             "after auto off, ib_write_bw -n %d -s %d on an unbound QP: the port +%d bytes, "
+             "counter %d unchanged" % (n, size, port.get("tx_roce_bytes", 0), cntn),
+             res.diag(), repr(again))
+
+        # manual: bind a QP to a new counter, unbind it, bind it to the first one
+        hold2, q2 = qpc_holder(n0, rt.next_port())
+        holders.append(hold2)
+        ping_port = int(re.search(r"-p (\d+)", hold2.cmd).group(1))
+        r = n0.run("rdma statistic qp bind %s lqpn %s" % (link, q2), timeout=30)
+        data, _ = qp_counters_json(n0)
+        new = next((x for x in data or [] if q2 in x.get("lqpn", [])), None)
+        ok = r.rc == 0 and new is not None and new["cntn"] != cntn
+        t.ok(ok, "rdma statistic qp bind %s lqpn %s: a new counter (%s)" % (
+            link, q2, new and new["cntn"]), r.stdout, r.stderr, repr(data))
+        if ok:
+            r = n0.run("rdma statistic qp unbind %s cntn %d lqpn %s" % (
+                link, new["cntn"], q2), timeout=30)
+            data, _ = qp_counters_json(n0)
+            t.ok(r.rc == 0 and not any(q2 in x.get("lqpn", []) or x["cntn"] == new["cntn"]
+                                       for x in data or []),
+                 "rdma statistic qp unbind: the QP leaves, its counter (its last QP gone) "
+                 "with it", r.stdout, r.stderr, repr(data))
+        r = n0.run("rdma statistic qp bind %s lqpn %s cntn %d" % (link, q2, cntn), timeout=30)
+        cnt = qp_counter(n0, cntn) or {}
+        t.ok(r.rc == 0 and sorted(cnt.get("lqpn", [])) == sorted([hqpn, q2]),
+             "rdma statistic qp bind %s lqpn %s cntn %d: two QPs in the counter" % (
+                 link, q2, cntn), r.stdout, r.stderr, repr(cnt))
+        n, size = QPC_PING
+        r = n1.run("ibv_rc_pingpong -d %s -g %d -p %d -s %d -n %d %s" % (
+            dev, target.gid(n1), ping_port, size, n, target.ip(n0)), timeout=PAIR_TIMEOUT)
+        hold2.wait(timeout=60, raise_timeout=False)
+        cnt = qp_counter(n0, cntn) or {}
+        grew = cnt.get("tx_roce_bytes", 0) - tx_b
+        t.ok(r.rc == 0 and n * size <= grew < n * size * 2 and cnt.get("lqpn") == [hqpn],
+             "ibv_rc_pingpong -n %d -s %d on the manually bound QP: counter %d +%d bytes "
+             "(its QP gone, the counter stays with the other)" % (n, size, cntn, grew),
+             r.stdout, r.stderr, repr(cnt))
+
+        # the last QP goes: so does the counter, and the port counters do not move
+        before = rt.hw_counters(n0, dev)
+        hold.kill(9)
+        hold.wait(timeout=60, raise_timeout=False)
+        wait_for(lambda: not qp_counters_json(n0)[0], timeout=30)
+        data, _ = qp_counters_json(n0)
+        after = rt.hw_counters(n0, dev)
+        t.ok(data == [] and after.get("tx_roce_bytes") == before.get("tx_roce_bytes") and
+             after.get("tx_roce_packets") == before.get("tx_roce_packets"),
+             "its last QP gone, the counter is freed and the port's counters stay as they "
+             "were (%d bytes)" % after.get("tx_roce_bytes", 0), repr(data))
+    finally:
+        for h in holders:
+            h.kill(9)
+        n0.run("rdma statistic qp set %s auto off" % link, timeout=30)
+        t.diag("per-QP counters: %.0f s" % (time.monotonic() - t0))
+
+
 try:
     # --- the device comes up ------------------------------------------------------------------
     why = target.available(n0)
@@ -436,6 +606,13 @@ try:
                 if not res.ok and res.client is not None and res.client.rc in (124, 137):
                     t.diag("%s hit the %d s limit: remaining perftest runs of this round "
                            "would too" % (prog, PAIR_TIMEOUT))
+
+        # --- per-QP counters ------------------------------------------------------------------
+        if KIND == "tern":
+            qp_counters()
+        else:
+            t.skip("per-QP counters (rdma statistic qp)", "Soft-RoCE has no per-QP counters "
+                   "(no counter_bind_qp)")
 
         # --- rdma-check: every byte of every verb, then the error paths ----------------------
         r = n0.run("rdma-check selftest", timeout=PAIR_TIMEOUT)

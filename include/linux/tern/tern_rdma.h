@@ -476,6 +476,10 @@ enum tern_rdma_cmd_opcode {
 	TERN_CMD_REREG_MR		= 0x0112,	/* TERN_RDMA_CAP_REREG_MR */
 	TERN_CMD_ATTACH_MCAST		= 0x0113,	/* TERN_RDMA_CAP_MCAST */
 	TERN_CMD_DETACH_MCAST		= 0x0114,	/* TERN_RDMA_CAP_MCAST */
+	TERN_CMD_ALLOC_COUNTER		= 0x0115,	/* TERN_RDMA_CAP_QP_COUNTERS */
+	TERN_CMD_FREE_COUNTER		= 0x0116,	/* TERN_RDMA_CAP_QP_COUNTERS */
+	TERN_CMD_BIND_QP_COUNTER	= 0x0117,	/* TERN_RDMA_CAP_QP_COUNTERS */
+	TERN_CMD_QUERY_COUNTER		= 0x0118,	/* TERN_RDMA_CAP_QP_COUNTERS */
 };
 
 /* QUERY_RDMA: limits the device enforces. No input. */
@@ -509,7 +513,8 @@ struct tern_cmd_query_rdma_out {
 	__le32	max_fast_reg_pages;	/* TERN_RDMA_CAP_MEM_MGT: largest FAST_REG max_pages */
 	__le16	max_mcast_grp;		/* TERN_RDMA_CAP_MCAST: groups in the table */
 	__le16	max_mcast_qp_attach;	/* TERN_RDMA_CAP_MCAST: QPs attached to one group */
-	__le32	rsvd;
+	__le16	max_counter_sets;	/* TERN_RDMA_CAP_QP_COUNTERS: sets 1..max_counter_sets */
+	__le16	rsvd;
 };
 
 #define TERN_RDMA_CAP_ATOMIC		(1u << 0)	/* ATOMIC_* WQEs, atomic at the device */
@@ -523,6 +528,67 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_DB_REC		(1u << 8)	/* RQ/SRQ doorbell records */
 #define TERN_RDMA_CAP_REREG_MR		(1u << 9)	/* REREG_MR: an MR changed in place */
 #define TERN_RDMA_CAP_MCAST		(1u << 10)	/* UD multicast: ATTACH/DETACH_MCAST */
+#define TERN_RDMA_CAP_QP_COUNTERS	(1u << 11)	/* QP counter sets: *_COUNTER commands */
+
+/*
+ * QP counter sets (TERN_RDMA_CAP_QP_COUNTERS; Documentation/hw/rdma.rst, "QP counter sets").
+ * The device has max_counter_sets sets, numbered 1..max_counter_sets, each a struct
+ * tern_cmd_counter_set_out of counters. Every QP is bound to one set or to none (0, the
+ * state after CREATE_QP): the packets and events of a bound QP count in its set and, as
+ * always, in the port's counters (QUERY_RDMA_STATS counts every QP, bound or not).
+ *
+ * ALLOC_COUNTER (no input; result: the set) takes a free set, its counters zero;
+ * NO_RESOURCES when every set is taken. FREE_COUNTER frees a set: BAD_RESOURCE (offset of
+ * set) for a set not allocated, BAD_STATE (offset of set) while a QP is bound to it.
+ * BIND_QP_COUNTER binds @qpn to @set, or unbinds it with @set 0; a QP bound elsewhere moves
+ * (what it counted stays in its old set), binding it to its own set changes nothing.
+ * BAD_RESOURCE (offset of qpn) for a QP that does not exist, BAD_RESOURCE (offset of set)
+ * for a set not allocated, BAD_PARAM (offset of rsvd) for reserved bits. DESTROY_QP unbinds
+ * the QP. QUERY_COUNTER (out_len at least the struct) reads a set: BAD_RESOURCE for a set
+ * not allocated. Counters are not cleared by reading; a device reset frees every set.
+ *
+ * A set counts what the port counter of the same name counts, restricted to its QPs: the
+ * packets a QP sends (requests, responses, ACKs and NAKs, CNPs) and receives (a UD packet
+ * delivered to several attached QPs counts once in each of their sets), the transport's
+ * recovery and the errors of each side. Port counters with no QP (discards, ICRC errors,
+ * doorbells, CQ and SRQ events, gauges) have no per-set counterpart.
+ */
+struct tern_cmd_counter_in {
+	__le32	set;			/* FREE_COUNTER, QUERY_COUNTER: 1..max_counter_sets */
+};
+
+struct tern_cmd_bind_qp_counter_in {
+	__le32	qpn;
+	__le32	set;			/* 1..max_counter_sets, or 0: unbind */
+	__le32	rsvd;
+};
+
+struct tern_cmd_counter_set_out {
+	__le64	tx_roce_packets;
+	__le64	tx_roce_bytes;
+	__le64	rx_roce_packets;
+	__le64	rx_roce_bytes;
+	__le64	out_of_sequence;
+	__le64	duplicate_request;
+	__le64	packet_seq_err;
+	__le64	implied_nak_seq_err;
+	__le64	local_ack_timeout_err;
+	__le64	rnr_nak_retry_err;
+	__le64	out_of_buffer;
+	__le64	req_transport_retries_exceeded;
+	__le64	req_rnr_retries_exceeded;
+	__le64	req_remote_access_errors;
+	__le64	req_remote_invalid_request;
+	__le64	resp_remote_access_errors;
+	__le64	resp_local_length_error;
+	__le64	retrans_pkts;
+	__le64	retrans_bytes;
+	__le64	seq_err_naks_sent;
+	__le64	rnr_naks_sent;
+	__le64	np_ecn_marked_roce_packets;
+	__le64	np_cnp_sent;
+	__le64	rp_cnp_handled;
+};
 
 /*
  * UD multicast (TERN_RDMA_CAP_MCAST; Documentation/hw/rdma.rst, "UD multicast"). The device
@@ -1044,5 +1110,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 32);
 TERN_HW_ASSERT_SIZE(struct tern_wq_db_rec, 8);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_mcast_in, 24);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_srq_out, 16);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_bind_qp_counter_in, 12);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_counter_set_out, 192);
 
 #endif /* TERN_RDMA_H */

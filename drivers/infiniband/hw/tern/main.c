@@ -634,6 +634,7 @@ static void tern_ib_dev_init(struct tern_ib_dev *dev, struct tern_aux_dev *tadev
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&dev->zombie_lock);
 	INIT_LIST_HEAD(&dev->zombies);
+	mutex_init(&dev->ctr_lock);
 	atomic_set(&dev->mr_key, get_random_u32() & 0xff);
 }
 
@@ -701,6 +702,8 @@ static void tern_ib_dev_describe(struct tern_ib_dev *dev)
 	dev->ibdev.dev.parent = tern_ib_dma_dev(dev);
 	strscpy(dev->ibdev.node_desc, "tern RoCEv2 NIC", sizeof(dev->ibdev.node_desc));
 	ib_set_device_ops(&dev->ibdev, &tern_ib_dev_ops);
+	if (tern_ib_has_cap(dev, TERN_RDMA_CAP_QP_COUNTERS) && dev->caps.max_counter_sets)
+		ib_set_device_ops(&dev->ibdev, &tern_ib_counter_ops);
 	/*
 	 * Adaptive moderation of kernel CQs (the RDMA core's DIM driving modify_cq) is on by
 	 * default, as mlx5 and erdma have it; `rdma dev set tern0 adaptive-moderation off`
@@ -767,6 +770,7 @@ static int tern_ib_probe(struct auxiliary_device *adev, const struct auxiliary_d
 err_hw:
 	tern_ib_hw_fini(dev);
 err_dealloc:
+	mutex_destroy(&dev->ctr_lock);
 	ida_destroy(&dev->uar_ida);
 	ib_dealloc_device(&dev->ibdev);
 	return err;
@@ -785,6 +789,7 @@ static void tern_ib_remove(struct auxiliary_device *adev)
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->cq_xa);
 	xa_destroy(&dev->srq_xa);
+	mutex_destroy(&dev->ctr_lock);
 	ida_destroy(&dev->uar_ida);
 	ib_dealloc_device(&dev->ibdev);
 }

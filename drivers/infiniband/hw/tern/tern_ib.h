@@ -15,7 +15,7 @@
  *   srq.c       shared receive queues: user SRQs and kernel SRQs
  *   datapath.c  the kernel data path: post_send, post_recv and post_srq_recv write the WQEs
  *               of kernel QPs and SRQs and ring their doorbells
- *   counters.c  port hardware counters (rdma statistic)
+ *   counters.c  port hardware counters and per-QP counters (rdma statistic)
  *
  * Two kinds of consumers. User space (the provider, rdma-core providers/tern) owns the rings
  * of its CQs and QPs and its doorbell page, and drives the data path itself; this driver
@@ -85,6 +85,9 @@
 #define TERN_IB_GID_TBL_LEN	128	/* RoCEv2 GIDs: one per IP address of the netdev */
 #define TERN_IB_MAX_AH		4096	/* address handles are software objects */
 #define TERN_IB_MAX_COMP_EQS	16
+/* QP counter sets the driver tracks (the device numbers them 1..max_counter_sets) */
+#define TERN_IB_MAX_CTR_SETS	256
+#define TERN_IB_NUM_QP_STATS	(sizeof(struct tern_cmd_counter_set_out) / sizeof(__le64))
 
 /**
  * struct tern_ib_dma_buf - a coherent DMA buffer
@@ -172,6 +175,12 @@ struct tern_ib_ceq {
  * @port_active: last port state reported through an event; RTNL protects it
  * @zombie_lock: protects @zombies
  * @zombies: memory held back after failed destroys, freed at removal
+ * @ctr_lock: protects @ctr_live, @ctr_gone and @ctr_buf (counters.c); taken around the
+ *	commands that allocate or free a counter set and by get_hw_stats, never while
+ *	calling into the RDMA core
+ * @ctr_live: the counter sets allocated (bit = set number)
+ * @ctr_gone: per-QP counters of the sets freed since probe, summed
+ * @ctr_buf: QUERY_COUNTER's answer
  */
 struct tern_ib_dev {
 	struct ib_device ibdev;
@@ -194,6 +203,10 @@ struct tern_ib_dev {
 	bool port_active;
 	spinlock_t zombie_lock;		/* see above */
 	struct list_head zombies;
+	struct mutex ctr_lock;		/* see above */
+	DECLARE_BITMAP(ctr_live, TERN_IB_MAX_CTR_SETS + 1);
+	u64 ctr_gone[TERN_IB_NUM_QP_STATS];
+	struct tern_cmd_counter_set_out ctr_buf;
 };
 
 /**
@@ -597,5 +610,6 @@ void tern_ib_srq_complete(struct tern_ib_srq *srq);
 struct rdma_hw_stats *tern_ib_alloc_hw_port_stats(struct ib_device *ibdev, u32 port_num);
 int tern_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats, u32 port,
 			 int index);
+extern const struct ib_device_ops tern_ib_counter_ops;
 
 #endif /* TERN_IB_H */
