@@ -606,12 +606,14 @@ try:
                     stats.append((float(got["Min"]), float(got["Average"]),
                                   float(got["Max"]), float(per.group(1)) * 1000))
             # one receive completion per iteration on each side: the average interval in device
-            # nanoseconds is the time per iteration the program measured with the host clock
+            # nanoseconds is about the time per iteration the program measured with the host
+            # clock; that time also holds the start (the server's clock runs while it waits
+            # for the first message: 2.4x the intervals with 50 iterations on the debug kernel)
             t.ok(good and len(stats) == 2 and
-                 all(0 < lo <= avg <= hi and 0.5 * it <= avg <= 2 * it
+                 all(0 < lo <= avg <= hi and 0.25 * it <= avg <= 2 * it
                      for lo, avg, hi, it in stats),
                  "ibv_rc_pingpong --ts: %d iterations, receive completion intervals (device ns, "
-                 "min/avg/max) %s, each average within 2x of the time per iteration" % (
+                 "min/avg/max) %s, each average within 1/4 to 2x of the time per iteration" % (
                      TS_ITERS, "; ".join("%.0f/%.0f/%.0f vs %.0f" % x for x in stats)),
                  res.diag())
         else:
