@@ -31,6 +31,8 @@ pkgs=(
 	ccache
 	# the NIC model as an ns-3 device (model/ns3, tests/host/ns3.t): Debian's ns-3 3.37
 	libns3-dev
+	# the PTP hardware clock in guests (tests/guest/ethernet.t): linuxptp's phc_ctl, ptp4l
+	linuxptp
 	# decoding captured RoCEv2 traffic (bench/loss.py and tests looking at the wire)
 	tshark
 	# Debian packages of the driver (scripts/build-packages.sh): tern-dkms and the provider

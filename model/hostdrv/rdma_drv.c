@@ -437,8 +437,8 @@ long mr_diff_pattern(struct rdev *d, const struct rmr *mr, uint64_t off, size_t 
 
 /* ---- CQs --------------------------------------------------------------------------------------- */
 
-int cq_create_ex(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list, uint16_t eqn,
-		 uint16_t uar)
+static int cq_create_any(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list,
+			 uint16_t eqn, uint16_t uar, uint8_t flags)
 {
 	typedef struct tern_cmd_create_cq_in T;
 	uint8_t in[sizeof(T)] = { 0 };
@@ -448,15 +448,30 @@ int cq_create_ex(struct rdev *d, struct rcq *cq, unsigned int log, bool page_lis
 	memset(cq, 0, sizeof(*cq));
 	cq->log = log;
 	cq->uar = uar;
-	qmem_alloc(d, &cq->mem, (32ull << log) + sizeof(struct tern_cq_ci_rec), page_list);
+	cq->cqe_size = (flags & TERN_CQ_F_TIMESTAMP) ? 64 : 32;
+	qmem_alloc(d, &cq->mem, ((uint64_t)cq->cqe_size << log) + sizeof(struct tern_cq_ci_rec),
+		   page_list);
 	qmem_desc(&cq->mem, in + OFF(T, mem));
 	in[OFF(T, log_depth)] = (uint8_t)log;
+	in[OFF(T, flags)] = flags;
 	wr16(in + OFF(T, eqn), eqn);
 	wr16(in + OFF(T, uar), uar);
 	st = rdev_cmd(d, TERN_CMD_CREATE_CQ, in, sizeof(in), NULL, 0, &c);
 	if (st == TERN_CMD_OK)
 		cq->cqn = c.result;
 	return st;
+}
+
+int cq_create_ex(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list, uint16_t eqn,
+		 uint16_t uar)
+{
+	return cq_create_any(d, cq, log, page_list, eqn, uar, 0);
+}
+
+int cq_create_flags(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list,
+		    uint8_t flags)
+{
+	return cq_create_any(d, cq, log, page_list, (uint16_t)d->comp_eq.num, d->uar, flags);
 }
 
 int cq_create(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list)
@@ -472,8 +487,10 @@ int cq_resize(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list)
 	int st;
 
 	/* the consumed CQEs are published first, as a driver does */
-	wr32(qmem_ptr(d, &cq->mem, 32ull << cq->log, 8) + OFF(struct tern_cq_ci_rec, ci), cq->ci);
-	qmem_alloc(d, &mem, (32ull << log) + sizeof(struct tern_cq_ci_rec), page_list);
+	wr32(qmem_ptr(d, &cq->mem, (uint64_t)cq->cqe_size << cq->log, 8) +
+	     OFF(struct tern_cq_ci_rec, ci), cq->ci);
+	qmem_alloc(d, &mem, ((uint64_t)cq->cqe_size << log) + sizeof(struct tern_cq_ci_rec),
+		   page_list);
 	qmem_desc(&mem, in + OFF(T, mem));
 	wr32(in + OFF(T, cqn), cq->cqn);
 	in[OFF(T, log_depth)] = (uint8_t)log;
@@ -501,9 +518,10 @@ int cq_destroy(struct rdev *d, struct rcq *cq)
 	return st;
 }
 
-static void wc_parse(struct wc *w, const uint8_t *e)
+static void wc_parse(struct wc *w, const uint8_t *e, unsigned int cqe_size)
 {
 	memcpy(w->raw, e, 32);
+	w->ts = cqe_size > 32 ? rd64(e + OFF(struct tern_cqe_ts, timestamp)) : 0;
 	w->wr_id = rd64(e + CQEF(wr_id));
 	w->byte_len = rd32(e + CQEF(byte_len));
 	w->imm = (uint32_t)e[CQEF(imm_data)] << 24 | (uint32_t)e[CQEF(imm_data) + 1] << 16 |
@@ -519,7 +537,8 @@ static void wc_parse(struct wc *w, const uint8_t *e)
 
 static uint8_t *cq_entry(struct rdev *d, struct rcq *cq, uint32_t idx)
 {
-	return qmem_ptr(d, &cq->mem, (size_t)(idx & ((1u << cq->log) - 1)) * 32, 32);
+	return qmem_ptr(d, &cq->mem, (size_t)(idx & ((1u << cq->log) - 1)) * cq->cqe_size,
+			cq->cqe_size);
 }
 
 bool cq_peek(struct rdev *d, struct rcq *cq)
@@ -535,9 +554,9 @@ bool cq_poll(struct rdev *d, struct rcq *cq, struct wc *wc)
 
 	if (!cq_peek(d, cq))
 		return false;
-	wc_parse(wc, cq_entry(d, cq, cq->ci));
+	wc_parse(wc, cq_entry(d, cq, cq->ci), cq->cqe_size);
 	cq->ci++;
-	rec = qmem_ptr(d, &cq->mem, 32ull << cq->log, 8);
+	rec = qmem_ptr(d, &cq->mem, (uint64_t)cq->cqe_size << cq->log, 8);
 	wr32(rec + OFF(struct tern_cq_ci_rec, ci), cq->ci);
 	return true;
 }

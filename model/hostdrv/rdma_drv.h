@@ -64,6 +64,7 @@ struct rcq {
 	uint32_t cqn;
 	uint32_t ci;
 	uint16_t uar;
+	unsigned int cqe_size;	/* 32, or 64 with TERN_CQ_F_TIMESTAMP */
 };
 
 struct rqp {
@@ -86,6 +87,7 @@ struct wc {
 	uint16_t wqe_idx;
 	uint8_t opcode, status, vendor_err, flags;
 	uint8_t raw[32];
+	uint64_t ts;		/* 64-byte CQEs: the completion timestamp */
 };
 
 /* QP attributes as a test writes them (encoded by qp_modify). */
@@ -122,6 +124,7 @@ struct connopt {
 	uint8_t rtr_only;		/* bit s: leave side s in RTR */
 	bool uc;			/* UC QPs (UC attributes only) instead of RC */
 	uint32_t xport;			/* TERN_QP_XPORT_* of both QPs (rq_psn 31:24) */
+	uint8_t cq_flags;		/* TERN_CQ_F_* of both CQs */
 };
 
 /* rdma stats field by name */
@@ -182,6 +185,9 @@ void qmem_desc(const struct qmem *q, uint8_t desc[16]);
 uint8_t *qmem_ptr(struct rdev *d, const struct qmem *q, size_t off, size_t len);
 
 int cq_create(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list);
+/* TERN_CQ_F_* in @flags (TERN_CQ_F_TIMESTAMP: 64-byte CQEs, struct wc.ts) */
+int cq_create_flags(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list,
+		    uint8_t flags);
 int cq_create_ex(struct rdev *d, struct rcq *cq, unsigned int log, bool page_list, uint16_t eqn,
 		 uint16_t uar);
 int cq_destroy(struct rdev *d, struct rcq *cq);

@@ -41,7 +41,7 @@ bool conn_setup_on(struct conn *c, struct rdev *d0, struct rdev *d1, const struc
 	for (s = 0; s < 2; s++) {
 		struct rdev *d = c->d[s];
 
-		st = cq_create(d, &c->cq[s], o->cq_log, o->page_list);
+		st = cq_create_flags(d, &c->cq[s], o->cq_log, o->page_list, o->cq_flags);
 		if (st) {
 			printf("#   conn: CREATE_CQ status %d\n", st);
 			return false;

@@ -300,7 +300,7 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 	put_le32(FLD(o, T, fw_version), TERNM_FW_VERSION);
 	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
 		 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION |
-		 TERN_DEV_CAP_ETH_RSS | TERN_DEV_CAP_ETH_LRO);
+		 TERN_DEV_CAP_ETH_RSS | TERN_DEV_CAP_ETH_LRO | TERN_DEV_CAP_CLOCK);
 	put_str((char *)FLD(o, T, serial), sizeof(((T *)0)->serial), m->cfg.serial);
 	put_str((char *)FLD(o, T, board_id), sizeof(((T *)0)->board_id), TERNM_BOARD_ID);
 	memcpy(FLD(o, T, mac), m->cfg.mac, 6);

@@ -177,6 +177,8 @@ struct tern_model *tern_model_create(const struct tern_model_host *host,
 		m->cfg.num_msix = TERN_MAX_MSIX;
 	m->timer_armed_ns = UINT64_MAX;
 	m->link_up = true;
+	/* power-on: the device clock starts at 0 */
+	m->clk_base_ns = ternm_now(m);
 	if (ternm_mac_init(m)) {
 		free(m);
 		return NULL;
@@ -260,6 +262,73 @@ static void start_reset(struct tern_model *m)
 		ternm_kick(m);
 }
 
+/* ---- device clock -------------------------------------------------------------------------- */
+
+#define TERNM_NS_PER_S	1000000000ull
+
+/*
+ * The device clock at host time @now: clk_base plus the time since, scaled by
+ * 1 + clk_ppb / 10^9. With |clk_ppb| <= TERN_CLOCK_MAX_ADJ_PPB (10^8) neither product passes
+ * 2^63 for any 64-bit interval, and the result never goes back as @now goes forward (the
+ * rate is at least 0.9 and the rounding error below one nanosecond).
+ */
+static uint64_t clock_at(const struct tern_model *m, uint64_t now)
+{
+	uint64_t d = now - m->clk_base_ns;
+	int64_t ppb = m->clk_ppb;
+	int64_t adj;
+
+	adj = (int64_t)(d / TERNM_NS_PER_S) * ppb +
+	      (int64_t)(d % TERNM_NS_PER_S) * ppb / (int64_t)TERNM_NS_PER_S;
+	return m->clk_base + d + (uint64_t)adj;
+}
+
+uint64_t ternm_clock_now(struct tern_model *m)
+{
+	return clock_at(m, ternm_now(m));
+}
+
+/* The clock takes a new value (and rate) from now on. */
+static void clock_rebase(struct tern_model *m, uint64_t now, uint64_t val, int32_t ppb)
+{
+	m->clk_base_ns = now;
+	m->clk_base = val;
+	m->clk_ppb = ppb;
+}
+
+static void clock_write(struct tern_model *m, uint64_t off, uint32_t val)
+{
+	uint64_t now = ternm_now(m);
+	int32_t ppb = (int32_t)val;
+
+	switch (off) {
+	case TERN_REG_CLOCK_FREQ:
+		if (ppb < -TERN_CLOCK_MAX_ADJ_PPB || ppb > TERN_CLOCK_MAX_ADJ_PPB) {
+			ternm_log(m, TERN_MODEL_LOG_WARN,
+				  "clock rate adjustment %d ppb out of range: ignored", ppb);
+			return;
+		}
+		clock_rebase(m, now, clock_at(m, now), ppb);
+		break;
+	case TERN_REG_CLOCK_ARG_LO:
+		m->clk_arg = (m->clk_arg & ~0xffffffffull) | val;
+		break;
+	case TERN_REG_CLOCK_ARG_HI:
+		m->clk_arg = (m->clk_arg & 0xffffffffull) | ((uint64_t)val << 32);
+		break;
+	case TERN_REG_CLOCK_CMD:
+		if (val == TERN_CLOCK_CMD_SET)
+			clock_rebase(m, now, m->clk_arg, m->clk_ppb);
+		else if (val == TERN_CLOCK_CMD_ADJUST)
+			clock_rebase(m, now, clock_at(m, now) + m->clk_arg, m->clk_ppb);
+		else
+			ternm_log(m, TERN_MODEL_LOG_WARN, "clock command %u unknown: ignored", val);
+		break;
+	default:
+		break;
+	}
+}
+
 /* ---- BAR0 registers ------------------------------------------------------------------------ */
 
 static uint32_t reg_read(struct tern_model *m, uint64_t off)
@@ -298,6 +367,16 @@ static uint32_t reg_read(struct tern_model *m, uint64_t off)
 	case TERN_REG_CMDQ_STATUS:
 		return (m->cmdq.enabled ? TERN_CMDQ_STATUS_ENABLED : 0) |
 		       (m->cmdq_error ? TERN_CMDQ_STATUS_ERROR : 0);
+	case TERN_REG_CLOCK_FREQ:
+		return (uint32_t)m->clk_ppb;
+	case TERN_REG_CLOCK_ARG_LO:
+		return (uint32_t)m->clk_arg;
+	case TERN_REG_CLOCK_ARG_HI:
+		return (uint32_t)(m->clk_arg >> 32);
+	case TERN_REG_CLOCK_LO:
+		return (uint32_t)ternm_clock_now(m);
+	case TERN_REG_CLOCK_HI:
+		return (uint32_t)(ternm_clock_now(m) >> 32);
 	default:
 		return 0;
 	}
@@ -314,7 +393,8 @@ static void reg_write(struct tern_model *m, uint64_t off, uint32_t val)
 			start_reset(m);
 		return;
 	}
-	if (off < TERN_REG_CMDQ_SQ_LO || off > TERN_REG_CMDQ_CFG)
+	if ((off < TERN_REG_CMDQ_SQ_LO || off > TERN_REG_CMDQ_CFG) &&
+	    (off < TERN_REG_CLOCK_FREQ || off > TERN_REG_CLOCK_CMD))
 		return;		/* read-only or unknown: ignored */
 	if (!m->ready) {
 		ternm_log(m, TERN_MODEL_LOG_WARN, "register 0x%04x written while not READY: ignored",
@@ -338,6 +418,7 @@ static void reg_write(struct tern_model *m, uint64_t off, uint32_t val)
 		ternm_cmdq_cfg_write(m, val);
 		break;
 	default:
+		clock_write(m, off, val);
 		break;
 	}
 }
@@ -449,6 +530,19 @@ uint64_t tern_model_mmio_read(struct tern_model *m, int bar, uint64_t offset, un
 	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
 	    offset >= TERN_BAR_REGS_SIZE || size > TERN_BAR_REGS_SIZE - offset)
 		return 0;
+	if (offset >= TERN_CLOCK_PAGE && offset < TERN_CLOCK_PAGE + TERN_CLOCK_PAGE_SIZE) {
+		/* One sample of the clock for the whole access: a 64-bit read is atomic. */
+		uint64_t clk = ternm_clock_now(m);
+
+		for (i = 0; i < size; i++) {
+			uint64_t a = offset + i;
+
+			if (a < TERN_REG_CLOCK_LO || a > TERN_REG_CLOCK_HI + 3)
+				continue;
+			val |= ((clk >> (8 * (a - TERN_REG_CLOCK_LO))) & 0xff) << (8 * i);
+		}
+		return val;
+	}
 	/* Registers have no read side effects: assemble any access from the 32-bit words. */
 	for (i = 0; i < size; i++) {
 		uint64_t a = offset + i;

@@ -206,6 +206,7 @@ struct ternm_cq {
 	bool used;
 	bool err;		/* overflow or DMA fault: CQEs no longer written */
 	uint8_t log_depth;
+	uint8_t cqe_size;	/* 32, or 64 (TERN_CQ_F_TIMESTAMP: struct tern_cqe_ts) */
 	uint8_t arm;		/* 0, or TERN_UDB_CQ_ARM_* >> 62 */
 	uint16_t eqn;
 	uint16_t uar;

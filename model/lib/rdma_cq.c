@@ -2,7 +2,8 @@
 /*
  * tern device model: completion queues (CQE writes, the CI record, arming and events).
  *
- * A CQE is written as bytes 0..30, a release fence, then byte 31 (flags with the phase), so
+ * A CQE is written as bytes 0..30 (and 32..63 of a CQ with TERN_CQ_F_TIMESTAMP: the device
+ * clock then), a release fence, then byte 31 (flags with the phase), so
  * a vCPU on another host thread that sees the new phase sees the whole entry. Before a CQE
  * would overwrite one software has not consumed, the CI record is re-read; if the ring is
  * really full the CQ goes to error (TERN_CQ_ERR_OVERFLOW on the async EQ, cq_overflows
@@ -152,7 +153,8 @@ void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 	typedef struct tern_cqe T;
 	struct ternm_cq *cq = &m->rdma->cq[cqn];
 	uint32_t depth = 1u << cq->log_depth;
-	uint8_t e[sizeof(T)];
+	uint8_t e[sizeof(struct tern_cqe_ts)];
+	uint64_t sz = cq->cqe_size;
 	uint64_t off;
 	uint8_t flags;
 
@@ -161,7 +163,7 @@ void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 	if (cq->pi - cq->ci >= depth) {
 		uint8_t rec[4];
 
-		if (ternm_mem_read(m, &cq->mem, (uint64_t)sizeof(T) << cq->log_depth, rec, 4)) {
+		if (ternm_mem_read(m, &cq->mem, sz << cq->log_depth, rec, 4)) {
 			cq_fail(m, cq, TERN_CQ_ERR_DMA);
 			return;
 		}
@@ -183,8 +185,12 @@ void ternm_cq_write(struct tern_model *m, struct ternm_qp *qp, uint32_t cqn,
 	e[offsetof(T, status)] = ci->status;
 	e[offsetof(T, vendor_err)] = ci->vendor_err;
 	e[offsetof(T, flags)] = flags;
-	off = (uint64_t)(cq->pi & (depth - 1)) * sizeof(T);
-	if (ternm_mem_write(m, &cq->mem, off, e, offsetof(T, flags))) {
+	if (sz > sizeof(T))
+		put_le64(FLD(e, struct tern_cqe_ts, timestamp), ternm_clock_now(m));
+	off = (uint64_t)(cq->pi & (depth - 1)) * sz;
+	if (ternm_mem_write(m, &cq->mem, off, e, offsetof(T, flags)) ||
+	    (sz > sizeof(T) &&
+	     ternm_mem_write(m, &cq->mem, off + sizeof(T), e + sizeof(T), sz - sizeof(T)))) {
 		cq_fail(m, cq, TERN_CQ_ERR_DMA);
 		return;
 	}

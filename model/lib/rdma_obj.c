@@ -163,6 +163,7 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_REREG_MR);
 	put_le32(FLD(o, T, max_fast_reg_pages), TERNM_MAX_FAST_REG_PAGES);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_MCAST);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_CQE_TS);
 	put_le16(FLD(o, T, max_mcast_grp), TERNM_MAX_MCAST_GRP);
 	put_le16(FLD(o, T, max_mcast_qp_attach), TERNM_MAX_MCAST_QP);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_QP_COUNTERS);
@@ -207,17 +208,21 @@ static int create_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 {
 	typedef struct tern_cmd_create_cq_in T;
 	uint8_t log = in[offsetof(T, log_depth)];
+	uint8_t flags = in[offsetof(T, flags)];
 	uint16_t eqn = get_le16(CFLD(in, T, eqn));
 	uint16_t uar = get_le16(CFLD(in, T, uar));
+	uint8_t cqe_size = (flags & TERN_CQ_F_TIMESTAMP) ? sizeof(struct tern_cqe_ts) :
+			   sizeof(struct tern_cqe);
 	struct ternm_cq *cq = NULL;
 	struct ternm_mem mem;
 	uint32_t bad_off, i;
 	int rc;
 
-	if (log < 1 || log > TERNM_MAX_CQ_LOG)
+	if (flags & ~TERN_CQ_F_TIMESTAMP)
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, flags));
+	/* 64-byte CQEs: the deepest ring holds half as many */
+	if (log < 1 || log > TERNM_MAX_CQ_LOG - (cqe_size == sizeof(struct tern_cqe) ? 0 : 1))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
-	if (in[offsetof(T, rsvd0)])
-		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd0));
 	if (get_le16(CFLD(in, T, rsvd1)))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd1));
 	if (!uar_ok(uar))
@@ -233,7 +238,7 @@ static int create_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (!cq)
 		return TERN_CMD_NO_RESOURCES;
 	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem),
-			       ((uint64_t)sizeof(struct tern_cqe) << log) + sizeof(struct tern_cq_ci_rec),
+			       ((uint64_t)cqe_size << log) + sizeof(struct tern_cq_ci_rec),
 			       true, &bad_off);
 	if (rc != TERN_CMD_OK)
 		return ternm_refuse(r, rc,
@@ -241,6 +246,7 @@ static int create_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	memset(cq, 0, sizeof(*cq));
 	cq->used = true;
 	cq->log_depth = log;
+	cq->cqe_size = cqe_size;
 	cq->eqn = eqn;
 	cq->uar = uar;
 	cq->mem = mem;
@@ -284,12 +290,15 @@ static int resize_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	typedef struct tern_cqe E;
 	uint32_t old_mask, ci, n, k, bad_off;
 	struct ternm_mem mem;
-	uint8_t rec[4], e[sizeof(E)];
+	uint8_t rec[4], e[sizeof(struct tern_cqe_ts)];
+	uint64_t sz;
 	int rc;
 
 	if (!cq)
 		return ternm_refuse(r, TERN_CMD_BAD_RESOURCE, offsetof(T, cqn));
-	if (log < 1 || log > TERNM_MAX_CQ_LOG)
+	/* the CQ keeps its CQE size */
+	sz = cq->cqe_size;
+	if (log < 1 || log > TERNM_MAX_CQ_LOG - (sz == sizeof(E) ? 0 : 1))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
 	for (k = 0; k < sizeof(((T *)0)->rsvd); k++)
 		if (in[offsetof(T, rsvd) + k])
@@ -297,7 +306,7 @@ static int resize_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (cq->err)
 		return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, cqn));
 	old_mask = (1u << cq->log_depth) - 1;
-	if (ternm_mem_read(m, &cq->mem, (uint64_t)sizeof(E) << cq->log_depth, rec, 4))
+	if (ternm_mem_read(m, &cq->mem, sz << cq->log_depth, rec, 4))
 		return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, cqn));
 	ci = get_le32(rec);
 	/* a CI record past the producer, or behind it by more than the ring: nothing valid */
@@ -305,22 +314,22 @@ static int resize_cq(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 	if (n > old_mask + 1 || n > (1u << log))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, log_depth));
 	rc = ternm_mem_init_ex(m, &mem, CFLD(in, T, mem),
-			       ((uint64_t)sizeof(E) << log) + sizeof(struct tern_cq_ci_rec), true,
-			       &bad_off);
+			       (sz << log) + sizeof(struct tern_cq_ci_rec), true, &bad_off);
 	if (rc != TERN_CMD_OK)
 		return ternm_refuse(r, rc,
 				    rc == TERN_CMD_BAD_PARAM ? offsetof(T, mem) + bad_off : 0);
 	for (k = 0; k < n; k++) {
-		uint64_t off = (uint64_t)k * sizeof(E);
+		uint64_t off = (uint64_t)k * sz;
 
-		if (ternm_mem_read(m, &cq->mem, (uint64_t)((ci + k) & old_mask) * sizeof(E), e,
-				   sizeof(e))) {
+		if (ternm_mem_read(m, &cq->mem, (uint64_t)((ci + k) & old_mask) * sz, e, sz)) {
 			ternm_mem_free(m, &mem);
 			return ternm_refuse(r, TERN_CMD_BAD_STATE, offsetof(T, cqn));
 		}
 		/* the new ring's first pass: phase 1, the other flags as they were */
 		e[offsetof(E, flags)] |= TERN_CQE_F_PHASE;
-		if (ternm_mem_write(m, &mem, off, e, offsetof(E, flags))) {
+		if (ternm_mem_write(m, &mem, off, e, offsetof(E, flags)) ||
+		    (sz > sizeof(E) &&
+		     ternm_mem_write(m, &mem, off + sizeof(E), e + sizeof(E), sz - sizeof(E)))) {
 			ternm_mem_free(m, &mem);
 			return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, mem));
 		}

@@ -346,6 +346,15 @@ struct tern_model {
 	uint16_t fatal_syndrome;
 	bool link_up;
 
+	/*
+	 * Device clock (device.c, "device clock"): at host time base_ns it read clk_base, and
+	 * it runs at 1 + clk_ppb / 10^9 ns per ns since. clk_arg: CLOCK_ARG_LO/HI. Not reset.
+	 */
+	uint64_t clk_base_ns;
+	uint64_t clk_base;
+	int32_t clk_ppb;
+	uint64_t clk_arg;
+
 	/* port, as set by SET_PORT */
 	uint32_t port_flags;
 	uint16_t mtu;
@@ -419,6 +428,7 @@ uint32_t ternm_crc32_reg_masked(uint32_t reg, const uint8_t *p, size_t len, cons
 void ternm_log(struct tern_model *m, enum tern_model_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 uint64_t ternm_now(struct tern_model *m);
+uint64_t ternm_clock_now(struct tern_model *m);
 void ternm_kick(struct tern_model *m);
 void ternm_fatal(struct tern_model *m, enum tern_fatal_syndrome syndrome);
 void ternm_timer_update(struct tern_model *m);

@@ -23,7 +23,8 @@ static void t_query_device(void)
 	CHECK_EQ(rd32(out + QD(fw_version)), rreg(&f, TERN_REG_FW_VERSION));
 	CHECK_EQ(rd32(out + QD(caps)), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
 					 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION |
-					 TERN_DEV_CAP_ETH_RSS | TERN_DEV_CAP_ETH_LRO);
+					 TERN_DEV_CAP_ETH_RSS | TERN_DEV_CAP_ETH_LRO |
+					 TERN_DEV_CAP_CLOCK);
 	CHECK(!strcmp((char *)out + QD(serial), "SN-TEST-0001"));
 	CHECK(!strcmp((char *)out + QD(board_id), "TERN-EMU-1"));
 	CHECK(!memcmp(out + QD(mac), test_mac, 6));

@@ -394,6 +394,104 @@ static void t_log_rate_limit(void)
 	fk_fini(&f);
 }
 
+static uint64_t clock_read(struct fake *f)
+{
+	return tern_model_mmio_read(f->m, TERN_BAR_REGS, TERN_REG_CLOCK_LO, 8);
+}
+
+static void clock_cmd(struct fake *f, uint32_t cmd, uint64_t arg)
+{
+	wreg(f, TERN_REG_CLOCK_ARG_LO, (uint32_t)arg);
+	wreg(f, TERN_REG_CLOCK_ARG_HI, (uint32_t)(arg >> 32));
+	wreg(f, TERN_REG_CLOCK_CMD, cmd);
+}
+
+/*
+ * The device clock: nanoseconds of host time since power-on, one sample per access (a
+ * 64-bit read agrees with its halves), stepped by SET and ADJUST, its rate moved by FREQ
+ * within +-10^8 ppb (anything else ignored), kept across CTRL.RESET and FLR.
+ */
+static void t_clock(void)
+{
+	struct fake f;
+	uint64_t t, t0;
+	unsigned int i;
+
+	fk_init(&f, false);
+	t0 = clock_read(&f);
+	f.now += 1000;
+	CHECK_EQ(clock_read(&f), t0 + 1000);
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_LO), (uint32_t)(t0 + 1000));
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_HI), (uint32_t)((t0 + 1000) >> 32));
+	/* the rest of the clock page reads 0 and ignores writes */
+	CHECK_EQ(rreg(&f, TERN_CLOCK_PAGE + 8), 0);
+	wreg(&f, TERN_REG_CLOCK_LO, 5);
+	CHECK_EQ(clock_read(&f), t0 + 1000);
+
+	/* SET, across the 32-bit boundary; the clock runs on from there */
+	clock_cmd(&f, TERN_CLOCK_CMD_SET, 0x1fffffff0ull);
+	CHECK_EQ(clock_read(&f), 0x1fffffff0ull);
+	f.now += 0x20;
+	CHECK_EQ(clock_read(&f), 0x200000010ull);
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_HI), 2);
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_LO), 0x10);
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_CMD), 0);
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_ARG_HI), 1);
+
+	/* ADJUST by a signed step, both ways */
+	clock_cmd(&f, TERN_CLOCK_CMD_ADJUST, 1000000);
+	CHECK_EQ(clock_read(&f), 0x200000010ull + 1000000);
+	clock_cmd(&f, TERN_CLOCK_CMD_ADJUST, (uint64_t)-3000000ll);
+	CHECK_EQ(clock_read(&f), 0x200000010ull - 2000000);
+	/* an unknown command changes nothing */
+	clock_cmd(&f, 3, 77);
+	CHECK_EQ(clock_read(&f), 0x200000010ull - 2000000);
+
+	/* FREQ: +1000 ppb gains 1 us a second, -10^8 ppb runs at 0.9 */
+	clock_cmd(&f, TERN_CLOCK_CMD_SET, 0);
+	wreg(&f, TERN_REG_CLOCK_FREQ, 1000);
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_FREQ), 1000);
+	f.now += 1000000000;
+	CHECK_EQ(clock_read(&f), 1000001000);
+	wreg(&f, TERN_REG_CLOCK_FREQ, (uint32_t)-TERN_CLOCK_MAX_ADJ_PPB);
+	f.now += 1000000000;
+	CHECK_EQ(clock_read(&f), 1000001000 + 900000000);
+	/* out of range: ignored (and logged), the rate stays */
+	wreg(&f, TERN_REG_CLOCK_FREQ, TERN_CLOCK_MAX_ADJ_PPB + 1);
+	wreg(&f, TERN_REG_CLOCK_FREQ, 0x80000000u);
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_FREQ), (uint32_t)-TERN_CLOCK_MAX_ADJ_PPB);
+	CHECK(strstr(f.last_log, "out of range") != NULL);
+	/* never backwards as time goes on, whatever the rate and the interval */
+	wreg(&f, TERN_REG_CLOCK_FREQ, (uint32_t)-99999999);
+	t = clock_read(&f);
+	for (i = 0; i < 1000; i++) {
+		uint64_t u;
+
+		f.now += 1 + i * 7919;
+		u = clock_read(&f);
+		CHECK(u >= t);
+		t = u;
+	}
+	/* a very long interval at the largest rate does not overflow */
+	wreg(&f, TERN_REG_CLOCK_FREQ, TERN_CLOCK_MAX_ADJ_PPB);
+	clock_cmd(&f, TERN_CLOCK_CMD_SET, 0);
+	f.now += 1000000000ull * 1000000;	/* 10^6 s */
+	CHECK_EQ(clock_read(&f), 1100000000ull * 1000000);
+
+	/* resets leave the clock and its rate alone */
+	wreg(&f, TERN_REG_CLOCK_FREQ, 0);
+	clock_cmd(&f, TERN_CLOCK_CMD_SET, 5000);
+	wreg(&f, TERN_REG_CTRL, TERN_CTRL_RESET);
+	wreg(&f, TERN_REG_CLOCK_FREQ, 500);	/* ignored while resetting */
+	fk_advance(&f, 2000000);
+	CHECK_EQ(rreg(&f, TERN_REG_STATUS) & TERN_STATUS_READY, TERN_STATUS_READY);
+	CHECK_EQ(clock_read(&f), 5000 + 2000000);
+	CHECK_EQ(rreg(&f, TERN_REG_CLOCK_FREQ), 0);
+	tern_model_reset(f.m);
+	CHECK_EQ(clock_read(&f), 5000 + 2000000);
+	fk_fini(&f);
+}
+
 const struct test device_tests[] = {
 	{ "registers at power-on: identity, READY, scratch, unknown offsets", t_power_on_registers },
 	{ "MMIO access sizes: narrow/wide reads, split 64-bit writes, bad writes ignored",
@@ -407,5 +505,7 @@ const struct test device_tests[] = {
 	{ "completion ring DMA fault -> FATAL; RX frames dropped while fatal", t_fatal_cq_dma },
 	{ "EQ ring DMA fault -> FATAL EQ_DMA on the ASYNC EQ", t_fatal_eq_dma },
 	{ "warnings a guest can cause are rate-limited, with the number left out", t_log_rate_limit },
+	{ "device clock: 64-bit ns, SET/ADJUST, bounded FREQ, monotonic, kept across resets",
+	  t_clock },
 	{ NULL, NULL },
 };

@@ -271,9 +271,9 @@ static void t_cq_cmds(void)
 	CHECK(cqn < d->caps.max_cq);
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_CQ, in, sizeof(in) - 2, NULL, 0, &c), TERN_CMD_BAD_LEN);
 	CHECK_EQ(c.syndrome, sizeof(CQI));
-	in[OFF(CQI, rsvd0)] = 1;
+	in[OFF(CQI, flags)] = 0x80;	/* not a TERN_CQ_F_* */
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_CQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);
-	CHECK_EQ(c.syndrome, OFF(CQI, rsvd0));
+	CHECK_EQ(c.syndrome, OFF(CQI, flags));
 	cq_in_valid(d, in, &m, 6);
 	wr16(in + OFF(CQI, rsvd1), 1);
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_CREATE_CQ, in, sizeof(in), NULL, 0, &c), TERN_CMD_BAD_PARAM);

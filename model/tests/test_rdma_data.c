@@ -228,6 +228,109 @@ static bool one_msg(struct conn *c, const struct msg *m)
 	return true;
 }
 
+static uint64_t dev_clock(struct rdev *d)
+{
+	return tern_model_mmio_read(d->f.m, TERN_BAR_REGS, TERN_REG_CLOCK_LO, 8);
+}
+
+/* One SEND without data from side 0 to side 1; both completions, their timestamps in @ts. */
+static bool ts_send(struct conn *c, uint64_t id, uint64_t ts[2])
+{
+	struct wc w;
+	bool ok = true;
+
+	post_recv(c->d[1], &c->qp[1], id + 1, NULL, 0);
+	ring_rq(c->d[1], &c->qp[1]);
+	post_send(c->d[0], &c->qp[0], TERN_WQE_SEND, TERN_WQE_F_SIGNALED, id, NULL, 0, 0, 0, 0);
+	ring_sq(c->d[0], &c->qp[0]);
+	if (conn_poll(c, 0, &w, 1, 20000000ull) != 1)
+		return false;
+	CHECK_WC(&w, TERN_WQE_SEND, TERN_CQE_OK, id);
+	ts[0] = w.ts;
+	if (conn_poll(c, 1, &w, 1, 1000000ull) != 1)
+		return false;
+	CHECK_WC(&w, TERN_CQE_RECV, TERN_CQE_OK, id + 1);
+	ts[1] = w.ts;
+	return ok;
+}
+
+/*
+ * CQs created with TERN_CQ_F_TIMESTAMP: 64-byte CQEs with the device clock when each was
+ * written (between the clock read before the post and after the poll, never going back, on
+ * both sides), around a small ring several times, after a step of the clock (the adjusted
+ * clock is the one stamped), and kept through RESIZE_CQ; bad flags and a ring too deep for
+ * 64-byte CQEs refused.
+ */
+static void t_cqe_timestamps(void)
+{
+	struct connopt o;
+	struct conn c;
+	uint64_t ts[2], prev[2] = { 0, 0 }, before, after;
+	uint8_t in[sizeof(struct tern_cmd_create_cq_in)];
+	struct wc w[2];
+	struct rcq cq;
+	struct cqe cc;
+	unsigned int i;
+
+	connopt_default(&o);
+	o.cq_flags = TERN_CQ_F_TIMESTAMP;
+	o.cq_log = 2;			/* 4 CQEs: wraps many times */
+	RQ(conn_setup(&c, &o));
+	for (i = 0; i < 24; i++) {
+		/* time goes on between messages (the pair delivers at once otherwise) */
+		wire_advance(&c.w, 1000 + 37 * i);
+		before = dev_clock(c.d[0]);
+		RQ(ts_send(&c, 0x100 + 2 * i, ts));
+		after = dev_clock(c.d[0]);
+		CHECK(ts[0] >= before && ts[0] <= after);
+		CHECK(ts[0] > prev[0] && ts[1] > prev[1]);
+		prev[0] = ts[0];
+		prev[1] = ts[1];
+	}
+	/* the clock stepped: the CQEs carry the adjusted time */
+	wreg(&c.d[0]->f, TERN_REG_CLOCK_ARG_LO, 0);
+	wreg(&c.d[0]->f, TERN_REG_CLOCK_ARG_HI, 0x10000);	/* 2^48 ns */
+	wreg(&c.d[0]->f, TERN_REG_CLOCK_CMD, TERN_CLOCK_CMD_SET);
+	RQ(ts_send(&c, 0x200, ts));
+	CHECK(ts[0] >= (1ull << 48) && ts[0] < (1ull << 48) + 1000000000ull);
+	CHECK(ts[1] < (1ull << 48));		/* the other device's clock did not move */
+	/* two CQEs left in the ring, then RESIZE_CQ: they move with their timestamps */
+	wire_advance(&c.w, 5000);
+	before = dev_clock(c.d[0]);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 0x300, NULL, 0, 0,
+		  0, 0);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 0x301, NULL, 0, 0,
+		  0, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	cq = c.cq[0];
+	cq.ci++;			/* the second one's slot */
+	wire_pump(&c.w);
+	for (i = 0; i < 1000 && !cq_peek(c.d[0], &cq); i++)
+		wire_advance(&c.w, 20000);
+	RQ(cq_peek(c.d[0], &cq));
+	RQ(cq_resize(c.d[0], &c.cq[0], 4, false) == TERN_CMD_OK);
+	RQ(cq_poll(c.d[0], &c.cq[0], &w[0]) && cq_poll(c.d[0], &c.cq[0], &w[1]));
+	CHECK_WC(&w[0], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 0x300);
+	CHECK_WC(&w[1], TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 0x301);
+	after = dev_clock(c.d[0]);
+	CHECK(w[0].ts >= before && w[0].ts <= w[1].ts && w[1].ts <= after);
+	CHECK(w[0].ts >= (1ull << 48) + 5000);
+	wire_advance(&c.w, 5000);
+	RQ(ts_send(&c, 0x400, ts));
+	CHECK(ts[0] > w[1].ts);
+	/* refused: an unknown flag; a 64-byte ring as deep as the deepest 32-byte one */
+	CHECK_EQ(cq_create_flags(c.d[0], &cq, 4, false, 0x02), TERN_CMD_BAD_PARAM);
+	qmem_free(&cq.mem);
+	memset(in, 0, sizeof(in));
+	in[offsetof(struct tern_cmd_create_cq_in, log_depth)] = c.d[0]->caps.max_cq_log;
+	in[offsetof(struct tern_cmd_create_cq_in, flags)] = TERN_CQ_F_TIMESTAMP;
+	CHECK_EQ(rdev_cmd(c.d[0], TERN_CMD_CREATE_CQ, in, sizeof(in), NULL, 0, &cc),
+		 TERN_CMD_BAD_PARAM);
+	CHECK_EQ(cc.syndrome, offsetof(struct tern_cmd_create_cq_in, log_depth));
+out:
+	conn_free(&c);
+}
+
 static const uint8_t all_ops[] = {
 	TERN_WQE_SEND, TERN_WQE_SEND_IMM, TERN_WQE_RDMA_WRITE, TERN_WQE_RDMA_WRITE_IMM,
 	TERN_WQE_RDMA_READ,
@@ -801,5 +904,7 @@ const struct test rdma_data_tests[] = {
 	{ "rdma data: 700 SENDs through SQ/RQ 16, CQ 32 page lists (wrap)", t_many_inflight_wrap },
 	{ "rdma data: unsignaled WQEs, SQ_SIG_ALL", t_signaling },
 	{ "rdma data: both directions at once (SEND, WRITE, READ)", t_bidirectional },
+	{ "rdma data: 64-byte CQEs with the device clock (TERN_CQ_F_TIMESTAMP), resize",
+	  t_cqe_timestamps },
 	{ NULL, NULL },
 };

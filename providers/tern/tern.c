@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <rdma/ib_user_ioctl_cmds.h>
+#include <util/mmio.h>
 #include <util/util.h>
 
 #include "tern.h"
@@ -139,6 +140,30 @@ static int tern_query_device_ex(struct ibv_context *ibctx,
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver), "%u.%u.%u",
 		 (unsigned int)(fw >> 24) & 0xff, (unsigned int)(fw >> 16) & 0xff,
 		 (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+/*
+ * ibv_query_rt_values_ex(): the device clock (IBV_VALUES_MASK_RAW_CLOCK), in nanoseconds
+ * (hca_core_clock is 1,000,000 kHz), read with one 64-bit load from the clock page the
+ * kernel mapped read-only: no system call.
+ */
+static int tern_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *values)
+{
+	struct tern_context *ctx = to_tctx(ibctx);
+	uint64_t ns;
+
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (!values->comp_mask)
+		return 0;
+	if (!ctx->clock_page)
+		return EOPNOTSUPP;
+	ns = le64toh(mmio_read64_le((const char *)ctx->clock_page +
+				    (TERN_REG_CLOCK_LO - TERN_CLOCK_PAGE)));
+	values->raw_clock.tv_sec = ns / 1000000000ull;
+	values->raw_clock.tv_nsec = ns % 1000000000ull;
+	values->comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
 	return 0;
 }
 
@@ -403,6 +428,8 @@ static void tern_free_context(struct ibv_context *ibctx)
 	unsigned int i;
 
 	munmap(ctx->uar, TERN_DB_PAGE_SIZE);
+	if (ctx->clock_page)
+		munmap((void *)ctx->clock_page, TERN_CLOCK_PAGE_SIZE);
 	for (i = 0; i < TERN_QP_TABLE_SIZE; i++)
 		free(ctx->qp_table[i].qps);
 	pthread_mutex_destroy(&ctx->qp_table_lock);
@@ -444,6 +471,7 @@ static const struct verbs_context_ops tern_ctx_ops = {
 	.post_send = tern_post_send,
 	.post_srq_recv = tern_post_srq_recv,
 	.query_device_ex = tern_query_device_ex,
+	.query_rt_values = tern_query_rt_values,
 	.query_port = tern_query_port,
 	.query_qp = tern_query_qp,
 	.query_srq = tern_query_srq,
@@ -501,6 +529,8 @@ static struct verbs_context *tern_alloc_context(struct ibv_device *ibdev, int cm
 	ctx->max_cq_log_depth = resp.max_cq_log_depth;
 	ctx->db_rec = (resp.comp_mask & TERN_UCTX_RESP_CAPS) &&
 		      (resp.caps & TERN_UCTX_CAP_DB_REC);
+	ctx->cqe_ts = (resp.comp_mask & TERN_UCTX_RESP_CAPS) &&
+		      (resp.caps & TERN_UCTX_CAP_CQE_TS);
 	ret = tern_check_limits(ctx);
 	if (ret) {
 		verbs_err(&ctx->ibv_ctx, "kernel reported unusable queue limits\n");
@@ -514,6 +544,18 @@ static struct verbs_context *tern_alloc_context(struct ibv_device *ibdev, int cm
 		verbs_err(&ctx->ibv_ctx, "cannot map the doorbell page: %s\n",
 			  strerror(ret));
 		goto err;
+	}
+
+	/* the device clock, read by query_rt_values without a system call */
+	if (resp.comp_mask & TERN_UCTX_RESP_CLOCK) {
+		void *page = mmap(NULL, TERN_CLOCK_PAGE_SIZE, PROT_READ, MAP_SHARED, cmd_fd,
+				  resp.clock_mmap_key);
+
+		if (page == MAP_FAILED)
+			verbs_warn(&ctx->ibv_ctx, "cannot map the device clock page: %s\n",
+				   strerror(errno));
+		else
+			ctx->clock_page = page;
 	}
 
 	verbs_set_ops(&ctx->ibv_ctx, &tern_ctx_ops);

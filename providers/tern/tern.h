@@ -72,6 +72,9 @@ struct tern_context {
 	uint8_t max_rq_log_depth;
 	uint8_t max_cq_log_depth;
 	bool db_rec;			/* TERN_UCTX_CAP_DB_REC: RQs and SRQs get records */
+	bool cqe_ts;			/* TERN_UCTX_CAP_CQE_TS: CQs with completion timestamps */
+	/* the device clock page (TERN_UCTX_RESP_CLOCK), mapped read-only; NULL without one */
+	const void *clock_page;
 
 	pthread_mutex_t qp_table_lock;	/* protects qp_table's arrays and refcnts */
 	struct {
@@ -100,13 +103,16 @@ struct tern_cq {
 	pthread_spinlock_t lock;
 	uint32_t cqn;
 	uint8_t log_depth;
+	uint8_t flags;			/* TERN_CREATE_CQ_F_* (TIMESTAMP: 64-byte CQEs) */
+	uint8_t cqe_size;		/* 32, or 64 with TERN_CREATE_CQ_F_TIMESTAMP */
 	uint32_t ci;			/* CQEs consumed, free-running */
-	struct tern_cqe *ring;		/* 1 << log_depth entries */
+	void *ring;			/* 1 << log_depth entries of cqe_size bytes */
 	struct tern_cq_ci_rec *ci_rec;	/* right after the ring */
 	struct tern_buf buf;
 	uint64_t events;		/* completion events acknowledged (cq_event) */
 	/* extended CQ: the completion start_poll/next_poll took, and ci at start_poll */
 	struct ibv_wc cur;
+	uint64_t cur_ts;		/* its completion timestamp (64-byte CQEs) */
 	uint32_t poll_ci0;
 };
 

@@ -23,10 +23,17 @@ static inline uint32_t tern_cq_mask(struct tern_cq *cq)
 	return (1u << cq->log_depth) - 1;
 }
 
+/* The CQE at free-running index @idx (32 or 64 bytes each: the first 32 are a tern_cqe). */
+static inline struct tern_cqe *tern_cqe_at(struct tern_cq *cq, uint32_t idx)
+{
+	return (struct tern_cqe *)((char *)cq->ring + (size_t)(idx & tern_cq_mask(cq)) *
+				   cq->cqe_size);
+}
+
 /* The CQE at free-running index @idx if the device has written it, else NULL. */
 static inline struct tern_cqe *tern_cqe_valid(struct tern_cq *cq, uint32_t idx)
 {
-	struct tern_cqe *cqe = &cq->ring[idx & tern_cq_mask(cq)];
+	struct tern_cqe *cqe = tern_cqe_at(cq, idx);
 	uint8_t flags = __atomic_load_n(&cqe->flags, __ATOMIC_RELAXED);
 
 	if ((flags & TERN_CQE_F_PHASE) != tern_cqe_phase(idx, cq->log_depth))
@@ -48,7 +55,7 @@ static inline void tern_cq_update_ci(struct tern_cq *cq)
  * A CQ of at least @cqe entries with its ring and CI record, not yet known to the kernel;
  * NULL with errno set.
  */
-static struct tern_cq *tern_cq_alloc(struct tern_context *ctx, int cqe)
+static struct tern_cq *tern_cq_alloc(struct tern_context *ctx, int cqe, uint8_t flags)
 {
 	unsigned int log_depth;
 	size_t ring_len;
@@ -62,7 +69,8 @@ static struct tern_cq *tern_cq_alloc(struct tern_context *ctx, int cqe)
 	log_depth = tern_order(cqe);
 	if (log_depth < 1)
 		log_depth = 1;
-	if (log_depth > ctx->max_cq_log_depth) {
+	/* 64-byte CQEs: half as many fit in the deepest ring */
+	if (log_depth > ctx->max_cq_log_depth - ((flags & TERN_CREATE_CQ_F_TIMESTAMP) ? 1 : 0)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -74,7 +82,10 @@ static struct tern_cq *tern_cq_alloc(struct tern_context *ctx, int cqe)
 	}
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	cq->log_depth = log_depth;
-	ring_len = sizeof(struct tern_cqe) << log_depth;
+	cq->flags = flags;
+	cq->cqe_size = (flags & TERN_CREATE_CQ_F_TIMESTAMP) ? sizeof(struct tern_cqe_ts) :
+							     sizeof(struct tern_cqe);
+	ring_len = (size_t)cq->cqe_size << log_depth;
 	ret = tern_buf_alloc(&cq->buf, ring_len + sizeof(struct tern_cq_ci_rec));
 	if (ret) {
 		pthread_spin_destroy(&cq->lock);
@@ -99,6 +110,7 @@ static void tern_cq_fill_cmd(struct tern_cq *cq, struct tern_create_cq_cmd *cmd)
 	cmd->buf_va = (uintptr_t)cq->buf.addr;
 	cmd->buf_len = cq->buf.len;
 	cmd->log_depth = cq->log_depth;
+	cmd->flags = cq->flags;
 }
 
 struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
@@ -109,7 +121,7 @@ struct ibv_cq *tern_create_cq(struct ibv_context *ibctx, int cqe,
 	struct tern_cq *cq;
 	int ret;
 
-	cq = tern_cq_alloc(to_tctx(ibctx), cqe);
+	cq = tern_cq_alloc(to_tctx(ibctx), cqe, 0);
 	if (!cq)
 		return NULL;
 	tern_cq_fill_cmd(cq, &cmd.drv_payload);
@@ -140,7 +152,7 @@ int tern_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct tern_cq *cq = to_tcq(ibcq), *nq;
 	int ret;
 
-	nq = tern_cq_alloc(to_tctx(ibcq->context), cqe);
+	nq = tern_cq_alloc(to_tctx(ibcq->context), cqe, cq->flags);
 	if (!nq)
 		return errno;
 	tern_cq_fill_cmd(nq, &cmd.drv_payload);
@@ -336,6 +348,8 @@ static int tern_poll_one(struct tern_context *ctx, struct tern_cq *cq, struct ib
 	wc->slid = 0;
 	wc->sl = 0;
 	wc->dlid_path_bits = 0;
+	if (cq->cqe_size > sizeof(struct tern_cqe))
+		cq->cur_ts = le64toh(((struct tern_cqe_ts *)cqe)->timestamp);
 
 	if (opcode & 0x80)
 		tern_wc_recv(qp, cqe, opcode, wc);
@@ -458,6 +472,12 @@ static uint8_t tern_read_sl(struct ibv_cq_ex *ibcq)
 	return to_tcq_ex(ibcq)->cur.sl;
 }
 
+/* The device clock (ns) when the device wrote the completion: hca_core_clock's unit. */
+static uint64_t tern_read_completion_ts(struct ibv_cq_ex *ibcq)
+{
+	return to_tcq_ex(ibcq)->cur_ts;
+}
+
 static uint8_t tern_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 {
 	return to_tcq_ex(ibcq)->cur.dlid_path_bits;
@@ -478,8 +498,15 @@ struct ibv_cq_ex *tern_create_cq_ex(struct ibv_context *ibctx,
 	struct tern_cq *cq;
 	int ret;
 
-	/* no completion timestamps, no parent domains, no overrun-ignoring CQs */
-	if ((attr->wc_flags & ~(uint64_t)TERN_CQ_EX_WC_FLAGS) ||
+	struct tern_context *ctx = to_tctx(ibctx);
+	uint64_t wc_flags = TERN_CQ_EX_WC_FLAGS;
+
+	/* completion timestamps where the kernel and device have them (not wallclock: the
+	 * device clock is not the system's), no parent domains, no overrun-ignoring CQs
+	 */
+	if (ctx->cqe_ts)
+		wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	if ((attr->wc_flags & ~wc_flags) ||
 	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
@@ -490,7 +517,9 @@ struct ibv_cq_ex *tern_create_cq_ex(struct ibv_context *ibctx,
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = tern_cq_alloc(to_tctx(ibctx), (int)attr->cqe);
+	cq = tern_cq_alloc(ctx, (int)attr->cqe,
+			   (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) ?
+			   TERN_CREATE_CQ_F_TIMESTAMP : 0);
 	if (!cq)
 		return NULL;
 	tern_cq_fill_cmd(cq, &cmd.drv_payload);
@@ -526,6 +555,8 @@ struct ibv_cq_ex *tern_create_cq_ex(struct ibv_context *ibctx,
 		cx->read_sl = tern_read_sl;
 	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		cx->read_dlid_path_bits = tern_read_dlid_path_bits;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		cx->read_completion_ts = tern_read_completion_ts;
 	return cx;
 }
 
@@ -576,7 +607,7 @@ void tern_cq_clean(struct tern_cq *cq, struct tern_qp *qp)
 			break;
 
 	for (idx = end; idx-- != cq->ci;) {
-		src = &cq->ring[idx & tern_cq_mask(cq)];
+		src = tern_cqe_at(cq, idx);
 		if (le32toh(src->qpn) == qpn) {
 			if (qp->srq && (src->opcode & 0x80))
 				__atomic_fetch_add(&qp->srq->done, 1, __ATOMIC_RELEASE);
@@ -585,9 +616,11 @@ void tern_cq_clean(struct tern_cq *cq, struct tern_qp *qp)
 		}
 		if (!nfreed)
 			continue;
-		dst = &cq->ring[(idx + nfreed) & tern_cq_mask(cq)];
+		dst = tern_cqe_at(cq, idx + nfreed);
 		/* copy all but the flags byte, then flags with the destination's phase */
 		memcpy(dst, src, offsetof(struct tern_cqe, flags));
+		if (cq->cqe_size > sizeof(*src))
+			memcpy(dst + 1, src + 1, cq->cqe_size - sizeof(*src));
 		udma_to_device_barrier();
 		dst->flags = (src->flags & ~TERN_CQE_F_PHASE) | tern_cqe_phase(idx + nfreed, cq->log_depth);
 	}

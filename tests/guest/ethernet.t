@@ -12,8 +12,10 @@ transfer with the longest period than without moderation, data intact each time)
 queue pairs with RSS (ethtool -l/-L/-x/-X: TCP flows spread over the RX queues as the
 per-queue counters show, -X equal 1 keeps everything on queue 0, -L 1 and back, refusals,
 kept across down/up and devlink reload, data intact each time), failing and lost firmware
-commands surface as errors, the carrier follows the wire, and the module unloads and reloads
-cleanly."""
+commands surface as errors, the carrier follows the wire, the device clock is a PTP hardware
+clock (ethtool -T lists it; linuxptp's phc_ctl reads it advancing, steps, sets and slews it;
+it comes back after devlink reload and module reload and goes away with the module), and the
+module unloads and reloads cleanly."""
 
 import array
 import collections
@@ -142,6 +144,42 @@ def moved(a, b):
     return sorted(q for q in b if b[q] > a.get(q, 0))
 
 
+def phc_index(node, dev):
+    """The PTP hardware clock index ``ethtool -T`` gives for ``dev``, or None."""
+    out = node.run("ethtool -T %s" % dev).stdout
+    m = re.search(r"^(?:PTP Hardware Clock|Hardware timestamp provider index):\s*(\d+)",
+                  out, re.M)
+    return int(m.group(1)) if m else None
+
+
+def phc_ctl(node, ptp, cmds):
+    """Run linuxptp's phc_ctl on ``ptp`` (/dev/ptpN); returns (result, the times ``get``
+    printed, the offsets ``cmp`` printed in ns)."""
+    r = node.run("phc_ctl -q %s -- %s" % (ptp, cmds), timeout=30)
+    got = [float(x) for x in re.findall(r"clock time is (\d+\.\d+)", r.stdout)]
+    cmp = [int(x) for x in re.findall(r"offset from CLOCK_REALTIME is (-?\d+)ns", r.stdout)]
+    return r, got, cmp
+
+
+def check_phc(t, node, dev, what):
+    """ethtool -T names a PHC that is tern's and runs; returns its /dev path or None."""
+    idx = phc_index(node, dev)
+    name = node.run("cat /sys/class/ptp/ptp%s/clock_name" % idx).stdout.strip()
+    t.ok(idx is not None and name == "tern device clock",
+         "%s: ethtool -T %s shows PTP hardware clock %s (%s)%s" % (node.name, dev, idx, name,
+                                                                 what),
+         node.run("ethtool -T %s; ls /sys/class/ptp" % dev).stdout)
+    if idx is None:
+        return None
+    ptp = "/dev/ptp%d" % idx
+    r, got, _ = phc_ctl(node, ptp, "get wait 0.2 get")
+    t.ok(r.rc == 0 and len(got) == 2 and 0.2 <= got[1] - got[0] < 10,
+         "%s: %s read twice 0.2 s apart advanced %.3f s%s" % (
+             node.name, ptp, got[1] - got[0] if len(got) == 2 else -1, what),
+         r.stdout, r.stderr)
+    return ptp
+
+
 # RSS: flows fetched in parallel, each its own TCP connection (source port).
 RSS_FLOWS = 8
 RSS_KIB = 256 if paths.flavour() == "debug" else 512
@@ -189,6 +227,36 @@ try:
     for a, b in ((n0, n1), (n1, n0)):
         r = a.run("ping -c 3 -W 5 %s" % b.ip(0), timeout=40)
         t.ok(r.rc == 0, "%s pings %s over tern" % (a.name, b.name), r.stdout, r.stderr)
+
+    # --- the device clock as a PTP hardware clock (linuxptp's phc_ctl) ----------------------
+    ptps = [check_phc(t, n, d, "") for n, d in zip(c, devs)]
+    if ptps[0]:
+        ptp = ptps[0]
+        # a step forward and back (clock_adjtime ADJ_SETOFFSET): moved by what was asked
+        r, got, _ = phc_ctl(n0, ptp, "get adj 100 get adj -100 get")
+        steps = [b - a for a, b in zip(got, got[1:])]
+        t.ok(r.rc == 0 and len(steps) == 2 and 100 <= steps[0] < 102 and
+             -100 <= steps[1] < -98,
+             "phc_ctl adj 100, adj -100: the PHC moved by %s s" %
+             ", ".join("%.6f" % x for x in steps), r.stdout, r.stderr)
+        # set (clock_settime): the PHC runs on from the time set
+        r, got, _ = phc_ctl(n0, ptp, "set 1000000 get")
+        t.ok(r.rc == 0 and len(got) == 1 and 1000000 <= got[0] < 1000002,
+             "phc_ctl set 1000000: the PHC reads %.6f" % (got[0] if got else -1),
+             r.stdout, r.stderr)
+        # frequency (adjfine): +5 % gains ~50 ms a second on CLOCK_REALTIME over what the
+        # unadjusted clock gains (cmp prints CLOCK_REALTIME - PHC); out of range (+20 %)
+        # refused
+        r0, _, cmp0 = phc_ctl(n0, ptp, "freq 0 cmp wait 1 cmp")
+        r1, _, cmp1 = phc_ctl(n0, ptp, "freq 50000000 cmp wait 1 cmp freq 0")
+        gain = ((cmp0[1] - cmp0[0]) - (cmp1[1] - cmp1[0])) / 1e6 \
+            if len(cmp0) == 2 and len(cmp1) == 2 else -1
+        t.ok(r0.rc == 0 and r1.rc == 0 and 40 <= gain <= 200,
+             "phc_ctl freq 50000000 (+5 %%): the PHC gained %.1f ms more in a second" % gain,
+             r0.stdout, r1.stdout, r1.stderr)
+        r, _, _ = phc_ctl(n0, ptp, "freq 200000000")
+        t.ok(r.rc != 0 or "failed" in r.stdout + r.stderr,
+             "phc_ctl freq 200000000 (+20 %, beyond max_adj) refused", r.stdout, r.stderr)
 
     # --- the offloads are on --------------------------------------------------------------
     for n, d in zip(c, devs):
@@ -344,6 +412,7 @@ try:
     wait_for(lambda: carrier(n0, devs[0]) == 1, timeout=15)
     t.ok(r.rc == 0 and coalesce(n0, devs[0]) == COAL_SET, "ethtool -C kept across devlink "
          "dev reload", r.stderr)
+    check_phc(t, n0, devs[0], " after devlink dev reload")
     before = n0.dmesg().count("recovering: resetting the device")
     r = n0.run("devlink health test pci/%s reporter fw" % bdf)
     t.ok(r.rc == 0 and wait_for(
@@ -534,6 +603,8 @@ try:
     t.ok(r.rc == 0, "after rmmod: no driver, no debugfs, no IRQs, no devlink instance",
          n0.run("ls /sys/bus/pci/drivers/; ls /sys/kernel/debug; cat /proc/interrupts;"
                 " devlink dev").stdout)
+    r = n0.run("cat /sys/class/ptp/*/clock_name 2>/dev/null | grep -c tern")
+    t.eq(r.stdout.strip(), "0", "after rmmod: no tern PTP clock left")
     for n in c:
         n.forget_ifaces()
         r = n.run("modprobe tern_core", timeout=60)
@@ -543,6 +614,7 @@ try:
         wait_for(lambda: carrier(n, dev) == 1, timeout=15)
     r = n0.run("ping -c 3 -W 5 %s" % n1.ip(0), timeout=40)
     t.ok(r.rc == 0, "ping works after reload", r.stdout, r.stderr)
+    check_phc(t, n0, devs[0], " after module reload")
 
     # --- the kernel never complained --------------------------------------------------------
     check_kernel_clean(t, c)

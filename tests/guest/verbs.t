@@ -2,6 +2,12 @@
 """The rest of the verbs between two guests over tern (issue 7): UD, shared receive queues,
 atomics and asynchronous events.
 
+- Completion timestamps (issue 40): ibv_devinfo -v shows hca_core_clock 1000000 kHz, and
+  rdma-core's ibv_rc_pingpong --ts (an extended CQ with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+  prints receive-completion intervals in device nanoseconds on both sides: positive, ordered,
+  their average between 1/4 and 2x of the time per iteration it measured with the system
+  clock.
+
 - UD: ibv_ud_pingpong (buffers checked) at small and MTU-sized messages, ib_send_bw and
   ib_send_lat with -c UD; the UD counters move (tern). UD multicast: ib_send_bw -c UD -g
   (the server's QP attached to a group, the client sending to the group; ibv_attach_mcast
@@ -124,6 +130,7 @@ except HarnessError as e:
 DEBUG = c.flavour == "debug"
 PAIR_TIMEOUT = 600 if DEBUG else 240
 ITERS = 50 if DEBUG else 200
+TS_ITERS = 50 if DEBUG else 200
 # rdma-atomic: fetch-and-adds per client; under faults fewer (each loss costs a timeout)
 ATOMIC_N = 200 if DEBUG else 1000
 LOSSY_ATOMIC_N = 100 if DEBUG else 400
@@ -615,6 +622,39 @@ try:
             m = re.match(r"(\d+)", info.get("active_mtu", ""))
             if m:
                 mtu = min(mtu, int(m.group(1)))
+
+        # --- completion timestamps: ibv_rc_pingpong --ts ----------------------------------
+        if KIND == "tern":
+            r = n0.run("ibv_devinfo -v -d %s" % dev, timeout=60)
+            m = re.search(r"hca_core_clock:\s*(\d+)\s*kHZ", r.stdout)
+            t.ok(m and int(m.group(1)) == 1000000,
+                 "ibv_devinfo -v: hca_core_clock 1000000 kHz (the device clock counts ns)",
+                 r.stdout[-2000:])
+            res, good = pingpong("ibv_rc_pingpong", "-s 64 --ts", TS_ITERS)
+            stats = []
+            for side in (res.client, res.server):
+                if side is None:
+                    continue
+                got = dict(re.findall(r"^(Max|Min|Average) receive completion clock cycles = "
+                                      r"([\d.]+)", side.stdout, re.M))
+                per = re.search(r"iters in [\d.]+ seconds = ([\d.]+) usec/iter", side.stdout)
+                if len(got) == 3 and per:
+                    stats.append((float(got["Min"]), float(got["Average"]),
+                                  float(got["Max"]), float(per.group(1)) * 1000))
+            # one receive completion per iteration on each side: the average interval in device
+            # nanoseconds is about the time per iteration the program measured with the host
+            # clock; that time also holds the start (the server's clock runs while it waits
+            # for the first message: 2.4x the intervals with 50 iterations on the debug kernel)
+            t.ok(good and len(stats) == 2 and
+                 all(0 < lo <= avg <= hi and 0.25 * it <= avg <= 2 * it
+                     for lo, avg, hi, it in stats),
+                 "ibv_rc_pingpong --ts: %d iterations, receive completion intervals (device ns, "
+                 "min/avg/max) %s, each average within 1/4 to 2x of the time per iteration" % (
+                     TS_ITERS, "; ".join("%.0f/%.0f/%.0f vs %.0f" % x for x in stats)),
+                 res.diag())
+        else:
+            t.skip("ibv_rc_pingpong --ts", "Soft-RoCE has no completion timestamps "
+                   "(hca_core_clock 0)")
 
         # --- UD -------------------------------------------------------------------------------
         before = counters()

@@ -162,6 +162,11 @@ int ibv_cmd_get_context(struct verbs_context *context, struct ibv_get_context *c
 		r->comp_mask = TERN_UCTX_RESP_CAPS;
 		r->caps = g_uctx_caps;
 	}
+	/* with completion timestamps, the device clock page: the memfd's second page */
+	if (g_uctx_caps & TERN_UCTX_CAP_CQE_TS) {
+		r->comp_mask |= TERN_UCTX_RESP_CLOCK;
+		r->clock_mmap_key = TERN_DB_PAGE_SIZE;
+	}
 	return 0;
 }
 
@@ -1095,7 +1100,7 @@ int main(int argc, char **argv)
 		goto out;
 
 	memfd = memfd_create("tern-uar", 0);
-	if (memfd < 0 || ftruncate(memfd, TERN_DB_PAGE_SIZE))
+	if (memfd < 0 || ftruncate(memfd, TERN_DB_PAGE_SIZE + TERN_CLOCK_PAGE_SIZE))
 		return 2;
 	g_uar = mmap(NULL, TERN_DB_PAGE_SIZE, PROT_READ, MAP_SHARED, memfd, 0);
 	vdev = g_dev_ops->alloc_device(NULL);
@@ -1668,6 +1673,92 @@ int main(int argc, char **argv)
 		g_ops->destroy_cq(cq);
 		g_ops->dealloc_pd(pd);
 		g_ops->free_context(ctx);
+		g_uctx_caps = 0;
+	}
+	/* completion timestamps (TERN_UCTX_CAP_CQE_TS) and the device clock page */
+	{
+		struct ibv_cq_init_attr_ex ca = { .cqe = 4, .wc_flags = IBV_WC_STANDARD_FLAGS |
+						  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP };
+		struct ibv_recv_wr r2[2] = {
+			{ .wr_id = 1, .next = &r2[1] }, { .wr_id = 2 },
+		};
+		struct ibv_poll_cq_attr pa = {};
+		struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+		struct tern_cqe_ts *ring;
+		uint64_t ts[2] = { 0, 0 }, *clk;
+		struct ibv_cq_ex *cx;
+		unsigned int k;
+
+		g_uctx_caps = TERN_UCTX_CAP_CQE_TS;
+		vctx = g_dev_ops->alloc_context(&vdev->device, memfd, NULL);
+		ok(vctx != NULL, "timestamps: alloc_context");
+		if (!vctx)
+			goto out;
+		ctx = &vctx->context;
+		clk = mmap(NULL, TERN_CLOCK_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd,
+			   TERN_DB_PAGE_SIZE);
+		if (clk == MAP_FAILED)
+			goto out;
+		clk[(TERN_REG_CLOCK_LO - TERN_CLOCK_PAGE) / 8] = htole64(12345678901234ull);
+		ok(g_ops->query_rt_values && !g_ops->query_rt_values(ctx, &v) &&
+		   v.comp_mask == IBV_VALUES_MASK_RAW_CLOCK && v.raw_clock.tv_sec == 12345 &&
+		   v.raw_clock.tv_nsec == 678901234,
+		   "timestamps: query_rt_values reads the clock page: 12345.678901234 s");
+		pd = g_ops->alloc_pd(ctx);
+		ca.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+		errno = 0;
+		ok(!g_ops->create_cq_ex(ctx, &ca) && errno == EOPNOTSUPP,
+		   "timestamps: create_cq_ex with WALLCLOCK: EOPNOTSUPP");
+		ca.wc_flags &= ~(uint64_t)IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+		cx = g_ops->create_cq_ex(ctx, &ca);
+		ok(cx && cx->read_completion_ts && g_cq_cmd.flags == TERN_CREATE_CQ_F_TIMESTAMP &&
+		   g_cq_cmd.log_depth == 2 && g_cq_cmd.buf_len >= 4 * 64 + 8,
+		   "timestamps: create_cq_ex asks for 64-byte CQEs, the buffer holds 4 and the "
+		   "record");
+		if (!cx || !pd)
+			goto out;
+		ring = (struct tern_cqe_ts *)(uintptr_t)g_cq_cmd.buf_va;
+		memset(&qa, 0, sizeof(qa));
+		qa.send_cq = ibv_cq_ex_to_cq(cx);
+		qa.recv_cq = ibv_cq_ex_to_cq(cx);
+		qa.qp_type = IBV_QPT_RC;
+		qa.cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_recv_wr = 4,
+					      .max_send_sge = 1, .max_recv_sge = 1 };
+		qp = g_ops->create_qp(pd, &qa);
+		if (!qp)
+			goto out;
+		attr.qp_state = IBV_QPS_RTS;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		g_ops->post_recv(qp, r2, &rbad);
+		/* the device's two receive completions, 64 bytes each, stamped */
+		for (k = 0; k < 2; k++) {
+			memset(&ring[k], 0, sizeof(ring[k]));
+			ring[k].cqe.wr_id = htole64(k + 1);
+			ring[k].cqe.qpn = htole32(qp->qp_num);
+			ring[k].cqe.wqe_idx = htole16(k);
+			ring[k].cqe.opcode = TERN_CQE_RECV;
+			ring[k].timestamp = htole64(1000000000ull + 777 * k);
+			__atomic_store_n(&ring[k].cqe.flags, (uint8_t)TERN_CQE_F_PHASE,
+					 __ATOMIC_RELEASE);
+		}
+		k = 0;
+		if (!ibv_start_poll(cx, &pa)) {
+			do {
+				if (k < 2 && cx->wr_id == k + 1)
+					ts[k] = ibv_wc_read_completion_ts(cx);
+				k++;
+			} while (!ibv_next_poll(cx));
+			ibv_end_poll(cx);
+		}
+		ok(k == 2 && ts[0] == 1000000000ull && ts[1] == 1000000777ull,
+		   "timestamps: two 64-byte CQEs polled, ibv_wc_read_completion_ts gives their "
+		   "stamps (got %u: %llu, %llu)", k, (unsigned long long)ts[0],
+		   (unsigned long long)ts[1]);
+		g_ops->destroy_qp(qp);
+		g_ops->destroy_cq(ibv_cq_ex_to_cq(cx));
+		g_ops->dealloc_pd(pd);
+		g_ops->free_context(ctx);
+		munmap(clk, TERN_CLOCK_PAGE_SIZE);
 		g_uctx_caps = 0;
 	}
 	g_dev_ops->uninit_device(vdev);

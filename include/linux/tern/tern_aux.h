@@ -65,6 +65,7 @@ struct device *tern_core_dma_dev(struct tern_dev *tdev);
 struct net_device *tern_core_netdev(struct tern_dev *tdev);
 const struct tern_cmd_query_device_out *tern_core_caps(struct tern_dev *tdev);
 resource_size_t tern_core_db_page_addr(struct tern_dev *tdev, unsigned int page);
+resource_size_t tern_core_clock_page_addr(struct tern_dev *tdev);
 int tern_core_set_async_handler(struct tern_dev *tdev, tern_event_handler_t handler, void *ctx);
 void tern_core_clear_async_handler(struct tern_dev *tdev);
 int tern_core_num_comp_vectors(struct tern_dev *tdev);

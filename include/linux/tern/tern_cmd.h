@@ -86,6 +86,7 @@ struct tern_cmd_nop_in {
 #define TERN_DEV_CAP_ETH_MODERATION	(1u << 4)	/* Ethernet queue event moderation */
 #define TERN_DEV_CAP_ETH_RSS		(1u << 5)	/* receive side scaling: SET_RSS */
 #define TERN_DEV_CAP_ETH_LRO		(1u << 6)	/* receive coalescing: TERN_PORT_F_LRO */
+#define TERN_DEV_CAP_CLOCK		(1u << 7)	/* device clock: TERN_REG_CLOCK_* */
 
 struct tern_cmd_query_device_out {
 	__le32	fw_version;		/* as TERN_REG_FW_VERSION */

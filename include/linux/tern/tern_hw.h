@@ -55,6 +55,11 @@
 #define TERN_REG_CMDQ_CQ_HI		0x002c	/* RW: completion ring DMA address, high 32 */
 #define TERN_REG_CMDQ_CFG		0x0030	/* RW: TERN_CMDQ_CFG_* */
 #define TERN_REG_CMDQ_STATUS		0x0034	/* RO: TERN_CMDQ_STATUS_* */
+/* Device clock adjustment (TERN_DEV_CAP_CLOCK); the clock itself is in TERN_CLOCK_PAGE. */
+#define TERN_REG_CLOCK_FREQ		0x0040	/* RW: rate adjustment, signed ppb */
+#define TERN_REG_CLOCK_ARG_LO		0x0044	/* RW: argument of CLOCK_CMD, low 32 */
+#define TERN_REG_CLOCK_ARG_HI		0x0048	/* RW: argument of CLOCK_CMD, high 32 */
+#define TERN_REG_CLOCK_CMD		0x004c	/* WO: TERN_CLOCK_CMD_*; reads 0 */
 
 #define TERN_MAGIC			0x4e524554	/* "TERN" in little-endian bytes */
 
@@ -81,6 +86,25 @@ enum tern_fatal_syndrome {
 
 #define TERN_CMDQ_STATUS_ENABLED	(1u << 0)
 #define TERN_CMDQ_STATUS_ERROR		(1u << 1)	/* ring DMA fault; see STATUS syndrome */
+
+/*
+ * Device clock (TERN_DEV_CAP_CLOCK; Documentation/hw/interface.rst, "Device clock"): a 64-bit
+ * count of nanoseconds that runs from power-on, at the nominal TERN_CLOCK_KHZ adjusted by
+ * TERN_REG_CLOCK_FREQ. The clock page holds nothing else, so a driver may map it read-only
+ * into user space. A 64-bit read of TERN_REG_CLOCK_LO is atomic; with 32-bit reads, read HI,
+ * LO, HI again, and read LO once more when the two HI differ (that LO goes with the second
+ * HI). Resets (CTRL.RESET, FLR) leave the clock and its adjustment alone.
+ */
+#define TERN_CLOCK_PAGE			0x3000	/* 4 KiB page: RO, may be mapped by users */
+#define TERN_CLOCK_PAGE_SIZE		0x1000
+#define TERN_REG_CLOCK_LO		0x3000	/* RO: device time, ns, low 32 */
+#define TERN_REG_CLOCK_HI		0x3004	/* RO: device time, ns, high 32 */
+#define TERN_CLOCK_KHZ			1000000	/* nominal rate: 1 GHz, one tick a nanosecond */
+/* TERN_REG_CLOCK_FREQ: -TERN_CLOCK_MAX_ADJ_PPB..TERN_CLOCK_MAX_ADJ_PPB; others are ignored. */
+#define TERN_CLOCK_MAX_ADJ_PPB		100000000
+/* TERN_REG_CLOCK_CMD values; others are ignored. */
+#define TERN_CLOCK_CMD_SET		1	/* the clock becomes ARG */
+#define TERN_CLOCK_CMD_ADJUST		2	/* the clock moves by ARG, a signed 64-bit ns */
 
 /*
  * Timeouts (milliseconds). The device states its own worst cases in TERN_REG_CMD_TIMEOUT and

@@ -391,6 +391,18 @@ struct tern_cqe {
 	__u8	flags;			/* TERN_CQE_F_*; written last */
 };
 
+/*
+ * CQE of a CQ created with TERN_CQ_F_TIMESTAMP (TERN_RDMA_CAP_CQE_TS): 64 bytes, the
+ * ordinary CQE and then the device clock (tern_hw.h, TERN_REG_CLOCK_LO) when the CQE was
+ * written, in nanoseconds. The device writes bytes 0..30 and 32..63, then byte 31 last, as
+ * for 32-byte CQEs. The CI record follows the ring (64 << log_depth bytes).
+ */
+struct tern_cqe_ts {
+	struct tern_cqe cqe;
+	__le64	timestamp;		/* device clock, ns */
+	__u8	rsvd[24];
+};
+
 /* Why a CQE has an error status (vendor_err), for people debugging a failure. */
 enum tern_cqe_syndrome {
 	TERN_SYND_NONE			= 0,
@@ -529,6 +541,7 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_REREG_MR		(1u << 9)	/* REREG_MR: an MR changed in place */
 #define TERN_RDMA_CAP_MCAST		(1u << 10)	/* UD multicast: ATTACH/DETACH_MCAST */
 #define TERN_RDMA_CAP_QP_COUNTERS	(1u << 11)	/* QP counter sets: *_COUNTER commands */
+#define TERN_RDMA_CAP_CQE_TS		(1u << 12)	/* TERN_CQ_F_TIMESTAMP: 64-byte CQEs */
 
 /*
  * QP counter sets (TERN_RDMA_CAP_QP_COUNTERS; Documentation/hw/rdma.rst, "QP counter sets").
@@ -698,13 +711,16 @@ struct tern_cmd_destroy_mr_in {
 };
 
 /*
- * CREATE_CQ. @mem covers the ring (32 << log_depth bytes) and the CI record after it.
- * Result: CQN.
+ * CREATE_CQ. @mem covers the ring (32 << log_depth bytes, 64 << log_depth with
+ * TERN_CQ_F_TIMESTAMP) and the CI record after it. Result: CQN.
  */
+#define TERN_CQ_F_TIMESTAMP		(1u << 0)	/* TERN_RDMA_CAP_CQE_TS: tern_cqe_ts */
+/* A CQ with 64-byte CQEs holds at most 2^(max_cq_log_depth - 1) of them (the same bytes). */
+
 struct tern_cmd_create_cq_in {
 	struct tern_mem_desc mem;
 	__u8	log_depth;		/* 1..max_cq_log_depth */
-	__u8	rsvd0;
+	__u8	flags;			/* TERN_CQ_F_*; BAD_PARAM for others */
 	__le16	eqn;			/* EQ for completion events */
 	__le16	uar;			/* doorbell page of the CQ's doorbells */
 	__le16	rsvd1;
@@ -721,9 +737,9 @@ struct tern_cmd_destroy_cq_in {
  * to entries 0.. of the new ring in order, with the new ring's phase (1: its first pass),
  * and goes on writing after them; the new ring's CI record must read 0. The old ring is not
  * accessed once the command completes; arming and the EQ stay. @mem covers the new ring
- * (32 << log_depth bytes) and its CI record. BAD_PARAM (syndrome: offset of log_depth) when
- * more CQEs are outstanding than the new ring holds; BAD_STATE for a CQ in error or whose
- * old CI record cannot be read.
+ * (the CQ keeps its CQE size: 32 or 64 << log_depth bytes) and its CI record. BAD_PARAM
+ * (syndrome: offset of log_depth) when more CQEs are outstanding than the new ring holds;
+ * BAD_STATE for a CQ in error or whose old CI record cannot be read.
  */
 struct tern_cmd_resize_cq_in {
 	struct tern_mem_desc mem;
@@ -1094,6 +1110,7 @@ TERN_HW_ASSERT_SIZE(struct tern_bind_mw_seg, 32);
 TERN_HW_ASSERT_SIZE(struct tern_ud_seg, 80);
 TERN_HW_ASSERT_SIZE(struct tern_rq_wqe, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cqe, 32);
+TERN_HW_ASSERT_SIZE(struct tern_cqe_ts, 64);
 TERN_HW_ASSERT_SIZE(struct tern_cq_ci_rec, 8);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_rdma_out, 88);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_mr_in, 48);

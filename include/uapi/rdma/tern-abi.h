@@ -47,19 +47,33 @@ struct tern_alloc_ucontext_resp {
 	/* with TERN_UCTX_RESP_CAPS in comp_mask (a kernel before it sends neither) */
 	__u32	caps;			/* TERN_UCTX_CAP_* */
 	__u32	rsvd2;
+	/* with TERN_UCTX_RESP_CLOCK in comp_mask */
+	__aligned_u64 clock_mmap_key;	/* mmap offset of the device clock page (read-only) */
 };
 
 #define TERN_UCTX_RESP_CAPS		(1u << 0)	/* comp_mask: caps is valid */
+/*
+ * comp_mask: clock_mmap_key is valid. Mapping it (4 KiB, PROT_READ only) gives the device
+ * clock page of BAR0 (tern_hw.h, TERN_CLOCK_PAGE): TERN_REG_CLOCK_LO - TERN_CLOCK_PAGE is
+ * the clock's offset in it, to be read with one 64-bit load.
+ */
+#define TERN_UCTX_RESP_CLOCK		(1u << 1)
 /*
  * The device has doorbell records (TERN_RDMA_CAP_DB_REC) and the kernel takes
  * TERN_CREATE_QP_F_RQ_DB_REC and TERN_CREATE_SRQ_F_DB_REC. A provider must not ask for
  * records without it (an older kernel refuses the command with EINVAL).
  */
 #define TERN_UCTX_CAP_DB_REC		(1u << 0)
+/*
+ * The kernel takes TERN_CREATE_CQ_F_TIMESTAMP: CQs with 64-byte CQEs carrying the device
+ * clock (struct tern_cqe_ts in tern_rdma.h). A kernel before it refuses the flag (EINVAL).
+ */
+#define TERN_UCTX_CAP_CQE_TS		(1u << 1)
 
 /*
  * create_cq: the provider allocates the ring and its consumer-index record in one
- * page-aligned buffer (32 << log_depth bytes of CQEs, then struct tern_cq_ci_rec).
+ * page-aligned buffer (32 << log_depth bytes of CQEs, 64 << log_depth with
+ * TERN_CREATE_CQ_F_TIMESTAMP, then struct tern_cq_ci_rec).
  * resize_cq takes the same struct for the new ring (zeroed; its CQEs start at entry 0) after
  * writing its consumer index to the old ring's record; no driver response.
  */
@@ -67,8 +81,15 @@ struct tern_create_cq_cmd {
 	__aligned_u64 buf_va;
 	__aligned_u64 buf_len;
 	__u8	log_depth;
-	__u8	rsvd0[7];
+	__u8	flags;			/* TERN_CREATE_CQ_F_* (0 from an older provider) */
+	__u8	rsvd0[6];
 };
+
+/*
+ * TERN_UCTX_CAP_CQE_TS: 64-byte CQEs (64 << log_depth bytes of them, log_depth at most
+ * max_cq_log_depth - 1). resize_cq passes the CQ's own flags.
+ */
+#define TERN_CREATE_CQ_F_TIMESTAMP	(1u << 0)
 
 struct tern_create_cq_resp {
 	__u32	cqn;

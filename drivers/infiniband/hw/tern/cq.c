@@ -87,6 +87,19 @@ static int tern_ib_cq_publish(struct tern_ib_dev *dev, struct tern_ib_cq *cq, u3
 				   le32_to_cpu(dev->caps.max_cq), "CQ");
 }
 
+/* Bytes of a user CQ's CQE: 64 with completion timestamps (struct tern_cqe_ts), else 32. */
+static size_t tern_ib_cqe_size(u8 flags)
+{
+	return flags & TERN_CREATE_CQ_F_TIMESTAMP ? sizeof(struct tern_cqe_ts) :
+						   sizeof(struct tern_cqe);
+}
+
+/* The deepest user CQ: 64-byte CQEs take twice the memory, so half as many. */
+static u8 tern_ib_cq_max_log(struct tern_ib_dev *dev, u8 flags)
+{
+	return dev->caps.max_cq_log_depth - (flags & TERN_CREATE_CQ_F_TIMESTAMP ? 1 : 0);
+}
+
 static size_t tern_ib_kcq_ring_bytes(const struct tern_ib_cq *cq)
 {
 	return sizeof(struct tern_cqe) << cq->log_depth;
@@ -426,7 +439,13 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 cqn;
 	int err;
 
-	if (attr->flags)
+	/*
+	 * libibverbs asks for IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION when the application
+	 * wants completion timestamps; the provider asks for the 64-byte CQEs themselves.
+	 */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
+		return -EOPNOTSUPP;
+	if (attr->flags && (!udata || !tern_ib_has_cqe_ts(dev)))
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= dev->num_ceqs)
 		return -EINVAL;
@@ -438,17 +457,20 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 				sizeof(resp));
 	if (err)
 		return err;
-	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)))
+	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)) ||
+	    (cmd.flags & ~TERN_CREATE_CQ_F_TIMESTAMP))
 		return -EINVAL;
-	if (!cmd.log_depth || cmd.log_depth > dev->caps.max_cq_log_depth ||
+	if ((cmd.flags & TERN_CREATE_CQ_F_TIMESTAMP) && !tern_ib_has_cqe_ts(dev))
+		return -EOPNOTSUPP;
+	if (!cmd.log_depth || cmd.log_depth > tern_ib_cq_max_log(dev, cmd.flags) ||
 	    attr->cqe < 1 || attr->cqe > (1u << cmd.log_depth)) {
 		ibdev_dbg(&dev->ibdev, "create_cq: log_depth %u (max %u) for %u entries\n",
-			  cmd.log_depth, dev->caps.max_cq_log_depth, attr->cqe);
+			  cmd.log_depth, tern_ib_cq_max_log(dev, cmd.flags), attr->cqe);
 		return -EINVAL;
 	}
 	uc = rdma_udata_to_drv_context(udata, struct tern_ib_ucontext, ibuc);
 
-	need = (sizeof(struct tern_cqe) << cmd.log_depth) + sizeof(struct tern_cq_ci_rec);
+	need = (tern_ib_cqe_size(cmd.flags) << cmd.log_depth) + sizeof(struct tern_cq_ci_rec);
 	err = tern_ib_queue_mem_get(dev, &cq->mem, cmd.buf_va, cmd.buf_len, need);
 	if (err)
 		return err;
@@ -457,6 +479,9 @@ int tern_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	mutex_init(&cq->resize_lock);
 	in.mem = cq->mem.desc;
 	in.log_depth = cmd.log_depth;
+	if (cmd.flags & TERN_CREATE_CQ_F_TIMESTAMP)
+		in.flags = TERN_CQ_F_TIMESTAMP;
+	cq->flags = cmd.flags;
 	in.eqn = cpu_to_le16(dev->ceqs[attr->comp_vector].eqn);
 	in.uar = cpu_to_le16(uc->uar);
 	err = tern_ib_cmd(dev, TERN_CMD_CREATE_CQ, &in, sizeof(in), NULL, 0, &cqn);
@@ -517,14 +542,15 @@ int tern_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 				offsetofend(struct tern_create_cq_cmd, log_depth), 0);
 	if (err)
 		return err;
-	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)))
+	/* the CQ keeps its CQE size: the provider passes the flags it was created with */
+	if (memchr_inv(cmd.rsvd0, 0, sizeof(cmd.rsvd0)) || cmd.flags != cq->flags)
 		return -EINVAL;
-	if (!cmd.log_depth || cmd.log_depth > dev->caps.max_cq_log_depth ||
+	if (!cmd.log_depth || cmd.log_depth > tern_ib_cq_max_log(dev, cmd.flags) ||
 	    cqe < 1 || cqe > (1 << cmd.log_depth))
 		return -EINVAL;
 
 	mutex_lock(&cq->resize_lock);
-	need = (sizeof(struct tern_cqe) << cmd.log_depth) + sizeof(struct tern_cq_ci_rec);
+	need = (tern_ib_cqe_size(cmd.flags) << cmd.log_depth) + sizeof(struct tern_cq_ci_rec);
 	err = tern_ib_queue_mem_get(dev, &mem, cmd.buf_va, cmd.buf_len, need);
 	if (err)
 		goto out;

@@ -294,6 +294,11 @@ static int tern_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *
 		attr->max_total_mcast_qp_attach = attr->max_mcast_grp *
 						  attr->max_mcast_qp_attach;
 	}
+	/* User CQs may carry the device clock: ns, 64 bits (Documentation/app/verbs.rst). */
+	if (tern_ib_has_cqe_ts(dev)) {
+		attr->hca_core_clock = TERN_CLOCK_KHZ;
+		attr->timestamp_mask = U64_MAX;
+	}
 	if (le32_to_cpu(c->cap_flags) & TERN_RDMA_CAP_CQ_MODERATION) {
 		attr->cq_caps.max_cq_moderation_count = le16_to_cpu(c->max_cq_moder_count);
 		attr->cq_caps.max_cq_moderation_period = le16_to_cpu(c->max_cq_moder_period);

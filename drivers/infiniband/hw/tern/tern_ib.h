@@ -210,11 +210,12 @@ struct tern_ib_dev {
 };
 
 /**
- * struct tern_ib_mmap_entry - the doorbell page of a user context, as mmap() finds it
+ * struct tern_ib_mmap_entry - a page of the device a user context maps, as mmap() finds it
  * @rdma: the RDMA core's entry
  * @dev: owning device
  * @address: bus address of the page
- * @uar: the UAR index; freed when the last mapping is gone (tern_ib_mmap_free())
+ * @uar: the doorbell page's UAR index, freed when the last mapping is gone
+ *	(tern_ib_mmap_free()); 0 for the device clock page (mapped read-only)
  */
 struct tern_ib_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
@@ -228,11 +229,13 @@ struct tern_ib_mmap_entry {
  * @ibuc: the RDMA core's context
  * @uar: doorbell page of the context's QPs and CQs
  * @db_entry: mmap entry of that page
+ * @clock_entry: mmap entry of the device clock page, NULL when there is none
  */
 struct tern_ib_ucontext {
 	struct ib_ucontext ibuc;
 	u32 uar;
 	struct tern_ib_mmap_entry *db_entry;
+	struct tern_ib_mmap_entry *clock_entry;
 };
 
 /**
@@ -324,6 +327,7 @@ struct tern_ib_obj {
  * @moder_period: ...and microseconds; 0/0: none. Written by modify_cq (serialised: the
  *	RDMA core's DIM work for a kernel CQ, @resize_lock for a user CQ), read locklessly
  *	by fill_res_cq_entry.
+ * @flags: user CQs: TERN_CREATE_CQ_F_* it was created with (64-byte CQEs)
  */
 struct tern_ib_cq {
 	struct ib_cq ibcq;
@@ -339,6 +343,7 @@ struct tern_ib_cq {
 	struct mutex resize_lock;	/* see above */
 	u16 moder_count;
 	u16 moder_period;
+	u8 flags;
 };
 
 /**
@@ -501,6 +506,13 @@ static inline struct device *tern_ib_dma_dev(struct tern_ib_dev *dev)
 static inline bool tern_ib_has_cap(const struct tern_ib_dev *dev, u32 cap)
 {
 	return le32_to_cpu(dev->caps.cap_flags) & cap;
+}
+
+/* User CQs may carry completion timestamps: 64-byte CQEs with the device clock. */
+static inline bool tern_ib_has_cqe_ts(struct tern_ib_dev *dev)
+{
+	return tern_ib_has_cap(dev, TERN_RDMA_CAP_CQE_TS) &&
+	       (le32_to_cpu(tern_core_caps(dev->tdev)->caps) & TERN_DEV_CAP_CLOCK);
 }
 
 /* main.c */

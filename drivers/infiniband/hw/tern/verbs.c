@@ -11,6 +11,30 @@
 
 #include "tern_ib.h"
 
+/* The device clock page's mmap entry, when the device has a clock (for query_rt_values). */
+static int alloc_ucontext_clock(struct tern_ib_dev *dev, struct tern_ib_ucontext *uc)
+{
+	struct tern_ib_mmap_entry *entry;
+	resource_size_t addr;
+	int err;
+
+	addr = tern_core_clock_page_addr(dev->tdev);
+	if (!addr)
+		return 0;
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->dev = dev;
+	entry->address = addr;
+	err = rdma_user_mmap_entry_insert(&uc->ibuc, &entry->rdma, PAGE_SIZE);
+	if (err) {
+		kfree(entry);
+		return err;
+	}
+	uc->clock_entry = entry;
+	return 0;
+}
+
 /* Give the context a UAR and its mmap entry and answer; see tern_ib_alloc_ucontext(). */
 static int alloc_ucontext_uar(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
@@ -66,13 +90,29 @@ static int alloc_ucontext_uar(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	resp.comp_mask = TERN_UCTX_RESP_CAPS;
 	if (tern_ib_has_cap(dev, TERN_RDMA_CAP_DB_REC))
 		resp.caps |= TERN_UCTX_CAP_DB_REC;
-	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
-	if (err) {
-		rdma_user_mmap_entry_remove(&entry->rdma);
-		uc->db_entry = NULL;
-		return err;
+	if (tern_ib_has_cqe_ts(dev))
+		resp.caps |= TERN_UCTX_CAP_CQE_TS;
+	if (udata->outlen >= offsetofend(struct tern_alloc_ucontext_resp, clock_mmap_key)) {
+		err = alloc_ucontext_clock(dev, uc);
+		if (err)
+			goto err_remove;
+		if (uc->clock_entry) {
+			resp.comp_mask |= TERN_UCTX_RESP_CLOCK;
+			resp.clock_mmap_key = rdma_user_mmap_get_offset(&uc->clock_entry->rdma);
+		}
 	}
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		goto err_remove;
 	return 0;
+
+err_remove:
+	if (uc->clock_entry)
+		rdma_user_mmap_entry_remove(&uc->clock_entry->rdma);
+	uc->clock_entry = NULL;
+	rdma_user_mmap_entry_remove(&entry->rdma);
+	uc->db_entry = NULL;
+	return err;
 }
 
 /**
@@ -117,14 +157,19 @@ void tern_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 	if (uc->db_entry)
 		rdma_user_mmap_entry_remove(&uc->db_entry->rdma);
 	uc->db_entry = NULL;
+	if (uc->clock_entry)
+		rdma_user_mmap_entry_remove(&uc->clock_entry->rdma);
+	uc->clock_entry = NULL;
 }
 
 /**
- * tern_ib_mmap() - map a context's doorbell page, uncached
+ * tern_ib_mmap() - map a context's doorbell page or the device clock page, uncached
  * @ibuc: the context
- * @vma: the mapping: one page at the offset alloc_ucontext returned
+ * @vma: the mapping: one page at an offset alloc_ucontext returned; the clock page only
+ *	without write access (and never to gain it by mprotect())
  *
- * Return: 0 or a negative errno (-EINVAL for an unknown offset or size).
+ * Return: 0 or a negative errno (-EINVAL for an unknown offset or size, -EPERM for an
+ * executable mapping or a writable one of the clock page).
  */
 int tern_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
@@ -138,6 +183,14 @@ int tern_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	if (!rdma_entry)
 		return -EINVAL;
 	entry = container_of(rdma_entry, struct tern_ib_mmap_entry, rdma);
+	if (!entry->uar) {
+		/* the clock page: BAR0 beyond it holds the control registers */
+		if (vma->vm_flags & VM_WRITE) {
+			rdma_user_mmap_entry_put(rdma_entry);
+			return -EPERM;
+		}
+		vma->vm_flags &= ~VM_MAYWRITE;
+	}
 	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->address), PAGE_SIZE,
 				pgprot_noncached(vma->vm_page_prot), rdma_entry);
 	rdma_user_mmap_entry_put(rdma_entry);
@@ -153,7 +206,8 @@ void tern_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	struct tern_ib_mmap_entry *entry =
 		container_of(rdma_entry, struct tern_ib_mmap_entry, rdma);
 
-	ida_free(&entry->dev->uar_ida, entry->uar);
+	if (entry->uar)
+		ida_free(&entry->dev->uar_ida, entry->uar);
 	kfree(entry);
 }
 

@@ -286,6 +286,30 @@ resource_size_t tern_core_db_page_addr(struct tern_dev *tdev, unsigned int page)
 EXPORT_SYMBOL_NS_GPL(tern_core_db_page_addr, TERN);
 
 /**
+ * tern_core_clock_page_addr() - bus address of BAR0's device clock page
+ * @tdev: the device
+ *
+ * The page holds the device clock and nothing else (TERN_CLOCK_PAGE in tern_hw.h), so it
+ * may be mapped read-only into user space.
+ *
+ * Return: the page's physical address, or 0 when the device has no clock or the page is not
+ * a page of the CPU (PAGE_SIZE other than 4 KiB).
+ */
+resource_size_t tern_core_clock_page_addr(struct tern_dev *tdev)
+{
+	struct pci_dev *pdev = tdev->pdev;
+
+	/* user mappings are of whole pages: the clock page must be one */
+	if (offset_in_page(TERN_CLOCK_PAGE) || TERN_CLOCK_PAGE_SIZE != PAGE_SIZE)
+		return 0;
+	if (!(le32_to_cpu(tdev->caps.caps) & TERN_DEV_CAP_CLOCK) ||
+	    pci_resource_len(pdev, TERN_BAR_REGS) < TERN_CLOCK_PAGE + TERN_CLOCK_PAGE_SIZE)
+		return 0;
+	return pci_resource_start(pdev, TERN_BAR_REGS) + TERN_CLOCK_PAGE;
+}
+EXPORT_SYMBOL_NS_GPL(tern_core_clock_page_addr, TERN);
+
+/**
  * tern_core_set_async_handler() - receive the async EQ's RDMA and congestion events
  * @tdev: the device
  * @handler: called with interrupts disabled (from the async EQ's interrupt handler, or for FATAL

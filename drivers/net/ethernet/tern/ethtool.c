@@ -152,6 +152,21 @@ static void tern_get_drvinfo(struct net_device *netdev, struct ethtool_drvinfo *
 	strscpy(info->bus_info, pci_name(tdev->pdev), sizeof(info->bus_info));
 }
 
+/* Software timestamps (the stack's) and the device clock's PHC; no packet is stamped by the
+ * device, so no hardware timestamping modes.
+ */
+static int tern_get_ts_info(struct net_device *netdev, struct ethtool_ts_info *info)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+	int err;
+
+	err = ethtool_op_get_ts_info(netdev, info);
+	if (err)
+		return err;
+	info->phc_index = tern_ptp_index(priv->tdev);
+	return 0;
+}
+
 static int tern_get_link_ksettings(struct net_device *netdev,
 				   struct ethtool_link_ksettings *ks)
 {
@@ -544,7 +559,7 @@ const struct ethtool_ops tern_ethtool_ops = {
 	.get_strings		= tern_get_strings,
 	.get_sset_count		= tern_get_sset_count,
 	.get_ethtool_stats	= tern_get_ethtool_stats,
-	.get_ts_info		= ethtool_op_get_ts_info,
+	.get_ts_info		= tern_get_ts_info,
 	.get_tunable		= tern_get_tunable,
 	.set_tunable		= tern_set_tunable,
 };

@@ -5,7 +5,8 @@
  * Bring-up: PCI and BARs, reset handshake, MSI-X, command queue (polled), QUERY_DEVICE,
  * asynchronous EQ 0 on vector 0 (command completions, link changes, fatal errors) and the
  * command queue in event mode, devlink, debugfs, the Ethernet function, then (with
- * TERN_DEV_CAP_RDMA) the auxiliary device "tern_core.rdma.<n>" (aux.c). Removal runs
+ * TERN_DEV_CAP_RDMA) the auxiliary device "tern_core.rdma.<n>" (aux.c) and (with
+ * TERN_DEV_CAP_CLOCK) the PTP hardware clock (ptp.c). Removal runs
  * the same steps backwards; a dead device (FATAL, or reading all-ones) makes every command
  * fail at once, so a removal never waits for command timeouts.
  *
@@ -253,6 +254,7 @@ static int tern_cmd_nop(struct tern_dev *tdev)
 static void tern_dev_down(struct tern_dev *tdev, bool force)
 {
 	lockdep_assert_held(&tdev->state_lock);
+	tern_ptp_del(tdev);
 	if (force) {
 		pci_clear_master(tdev->pdev);
 		set_bit(TERN_FLAG_DEAD, &tdev->flags);
@@ -316,6 +318,7 @@ static int tern_dev_up(struct tern_dev *tdev)
 		return -EIO;
 	/* Without RDMA the function still works: tern_aux_add() logs its own failure. */
 	tern_aux_add(tdev);
+	tern_ptp_add(tdev);
 	return 0;
 }
 
@@ -573,6 +576,7 @@ static void tern_teardown(struct tern_dev *tdev, enum tern_stage stage)
 		mutex_lock(&tdev->state_lock);
 		tdev->started = false;		/* no recovery from now on */
 		tern_quiesce_if_dead(tdev);
+		tern_ptp_del(tdev);
 		tern_aux_del(tdev);
 		tern_en_stop(tdev);
 		mutex_unlock(&tdev->state_lock);
@@ -711,6 +715,7 @@ static int tern_probe_functions(struct tern_dev *tdev, enum tern_stage *done)
 		tdev->en_ready = true;
 		tdev->started = true;
 		tern_aux_add(tdev);
+		tern_ptp_add(tdev);
 	}
 	mutex_unlock(&tdev->state_lock);
 	if (err) {
@@ -739,6 +744,8 @@ static int tern_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	tdev->pdev = pdev;
 	mutex_init(&tdev->state_lock);
 	spin_lock_init(&tdev->async_lock);
+	spin_lock_init(&tdev->ptp_lock);
+	tdev->ptp_index = -1;
 	tern_dcb_init(tdev);
 	INIT_WORK(&tdev->link_work, tern_link_work);
 	pci_set_drvdata(pdev, tdev);

@@ -29,6 +29,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/ptp_clock_kernel.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -387,6 +388,11 @@ struct tern_dbg {
  *	TERN_EQE_PFC_STORM (dcb.c), or NULL
  * @async_ctx: argument of @async_handler
  * @dcb: DCB and congestion-control settings (dcb.c), re-applied after every reset
+ * @ptp: the device clock's PTP hardware clock (ptp.c), NULL when there is none; protected
+ *	by @state_lock
+ * @ptp_info: its operations
+ * @ptp_index: its index, -1 when there is none (READ_ONCE: ethtool reads it locklessly)
+ * @ptp_lock: serialises writes to the clock's adjustment registers
  */
 struct tern_dev {
 	struct pci_dev *pdev;
@@ -426,6 +432,10 @@ struct tern_dev {
 	struct tern_dcb dcb;
 	bool roce_sr;			/* devlink roce_selective_repeat (READ_ONCE) */
 	u8 roce_sr_log_cap;		/* devlink roce_sr_log_cap, 0 or 4..8 (READ_ONCE) */
+	struct ptp_clock *ptp;
+	struct ptp_clock_info ptp_info;
+	int ptp_index;
+	spinlock_t ptp_lock;		/* see above */
 };
 
 /* Bits of tern_dev.flags. */
@@ -547,6 +557,11 @@ void tern_en_remove(struct tern_dev *tdev);
 void tern_en_suspend(struct tern_dev *tdev);
 int tern_en_resume(struct tern_dev *tdev);
 void tern_en_link_change(struct tern_dev *tdev, bool up);
+
+/* ptp.c: the PHC exists while the device is up (state_lock held for both). */
+void tern_ptp_add(struct tern_dev *tdev);
+void tern_ptp_del(struct tern_dev *tdev);
+int tern_ptp_index(struct tern_dev *tdev);
 
 /* ethtool.c */
 extern const struct ethtool_ops tern_ethtool_ops;
