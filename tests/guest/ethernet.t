@@ -235,25 +235,30 @@ try:
         # a step forward and back (clock_adjtime ADJ_SETOFFSET): moved by what was asked
         r, got, _ = phc_ctl(n0, ptp, "get adj 100 get adj -100 get")
         steps = [b - a for a, b in zip(got, got[1:])]
-        t.ok(r.rc == 0 and len(steps) == 2 and 100 <= steps[0] < 102 and
-             -100 <= steps[1] < -98,
+        t.ok(r.rc == 0 and len(steps) == 2 and 100 <= steps[0] < 105 and
+             -100 <= steps[1] < -95,
              "phc_ctl adj 100, adj -100: the PHC moved by %s s" %
              ", ".join("%.6f" % x for x in steps), r.stdout, r.stderr)
         # set (clock_settime): the PHC runs on from the time set
         r, got, _ = phc_ctl(n0, ptp, "set 1000000 get")
-        t.ok(r.rc == 0 and len(got) == 1 and 1000000 <= got[0] < 1000002,
+        t.ok(r.rc == 0 and len(got) == 1 and 1000000 <= got[0] < 1000005,
              "phc_ctl set 1000000: the PHC reads %.6f" % (got[0] if got else -1),
              r.stdout, r.stderr)
         # frequency (adjfine): +5 % gains ~50 ms a second on CLOCK_REALTIME over what the
         # unadjusted clock gains (cmp prints CLOCK_REALTIME - PHC); out of range (+20 %)
         # refused
+        # "wait 1" lasts at least a second, longer on a loaded host: the gain is bounded
+        # above by 5 % of the whole phc_ctl run as the guest's clock timed it
         r0, _, cmp0 = phc_ctl(n0, ptp, "freq 0 cmp wait 1 cmp")
+        t0 = time.monotonic()
         r1, _, cmp1 = phc_ctl(n0, ptp, "freq 50000000 cmp wait 1 cmp freq 0")
+        most = 0.05 * (time.monotonic() - t0) * 1e3 * 1.25 + 10
         gain = ((cmp0[1] - cmp0[0]) - (cmp1[1] - cmp1[0])) / 1e6 \
             if len(cmp0) == 2 and len(cmp1) == 2 else -1
-        t.ok(r0.rc == 0 and r1.rc == 0 and 40 <= gain <= 200,
-             "phc_ctl freq 50000000 (+5 %%): the PHC gained %.1f ms more in a second" % gain,
-             r0.stdout, r1.stdout, r1.stderr)
+        t.ok(r0.rc == 0 and r1.rc == 0 and 40 <= gain <= most,
+             "phc_ctl freq 50000000 (+5 %%): the PHC gained %.1f ms more over a wait of a "
+             "second (at most %.0f ms: 5 %% of the run's %.1f s)" % (
+                 gain, most, (most - 10) / 1.25 / 50), r0.stdout, r1.stdout, r1.stderr)
         r, _, _ = phc_ctl(n0, ptp, "freq 200000000")
         t.ok(r.rc != 0 or "failed" in r.stdout + r.stderr,
              "phc_ctl freq 200000000 (+20 %, beyond max_adj) refused", r.stdout, r.stderr)
