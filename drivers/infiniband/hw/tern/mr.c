@@ -359,6 +359,26 @@ static int tern_ib_umr_describe(struct tern_ib_dev *dev, struct ib_pd *ibpd,
 }
 
 /*
+ * Create the MR @in describes (tern_ib_umr_describe()) on the device, free its page list
+ * @pbl and record its layout of @npages pages and @access in @mr.
+ */
+static int tern_ib_umr_create(struct tern_ib_dev *dev, struct tern_ib_mr *mr,
+			      struct tern_cmd_create_mr_in *in, struct tern_ib_pbl *pbl,
+			      u32 npages, int access)
+{
+	int err = tern_ib_create_mr_cmd(dev, mr, in);
+
+	tern_ib_pbl_free(dev, pbl);
+	if (err)
+		return err;
+	mr->page_shift = in->page_shift;
+	mr->npages = npages;
+	mr->pbl_mode = in->pbl.mode;
+	mr->access = access;
+	return 0;
+}
+
+/*
  * Pin [@start, @start + @length) for an MR of @ibpd mapped at @iova with @access and describe
  * it in @in (all but the key byte): *@umemp the pinned memory, @pbl its page list (the
  * caller frees it once the command ran), *@npages its pages. Nothing is held on error.
@@ -418,14 +438,9 @@ struct ib_mr *tern_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64
 				  &npages);
 	if (err)
 		goto err_free;
-	err = tern_ib_create_mr_cmd(dev, mr, &in);
-	tern_ib_pbl_free(dev, &pbl);
+	err = tern_ib_umr_create(dev, mr, &in, &pbl, npages, access);
 	if (err)
 		goto err_release;
-	mr->page_shift = in.page_shift;
-	mr->npages = npages;
-	mr->pbl_mode = in.pbl.mode;
-	mr->access = access;
 	return &mr->ibmr;
 
 err_release:
@@ -489,14 +504,9 @@ struct ib_mr *tern_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset, u64 len
 				   &npages);
 	if (err)
 		goto err_release;
-	err = tern_ib_create_mr_cmd(dev, mr, &in);
-	tern_ib_pbl_free(dev, &pbl);
+	err = tern_ib_umr_create(dev, mr, &in, &pbl, npages, access);
 	if (err)
 		goto err_release;
-	mr->page_shift = in.page_shift;
-	mr->npages = npages;
-	mr->pbl_mode = in.pbl.mode;
-	mr->access = access;
 	return &mr->ibmr;
 
 err_release:
