@@ -875,6 +875,7 @@ struct tern_ud_seg {
 #define TERN_QP_ATTR_SQ_PSN		(1u << 12)
 #define TERN_QP_ATTR_SQD_NOTIFY		(1u << 13)	/* with RTS->SQD: event when drained */
 #define TERN_QP_ATTR_QKEY		(1u << 14)	/* UD/GSI */
+#define TERN_QP_ATTR_XPORT		(1u << 15)	/* RC: tern_cmd_modify_qp_in.xport */
 
 /*
  * A QP's attributes, as MODIFY_QP sets them and QUERY_QP reports them. Transitions follow
@@ -898,25 +899,25 @@ struct tern_qp_attrs {
 	__u8	max_dest_rd_atomic;	/* 0..max_dest_rd_atomic of QUERY_RDMA */
 	__le32	access;			/* TERN_ACCESS_REMOTE_* the responder allows */
 	__le32	dest_qpn;
-	__le32	rq_psn;			/* next PSN expected (24 bits); 31:24 TERN_QP_XPORT_* */
+	__le32	rq_psn;			/* next PSN expected (24 bits; 31:24 zero) */
 	__le32	sq_psn;			/* next PSN to send (24 bits) */
 	__le32	qkey;			/* UD/GSI */
 	struct tern_qp_path path;
 };
 
 /*
- * Transport options of an RC QP (TERN_RDMA_CAP_SR), in bits 31:24 of tern_qp_attrs.rq_psn
- * (a PSN has 24 bits; these bits were reserved and had to be zero). They are taken with
- * TERN_QP_ATTR_RQ_PSN at INIT->RTR (and SQD->SQD on a drained QP) and QUERY_QP reports them
- * in the same bits. 0 is standard RoCEv2 go-back-N, the only mode any other RoCE peer
- * speaks. TERN_QP_XPORT_SR switches the QP to selective repeat (Documentation/hw/rdma.rst,
- * "Selective repeat"): both ends of the connection must have it, software (a devlink port
- * default, a QP attribute) decides. The in-flight cap is 2^n PSNs for n in
- * TERN_QP_XPORT_LOG_CAP (4..8); 0 takes TERN_QP_XPORT_DEF_LOG_CAP. Other values, the bits
- * on a UC/UD QP, or a cap without SR are BAD_PARAM.
+ * Transport options of an RC QP (TERN_RDMA_CAP_SR): the QP context's xport field, set by
+ * MODIFY_QP with TERN_QP_ATTR_XPORT at INIT->RTR (and SQD->SQD on a drained QP) and
+ * reported by QUERY_QP. 0, the value after RESET, is standard RoCEv2 go-back-N, the only
+ * mode any other RoCE peer speaks. TERN_QP_XPORT_SR switches the QP to selective repeat
+ * (Documentation/hw/rdma.rst, "Selective repeat"): both ends of the connection must have
+ * it, and software agrees on it per connection (tern_ib: ECE, <rdma/tern-abi.h>). The
+ * in-flight cap is 2^n PSNs for n in TERN_QP_XPORT_LOG_CAP (4..8); 0 takes
+ * TERN_QP_XPORT_DEF_LOG_CAP. Other bits, a cap outside 4..8, a cap without SR, or the
+ * field on a UC/UD/GSI QP are BAD_PARAM.
  */
-#define TERN_QP_XPORT_SR		(1u << 31)
-#define TERN_QP_XPORT_LOG_CAP_SHIFT	24
+#define TERN_QP_XPORT_SR		(1u << 0)
+#define TERN_QP_XPORT_LOG_CAP_SHIFT	4
 #define TERN_QP_XPORT_LOG_CAP_MASK	(0xfu << TERN_QP_XPORT_LOG_CAP_SHIFT)
 #define TERN_QP_XPORT_MASK		(TERN_QP_XPORT_SR | TERN_QP_XPORT_LOG_CAP_MASK)
 #define TERN_QP_XPORT_MIN_LOG_CAP	4
@@ -958,11 +959,19 @@ struct tern_sr_sph {
 
 #define TERN_SR_SPH_RORD_MASK		0xffffffu
 
+/*
+ * The input is sizeof() bytes, or TERN_MODIFY_QP_IN_V1_LEN (no xport: as before
+ * TERN_QP_ATTR_XPORT), which the device reads as xport 0.
+ */
 struct tern_cmd_modify_qp_in {
 	__le32	qpn;
 	__le32	attr_mask;		/* TERN_QP_ATTR_* */
 	struct tern_qp_attrs attrs;
+	__le32	xport;			/* TERN_QP_ATTR_XPORT: TERN_QP_XPORT_* */
+	__le32	rsvd;
 };
+
+#define TERN_MODIFY_QP_IN_V1_LEN	offsetof(struct tern_cmd_modify_qp_in, xport)
 
 struct tern_cmd_query_qp_in {
 	__le32	qpn;
@@ -983,10 +992,16 @@ struct tern_cmd_query_qp_out {
 	__le16	hpcc_util;		/* U, 1/1000 of the bottleneck (saturates at 65535) */
 	__u8	hpcc_inc_stage;		/* additive steps since the last multiplicative one */
 	__u8	rsvd;
+	__le32	xport;			/* TERN_QP_XPORT_*, as MODIFY_QP set it */
+	__le32	rsvd1;
 };
 
-/* The reply's length before the HPCC fields: the device still answers a buffer this long. */
+/*
+ * The reply's length before the HPCC fields, and before xport: the device still answers a
+ * buffer of either length with that much.
+ */
 #define TERN_QUERY_QP_OUT_V1_LEN	offsetof(struct tern_cmd_query_qp_out, hpcc_window)
+#define TERN_QUERY_QP_OUT_V2_LEN	offsetof(struct tern_cmd_query_qp_out, xport)
 
 struct tern_cmd_destroy_qp_in {
 	__le32	qpn;
@@ -1120,8 +1135,8 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_cq_in, 12);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_qp_in, 56);
 TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 100);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 116);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 108);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 124);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 424);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 32);
 TERN_HW_ASSERT_SIZE(struct tern_wq_db_rec, 8);
