@@ -18,7 +18,8 @@ guests, from the fault injector's or netem's counters), and the RDMA counters' d
 run: tern's retrans_pkts and local_ack_timeout_err, rxe's completer_retry_err.
 
 With --sr tern is measured twice, standard go-back-N and selective repeat (devlink
-``roce_selective_repeat`` on both guests, Documentation/hw/rdma.rst "Selective repeat"): the
+``roce_selective_repeat`` on both guests, agreed per connection through ECE: those runs
+connect through librdmacm, ``ib_write_bw -R``; Documentation/hw/rdma.rst "Selective repeat"): the
 SR columns, and its counters selective_retrans_pkts and tail_loss_probes. The progress lines
 also give tern's packets sent, out_of_sequence, out_of_order_accepted, duplicate_request,
 rx_roce_discards, seq_err_naks_sent and duplicate_response (deltas, both guests).
@@ -140,13 +141,15 @@ def hw_counters(target):
     return tot
 
 
-def measure(target, prog, size, seconds, runs):
+def measure(target, prog, size, seconds, runs, cm=False):
     """Median bandwidth over ``runs`` (MB/s, or None when a run failed: then ``why``), with
-    the wire's drop rate and the counter deltas of the runs."""
+    the wire's drop rate and the counter deltas of the runs. ``cm``: perftest connects
+    through librdmacm (-R), whose ECE exchange agrees on selective repeat."""
     bws, why = [], None
     w0, c0 = wire_counts(target), hw_counters(target)
     for _ in range(runs):
-        res, got = rt.perftest(target, prog, "-s %d -D %d" % (size, seconds),
+        res, got = rt.perftest(target, prog, "-s %d -D %d%s" % (size, seconds,
+                                                               " -R" if cm else ""),
                                timeout=seconds + 300)
         if not res.ok:
             why = res.diag().splitlines()[0] if res.diag() else "failed"
@@ -194,6 +197,12 @@ def main():
         targets = [rt.Target(c, "tern", 0), rt.Target(c, "rxe", 1)]
         for tg in targets:
             tg.setup()
+        if args.sr:
+            # selective repeat is agreed per connection through ECE: perftest -R (librdmacm)
+            for node in targets[0].cluster:
+                r = rt.load_rdma_cm(node)
+                if r.rc != 0:
+                    raise SystemExit("rdma_cm on %s: %s" % (node.name, r.stderr))
         # (result key, target, selective repeat): the tern target twice with --sr
         passes = [("tern", targets[0], False)] + (
             [("tern-sr", targets[0], True)] if args.sr else []) + [("rxe", targets[1], None)]
@@ -220,7 +229,7 @@ def main():
                     if not ok:
                         r = {"bw": None, "why": "loss not set"}
                     else:
-                        r = measure(tg, prog, size, seconds, args.runs)
+                        r = measure(tg, prog, size, seconds, args.runs, cm=bool(sr))
                     results[(label, pct, key)] = r
                     if r["why"] and ok:
                         notes.append("%s %s at %s%%: %s" % (label, tg.label, pct_str(pct),

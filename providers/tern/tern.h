@@ -36,6 +36,7 @@ DECLARE_DRV_CMD(tern_ucmd_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ, tern_cre
 		tern_create_cq_resp);
 DECLARE_DRV_CMD(tern_ucmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
 		tern_create_qp_resp);
+DECLARE_DRV_CMD(tern_ucmd_modify_qp, IB_USER_VERBS_EX_CMD_MODIFY_QP, tern_modify_qp_cmd, empty);
 DECLARE_DRV_CMD(tern_ucmd_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, tern_create_srq_cmd,
 		tern_create_srq_resp);
 DECLARE_DRV_CMD(tern_ucmd_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
@@ -179,6 +180,15 @@ struct tern_qp {
 	/* last state set through modify_qp (the device may have moved to ERR since) */
 	enum ibv_qp_state state;
 	/*
+	 * ECE (<rdma/tern-abi.h>): the TERN_ECE_* options tern_ib offered at creation, and
+	 * once ibv_set_ece() took the peer's (ece_set), those both sides have, passed to
+	 * tern_ib by every later modify_qp (it applies them at INIT->RTR). The caller of
+	 * set_ece and modify_qp serialises them, as the verbs require of one QP's modify_qp.
+	 */
+	uint32_t ece_offer;
+	uint32_t ece_agreed;
+	bool ece_set;
+	/*
 	 * The ibv_wr_* interface (a QP created with send_ops_flags), between wr_start and
 	 * wr_complete/wr_abort, all under sq.lock: the WR being assembled (wr_open from its
 	 * opcode call to its data call, which writes the WQE at sq.pi and advances it), sq.pi
@@ -292,6 +302,8 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
 				 struct ibv_qp_init_attr_ex *attr);
 int tern_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask);
+int tern_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece);
+int tern_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece);
 int tern_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 		  struct ibv_qp_init_attr *init_attr);
 int tern_destroy_qp(struct ibv_qp *ibqp);

@@ -231,6 +231,7 @@ struct ibv_qp *tern_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		goto err_destroy;
 	}
 	tern_qp_take_caps(qp, &kattr.cap, &attr->cap);
+	qp->ece_offer = resp.ece_options;
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
 
@@ -327,15 +328,74 @@ struct ibv_qp *tern_create_qp_ex(struct ibv_context *ibctx,
 	return qp;
 }
 
+/* The in-flight cap of TERN_ECE_* options @o: 2^n PSNs, n = 4..8 (0: the device's default). */
+static uint32_t tern_ece_log_cap(uint32_t o)
+{
+	uint32_t cap = (o & TERN_ECE_SR_LOG_CAP_MASK) >> TERN_ECE_SR_LOG_CAP_SHIFT;
+
+	return cap ? cap : TERN_QP_XPORT_DEF_LOG_CAP;
+}
+
+/*
+ * ibv_query_ece(): the options this QP offers, or after ibv_set_ece() those agreed (what
+ * librdmacm answers a connection request with, and what the QP runs from RTR on).
+ */
+int tern_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
+{
+	struct tern_qp *qp = to_tqp(ibqp);
+
+	ece->vendor_id = TERN_ECE_VENDOR_ID;
+	ece->options = qp->ece_set ? qp->ece_agreed : qp->ece_offer;
+	ece->comp_mask = 0;
+	return 0;
+}
+
+/*
+ * ibv_set_ece(): the options the peer offered (a connection request) or agreed (the
+ * reply). Selective repeat is agreed if both sides have it, with the smaller in-flight cap.
+ * Options of another vendor, unknown bits or a cap outside 4..8: EINVAL.
+ */
+int tern_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
+{
+	struct tern_qp *qp = to_tqp(ibqp);
+	uint32_t o = ece->options, cap = (o & TERN_ECE_SR_LOG_CAP_MASK) >>
+					  TERN_ECE_SR_LOG_CAP_SHIFT;
+	uint32_t agreed = 0;
+
+	if (ece->comp_mask || ece->vendor_id != TERN_ECE_VENDOR_ID || (o & ~TERN_ECE_OPTIONS) ||
+	    (cap && (cap < TERN_QP_XPORT_MIN_LOG_CAP || cap > TERN_QP_XPORT_MAX_LOG_CAP)) ||
+	    (cap && !(o & TERN_ECE_SR)))
+		return EINVAL;
+	if ((o & TERN_ECE_SR) && (qp->ece_offer & TERN_ECE_SR)) {
+		uint32_t mine = tern_ece_log_cap(qp->ece_offer), theirs = tern_ece_log_cap(o);
+
+		agreed = TERN_ECE_SR |
+			 (mine < theirs ? mine : theirs) << TERN_ECE_SR_LOG_CAP_SHIFT;
+	}
+	qp->ece_agreed = agreed;
+	qp->ece_set = true;
+	return 0;
+}
+
 int tern_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct tern_qp *qp = to_tqp(ibqp);
 	struct tern_cq *send_cq = to_tcq(ibqp->send_cq);
 	struct tern_cq *recv_cq = to_tcq(ibqp->recv_cq);
-	struct ibv_modify_qp cmd = {};
+	struct tern_ucmd_modify_qp cmd = {};
+	struct tern_ucmd_modify_qp_resp resp = {};
 	int ret;
 
-	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (qp->ece_set) {
+		/* the agreed options reach tern_ib through the extended command's driver data */
+		cmd.ece_options = qp->ece_agreed;
+		ret = ibv_cmd_modify_qp_ex(ibqp, attr, attr_mask, &cmd.ibv_cmd, sizeof(cmd),
+					   &resp.ibv_resp, sizeof(resp));
+	} else {
+		struct ibv_modify_qp legacy = {};
+
+		ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &legacy, sizeof(legacy));
+	}
 	if (ret)
 		return ret;
 	if (!(attr_mask & IBV_QP_STATE))

@@ -34,6 +34,14 @@ atomics and asynchronous events.
   WRITEs and SENDs into it, node1 SENDs out of it, every byte checked through the CPU's
   mapping of the buffer; after ibv_dereg_mr a WRITE through the old rkey is
   IBV_WC_REM_ACCESS_ERR with both QPs in ERR and nothing written.
+- Transport options agreed per connection through ECE (tern; tests/rdma/rdma-ece): with
+  devlink's roce_selective_repeat on both NICs (each QP's offer), a pair that connects its
+  QPs itself (ibv_query_ece, the offers swapped over TCP, ibv_set_ece) and a pair that
+  connects through librdmacm (which carries ECE in the CM REQ and REP) run selective repeat,
+  as ibv_query_ece and `rdma res show qp -dd` (the driver's transport attribute) on both
+  sides say, a WRITE and a SEND intact each way; what ibv_set_ece refuses (EINVAL: a
+  comp_mask, another vendor, an unknown bit, a cap outside 4..8, a cap without SR). With the
+  parameter off on node1 only, the librdmacm pair runs go-back-N on both sides.
 - Atomics: ib_atomic_bw and ib_atomic_lat with compare-and-swap and fetch-and-add;
   tests/rdma/rdma-atomic: two clients (processes on node0) each do N fetch-and-adds of 1 on
   one counter of node1: the counter ends at exactly 2N and the values returned are 0..2N-1,
@@ -493,6 +501,51 @@ def dmabuf():
          "%s)" % (seen, res.seconds, how[0] if how else "no dma-buf made"), res.diag())
 
 
+def devlink_sr(node, on):
+    """devlink's roce_selective_repeat (the offer of the QPs created from now on)."""
+    r = node.run("devlink dev param set pci/$(basename $(readlink -f /sys/class/net/%s/"
+                 "device)) name roce_selective_repeat value %s cmode runtime" % (
+                     target.netdev[node.index], "true" if on else "false"), timeout=30)
+    t.ok(r.rc == 0, "%s: devlink roce_selective_repeat %s" % (node.name, "on" if on else "off"),
+         r.stderr)
+    return r.rc == 0
+
+
+def ece_pair(mode, expect, what):
+    """tests/rdma/rdma-ece -m ``mode`` between node1 (server) and node0 (client), both sides
+    checking that the device runs their QP with ``expect`` (sr, gbn)."""
+    port = rt.next_port()
+    srv = "rdma-ece -m %s -e %s -p %d" % (mode, expect, port)
+    cli = "rdma-ece -m %s -e %s -p %d" % (mode, expect, port)
+    if mode == "self":
+        srv += " -d %s -g %d" % (dev, target.gid(n1))
+        cli += " -d %s -g %d" % (dev, target.gid(n0))
+    res = rt.run_pair(n1, n0, srv, cli + " " + target.ip(n1), port, PAIR_TIMEOUT)
+    seen = 0
+    for r in (res.client, res.server):
+        if r is not None:
+            seen += tap_lines(r.stdout, "rdma-ece -m %s: " % mode)
+    want = 16 if mode == "self" else 8
+    t.ok(res.ok and seen >= want, "rdma-ece -m %s: %s: both sides ran to the end (%d checks, "
+         "%.0f s)" % (mode, what, seen, res.seconds), res.diag())
+
+
+def ece():
+    """Selective repeat agreed per connection through ECE (tests/rdma/rdma-ece): offered by
+    both NICs, a self-connecting pair (ibv_set_ece) and a librdmacm pair run it; offered by
+    node0 only, the librdmacm pair runs go-back-N."""
+    if not (devlink_sr(n0, True) and devlink_sr(n1, True)):
+        return
+    try:
+        ece_pair("self", "sr", "both offer selective repeat, ibv_set_ece agrees on it")
+        ece_pair("cm", "sr", "both offer selective repeat, librdmacm's ECE agrees on it")
+        if devlink_sr(n1, False):
+            ece_pair("cm", "gbn", "only node0 offers selective repeat: go-back-N")
+    finally:
+        devlink_sr(n0, False)
+        devlink_sr(n1, False)
+
+
 # A hostile user (tests/rdma/rdma-scribble): how long it scribbles at most (it is stopped when
 # the data beside it have moved) and what the data process moves meanwhile.
 SCRIBBLE_MAX_S = 120 if DEBUG else 60
@@ -757,6 +810,14 @@ try:
                    "reg_user_mr_dmabuf")
         else:
             dmabuf()
+
+        # --- transport options agreed through ECE --------------------------------------------
+        if KIND == "rxe":
+            t.skip("rdma-ece: selective repeat agreed through ECE", "tern's own transport "
+                   "option (Soft-RoCE's provider has no ibv_query_ece: tests/interop/rxe.t "
+                   "checks that tern then runs go-back-N)")
+        else:
+            ece()
 
         # --- atomics ---------------------------------------------------------------------------
         before = counters()

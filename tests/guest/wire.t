@@ -14,8 +14,10 @@ wire whose frames QEMU dumps to a pcap file.
 3. Loss: with the model's wire fault injector (debugfs wire_faults) dropping, duplicating,
    reordering and corrupting frames on both guests, rdma-check moves patterned data with
    every verb and checks every byte, perftest completes, the retransmission counters move and
-   no QP fails; then the same with selective repeat on both sides (devlink
-   roce_selective_repeat): every byte correct, only the missing packets resent
+   no QP fails; then the same with selective repeat offered on both sides (devlink
+   roce_selective_repeat) and agreed per connection through ECE (perftest connecting
+   through librdmacm, -R; rdma-check swapping its QPs' offers for ibv_set_ece): every byte
+   correct, only the missing packets resent
    (selective_retrans_pkts), the responder keeping what arrived after a gap
    (out_of_order_accepted); before that, a short clean run with selective repeat captured
    on its own: the MIDDLE/LAST packets of WRITEs and SENDs go as tern's SR opcodes with
@@ -96,17 +98,19 @@ target = rt.Target(c, "tern", 0)
 dev = target.ibdev
 
 
-def perf(prog, opts, gids=None, server=n1, client=n0, timeout=PAIR_TIMEOUT):
+def perf(prog, opts, gids=None, server=n1, client=n0, timeout=PAIR_TIMEOUT, cm=False):
     """perftest ``prog`` between node1 (server) and node0 (client); ``gids``: GID index per
-    node index (default: the IPv4 RoCE v2 GIDs). The out-of-band TCP uses IPv4."""
+    node index (default: the IPv4 RoCE v2 GIDs). The out-of-band TCP uses IPv4; with ``cm``
+    the QPs connect through librdmacm (-R), which agrees on selective repeat through ECE
+    when both NICs offer it."""
     gids = gids or target.gid_index
     port = rt.next_port()
-    common = "-d %s -i 1 -F -p %d" % (dev, port)
+    common = "-d %s -i 1 -F -p %d%s" % (dev, port, " -R" if cm else "")
     res = rt.run_pair(server, client,
                       "%s %s -x %d %s" % (prog, common, gids[server.index], opts),
                       "%s %s -x %d %s %s" % (prog, common, gids[client.index], opts,
                                              target.ip(server)),
-                      port, timeout)
+                      port, timeout, listening=rt.cm_listening if cm else None)
     rows = rt.parse_perftest(res.client.stdout, "bw" if prog.endswith("_bw") else "lat") \
         if res.client is not None else []
     if res.ok and not rows:
@@ -170,7 +174,7 @@ def sr_wire_check():
         t.ok(False, "selective repeat: capture the wire again (QMP object-add)", str(e))
         return
     for prog, opts in (("ib_write_bw", "-s 8190 -n 20"), ("ib_send_bw", "-s 8191 -n 20")):
-        res, rows = perf(prog, opts)
+        res, rows = perf(prog, opts, cm=True)
         t.ok(res.ok and rows, "selective repeat, clean: %s %s completes (%.0f s)" % (
             prog, opts, res.seconds), res.diag())
     time.sleep(1)
@@ -505,8 +509,9 @@ try:
             no_failures(outputs, "go-back-N", "the lossy runs")
 
             # --- 3b. selective repeat (Documentation/hw/rdma.rst) under the same faults ----
-            # devlink's roce_selective_repeat on both sides: the QPs connected from then on
-            # keep what arrives after a gap, SACK it, and resend only what is missing.
+            # devlink's roce_selective_repeat on both sides: the QPs created from then on offer
+            # it, and those that agree on it through ECE (perftest -R, rdma-check) keep what
+            # arrives after a gap, SACK it, and resend only what is missing.
             sr_start = time.monotonic()
             sr_on = []
             for n in c:
@@ -515,6 +520,11 @@ try:
                           "cmode runtime" % target.netdev[n.index], timeout=30)
                 sr_on.append(r.rc == 0)
                 t.ok(r.rc == 0, "%s: devlink roce_selective_repeat on" % n.name, r.stderr)
+            for n in c:
+                r = rt.load_rdma_cm(n)
+                sr_on.append(r.rc == 0)
+                t.ok(r.rc == 0, "%s: rdma_ucm and rdma_cm loaded (perftest -R)" % n.name,
+                     r.stdout, r.stderr)
             if all(sr_on):
                 sr_wire_check()
                 before = {n.index: hw_counters(n) for n in c}
@@ -522,7 +532,7 @@ try:
                     set_faults(n, seed=n.index + 21, **FAULTS)
                 outputs = []
                 for prog, opts in LOSSY_PERF + (("ib_send_bw", "-s 8192 -n 50"),):
-                    res, rows = perf(prog, opts)
+                    res, rows = perf(prog, opts, cm=True)
                     outputs.append(res)
                     t.ok(res.ok and rows, "selective repeat, with faults: %s %s completes "
                          "(%.0f s)" % (prog, opts, res.seconds), res.diag())

@@ -12,6 +12,10 @@ management interoperates too (issue 7): rping (buffers validated) and ib_write_b
 through rdma_cm, whose CM MADs cross between tern's GSI QP and Soft-RoCE's, both directions,
 and UD multicast through rdma_join_multicast: mckey's sender on one side, its receiver (which
 ends only once every message arrived) on the other, both directions.
+All of it runs with tern offering selective repeat (devlink roce_selective_repeat on, tern's
+QPs offer it through ECE): Soft-RoCE has no ECE, so every connection must stay standard
+go-back-N RoCEv2; tests/rdma/rdma-ece connects through librdmacm in both directions and
+tern's side checks in `rdma res show qp -dd` that its QP runs go-back-N.
 rdma_cm uses the device's default RoCE mode for its GIDs; the rxe node's is set to v2
 through configfs (/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_mode), as an
 administrator does, and read back (Linux 6.1 already prefers v2 where a device supports it;
@@ -176,6 +180,14 @@ try:
 
         pairs = ((rxe, tern), (tern, rxe))      # (server, client)
 
+        # tern offers selective repeat from here on; Soft-RoCE offers nothing, so each
+        # connection must be go-back-N (checked through rdma_cm below, rdma-ece)
+        r = tern.run("devlink dev param set pci/$(basename $(readlink -f /sys/class/net/%s/"
+                     "device)) name roce_selective_repeat value true cmode runtime" %
+                     target.netdev[tern.index], timeout=30)
+        t.ok(r.rc == 0, "%s: devlink roce_selective_repeat on (tern's QPs offer selective "
+             "repeat)" % name(tern), r.stderr)
+
         # --- ibv_rc_pingpong ----------------------------------------------------------------
         for server, client in pairs:
             for size, iters in PINGPONG:
@@ -231,6 +243,25 @@ try:
                 t.ok(res.ok and rows, "%s %s %s completes on both sides (%s; %.0f s)" % (
                     prog, opts, direction(server, client), perf_desc(prog, rows),
                     res.seconds), res.diag())
+
+            # ECE through rdma_cm: tern offers selective repeat, Soft-RoCE nothing: tern's
+            # QP must run go-back-N (its restrack attribute), and the data arrive intact
+            for server, client in pairs:
+                port = rt.next_port()
+                expect = {n.index: "gbn" if n is tern else "any" for n in c}
+                res = rt.run_pair(server, client,
+                                  "rdma-ece -m cm -e %s -p %d" % (expect[server.index], port),
+                                  "rdma-ece -m cm -e %s -p %d %s" % (
+                                      expect[client.index], port, target.ip(server)),
+                                  port, PAIR_TIMEOUT, retries=2)
+                outs = [r.stdout for r in (res.server, res.client) if r is not None]
+                seen = sum(len(re.findall(r"^ok - ", o, re.M)) for o in outs)
+                bad = [ln for o in outs for ln in re.findall(r"^not ok - .*$", o, re.M)]
+                t.ok(res.ok and seen >= 8 and not bad,
+                     "rdma-ece -m cm %s: tern offers selective repeat, Soft-RoCE has no ECE: "
+                     "tern's QP runs go-back-N, a WRITE and a SEND intact each way (%d checks, "
+                     "%.0f s)" % (direction(server, client), seen, res.seconds),
+                     res.diag(), "\n".join(bad))
 
             # UD multicast through rdma_cm (rdma_join_multicast): mckey's receiver on one
             # side, its sender on the other, each direction its own group

@@ -319,14 +319,23 @@ int dest_parse(const char *s, struct qp_dest *q)
 	return 0;
 }
 
+int ece_exchange = 1;
+
 int qp_exchange_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o, int fd,
 			int is_server)
 {
 	struct qp_dest local = { .qpn = qp->qp_num, .gid = d->gid }, remote;
-	char line[MSG_MAX], mine[128];
+	char line[MSG_MAX], mine[192];
+	struct ibv_ece ece = {};
+	const char *theirs;
+	int have_ece = ece_exchange && !ibv_query_ece(qp, &ece);
+	int rc;
 
 	local.psn = (uint32_t)(rand() & 0xffffff);
 	dest_format(&local, mine, sizeof(mine));
+	if (have_ece)
+		snprintf(mine + strlen(mine), sizeof(mine) - strlen(mine), " ece %x %x",
+			 ece.vendor_id, ece.options);
 	if (is_server) {
 		oob_expect(fd, line, sizeof(line), "QP ");
 		oob_send(fd, "QP %s", mine);
@@ -336,6 +345,17 @@ int qp_exchange_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *
 	}
 	if (dest_parse(line + 3, &remote))
 		die("bad QP line from the peer: %s", line);
+	/* both have ECE: the peer's offer, as librdmacm passes it from a connection request */
+	theirs = strstr(line, " ece ");
+	if (have_ece && theirs &&
+	    sscanf(theirs, " ece %x %x", &ece.vendor_id, &ece.options) == 2) {
+		ece.comp_mask = 0;
+		rc = ibv_set_ece(qp, &ece);
+		if (rc && rc != EOPNOTSUPP && rc != EINVAL) {
+			fprintf(stderr, "ibv_set_ece: %s\n", strerror(rc));
+			return rc;
+		}
+	}
 	return qp_connect(d, qp, o, &local, &remote);
 }
 

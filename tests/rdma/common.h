@@ -80,7 +80,14 @@ int qp_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o,
 	       const struct qp_dest *local, const struct qp_dest *remote);
 void dest_format(const struct qp_dest *q, char *buf, size_t len);
 int dest_parse(const char *s, struct qp_dest *q);
-/* Exchanges dests over fd (the server receives first) and connects. */
+/*
+ * Exchanges dests over fd (the server receives first) and connects. With ece_exchange set
+ * (the default) and ECE on both sides (ibv_query_ece), each side's offer goes with its dest
+ * and the peer's is given to ibv_set_ece() before the QP connects, as an application that
+ * connects its QPs itself agrees on transport options; another vendor's options (EINVAL)
+ * leave the QP standard.
+ */
+extern int ece_exchange;
 int qp_exchange_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o, int fd,
 			int is_server);
 enum ibv_qp_state qp_state(struct ibv_qp *qp);

@@ -46,6 +46,7 @@ DECLARE_DRV_CMD(mock_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ, tern_create_c
 		tern_create_cq_resp);
 DECLARE_DRV_CMD(mock_create_qp, IB_USER_VERBS_CMD_CREATE_QP, tern_create_qp_cmd,
 		tern_create_qp_resp);
+DECLARE_DRV_CMD(mock_modify_qp, IB_USER_VERBS_EX_CMD_MODIFY_QP, tern_modify_qp_cmd, empty);
 DECLARE_DRV_CMD(mock_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, tern_create_srq_cmd,
 		tern_create_srq_resp);
 DECLARE_DRV_CMD(mock_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty, tern_create_ah_resp);
@@ -86,6 +87,9 @@ static struct tern_create_cq_cmd g_cq_cmd;
 static struct tern_create_qp_cmd g_qp_cmd;
 static uint32_t g_next_qpn = 7;
 static int g_last_state = -1;
+static uint32_t g_qp_ece_offer;		/* what create_qp's response offers */
+static int g_modify_ex_calls;
+static uint32_t g_modify_ece;		/* ece_options of the last extended modify_qp */
 static struct tern_create_srq_cmd g_srq_cmd;
 static int g_srq_mask = -1;
 static uint32_t g_srq_limit;
@@ -357,6 +361,22 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_qp_init_a
 	qp->state = IBV_QPS_RESET;
 	qp->qp_num = g_next_qpn;
 	r->qpn = g_next_qpn++;
+	r->ece_options = g_qp_ece_offer;
+	return 0;
+}
+
+int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+			 struct ibv_modify_qp_ex *cmd, size_t cmd_size,
+			 struct ib_uverbs_ex_modify_qp_resp *resp, size_t resp_size)
+{
+	struct mock_modify_qp *c = (void *)cmd;
+
+	if (cmd_size < sizeof(*c))
+		return EINVAL;
+	g_modify_ex_calls++;
+	g_modify_ece = c->drv_payload.ece_options;
+	if (attr_mask & IBV_QP_STATE)
+		g_last_state = attr->qp_state;
 	return 0;
 }
 
@@ -1760,6 +1780,88 @@ int main(int argc, char **argv)
 		g_ops->free_context(ctx);
 		munmap(clk, TERN_CLOCK_PAGE_SIZE);
 		g_uctx_caps = 0;
+	}
+	/* ECE: the offer from create_qp, what set_ece refuses and agrees, what modify_qp passes */
+	{
+		struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC, .cap = { .max_send_wr = 4,
+			.max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
+		struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT };
+		struct ibv_ece e = {}, q = {};
+		struct verbs_context *vctx;
+		struct ibv_context *ctx;
+		struct ibv_qp *qp, *qp0;
+		struct ibv_pd *pd;
+		struct ibv_cq *cq;
+		int calls, rc, bad = 0;
+
+		vctx = g_dev_ops->alloc_context(&vdev->device, memfd, NULL);
+		ok(vctx != NULL, "ece: alloc_context");
+		if (!vctx)
+			goto out;
+		ctx = &vctx->context;
+		pd = g_ops->alloc_pd(ctx);
+		g_cq_pi = 0;
+		cq = g_ops->create_cq(ctx, 16, NULL, 0);
+		if (!pd || !cq)
+			goto out;
+		qa.send_cq = qa.recv_cq = cq;
+		g_qp_ece_offer = TERN_ECE_SR | 8u << TERN_ECE_SR_LOG_CAP_SHIFT;
+		qp = g_ops->create_qp(pd, &qa);
+		g_qp_ece_offer = 0;
+		qp0 = g_ops->create_qp(pd, &qa);
+		if (!qp || !qp0)
+			goto out;
+		rc = g_ops->query_ece(qp, &q);
+		ok(!rc && q.vendor_id == TERN_ECE_VENDOR_ID &&
+		   q.options == 0x81 && !q.comp_mask,
+		   "ece: query_ece gives the offer of create_qp's response (%#x %#x)", q.vendor_id,
+		   q.options);
+		e = (struct ibv_ece){ .vendor_id = TERN_ECE_VENDOR_ID, .options = 1, .comp_mask = 1 };
+		bad += g_ops->set_ece(qp, &e) == EINVAL;
+		e = (struct ibv_ece){ .vendor_id = 0x15b3, .options = 1 };
+		bad += g_ops->set_ece(qp, &e) == EINVAL;
+		e = (struct ibv_ece){ .vendor_id = TERN_ECE_VENDOR_ID, .options = 1u << 16 };
+		bad += g_ops->set_ece(qp, &e) == EINVAL;
+		e.options = TERN_ECE_SR | 9u << TERN_ECE_SR_LOG_CAP_SHIFT;
+		bad += g_ops->set_ece(qp, &e) == EINVAL;
+		e.options = TERN_ECE_SR | 3u << TERN_ECE_SR_LOG_CAP_SHIFT;
+		bad += g_ops->set_ece(qp, &e) == EINVAL;
+		e.options = 6u << TERN_ECE_SR_LOG_CAP_SHIFT;
+		bad += g_ops->set_ece(qp, &e) == EINVAL;
+		rc = g_ops->query_ece(qp, &q);
+		ok(bad == 6 && !rc && q.options == 0x81,
+		   "ece: set_ece refuses a comp_mask, another vendor, an unknown bit, caps 9 and 3 "
+		   "and a cap without SR (EINVAL: %d of 6), the offer unchanged", bad);
+		calls = g_modify_ex_calls;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		ok(g_modify_ex_calls == calls, "ece: modify_qp before set_ece: the plain command");
+		e.options = TERN_ECE_SR | 4u << TERN_ECE_SR_LOG_CAP_SHIFT;
+		rc = g_ops->set_ece(qp, &e) || g_ops->query_ece(qp, &q);
+		ok(!rc && q.options == 0x41,
+		   "ece: the peer offers SR with cap 2^4: agreed SR, the smaller cap (%#x)",
+		   q.options);
+		attr.qp_state = IBV_QPS_RTR;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		ok(g_modify_ex_calls == calls + 1 && g_modify_ece == 0x41,
+		   "ece: modify_qp then passes the agreed options in the extended command (%#x)",
+		   g_modify_ece);
+		e.options = TERN_ECE_SR;
+		rc = g_ops->set_ece(qp, &e) || g_ops->query_ece(qp, &q);
+		ok(!rc && q.options == 0x81,
+		   "ece: a peer's SR without a cap takes this side's (%#x)", q.options);
+		e.options = 0;
+		rc = g_ops->set_ece(qp, &e) || g_ops->query_ece(qp, &q);
+		ok(!rc && q.options == 0,
+		   "ece: a peer that offers nothing: nothing agreed (%#x)", q.options);
+		e.options = TERN_ECE_SR | 8u << TERN_ECE_SR_LOG_CAP_SHIFT;
+		ok(!g_ops->query_ece(qp0, &q) && q.options == 0 && !g_ops->set_ece(qp0, &e) &&
+		   !g_ops->query_ece(qp0, &q) && q.options == 0,
+		   "ece: a QP that offers nothing agrees on nothing whatever the peer offers");
+		g_ops->destroy_qp(qp);
+		g_ops->destroy_qp(qp0);
+		g_ops->destroy_cq(cq);
+		g_ops->dealloc_pd(pd);
+		g_ops->free_context(ctx);
 	}
 	g_dev_ops->uninit_device(vdev);
 out:

@@ -126,6 +126,35 @@ struct tern_create_qp_cmd {
 
 struct tern_create_qp_resp {
 	__u32	qpn;
+	__u32	ece_options;		/* TERN_ECE_*: what this QP offers (0 from older kernels) */
+};
+
+/*
+ * Enhanced Connection Establishment (ECE): the transport options beyond standard RoCEv2
+ * that the two ends of a connection agree on, QP by QP. ibv_query_ece() gives vendor_id
+ * TERN_ECE_VENDOR_ID and the options a QP offers (before ibv_set_ece()) or the options
+ * agreed (after); librdmacm carries them in the CM REQ and REP. A QP created while the
+ * port's devlink parameter roce_selective_repeat is on offers TERN_ECE_SR with the in-flight
+ * cap of roce_sr_log_cap (the device's default when that is 0); other QPs offer nothing.
+ * ibv_set_ece() takes what the peer offered or answered: the provider keeps the options
+ * both sides have (selective repeat only if both offer it, the smaller cap) and passes them
+ * in tern_modify_qp_cmd at INIT->RTR. A QP that never had ibv_set_ece() (a peer without
+ * ECE, such as Soft-RoCE, or a kernel user) is standard go-back-N RoCEv2.
+ */
+#define TERN_ECE_VENDOR_ID		0x1b36	/* the PCI vendor ID of tern's functions */
+#define TERN_ECE_SR			(1u << 0)	/* selective repeat (tern_rdma.h) */
+#define TERN_ECE_SR_LOG_CAP_SHIFT	4		/* in-flight cap 2^n PSNs, n = 4..8 */
+#define TERN_ECE_SR_LOG_CAP_MASK	(0xfu << TERN_ECE_SR_LOG_CAP_SHIFT)
+#define TERN_ECE_OPTIONS		(TERN_ECE_SR | TERN_ECE_SR_LOG_CAP_MASK)
+
+/*
+ * modify_qp (the extended command): @ece_options, the options agreed by ibv_set_ece() (0:
+ * none, go-back-N), applied at INIT->RTR and ignored at other transitions. Options the QP
+ * did not offer, unknown bits, a cap outside 4..8, a cap without TERN_ECE_SR or a nonzero
+ * @rsvd: -EINVAL.
+ */
+struct tern_modify_qp_cmd {
+	__u32	ece_options;
 	__u32	rsvd;
 };
 

@@ -102,7 +102,7 @@ static void tern_ib_zombies_free(struct tern_ib_dev *dev)
 }
 
 /**
- * tern_ib_udata_cmd() - copy a create command from the provider, checking its length
+ * tern_ib_udata_cmd() - copy a driver command from the provider, checking its length
  * @udata: the verb's udata
  * @cmd: the command structure, zeroed by the caller (fields an older provider does not send
  *	 stay zero)
@@ -111,7 +111,7 @@ static void tern_ib_zombies_free(struct tern_ib_dev *dev)
  * @resp_len: the bytes of response the verb writes back, 0 for none
  *
  * A newer provider may send a longer command: the bytes this driver does not know must be
- * zero. Shared by create_cq, resize_cq, create_qp and create_srq.
+ * zero. Shared by create_cq, resize_cq, create_qp, modify_qp and create_srq.
  *
  * Return: 0; -EINVAL for a command shorter than @min_len, a response buffer shorter than
  * @resp_len or unknown non-zero bytes; -EFAULT for an unreadable command.

@@ -398,6 +398,44 @@ static int tern_ib_qp_check_qpn(struct tern_ib_dev *dev, struct tern_ib_qp *qp)
 	return -EIO;
 }
 
+static_assert(TERN_ECE_VENDOR_ID == TERN_PCI_VENDOR_ID);
+
+/*
+ * What user QP @qp offers through ECE (<rdma/tern-abi.h>): selective repeat with the port's
+ * in-flight cap while devlink's roce_selective_repeat is on, for an RC QP on a device that
+ * has it; nothing otherwise.
+ */
+static u32 tern_ib_qp_ece_offer(struct tern_ib_dev *dev, const struct tern_ib_qp *qp)
+{
+	u32 cap;
+
+	if (qp->type != TERN_QPT_RC || !tern_ib_has_cap(dev, TERN_RDMA_CAP_SR) ||
+	    !tern_core_roce_sr(dev->tdev))
+		return 0;
+	cap = tern_core_roce_sr_log_cap(dev->tdev) ?: TERN_QP_XPORT_DEF_LOG_CAP;
+	return TERN_ECE_SR | cap << TERN_ECE_SR_LOG_CAP_SHIFT;
+}
+
+/*
+ * The device's transport options (TERN_QP_XPORT_*) for the ECE options @ece a modify_qp of
+ * @qp brought, checked against what the QP offered. Return: 0, or -EINVAL.
+ */
+static int tern_ib_qp_ece_xport(const struct tern_ib_qp *qp, u32 ece, u32 *xport)
+{
+	u32 cap = (ece & TERN_ECE_SR_LOG_CAP_MASK) >> TERN_ECE_SR_LOG_CAP_SHIFT;
+
+	*xport = 0;
+	if (!ece)
+		return 0;
+	if ((ece & ~TERN_ECE_OPTIONS) || !(ece & TERN_ECE_SR) || !(qp->ece_offer & TERN_ECE_SR) ||
+	    (cap && (cap < TERN_QP_XPORT_MIN_LOG_CAP || cap > TERN_QP_XPORT_MAX_LOG_CAP)))
+		return -EINVAL;
+	if (!cap)
+		cap = (qp->ece_offer & TERN_ECE_SR_LOG_CAP_MASK) >> TERN_ECE_SR_LOG_CAP_SHIFT;
+	*xport = TERN_QP_XPORT_SR | cap << TERN_QP_XPORT_LOG_CAP_SHIFT;
+	return 0;
+}
+
 /**
  * tern_ib_create_qp() - create a QP
  * @ibqp: the QP
@@ -469,7 +507,9 @@ int tern_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (err)
 		goto err_destroy;
 	if (udata) {
+		qp->ece_offer = tern_ib_qp_ece_offer(dev, qp);
 		resp.qpn = qpn;
+		resp.ece_options = qp->ece_offer;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_erase;
@@ -637,19 +677,8 @@ static int tern_ib_qp_attrs_address(struct tern_ib_dev *dev, struct tern_ib_qp *
 		a->dest_qpn = cpu_to_le32(dest_qpn);
 	}
 	if (attr_mask & IB_QP_RQ_PSN) {
-		u32 xport = 0;
-
-		/*
-		 * the port's default transport (devlink roce_selective_repeat, and its
-		 * in-flight cap roce_sr_log_cap), RC only
-		 */
-		if (qp->ibqp.qp_type == IB_QPT_RC && tern_ib_has_cap(dev, TERN_RDMA_CAP_SR) &&
-		    tern_core_roce_sr(dev->tdev))
-			xport = TERN_QP_XPORT_SR |
-				((u32)tern_core_roce_sr_log_cap(dev->tdev) <<
-				 TERN_QP_XPORT_LOG_CAP_SHIFT);
 		*mask |= TERN_QP_ATTR_RQ_PSN;
-		a->rq_psn = cpu_to_le32((attr->rq_psn & TERN_IB_PSN_MASK) | xport);
+		a->rq_psn = cpu_to_le32(attr->rq_psn & TERN_IB_PSN_MASK);
 	}
 	if (attr_mask & IB_QP_SQ_PSN) {
 		*mask |= TERN_QP_ATTR_SQ_PSN;
@@ -693,7 +722,8 @@ static void tern_ib_qp_attrs_keep(struct tern_ib_qp *qp, const struct ib_qp_attr
  * @ibqp: the QP
  * @attr: the attributes
  * @attr_mask: IB_QP_* naming the valid ones
- * @udata: no driver data
+ * @udata: struct tern_modify_qp_cmd in (optional): the ECE options agreed for the
+ *	connection, which decide the transport at INIT->RTR (none: go-back-N)
  *
  * Return: 0, -EOPNOTSUPP for attributes the device does not have (alternate path, rate
  * limit, ...), -EINVAL for an invalid transition or value, or another negative errno.
@@ -704,14 +734,23 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 	struct tern_ib_dev *dev = to_tibdev(ibqp->device);
 	struct tern_ib_qp *qp = to_tqp(ibqp);
 	struct tern_cmd_modify_qp_in in = {};
+	struct tern_modify_qp_cmd cmd = {};
 	enum ib_qp_state cur, next;
-	u32 mask = 0;
+	u32 mask = 0, xport;
 	int err;
 
 	if (attr_mask & ~TERN_IB_QP_ATTRS)
 		return -EOPNOTSUPP;
-	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
+	if (udata && udata->inlen) {
+		err = tern_ib_udata_cmd(udata, &cmd, sizeof(cmd), sizeof(cmd), 0);
+		if (err)
+			return err;
+		if (cmd.rsvd)
+			return -EINVAL;
+	}
+	err = tern_ib_qp_ece_xport(qp, cmd.ece_options, &xport);
+	if (err)
+		return err;
 	if (((attr_mask & IB_QP_PKEY_INDEX) && attr->pkey_index) ||
 	    ((attr_mask & IB_QP_PORT) && attr->port_num != TERN_IB_PORT))
 		return -EINVAL;
@@ -734,6 +773,11 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		err = tern_ib_qp_attrs_address(dev, qp, attr, attr_mask, &in.attrs, &mask);
 	if (err)
 		goto out;
+	/* the transport agreed for the connection, from INIT->RTR on (RESET: go-back-N) */
+	if (xport && cur == IB_QPS_INIT && next == IB_QPS_RTR) {
+		mask |= TERN_QP_ATTR_XPORT;
+		in.xport = cpu_to_le32(xport);
+	}
 
 	in.qpn = cpu_to_le32(qp->qpn);
 	in.attr_mask = cpu_to_le32(mask);
@@ -853,6 +897,21 @@ static int tern_ib_fill_res_qp_cc(struct sk_buff *msg, const struct tern_cmd_que
 	       -EMSGSIZE : 0;
 }
 
+/*
+ * The transport of an RC QP as the device runs it: "transport" go-back-n (standard RoCEv2)
+ * or selective-repeat with its in-flight cap. Returns 0 or -EMSGSIZE.
+ */
+static int tern_ib_fill_res_qp_xport(struct sk_buff *msg, u32 xport)
+{
+	u32 cap = (xport & TERN_QP_XPORT_LOG_CAP_MASK) >> TERN_QP_XPORT_LOG_CAP_SHIFT;
+
+	if (!(xport & TERN_QP_XPORT_SR))
+		return rdma_nl_put_driver_string(msg, "transport", "go-back-n") ? -EMSGSIZE : 0;
+	return rdma_nl_put_driver_string(msg, "transport", "selective-repeat") ||
+	       rdma_nl_put_driver_u32(msg, "sr_inflight_cap",
+				      1u << (cap ?: TERN_QP_XPORT_DEF_LOG_CAP)) ? -EMSGSIZE : 0;
+}
+
 /**
  * tern_ib_fill_res_qp_entry() - the device's own view of a QP for ``rdma res show qp -dd``
  * @msg: the netlink message the RDMA core is filling
@@ -888,6 +947,8 @@ int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "rq_ci", le16_to_cpu(out.rq_ci)) ||
 	    rdma_nl_put_driver_u32(msg, "sq_draining",
 				   !!(le32_to_cpu(out.status) & TERN_QP_STATUS_SQ_DRAINING)))
+		goto err;
+	if (qp->type == TERN_QPT_RC && tern_ib_fill_res_qp_xport(msg, le32_to_cpu(out.xport)))
 		goto err;
 	if (qp->type == TERN_QPT_RC &&
 	    (rdma_nl_put_driver_u32(msg, "timeout", out.attrs.timeout) ||

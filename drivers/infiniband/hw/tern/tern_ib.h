@@ -384,6 +384,8 @@ struct tern_ib_kq {
  * @dest_qpn: destination QP number from the last modify_qp that set it
  * @qkey: UD/GSI: the Q_Key from the last modify_qp that set it
  * @sgid_index: GID index of the path, for query_qp
+ * @ece_offer: user RC QPs: the TERN_ECE_* options offered at creation (<rdma/tern-abi.h>),
+ *	the most that modify_qp may agree on; fixed after creation
  * @obj: what tern_ib_dev.qp_xa holds, for events and poll_cq
  * @dying: kernel QPs on an SRQ: in tern_ib_cq.dying of the receive CQ from the moment
  *	destroy_qp erases the QP from @qp_xa until its CQEs are cleaned, so that poll_cq
@@ -405,6 +407,7 @@ struct tern_ib_qp {
 	u32 dest_qpn;
 	u32 qkey;
 	u8 sgid_index;
+	u32 ece_offer;
 	struct tern_ib_obj obj;
 	struct list_head dying;
 };
