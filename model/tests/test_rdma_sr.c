@@ -174,7 +174,7 @@ static int to_init(struct rdev *d, uint32_t qpn)
 /*
  * The layout around the xport field: rq_psn's bits 31:24 are reserved (the options' old
  * place included); a value without TERN_QP_ATTR_XPORT, rsvd nonzero, and the bit at
- * RTR->RTS or on UC/UD QPs are refused; the input of before the field
+ * RTR->RTS or on UC/UD QPs are refused, SQD->SQD takes it; the input of before the field
  * (TERN_MODIFY_QP_IN_V1_LEN) is taken as xport 0, go-back-N; QUERY_QP answers the reply of
  * before the field (TERN_QUERY_QP_OUT_V2_LEN) without it.
  */
@@ -243,6 +243,30 @@ static void t_sr_xport_layout(void)
 		 TERN_CMD_BAD_PARAM);
 	CHECK_EQ(c.syndrome, OFF(T, attr_mask));
 	CHECK_EQ(qp_state(d[0], qp.qpn), TERN_QPS_RTR);
+
+	/*
+	 * SQD->SQD on a drained QP takes the field: on, kept by a new rq_psn without the bit,
+	 * off again
+	 */
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_SQ_PSN |
+			   TERN_QP_ATTR_TIMEOUT | TERN_QP_ATTR_RETRY_CNT | TERN_QP_ATTR_RNR_RETRY |
+			   TERN_QP_ATTR_MAX_RD_ATOMIC, &a, &c), 0);
+	a.state = TERN_QPS_SQD;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE, &a, &c), 0);
+	a.xport = TERN_QP_XPORT_SR | 6u << TERN_QP_XPORT_LOG_CAP_SHIFT;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_XPORT, &a, &c), 0);
+	RQ(qp_query(d[0], qp.qpn, out) == 0);
+	CHECK_EQ(rd32(out + QQO_XPORT), TERN_QP_XPORT_SR | 6u << TERN_QP_XPORT_LOG_CAP_SHIFT);
+	a.rq_psn = 0x456;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_RQ_PSN, &a, &c), 0);
+	RQ(qp_query(d[0], qp.qpn, out) == 0);
+	CHECK_EQ(rd32(out + QQO_XPORT), TERN_QP_XPORT_SR | 6u << TERN_QP_XPORT_LOG_CAP_SHIFT);
+	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x456);
+	a.xport = 0;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_XPORT, &a, &c), 0);
+	RQ(qp_query(d[0], qp.qpn, out) == 0);
+	CHECK_EQ(rd32(out + QQO_XPORT), 0);
+	CHECK_EQ(qp_state(d[0], qp.qpn), TERN_QPS_SQD);
 
 	/* QUERY_QP: the field for a full buffer, not for one of before it */
 	memset(&a, 0, sizeof(a));
