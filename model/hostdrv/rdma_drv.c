@@ -714,6 +714,8 @@ int qp_modify(struct rdev *d, uint32_t qpn, uint32_t mask, const struct qpattr *
 	wr32(in + OFF(T, qpn), qpn);
 	wr32(in + OFF(T, attr_mask), mask);
 	qpattr_encode(&z, in + OFF(T, attrs));
+	if (mask & TERN_QP_ATTR_XPORT)
+		wr32(in + OFF(T, xport), a->xport);
 	return qp_modify_raw(d, in, c);
 }
 
@@ -1014,7 +1016,8 @@ bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_
 	path_fill(&a, d, peer, o);
 	a.path_mtu = o->mtu;
 	a.dest_qpn = peer_qpn;
-	a.rq_psn = o->psn[!s] | o->xport;
+	a.rq_psn = o->psn[!s];
+	a.xport = o->xport;
 	a.max_dest_rd_atomic = o->rd_atomic ? o->rd_atomic : d->caps.max_dest_rd_atomic;
 	a.min_rnr_timer = o->min_rnr_timer[s];
 	/* UC takes only the path, MTU, peer and PSN */
@@ -1022,7 +1025,8 @@ bool qp_connect(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_
 		       TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU |
 			       TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN |
 			       (o->uc ? 0 : TERN_QP_ATTR_MAX_DEST_RD_ATOMIC |
-				TERN_QP_ATTR_MIN_RNR_TIMER),
+				TERN_QP_ATTR_MIN_RNR_TIMER) |
+			       (o->xport ? TERN_QP_ATTR_XPORT : 0),
 		       &a, &cq);
 	if (st) {
 		printf("#   conn: ->RTR status %d syndrome %u\n", st, cq.syndrome);

@@ -101,6 +101,7 @@ struct qpattr {
 	uint32_t flow_label;
 	uint16_t udp_sport;
 	uint8_t sgid[16], dgid[16];
+	uint32_t xport;		/* TERN_QP_ATTR_XPORT: tern_cmd_modify_qp_in.xport */
 };
 
 /* Connection options for qp_connect() (and the tests' conn_setup()). */
@@ -123,7 +124,7 @@ struct connopt {
 	uint8_t rd_atomic;		/* max_rd_atomic and max_dest_rd_atomic; 0: the caps */
 	uint8_t rtr_only;		/* bit s: leave side s in RTR */
 	bool uc;			/* UC QPs (UC attributes only) instead of RC */
-	uint32_t xport;			/* TERN_QP_XPORT_* of both QPs (rq_psn 31:24) */
+	uint32_t xport;			/* TERN_QP_XPORT_* of both QPs (0: not given at RTR) */
 	uint8_t cq_flags;		/* TERN_CQ_F_* of both CQs */
 };
 

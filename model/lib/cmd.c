@@ -7,7 +7,7 @@
  * deciding the completion:
  *   1. opcode known                                  else BAD_OPCODE
  *   2. in_len exact (NOP: 16..TERN_CMD_MAX_IN;       else BAD_LEN, syndrome = length needed
- *      CREATE_SRQ also TERN_CREATE_SRQ_IN_V1_LEN, the rest then reads as zero)
+ *      or an older version's length of cmd_in_old_len(): the rest then reads as zero)
  *   3. input fetched (inline, or DMA from in_addr)   else DMA_ERROR
  *   4. every field valid, reserved fields zero       else BAD_PARAM, syndrome = byte offset
  *      (then object checks: BAD_RESOURCE, BAD_STATE, NO_RESOURCES, DMA_ERROR for memory)
@@ -429,6 +429,22 @@ static int cmd_in_len(uint16_t opcode)
 }
 
 /*
+ * The input length of an older, shorter version of the command's input that the device
+ * still takes (the fields added since read as zero), or -1 if there is none.
+ */
+static int cmd_in_old_len(uint16_t opcode)
+{
+	switch (opcode) {
+	case TERN_CMD_CREATE_SRQ:
+		return TERN_CREATE_SRQ_IN_V1_LEN;
+	case TERN_CMD_MODIFY_QP:
+		return TERN_MODIFY_QP_IN_V1_LEN;
+	default:
+		return -1;
+	}
+}
+
+/*
  * Command @c's input: its length for its opcode, read once into m->cmd_in when it is not
  * inline, an older, shorter version zero-extended. Returns false with c->status set if it
  * cannot be had.
@@ -453,8 +469,7 @@ static bool cmd_input(struct tern_model *m, struct cmd_ctx *c)
 			c->syndrome = TERN_CMD_MAX_IN;
 			return false;
 		}
-	} else if (c->in_len != expect &&
-		   !(c->opcode == TERN_CMD_CREATE_SRQ && c->in_len == TERN_CREATE_SRQ_IN_V1_LEN)) {
+	} else if (c->in_len != expect && c->in_len != cmd_in_old_len(c->opcode)) {
 		c->status = TERN_CMD_BAD_LEN;
 		c->syndrome = (uint32_t)expect;
 		return false;

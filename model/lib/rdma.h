@@ -435,7 +435,7 @@ struct ternm_qp {
 	uint8_t fifo_head, fifo_count;
 
 	/* selective repeat (rdma_sr.c): sr is NULL in standard go-back-N */
-	uint8_t xport;		/* TERN_QP_XPORT_* >> 24, as MODIFY_QP set it */
+	uint8_t xport;		/* TERN_QP_XPORT_*, as MODIFY_QP set it (all in the low byte) */
 	uint16_t max_unacked;	/* PSNs in flight: TERNM_MAX_UNACKED, or the SR cap */
 	struct ternm_sr *sr;
 

@@ -591,7 +591,7 @@ static bool transition_ok(uint8_t cur, uint8_t next)
 			 TERN_QP_ATTR_MIN_RNR_TIMER)
 #define ATTR_RTS_NEED	(TERN_QP_ATTR_SQ_PSN | TERN_QP_ATTR_TIMEOUT | TERN_QP_ATTR_RETRY_CNT | \
 			 TERN_QP_ATTR_RNR_RETRY | TERN_QP_ATTR_MAX_RD_ATOMIC)
-#define ATTR_ALL	((TERN_QP_ATTR_QKEY << 1) - 1)
+#define ATTR_ALL	((TERN_QP_ATTR_XPORT << 1) - 1)
 
 /* Attributes a transition may carry besides STATE. */
 static uint32_t transition_attrs(uint8_t cur, uint8_t next)
@@ -601,7 +601,7 @@ static uint32_t transition_attrs(uint8_t cur, uint8_t next)
 	if (next == TERN_QPS_INIT)
 		return TERN_QP_ATTR_ACCESS;
 	if (cur == TERN_QPS_INIT && next == TERN_QPS_RTR)
-		return ATTR_RTR_NEED | TERN_QP_ATTR_ACCESS;
+		return ATTR_RTR_NEED | TERN_QP_ATTR_ACCESS | TERN_QP_ATTR_XPORT;
 	if (cur == TERN_QPS_RTR && next == TERN_QPS_RTS)
 		return ATTR_RTS_NEED | TERN_QP_ATTR_ACCESS | TERN_QP_ATTR_MIN_RNR_TIMER;
 	if (cur == TERN_QPS_RTS && next == TERN_QPS_SQD)
@@ -613,7 +613,10 @@ static uint32_t transition_attrs(uint8_t cur, uint8_t next)
 	       TERN_QP_ATTR_RETRY_CNT | TERN_QP_ATTR_RNR_RETRY | TERN_QP_ATTR_MAX_RD_ATOMIC;
 }
 
-/* UC: IB's attributes for UC (no acknowledgement, retry or RDMA READ/atomic ones). */
+/*
+ * UC: IB's attributes for UC (no acknowledgement, retry or RDMA READ/atomic ones, and no
+ * TERN_QP_ATTR_XPORT: selective repeat is RC's).
+ */
 #define ATTR_UC		(TERN_QP_ATTR_ACCESS | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU | \
 			 TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN | TERN_QP_ATTR_SQ_PSN | \
 			 TERN_QP_ATTR_SQD_NOTIFY)
@@ -746,19 +749,27 @@ static int modify_qp_check_mask(const struct ternm_qp *qp, uint32_t mask, uint8_
 }
 
 /*
- * The attributes @a of a MODIFY_QP of @qp: those @mask does not select are zero, and those
- * it selects in range. TERN_CMD_OK, or the refusal (the offset of the field).
+ * The attributes of MODIFY_QP input @in for @qp: those @mask does not select are zero, and
+ * those it selects in range. TERN_CMD_OK, or the refusal (the offset of the field).
  */
-static int modify_qp_check_values(const struct ternm_qp *qp, const uint8_t *a, uint32_t mask,
+static int modify_qp_check_values(const struct ternm_qp *qp, const uint8_t *in, uint32_t mask,
 				  struct ternm_cmd_result *r)
 {
 	typedef struct tern_qp_attrs A;
+	typedef struct tern_cmd_modify_qp_in T;
+	const uint8_t *a = in + MQP_AO;
 	uint32_t v;
 	int off;
 
 	off = unmasked_nonzero(a, mask);
 	if (off >= 0)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_AO + (uint32_t)off);
+	/* xport: the input of before it (TERN_MODIFY_QP_IN_V1_LEN) reads as 0 here (cmd.c) */
+	v = get_le32(CFLD(in, T, xport));
+	if (v && (!(mask & TERN_QP_ATTR_XPORT) || ternm_sr_check(qp, v)))
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, xport));
+	if (get_le32(CFLD(in, T, rsvd)))
+		return ternm_refuse(r, TERN_CMD_BAD_PARAM, offsetof(T, rsvd));
 	v = a[offsetof(A, path_mtu)];
 	if ((mask & TERN_QP_ATTR_PATH_MTU) && (v < 1 || v > 5))
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(path_mtu));
@@ -781,8 +792,7 @@ static int modify_qp_check_values(const struct ternm_qp *qp, const uint8_t *a, u
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(access));
 	if ((mask & TERN_QP_ATTR_DEST_QPN) && get_le32(CFLD(a, A, dest_qpn)) > TERNM_PSN_MASK)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(dest_qpn));
-	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
-	    ternm_sr_check(qp, get_le32(CFLD(a, A, rq_psn)) & ~TERNM_PSN_MASK))
+	if ((mask & TERN_QP_ATTR_RQ_PSN) && get_le32(CFLD(a, A, rq_psn)) > TERNM_PSN_MASK)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(rq_psn));
 	if ((mask & TERN_QP_ATTR_SQ_PSN) && get_le32(CFLD(a, A, sq_psn)) > TERNM_PSN_MASK)
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(sq_psn));
@@ -879,14 +889,19 @@ static int modify_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_r
 		return ternm_refuse(r, TERN_CMD_BAD_PARAM, MQP_ATTR(state));
 	st = modify_qp_check_mask(qp, mask, cur, next, r);
 	if (st == TERN_CMD_OK)
-		st = modify_qp_check_values(qp, a, mask, r);
+		st = modify_qp_check_values(qp, in, mask, r);
 	if (st != TERN_CMD_OK)
 		return st;
-	/* selective repeat on or off (rdma_sr.c): the one step that may fail, so first */
-	if ((mask & TERN_QP_ATTR_RQ_PSN) &&
-	    ternm_sr_config(m, qp, get_le32(CFLD(a, struct tern_qp_attrs, rq_psn)) &
-			    ~TERNM_PSN_MASK))
-		return ternm_refuse(r, TERN_CMD_NO_RESOURCES, MQP_ATTR(rq_psn));
+	/*
+	 * Selective repeat on or off (rdma_sr.c): the one step that may fail, so first. A new
+	 * rq_psn without TERN_QP_ATTR_XPORT (SQD->SQD) keeps the mode but starts its state
+	 * afresh, as nothing held survives a new PSN start; that never fails (no allocation).
+	 */
+	if ((mask & TERN_QP_ATTR_XPORT) &&
+	    ternm_sr_config(m, qp, get_le32(CFLD(in, T, xport))))
+		return ternm_refuse(r, TERN_CMD_NO_RESOURCES, offsetof(T, xport));
+	if ((mask & (TERN_QP_ATTR_XPORT | TERN_QP_ATTR_RQ_PSN)) == TERN_QP_ATTR_RQ_PSN)
+		ternm_sr_config(m, qp, qp->xport);
 	modify_qp_apply(qp, a, mask);
 	modify_qp_state(m, qp, mask, cur, next);
 	return TERN_CMD_OK;
@@ -927,7 +942,7 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	a[offsetof(A, max_dest_rd_atomic)] = qp->max_dest_rd_atomic;
 	put_le32(FLD(a, A, access), qp->access);
 	put_le32(FLD(a, A, dest_qpn), qp->dest_qpn);
-	put_le32(FLD(a, A, rq_psn), qp->epsn | (uint32_t)qp->xport << 24);
+	put_le32(FLD(a, A, rq_psn), qp->epsn);
 	put_le32(FLD(a, A, sq_psn), qp->next_psn);
 	put_le32(FLD(a, A, qkey), qp->qkey);
 	memcpy(FLD(a, A, path), qp->path, sizeof(qp->path));
@@ -936,7 +951,14 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 			 get_le32(FLD(o, T, status)) | TERN_QP_STATUS_SQ_DRAINING);
 	put_le16(FLD(o, T, sq_ci), qp->sq_ci);
 	put_le16(FLD(o, T, rq_ci), qp->rq_ci);
-	r->out_size = out_len < sizeof(T) ? TERN_QUERY_QP_OUT_V1_LEN : sizeof(T);
+	put_le32(FLD(o, T, xport), qp->xport);
+	/* a buffer of one of the older, shorter versions gets that version's bytes */
+	if (out_len >= sizeof(T))
+		r->out_size = sizeof(T);
+	else if (out_len >= TERN_QUERY_QP_OUT_V2_LEN)
+		r->out_size = TERN_QUERY_QP_OUT_V2_LEN;
+	else
+		r->out_size = TERN_QUERY_QP_OUT_V1_LEN;
 	return TERN_CMD_OK;
 }
 

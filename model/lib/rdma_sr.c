@@ -112,7 +112,7 @@ struct ternm_sr {
 
 /* ---- configuration (MODIFY_QP) ----------------------------------------------------------- */
 
-/* Check the TERN_QP_XPORT_* bits (rq_psn >> 24 << 24) for @qp: 0 or -1. */
+/* Check a MODIFY_QP xport value (TERN_QP_XPORT_*) for @qp: 0 or -1. */
 int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport)
 {
 	uint32_t cap = (xport & TERN_QP_XPORT_LOG_CAP_MASK) >> TERN_QP_XPORT_LOG_CAP_SHIFT;
@@ -143,7 +143,7 @@ static void sr_buf_free(struct tern_model *m, struct ternm_sr *sr)
 	sr->held = 0;
 }
 
-/* Apply checked TERN_QP_XPORT_* bits. Returns 0, or -1 when out of memory (nothing changed). */
+/* Apply a checked xport value. Returns 0, or -1 when out of memory (nothing changed). */
 int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 {
 	uint32_t cap = (xport & TERN_QP_XPORT_LOG_CAP_MASK) >> TERN_QP_XPORT_LOG_CAP_SHIFT;
@@ -167,7 +167,7 @@ int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 		sr_buf_free(m, qp->sr);
 		memset(qp->sr, 0, sizeof(*qp->sr));
 	}
-	qp->xport = (uint8_t)(xport >> 24);
+	qp->xport = (uint8_t)xport;	/* TERN_QP_XPORT_MASK is the low byte */
 	qp->max_unacked = (uint16_t)(1u << (cap ? cap : TERN_QP_XPORT_DEF_LOG_CAP));
 	/*
 	 * The responder keeps what its own cap would send, and more: a hole stops neither

@@ -156,11 +156,12 @@ static int mk_qp(struct mfix *x, uint32_t cqn)
 	path_fill(&a, x->d, x->d, &o);
 	a.path_mtu = o.mtu;
 	a.dest_qpn = qpn;
-	a.rq_psn = TERN_QP_XPORT_SR;
+	a.xport = TERN_QP_XPORT_SR;
 	a.max_dest_rd_atomic = 1;
 	return qp_modify(x->d, qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH |
 			 TERN_QP_ATTR_PATH_MTU | TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN |
-			 TERN_QP_ATTR_MAX_DEST_RD_ATOMIC | TERN_QP_ATTR_MIN_RNR_TIMER, &a, &c);
+			 TERN_QP_ATTR_MAX_DEST_RD_ATOMIC | TERN_QP_ATTR_MIN_RNR_TIMER |
+			 TERN_QP_ATTR_XPORT, &a, &c);
 }
 
 /* Destroys everything mk_*() made; the device holds then what it held at @idle. */

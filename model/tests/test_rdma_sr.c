@@ -19,15 +19,19 @@ static const uint32_t acc_all = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRI
 
 /* ---- MODIFY_QP ------------------------------------------------------------------------- */
 
-static int rtr_with(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t xport)
+/*
+ * INIT->RTR of @qp with transport options @xport (TERN_QP_ATTR_XPORT in the mask when
+ * @with_bit), rq_psn @rq_psn; the completion in @cq.
+ */
+static int rtr_raw(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t rq_psn,
+		   uint32_t xport, bool with_bit, struct cqe *cq)
 {
 	struct qpattr a;
-	struct cqe cq;
 
 	memset(&a, 0, sizeof(a));
 	a.state = TERN_QPS_INIT;
 	a.access = acc_all;
-	if (qp_modify(d, qp->qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_ACCESS, &a, &cq))
+	if (qp_modify(d, qp->qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_ACCESS, &a, cq))
 		return -1;
 	a.state = TERN_QPS_RTR;
 	{
@@ -38,18 +42,31 @@ static int rtr_with(struct rdev *d, struct rqp *qp, const struct rdev *peer, uin
 	}
 	a.path_mtu = 3;
 	a.dest_qpn = 2;
-	a.rq_psn = 0x123 | xport;
+	a.rq_psn = rq_psn;
+	a.xport = xport;
 	a.max_dest_rd_atomic = 1;
 	return qp_modify(d, qp->qpn,
 			 TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU |
 			 TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN |
-			 TERN_QP_ATTR_MAX_DEST_RD_ATOMIC | TERN_QP_ATTR_MIN_RNR_TIMER, &a, &cq);
+			 TERN_QP_ATTR_MAX_DEST_RD_ATOMIC | TERN_QP_ATTR_MIN_RNR_TIMER |
+			 (with_bit ? TERN_QP_ATTR_XPORT : 0), &a, cq);
 }
 
+static int rtr_with(struct rdev *d, struct rqp *qp, const struct rdev *peer, uint32_t xport,
+		    struct cqe *cq)
+{
+	return rtr_raw(d, qp, peer, 0x123, xport, true, cq);
+}
+
+#define QQO_XPORT	OFF(struct tern_cmd_query_qp_out, xport)
+#define QQO_RQ_PSN	(OFF(struct tern_cmd_query_qp_out, attrs) + OFF(struct tern_qp_attrs, rq_psn))
+#define MQI_XPORT	OFF(struct tern_cmd_modify_qp_in, xport)
+
 /*
- * The transport bits of rq_psn: SR with the default or a cap of 2^4..2^8 is taken and
- * reported by QUERY_QP; a cap without SR, caps outside 4..8 and the reserved bits are
- * BAD_PARAM; QUERY_RDMA announces TERN_RDMA_CAP_SR; RESET goes back to go-back-N.
+ * The xport field (TERN_QP_ATTR_XPORT): SR with the default or a cap of 2^4..2^8 is taken
+ * and reported by QUERY_QP in its own field, rq_psn holding only the PSN; a cap without SR,
+ * caps outside 4..8 and unknown bits are BAD_PARAM at the field's offset; QUERY_RDMA
+ * announces TERN_RDMA_CAP_SR; RESET goes back to go-back-N.
  */
 static void t_sr_modify(void)
 {
@@ -63,7 +80,8 @@ static void t_sr_modify(void)
 		{ TERN_QP_XPORT_SR | 3u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
 		{ TERN_QP_XPORT_SR | 9u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
 		{ 6u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
-		{ 1u << 30, 0 }, { 1u << 28, 0 },
+		{ TERN_QP_XPORT_SR | 1u << 1, 0 }, { 1u << 3, 0 }, { TERN_QP_XPORT_SR | 1u << 8, 0 },
+		{ 1u << 31, 0 },
 	};
 	struct rdev *d[2] = { rdev_new(0), rdev_new(1) };
 	uint8_t caps[sizeof(struct tern_cmd_query_rdma_out)];
@@ -79,15 +97,16 @@ static void t_sr_modify(void)
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		uint8_t out[sizeof(struct tern_cmd_query_qp_out)];
 		struct rqp qp;
+		struct cqe c;
 		int st;
 
 		RQ(qp_create(d[0], &qp, d[0]->pdn, &cq, &cq, 4, 6, 4, 5, 0, false) == 0);
-		st = rtr_with(d[0], &qp, d[1], v[i].xport);
+		st = rtr_with(d[0], &qp, d[1], v[i].xport, &c);
 		if (v[i].ok) {
 			CHECK_EQ(st, 0);
 			RQ(qp_query(d[0], qp.qpn, out) == 0);
-			CHECK_EQ(rd32(out + OFF(struct tern_cmd_query_qp_out, attrs) +
-				      OFF(struct tern_qp_attrs, rq_psn)), 0x123 | v[i].xport);
+			CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
+			CHECK_EQ(rd32(out + QQO_XPORT), v[i].xport);
 			/* RESET: back to go-back-N */
 			{
 				struct qpattr a;
@@ -97,14 +116,214 @@ static void t_sr_modify(void)
 				a.state = TERN_QPS_RESET;
 				CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE, &a, &r), 0);
 				RQ(qp_query(d[0], qp.qpn, out) == 0);
-				CHECK_EQ(rd32(out + OFF(struct tern_cmd_query_qp_out, attrs) +
-					      OFF(struct tern_qp_attrs, rq_psn)) >> 24, 0);
+				CHECK_EQ(rd32(out + QQO_XPORT), 0);
 			}
 		} else {
 			CHECK_EQ(st, TERN_CMD_BAD_PARAM);
+			CHECK_EQ(c.syndrome, MQI_XPORT);
+			RQ(qp_query(d[0], qp.qpn, out) == 0);
+			CHECK_EQ(out[OFF(struct tern_cmd_query_qp_out, attrs) +
+				     OFF(struct tern_qp_attrs, state)], TERN_QPS_INIT);
 		}
 		CHECK_EQ(qp_destroy(d[0], &qp), 0);
 	}
+out:
+	if (cq_ok)
+		cq_destroy(d[0], &cq);
+	rdev_free(d[0]);
+	rdev_free(d[1]);
+}
+
+/* MODIFY_QP's input as qp_modify() would send it, for the tests that change its bytes. */
+static void rtr_input(struct rdev *d, const struct rdev *peer, uint32_t qpn, uint32_t xport,
+		      uint8_t in[sizeof(struct tern_cmd_modify_qp_in)])
+{
+	typedef struct tern_cmd_modify_qp_in T;
+	struct connopt o;
+	struct qpattr a;
+
+	memset(&a, 0, sizeof(a));
+	connopt_default(&o);
+	path_fill(&a, d, peer, &o);
+	a.state = TERN_QPS_RTR;
+	a.path_mtu = 3;
+	a.dest_qpn = 2;
+	a.rq_psn = 0x123;
+	a.max_dest_rd_atomic = 1;
+	memset(in, 0, sizeof(T));
+	wr32(in + OFF(T, qpn), qpn);
+	wr32(in + OFF(T, attr_mask),
+	     TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU |
+	     TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN | TERN_QP_ATTR_MAX_DEST_RD_ATOMIC |
+	     TERN_QP_ATTR_MIN_RNR_TIMER | (xport ? TERN_QP_ATTR_XPORT : 0));
+	qpattr_encode(&a, in + OFF(T, attrs));
+	wr32(in + OFF(T, xport), xport);
+}
+
+static int to_init(struct rdev *d, uint32_t qpn)
+{
+	struct qpattr a;
+	struct cqe c;
+
+	memset(&a, 0, sizeof(a));
+	a.state = TERN_QPS_INIT;
+	a.access = acc_all;
+	return qp_modify(d, qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_ACCESS, &a, &c);
+}
+
+/*
+ * The layout around the xport field: rq_psn's bits 31:24 are reserved (the options' old
+ * place included); a value without TERN_QP_ATTR_XPORT, rsvd nonzero, and the bit at
+ * RTR->RTS or on UC/UD QPs are refused, SQD->SQD takes it; the input of before the field
+ * (TERN_MODIFY_QP_IN_V1_LEN) is taken as xport 0, go-back-N; QUERY_QP answers the reply of
+ * before the field (TERN_QUERY_QP_OUT_V2_LEN) without it.
+ */
+static void t_sr_xport_layout(void)
+{
+	typedef struct tern_cmd_modify_qp_in T;
+	typedef struct tern_cmd_query_qp_out Q;
+	struct rdev *d[2] = { rdev_new(0), rdev_new(1) };
+	uint8_t in[sizeof(T)], out[sizeof(Q)], k4[4];
+	struct rqp qp, uc, ud;
+	struct qpattr a;
+	struct rcq cq;
+	struct cqe c;
+	bool cq_ok = false;
+
+	RQ(d[0] && d[1]);
+	RQ(cq_create(d[0], &cq, 6, false) == 0);
+	cq_ok = true;
+	RQ(qp_create(d[0], &qp, d[0]->pdn, &cq, &cq, 4, 6, 4, 5, 0, false) == 0);
+
+	/* rq_psn 31:24 reserved: the old place of the SR bit, and any other */
+	CHECK_EQ(rtr_raw(d[0], &qp, d[1], 0x123 | 1u << 31, 0, false, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(T, attrs) + OFF(struct tern_qp_attrs, rq_psn));
+	CHECK_EQ(rtr_raw(d[0], &qp, d[1], 0x123 | 1u << 24, TERN_QP_XPORT_SR, true, &c),
+		 TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(T, attrs) + OFF(struct tern_qp_attrs, rq_psn));
+	/* a value without the mask bit, as any unselected attribute */
+	rtr_input(d[0], d[1], qp.qpn, TERN_QP_XPORT_SR, in);
+	wr32(in + OFF(T, attr_mask), rd32(in + OFF(T, attr_mask)) & ~TERN_QP_ATTR_XPORT);
+	CHECK_EQ(qp_modify_raw(d[0], in, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, MQI_XPORT);
+	/* rsvd */
+	rtr_input(d[0], d[1], qp.qpn, TERN_QP_XPORT_SR, in);
+	wr32(in + OFF(T, rsvd), 1);
+	CHECK_EQ(qp_modify_raw(d[0], in, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(T, rsvd));
+	CHECK_EQ(qp_state(d[0], qp.qpn), TERN_QPS_INIT);
+
+	/* the input of before xport: its length taken, what follows it not read */
+	rtr_input(d[0], d[1], qp.qpn, 0, in);
+	memset(in + TERN_MODIFY_QP_IN_V1_LEN, 0xff, sizeof(in) - TERN_MODIFY_QP_IN_V1_LEN);
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_MODIFY_QP, in, TERN_MODIFY_QP_IN_V1_LEN, NULL, 0, &c),
+		 TERN_CMD_OK);
+	CHECK_EQ(qp_state(d[0], qp.qpn), TERN_QPS_RTR);
+	RQ(qp_query(d[0], qp.qpn, out) == 0);
+	CHECK_EQ(rd32(out + QQO_XPORT), 0);
+	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
+	/* other lengths are not */
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_MODIFY_QP, in, TERN_MODIFY_QP_IN_V1_LEN + 4, NULL, 0, &c),
+		 TERN_CMD_BAD_LEN);
+	CHECK_EQ(c.syndrome, sizeof(T));
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_MODIFY_QP, in, TERN_MODIFY_QP_IN_V1_LEN - 4, NULL, 0, &c),
+		 TERN_CMD_BAD_LEN);
+
+	/* RTR->RTS does not take the field, even with a value the RTR would */
+	memset(&a, 0, sizeof(a));
+	a.state = TERN_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	a.xport = TERN_QP_XPORT_SR;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_SQ_PSN |
+			   TERN_QP_ATTR_TIMEOUT | TERN_QP_ATTR_RETRY_CNT | TERN_QP_ATTR_RNR_RETRY |
+			   TERN_QP_ATTR_MAX_RD_ATOMIC | TERN_QP_ATTR_XPORT, &a, &c),
+		 TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(T, attr_mask));
+	CHECK_EQ(qp_state(d[0], qp.qpn), TERN_QPS_RTR);
+
+	/*
+	 * SQD->SQD on a drained QP takes the field: on, kept by a new rq_psn without the bit,
+	 * off again
+	 */
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_SQ_PSN |
+			   TERN_QP_ATTR_TIMEOUT | TERN_QP_ATTR_RETRY_CNT | TERN_QP_ATTR_RNR_RETRY |
+			   TERN_QP_ATTR_MAX_RD_ATOMIC, &a, &c), 0);
+	a.state = TERN_QPS_SQD;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE, &a, &c), 0);
+	a.xport = TERN_QP_XPORT_SR | 6u << TERN_QP_XPORT_LOG_CAP_SHIFT;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_XPORT, &a, &c), 0);
+	RQ(qp_query(d[0], qp.qpn, out) == 0);
+	CHECK_EQ(rd32(out + QQO_XPORT), TERN_QP_XPORT_SR | 6u << TERN_QP_XPORT_LOG_CAP_SHIFT);
+	a.rq_psn = 0x456;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_RQ_PSN, &a, &c), 0);
+	RQ(qp_query(d[0], qp.qpn, out) == 0);
+	CHECK_EQ(rd32(out + QQO_XPORT), TERN_QP_XPORT_SR | 6u << TERN_QP_XPORT_LOG_CAP_SHIFT);
+	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x456);
+	a.xport = 0;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_XPORT, &a, &c), 0);
+	RQ(qp_query(d[0], qp.qpn, out) == 0);
+	CHECK_EQ(rd32(out + QQO_XPORT), 0);
+	CHECK_EQ(qp_state(d[0], qp.qpn), TERN_QPS_SQD);
+
+	/* QUERY_QP: the field for a full buffer, not for one of before it */
+	memset(&a, 0, sizeof(a));
+	a.state = TERN_QPS_RESET;
+	CHECK_EQ(qp_modify(d[0], qp.qpn, TERN_QP_ATTR_STATE, &a, &c), 0);
+	CHECK_EQ(rtr_with(d[0], &qp, d[1], TERN_QP_XPORT_SR | 5u << TERN_QP_XPORT_LOG_CAP_SHIFT,
+			  &c), 0);
+	wr32(k4, qp.qpn);
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, sizeof(out), &c), TERN_CMD_OK);
+	CHECK_EQ(c.out_len, sizeof(Q));
+	CHECK_EQ(rd32(out + QQO_XPORT), TERN_QP_XPORT_SR | 5u << TERN_QP_XPORT_LOG_CAP_SHIFT);
+	CHECK_EQ(rd32(out + OFF(Q, rsvd1)), 0);
+	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, sizeof(out) - 1, &c), TERN_CMD_OK);
+	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V2_LEN);
+	/* the device wrote no byte past that (the mailbox is filled with 0xaa before) */
+	CHECK_EQ(fk_ptr(&d[0]->f, d[0]->f.out_mb, sizeof(Q))[QQO_XPORT], 0xaa);
+	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V2_LEN, &c),
+		 TERN_CMD_OK);
+	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V2_LEN);
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V2_LEN - 1, &c),
+		 TERN_CMD_OK);
+	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V1_LEN);
+	CHECK_EQ(qp_destroy(d[0], &qp), 0);
+
+	/* UC: the mask bit is refused at INIT->RTR like any attribute UC does not have */
+	RQ(qp_create_type(d[0], &uc, TERN_QPT_UC, d[0]->pdn, &cq, &cq, 4, 6, 4, 5, 0, false) == 0);
+	CHECK_EQ(to_init(d[0], uc.qpn), 0);
+	rtr_input(d[0], d[1], uc.qpn, TERN_QP_XPORT_SR, in);
+	wr32(in + OFF(T, attr_mask),
+	     TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU |
+	     TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN | TERN_QP_ATTR_XPORT);
+	wr32(in + OFF(T, attrs) + OFF(struct tern_qp_attrs, max_dest_rd_atomic), 0);
+	CHECK_EQ(qp_modify_raw(d[0], in, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(T, attr_mask));
+	/* the same without the bit and the value: taken */
+	wr32(in + OFF(T, attr_mask),
+	     TERN_QP_ATTR_STATE | TERN_QP_ATTR_PATH | TERN_QP_ATTR_PATH_MTU |
+	     TERN_QP_ATTR_DEST_QPN | TERN_QP_ATTR_RQ_PSN);
+	wr32(in + OFF(T, xport), 0);
+	CHECK_EQ(qp_modify_raw(d[0], in, &c), TERN_CMD_OK);
+	CHECK_EQ(qp_destroy(d[0], &uc), 0);
+
+	/* UD: likewise, at INIT->RTR */
+	RQ(ud_create(d[0], &ud, TERN_QPT_UD, &cq, 7, NULL) == TERN_CMD_OK);
+	CHECK_EQ(ud_modify(d[0], ud.qpn, TERN_QP_ATTR_STATE | TERN_QP_ATTR_QKEY, TERN_QPS_INIT,
+			   0x11111111, 0, &c), 0);
+	memset(in, 0, sizeof(in));
+	wr32(in + OFF(T, qpn), ud.qpn);
+	wr32(in + OFF(T, attr_mask), TERN_QP_ATTR_STATE | TERN_QP_ATTR_XPORT);
+	in[OFF(T, attrs) + OFF(struct tern_qp_attrs, state)] = TERN_QPS_RTR;
+	wr32(in + OFF(T, xport), TERN_QP_XPORT_SR);
+	CHECK_EQ(qp_modify_raw(d[0], in, &c), TERN_CMD_BAD_PARAM);
+	CHECK_EQ(c.syndrome, OFF(T, attr_mask));
+	CHECK_EQ(ud_modify(d[0], ud.qpn, TERN_QP_ATTR_STATE, TERN_QPS_RTR, 0, 0, &c), 0);
+	CHECK_EQ(qp_destroy(d[0], &ud), 0);
 out:
 	if (cq_ok)
 		cq_destroy(d[0], &cq);
@@ -1603,7 +1822,9 @@ out:
 }
 
 const struct test rdma_sr_tests[] = {
-	{ "rdma sr: MODIFY_QP transport bits: SR and its cap taken, bad ones refused", t_sr_modify },
+	{ "rdma sr: MODIFY_QP xport field: SR and its cap taken, bad ones refused", t_sr_modify },
+	{ "rdma sr: xport layout: rq_psn 31:24 reserved, rsvd, UC/UD, RTR->RTS, V1 in/V2 out",
+	  t_sr_xport_layout },
 	{ "rdma sr: 0.1% loss: every verb in order, bytes intact, atomics once", t_sr_loss_01 },
 	{ "rdma sr: 1% loss: every verb in order, selective resends, fewer than go-back-N",
 	  t_sr_loss_1 },
