@@ -76,6 +76,12 @@ static inline void fuzz_modify_qp(struct rdev *d, uint32_t qpn, unsigned int how
 		a.state = TERN_QPS_SQD;
 		a.sq_psn = (how << 8) & 0xffffff;
 		mask |= TERN_QP_ATTR_SQ_PSN;
+		/* and selective repeat on or off mid-connection, any cap (3, 9, 10 refused) */
+		if (how & 0x80) {
+			a.xport = how & 0x40 ? TERN_QP_XPORT_SR |
+				  (((how >> 3) & 7) + 3) << TERN_QP_XPORT_LOG_CAP_SHIFT : 0;
+			mask |= TERN_QP_ATTR_XPORT;
+		}
 		break;
 	}
 	qp_modify(d, qpn, mask, &a, NULL);
