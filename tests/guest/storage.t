@@ -48,6 +48,9 @@ SEND_WITH_INV).
   after umount no QP and no rdma_cm ID is left but ksmbd's listener. Without the rebuilt
   modules (or on the debug kernel, which has neither CIFS nor SMB_SERVER) the part skips
   with the reason.
+- Selective repeat is offered on every tern NIC (devlink roce_selective_repeat) from the
+  start: kernel ULPs exchange no ECE, so each RC QP of the NVMe-oF connection (on tern's
+  side of an interop pair too) must show drv_transport go-back-n in rdma res show qp -dd.
 - The kernel log stays clean (check_kernel_clean: KASAN, lockdep, kmemleak on the debug
   kernel; hung tasks).
 
@@ -413,7 +416,36 @@ def disconnect(what):
                 "controllers left: %r" % controllers())
 
 
+def sr_offer():
+    """devlink roce_selective_repeat on each tern NIC: the QPs user space creates offer
+    selective repeat through ECE. Kernel ULPs exchange none, so theirs stay go-back-N."""
+    for n in c:
+        if target.kind_of(n) == "tern":
+            r = n.run("devlink dev param set pci/$(basename $(readlink -f /sys/class/net/%s/"
+                      "device)) name roce_selective_repeat value true cmode runtime" %
+                      target.netdev[n.index], timeout=QUICK)
+            t.ok(r.rc == 0, "%s: devlink roce_selective_repeat on (tern offers selective "
+                 "repeat)" % n.name, out(r))
+
+
+def kernel_qps_gbn(what):
+    """Every RC QP on the tern nodes (the kernel ULPs') runs go-back-N (rdma res -dd)."""
+    for n in c:
+        if target.kind_of(n) != "tern":
+            continue
+        try:
+            qps = [q for q in rt.rdma_res(n, "qp", driver=True) if q.get("type") == "RC"]
+        except rt.RdmaError as e:
+            t.ok(False, "%s: rdma -dd res show qp" % n.name, str(e))
+            continue
+        t.ok(qps and all(q.get("drv_transport") == "go-back-n" for q in qps),
+             "%s: %s: its %d RC QPs run go-back-N though tern offers selective repeat (no "
+             "ECE from the kernel): %s" % (n.name, what, len(qps), ", ".join(
+                 str(q.get("drv_transport")) for q in qps)))
+
+
 def nvme_part():
+    sr_offer()
     with Part("NVMe-oF: target set up, discover, connect"):
         r = target_setup()
         t.ok(r.rc == 0, "node1: nvmet through configfs: subsystem %s, namespace 1 null_blk, "
@@ -440,6 +472,7 @@ def nvme_part():
     if not ram:
         return
     t.diag("host QPs while connected:", *rc_qps(host))
+    kernel_qps_gbn("NVMe-oF connected")
     nullns = "/dev/%s" % namespaces()[1][0]
 
     with Part("NVMe-oF: fio with verification"):
