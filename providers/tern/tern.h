@@ -182,8 +182,10 @@ struct tern_qp {
 	/*
 	 * ECE (<rdma/tern-abi.h>): the TERN_ECE_* options tern_ib offered at creation, and
 	 * once ibv_set_ece() took the peer's (ece_set), those both sides have, passed to
-	 * tern_ib by every later modify_qp (it applies them at INIT->RTR). The caller of
-	 * set_ece and modify_qp serialises them, as the verbs require of one QP's modify_qp.
+	 * tern_ib by every later modify_qp (it applies them at INIT->RTR). A modify_qp to RTR
+	 * without them sets ece_set with nothing agreed; one to RESET clears it. The caller
+	 * of set_ece and modify_qp serialises them, as the verbs require of one QP's
+	 * modify_qp.
 	 */
 	uint32_t ece_offer;
 	uint32_t ece_agreed;

@@ -338,7 +338,8 @@ static uint32_t tern_ece_log_cap(uint32_t o)
 
 /*
  * ibv_query_ece(): the options this QP offers, or after ibv_set_ece() those agreed (what
- * librdmacm answers a connection request with, and what the QP runs from RTR on).
+ * librdmacm answers a connection request with, and what the QP runs from RTR on); a QP
+ * that went to RTR without ibv_set_ece() agreed on nothing (standard go-back-N).
  */
 int tern_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
 {
@@ -365,6 +366,9 @@ int tern_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
 	if (ece->comp_mask || ece->vendor_id != TERN_ECE_VENDOR_ID || (o & ~TERN_ECE_OPTIONS) ||
 	    (cap && (cap < TERN_QP_XPORT_MIN_LOG_CAP || cap > TERN_QP_XPORT_MAX_LOG_CAP)) ||
 	    (cap && !(o & TERN_ECE_SR)))
+		return EINVAL;
+	/* the transport is fixed from RTR on (tern_ib applies the options at INIT->RTR) */
+	if (qp->state != IBV_QPS_RESET && qp->state != IBV_QPS_INIT)
 		return EINVAL;
 	if ((o & TERN_ECE_SR) && (qp->ece_offer & TERN_ECE_SR)) {
 		uint32_t mine = tern_ece_log_cap(qp->ece_offer), theirs = tern_ece_log_cap(o);
@@ -404,6 +408,14 @@ int tern_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 	if (attr->qp_state == IBV_QPS_ERR)
 		tern_rq_may_be_err(to_tctx(ibqp->context), qp);
 
+	/* RTR fixes the transport (nothing agreed: go-back-N); RESET offers again */
+	if (attr->qp_state == IBV_QPS_RTR && !qp->ece_set) {
+		qp->ece_agreed = 0;
+		qp->ece_set = true;
+	} else if (attr->qp_state == IBV_QPS_RESET) {
+		qp->ece_agreed = 0;
+		qp->ece_set = false;
+	}
 	if (attr->qp_state == IBV_QPS_RESET) {
 		/* the device emptied both queues: drop their completions, restart at 0 */
 		tern_lock_cqs(send_cq, recv_cq);

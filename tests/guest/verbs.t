@@ -525,7 +525,7 @@ def ece_pair(mode, expect, what):
     for r in (res.client, res.server):
         if r is not None:
             seen += tap_lines(r.stdout, "rdma-ece -m %s: " % mode)
-    want = 23 if mode == "self" else 11
+    want = 25 if mode == "self" else 13
     t.ok(res.ok and seen >= want, "rdma-ece -m %s: %s: both sides ran to the end (%d checks, "
          "%.0f s)" % (mode, what, seen, res.seconds), res.diag())
 

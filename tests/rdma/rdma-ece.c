@@ -336,11 +336,18 @@ static void check_transport(struct conn *c)
 	want = !strcmp(opt_expect, "sr") ? "selective-repeat" : "go-back-n";
 	check(!strcmp(got, want), "%s: rdma res show qp: the device runs QP %u with %s (%s)",
 	      c->who, c->qp->qp_num, want, got[0] ? got : "no transport attribute");
-	if (sscanf(ece, "ece %x %x", &vendor, &options) == 2)
+	if (sscanf(ece, "ece %x %x", &vendor, &options) == 2) {
+		struct ibv_ece late = { .vendor_id = vendor };
+		int rc;
+
 		check(!!(options & 1) == !strcmp(opt_expect, "sr"), "%s: ibv_query_ece after "
 		      "the connection: %s agreed (options %#x)", c->who,
 		      !strcmp(opt_expect, "sr") ? "selective repeat" : "no selective repeat",
 		      options);
+		rc = ibv_set_ece(c->qp, &late);
+		check(rc == EINVAL, "%s: ibv_set_ece on the connected QP: EINVAL, the transport "
+		      "is fixed (%s)", c->who, rc ? strerror(rc) : "taken");
+	}
 }
 
 /* The data both ways; @fd carries the buffer addresses and the steps. */

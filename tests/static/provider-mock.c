@@ -1840,11 +1840,6 @@ int main(int argc, char **argv)
 		ok(!rc && q.options == 0x41,
 		   "ece: the peer offers SR with cap 2^4: agreed SR, the smaller cap (%#x)",
 		   q.options);
-		attr.qp_state = IBV_QPS_RTR;
-		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
-		ok(g_modify_ex_calls == calls + 1 && g_modify_ece == 0x41,
-		   "ece: modify_qp then passes the agreed options in the extended command (%#x)",
-		   g_modify_ece);
 		e.options = TERN_ECE_SR;
 		rc = g_ops->set_ece(qp, &e) || g_ops->query_ece(qp, &q);
 		ok(!rc && q.options == 0x81,
@@ -1853,6 +1848,27 @@ int main(int argc, char **argv)
 		rc = g_ops->set_ece(qp, &e) || g_ops->query_ece(qp, &q);
 		ok(!rc && q.options == 0,
 		   "ece: a peer that offers nothing: nothing agreed (%#x)", q.options);
+		e.options = TERN_ECE_SR | 4u << TERN_ECE_SR_LOG_CAP_SHIFT;
+		g_ops->set_ece(qp, &e);
+		attr.qp_state = IBV_QPS_RTR;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		ok(g_modify_ex_calls == calls + 1 && g_modify_ece == 0x41,
+		   "ece: modify_qp then passes the agreed options in the extended command (%#x)",
+		   g_modify_ece);
+		e.options = TERN_ECE_SR;
+		ok(g_ops->set_ece(qp, &e) == EINVAL, "ece: set_ece on a QP past INIT: EINVAL (the "
+		   "transport is fixed at RTR)");
+		attr.qp_state = IBV_QPS_RESET;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		rc = g_ops->query_ece(qp, &q);
+		ok(!rc && q.options == 0x81, "ece: after RESET the QP offers again (%#x)", q.options);
+		attr.qp_state = IBV_QPS_INIT;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		attr.qp_state = IBV_QPS_RTR;
+		g_ops->modify_qp(qp, &attr, IBV_QP_STATE);
+		rc = g_ops->query_ece(qp, &q);
+		ok(!rc && q.options == 0, "ece: a QP that reached RTR without set_ece agreed on "
+		   "nothing (%#x)", q.options);
 		e.options = TERN_ECE_SR | 8u << TERN_ECE_SR_LOG_CAP_SHIFT;
 		ok(!g_ops->query_ece(qp0, &q) && q.options == 0 && !g_ops->set_ece(qp0, &e) &&
 		   !g_ops->query_ece(qp0, &q) && q.options == 0,

@@ -138,8 +138,9 @@ struct tern_create_qp_resp {
  * cap of roce_sr_log_cap (the device's default when that is 0); other QPs offer nothing.
  * ibv_set_ece() takes what the peer offered or answered: the provider keeps the options
  * both sides have (selective repeat only if both offer it, the smaller cap) and passes them
- * in tern_modify_qp_cmd at INIT->RTR. A QP that never had ibv_set_ece() (a peer without
- * ECE, such as Soft-RoCE, or a kernel user) is standard go-back-N RoCEv2.
+ * in tern_modify_qp_cmd at INIT->RTR; from RTR on the choice is fixed (ibv_set_ece():
+ * EINVAL until RESET). A QP that never had ibv_set_ece() (a peer without ECE, such as
+ * Soft-RoCE, or a kernel user) is standard go-back-N RoCEv2.
  */
 #define TERN_ECE_VENDOR_ID		0x1b36	/* the PCI vendor ID of tern's functions */
 #define TERN_ECE_SR			(1u << 0)	/* selective repeat (tern_rdma.h) */
