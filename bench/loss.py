@@ -19,8 +19,8 @@ run: tern's retrans_pkts and local_ack_timeout_err, rxe's completer_retry_err.
 
 With --sr tern is measured twice, standard go-back-N and selective repeat (devlink
 ``roce_selective_repeat`` on both guests, agreed per connection through ECE: those runs
-connect through librdmacm, ``ib_write_bw -R``; Documentation/hw/rdma.rst "Selective repeat"): the
-SR columns, and its counters selective_retrans_pkts and tail_loss_probes. The progress lines
+connect through librdmacm, ``ib_write_bw -R``; Documentation/hw/rdma.rst "Selective
+repeat"): the SR columns, and its counters selective_retrans_pkts and tail_loss_probes. The progress lines
 also give tern's packets sent, out_of_sequence, out_of_order_accepted, duplicate_request,
 rx_roce_discards, seq_err_naks_sent and duplicate_response (deltas, both guests).
 
@@ -302,7 +302,8 @@ def main():
               "(debugfs wire_faults/drop_ppm) on both guests' transmit side")]
     if args.sr:
         peers.append(("tern-sr", "tern NIC with selective repeat (devlink "
-                      "roce_selective_repeat), the same loss"))
+                      "roce_selective_repeat, agreed through ECE: perftest -R), the same "
+                      "loss"))
     peers.append(("rxe", "Soft-RoCE on QEMU's virtio-net, go-back-N; loss by netem on both "
                   "guests' transmit side"))
     doc = bres.document(
