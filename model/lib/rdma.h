@@ -855,7 +855,7 @@ int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp);
 unsigned int ternm_srq_qp_flush(struct tern_model *m, struct ternm_qp *qp);
 int ternm_srq_reserve(struct tern_model *m, struct ternm_qp *qp, uint32_t ahead, uint32_t bound,
 		      const struct ternm_sge **sge, uint8_t *nsge);
-void ternm_srq_qp_release(struct tern_model *m, struct ternm_qp *qp);
+void ternm_srq_qp_release(struct tern_model *m, struct ternm_qp *qp, bool flush);
 void ternm_srq_clear(struct tern_model *m);
 
 /* rdma_cq.c */

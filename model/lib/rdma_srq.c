@@ -324,14 +324,18 @@ unsigned int ternm_srq_qp_flush(struct tern_model *m, struct ternm_qp *qp)
 }
 
 /*
- * @qp goes to RESET or away: the SRQ WQEs it still holds (not flushed in ERR) complete
- * with a flush, so software gets their slots back; the reservation ring is freed.
+ * @qp goes to RESET or is destroyed: with @flush the SRQ WQEs it still holds (not flushed
+ * in ERR) complete with a flush, so software gets their slots back (not at a device reset,
+ * which writes nothing); the reservation ring is freed.
  */
-void ternm_srq_qp_release(struct tern_model *m, struct ternm_qp *qp)
+void ternm_srq_qp_release(struct tern_model *m, struct ternm_qp *qp, bool flush)
 {
 	if (!(qp->flags & TERN_QP_F_SRQ))
 		return;
-	(void)srq_flush_held(m, qp);
+	if (flush)
+		(void)srq_flush_held(m, qp);
+	qp->rqe_valid = false;
+	qp->srq_res_n = 0;
 	if (qp->srq_res) {
 		free(qp->srq_res);
 		ternm_host_mem_release(m, (uint64_t)qp->srq_res_cap * sizeof(*qp->srq_res));

@@ -697,7 +697,8 @@ static bool slot_zero(struct sfix *x, unsigned int slot)
  * (inside the third and fourth) are lost once. The MIDDLE and LAST packets after the gap
  * name their receive ordinal: the responder takes the SRQ WQEs up to it, in order, and
  * places them at once: their bytes are in the later messages' slots while the hole is
- * still open and no receive has completed. Then every message is intact in slot k, the
+ * still open and no receive has completed, and those takes raise the SRQ's limit event
+ * as any take does. Then every message is intact in slot k, the
  * CQEs come in order with the right wr_id and byte_len, only the lost PSNs are resent
  * (and the tail-loss probe's one), nothing was refused, the SRQ's CI counts the messages.
  */
@@ -708,14 +709,16 @@ static void t_srq_sr_place(void)
 	struct sfix x;
 	struct wc w[8];
 	struct srqstate st;
+	struct cqe c;
 	uint64_t off[5];
-	unsigned int i, last = 0;
+	unsigned int i, last = 0, other = 0;
 
 	sr_opts(&o);
 	REQUIRE(sfix_setup(&x, &o, 4));
 	for (i = 0; i < 8; i++)
 		sfix_post(&x);
 	srq_ring(x.c.d[1], &x.srq);
+	RQ(srq_modify(x.c.d[1], x.srq.srqn, 4, &c) == TERN_CMD_OK);	/* fewer than 4 left */
 	x.block_first = true;
 	x.drop_off = 1ull << 14 | 1ull << 25;
 	for (i = 0; i < 5; i++) {
@@ -739,6 +742,10 @@ static void t_srq_sr_place(void)
 	CHECK(slot_part(&x, 4, off[4], 256, 699));
 	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
 	CHECK_EQ(st.ci, 5);		/* reserved ahead, in order */
+	/* a take ahead is a take: 3 left, the limit event went out once */
+	CHECK_EQ(RDEV_STAT(x.c.d[1], srq_limit_events), 1);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 1);
 	x.block_first = false;
 	RQ(conn_poll(&x.c, 1, w + 1, 4, 5000000000ull) == 4);
 	for (i = 0; i < 5; i++) {
@@ -785,12 +792,13 @@ out:
 
 /*
  * A message's first packet never arrives: the three SENDs after it took SRQ WQEs 0..2
- * ahead. The QP goes to ERR (or @reset: straight to RESET): the three complete with
- * WR_FLUSH_ERR on its receive CQ, in order, so software gets their slots back; the SRQ
+ * ahead. The QP goes to ERR (@how 0), straight to RESET (1) or is destroyed (2): the three
+ * complete with WR_FLUSH_ERR on its receive CQ, in order, so software gets their slots back
+ * (a destroyed QP's CQEs are the driver's to clean and count); the SRQ
  * gives nothing twice (another QP's SEND gets slot 3), and memory for the reservations is
  * given back.
  */
-static void srq_sr_flush(bool reset)
+static void srq_sr_flush(unsigned int how)
 {
 	static const uint32_t lens[3] = { 2600, 3000, 1800 };
 	struct connopt o;
@@ -815,7 +823,9 @@ static void srq_sr_flush(bool reset)
 	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
 	CHECK_EQ(st.ci, 3);
 	CHECK(tern_model_host_mem(x.c.d[1]->f.m) > h0);	/* reorder window, reservations */
-	if (reset) {
+	if (how == 2) {
+		RQ(qp_destroy(x.c.d[1], &x.rx[0]) == TERN_CMD_OK);
+	} else if (how == 1) {
 		struct qpattr a;
 
 		memset(&a, 0, sizeof(a));
@@ -837,8 +847,8 @@ static void srq_sr_flush(bool reset)
 	}
 	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
 	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_QP_EVENT, TERN_QP_EV_LAST_WQE_REACHED,
-			      x.rx[0].qpn, &other), reset ? 0 : 1);
-	if (reset)	/* the reorder window and reservations went with the QP's state */
+			      x.rx[0].qpn, &other), how ? 0 : 1);
+	if (how)	/* the reorder window and reservations went with the QP's state */
 		CHECK(tern_model_host_mem(x.c.d[1]->f.m) < h0);
 	/* the next SRQ WQE goes to another QP */
 	sfix_send(&x, 1, TERN_WQE_SEND, 20, 8192, 500, 0);
@@ -850,7 +860,8 @@ static void srq_sr_flush(bool reset)
 	CHECK(slot_holds(&x, 3, 8192, 500));
 	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
 	CHECK_EQ(st.ci, 4);
-	CHECK_EQ(qp_destroy(x.c.d[1], &x.rx[0]), TERN_CMD_OK);
+	if (how != 2)
+		CHECK_EQ(qp_destroy(x.c.d[1], &x.rx[0]), TERN_CMD_OK);
 	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));	/* flushed once, not again */
 out:
 	sfix_free(&x);
@@ -858,9 +869,63 @@ out:
 
 static void t_srq_sr_flush(void)
 {
-	srq_sr_flush(false);
-	if (!t_failures)
-		srq_sr_flush(true);
+	unsigned int how;
+
+	for (how = 0; how < 3 && !t_failures; how++)
+		srq_sr_flush(how);
+}
+
+/*
+ * The SRQ runs dry while SENDs after a gap take WQEs ahead: two WQEs posted, three SENDs,
+ * the second's first packet lost until the rest arrived. The first SEND took WQE 0 in
+ * order, the second's packets WQE 1 ahead; the third's find the SRQ empty and are kept
+ * whole, taking nothing. In order the third meets the empty SRQ: RNR NAK, as without
+ * selective repeat; once a WQE is posted it lands there intact. Every WQE used once.
+ */
+static void t_srq_sr_rnr(void)
+{
+	static const uint32_t lens[3] = { 100, 2600, 1800 };
+	struct connopt o;
+	struct sfix x;
+	struct wc w[4];
+	struct srqstate st;
+	unsigned int i;
+
+	sr_opts(&o);
+	REQUIRE(sfix_setup(&x, &o, 3));
+	for (i = 0; i < 2; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	x.block_first = true;
+	for (i = 0; i < 3; i++)
+		sfix_send(&x, 0, TERN_WQE_SEND, 10 + i, (uint64_t)i * SLOT_BYTES, lens[i], 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	wire_pump(&x.c.w);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 2);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rnr_naks_sent), 0);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rx_roce_discards), 0);
+	x.block_first = false;
+	RQ(conn_poll(&x.c, 1, w, 2, 5000000000ull) == 2);
+	wire_advance(&x.c.w, 200000);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	CHECK(RDEV_STAT(x.c.d[1], rnr_naks_sent) >= 1);
+	sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	RQ(conn_poll(&x.c, 1, w + 2, 1, 5000000000ull) == 1);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+		CHECK_EQ(w[i].wr_id, 1000 + i);
+		CHECK_EQ(w[i].byte_len, lens[i]);
+		CHECK(slot_holds(&x, i, (uint64_t)i * SLOT_BYTES, lens[i]));
+	}
+	RQ(conn_poll(&x.c, 0, w, 3, 5000000000ull) == 3);
+	for (i = 0; i < 3; i++)
+		CHECK_WC(&w[i], TERN_WQE_SEND, TERN_CQE_OK, 10 + i);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 3);
+out:
+	sfix_free(&x);
 }
 
 /*
@@ -1418,11 +1483,14 @@ const struct test rdma_srq_tests[] = {
 	{ "rdma srq: device reset forgets SRQs", t_srq_reset },
 	{ "rdma srq: 3 QPs, interleaved multi-packet SENDs, right QP/slot/data", t_srq_interleaved },
 	{ "rdma srq: the same in selective repeat under 3% loss, 2% reordering: SENDs after a gap "
-	  "kept in the reorder window", t_srq_interleaved_sr },
+	  "placed in SRQ WQEs taken ahead", t_srq_interleaved_sr },
 	{ "rdma srq: selective repeat: SENDs after a gap take their SRQ WQEs ahead, in order, and "
 	  "are placed at once; bytes, CQEs and resends right", t_srq_sr_place },
-	{ "rdma srq: selective repeat: WQEs taken ahead complete with a flush at ERR and RESET",
+	{ "rdma srq: selective repeat: WQEs taken ahead complete with a flush at ERR, RESET and "
+	  "DESTROY_QP",
 	  t_srq_sr_flush },
+	{ "rdma srq: selective repeat: the SRQ runs dry while WQEs are taken ahead: kept whole, "
+	  "RNR NAK in order, then placed", t_srq_sr_rnr },
 	{ "rdma srq: selective repeat: a receive ordinal beyond the window or done is dropped; "
 	  "one inside takes WQEs bounded by it", t_srq_sr_hostile },
 	{ "rdma srq: limit event once when armed, never when not", t_srq_limit },
