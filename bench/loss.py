@@ -3,7 +3,7 @@
 on QEMU's virtio-net) in the same run, the same guests, sizes and options.
 
     bench/loss.py [--quick] [--runs N] [--duration S] [--scale F] [--loss 0,0.1,1] [--sr]
-                  [--out DIR]
+                  [--ops write,read,send,send-srq] [--out DIR]
 
 Loss is injected on the transmit side of both guests, so requests and responses (ACKs, READ
 responses) are lost alike: on tern with the NIC's wire fault injection (debugfs
@@ -23,6 +23,10 @@ connect through librdmacm, ``ib_write_bw -R``; Documentation/hw/rdma.rst "Select
 repeat"): the SR columns, and its counters selective_retrans_pkts and tail_loss_probes. The progress lines
 also give tern's packets sent, out_of_sequence, out_of_order_accepted, duplicate_request,
 rx_roce_discards, seq_err_naks_sent and duplicate_response (deltas, both guests).
+
+--ops picks the operations (default write,read): send is ib_send_bw, send-srq ib_send_bw
+--use-srq (the receiver's QP on a shared receive queue; with selective repeat the SENDs after a
+gap take their SRQ WQEs ahead, Documentation/hw/rdma.rst "Out-of-order placement").
 
 Each perftest run lasts a fixed time (perftest -D, --duration seconds, 15 by default), so
 that the slow and the fast transport are measured over the same span. Runs: RDMA WRITE and READ
@@ -141,16 +145,17 @@ def hw_counters(target):
     return tot
 
 
-def measure(target, prog, size, seconds, runs, cm=False):
+def measure(target, prog, size, seconds, runs, cm=False, extra=""):
     """Median bandwidth over ``runs`` (MB/s, or None when a run failed: then ``why``), with
     the wire's drop rate and the counter deltas of the runs. ``cm``: perftest connects
-    through librdmacm (-R), whose ECE exchange agrees on selective repeat."""
+    through librdmacm (-R), whose ECE exchange agrees on selective repeat; ``extra``: more
+    perftest options."""
     bws, why = [], None
     w0, c0 = wire_counts(target), hw_counters(target)
     for _ in range(runs):
-        res, got = rt.perftest(target, prog, "-s %d -D %d%s" % (size, seconds,
-                                                               " -R" if cm else ""),
-                               timeout=seconds + 300)
+        res, got = rt.perftest(target, prog, "-s %d -D %d%s%s" % (
+            size, seconds, " -R" if cm else "", " " + extra if extra else ""),
+            timeout=seconds + 300)
         if not res.ok:
             why = res.diag().splitlines()[0] if res.diag() else "failed"
             break
@@ -172,12 +177,14 @@ def fmt(v, spec):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
-                    help="64 KiB WRITE and READ only (about 4 minutes)")
+                    help="64 KiB only (WRITE and READ: about 4 minutes)")
     ap.add_argument("--runs", type=int, default=1, help="runs per measurement (median)")
     ap.add_argument("--duration", type=int, default=15, help="seconds per perftest run")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply the duration")
     ap.add_argument("--loss", default="0,0.1,1",
                     help="comma-separated loss rates in percent (default 0,0.1,1; 0 first)")
+    ap.add_argument("--ops", default="write,read",
+                    help="operations: write, read, send, send-srq (default write,read)")
     ap.add_argument("--sr", action="store_true",
                     help="tern with selective repeat too (devlink roce_selective_repeat)")
     bres.add_out_arg(ap)
@@ -187,10 +194,16 @@ def main():
         ap.error("--loss: percentages 0..100, the first one 0 (the lossless reference)")
     seconds = max(2, int(round(args.duration * args.scale)))
 
-    # (label, program, message size)
-    plan = [("WRITE 64 KiB", "ib_write_bw", 65536), ("READ 64 KiB", "ib_read_bw", 65536)]
-    if not args.quick:
-        plan += [("WRITE 4 KiB", "ib_write_bw", 4096), ("READ 4 KiB", "ib_read_bw", 4096)]
+    # (label, program, message size, more perftest options)
+    ops = {"write": ("WRITE", "ib_write_bw", ""), "read": ("READ", "ib_read_bw", ""),
+           "send": ("SEND", "ib_send_bw", ""), "send-srq": ("SEND SRQ", "ib_send_bw",
+                                                            "--use-srq")}
+    chosen = args.ops.split(",")
+    if not chosen or any(o not in ops for o in chosen):
+        ap.error("--ops: a comma-separated list of %s" % ", ".join(ops))
+    plan = [("%s %s" % (ops[o][0], sz), ops[o][1], size, ops[o][2])
+            for sz, size in [("64 KiB", 65536)] + ([] if args.quick else [("4 KiB", 4096)])
+            for o in chosen]
     results = {}
     notes = []
     with Cluster(nodes=2, wires=[Wire("tern"), Wire("virtio")], name="bench-loss") as c:
@@ -214,7 +227,7 @@ def main():
         load.start()
         # each measure at every loss rate in a row, so that the lossless reference is taken
         # next to the lossy runs (the host's load drifts)
-        for label, prog, size in plan:
+        for label, prog, size, extra in plan:
             for pct in losses:
                 for key, tg, sr in passes:
                     if sr is not None:
@@ -229,7 +242,8 @@ def main():
                     if not ok:
                         r = {"bw": None, "why": "loss not set"}
                     else:
-                        r = measure(tg, prog, size, seconds, args.runs, cm=bool(sr))
+                        r = measure(tg, prog, size, seconds, args.runs, cm=bool(sr),
+                                    extra=extra)
                     results[(label, pct, key)] = r
                     if r["why"] and ok:
                         notes.append("%s %s at %s%%: %s" % (label, tg.label, pct_str(pct),
@@ -256,7 +270,7 @@ def main():
     widths = (13, 6, 10, 9, 9, 10, 9, 11, 10, 13, 14, 12)
     print(" ".join("%*s" % (-w if i == 0 else w, h) for i, (w, h) in enumerate(zip(widths,
                                                                                   head))))
-    for label, prog, size in plan:
+    for label, prog, size, _ in plan:
         base = {k: results[(label, 0.0, k)]["bw"] for k in ("tern", "rxe")}
         for pct in losses:
             t, x = results[(label, pct, "tern")], results[(label, pct, "rxe")]
@@ -277,7 +291,7 @@ def main():
         widths = (13, 6, 9, 9, 7, 9, 8, 9, 10, 10)
         print(" ".join("%*s" % (-w if i == 0 else w, h) for i, (w, h) in enumerate(zip(
             widths, head))))
-        for label, prog, size in plan:
+        for label, prog, size, _ in plan:
             g0, s0 = results[(label, 0.0, "tern")]["bw"], results[(label, 0.0, "tern-sr")]["bw"]
             for pct in losses:
                 g, r = results[(label, pct, "tern")], results[(label, pct, "tern-sr")]
@@ -294,8 +308,9 @@ def main():
         print("\nnotes:")
         for line in notes:
             print("  " + line)
-    rows = [dict(r, measure=label, op=prog[3:-3], size=size, loss_pct=pct, peer=key)
-            for label, prog, size in plan for pct in losses
+    rows = [dict(r, measure=label, op=prog[3:-3] + ("-srq" if extra else ""), size=size,
+                 loss_pct=pct, peer=key)
+            for label, prog, size, extra in plan for pct in losses
             for key in ("tern", "tern-sr", "rxe") if (label, pct, key) in results
             for r in [results[(label, pct, key)]]]
     peers = [("tern", "tern NIC, go-back-N; loss by its wire fault injection "

@@ -245,6 +245,18 @@ struct ternm_sge {
 	uint32_t key;
 };
 
+/*
+ * An SRQ WQE a selective-repeat QP took ahead of its turn for a later receive ordinal
+ * (rdma_srq.c, ternm_srq_reserve()): read once, as the QP's own rqe_* fields are.
+ */
+struct ternm_rqe_res {
+	uint64_t wr_id;
+	uint16_t idx;		/* its SRQ slot */
+	int8_t st;		/* 0, or what ternm_rqe_read() said (-1, -2): reported in turn */
+	uint8_t nsge;
+	struct ternm_sge sge[TERNM_MAX_RECV_SGE];
+};
+
 /* The SQ WQE the requester is sending (or re-sending), parsed and checked. */
 struct ternm_wqe_cache {
 	bool valid;
@@ -425,6 +437,13 @@ struct ternm_qp {
 	uint32_t rqe_inv_key;
 	uint8_t rqe_nsge;
 	struct ternm_sge rqe_sge[TERNM_MAX_RECV_SGE];
+	/*
+	 * SRQ QP in selective repeat: SRQ WQEs reserved for the receive ordinals after the
+	 * one in progress (from rq_rord + 1 with rqe_valid, else from rq_rord), in SRQ order;
+	 * srq_res_n of them from srq_res_head in a ring of srq_res_cap (rdma_srq.c)
+	 */
+	struct ternm_rqe_res *srq_res;
+	uint16_t srq_res_cap, srq_res_head, srq_res_n;
 	/* WRITE in progress */
 	uint32_t wr_rkey;
 	uint64_t wr_va;
@@ -710,6 +729,9 @@ void ternm_ud_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3, 
 int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm_mem *mem,
 		   uint64_t off, uint32_t slot);
 int ternm_rqe_fetch(struct tern_model *m, struct ternm_qp *qp);
+int ternm_rqe_parse(struct tern_model *m, const struct ternm_mem *mem, uint64_t off,
+		    uint32_t slot, bool *hdr, uint64_t *wr_id, struct ternm_sge *sge,
+		    uint8_t *nsge);
 bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pkt *p);
 int ternm_wq_db_rec_read(struct tern_model *m, const struct ternm_mem *mem, unsigned int log_depth,
 			 unsigned int log_stride, uint16_t ci, uint16_t *pi);
@@ -798,6 +820,7 @@ void ternm_resp_send_aeth(struct tern_model *m, struct ternm_qp *qp, uint8_t syn
 int ternm_sr_check(const struct ternm_qp *qp, uint32_t xport);
 int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport);
 void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp);
+uint32_t ternm_sr_win(const struct ternm_qp *qp);
 void ternm_sr_sq_start(struct ternm_qp *qp);
 bool ternm_sr_resp_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
 void ternm_sr_send_sack(struct tern_model *m, struct ternm_qp *qp);
@@ -830,6 +853,9 @@ int ternm_srq_qp_check(struct tern_model *m, const uint8_t *in, struct ternm_cmd
 void ternm_srq_qp_ref(struct tern_model *m, struct ternm_qp *qp, bool get);
 int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp);
 unsigned int ternm_srq_qp_flush(struct tern_model *m, struct ternm_qp *qp);
+int ternm_srq_reserve(struct tern_model *m, struct ternm_qp *qp, uint32_t ahead, uint32_t bound,
+		      const struct ternm_sge **sge, uint8_t *nsge);
+void ternm_srq_qp_release(struct tern_model *m, struct ternm_qp *qp, bool flush);
 void ternm_srq_clear(struct tern_model *m);
 
 /* rdma_cq.c */

@@ -361,6 +361,7 @@ static void qp_free(struct tern_model *m, struct ternm_qp *qp)
 	ternm_qp_unschedule(m, qp);
 	ternm_cc_qp_reset(m, qp);
 	ternm_sr_free(m, qp);
+	ternm_srq_qp_release(m, qp, false);	/* DESTROY_QP flushed them; a device reset not */
 	r->pd[qp->pdn].refs--;
 	r->cq[qp->scqn].refs--;
 	r->cq[qp->rcqn].refs--;
@@ -558,6 +559,7 @@ static void qp_reset(struct tern_model *m, struct ternm_qp *qp)
 	qp->sq_pi = qp->sq_ci = 0;
 	qp->rq_pi = qp->rq_ci = 0;
 	ternm_req_reset(qp);
+	ternm_srq_qp_release(m, qp, true);	/* SRQ WQEs it holds: flushed, not lost */
 	ternm_resp_reset(qp);
 	ternm_sr_config(m, qp, 0);	/* back to go-back-N; never fails */
 	qp->sqd_notify = false;
@@ -972,6 +974,7 @@ static int destroy_qp(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	ternm_resp_flush_acks(m, qp);
 	ternm_mw_qp_gone(m, qp->qpn);
 	ternm_mcast_qp_gone(m, qp->qpn);
+	ternm_srq_qp_release(m, qp, true);	/* SRQ WQEs it holds: flushed, not lost */
 	qp_free(m, qp);
 	return TERN_CMD_OK;
 }

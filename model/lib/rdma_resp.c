@@ -142,9 +142,9 @@ static void access_err(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
  * its header was read: *@hdr true), its scatter list into @sge and *@nsge. Returns 0, -1 if it
  * is malformed, -2 if the ring cannot be read.
  */
-static int rqe_parse(struct tern_model *m, const struct ternm_mem *mem, uint64_t off,
-		     uint32_t slot, bool *hdr, uint64_t *wr_id, struct ternm_sge *sge,
-		     uint8_t *nsge)
+int ternm_rqe_parse(struct tern_model *m, const struct ternm_mem *mem, uint64_t off,
+		    uint32_t slot, bool *hdr, uint64_t *wr_id, struct ternm_sge *sge,
+		    uint8_t *nsge)
 {
 	typedef struct tern_rq_wqe W;
 	uint8_t b[sizeof(W) + TERNM_MAX_RECV_SGE * sizeof(struct tern_sge)];
@@ -180,7 +180,8 @@ int ternm_rqe_read(struct tern_model *m, struct ternm_qp *qp, const struct ternm
 		   uint64_t off, uint32_t slot)
 {
 	bool hdr;
-	int st = rqe_parse(m, mem, off, slot, &hdr, &qp->rqe_wr_id, qp->rqe_sge, &qp->rqe_nsge);
+	int st = ternm_rqe_parse(m, mem, off, slot, &hdr, &qp->rqe_wr_id, qp->rqe_sge,
+				 &qp->rqe_nsge);
 
 	if (hdr)
 		qp->rqe_valid = true;	/* from here, a CQE reports on it */
@@ -241,7 +242,8 @@ int ternm_rq_db_rec(struct tern_model *m, struct ternm_qp *qp, bool quiet)
 
 /*
  * Fetch the receive WQE for the message starting (kept until its CQE): the one at rq_ci, or
- * on an SRQ QP the SRQ's next. Returns 0, 1 if none is posted, or ternm_rqe_read's errors
+ * on an SRQ QP the one it took ahead for this receive ordinal (selective repeat), else the
+ * SRQ's next. Returns 0, 1 if none is posted, or ternm_rqe_read's errors
  * (-2 also for a bad doorbell record). Its completion reports wqe_idx = rqe_idx and advances
  * rq_ci only on a QP with its own RQ.
  */
@@ -330,12 +332,13 @@ static bool is_last_or_only(uint8_t op);
 /**
  * ternm_resp_place() - place a selective-repeat SEND/WRITE packet that came after a gap
  * @m: the model
- * @qp: an RC QP in selective repeat, without an SRQ for a SEND
+ * @qp: an RC QP in selective repeat
  * @p: a MIDDLE or LAST packet with its placement header (@p->place), ahead of the expected
  *	PSN
  *
  * A WRITE's payload goes to the address its RETH names, a SEND's to its offset in the
- * receive WQE its SPH names (rq_rord + k is the k-th WQE posted after the one at rq_ci);
+ * receive WQE its SPH names (rq_rord + k is the k-th WQE posted after the one at rq_ci; on
+ * an SRQ QP the SRQ WQE reserved for that ordinal, ternm_srq_reserve());
  * a LAST packet's final byte is kept in @p->tail and written when the packet's turn comes
  * (ternm_resp_rx), behind the rest. Everything is checked first, as the in-order path
  * would: payload length (a MIDDLE exactly the path MTU, a LAST 1..MTU), the RETH's length
@@ -373,9 +376,14 @@ bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pk
 		uint64_t wr_id;
 		bool hdr;
 
-		if (qp->flags & TERN_QP_F_SRQ || !p->moff || p->moff % qp->mtu ||
-		    (uint64_t)p->moff + p->paylen > TERNM_MAX_MSG)
+		if (!p->moff || p->moff % qp->mtu || (uint64_t)p->moff + p->paylen > TERNM_MAX_MSG)
 			return false;
+		if (qp->flags & TERN_QP_F_SRQ) {
+			/* the SRQ WQE reserved for its ordinal (sr_hold() reserved it) */
+			if (ternm_srq_reserve(m, qp, ahead, ternm_sr_win(qp), &g, &nsge))
+				return false;
+			goto place;
+		}
 		/*
 		 * Beyond what the cached producer index shows: an RQ with a doorbell record
 		 * may have more (a bad record is counted when the in-order path reads it).
@@ -390,11 +398,12 @@ bool ternm_resp_place(struct tern_model *m, struct ternm_qp *qp, struct ternm_pk
 
 			/* ternm_rqe_fetch reads it again: each copy MR-checked on its own */
 
-			if (rqe_parse(m, &qp->rq_mem, (uint64_t)idx << qp->log_rq_stride,
-				      1u << qp->log_rq_stride, &hdr, &wr_id, sge, &nsge))
+			if (ternm_rqe_parse(m, &qp->rq_mem, (uint64_t)idx << qp->log_rq_stride,
+					    1u << qp->log_rq_stride, &hdr, &wr_id, sge, &nsge))
 				return false;
 			g = sge;
 		}
+place:
 		if ((uint64_t)p->moff + p->paylen > rqe_room(g, nsge) ||
 		    sge_place(m, qp, g, nsge, p->moff, p->payload, n, false, &synd))
 			return false;

@@ -13,8 +13,9 @@
  * Responder: a request less than the QP's window (TERNM_SR_WIN_CAPS times its in-flight
  * cap, at most TERNM_SR_MAX_WIN) PSNs ahead of the expected one is kept in the QP's reorder
  * window (one slot per PSN) instead of being NAKed: a SEND/WRITE MIDDLE or LAST with its
- * placement header (the IBOP_SR_* opcodes; not a SEND on an SRQ QP) is placed at once
- * (ternm_resp_place) and its slot keeps the headers and a LAST's final byte; anything
+ * placement header (the IBOP_SR_* opcodes) is placed at once (ternm_resp_place; a SEND on
+ * an SRQ QP first takes the SRQ WQEs up to its receive ordinal, ternm_srq_reserve) and its
+ * slot keeps the headers and a LAST's final byte; anything
  * else keeps its payload too, in a buffer allocated when first needed. A SACK (AETH NAK code
  * AETH_NAK_SACK, then a SACKETH bitmap) tells the requester which PSNs after the expected
  * one are held. When the expected PSN arrives, it and the held PSNs
@@ -219,6 +220,12 @@ void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
 
 /* ---- responder --------------------------------------------------------------------------- */
 
+/* The responder's reorder window in PSNs (0 without selective repeat). */
+uint32_t ternm_sr_win(const struct ternm_qp *qp)
+{
+	return qp->sr ? qp->sr->win : 0;
+}
+
 static void sr_queue_sack(struct tern_model *m, struct ternm_qp *qp)
 {
 	if (!qp->sr->sack_queued)
@@ -277,8 +284,9 @@ static bool sr_alloc(struct tern_model *m, struct ternm_qp *qp, bool payload)
 
 /*
  * Keep the request @d PSNs ahead of the expected one, if the window has room for it: a
- * SEND or WRITE packet with a placement header (not a SEND on an SRQ QP) is placed at once
- * and only its headers are kept; anything else is kept whole, payload included.
+ * SEND or WRITE packet with a placement header is placed at once and only its headers are
+ * kept (on an SRQ QP once the SRQ WQEs up to its ordinal are taken; with none left, kept
+ * whole); anything else is kept whole, payload included.
  */
 static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p,
 		    int32_t d)
@@ -286,13 +294,29 @@ static void sr_hold(struct tern_model *m, struct ternm_qp *qp, const struct tern
 	struct ternm_sr *sr = qp->sr;
 	struct ternm_sr_slot *s;
 	unsigned int i = p->psn % sr->win;
-	bool place = p->place && !(p->place == PKT_PLACE_SPH && (qp->flags & TERN_QP_F_SRQ));
+	bool place = p->place;
 
 	TERNM_QSTAT(m, qp, out_of_sequence, 1);
 	if (d >= (int32_t)sr->win || p->paylen > TERNM_SR_SLOT_BYTES || p->paylen > qp->mtu) {
 		/* beyond the window (or malformed: the in-order path would refuse it): dropped */
 		sr_queue_sack(m, qp);
 		return;
+	}
+	if (p->place == PKT_PLACE_SPH && (qp->flags & TERN_QP_F_SRQ)) {
+		const struct ternm_sge *g;
+		uint8_t ng;
+		int r;
+
+		/* the SRQ WQEs up to its ordinal are taken now, in order (ternm_srq_reserve) */
+		r = ternm_srq_reserve(m, qp, (p->rord - qp->rq_rord) & TERN_SR_SPH_RORD_MASK,
+				      sr->win, &g, &ng);
+		if (r < 0) {
+			/* an ordinal beyond the window, or done already: dropped */
+			m->rdma->stats.rx_roce_discards++;
+			sr_queue_sack(m, qp);
+			return;
+		}
+		place = !r;	/* no WQE for it: kept whole, the in-order path sends the RNR NAK */
 	}
 	if (!sr_alloc(m, qp, !place && p->paylen)) {
 		m->rdma->stats.rx_roce_discards++;

@@ -7,7 +7,9 @@
  * created with TERN_QP_F_SRQ have no RQ: when a message that needs a receive WQE starts, the
  * responder takes the SRQ's next WQE (ci++), reads it once and keeps it in the QP until the
  * message's CQE, exactly as it keeps an RQ WQE; the CQE's wqe_idx is the SRQ slot. With no
- * SRQ WQE posted the responder sends an RNR NAK, as with an empty RQ.
+ * SRQ WQE posted the responder sends an RNR NAK, as with an empty RQ. In selective repeat a
+ * SEND packet after a gap names its receive ordinal: the QP takes the SRQ WQEs up to it
+ * ahead, in order, and keeps them for those messages (ternm_srq_reserve()).
  *
  * Limit: MODIFY_SRQ arms a limit; after a take leaves fewer than that many WQEs posted and
  * not taken, TERN_EQE_SRQ_EVENT/TERN_SRQ_EV_LIMIT goes to the async EQ once and the limit is
@@ -15,10 +17,13 @@
  * TERN_SRQ_EV_ERROR once and gives out no more WQEs (the QP that hit it goes to ERR as on an
  * unreadable RQ, and so does any QP that needs a WQE from it later).
  *
- * A QP on an SRQ that goes to ERR completes the WQE it holds (if any) with WR_FLUSH_ERR,
- * takes nothing more, and raises TERN_QP_EV_LAST_WQE_REACHED once. The SRQ's WQEs are not
- * flushed: they belong to the SRQ and go to the other QPs.
+ * A QP on an SRQ that goes to ERR completes the WQEs it holds (the one in progress, those
+ * taken ahead) with WR_FLUSH_ERR, takes nothing more, and raises
+ * TERN_QP_EV_LAST_WQE_REACHED once; one going to RESET or away completes them the same way.
+ * The SRQ's WQEs are not flushed: they belong to the SRQ and go to the other QPs.
  */
+#include <stdlib.h>
+
 #include "rdma.h"
 
 /* ---- lookups and references -------------------------------------------------------------- */
@@ -114,29 +119,32 @@ static int srq_db_rec(struct tern_model *m, struct ternm_srq *srq)
 /* ---- the receive path -------------------------------------------------------------------------- */
 
 /*
- * Take the SRQ's next WQE for @qp (ternm_rqe_fetch on an SRQ QP). Returns 0, 1 if none is
- * posted, -1 if it is malformed, -2 if the ring cannot be read. A WQE whose header was read
- * is taken (ci++) whatever follows: its CQE reports on it.
+ * Take the SRQ's next WQE for @qp into @r. Returns 0, 1 if none is posted, -1 if it is
+ * malformed, -2 if the ring cannot be read. A WQE whose header was read (*@hdr) is taken
+ * (ci++) whatever follows: its CQE reports on it.
  */
-int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp)
+static int srq_take(struct tern_model *m, struct ternm_qp *qp, struct ternm_rqe_res *r,
+		    bool *hdr)
 {
 	struct ternm_srq *srq = &m->rdma->srq[qp->srqn];
 	uint16_t idx = (uint16_t)(srq->ci & ((1u << srq->log_depth) - 1));
 	int st;
 
+	*hdr = false;
 	if (srq->err)
 		return -2;
 	if (srq->ci == srq->pi && srq->db_rec && srq_db_rec(m, srq))
 		return -2;
 	if (srq->ci == srq->pi)
 		return 1;
-	qp->rqe_idx = idx;
-	st = ternm_rqe_read(m, qp, &srq->mem, (uint64_t)idx << srq->log_stride,
-			    1u << srq->log_stride);
+	r->idx = idx;
+	st = ternm_rqe_parse(m, &srq->mem, (uint64_t)idx << srq->log_stride,
+			     1u << srq->log_stride, hdr, &r->wr_id, r->sge, &r->nsge);
 	if (st == -2)
 		srq_fail(m, srq);
-	if (!qp->rqe_valid)
+	if (!*hdr)
 		return st;
+	r->st = (int8_t)st;
 	srq->ci++;
 	/* below the limit by the cached view: the record may say otherwise */
 	if (srq->limit && (uint16_t)(srq->pi - srq->ci) < srq->limit && srq->db_rec &&
@@ -151,31 +159,189 @@ int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp)
 }
 
 /*
- * @qp (on an SRQ) is in ERR: complete the WQE it holds with a flush, and say once that no
- * more SRQ WQE will be used. Returns the CQEs written (0 or 1).
+ * The WQE for the message starting on @qp (ternm_rqe_fetch on an SRQ QP, rqe_valid false):
+ * the first one reserved ahead for it (ternm_srq_reserve()), else the SRQ's next. Returns
+ * 0, 1 if none is posted, -1 if it is malformed, -2 if the ring cannot be read; with its
+ * header read, the QP holds it (rqe_valid) until its CQE.
  */
-unsigned int ternm_srq_qp_flush(struct tern_model *m, struct ternm_qp *qp)
+int ternm_srq_fetch(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_rqe_res r;
+	bool hdr = true;
+	int st;
+
+	if (qp->srq_res_n) {
+		r = qp->srq_res[qp->srq_res_head];
+		qp->srq_res_head = (uint16_t)((qp->srq_res_head + 1) % qp->srq_res_cap);
+		qp->srq_res_n--;
+		st = r.st;
+	} else {
+		st = srq_take(m, qp, &r, &hdr);
+	}
+	if (!hdr)
+		return st;
+	qp->rqe_valid = true;
+	qp->rqe_idx = r.idx;
+	qp->rqe_wr_id = r.wr_id;
+	qp->rqe_nsge = r.nsge;
+	memcpy(qp->rqe_sge, r.sge, sizeof(r.sge[0]) * r.nsge);
+	return st;
+}
+
+/*
+ * The ring for @qp's reservations, room for @bound ordinals: allocated at the first one
+ * (counted in host memory); a larger window gets a larger ring once it is empty. Returns
+ * false without memory.
+ */
+static bool srq_res_ring(struct tern_model *m, struct ternm_qp *qp, uint32_t bound)
+{
+	struct ternm_rqe_res *ring;
+
+	if (bound > TERNM_SR_MAX_WIN)
+		bound = TERNM_SR_MAX_WIN;
+	if (qp->srq_res && (qp->srq_res_cap >= bound || qp->srq_res_n))
+		return true;
+	if (!ternm_host_mem_try(m, (uint64_t)bound * sizeof(*ring)))
+		return false;
+	ring = calloc(bound, sizeof(*ring));
+	if (!ring) {
+		ternm_host_mem_release(m, (uint64_t)bound * sizeof(*ring));
+		return false;
+	}
+	if (qp->srq_res) {
+		free(qp->srq_res);
+		ternm_host_mem_release(m, (uint64_t)qp->srq_res_cap * sizeof(*ring));
+	}
+	qp->srq_res = ring;
+	qp->srq_res_cap = (uint16_t)bound;
+	qp->srq_res_head = 0;
+	return true;
+}
+
+/**
+ * ternm_srq_reserve() - the SRQ WQE of a later receive ordinal of a selective-repeat QP
+ * @m: the model
+ * @qp: an RC QP on an SRQ, in selective repeat
+ * @ahead: the ordinal, counted from rq_rord (the message in progress or next to start)
+ * @bound: the most ordinals that may be ahead (the QP's reorder window)
+ * @sge: the WQE's scatter list, when 0 is returned
+ * @nsge: its entries
+ *
+ * A SEND packet after a gap names its receive ordinal (the SPH's rord); with an SRQ the
+ * WQEs come from a ring shared in arrival order, so each ordinal up to @ahead that has none
+ * yet takes the SRQ's next now, in order, and keeps it until its message starts in order
+ * (ternm_srq_fetch()) or the QP goes to ERR or RESET (flushed). The SRQ's limit event and
+ * the device's view of the ring work as for any take.
+ *
+ * Return: 0; 1 if there is no usable WQE for it (none posted: the message goes the in-order
+ * way, which sends the RNR NAK; or one that cannot be read, reported in turn); -1 if
+ * @ahead is beyond @bound or there is no memory for the ring (the packet is dropped).
+ */
+int ternm_srq_reserve(struct tern_model *m, struct ternm_qp *qp, uint32_t ahead, uint32_t bound,
+		      const struct ternm_sge **sge, uint8_t *nsge)
+{
+	uint32_t base = qp->rqe_valid ? 1 : 0, k;
+	const struct ternm_rqe_res *r;
+
+	if (ahead >= bound || ahead >= TERNM_SR_MAX_WIN)
+		return -1;
+	if (ahead < base) {
+		*sge = qp->rqe_sge;	/* the message in progress */
+		*nsge = qp->rqe_nsge;
+		return 0;
+	}
+	k = ahead - base;
+	if (!srq_res_ring(m, qp, bound) || k >= qp->srq_res_cap)
+		return -1;
+	while (qp->srq_res_n <= k) {
+		struct ternm_rqe_res *t;
+		bool hdr;
+
+		t = &qp->srq_res[(qp->srq_res_head + qp->srq_res_n) % qp->srq_res_cap];
+		(void)srq_take(m, qp, t, &hdr);
+		if (!hdr)
+			return 1;	/* nothing taken */
+		qp->srq_res_n++;
+	}
+	r = &qp->srq_res[(qp->srq_res_head + k) % qp->srq_res_cap];
+	if (r->st)
+		return 1;
+	*sge = r->sge;
+	*nsge = r->nsge;
+	return 0;
+}
+
+/* Complete the receive WQE @wr_id at SRQ slot @idx of @qp with WR_FLUSH_ERR. */
+static void srq_flush_cqe(struct tern_model *m, struct ternm_qp *qp, uint64_t wr_id,
+			  uint16_t idx)
+{
+	struct ternm_cqe_info ci;
+
+	memset(&ci, 0, sizeof(ci));
+	ci.wr_id = wr_id;
+	ci.opcode = TERN_CQE_RECV;
+	ci.wqe_idx = idx;
+	ci.status = TERN_CQE_WR_FLUSH_ERR;
+	ci.vendor_err = TERN_SYND_FLUSH;
+	ternm_cq_write(m, qp, qp->rcqn, &ci);
+}
+
+/* Complete every SRQ WQE @qp holds (in progress, then reserved in order) with a flush. */
+static unsigned int srq_flush_held(struct tern_model *m, struct ternm_qp *qp)
 {
 	unsigned int n = 0;
 
 	if (qp->rqe_valid) {
-		struct ternm_cqe_info ci;
-
-		memset(&ci, 0, sizeof(ci));
-		ci.wr_id = qp->rqe_wr_id;
-		ci.opcode = TERN_CQE_RECV;
-		ci.wqe_idx = qp->rqe_idx;
-		ci.status = TERN_CQE_WR_FLUSH_ERR;
-		ci.vendor_err = TERN_SYND_FLUSH;
 		qp->rqe_valid = false;
-		ternm_cq_write(m, qp, qp->rcqn, &ci);
-		n = 1;
+		srq_flush_cqe(m, qp, qp->rqe_wr_id, qp->rqe_idx);
+		n++;
 	}
+	while (qp->srq_res_n) {
+		const struct ternm_rqe_res *r = &qp->srq_res[qp->srq_res_head];
+
+		srq_flush_cqe(m, qp, r->wr_id, r->idx);
+		qp->srq_res_head = (uint16_t)((qp->srq_res_head + 1) % qp->srq_res_cap);
+		qp->srq_res_n--;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * @qp (on an SRQ) is in ERR: complete the WQEs it holds (the one in progress and those
+ * reserved ahead) with a flush, and say once that no more SRQ WQE will be used. Returns
+ * the CQEs written.
+ */
+unsigned int ternm_srq_qp_flush(struct tern_model *m, struct ternm_qp *qp)
+{
+	unsigned int n = srq_flush_held(m, qp);
+
 	if (!qp->srq_last_wqe) {
 		qp->srq_last_wqe = true;
 		ternm_qp_event(m, qp, TERN_QP_EV_LAST_WQE_REACHED);
 	}
 	return n;
+}
+
+/*
+ * @qp goes to RESET or is destroyed: with @flush the SRQ WQEs it still holds (not flushed
+ * in ERR) complete with a flush, so software gets their slots back (not at a device reset,
+ * which writes nothing); the reservation ring is freed.
+ */
+void ternm_srq_qp_release(struct tern_model *m, struct ternm_qp *qp, bool flush)
+{
+	if (!(qp->flags & TERN_QP_F_SRQ))
+		return;
+	if (flush)
+		(void)srq_flush_held(m, qp);
+	qp->rqe_valid = false;
+	qp->srq_res_n = 0;
+	if (qp->srq_res) {
+		free(qp->srq_res);
+		ternm_host_mem_release(m, (uint64_t)qp->srq_res_cap * sizeof(*qp->srq_res));
+	}
+	qp->srq_res = NULL;
+	qp->srq_res_cap = qp->srq_res_head = qp->srq_res_n = 0;
 }
 
 /* ---- doorbell ------------------------------------------------------------------------------------ */

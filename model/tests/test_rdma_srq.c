@@ -117,6 +117,16 @@ struct sfix {
 	struct rmr smr, rmr;
 	bool drop_send_last;	/* filter: SEND_LAST/SEND_LAST_IMM to device 1 are lost */
 	unsigned int dropped;
+	/* selective repeat: frames to device 1 lost, changed */
+	bool base_valid;
+	uint32_t base_psn;	/* the first request's PSN */
+	uint64_t drop_off;	/* bit i: base_psn + i is lost, the first time it is sent */
+	bool block_first;	/* the first SEND_FIRST's PSN is lost, every time it is sent */
+	bool blocked_valid;
+	uint32_t blocked_psn;
+	int mangle_off;		/* base_psn + it (with an SPH): rord moved by rord_delta, once */
+	int32_t rord_delta;
+	unsigned int mangled;
 };
 
 static enum wire_action sfix_filter(struct wire *w, unsigned int dir, unsigned int idx,
@@ -124,12 +134,40 @@ static enum wire_action sfix_filter(struct wire *w, unsigned int dir, unsigned i
 {
 	struct sfix *x = w->ctx;
 	struct pkt p;
+	uint32_t off;
 
 	(void)idx;
-	if (dir == 0 && x->drop_send_last && pkt_parse(frame, *len, &p) &&
-	    (p.opcode == OP_SEND_LAST || p.opcode == OP_SEND_LAST_IMM)) {
+	if (dir != 0 || !pkt_parse(frame, *len, &p))
+		return W_DELIVER;
+	if (x->drop_send_last && (p.opcode == OP_SEND_LAST || p.opcode == OP_SEND_LAST_IMM)) {
 		x->dropped++;
 		return W_DROP;
+	}
+	if (!x->base_valid) {
+		x->base_valid = true;
+		x->base_psn = p.psn;
+	}
+	off = (p.psn - x->base_psn) & 0xffffffu;
+	if (off < 64 && (x->drop_off >> off) & 1) {
+		x->drop_off &= ~(1ull << off);
+		x->dropped++;
+		return W_DROP;
+	}
+	if (x->block_first && !x->blocked_valid && p.opcode == OP_SEND_FIRST) {
+		x->blocked_valid = true;
+		x->blocked_psn = p.psn;
+	}
+	if (x->block_first && x->blocked_valid && p.psn == x->blocked_psn) {
+		x->dropped++;
+		return W_DROP;
+	}
+	if ((int)off == x->mangle_off && p.has_sph) {
+		uint8_t *sph = frame + 14 + 20 + 8 + 12;
+
+		x->mangle_off = -1;
+		wr32be(sph, (rd32be(sph) + (uint32_t)x->rord_delta) & 0xffffffu);
+		pkt_fix_icrc(frame, *len);
+		x->mangled++;
 	}
 	return W_DELIVER;
 }
@@ -141,6 +179,7 @@ static bool sfix_setup_ex(struct sfix *x, const struct connopt *o, unsigned int 
 	unsigned int s, q;
 
 	memset(x, 0, sizeof(*x));
+	x->mangle_off = -1;
 	c->o = *o;
 	for (s = 0; s < 2; s++) {
 		c->d[s] = rdev_new(s);
@@ -179,7 +218,7 @@ static bool sfix_setup_ex(struct sfix *x, const struct connopt *o, unsigned int 
 		return false;
 	}
 	mr_fill(c->d[0], &x->smr, 11);
-	memset(mr_ptr(c->d[1], &x->rmr, 0), 0, 4096);
+	memset(mr_ptr(c->d[1], &x->rmr, 0), 0, 8 * SLOT_BYTES);
 	return true;
 }
 
@@ -478,7 +517,7 @@ out:
  * several QPs at once): each message lands intact in the slot its CQE names, the CQE names
  * the right QP, every slot is used once, and the SRQ's CI counts the messages. With @sr, the
  * same in selective repeat with 3 % of the frames lost and 2 % reordered on both ports: the
- * SENDs after a gap wait in the reorder window (an SRQ's WQE is taken in order), and the
+ * SENDs after a gap take their QP's next SRQ WQEs ahead and are placed at once, and the
  * result is the same.
  */
 static void srq_interleaved(bool sr)
@@ -552,7 +591,7 @@ static void srq_interleaved(bool sr)
 	for (i = 0; i < 4 * NQP; i++)
 		CHECK_EQ(w[i].status, TERN_CQE_OK);
 	if (sr) {
-		/* kept after a gap, none refused (the SRQ's SENDs are not placed early) */
+		/* kept after a gap, none refused */
 		CHECK(RDEV_STAT(x.c.d[1], out_of_order_accepted) > 0);
 		CHECK_EQ(RDEV_STAT(x.c.d[1], rx_roce_discards), 0);
 		goto out;	/* the wire log holds resends: the interleaving is not counted */
@@ -597,6 +636,375 @@ static void t_srq_interleaved(void)
 static void t_srq_interleaved_sr(void)
 {
 	srq_interleaved(true);
+}
+
+/* ---- selective repeat: SENDs after a gap take their SRQ WQEs ahead (IRN) -------------------- */
+
+static void sr_opts(struct connopt *o)
+{
+	connopt_default(o);
+	o->mtu = 1;		/* 256 */
+	o->xport = TERN_QP_XPORT_SR;
+	o->timeout = 8;
+	o->retry_cnt = 7;
+}
+
+/* How many request frames to device 1 the wire log holds for PSN base + @off. */
+static unsigned int psn_sent(struct sfix *x, uint32_t off)
+{
+	unsigned int i, n = 0;
+	struct pkt p;
+
+	for (i = 0; i < x->c.w.nlog; i++)
+		if (x->c.w.log[i].dir == 0 &&
+		    pkt_parse(x->c.w.log[i].data, x->c.w.log[i].len, &p) &&
+		    ((p.psn - x->base_psn) & 0xffffffu) == off)
+			n++;
+	return n;
+}
+
+/* Bytes [@a, @b) of a message at @off of the send MR are in @slot (layout of sfix_post). */
+static bool slot_part(struct sfix *x, unsigned int slot, uint64_t off, uint32_t a, uint32_t b)
+{
+	uint64_t base = (uint64_t)slot * SLOT_BYTES;
+	uint32_t e = b < 1000 ? b : 1000;
+
+	if (a < e && mr_diff_pattern(x->c.d[1], &x->rmr, base + a, e - a, 11, off + a) != -1)
+		return false;
+	if (b > 1000) {
+		uint32_t s = a > 1000 ? a : 1000;
+
+		return mr_diff_pattern(x->c.d[1], &x->rmr, base + 24 + s, b - s, 11, off + s) == -1;
+	}
+	return true;
+}
+
+/* Nothing was written to @slot (both of its SGEs' bytes are still 0). */
+static bool slot_zero(struct sfix *x, unsigned int slot)
+{
+	const uint8_t *b = mr_ptr(x->c.d[1], &x->rmr, (uint64_t)slot * SLOT_BYTES);
+	unsigned int i;
+
+	for (i = 0; i < SLOT_BYTES; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/*
+ * Selective repeat on an SRQ QP: five SENDs of 1 to 12 packets (MTU 256). The second
+ * message's first packet (PSN 1) is lost until everything else arrived; PSNs 14 and 25
+ * (inside the third and fourth) are lost once. The MIDDLE and LAST packets after the gap
+ * name their receive ordinal: the responder takes the SRQ WQEs up to it, in order, and
+ * places them at once: their bytes are in the later messages' slots while the hole is
+ * still open and no receive has completed, and those takes raise the SRQ's limit event
+ * as any take does. Then every message is intact in slot k, the
+ * CQEs come in order with the right wr_id and byte_len, only the lost PSNs are resent
+ * (and the tail-loss probe's one), nothing was refused, the SRQ's CI counts the messages.
+ */
+static void t_srq_sr_place(void)
+{
+	static const uint32_t lens[5] = { 100, 2600, 3000, 1800, 700 };
+	struct connopt o;
+	struct sfix x;
+	struct wc w[8];
+	struct srqstate st;
+	struct cqe c;
+	uint64_t off[5];
+	unsigned int i, last = 0, other = 0;
+
+	sr_opts(&o);
+	REQUIRE(sfix_setup(&x, &o, 4));
+	for (i = 0; i < 8; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	RQ(srq_modify(x.c.d[1], x.srq.srqn, 4, &c) == TERN_CMD_OK);	/* fewer than 4 left */
+	x.block_first = true;
+	x.drop_off = 1ull << 14 | 1ull << 25;
+	for (i = 0; i < 5; i++) {
+		off[i] = (uint64_t)i * SLOT_BYTES;
+		sfix_send(&x, 0, i == 4 ? TERN_WQE_SEND_IMM : TERN_WQE_SEND, 10 + i, off[i], lens[i],
+			  0x5eed0000u + i);
+		last += (lens[i] + 255) / 256;
+	}
+	RQ(last == 35);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	wire_pump(&x.c.w);
+	RQ(x.blocked_valid && ((x.blocked_psn - x.base_psn) & 0xffffffu) == 1);
+	/* the hole is open: the first message only completed; the rest placed ahead */
+	RQ(cq_poll(x.c.d[1], &x.c.cq[1], &w[0]));
+	CHECK_EQ(w[0].wr_id, 1000);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	CHECK(slot_part(&x, 1, off[1], 256, 2599));	/* all of it but its FIRST and last byte */
+	CHECK(slot_part(&x, 2, off[2], 256, 512));	/* PSN 13, before the lost 14 */
+	CHECK(slot_part(&x, 2, off[2], 768, 2999));
+	CHECK(slot_part(&x, 3, off[3], 512, 1799));	/* after the lost 25 */
+	CHECK(slot_part(&x, 4, off[4], 256, 699));
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 5);		/* reserved ahead, in order */
+	/* a take ahead is a take: 3 left, the limit event went out once */
+	CHECK_EQ(RDEV_STAT(x.c.d[1], srq_limit_events), 1);
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_SRQ_EVENT, TERN_SRQ_EV_LIMIT, x.srq.srqn, &other),
+		 1);
+	x.block_first = false;
+	RQ(conn_poll(&x.c, 1, w + 1, 4, 5000000000ull) == 4);
+	for (i = 0; i < 5; i++) {
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+		CHECK_EQ(w[i].qpn, x.rx[0].qpn);
+		CHECK_EQ(w[i].wqe_idx, i);
+		CHECK_EQ(w[i].wr_id, 1000 + i);
+		CHECK_EQ(w[i].byte_len, lens[i]);
+		CHECK_EQ(w[i].opcode, i == 4 ? TERN_CQE_RECV_IMM : TERN_CQE_RECV);
+		if (!slot_holds(&x, i, off[i], lens[i])) {
+			t_failures++;
+			printf("#   message %u: data in slot %u wrong\n", i, i);
+		}
+	}
+	CHECK_EQ(w[4].imm, 0x5eed0004u);
+	RQ(conn_poll(&x.c, 0, w, 5, 5000000000ull) == 5);
+	for (i = 0; i < 5; i++)
+		CHECK_WC(&w[i], i == 4 ? TERN_WQE_SEND_IMM : TERN_WQE_SEND, TERN_CQE_OK, 10 + i);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	/* only what was lost went again, and the probe's last packet */
+	for (i = 0; i < last; i++) {
+		unsigned int n = psn_sent(&x, i);
+
+		if (i == 1)
+			CHECK(n >= 2);
+		else if (i == 14 || i == 25)
+			CHECK_EQ(n, 2);
+		else if (i != last - 1)
+			CHECK_EQ(n, 1);
+		if (t_failures) {
+			printf("#   PSN +%u sent %u times\n", i, n);
+			goto out;
+		}
+	}
+	CHECK(RDEV_STAT(x.c.d[0], selective_retrans_pkts) >= 3);
+	CHECK(RDEV_STAT(x.c.d[1], out_of_order_accepted) >= 30);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rx_roce_discards), 0);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rnr_naks_sent), 0);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 5);
+out:
+	sfix_free(&x);
+}
+
+/*
+ * A message's first packet never arrives: the three SENDs after it took SRQ WQEs 0..2
+ * ahead. The QP goes to ERR (@how 0), straight to RESET (1) or is destroyed (2): the three
+ * complete with WR_FLUSH_ERR on its receive CQ, in order, so software gets their slots back
+ * (a destroyed QP's CQEs are the driver's to clean and count); the SRQ
+ * gives nothing twice (another QP's SEND gets slot 3), and memory for the reservations is
+ * given back.
+ */
+static void srq_sr_flush(unsigned int how)
+{
+	static const uint32_t lens[3] = { 2600, 3000, 1800 };
+	struct connopt o;
+	struct sfix x;
+	struct wc w[4];
+	struct srqstate st;
+	unsigned int i, other = 0;
+	uint64_t h0;
+
+	sr_opts(&o);
+	REQUIRE(sfix_setup(&x, &o, 3));
+	for (i = 0; i < 6; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	h0 = tern_model_host_mem(x.c.d[1]->f.m);
+	x.block_first = true;
+	for (i = 0; i < 3; i++)
+		sfix_send(&x, 0, TERN_WQE_SEND, 10 + i, (uint64_t)i * SLOT_BYTES, lens[i], 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	wire_pump(&x.c.w);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 3);
+	CHECK(tern_model_host_mem(x.c.d[1]->f.m) > h0);	/* reorder window, reservations */
+	if (how == 2) {
+		RQ(qp_destroy(x.c.d[1], &x.rx[0]) == TERN_CMD_OK);
+	} else if (how == 1) {
+		struct qpattr a;
+
+		memset(&a, 0, sizeof(a));
+		a.state = TERN_QPS_RESET;
+		RQ(qp_modify(x.c.d[1], x.rx[0].qpn, TERN_QP_ATTR_STATE, &a, NULL) ==
+		   TERN_CMD_OK);
+	} else {
+		RQ(qp_to_err(x.c.d[1], &x.rx[0]) == TERN_CMD_OK);
+	}
+	x.block_first = false;
+	wire_pump(&x.c.w);
+	for (i = 0; i < 3; i++) {
+		RQ(cq_poll(x.c.d[1], &x.c.cq[1], &w[i]));
+		CHECK_EQ(w[i].qpn, x.rx[0].qpn);
+		CHECK_EQ(w[i].status, TERN_CQE_WR_FLUSH_ERR);
+		CHECK_EQ(w[i].opcode, TERN_CQE_RECV);
+		CHECK_EQ(w[i].wr_id, 1000 + i);
+		CHECK_EQ(w[i].wqe_idx, i);
+	}
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	CHECK_EQ(count_events(x.c.d[1], TERN_EQE_QP_EVENT, TERN_QP_EV_LAST_WQE_REACHED,
+			      x.rx[0].qpn, &other), how ? 0 : 1);
+	if (how)	/* the reorder window and reservations went with the QP's state */
+		CHECK(tern_model_host_mem(x.c.d[1]->f.m) < h0);
+	/* the next SRQ WQE goes to another QP */
+	sfix_send(&x, 1, TERN_WQE_SEND, 20, 8192, 500, 0);
+	ring_sq(x.c.d[0], &x.tx[1]);
+	RQ(conn_poll(&x.c, 1, w, 1, 100000000ull) == 1);
+	CHECK_EQ(w[0].status, TERN_CQE_OK);
+	CHECK_EQ(w[0].qpn, x.rx[1].qpn);
+	CHECK_EQ(w[0].wr_id, 1003);
+	CHECK(slot_holds(&x, 3, 8192, 500));
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 4);
+	if (how != 2)
+		CHECK_EQ(qp_destroy(x.c.d[1], &x.rx[0]), TERN_CMD_OK);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));	/* flushed once, not again */
+out:
+	sfix_free(&x);
+}
+
+static void t_srq_sr_flush(void)
+{
+	unsigned int how;
+
+	for (how = 0; how < 3 && !t_failures; how++)
+		srq_sr_flush(how);
+}
+
+/*
+ * The SRQ runs dry while SENDs after a gap take WQEs ahead: two WQEs posted, three SENDs,
+ * the second's first packet lost until the rest arrived. The first SEND took WQE 0 in
+ * order, the second's packets WQE 1 ahead; the third's find the SRQ empty and are kept
+ * whole, taking nothing. In order the third meets the empty SRQ: RNR NAK, as without
+ * selective repeat; once a WQE is posted it lands there intact. Every WQE used once.
+ */
+static void t_srq_sr_rnr(void)
+{
+	static const uint32_t lens[3] = { 100, 2600, 1800 };
+	struct connopt o;
+	struct sfix x;
+	struct wc w[4];
+	struct srqstate st;
+	unsigned int i;
+
+	sr_opts(&o);
+	REQUIRE(sfix_setup(&x, &o, 3));
+	for (i = 0; i < 2; i++)
+		sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	x.block_first = true;
+	for (i = 0; i < 3; i++)
+		sfix_send(&x, 0, TERN_WQE_SEND, 10 + i, (uint64_t)i * SLOT_BYTES, lens[i], 0);
+	ring_sq(x.c.d[0], &x.tx[0]);
+	wire_pump(&x.c.w);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 2);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rnr_naks_sent), 0);
+	CHECK_EQ(RDEV_STAT(x.c.d[1], rx_roce_discards), 0);
+	x.block_first = false;
+	RQ(conn_poll(&x.c, 1, w, 2, 5000000000ull) == 2);
+	wire_advance(&x.c.w, 200000);
+	CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+	CHECK(RDEV_STAT(x.c.d[1], rnr_naks_sent) >= 1);
+	sfix_post(&x);
+	srq_ring(x.c.d[1], &x.srq);
+	RQ(conn_poll(&x.c, 1, w + 2, 1, 5000000000ull) == 1);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(w[i].status, TERN_CQE_OK);
+		CHECK_EQ(w[i].wr_id, 1000 + i);
+		CHECK_EQ(w[i].byte_len, lens[i]);
+		CHECK(slot_holds(&x, i, (uint64_t)i * SLOT_BYTES, lens[i]));
+	}
+	RQ(conn_poll(&x.c, 0, w, 3, 5000000000ull) == 3);
+	for (i = 0; i < 3; i++)
+		CHECK_WC(&w[i], TERN_WQE_SEND, TERN_CQE_OK, 10 + i);
+	RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+	CHECK_EQ(st.ci, 3);
+out:
+	sfix_free(&x);
+}
+
+/*
+ * Hostile receive ordinals after a gap: the second message's first packet is lost once,
+ * and its second packet (a MIDDLE) names another ordinal. One the reorder window (1024)
+ * or more ahead, or of the message already completed, is dropped and counted, takes no
+ * SRQ WQE and writes nothing: the requester resends it and both messages complete intact.
+ * One 3 ahead, inside the window, takes the WQEs up to it (bounded by the window); in its
+ * turn it is an invalid request (QP to ERR, as without an SRQ) and every WQE the QP took
+ * completes with a flush: none is lost or used twice, nothing beyond them is written.
+ */
+static void t_srq_sr_hostile(void)
+{
+	static const int32_t delta[4] = { 1024, 0x800000, -1, 3 };
+	unsigned int v;
+
+	for (v = 0; v < 4; v++) {
+		struct connopt o;
+		struct sfix x;
+		struct wc w[8];
+		struct srqstate st;
+		unsigned int i;
+		bool in_win = delta[v] == 3;
+
+		sr_opts(&o);
+		REQUIRE(sfix_setup(&x, &o, 4));
+		for (i = 0; i < 8; i++)
+			sfix_post(&x);
+		srq_ring(x.c.d[1], &x.srq);
+		x.drop_off = 1ull << 1;
+		x.mangle_off = 2;
+		x.rord_delta = delta[v];
+		sfix_send(&x, 0, TERN_WQE_SEND, 10, 0, 100, 0);
+		sfix_send(&x, 0, TERN_WQE_SEND, 11, SLOT_BYTES, 2600, 0);
+		ring_sq(x.c.d[0], &x.tx[0]);
+		RQ(conn_poll(&x.c, 1, w, in_win ? 5 : 2, 5000000000ull) == (in_win ? 5 : 2));
+		CHECK_EQ(x.mangled, 1);
+		CHECK_EQ(w[0].status, TERN_CQE_OK);
+		CHECK_EQ(w[0].wr_id, 1000);
+		CHECK_EQ(w[0].byte_len, 100);
+		CHECK(slot_holds(&x, 0, 0, 100));
+		RQ(srq_query(x.c.d[1], x.srq.srqn, &st) == TERN_CMD_OK);
+		for (i = 5; i < 8; i++)
+			CHECK(slot_zero(&x, i));
+		if (!in_win) {
+			CHECK_EQ(w[1].status, TERN_CQE_OK);
+			CHECK_EQ(w[1].wr_id, 1001);
+			CHECK_EQ(w[1].byte_len, 2600);
+			CHECK_EQ(RDEV_STAT(x.c.d[1], rx_roce_discards), 1);
+			CHECK(slot_holds(&x, 1, SLOT_BYTES, 2600));
+			/* nothing written to the slots after them */
+			for (i = 2; i < 5; i++)
+				CHECK(slot_zero(&x, i));
+			CHECK_EQ(st.ci, 2);
+			CHECK_EQ(qp_state(x.c.d[1], x.rx[0].qpn), TERN_QPS_RTS);
+			RQ(qp_to_err(x.c.d[1], &x.rx[0]) == TERN_CMD_OK);
+			wire_pump(&x.c.w);
+		} else {
+			/*
+			 * WQEs up to ordinal 4 were taken (the window bounds how many); the
+			 * packet is caught as an invalid request in its turn (its ordinal is
+			 * not the message's), as without an SRQ: the QP goes to ERR and the
+			 * message's WQE and the three reserved complete with a flush, in order
+			 */
+			CHECK_EQ(st.ci, 2 + 3);
+			CHECK_EQ(qp_state(x.c.d[1], x.rx[0].qpn), TERN_QPS_ERR);
+			for (i = 1; i < 5; i++) {
+				CHECK_EQ(w[i].status, TERN_CQE_WR_FLUSH_ERR);
+				CHECK_EQ(w[i].wr_id, 1000 + i);
+			}
+		}
+		CHECK(!cq_peek(x.c.d[1], &x.c.cq[1]));
+		if (t_failures)
+			printf("#   variant %u (rord %+d)\n", v, delta[v]);
+out:
+		sfix_free(&x);
+		if (t_failures)
+			return;
+	}
 }
 
 /* The limit event: not sent while not armed; armed, sent once when the WQEs left fall below
@@ -1075,7 +1483,16 @@ const struct test rdma_srq_tests[] = {
 	{ "rdma srq: device reset forgets SRQs", t_srq_reset },
 	{ "rdma srq: 3 QPs, interleaved multi-packet SENDs, right QP/slot/data", t_srq_interleaved },
 	{ "rdma srq: the same in selective repeat under 3% loss, 2% reordering: SENDs after a gap "
-	  "kept in the reorder window", t_srq_interleaved_sr },
+	  "placed in SRQ WQEs taken ahead", t_srq_interleaved_sr },
+	{ "rdma srq: selective repeat: SENDs after a gap take their SRQ WQEs ahead, in order, and "
+	  "are placed at once; bytes, CQEs and resends right", t_srq_sr_place },
+	{ "rdma srq: selective repeat: WQEs taken ahead complete with a flush at ERR, RESET and "
+	  "DESTROY_QP",
+	  t_srq_sr_flush },
+	{ "rdma srq: selective repeat: the SRQ runs dry while WQEs are taken ahead: kept whole, "
+	  "RNR NAK in order, then placed", t_srq_sr_rnr },
+	{ "rdma srq: selective repeat: a receive ordinal beyond the window or done is dropped; "
+	  "one inside takes WQEs bounded by it", t_srq_sr_hostile },
 	{ "rdma srq: limit event once when armed, never when not", t_srq_limit },
 	{ "rdma srq: empty SRQ RNR NAKs, posting recovers", t_srq_rnr },
 	{ "rdma srq: QP to ERR flushes its WQE, LAST_WQE_REACHED, others go on", t_srq_qp_err },
