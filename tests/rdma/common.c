@@ -656,3 +656,43 @@ const char *event_tag(enum ibv_event_type t)
 	snprintf(other, sizeof(other), "EVENT_%d", (int)t);
 	return other;
 }
+
+struct qp_opts qp_opts_small(void)
+{
+	struct qp_opts o = {
+		.max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1,
+		.rnr_retry = 7, .min_rnr_timer = 12, .timeout = 14,
+	};
+
+	return o;
+}
+
+int post_send_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr, uint32_t len,
+		  uint32_t lkey, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+int post_recv_one(struct ibv_qp *qp, uint64_t addr, uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+int wait_wc_for(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms, const char *what)
+{
+	int r = poll_one(cq, wc, timeout_ms);
+
+	if (r != 1)
+		check(0, "%s: no completion (%d)", what, r);
+	return r == 1;
+}

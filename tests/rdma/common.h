@@ -91,6 +91,15 @@ extern int ece_exchange;
 int qp_exchange_connect(struct dev *d, struct ibv_qp *qp, const struct qp_opts *o, int fd,
 			int is_server);
 enum ibv_qp_state qp_state(struct ibv_qp *qp);
+/* The small RC QP most pair programs use: 8 WRs and 1 SGE each way, RNR retries forever. */
+struct qp_opts qp_opts_small(void);
+/* One signalled WR of @op (SEND, WRITE, READ) of one SGE; ibv_post_send's return. */
+int post_send_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr, uint32_t len,
+		  uint32_t lkey, uint64_t raddr, uint32_t rkey);
+/* One receive WR of one SGE (wr_id 1); ibv_post_recv's return. */
+int post_recv_one(struct ibv_qp *qp, uint64_t addr, uint32_t len, uint32_t lkey);
+/* poll_one() within timeout_ms; a failed check "WHAT: no completion" when none. 1: got one. */
+int wait_wc_for(struct ibv_cq *cq, struct ibv_wc *wc, int timeout_ms, const char *what);
 const char *qp_state_str(int state);
 
 /*

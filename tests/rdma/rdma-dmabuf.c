@@ -188,46 +188,6 @@ static void cpu_access(const struct dmabuf *b, int end, int write)
 		die("DMA_BUF_IOCTL_SYNC: %m");
 }
 
-static struct qp_opts rc_opts(void)
-{
-	struct qp_opts o = {
-		.max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1,
-		.rnr_retry = 7, .min_rnr_timer = 12, .timeout = 14,
-	};
-
-	return o;
-}
-
-static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
-{
-	int r = poll_one(cq, wc, opt_timeout_s * 1000);
-
-	if (r != 1)
-		check(0, "%s: no completion (%d)", what, r);
-	return r == 1;
-}
-
-static int post_recv(struct ibv_qp *qp, uint64_t addr, uint32_t len, uint32_t lkey)
-{
-	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
-	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-	return ibv_post_recv(qp, &wr, &bad);
-}
-
-static int post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr, uint32_t len,
-		    uint32_t lkey, uint64_t raddr, uint32_t rkey)
-{
-	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = 2, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
-	}, *bad;
-
-	return ibv_post_send(qp, &wr, &bad);
-}
-
 /* --- server ------------------------------------------------------------------------------ */
 
 static void expect_refused(struct ibv_pd *pd, uint64_t off, size_t len, uint64_t iova, int fd,
@@ -260,7 +220,7 @@ static void expect_bytes(struct dmabuf *b, uint32_t seed0, uint32_t seed1, const
 
 static int run_server(void)
 {
-	struct qp_opts o = rc_opts();
+	struct qp_opts o = qp_opts_small();
 	struct ibv_mr *mr, *again;
 	char line[MSG_MAX];
 	struct dmabuf b;
@@ -319,13 +279,13 @@ static int run_server(void)
 	fd = oob_accept(lfd, opt_timeout_s);
 	if (qp_exchange_connect(&d, qp, &o, fd, 1))
 		die("server: connect failed");
-	if (post_recv(qp, MR_IOVA + HALF, HALF, mr->lkey))
+	if (post_recv_one(qp, MR_IOVA + HALF, HALF, mr->lkey))
 		die("server: post_recv: %m");
 
 	/* 1: READ, WRITE and SEND into the MR by the peer */
 	oob_send(fd, "MR %llx %x", MR_IOVA, mr->rkey);
 	oob_expect(fd, line, sizeof(line), "DONE1");
-	if (wait_wc(cq, &wc, "server: step 1: the client's SEND into the MR"))
+	if (wait_wc_for(cq, &wc, opt_timeout_s * 1000, "server: step 1: the client's SEND into the MR"))
 		check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
 		      wc.byte_len == HALF, "server: step 1: the SEND into the MR completed its "
 		      "receive (%s, %u bytes)", ibv_wc_status_str(wc.status), wc.byte_len);
@@ -336,9 +296,9 @@ static int run_server(void)
 	cpu_access(&b, 0, 1);
 	pattern_fill(b.map + MR_OFF, HALF, 4, 0);
 	cpu_access(&b, 1, 1);
-	if (post_one(qp, IBV_WR_SEND, MR_IOVA, HALF, mr->lkey, 0, 0))
+	if (post_send_one(qp, IBV_WR_SEND, MR_IOVA, HALF, mr->lkey, 0, 0))
 		die("server: post_send: %m");
-	if (wait_wc(cq, &wc, "server: step 2: SEND out of the MR"))
+	if (wait_wc_for(cq, &wc, opt_timeout_s * 1000, "server: step 2: SEND out of the MR"))
 		check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_SEND,
 		      "server: step 2: SEND of %d bytes out of the MR through its lkey: %s", HALF,
 		      ibv_wc_status_str(wc.status));
@@ -370,7 +330,7 @@ static int run_server(void)
 
 static int run_client(const char *host)
 {
-	struct qp_opts o = rc_opts();
+	struct qp_opts o = qp_opts_small();
 	unsigned long long raddr;
 	char line[MSG_MAX];
 	struct ibv_mr *lmr;
@@ -404,33 +364,33 @@ static int run_client(const char *host)
 
 	/* 1: READ the whole MR, WRITE its first half, SEND into its second */
 	memset(p, GUARD_BYTE, LEN);
-	if (post_one(qp, IBV_WR_RDMA_READ, (uintptr_t)p, LEN, lmr->lkey, raddr, rkey))
+	if (post_send_one(qp, IBV_WR_RDMA_READ, (uintptr_t)p, LEN, lmr->lkey, raddr, rkey))
 		die("client: post READ: %m");
-	if (wait_wc(cq, &wc, "client: step 1: READ of the dma-buf MR")) {
+	if (wait_wc_for(cq, &wc, opt_timeout_s * 1000, "client: step 1: READ of the dma-buf MR")) {
 		bad = wc.status == IBV_WC_SUCCESS ? pattern_check(p, LEN, 1, 0) : 0;
 		check(wc.status == IBV_WC_SUCCESS && bad < 0, "client: step 1: READ of %d bytes "
 		      "of the dma-buf MR: %s, first bad byte %ld", LEN,
 		      ibv_wc_status_str(wc.status), bad);
 	}
 	pattern_fill(p, HALF, 2, 0);
-	if (post_one(qp, IBV_WR_RDMA_WRITE, (uintptr_t)p, HALF, lmr->lkey, raddr, rkey))
+	if (post_send_one(qp, IBV_WR_RDMA_WRITE, (uintptr_t)p, HALF, lmr->lkey, raddr, rkey))
 		die("client: post WRITE: %m");
-	if (wait_wc(cq, &wc, "client: step 1: WRITE into the dma-buf MR"))
+	if (wait_wc_for(cq, &wc, opt_timeout_s * 1000, "client: step 1: WRITE into the dma-buf MR"))
 		check(wc.status == IBV_WC_SUCCESS, "client: step 1: WRITE of %d bytes into the "
 		      "dma-buf MR: %s", HALF, ibv_wc_status_str(wc.status));
 	pattern_fill(p + HALF, HALF, 3, 0);
-	if (post_one(qp, IBV_WR_SEND, (uintptr_t)p + HALF, HALF, lmr->lkey, 0, 0))
+	if (post_send_one(qp, IBV_WR_SEND, (uintptr_t)p + HALF, HALF, lmr->lkey, 0, 0))
 		die("client: post SEND: %m");
-	if (wait_wc(cq, &wc, "client: step 1: SEND into the dma-buf MR"))
+	if (wait_wc_for(cq, &wc, opt_timeout_s * 1000, "client: step 1: SEND into the dma-buf MR"))
 		check(wc.status == IBV_WC_SUCCESS, "client: step 1: SEND of %d bytes into the "
 		      "dma-buf MR: %s", HALF, ibv_wc_status_str(wc.status));
 	memset(p, GUARD_BYTE, LEN);
-	if (post_recv(qp, (uintptr_t)p, LEN, lmr->lkey))
+	if (post_recv_one(qp, (uintptr_t)p, LEN, lmr->lkey))
 		die("client: post_recv: %m");
 	oob_send(fd, "DONE1");
 
 	/* 2: the server SENDs out of its MR */
-	if (wait_wc(cq, &wc, "client: step 2: receive of the SEND out of the dma-buf MR")) {
+	if (wait_wc_for(cq, &wc, opt_timeout_s * 1000, "client: step 2: receive of the SEND out of the dma-buf MR")) {
 		bad = wc.status == IBV_WC_SUCCESS ? pattern_check(p, HALF, 4, 0) : 0;
 		check(wc.status == IBV_WC_SUCCESS && wc.byte_len == HALF && bad < 0,
 		      "client: step 2: received the SEND out of the dma-buf MR: %s, %u bytes, "
@@ -443,9 +403,9 @@ static int run_client(const char *host)
 	if (sscanf(line, "DEREG %llx %x", &raddr, &rkey) != 2)
 		die("bad DEREG line: %s", line);
 	pattern_fill(p, HALF, 5, 0);
-	if (post_one(qp, IBV_WR_RDMA_WRITE, (uintptr_t)p, HALF, lmr->lkey, raddr, rkey))
+	if (post_send_one(qp, IBV_WR_RDMA_WRITE, (uintptr_t)p, HALF, lmr->lkey, raddr, rkey))
 		die("client: post WRITE: %m");
-	if (wait_wc(cq, &wc, "client: step 3: WRITE through the deregistered rkey"))
+	if (wait_wc_for(cq, &wc, opt_timeout_s * 1000, "client: step 3: WRITE through the deregistered rkey"))
 		check(wc.status == IBV_WC_REM_ACCESS_ERR, "client: step 3: a WRITE through the rkey "
 		      "of the deregistered dma-buf MR completes with IBV_WC_REM_ACCESS_ERR (%s)",
 		      ibv_wc_status_str(wc.status));

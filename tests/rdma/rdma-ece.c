@@ -64,36 +64,6 @@ struct conn {
 	struct dev d;
 };
 
-static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
-{
-	int r = poll_one(cq, wc, opt_timeout_s * 1000);
-
-	if (r != 1)
-		check(0, "%s: no completion (%d)", what, r);
-	return r == 1;
-}
-
-static int post_one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr, uint32_t len,
-		    uint32_t lkey, uint64_t raddr, uint32_t rkey)
-{
-	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = 2, .sg_list = &sge, .num_sge = 1, .opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
-	}, *bad;
-
-	return ibv_post_send(qp, &wr, &bad);
-}
-
-static int post_recv(struct ibv_qp *qp, uint64_t addr, uint32_t len, uint32_t lkey)
-{
-	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
-	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-	return ibv_post_recv(qp, &wr, &bad);
-}
-
 /* PD, CQ and the registered buffer on @c->ctx. */
 static void conn_resources(struct conn *c)
 {
@@ -106,16 +76,6 @@ static void conn_resources(struct conn *c)
 			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!c->mr)
 		die("%s: ibv_reg_mr: %m", c->who);
-}
-
-static struct qp_opts rc_opts(void)
-{
-	struct qp_opts o = {
-		.max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1,
-		.rnr_retry = 7, .min_rnr_timer = 12, .timeout = 14,
-	};
-
-	return o;
 }
 
 /* "ece VENDOR OPTIONS" of @qp's ibv_query_ece(), or "ece none" when the device has none. */
@@ -133,7 +93,7 @@ static void ece_line(struct ibv_qp *qp, char *buf, size_t len)
 /* The client's checks of what ibv_set_ece() refuses, on a QP of its own. */
 static void ece_refusals(struct conn *c)
 {
-	struct qp_opts o = rc_opts();
+	struct qp_opts o = qp_opts_small();
 	struct ibv_qp *qp = qp_create(&c->d, c->pd, c->cq, &o);
 	struct ibv_ece mine = {}, e;
 	static const struct {
@@ -186,7 +146,7 @@ static void ece_refusals(struct conn *c)
 /* -m self: offers over @fd, ibv_set_ece with the peer's, then RESET -> RTS. */
 static void connect_self(struct conn *c, int fd, int is_server)
 {
-	struct qp_opts o = rc_opts();
+	struct qp_opts o = qp_opts_small();
 	char line[MSG_MAX], mine[64];
 	struct ibv_ece ece = {};
 	unsigned int vendor, options;
@@ -360,7 +320,7 @@ static void exchange(struct conn *c, int fd, int is_server)
 	long bad;
 
 	memset(c->buf, GUARD_BYTE, LEN);
-	if (is_server && post_recv(c->qp, (uintptr_t)c->buf + LEN - SEND_LEN, SEND_LEN,
+	if (is_server && post_recv_one(c->qp, (uintptr_t)c->buf + LEN - SEND_LEN, SEND_LEN,
 				   c->mr->lkey))
 		die("%s: post_recv: %m", c->who);
 	oob_send(fd, "MR %llx %x", (unsigned long long)(uintptr_t)c->buf, c->mr->rkey);
@@ -371,16 +331,16 @@ static void exchange(struct conn *c, int fd, int is_server)
 	if (!is_server) {
 		pattern_fill(c->buf, LEN - SEND_LEN, 1, 0);
 		pattern_fill(c->buf + LEN - SEND_LEN, SEND_LEN, 2, 0);
-		if (post_one(c->qp, IBV_WR_RDMA_WRITE, (uintptr_t)c->buf, LEN - SEND_LEN,
+		if (post_send_one(c->qp, IBV_WR_RDMA_WRITE, (uintptr_t)c->buf, LEN - SEND_LEN,
 			     c->mr->lkey, raddr, rkey))
 			die("%s: post WRITE: %m", c->who);
-		if (wait_wc(c->cq, &wc, "client: WRITE"))
+		if (wait_wc_for(c->cq, &wc, opt_timeout_s * 1000, "client: WRITE"))
 			check(wc.status == IBV_WC_SUCCESS, "client: WRITE of %d bytes: %s",
 			      LEN - SEND_LEN, ibv_wc_status_str(wc.status));
-		if (post_one(c->qp, IBV_WR_SEND, (uintptr_t)c->buf + LEN - SEND_LEN, SEND_LEN,
+		if (post_send_one(c->qp, IBV_WR_SEND, (uintptr_t)c->buf + LEN - SEND_LEN, SEND_LEN,
 			     c->mr->lkey, 0, 0))
 			die("%s: post SEND: %m", c->who);
-		if (wait_wc(c->cq, &wc, "client: SEND"))
+		if (wait_wc_for(c->cq, &wc, opt_timeout_s * 1000, "client: SEND"))
 			check(wc.status == IBV_WC_SUCCESS, "client: SEND of %d bytes: %s", SEND_LEN,
 			      ibv_wc_status_str(wc.status));
 		memset(c->buf, GUARD_BYTE, LEN);
@@ -392,7 +352,7 @@ static void exchange(struct conn *c, int fd, int is_server)
 		return;
 	}
 	oob_expect(fd, line, sizeof(line), "SENT");
-	if (wait_wc(c->cq, &wc, "server: receive of the SEND"))
+	if (wait_wc_for(c->cq, &wc, opt_timeout_s * 1000, "server: receive of the SEND"))
 		check(wc.status == IBV_WC_SUCCESS && wc.byte_len == SEND_LEN,
 		      "server: the SEND completed a receive: %s, %u bytes",
 		      ibv_wc_status_str(wc.status), wc.byte_len);
@@ -403,9 +363,9 @@ static void exchange(struct conn *c, int fd, int is_server)
 	check(bad < 0, "server: the client's SEND of %d bytes arrived intact (first bad byte "
 	      "%ld)", SEND_LEN, bad);
 	pattern_fill(c->buf, LEN, 3, 0);
-	if (post_one(c->qp, IBV_WR_RDMA_WRITE, (uintptr_t)c->buf, LEN, c->mr->lkey, raddr, rkey))
+	if (post_send_one(c->qp, IBV_WR_RDMA_WRITE, (uintptr_t)c->buf, LEN, c->mr->lkey, raddr, rkey))
 		die("%s: post WRITE: %m", c->who);
-	if (wait_wc(c->cq, &wc, "server: WRITE"))
+	if (wait_wc_for(c->cq, &wc, opt_timeout_s * 1000, "server: WRITE"))
 		check(wc.status == IBV_WC_SUCCESS, "server: WRITE of %d bytes: %s", LEN,
 		      ibv_wc_status_str(wc.status));
 	oob_send(fd, "WROTE");

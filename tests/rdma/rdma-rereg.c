@@ -47,16 +47,6 @@
 static const char *opt_dev;
 static int opt_port = 18750, opt_gid = -1, opt_ibport = 1, opt_timeout_s = 120;
 
-static struct qp_opts rc_opts(void)
-{
-	struct qp_opts o = {
-		.max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1,
-		.rnr_retry = 7, .min_rnr_timer = 12, .timeout = 14,
-	};
-
-	return o;
-}
-
 static void *page_alloc(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -85,7 +75,7 @@ static int run_server(void)
 {
 	struct ibv_pd *pd1, *pd2;
 	struct ibv_qp *qp1, *qp2;
-	struct qp_opts o = rc_opts();
+	struct qp_opts o = qp_opts_small();
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	uint32_t old_lkey, old_rkey;
@@ -256,7 +246,7 @@ static void write_check(struct ibv_qp *qp, struct ibv_cq *cq, struct ibv_mr *lmr
 
 static int run_client(const char *host)
 {
-	struct qp_opts o = rc_opts();
+	struct qp_opts o = qp_opts_small();
 	struct ibv_qp *qp1, *qp2;
 	char line[MSG_MAX];
 	struct ibv_mr *lmr;
