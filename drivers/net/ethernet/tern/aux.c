@@ -202,11 +202,12 @@ bool tern_core_alive(struct tern_dev *tdev)
 EXPORT_SYMBOL_NS_GPL(tern_core_alive, TERN);
 
 /**
- * tern_core_roce_sr() - the port's default RoCE transport for RC QPs
+ * tern_core_roce_sr() - whether the port's RC QPs offer selective repeat
  * @tdev: the device
  *
- * Return: true when devlink's roce_selective_repeat is on: RC QPs connected from now on use
- * selective repeat (Documentation/hw/rdma.rst), if the device has TERN_RDMA_CAP_SR.
+ * Return: true when devlink's roce_selective_repeat is on: user RC QPs created from now on
+ * offer selective repeat through ECE (Documentation/hw/rdma.rst), if the device has
+ * TERN_RDMA_CAP_SR; a connection runs it only when both ends agreed.
  */
 bool tern_core_roce_sr(struct tern_dev *tdev)
 {
@@ -215,7 +216,7 @@ bool tern_core_roce_sr(struct tern_dev *tdev)
 EXPORT_SYMBOL_NS_GPL(tern_core_roce_sr, TERN);
 
 /**
- * tern_core_roce_sr_log_cap() - the in-flight cap of the port's selective-repeat QPs
+ * tern_core_roce_sr_log_cap() - the in-flight cap the port's RC QPs offer with selective repeat
  * @tdev: the device
  *
  * Return: devlink's roce_sr_log_cap: 0 for the device's default (TERN_QP_XPORT_DEF_LOG_CAP),
