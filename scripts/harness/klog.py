@@ -42,6 +42,13 @@ IGNORE = [
     r"Spectre V2 : WARNING: Unprivileged eBPF",
 ]
 
+# The kernel's one-line reports of a user process's fault (show_unhandled_signals):
+# "traps: prog[pid] general protection fault ip:... in lib.so" or "prog[pid]: segfault at".
+# The fault is the program's, not the kernel's: the test that ran the program judges its exit
+# status; these lines are reported apart (user_faults), never as kernel problems.
+USER_FAULT = re.compile(r"traps: \S+\[\d+\] (general protection fault|trap \S+.*) ip:|"
+                        r"\S+\[\d+\]: segfault at ")
+
 _pat = re.compile("|".join("(?:%s)" % p for p in PATTERNS))
 
 
@@ -56,9 +63,15 @@ def kernel_problems(text, ignore=(), extra=()):
     skip = [re.compile(p) for p in IGNORE + list(ignore)]
     found = []
     for line in text.splitlines():
-        if pat.search(line) and not any(s.search(line) for s in skip):
+        if pat.search(line) and not USER_FAULT.search(line) and \
+                not any(s.search(line) for s in skip):
             found.append(line.rstrip("\r"))
     return found
+
+
+def user_faults(text):
+    """The lines of kernel log ``text`` that report a user process's fault (USER_FAULT)."""
+    return [ln.rstrip("\r") for ln in text.splitlines() if USER_FAULT.search(ln)]
 
 
 def problem_reports(text, ignore=(), extra=(), context=40, limit=4):

@@ -699,16 +699,23 @@ try:
                 if len(got) == 3 and per:
                     stats.append((float(got["Min"]), float(got["Average"]),
                                   float(got["Max"]), float(per.group(1)) * 1000))
-            # one receive completion per iteration on each side: the average interval in device
-            # nanoseconds is about the time per iteration the program measured with the host
-            # clock; that time also holds the start (the server's clock runs while it waits
-            # for the first message: 2.4x the intervals with 50 iterations on the debug kernel)
-            t.ok(good and len(stats) == 2 and
-                 all(0 < lo <= avg <= hi and 0.25 * it <= avg <= 2 * it
-                     for lo, avg, hi, it in stats),
+            # one receive completion per iteration on each side. The client's clock starts with
+            # its first SEND, so its time per iteration (host clock) is about its average
+            # receive interval (device ns); the server's clock also runs while it waits for the
+            # first message (2.4x to 4.4x the intervals with 50 iterations on the debug
+            # kernel), so its average interval is checked against the client's: both sides
+            # see one receive per round trip
+            ok = good and len(stats) == 2 and all(0 < lo <= avg <= hi for lo, avg, hi, _ in stats)
+            if ok:
+                (_, cavg, _, cit), (_, savg, _, sit) = stats
+                ok = (0.25 * cit <= cavg <= 2 * cit and 0.5 * cavg <= savg <= 2 * cavg and
+                      savg <= 2 * sit)
+            t.ok(ok,
                  "ibv_rc_pingpong --ts: %d iterations, receive completion intervals (device ns, "
-                 "min/avg/max) %s, each average within 1/4 to 2x of the time per iteration" % (
-                     TS_ITERS, "; ".join("%.0f/%.0f/%.0f vs %.0f" % x for x in stats)),
+                 "min/avg/max) vs time per iteration (host ns), client %s: the client's average "
+                 "within 1/4 to 2x of its time per iteration, the server's within 1/2 to 2x of "
+                 "the client's" % (
+                     TS_ITERS, "; server ".join("%.0f/%.0f/%.0f vs %.0f" % x for x in stats)),
                  res.diag())
         else:
             t.skip("ibv_rc_pingpong --ts", "Soft-RoCE has no completion timestamps "

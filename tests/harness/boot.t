@@ -26,6 +26,17 @@ t.eq(len(kernel_problems(sample)), 4, "kernel_problems() finds warnings, traces,
 t.eq(kernel_problems(sample, ignore=["WARNING:", "Call Trace", "KASAN"]),
      ["[    4.0] INFO: task kworker/0:1:12 blocked for more than 120 seconds."],
      "kernel_problems(ignore=...) accepts what a test provokes")
+# A user process's fault is the kernel reporting on the program, not a kernel problem; a
+# general protection fault in the kernel is one.
+from harness.klog import user_faults  # noqa: E402
+faults = """[   95.6] traps: ib_send_bw[352] general protection fault ip:7ffff7e36472 sp:7fffffffe180 \
+error:0 in librdmacm.so.1[7ffff7e30000+15000]
+[   96.0] rping[40]: segfault at 0 ip 0000000000401000 sp 00007ffd error 4 in rping[401000+1000]
+[   97.0] general protection fault, probably for non-canonical address 0xdead: 0000 [#1] SMP
+"""
+t.eq(kernel_problems(faults), [faults.splitlines()[2]],
+     "kernel_problems(): a kernel general protection fault counts, a user process's does not")
+t.eq(len(user_faults(faults)), 2, "user_faults() finds the user processes' GP fault and segfault")
 # Leak suspects are dated from kmemleak's "age" against the uptime read with the report: those
 # allocated before the harness's baseline (boot's) do not count, later ones do.
 from ternlib import kmemleak_suspects  # noqa: E402

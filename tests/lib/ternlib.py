@@ -126,7 +126,7 @@ def kmemleak_suspects(out, since):
 _INIT_STARTED = "Run /init as init process"
 
 
-def kernel_report(node, ignore=(), early=None):
+def kernel_report(node, ignore=(), early=None, faults=None):
     """Everything wrong with ``node``'s kernel, as a list of report excerpts (empty: clean).
 
     Reads dmesg (warnings, BUG/Oops, KASAN, UBSAN, lockdep, sleeping in atomic context, hung
@@ -136,13 +136,18 @@ def kernel_report(node, ignore=(), early=None):
     Reports from before the kernel started /init (core-kernel early boot, before any module
     could load; seen: a KASAN report from an interrupt during identify_cpu under a loaded
     host) do not count either: they are appended to the list ``early`` when one is given.
+    The kernel's reports of user processes' faults (a segfault in a program) are not kernel
+    problems: they are appended to the list ``faults`` when one is given.
     """
     from harness import problem_reports
+    from harness.klog import user_faults
     leaks = node.run(_KMEMLEAK_SCAN, timeout=300).stdout.strip()
     since = getattr(node, "kmemleak_since", None)
     if kmemleak_suspects(leaks, since):
         leaks = node.run(_KMEMLEAK_RESCAN, timeout=300).stdout.strip()
     text = node.dmesg()
+    if faults is not None:
+        faults.extend(user_faults(text))
     boot, mark, rest = text.partition(_INIT_STARTED)
     if mark:
         if early is not None:
@@ -165,12 +170,13 @@ def check_kernel_clean(t, cluster, ignore=()):
     :func:`kernel_report`; on the debug kernel this includes a kmemleak scan). Call it at the
     end of a guest test, while the cluster is up. ``ignore``: regexes of lines to accept."""
     import threading
-    reports, early = {}, {}
+    reports, early, faults = {}, {}, {}
 
     def one(n):
         early[n.name] = []
+        faults[n.name] = []
         try:
-            reports[n.name] = kernel_report(n, ignore, early[n.name])
+            reports[n.name] = kernel_report(n, ignore, early[n.name], faults[n.name])
         except Exception as e:  # reported as a failure below
             reports[n.name] = ["could not read the kernel log: %s" % e]
     threads = [threading.Thread(target=one, args=(n,)) for n in cluster]
@@ -183,6 +189,9 @@ def check_kernel_clean(t, cluster, ignore=()):
         for r in early.get(n.name, []):
             t.diag("%s: core-kernel report during early boot, before /init (not counted):\n%s"
                    % (n.name, r))
+        for r in faults.get(n.name, []):
+            t.diag("%s: a user process faulted (the test that ran it judges its exit status; "
+                   "not a kernel problem): %s" % (n.name, r))
         ok &= t.ok(not reports[n.name], "%s: no kernel problems (%s kernel: warnings, oopses,"
                    " sanitizer/lockdep reports%s)" % (
                        n.name, cluster.flavour,
