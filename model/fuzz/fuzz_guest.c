@@ -174,7 +174,8 @@ static bool eth_up(struct rdev *d, struct side *s, unsigned int cfg)
 {
 	unsigned int q;
 
-	if (drv_set_port(&d->f, TERN_PORT_F_LRO | ((cfg & 1) ? TERN_PORT_F_PROMISC : 0),
+	if (drv_set_port(&d->f, TERN_PORT_F_LRO | ((cfg & 1) ? TERN_PORT_F_PROMISC : 0) |
+			 ((cfg & 16) ? TERN_PORT_F_RX_TS : 0),
 			 (cfg & 2) ? 9000 : 1500, d->mac) != TERN_CMD_OK ||
 	    drv_ethq_create(&d->f, &s->txq, false, 6, d->comp_eq.num, cfg & 4) != TERN_CMD_OK)
 		return false;

@@ -300,7 +300,8 @@ static void cmd_query_device(struct tern_model *m, struct cmd_ctx *c)
 	put_le32(FLD(o, T, fw_version), TERNM_FW_VERSION);
 	put_le32(FLD(o, T, caps), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
 		 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION |
-		 TERN_DEV_CAP_ETH_RSS | TERN_DEV_CAP_ETH_LRO | TERN_DEV_CAP_CLOCK);
+		 TERN_DEV_CAP_ETH_RSS | TERN_DEV_CAP_ETH_LRO | TERN_DEV_CAP_CLOCK |
+		 TERN_DEV_CAP_ETH_TS);
 	put_str((char *)FLD(o, T, serial), sizeof(((T *)0)->serial), m->cfg.serial);
 	put_str((char *)FLD(o, T, board_id), sizeof(((T *)0)->board_id), TERNM_BOARD_ID);
 	memcpy(FLD(o, T, mac), m->cfg.mac, 6);
@@ -325,7 +326,8 @@ static void cmd_set_port(struct tern_model *m, struct cmd_ctx *c, const uint8_t 
 	uint16_t mtu = get_le16(CFLD(in, T, mtu));
 	const uint8_t *mac = CFLD(in, T, mac);
 
-	if (flags & ~(uint32_t)(TERN_PORT_F_PROMISC | TERN_PORT_F_ALLMULTI | TERN_PORT_F_LRO))
+	if (flags & ~(uint32_t)(TERN_PORT_F_PROMISC | TERN_PORT_F_ALLMULTI | TERN_PORT_F_LRO |
+				TERN_PORT_F_RX_TS))
 		return bad_param(c, offsetof(T, flags));
 	if (mtu < TERN_ETH_MIN_MTU || mtu > TERN_ETH_MAX_MTU)
 		return bad_param(c, offsetof(T, mtu));
@@ -383,6 +385,8 @@ static void cmd_query_eth_stats(struct tern_model *m, struct cmd_ctx *c)
 	put_le64(FLD(o, T, rx_lro_segments), s->rx_lro_segments);
 	put_le64(FLD(o, T, self_dma_dropped), s->self_dma_dropped);
 	put_le64(FLD(o, T, db_ignored), s->db_ignored);
+	put_le64(FLD(o, T, tx_timestamps), s->tx_timestamps);
+	put_le64(FLD(o, T, rx_timestamps), s->rx_timestamps);
 }
 
 /* Input size of each command; -1: variable (checked by the command). */

@@ -397,7 +397,7 @@ static enum tx_result tx_gather(struct tern_model *m, struct ternm_ethq *q, unsi
 		if (flags & TERN_ETH_TXD_CTX) {
 			/* only first, only with offloads, and nothing the device does not know */
 			f->ctx_flags = get_le16(CFLD(d, C, ctx_flags));
-			if (i || (flags & TERN_ETH_TXD_MORE) ||
+			if (i || (flags & (TERN_ETH_TXD_MORE | TERN_ETH_TXD_TS)) ||
 			    (f->ctx_flags & ~(TERN_ETH_CTX_CSUM | TERN_ETH_CTX_TSO)))
 				bad = true;
 			f->csum_start = get_le16(CFLD(d, C, csum_start));
@@ -416,8 +416,12 @@ static enum tx_result tx_gather(struct tern_model *m, struct ternm_ethq *q, unsi
 			else
 				f->len += len;
 		}
-		if (!(flags & TERN_ETH_TXD_MORE))
+		if (!(flags & TERN_ETH_TXD_MORE)) {
+			f->ts_req = flags & TERN_ETH_TXD_TS;
 			break;
+		}
+		if (flags & TERN_ETH_TXD_TS)	/* a timestamp only on the last descriptor */
+			bad = true;
 	}
 	if (i == TERN_ETH_TX_MAX_DESCS)		/* no end within the limit */
 		bad = true;
@@ -491,6 +495,15 @@ static bool tso_layout(const struct tern_model *m, const uint8_t *b, const struc
 	return *hdr - p->l3 + f->mss <= m->mtu;
 }
 
+/* The frame (its first segment) goes to the MAC now: its time, if it asked for one. */
+static void tx_stamp(struct tern_model *m, struct ternm_tx_frame *f)
+{
+	if (f->ts_req && !f->ts_valid) {
+		f->ts = ternm_clock_now(m);
+		f->ts_valid = true;
+	}
+}
+
 /*
  * Sends the gathered frame, cut into segments as TERN_ETH_CTX_TSO asks (one segment
  * otherwise), from segment q->tso_sent on. TX_WAIT when the MAC holds it back (q->tso_sent
@@ -515,6 +528,7 @@ static enum tx_result tx_send(struct tern_model *m, struct ternm_ethq *q, struct
 		}
 		if (!ternm_mac_may_send(m, ternm_mac_frame_prio(m, b, f->len), NULL))
 			return TX_WAIT;
+		tx_stamp(m, f);
 		ternm_mac_tx(m, b, f->len);
 		m->stats.tx_frames++;
 		m->stats.tx_bytes += f->len;
@@ -559,6 +573,8 @@ static enum tx_result tx_send(struct tern_model *m, struct ternm_ethq *q, struct
 			q->tso_sent = (uint16_t)i;
 			return TX_WAIT;
 		}
+		if (!i)
+			tx_stamp(m, f);
 		ternm_mac_tx(m, seg, len);
 		m->stats.tx_frames++;
 		m->stats.tx_bytes += len;
@@ -592,10 +608,23 @@ static enum tx_result tx_one(struct tern_model *m, struct ternm_ethq *q, unsigne
 	}
 	q->held.ndesc = 0;
 	q->tso_sent = 0;
-	put_le16(st, f.status);
 	for (i = 0; i < f.ndesc; i++) {
 		uint64_t off = (uint64_t)(q->ci & (ethq_depth(q) - 1)) * sizeof(struct tern_eth_txd);
+		uint16_t status = f.status;
 
+		if (i + 1 == f.ndesc && f.ts_valid && !(status & TERN_ETH_DESC_ERR)) {
+			uint8_t ts[8];
+
+			put_le64(ts, f.ts);
+			if (ternm_mem_write(m, &q->mem, off + offsetof(struct tern_eth_txd, ts),
+					    ts, sizeof(ts))) {
+				ethq_break(m, q, false, qid);
+				return TX_STOP;
+			}
+			status |= TERN_ETH_DESC_TS;
+			m->stats.tx_timestamps++;
+		}
+		put_le16(st, status);
 		if (ternm_mem_write(m, &q->mem, off + offsetof(struct tern_eth_txd, status), st,
 				    sizeof(st))) {
 			ethq_break(m, q, false, qid);
@@ -1328,7 +1357,16 @@ static int rx_deliver(struct tern_model *m, struct ternm_ethq *q, int qid, uint6
 		status |= csum;
 		if (status & TERN_ETH_RXD_CSUM_BAD)
 			m->stats.rx_csum_bad++;
-		if (hflags) {
+		if (m->port_flags & TERN_PORT_F_RX_TS) {
+			/* the time over the address, so no hash */
+			uint8_t ts[8];
+
+			put_le64(ts, ternm_clock_now(m));
+			if (ternm_mem_write(m, &q->mem, off + offsetof(T, ts), ts, sizeof(ts)))
+				goto broken;
+			status |= TERN_ETH_DESC_TS;
+			m->stats.rx_timestamps++;
+		} else if (hflags) {
 			uint8_t hb[4];
 
 			put_le32(hb, hash);
@@ -1368,7 +1406,8 @@ size_t ternm_eth_rx_frame(struct tern_model *m, const uint8_t *frame, size_t len
 	}
 	q = &m->rxq[qid];
 	csum = rx_csum(frame, len, &l4sum);
-	if ((q->lro.nbufs || (m->port_flags & TERN_PORT_F_LRO)) &&
+	if (!(m->port_flags & TERN_PORT_F_RX_TS) &&
+	    (q->lro.nbufs || (m->port_flags & TERN_PORT_F_LRO)) &&
 	    lro_rx(m, q, (unsigned int)qid, frame, len, csum, l4sum, hash, hflags))
 		return len;
 	if (q->ci == q->pi) {

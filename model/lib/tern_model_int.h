@@ -211,6 +211,9 @@ struct ternm_tx_frame {
 	uint16_t ctx_flags;	/* TERN_ETH_CTX_* (0 without a context) */
 	uint16_t csum_start, csum_offset, mss;
 	uint16_t status;	/* DONE, | ERR when it is not to be sent */
+	bool ts_req;		/* TERN_ETH_TXD_TS on its last descriptor */
+	bool ts_valid;		/* @ts taken: the MAC took the frame (its first segment) */
+	uint64_t ts;		/* device clock then */
 };
 
 /*
@@ -289,6 +292,7 @@ struct ternm_eth_stats {
 	uint64_t rx_lro_frames, rx_lro_segments;
 	uint64_t self_dma_dropped;	/* BAR writes made from inside the model (device.c) */
 	uint64_t db_ignored;		/* Ethernet doorbells ignored (eth.c) */
+	uint64_t tx_timestamps, rx_timestamps;	/* frames timestamped (eth.c) */
 };
 
 /* ---- the wire side of the port (wire.c) ----------------------------------------------- */

@@ -24,7 +24,7 @@ static void t_query_device(void)
 	CHECK_EQ(rd32(out + QD(caps)), TERN_DEV_CAP_ETH | TERN_DEV_CAP_RDMA | TERN_DEV_CAP_DCB |
 					 TERN_DEV_CAP_ETH_OFFLOAD | TERN_DEV_CAP_ETH_MODERATION |
 					 TERN_DEV_CAP_ETH_RSS | TERN_DEV_CAP_ETH_LRO |
-					 TERN_DEV_CAP_CLOCK);
+					 TERN_DEV_CAP_CLOCK | TERN_DEV_CAP_ETH_TS);
 	CHECK(!strcmp((char *)out + QD(serial), "SN-TEST-0001"));
 	CHECK(!strcmp((char *)out + QD(board_id), "TERN-EMU-1"));
 	CHECK(!memcmp(out + QD(mac), test_mac, 6));
@@ -129,8 +129,8 @@ static void t_small_out_len(void)
 	CHECK_EQ(c.syndrome, 112);
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_PORT, NULL, 0, NULL, 35, &c), TERN_CMD_BAD_LEN);
 	CHECK_EQ(c.syndrome, 36);
-	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_ETH_STATS, NULL, 0, NULL, 159, &c), TERN_CMD_BAD_LEN);
-	CHECK_EQ(c.syndrome, 160);
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_ETH_STATS, NULL, 0, NULL, 175, &c), TERN_CMD_BAD_LEN);
+	CHECK_EQ(c.syndrome, 176);
 	/* NOP needs room for its echo */
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_NOP, nop, 40, NULL, 23, &c), TERN_CMD_BAD_LEN);
 	CHECK_EQ(c.syndrome, 24);
@@ -192,7 +192,7 @@ static void t_bad_params(void)
 	wr16(port + 4, 1500);
 	memcpy(port + 6, test_mac, 6);
 	EXPECT(TERN_CMD_SET_PORT, port, TERN_CMD_OK, 0);
-	wr32(port, 8);			/* the first flag not defined */
+	wr32(port, 16);			/* the first flag not defined */
 	EXPECT(TERN_CMD_SET_PORT, port, TERN_CMD_BAD_PARAM, 0);
 	wr32(port, 0);
 	wr16(port + 4, 67);

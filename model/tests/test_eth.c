@@ -1038,6 +1038,116 @@ static void t_moder_destroy_reset(void)
 	fk_fini(&f);
 }
 
+static uint64_t dev_clock(struct fake *f)
+{
+	return tern_model_mmio_read(f->m, TERN_BAR_REGS, TERN_REG_CLOCK_LO, 8);
+}
+
+/*
+ * Frame timestamps (TERN_DEV_CAP_ETH_TS): TXD_TS on a frame's last descriptor gets the device
+ * clock at the MAC over that descriptor's address with DESC_TS, the other descriptors and
+ * other frames nothing; TXD_TS elsewhere is a bad frame. PORT_F_RX_TS stamps every frame
+ * received instead of the RSS hash, and turns coalescing off.
+ */
+static void t_timestamps(void)
+{
+	struct fake f;
+	struct drv_ring eq, tx, rx;
+	uint8_t st[sizeof(struct tern_cmd_eth_stats_out)], fr[1000], out[128];
+	struct cqe c;
+	uint64_t a, b, rbuf[3];
+	uint8_t *d0, *d1;
+	unsigned int i;
+
+	fk_init(&f, false);
+	REQUIRE(eth_setup(&f, &eq));
+	REQUIRE(drv_cmd(&f, TERN_CMD_QUERY_DEVICE, NULL, 0, out, sizeof(out), &c) == TERN_CMD_OK);
+	REQUIRE(rd32(out + OFF(struct tern_cmd_query_device_out, caps)) & TERN_DEV_CAP_ETH_TS);
+	REQUIRE(drv_ethq_create(&f, &tx, false, 6, eq.num, false) == TERN_CMD_OK);
+	a = fk_alloc(&f, 600, 8);
+	b = fk_alloc(&f, 400, 8);
+	make_frame(fk_ptr(&f, a, 600), 600, other_mac, 1);
+	make_frame(fk_ptr(&f, b, 400), 400, other_mac, 2);
+
+	/* a frame in two pieces, the time asked on the last */
+	f.now += 123456;
+	d0 = drv_ring_entry(&f, &tx, tx.pi);
+	tx_post(&f, &tx, a, 600);
+	wr16(d0 + TXD(flags), TERN_ETH_TXD_MORE);
+	d1 = drv_ring_entry(&f, &tx, tx.pi);
+	tx_post(&f, &tx, b, 400);
+	wr16(d1 + TXD(flags), TERN_ETH_TXD_TS);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 1);
+	CHECK(f.nframes == 1 && f.frames[0].len == 1000);
+	CHECK_EQ(rd16(d0 + TXD(status)), TERN_ETH_DESC_DONE);
+	CHECK_EQ(rd64(d0 + TXD(addr)), a);
+	CHECK_EQ(rd16(d1 + TXD(status)), TERN_ETH_DESC_DONE | TERN_ETH_DESC_TS);
+	CHECK_EQ(rd64(d1 + TXD(ts)), dev_clock(&f));
+	fk_clear_frames(&f);
+
+	/* no TXD_TS: no time, the address left alone */
+	d0 = drv_ring_entry(&f, &tx, tx.pi);
+	tx_post(&f, &tx, a, 600);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 1);
+	CHECK_EQ(rd16(d0 + TXD(status)), TERN_ETH_DESC_DONE);
+	CHECK_EQ(rd64(d0 + TXD(addr)), a);
+	fk_clear_frames(&f);
+
+	/* TXD_TS with TXD_MORE: a bad frame, not sent, no time */
+	d0 = drv_ring_entry(&f, &tx, tx.pi);
+	tx_post(&f, &tx, a, 600);
+	wr16(d0 + TXD(flags), TERN_ETH_TXD_MORE | TERN_ETH_TXD_TS);
+	d1 = drv_ring_entry(&f, &tx, tx.pi);
+	tx_post(&f, &tx, b, 400);
+	wr16(d1 + TXD(flags), TERN_ETH_TXD_TS);
+	q_ring(&f, &tx, false, false);
+	fk_run(&f);
+	CHECK_EQ(f.nframes, 0);
+	CHECK_EQ(rd16(d0 + TXD(status)), TERN_ETH_DESC_DONE | TERN_ETH_DESC_ERR);
+	CHECK_EQ(rd16(d1 + TXD(status)), TERN_ETH_DESC_DONE | TERN_ETH_DESC_ERR);
+	CHECK_EQ(rd64(d1 + TXD(addr)), b);
+	CHECK(drv_eth_stats(&f, st));
+	CHECK_EQ(STAT(st, tx_timestamps), 1);
+	CHECK_EQ(STAT(st, tx_bad_len), 1);
+
+	/* RX: with PORT_F_RX_TS (and LRO asked for too) each frame alone, with its time */
+	REQUIRE(drv_ethq_create(&f, &rx, true, 6, eq.num, false) == TERN_CMD_OK);
+	for (i = 0; i < 3; i++) {
+		rbuf[i] = fk_alloc(&f, 1518, 64);
+		rx_post(&f, &rx, rbuf[i], 1518);
+	}
+	q_ring(&f, &rx, true, false);
+	REQUIRE(drv_set_port(&f, TERN_PORT_F_RX_TS | TERN_PORT_F_LRO, 1500, test_mac) ==
+		TERN_CMD_OK);
+	for (i = 0; i < 2; i++) {
+		f.now += 1000 + i;
+		make_frame(fr, 200, test_mac, 10 + i);
+		CHECK_EQ(tern_model_rx_frame(f.m, fr, 200), 200);
+		d0 = drv_ring_entry(&f, &rx, i);
+		CHECK_EQ(rd16(d0 + RXD(status)), TERN_ETH_DESC_DONE | TERN_ETH_DESC_TS);
+		CHECK_EQ(rd16(d0 + RXD(pkt_len)), 200);
+		CHECK_EQ(rd64(d0 + RXD(ts)), dev_clock(&f));
+		CHECK(!memcmp(fk_ptr(&f, rbuf[i], 200), fr, 200));
+	}
+	/* off again: no time, the address left alone */
+	REQUIRE(drv_set_port(&f, 0, 1500, test_mac) == TERN_CMD_OK);
+	make_frame(fr, 200, test_mac, 12);
+	CHECK_EQ(tern_model_rx_frame(f.m, fr, 200), 200);
+	d0 = drv_ring_entry(&f, &rx, 2);
+	CHECK_EQ(rd16(d0 + RXD(status)) & TERN_ETH_DESC_TS, 0);
+	CHECK_EQ(rd64(d0 + RXD(addr)), rbuf[2]);
+	CHECK(drv_eth_stats(&f, st));
+	CHECK_EQ(STAT(st, rx_timestamps), 2);
+	CHECK_EQ(STAT(st, rx_lro_frames), 0);
+	/* a flag the device does not know is refused */
+	CHECK_EQ(drv_set_port(&f, 1u << 4, 1500, test_mac), TERN_CMD_BAD_PARAM);
+	fk_fini(&f);
+}
+
 const struct test eth_tests[] = {
 	{ "TX ring wrap-around, many frames byte-exact (DIRECT ring)", t_tx_wrap_direct },
 	{ "TX ring wrap-around, many frames byte-exact (PAGE_LIST ring)", t_tx_wrap_page_list },
@@ -1065,5 +1175,7 @@ const struct test eth_tests[] = {
 	{ "moderation limits in QUERY_DEVICE, bad values refused with the field's offset",
 	  t_moder_bad_values },
 	{ "moderation: a pending event dies with its queue and with a reset", t_moder_destroy_reset },
+	{ "frame timestamps: TXD_TS on the last descriptor, PORT_F_RX_TS, bad placement refused",
+	  t_timestamps },
 	{ NULL, NULL },
 };

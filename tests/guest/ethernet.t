@@ -14,7 +14,10 @@ per-queue counters show, -X equal 1 keeps everything on queue 0, -L 1 and back, 
 kept across down/up and devlink reload, data intact each time), failing and lost firmware
 commands surface as errors, the carrier follows the wire, the device clock is a PTP hardware
 clock (ethtool -T lists it; linuxptp's phc_ctl reads it advancing, steps, sets and slews it;
-it comes back after devlink reload and module reload and goes away with the module), and the
+it comes back after devlink reload and module reload and goes away with the module), the
+device stamps frames on that clock (ethtool -T: hardware transmit and receive; linuxptp's
+ptp4l with hardware timestamps over L2 between the guests, node1 master and node0 slave-only:
+the slave locks, its offsets settle, both devices' timestamp counters move), and the
 module unloads and reloads cleanly."""
 
 import array
@@ -180,6 +183,67 @@ def check_phc(t, node, dev, what):
     return ptp
 
 
+# ptp4l between the guests: how long the slave runs, how long ptp4l waits for a transmit
+# timestamp (its default 1 ms is for silicon: under TCG a frame's completion takes longer),
+# and the bound on the locked slave's offsets (the median of its last samples). Each guest's
+# device clock follows its own QEMU's virtual clock; the path between the two is a socket
+# between two QEMU processes, whose delay and asymmetry are the host's scheduling.
+PTP_SECONDS = 45 if paths.flavour() == "debug" else 25
+PTP_TX_TIMEOUT_MS = 1000 if paths.flavour() == "debug" else 200
+PTP_OFFSET_NS = 3000000 if paths.flavour() == "debug" else 1000000
+PTP_SAMPLE = re.compile(r"master offset\s+(-?\d+)\s+s(\d)\s+freq\s+[+-]?\d+\s+"
+                        r"path delay\s+(-?\d+)")
+
+
+def ptp_sync(devs):
+    """ethtool -T offers hardware timestamps; ptp4l -2 -H: node1 master, node0 slave-only.
+    The slave must lock (state s2) with the median of its last 8 offsets within
+    PTP_OFFSET_NS, and both devices must have stamped frames both ways (hw_tx_timestamps,
+    hw_rx_timestamps)."""
+    for n, d in zip(c, devs):
+        r = n.run("ethtool -T %s" % d)
+        t.ok(all(k in r.stdout for k in ("hardware-transmit", "hardware-receive",
+                                          "hardware-raw-clock")) and
+             re.search(r"^\s*all\b", r.stdout, re.M),
+             "%s: ethtool -T %s: hardware transmit and receive timestamps, receive filter "
+             "all" % (n.name, d), r.stdout, r.stderr)
+    before = [ethtool_stats(n, d) for n, d in zip(c, devs)]
+    # four Syncs a second, each sample printed (a summary interval equal to the Sync
+    # interval: "master offset ... s2 ... path delay ...")
+    opts = "-2 -H -m --tx_timestamp_timeout=%d --logSyncInterval=-2 --summary_interval=-2" % (
+        PTP_TX_TIMEOUT_MS)
+    master = n1.spawn("exec timeout -s INT %d ptp4l -i %s %s" % (PTP_SECONDS + 15, devs[1],
+                                                                opts),
+                      timeout=PTP_SECONDS + 60)
+    time.sleep(1)
+    slave = n0.run("timeout -s INT %d ptp4l -i %s -s %s" % (PTP_SECONDS, devs[0], opts),
+                   timeout=PTP_SECONDS + 60)
+    master.kill(2)
+    mres = master.wait(timeout=60, raise_timeout=False)
+    after = [ethtool_stats(n, d) for n, d in zip(c, devs)]
+    samples = [(int(o), int(s), int(p)) for o, s, p in PTP_SAMPLE.findall(slave.stdout)]
+    locked = [x for x in samples if x[1] == 2]
+    last = sorted(abs(x[0]) for x in locked[-8:])
+    median = last[len(last) // 2] if last else -1
+    t.ok(len(locked) >= 8 and 0 <= median <= PTP_OFFSET_NS,
+         "ptp4l -2 -H, node0 slave of node1 for %d s: %d samples, %d locked (s2), median "
+         "|offset| of the last 8 %d ns (at most %d), path delay %s ns" % (
+             PTP_SECONDS, len(samples), len(locked), median, PTP_OFFSET_NS,
+             locked[-1][2] if locked else "-"),
+         slave.stdout[-3000:], slave.stderr[-1500:], mres.stdout[-1500:] if mres else "")
+    moved = [(hw(a, "tx_timestamps") - hw(b, "tx_timestamps"),
+              hw(a, "rx_timestamps") - hw(b, "rx_timestamps")) for a, b in zip(after, before)]
+    t.ok(all(tx > 0 and rx > 0 for tx, rx in moved),
+         "the devices stamped PTP frames both ways: hw_tx_timestamps/hw_rx_timestamps "
+         "node0 +%d/+%d, node1 +%d/+%d" % (moved[0] + moved[1]))
+    # ptp4l leaves timestamping on (and with it, receive coalescing off); off again for the
+    # rest of the test
+    for n, d in zip(c, devs):
+        r = n.run("hwstamp_ctl -i %s -t 0 -r 0" % d)
+        t.ok(r.rc == 0, "%s: hwstamp_ctl -t 0 -r 0: hardware timestamps off again" % n.name,
+             r.stdout, r.stderr)
+
+
 # RSS: flows fetched in parallel, each its own TCP connection (source port).
 RSS_FLOWS = 8
 RSS_KIB = 256 if paths.flavour() == "debug" else 512
@@ -262,6 +326,8 @@ try:
         r, _, _ = phc_ctl(n0, ptp, "freq 200000000")
         t.ok(r.rc != 0 or "failed" in r.stdout + r.stderr,
              "phc_ctl freq 200000000 (+20 %, beyond max_adj) refused", r.stdout, r.stderr)
+    if all(ptps):
+        ptp_sync(devs)
 
     # --- the offloads are on --------------------------------------------------------------
     for n, d in zip(c, devs):

@@ -87,6 +87,8 @@ struct tern_cmd_nop_in {
 #define TERN_DEV_CAP_ETH_RSS		(1u << 5)	/* receive side scaling: SET_RSS */
 #define TERN_DEV_CAP_ETH_LRO		(1u << 6)	/* receive coalescing: TERN_PORT_F_LRO */
 #define TERN_DEV_CAP_CLOCK		(1u << 7)	/* device clock: TERN_REG_CLOCK_* */
+#define TERN_DEV_CAP_ETH_TS		(1u << 8)	/* frame timestamps: TERN_ETH_TXD_TS, */
+							/* TERN_PORT_F_RX_TS (tern_hw.h) */
 
 struct tern_cmd_query_device_out {
 	__le32	fw_version;		/* as TERN_REG_FW_VERSION */
@@ -116,6 +118,8 @@ struct tern_cmd_query_device_out {
 #define TERN_PORT_F_PROMISC		(1u << 0)	/* accept every destination MAC */
 #define TERN_PORT_F_ALLMULTI		(1u << 1)	/* accept every multicast MAC */
 #define TERN_PORT_F_LRO			(1u << 2)	/* coalesce TCP (TERN_DEV_CAP_ETH_LRO) */
+#define TERN_PORT_F_RX_TS		(1u << 3)	/* timestamp every frame received */
+							/* (TERN_DEV_CAP_ETH_TS): no coalescing */
 
 struct tern_cmd_set_port_in {
 	__le32	flags;			/* TERN_PORT_F_* */
@@ -155,6 +159,8 @@ struct tern_cmd_eth_stats_out {
 	__le64	rx_lro_segments;	/* coalesced segments of two frames or more */
 	__le64	self_dma_dropped;	/* BAR writes made by the device's own DMA or MSI-X */
 	__le64	db_ignored;		/* Ethernet doorbells ignored: no such queue, bad value */
+	__le64	tx_timestamps;		/* frames sent with a timestamp (TERN_ETH_TXD_TS) */
+	__le64	rx_timestamps;		/* frames delivered with one (TERN_PORT_F_RX_TS) */
 };
 
 /* ---------------------------------------------------------------------------------------
@@ -291,7 +297,7 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_nop_in, 16);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_device_out, 112);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_set_port_in, 12);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_port_out, 36);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_eth_stats_out, 160);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_eth_stats_out, 176);
 TERN_HW_ASSERT_SIZE(struct tern_wire_faults, 32);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_query_wire_faults_out, 96);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_eq_in, 24);

@@ -271,6 +271,16 @@ static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
  * TERN_ETH_TX_MAX_DESCS descriptors in all. The device takes a frame only once all its
  * descriptors are posted, and completes every one of them (DONE, with ERR on all when the
  * frame was not sent). Offloads need TERN_DEV_CAP_ETH_OFFLOAD.
+ *
+ * Frame timestamps (TERN_DEV_CAP_ETH_TS; Documentation/hw/interface.rst, "Frame
+ * timestamps"): TERN_ETH_TXD_TS on a frame's last data descriptor asks for the time, on the
+ * device clock (TERN_REG_CLOCK_*, the PTP hardware clock), at which the MAC took the frame
+ * (a TSO frame: its first segment) for the wire. The device writes it over that
+ * descriptor's @addr (@ts) before its status, and sets TERN_ETH_DESC_TS there; a frame not
+ * sent (ERR) gets none. TERN_ETH_TXD_TS on any other descriptor makes the frame bad (ERR).
+ * With TERN_PORT_F_RX_TS (SET_PORT) every frame received gets the time it came from the
+ * wire over its descriptor's @addr, with TERN_ETH_DESC_TS and without the RSS hash, and no
+ * frames are coalesced.
  */
 #define TERN_ETH_DESC_DONE		(1u << 0)	/* device has finished this descriptor */
 #define TERN_ETH_DESC_ERR		(1u << 1)	/* DMA fault, bad frame: not sent/taken */
@@ -280,13 +290,18 @@ static inline __u8 tern_ring_phase(__u32 idx, unsigned int log_depth)
 #define TERN_ETH_RXD_HASH_L4		(1u << 5)	/* RX: ... over addresses and ports */
 #define TERN_ETH_RXD_LRO		(1u << 6)	/* RX: a coalesced segment's first */
 #define TERN_ETH_RXD_MORE		(1u << 7)	/* RX: it goes on in the next one */
+#define TERN_ETH_DESC_TS		(1u << 8)	/* the device wrote @ts over @addr */
 
 /* flags of TX descriptors (data and context alike) */
 #define TERN_ETH_TXD_MORE		(1u << 0)	/* the frame goes on in the next one */
 #define TERN_ETH_TXD_CTX		(1u << 1)	/* struct tern_eth_txd_ctx */
+#define TERN_ETH_TXD_TS			(1u << 2)	/* last data descriptor: timestamp it */
 
 struct tern_eth_txd {
-	__le64	addr;			/* a piece of the frame (destination MAC first, no FCS) */
+	union {
+		__le64	addr;		/* a piece of the frame (destination MAC first, no FCS) */
+		__le64	ts;		/* device, with TERN_ETH_DESC_TS: device clock, ns */
+	};
 	__le16	len;			/* bytes at @addr: 1..TERN_ETH_MAX_FRAME */
 	__le16	flags;			/* driver: TERN_ETH_TXD_MORE */
 	__le16	rsvd;
@@ -338,6 +353,7 @@ struct tern_eth_rxd {
 	union {
 		__le64	addr;		/* driver: receive buffer */
 		__le32	rss_hash;	/* device, with TERN_ETH_RXD_HASH: the RSS hash */
+		__le64	ts;		/* device, with TERN_ETH_DESC_TS: device clock, ns */
 	};
 	__le16	buf_len;		/* driver: buffer size */
 	__le16	pkt_len;		/* device: frame length written */

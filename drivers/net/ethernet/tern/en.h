@@ -18,6 +18,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
 #include <linux/mutex.h>
+#include <linux/net_tstamp.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
@@ -452,6 +453,13 @@ struct tern_en_queue_stats {
  * @lro: receive coalescing wanted (NETIF_F_GRO_HW); written by ndo_set_features under RTNL
  *	before the SET_PORT that applies it, read with @rx_mode_flags
  * @lro_supported: the device coalesces (TERN_DEV_CAP_ETH_LRO)
+ * @ts_supported: the device stamps frames on its clock (TERN_DEV_CAP_ETH_TS, with the PHC's
+ *	TERN_DEV_CAP_CLOCK); set at probe
+ * @tstamp: hardware timestamping as SIOCSHWTSTAMP last set it; RTNL
+ * @tx_ts: stamp the frames the stack asks for (SKBTX_HW_TSTAMP); written under RTNL, read
+ *	by ndo_start_xmit
+ * @rx_ts: stamp every frame received (TERN_PORT_F_RX_TS); written under RTNL before the
+ *	SET_PORT that applies it, read with @rx_mode_flags
  * @reset_work: recreates the channel after a TX timeout; takes RTNL
  * @tx_timeouts: TX watchdog expiries; written by ndo_tx_timeout (netif_tx_lock held)
  * @hw_stats_mutex: serialises QUERY_ETH_STATS so that @hw_stats never goes backwards
@@ -493,6 +501,10 @@ struct tern_en_priv {
 	struct work_struct rx_mode_work;
 	bool lro;
 	bool lro_supported;
+	bool ts_supported;
+	struct hwtstamp_config tstamp;
+	bool tx_ts;
+	bool rx_ts;
 
 	struct work_struct reset_work;
 	unsigned long tx_timeouts;

@@ -134,10 +134,13 @@ static int tern_en_port_apply(struct tern_en_priv *priv, u32 flags, unsigned int
 	return 0;
 }
 
-/* SET_PORT flags the netdev wants: the receive filter's, and coalescing (rx-gro-hw). */
+/* SET_PORT flags the netdev wants: the receive filter's, coalescing (rx-gro-hw) and
+ * receive timestamps (SIOCSHWTSTAMP).
+ */
 static u32 tern_en_port_flags(const struct tern_en_priv *priv)
 {
-	return READ_ONCE(priv->rx_mode_flags) | (READ_ONCE(priv->lro) ? TERN_PORT_F_LRO : 0);
+	return READ_ONCE(priv->rx_mode_flags) | (READ_ONCE(priv->lro) ? TERN_PORT_F_LRO : 0) |
+	       (READ_ONCE(priv->rx_ts) ? TERN_PORT_F_RX_TS : 0);
 }
 
 /* Push the netdev's whole configuration to the device (RTNL held). */
@@ -975,6 +978,57 @@ static int tern_en_set_features(struct net_device *netdev, netdev_features_t fea
 	return err;
 }
 
+/* SIOCSHWTSTAMP (RTNL held): the device stamps every frame received or none, so any receive
+ * filter is served as HWTSTAMP_FILTER_ALL; the core has checked the values' ranges.
+ */
+static int tern_en_hwtstamp_set(struct tern_en_priv *priv, struct ifreq *ifr)
+{
+	struct hwtstamp_config cfg;
+	bool rx, old_rx = priv->rx_ts;
+	int err;
+
+	if (copy_from_user(&cfg, ifr->ifr_data, sizeof(cfg)))
+		return -EFAULT;
+	if (cfg.flags)
+		return -EINVAL;
+	if (cfg.tx_type != HWTSTAMP_TX_OFF && cfg.tx_type != HWTSTAMP_TX_ON)
+		return -ERANGE;
+	rx = cfg.rx_filter != HWTSTAMP_FILTER_NONE;
+	if (rx)
+		cfg.rx_filter = HWTSTAMP_FILTER_ALL;
+	if (rx != old_rx) {
+		WRITE_ONCE(priv->rx_ts, rx);
+		if (netif_device_present(priv->netdev)) {	/* else tern_en_resume() */
+			err = tern_en_port_sync(priv);
+			if (err) {
+				WRITE_ONCE(priv->rx_ts, old_rx);
+				return err;
+			}
+		}
+	}
+	WRITE_ONCE(priv->tx_ts, cfg.tx_type == HWTSTAMP_TX_ON);
+	priv->tstamp = cfg;
+	return copy_to_user(ifr->ifr_data, &cfg, sizeof(cfg)) ? -EFAULT : 0;
+}
+
+/* ndo_eth_ioctl (RTNL held): hardware timestamping, SIOCSHWTSTAMP and SIOCGHWTSTAMP. */
+static int tern_en_eth_ioctl(struct net_device *netdev, struct ifreq *ifr, int cmd)
+{
+	struct tern_en_priv *priv = netdev_priv(netdev);
+
+	if (!priv->ts_supported)
+		return -EOPNOTSUPP;
+	switch (cmd) {
+	case SIOCSHWTSTAMP:
+		return tern_en_hwtstamp_set(priv, ifr);
+	case SIOCGHWTSTAMP:
+		return copy_to_user(ifr->ifr_data, &priv->tstamp, sizeof(priv->tstamp)) ?
+		       -EFAULT : 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 static const struct net_device_ops tern_en_netdev_ops = {
 	.ndo_open		= tern_en_open,
 	.ndo_stop		= tern_en_stop,
@@ -988,6 +1042,7 @@ static const struct net_device_ops tern_en_netdev_ops = {
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_change_mtu		= tern_en_change_mtu,
 	.ndo_tx_timeout		= tern_en_tx_timeout,
+	.ndo_eth_ioctl		= tern_en_eth_ioctl,
 };
 
 /* ---------------------------------------------------------------------------------------
@@ -1142,6 +1197,8 @@ static void tern_en_init_features(struct tern_en_priv *priv)
 		netdev->hw_features |= NETIF_F_RXHASH;
 		netdev->features |= NETIF_F_RXHASH;
 	}
+	/* frames stamped on the device clock, which the PHC offers (ptp.c) */
+	priv->ts_supported = (dev_caps & TERN_DEV_CAP_ETH_TS) && (dev_caps & TERN_DEV_CAP_CLOCK);
 	/* Receive coalescing on by default, as bnxt has it; needs the device's checksums. */
 	priv->lro_supported = (dev_caps & TERN_DEV_CAP_ETH_LRO) &&
 			      (netdev->hw_features & NETIF_F_RXCSUM);

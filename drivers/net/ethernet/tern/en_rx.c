@@ -357,8 +357,9 @@ struct tern_en_rx_counts {
 };
 
 /* Gives a received frame's @skb to the stack with what the device found out about it
- * (@status, the RSS hash of descriptor @rxd), and counts it. A coalesced segment (@lro_mss:
- * the device's MSS) whose headers are not those the device coalesces is dropped instead.
+ * (@status, the RSS hash or timestamp of descriptor @rxd), and counts it. A coalesced
+ * segment (@lro_mss: the device's MSS) whose headers are not those the device coalesces is
+ * dropped instead.
  */
 static void tern_en_rx_deliver(struct tern_en_channel *ch, struct sk_buff *skb,
 			       const struct tern_eth_rxd *rxd, u16 status, u16 lro_mss,
@@ -383,6 +384,9 @@ static void tern_en_rx_deliver(struct tern_en_channel *ch, struct sk_buff *skb,
 		skb_set_hash(skb, le32_to_cpu(rxd->rss_hash),
 			     (status & TERN_ETH_RXD_HASH_L4) ? PKT_HASH_TYPE_L4 :
 							      PKT_HASH_TYPE_L3);
+	/* or the time the frame came from the wire, over the whole address (no hash then) */
+	if (status & TERN_ETH_DESC_TS)
+		skb_hwtstamps(skb)->hwtstamp = ns_to_ktime(le64_to_cpu(rxd->ts));
 	skb_record_rx_queue(skb, ch->idx);
 	if (skb->pkt_type == PACKET_MULTICAST)
 		c->mcast++;

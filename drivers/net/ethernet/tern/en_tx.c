@@ -356,6 +356,11 @@ netdev_tx_t tern_en_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 		dev_kfree_skb_any(skb);
 		goto dropped;
 	}
+	/* the device stamps the frame on its clock, in the write-back of its last descriptor */
+	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP) && READ_ONCE(priv->tx_ts)) {
+		tx->ring[(tx->pi + n - 1) & mask].flags |= cpu_to_le16(TERN_ETH_TXD_TS);
+		skb_shinfo(skb)->tx_flags |= SKBTX_IN_PROGRESS;
+	}
 	tern_en_tx_commit(tx, skb, n, len);
 	tern_en_tx_maybe_stop(tx);
 
@@ -405,6 +410,16 @@ netdev_features_t tern_en_features_check(struct sk_buff *skb, struct net_device 
  * Completion
  */
 
+/* The time the device wrote over @txd's address (before its status) goes to @skb's socket. */
+static void tern_en_tx_hwtstamp(struct sk_buff *skb, const struct tern_eth_txd *txd)
+{
+	struct skb_shared_hwtstamps hwts = {};
+
+	dma_rmb();
+	hwts.hwtstamp = ns_to_ktime(le64_to_cpu(READ_ONCE(txd->ts)));
+	skb_tstamp_tx(skb, &hwts);
+}
+
 /**
  * tern_en_tx_clean() - reap the TX descriptors the device has finished
  * @ch: the channel
@@ -427,8 +442,9 @@ void tern_en_tx_clean(struct tern_en_channel *ch, int budget)
 	/* Acquire: descriptors and buffers up to pi are written. */
 	pi = smp_load_acquire(&tx->pi);
 	while (ci != pi) {
+		struct tern_eth_txd *txd = &tx->ring[ci & mask];
 		struct tern_en_tx_buf *buf = &tx->bufs[ci & mask];
-		u16 status = le16_to_cpu(READ_ONCE(tx->ring[ci & mask].status));
+		u16 status = le16_to_cpu(READ_ONCE(txd->status));
 
 		if (!(status & TERN_ETH_DESC_DONE))
 			break;
@@ -443,6 +459,8 @@ void tern_en_tx_clean(struct tern_en_channel *ch, int budget)
 			sent += buf->segs;
 			sent_bytes += buf->wire_bytes;
 		}
+		if (unlikely(status & TERN_ETH_DESC_TS))
+			tern_en_tx_hwtstamp(buf->skb, txd);
 		pkts++;
 		bytes += buf->skb->len;
 		napi_consume_skb(buf->skb, budget);

@@ -79,6 +79,8 @@ static const struct tern_stat_desc tern_hw_stats[] = {
 	TERN_HW_STAT(rx_lro_segments),
 	TERN_HW_STAT(self_dma_dropped),
 	TERN_HW_STAT(db_ignored),
+	TERN_HW_STAT(tx_timestamps),
+	TERN_HW_STAT(rx_timestamps),
 };
 
 /* Per priority p: "<dir>_prio<p>_<name>", from struct tern_pfc_prio_stats. */
@@ -152,8 +154,8 @@ static void tern_get_drvinfo(struct net_device *netdev, struct ethtool_drvinfo *
 	strscpy(info->bus_info, pci_name(tdev->pdev), sizeof(info->bus_info));
 }
 
-/* Software timestamps (the stack's) and the device clock's PHC; no packet is stamped by the
- * device, so no hardware timestamping modes.
+/* Software timestamps (the stack's), the device clock's PHC and, on a device that stamps
+ * frames on that clock, hardware timestamps: TX on or off, RX of every frame or none.
  */
 static int tern_get_ts_info(struct net_device *netdev, struct ethtool_ts_info *info)
 {
@@ -164,6 +166,13 @@ static int tern_get_ts_info(struct net_device *netdev, struct ethtool_ts_info *i
 	if (err)
 		return err;
 	info->phc_index = tern_ptp_index(priv->tdev);
+	if (priv->ts_supported && info->phc_index >= 0) {
+		info->so_timestamping |= SOF_TIMESTAMPING_TX_HARDWARE |
+					 SOF_TIMESTAMPING_RX_HARDWARE |
+					 SOF_TIMESTAMPING_RAW_HARDWARE;
+		info->tx_types = BIT(HWTSTAMP_TX_OFF) | BIT(HWTSTAMP_TX_ON);
+		info->rx_filters = BIT(HWTSTAMP_FILTER_NONE) | BIT(HWTSTAMP_FILTER_ALL);
+	}
 	return 0;
 }
 

@@ -166,6 +166,8 @@ static const struct {
 	TERN_TEST_HW_STAT(rx_lro_segments),
 	TERN_TEST_HW_STAT(self_dma_dropped),
 	TERN_TEST_HW_STAT(db_ignored),
+	TERN_TEST_HW_STAT(tx_timestamps),
+	TERN_TEST_HW_STAT(rx_timestamps),
 #undef TERN_TEST_HW_STAT
 };
 
