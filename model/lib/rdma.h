@@ -800,7 +800,7 @@ static inline const struct ternm_recovery_ops *ternm_recovery(const struct ternm
 
 /* rdma_req.c, for rdma_sr.c */
 void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn);
-void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
+bool ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
 bool ternm_req_sr_read_ahead(struct tern_model *m, struct ternm_qp *qp,
 			     const struct ternm_pkt *p);
 
@@ -837,6 +837,8 @@ bool ternm_sr_cap_full(const struct ternm_qp *qp, uint32_t psn);
 bool ternm_sr_rd_placed(struct ternm_qp *qp, uint32_t psn);
 void ternm_sr_rd_mark(struct ternm_qp *qp, uint32_t psn);
 uint32_t ternm_sr_rd_lim(const struct ternm_qp *qp);
+int ternm_sr_atomic_keep(struct ternm_qp *qp, uint32_t psn, uint64_t orig);
+bool ternm_sr_atomic_kept(const struct ternm_qp *qp, uint32_t psn, uint64_t *orig);
 void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp);
 
 /* rdma_atomic.c */

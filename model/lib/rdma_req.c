@@ -607,32 +607,66 @@ static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn
 }
 
 /*
- * The response to the atomic at sq_ci (or a response of the wrong kind for it, @s): the
- * original value goes to its SGE, little-endian like the memory it came from.
+ * The atomic at sq_ci (loaded in @wc, PSN @psn) is answered with @orig: the original value
+ * goes to its SGE, little-endian like the memory it came from, and it completes. Returns
+ * false if it failed (the QP is in ERR).
  */
-static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p,
-			    const struct ternm_swqe *s, struct ternm_wqe_cache *wc)
+static bool req_atomic_complete(struct tern_model *m, struct ternm_qp *qp, uint32_t psn,
+				uint64_t orig, struct ternm_wqe_cache *wc)
 {
 	uint8_t v[8];
 
-	if (!s->atomic || p->opcode != IBOP_ATOMIC_ACK || (p->syndrome & 0x60)) {
-		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
-		return;
-	}
-	put_le64(v, p->orig);
+	put_le64(v, orig);
 	if (wqe_data(m, wc, 0, v, sizeof(v), true)) {
 		req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
-		return;
+		return false;
 	}
-	qp->una_psn = psn_add(p->psn, 1);
+	qp->una_psn = psn_add(psn, 1);
 	qp->retry_left = qp->retry_cnt;
 	qp->rnr_left = qp->rnr_retry;
 	req_complete(m, qp, TERN_CQE_OK, 0, wc);
 	req_complete_locals(m, qp);
 	ternm_req_check_drained(m, qp);
 	ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
+	return true;
+}
+
+/* The response to the atomic at sq_ci (or a response of the wrong kind for it, @s). */
+static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p,
+			    const struct ternm_swqe *s, struct ternm_wqe_cache *wc)
+{
+	if (!s->atomic || p->opcode != IBOP_ATOMIC_ACK || (p->syndrome & 0x60)) {
+		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
+		return;
+	}
+	if (!req_atomic_complete(m, qp, p->psn, p->orig, wc))
+		return;
 	retx_arm(m, qp);
 	ternm_recovery(qp)->atomic_done(m, qp);
+}
+
+/*
+ * Load the WQE at sq_ci into qp->rwc, for its responses, unless it is there. Returns false
+ * if it cannot be (the QP failed).
+ */
+static bool req_load_head(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_wqe_cache *wc = &qp->rwc;
+	uint8_t synd;
+	int st;
+
+	if (wc->valid && wc->idx == qp->sq_ci)
+		return true;
+	st = wqe_load(m, qp, qp->sq_ci, wc, &synd);
+	if (st && synd == TERN_SYND_DMA) {
+		req_ring_fault(m, qp);
+		return false;
+	}
+	if (st) {
+		req_fail(m, qp, (uint8_t)st, synd, NULL);
+		return false;
+	}
+	return true;
 }
 
 static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -641,7 +675,6 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 	struct ternm_wqe_cache *wc = &qp->rwc;
 	struct ternm_swqe *s;
 	uint32_t pos, off, want;
-	uint8_t synd;
 	int32_t d = psn_diff(p->psn, qp->una_psn);
 
 	/*
@@ -678,18 +711,8 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		return;
 	}
 	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
-	if (!wc->valid || wc->idx != qp->sq_ci) {
-		int st = wqe_load(m, qp, qp->sq_ci, wc, &synd);
-
-		if (st && synd == TERN_SYND_DMA) {
-			req_ring_fault(m, qp);
-			return;
-		}
-		if (st) {
-			req_fail(m, qp, (uint8_t)st, synd, NULL);
-			return;
-		}
-	}
+	if (!req_load_head(m, qp))
+		return;
 	if (s->atomic || p->opcode == IBOP_ATOMIC_ACK) {
 		req_atomic_resp(m, qp, p, s, wc);
 		return;
@@ -1407,16 +1430,28 @@ void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 
 /*
  * una_psn passes the READ responses placed out of order that now follow it, completing (in
- * SQ order) every READ they finish.
+ * SQ order) every READ they finish, and every atomic whose response came ahead and was kept
+ * (ternm_sr_atomic_keep). Returns true if una_psn moved.
  */
-void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
+bool ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
 {
 	bool progress = false;
 
 	while (outstanding(qp) && qp->state != TERN_QPS_ERR) {
 		const struct ternm_swqe *s = &qp->swq[qp->sq_ci & sq_mask(qp)];
+		uint64_t orig;
 
-		if (!s->read || s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
+		if (s->atomic) {
+			if (qp->una_psn != s->first_psn ||
+			    !ternm_sr_atomic_kept(qp, s->first_psn, &orig) ||
+			    !req_load_head(m, qp) ||
+			    !req_atomic_complete(m, qp, s->first_psn, orig, &qp->rwc))
+				break;
+			progress = true;
+			ternm_sr_req_read_done(m, qp);	/* an ACK beyond it, held back */
+			continue;
+		}
+		if (!s->read || psn_diff(qp->una_psn, s->first_psn) < 0 ||
 		    !ternm_sr_rd_placed(qp, qp->una_psn))
 			break;
 		qp->una_psn = psn_add(qp->una_psn, 1);
@@ -1434,6 +1469,36 @@ void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
 		qp->rnr_left = qp->rnr_retry;
 		retx_arm(m, qp);
 	}
+	return progress;
+}
+
+/*
+ * The response of atomic @s came ahead of una_psn: a READ or atomic before it is still
+ * missing responses. The responder ran everything before the atomic and answered it in
+ * order, so its original value is kept (ternm_sr_atomic_keep) and the atomic completes in
+ * SQ order without being asked again, and what precedes it is acknowledged: a READ or
+ * atomic at una_psn is re-requested (implied NAK). Returns false when it is not kept (a
+ * response of the wrong kind, or no slot): the caller treats it as a gap.
+ */
+static bool req_sr_atomic_ahead(struct tern_model *m, struct ternm_qp *qp,
+				const struct ternm_swqe *s, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	int k;
+
+	if (p->opcode != IBOP_ATOMIC_ACK || (p->syndrome & 0x60) || p->psn != s->first_psn)
+		return false;
+	k = ternm_sr_atomic_keep(qp, p->psn, p->orig);
+	if (k < 0)
+		return false;
+	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
+	if (k > 0) {
+		r->stats.duplicate_response++;
+		return true;
+	}
+	r->stats.out_of_order_accepted++;
+	req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));
+	return true;
 }
 
 /*
@@ -1464,7 +1529,9 @@ bool ternm_req_sr_read_ahead(struct tern_model *m, struct ternm_qp *qp,
 			break;
 		}
 	}
-	if (!s || !s->read || s->atomic)
+	if (s && s->atomic)
+		return req_sr_atomic_ahead(m, qp, s, p);
+	if (!s || !s->read)
 		return false;
 	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
 	if (psn_diff(p->psn, qp->una_psn) >= TERNM_SR_RD_WIN) {

@@ -32,7 +32,10 @@
  * back. READ responses are placed out of order (a bitmap of TERNM_SR_RD_WIN PSNs from
  * una_psn; the payload goes straight to the READ's scatter list, rdma_req.c), and each hole
  * below the highest placed is re-asked by a READ request of its own, which the responder
- * serves alone (rdma_resp.c, resp_sr_hole). A tail-loss probe resends
+ * serves alone (rdma_resp.c, resp_sr_hole). An atomic's response that comes ahead of a
+ * READ or atomic still missing is kept (sr->at, ternm_sr_atomic_keep) and the atomic
+ * completes from it in SQ order (ternm_req_sr_advance) without being asked again. A
+ * tail-loss probe resends
  * the last packet sent when nothing acknowledged progress for the probe time; the full
  * retransmit timeout stays behind it and still goes back N (the responder drops the
  * duplicates). At most max_unacked PSNs are in flight (the BDP cap; what a SACK lists as
@@ -107,6 +110,16 @@ struct ternm_sr {
 	uint32_t rd_base, rd_hi, rd_done;
 	uint32_t rd_lim;
 	bool rd_redo;		/* after a probe: re-ask the holes in the cap from una_psn */
+	/*
+	 * Atomic responses that came ahead of a READ or atomic still missing (their original
+	 * values), kept until the atomic's turn comes in SQ order: at most one per atomic
+	 * outstanding, so max_rd_atomic (TERNM_MAX_RD_ATOMIC) slots are enough.
+	 */
+	struct {
+		bool valid;
+		uint32_t psn;
+		uint64_t orig;
+	} at[TERNM_MAX_RD_ATOMIC];
 };
 
 #define SR_RS_VALID	(1u << 31)	/* rs_mark holds a mark */
@@ -206,6 +219,7 @@ void ternm_sr_sq_start(struct ternm_qp *qp)
 	sr->sack_base = qp->una_psn;
 	sr->ack_hi_valid = sr->rd_rtx_valid = sr->sack_hi_valid = false;
 	sr->rtt_on = false;
+	memset(sr->at, 0, sizeof(sr->at));
 }
 
 void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
@@ -659,6 +673,60 @@ void ternm_sr_rd_mark(struct ternm_qp *qp, uint32_t psn)
 		sr->rd_hi = psn_add(psn, 1);
 }
 
+/**
+ * ternm_sr_atomic_keep() - keep an atomic's response that came ahead of its turn
+ * @qp: a selective-repeat QP (requester)
+ * @psn: the atomic's PSN, after una_psn
+ * @orig: the original value the response carries
+ *
+ * Slots of atomics una_psn has passed are free again. Return: 0 kept, 1 kept already (a
+ * duplicate), -1 no slot free (more atomics outstanding than max_rd_atomic allows: the
+ * response is then a gap, as in go-back-N).
+ */
+int ternm_sr_atomic_keep(struct ternm_qp *qp, uint32_t psn, uint64_t orig)
+{
+	struct ternm_sr *sr = qp->sr;
+	int i, free_slot = -1;
+	unsigned int used = 0;
+
+	for (i = 0; i < TERNM_MAX_RD_ATOMIC; i++) {
+		if (sr->at[i].valid && psn_diff(sr->at[i].psn, qp->una_psn) < 0)
+			sr->at[i].valid = false;	/* completed since */
+		if (sr->at[i].valid && sr->at[i].psn == psn)
+			return 1;
+		if (sr->at[i].valid)
+			used++;
+		else if (free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0 || used >= qp->max_rd_atomic)
+		return -1;
+	sr->at[free_slot].valid = true;
+	sr->at[free_slot].psn = psn;
+	sr->at[free_slot].orig = orig;
+	return 0;
+}
+
+/**
+ * ternm_sr_atomic_kept() - whether the response of the atomic at @psn was kept
+ * @qp: the QP (requester), selective repeat or not
+ * @psn: the atomic's PSN
+ * @orig: out, if not NULL: its original value
+ */
+bool ternm_sr_atomic_kept(const struct ternm_qp *qp, uint32_t psn, uint64_t *orig)
+{
+	unsigned int i;
+
+	for (i = 0; qp->sr && i < TERNM_MAX_RD_ATOMIC; i++) {
+		if (qp->sr->at[i].valid && qp->sr->at[i].psn == psn) {
+			if (orig)
+				*orig = qp->sr->at[i].orig;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The READ request being resent asks for at most this many packets (0: its whole rest). */
 uint32_t ternm_sr_rd_lim(const struct ternm_qp *qp)
 {
@@ -895,6 +963,10 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 		if (!s) {
 			sr->rtx_next = sr->rtx_end;
 			break;
+		}
+		if (s->atomic && ternm_sr_atomic_kept(qp, p, NULL)) {
+			sr->rtx_next = psn_add(p, 1);	/* its response is kept */
+			continue;
 		}
 		if (!s->read && psn_diff(p, sr->rd_hi) < 0) {
 			/*
@@ -1225,8 +1297,11 @@ static bool sr_timeout(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_n
 static bool sr_rd_acked_ahead(struct tern_model *m, struct ternm_qp *qp,
 			      const struct ternm_swqe *s)
 {
-	if (s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
-	    !ternm_sr_rd_placed(qp, qp->una_psn))
+	if (s->atomic)
+		/* its response came ahead and was kept: it completes now */
+		return qp->una_psn == s->first_psn && ternm_sr_atomic_kept(qp, s->first_psn, NULL) &&
+		       ternm_req_sr_advance(m, qp);
+	if (psn_diff(qp->una_psn, s->first_psn) < 0 || !ternm_sr_rd_placed(qp, qp->una_psn))
 		return false;
 	ternm_req_sr_advance(m, qp);
 	return true;
