@@ -80,8 +80,12 @@ static void t_sr_modify(void)
 		{ TERN_QP_XPORT_SR | 3u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
 		{ TERN_QP_XPORT_SR | 9u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
 		{ 6u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
-		{ TERN_QP_XPORT_SR | 1u << 1, 0 }, { 1u << 3, 0 }, { TERN_QP_XPORT_SR | 1u << 8, 0 },
+		{ TERN_QP_XPORT_SR | 1u << 2, 0 }, { 1u << 3, 0 }, { TERN_QP_XPORT_SR | 1u << 8, 0 },
 		{ 1u << 31, 0 },
+		/* the adaptive retransmit timer: alone or with SR, never with a cap without SR */
+		{ TERN_QP_XPORT_ADAPTIVE_RTO, 1 }, { TERN_QP_XPORT_ADAPTIVE_RTO | TERN_QP_XPORT_SR, 1 },
+		{ TERN_QP_XPORT_ADAPTIVE_RTO | 6u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
+		{ TERN_QP_XPORT_ADAPTIVE_RTO | 1u << 2, 0 },
 	};
 	struct rdev *d[2] = { rdev_new(0), rdev_new(1) };
 	uint8_t caps[sizeof(struct tern_cmd_query_rdma_out)];
@@ -281,8 +285,13 @@ static void t_sr_xport_layout(void)
 	CHECK_EQ(rd32(out + OFF(Q, rsvd1)), 0);
 	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
 	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, sizeof(out) - 1, &c), TERN_CMD_OK);
-	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V2_LEN);
+	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V3_LEN);
+	CHECK_EQ(rd32(out + QQO_XPORT), TERN_QP_XPORT_SR | 5u << TERN_QP_XPORT_LOG_CAP_SHIFT);
 	/* the device wrote no byte past that (the mailbox is filled with 0xaa before) */
+	CHECK_EQ(fk_ptr(&d[0]->f, d[0]->f.out_mb, sizeof(Q))[TERN_QUERY_QP_OUT_V3_LEN], 0xaa);
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V3_LEN - 1, &c),
+		 TERN_CMD_OK);
+	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V2_LEN);
 	CHECK_EQ(fk_ptr(&d[0]->f, d[0]->f.out_mb, sizeof(Q))[QQO_XPORT], 0xaa);
 	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
 	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V2_LEN, &c),
