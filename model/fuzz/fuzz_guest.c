@@ -883,6 +883,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.access = TERN_ACCESS_LOCAL_WRITE | TERN_ACCESS_REMOTE_WRITE;
 	else if (cfg & 0x4)
 		o.xport = TERN_QP_XPORT_SR;
+	/* the adaptive retransmit timer on some RC runs, with either recovery */
+	if (!o.uc && (cfg & 0x40))
+		o.xport |= TERN_QP_XPORT_ADAPTIVE_RTO;
 	if (cfg & 0x80)
 		o.qp_flags |= TERN_QP_F_RQ_DB_REC;
 #ifdef FUZZ_ETH

@@ -76,10 +76,15 @@ static inline void fuzz_modify_qp(struct rdev *d, uint32_t qpn, unsigned int how
 		a.state = TERN_QPS_SQD;
 		a.sq_psn = (how << 8) & 0xffffff;
 		mask |= TERN_QP_ATTR_SQ_PSN;
-		/* and selective repeat on or off mid-connection, any cap (3, 9, 10 refused) */
+		/*
+		 * and selective repeat on or off mid-connection, any cap (3, 9, 10 refused),
+		 * the adaptive retransmit timer on or off with it
+		 */
 		if (how & 0x80) {
 			a.xport = how & 0x40 ? TERN_QP_XPORT_SR |
 				  (((how >> 3) & 7) + 3) << TERN_QP_XPORT_LOG_CAP_SHIFT : 0;
+			if (how & 0x4)
+				a.xport |= TERN_QP_XPORT_ADAPTIVE_RTO;
 			mask |= TERN_QP_ATTR_XPORT;
 		}
 		break;

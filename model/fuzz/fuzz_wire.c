@@ -477,6 +477,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* RC selective repeat on about half the RC runs (its window, SACKs and probes) */
 	if (!o.uc && (cfg & 0x4))
 		o.xport = TERN_QP_XPORT_SR;
+	/* the adaptive retransmit timer on some RC runs, with either recovery */
+	if (!o.uc && (cfg & 0x40))
+		o.xport |= TERN_QP_XPORT_ADAPTIVE_RTO;
 	if (!start(f, &o)) {
 		teardown(f);
 		return 0;

@@ -224,6 +224,20 @@ struct ternm_cq {
 	struct ternm_mem mem;
 };
 
+/*
+ * The requester's round-trip time (rdma_req.c, ternm_rtt_*): one PSN at a time is timed
+ * from when it first went out (psn, t0; on) until una_psn passes it (or a SACK lists it);
+ * a resend of it or of a PSN before it voids the sample (Karn). srtt_ns and rttvar_ns are
+ * smoothed as TCP's (RFC 6298); srtt_ns 0: no sample yet. Selective repeat's probes and
+ * go-back-N's adaptive timer (TERN_QP_XPORT_ADAPTIVE_RTO) both run from it.
+ */
+struct ternm_rtt {
+	bool on;
+	uint32_t psn;
+	uint64_t t0;
+	uint64_t srtt_ns, rttvar_ns;
+};
+
 /* Device-side state of one SQ slot, set when its WQE is first started. */
 struct ternm_swqe {
 	uint64_t wr_id;
@@ -415,6 +429,15 @@ struct ternm_qp {
 	bool rnr_wait;		/* RNR NAK: sending paused until rnr_deadline */
 	bool gbn_wait;		/* went back for a lost READ response: ignore later ones */
 	uint64_t retx_deadline, rnr_deadline;
+	struct ternm_rtt rtt;	/* the measured round trip */
+	/*
+	 * Adaptive retransmit timer (go-back-N with TERN_QP_XPORT_ADAPTIVE_RTO): the configured
+	 * timeout's end (rto_full_deadline: retry_cnt counts only its expiries), the measured
+	 * timeout's doublings since una_psn last moved (rto_una)
+	 */
+	uint64_t rto_full_deadline;
+	uint32_t rto_una;
+	uint8_t rto_backoff;
 	struct ternm_swqe *swq;	/* 1 << log_sq_depth */
 	struct ternm_wqe_cache wc;	/* the WQE being sent */
 	struct ternm_wqe_cache rwc;	/* the READ whose responses are arriving */
@@ -495,7 +518,7 @@ static inline bool ternm_qp_connected(const struct ternm_qp *qp)
 	X(rp_limited_qps) \
 	X(out_of_order_accepted) X(selective_retrans_pkts) X(tail_loss_probes) \
 	X(hpcc_int_echo_acks) X(hpcc_window_updates) X(hpcc_int_echoes_sent) X(rx_int_discards) \
-	X(db_rec_errors)
+	X(db_rec_errors) X(adaptive_retrans)
 
 struct ternm_rdma_stats {
 #define X(n) uint64_t n;
@@ -798,9 +821,16 @@ static inline const struct ternm_recovery_ops *ternm_recovery(const struct ternm
 	return qp->sr ? &ternm_sr_recovery : &ternm_gbn_recovery;
 }
 
+/* rdma_req.c: the round-trip sampler (struct ternm_rtt), for both recoveries */
+#define TERNM_MIN_RTO_NS	8000	/* the measured timeouts' floor (8 us) */
+void ternm_rtt_sent(struct ternm_qp *qp, uint32_t psn, uint32_t n, uint64_t now);
+void ternm_rtt_acked(struct ternm_qp *qp, uint64_t now);
+void ternm_rtt_sample(struct ternm_rtt *r, uint64_t ns);
+uint64_t ternm_rto_ns(const struct ternm_qp *qp);
+
 /* rdma_req.c, for rdma_sr.c */
 void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn);
-void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
+bool ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp);
 bool ternm_req_sr_read_ahead(struct tern_model *m, struct ternm_qp *qp,
 			     const struct ternm_pkt *p);
 
@@ -837,6 +867,8 @@ bool ternm_sr_cap_full(const struct ternm_qp *qp, uint32_t psn);
 bool ternm_sr_rd_placed(struct ternm_qp *qp, uint32_t psn);
 void ternm_sr_rd_mark(struct ternm_qp *qp, uint32_t psn);
 uint32_t ternm_sr_rd_lim(const struct ternm_qp *qp);
+int ternm_sr_atomic_keep(struct ternm_qp *qp, uint32_t psn, uint64_t orig);
+bool ternm_sr_atomic_kept(const struct ternm_qp *qp, uint32_t psn, uint64_t *orig);
 void ternm_sr_rd_gap(struct tern_model *m, struct ternm_qp *qp);
 
 /* rdma_atomic.c */

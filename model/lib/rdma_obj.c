@@ -148,6 +148,7 @@ static void put_query(uint8_t *o)
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SRQ);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_UC);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_SR);
+	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_ADAPTIVE_RTO);
 	put_le32(FLD(o, T, cap_flags), get_le32(FLD(o, T, cap_flags)) | TERN_RDMA_CAP_DB_REC);
 	put_le32(FLD(o, T, max_srq), TERNM_MAX_SRQ);
 	o[offsetof(T, max_srq_log_depth)] = TERNM_MAX_SRQ_LOG;
@@ -954,9 +955,14 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	put_le16(FLD(o, T, sq_ci), qp->sq_ci);
 	put_le16(FLD(o, T, rq_ci), qp->rq_ci);
 	put_le32(FLD(o, T, xport), qp->xport);
+	put_le64(FLD(o, T, srtt_ns), qp->rtt.srtt_ns);
+	put_le64(FLD(o, T, rttvar_ns), qp->rtt.rttvar_ns);
+	put_le64(FLD(o, T, rto_ns), qp->type == TERN_QPT_RC ? ternm_rto_ns(qp) : 0);
 	/* a buffer of one of the older, shorter versions gets that version's bytes */
 	if (out_len >= sizeof(T))
 		r->out_size = sizeof(T);
+	else if (out_len >= TERN_QUERY_QP_OUT_V3_LEN)
+		r->out_size = TERN_QUERY_QP_OUT_V3_LEN;
 	else if (out_len >= TERN_QUERY_QP_OUT_V2_LEN)
 		r->out_size = TERN_QUERY_QP_OUT_V2_LEN;
 	else
@@ -1047,9 +1053,15 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 			break;
 		}
 		put_stats(m, m->cmd_out);
-		/* a driver from before the doorbell records gets the counters it knows */
-		r->out_size = out_len < sizeof(struct tern_cmd_rdma_stats_out) ?
-			      TERN_RDMA_STATS_OUT_V1_LEN : sizeof(struct tern_cmd_rdma_stats_out);
+		/* a driver from before the doorbell records (or the adaptive timer) gets the
+		 * counters it knows
+		 */
+		if (out_len >= sizeof(struct tern_cmd_rdma_stats_out))
+			r->out_size = sizeof(struct tern_cmd_rdma_stats_out);
+		else if (out_len >= TERN_RDMA_STATS_OUT_V2_LEN)
+			r->out_size = TERN_RDMA_STATS_OUT_V2_LEN;
+		else
+			r->out_size = TERN_RDMA_STATS_OUT_V1_LEN;
 		break;
 	case TERN_CMD_CREATE_PD:
 		st = create_pd(m, r);

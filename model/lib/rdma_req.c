@@ -13,7 +13,9 @@
  * unfinished READ, retransmit timeout, end of an RNR wait) restarts sending at una_psn,
  * in the middle of a WQE if need be (a READ is re-requested for its remaining part).
  * Timeouts count against retry_cnt, RNR NAKs against rnr_retry (7: forever); both counters
- * are reloaded whenever an ACK makes progress.
+ * are reloaded whenever an ACK makes progress. With TERN_QP_XPORT_ADAPTIVE_RTO a go-back-N
+ * requester also goes back at a timeout measured from the round trip (ternm_rtt_*,
+ * gbn_timeout), before the configured one, which alone still counts against retry_cnt.
  *
  * A WQE starts only when: the QP is RTS (SQD: only WQEs already started), no RNR wait, the
  * window has room, FENCE WQEs find no READ outstanding, READs find fewer than max_rd_atomic
@@ -66,6 +68,10 @@ void ternm_req_reset(struct ternm_qp *qp)
 	qp->rd_inflight = 0;
 	qp->rnr_wait = qp->gbn_wait = false;
 	qp->retx_deadline = qp->rnr_deadline = TERNM_NO_DEADLINE;
+	memset(&qp->rtt, 0, sizeof(qp->rtt));
+	qp->rto_full_deadline = TERNM_NO_DEADLINE;
+	qp->rto_una = 0;
+	qp->rto_backoff = 0;
 	qp->wc.valid = false;
 	qp->rwc.valid = false;
 }
@@ -607,32 +613,66 @@ static void req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn
 }
 
 /*
- * The response to the atomic at sq_ci (or a response of the wrong kind for it, @s): the
- * original value goes to its SGE, little-endian like the memory it came from.
+ * The atomic at sq_ci (loaded in @wc, PSN @psn) is answered with @orig: the original value
+ * goes to its SGE, little-endian like the memory it came from, and it completes. Returns
+ * false if it failed (the QP is in ERR).
  */
-static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p,
-			    const struct ternm_swqe *s, struct ternm_wqe_cache *wc)
+static bool req_atomic_complete(struct tern_model *m, struct ternm_qp *qp, uint32_t psn,
+				uint64_t orig, struct ternm_wqe_cache *wc)
 {
 	uint8_t v[8];
 
-	if (!s->atomic || p->opcode != IBOP_ATOMIC_ACK || (p->syndrome & 0x60)) {
-		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
-		return;
-	}
-	put_le64(v, p->orig);
+	put_le64(v, orig);
 	if (wqe_data(m, wc, 0, v, sizeof(v), true)) {
 		req_fail(m, qp, TERN_CQE_LOC_PROT_ERR, TERN_SYND_DMA, wc);
-		return;
+		return false;
 	}
-	qp->una_psn = psn_add(p->psn, 1);
+	qp->una_psn = psn_add(psn, 1);
 	qp->retry_left = qp->retry_cnt;
 	qp->rnr_left = qp->rnr_retry;
 	req_complete(m, qp, TERN_CQE_OK, 0, wc);
 	req_complete_locals(m, qp);
 	ternm_req_check_drained(m, qp);
 	ternm_qp_work(m, qp);	/* a FENCE or max_rd_atomic may have been waiting */
+	return true;
+}
+
+/* The response to the atomic at sq_ci (or a response of the wrong kind for it, @s). */
+static void req_atomic_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p,
+			    const struct ternm_swqe *s, struct ternm_wqe_cache *wc)
+{
+	if (!s->atomic || p->opcode != IBOP_ATOMIC_ACK || (p->syndrome & 0x60)) {
+		req_fail(m, qp, TERN_CQE_BAD_RESP_ERR, TERN_SYND_BAD_RESP, wc);
+		return;
+	}
+	if (!req_atomic_complete(m, qp, p->psn, p->orig, wc))
+		return;
 	retx_arm(m, qp);
 	ternm_recovery(qp)->atomic_done(m, qp);
+}
+
+/*
+ * Load the WQE at sq_ci into qp->rwc, for its responses, unless it is there. Returns false
+ * if it cannot be (the QP failed).
+ */
+static bool req_load_head(struct tern_model *m, struct ternm_qp *qp)
+{
+	struct ternm_wqe_cache *wc = &qp->rwc;
+	uint8_t synd;
+	int st;
+
+	if (wc->valid && wc->idx == qp->sq_ci)
+		return true;
+	st = wqe_load(m, qp, qp->sq_ci, wc, &synd);
+	if (st && synd == TERN_SYND_DMA) {
+		req_ring_fault(m, qp);
+		return false;
+	}
+	if (st) {
+		req_fail(m, qp, (uint8_t)st, synd, NULL);
+		return false;
+	}
+	return true;
 }
 
 static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
@@ -641,7 +681,6 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 	struct ternm_wqe_cache *wc = &qp->rwc;
 	struct ternm_swqe *s;
 	uint32_t pos, off, want;
-	uint8_t synd;
 	int32_t d = psn_diff(p->psn, qp->una_psn);
 
 	/*
@@ -678,18 +717,8 @@ static void req_read_resp(struct tern_model *m, struct ternm_qp *qp, const struc
 		return;
 	}
 	pos = (uint32_t)psn_diff(p->psn, s->first_psn);
-	if (!wc->valid || wc->idx != qp->sq_ci) {
-		int st = wqe_load(m, qp, qp->sq_ci, wc, &synd);
-
-		if (st && synd == TERN_SYND_DMA) {
-			req_ring_fault(m, qp);
-			return;
-		}
-		if (st) {
-			req_fail(m, qp, (uint8_t)st, synd, NULL);
-			return;
-		}
-	}
+	if (!req_load_head(m, qp))
+		return;
 	if (s->atomic || p->opcode == IBOP_ATOMIC_ACK) {
 		req_atomic_resp(m, qp, p, s, wc);
 		return;
@@ -1279,6 +1308,72 @@ unsigned int ternm_req_send(struct tern_model *m, struct ternm_qp *qp, unsigned 
 	return sent;
 }
 
+/* ---- the round trip (struct ternm_rtt), for go-back-N and selective repeat -------------- */
+
+/**
+ * ternm_rtt_sample() - take one round-trip sample into the smoothed estimate
+ * @r: the sampler
+ * @ns: the sample
+ *
+ * As TCP's (RFC 6298): srtt += (sample - srtt) / 8, rttvar += (|srtt - sample| - rttvar) / 4,
+ * the first sample giving srtt = sample, rttvar = sample / 2. Ends the sample under way.
+ */
+void ternm_rtt_sample(struct ternm_rtt *r, uint64_t ns)
+{
+	uint64_t d;
+
+	r->on = false;
+	if (!r->srtt_ns) {
+		r->srtt_ns = ns ? ns : 1;
+		r->rttvar_ns = ns / 2;
+		return;
+	}
+	d = r->srtt_ns > ns ? r->srtt_ns - ns : ns - r->srtt_ns;
+	r->rttvar_ns = r->rttvar_ns - r->rttvar_ns / 4 + d / 4;
+	r->srtt_ns = r->srtt_ns - r->srtt_ns / 8 + ns / 8;
+	if (!r->srtt_ns)
+		r->srtt_ns = 1;
+}
+
+/**
+ * ternm_rtt_sent() - a request for PSNs [@psn, @psn + @n) went out (before sent_psn moves)
+ * @qp: the QP (requester)
+ * @psn: its first PSN
+ * @n: its PSNs (a READ request: its responses)
+ * @now: when
+ *
+ * New PSNs start a sample when none is under way (its last PSN is timed); a resend of the
+ * timed PSN or of one before it voids the sample (Karn: the answer may be the resend's).
+ */
+void ternm_rtt_sent(struct ternm_qp *qp, uint32_t psn, uint32_t n, uint64_t now)
+{
+	struct ternm_rtt *r = &qp->rtt;
+
+	if (psn_diff(psn, qp->sent_psn) < 0) {
+		if (r->on && psn_diff(psn, r->psn) <= 0)
+			r->on = false;
+		return;
+	}
+	if (!r->on && n) {
+		r->on = true;
+		r->psn = psn_add(psn, n - 1);
+		r->t0 = now;
+	}
+}
+
+/**
+ * ternm_rtt_acked() - una_psn may have passed the timed PSN: that ends its sample
+ * @qp: the QP (requester)
+ * @now: the time
+ */
+void ternm_rtt_acked(struct ternm_qp *qp, uint64_t now)
+{
+	struct ternm_rtt *r = &qp->rtt;
+
+	if (r->on && psn_diff(qp->una_psn, r->psn) > 0)
+		ternm_rtt_sample(r, now - r->t0);
+}
+
 /* ---- go-back-N: the loss recovery of an RC QP without selective repeat ------------------- */
 
 /* Nothing is resent ahead of the cursor: req_goback() moved it back. */
@@ -1303,29 +1398,92 @@ static uint32_t gbn_rd_lim(const struct ternm_qp *qp)
 	return 0;
 }
 
+/* A request went out: a new one may start a round-trip sample, a resend voids one. */
 static void gbn_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n)
 {
-	(void)m;
-	(void)qp;
-	(void)psn;
-	(void)n;
+	ternm_rtt_sent(qp, psn, n, ternm_now(m));
 }
 
-/* The retransmit timer runs for the whole timeout. */
+/* Whether go-back-N's adaptive timer runs (selective repeat has its probes instead). */
+static bool gbn_adaptive(const struct ternm_qp *qp)
+{
+	return (qp->xport & TERN_QP_XPORT_ADAPTIVE_RTO) && !qp->sr;
+}
+
+/*
+ * The timeout a go-back-N requester arms now for a configured one of @full_ns: with the
+ * adaptive timer and a round trip measured, max(srtt + 4 rttvar, TERNM_MIN_RTO_NS) doubled
+ * rto_backoff times, at most @full_ns; else @full_ns.
+ */
+static uint64_t gbn_rto_ns(const struct ternm_qp *qp, uint64_t full_ns)
+{
+	uint64_t t;
+	unsigned int k;
+
+	if (!gbn_adaptive(qp) || !qp->rtt.srtt_ns)
+		return full_ns;
+	t = qp->rtt.srtt_ns + 4 * qp->rtt.rttvar_ns;
+	if (t < TERNM_MIN_RTO_NS)
+		t = TERNM_MIN_RTO_NS;
+	for (k = 0; k < qp->rto_backoff && t < full_ns; k++)
+		t *= 2;
+	return t < full_ns ? t : full_ns;
+}
+
+/**
+ * ternm_rto_ns() - the retransmit timeout the requester arms now (QUERY_QP's rto_ns)
+ * @qp: the QP
+ *
+ * Return: ns; 0 when no timer runs (timeout 0).
+ */
+uint64_t ternm_rto_ns(const struct ternm_qp *qp)
+{
+	return qp->timeout ? gbn_rto_ns(qp, retx_ns(qp)) : 0;
+}
+
+/*
+ * The retransmit timer is being armed (progress, the first packet, a timeout): the
+ * configured timeout @rto_ns starts over, and with the adaptive timer the measured one
+ * runs first; its doublings start over when una_psn moved.
+ */
 static uint64_t gbn_arm_ns(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
 {
-	(void)m;
-	(void)qp;
-	return rto_ns;
+	uint64_t now = ternm_now(m);
+
+	ternm_rtt_acked(qp, now);
+	/* kept with the bit off too: an SQD->SQD may turn it on while the timer runs */
+	qp->rto_full_deadline = now + rto_ns;
+	if (qp->una_psn != qp->rto_una) {
+		qp->rto_una = qp->una_psn;
+		qp->rto_backoff = 0;
+	}
+	return gbn_rto_ns(qp, rto_ns);
 }
 
-/* No probe: the timeout goes back N (ternm_req_timer). */
+/*
+ * The retransmit timer expired. Without the adaptive timer, or at the end of the configured
+ * timeout, false: ternm_req_timer counts it against retry_cnt and goes back N. Before that
+ * end, the measured timeout expired with nothing acknowledged: go back N from una_psn now
+ * (adaptive_retrans), double the measured timeout and arm it again, at most up to the
+ * configured timeout's end; retry_cnt is not used.
+ */
 static bool gbn_timeout(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_ns)
 {
-	(void)m;
-	(void)qp;
-	(void)rto_ns;
-	return false;
+	uint64_t now = ternm_now(m), next;
+
+	if (!gbn_adaptive(qp) || qp->rto_full_deadline == TERNM_NO_DEADLINE ||
+	    now >= qp->rto_full_deadline || !outstanding(qp) ||
+	    (qp->state != TERN_QPS_RTS && qp->state != TERN_QPS_SQD))
+		return false;
+	m->rdma->stats.adaptive_retrans++;
+	if (qp->rto_backoff < 63)
+		qp->rto_backoff++;
+	qp->gbn_wait = false;
+	req_goback(m, qp, qp->una_psn);
+	next = now + gbn_rto_ns(qp, rto_ns);
+	qp->retx_deadline = next < qp->rto_full_deadline ? next : qp->rto_full_deadline;
+	ternm_qp_timer_sync(m, qp);
+	return true;
 }
 
 /* A READ's or atomic's response lost: send again from una_psn, the READ's whole rest. */
@@ -1407,16 +1565,28 @@ void ternm_req_ack_upto(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
 
 /*
  * una_psn passes the READ responses placed out of order that now follow it, completing (in
- * SQ order) every READ they finish.
+ * SQ order) every READ they finish, and every atomic whose response came ahead and was kept
+ * (ternm_sr_atomic_keep). Returns true if una_psn moved.
  */
-void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
+bool ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
 {
 	bool progress = false;
 
 	while (outstanding(qp) && qp->state != TERN_QPS_ERR) {
 		const struct ternm_swqe *s = &qp->swq[qp->sq_ci & sq_mask(qp)];
+		uint64_t orig;
 
-		if (!s->read || s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
+		if (s->atomic) {
+			if (qp->una_psn != s->first_psn ||
+			    !ternm_sr_atomic_kept(qp, s->first_psn, &orig) ||
+			    !req_load_head(m, qp) ||
+			    !req_atomic_complete(m, qp, s->first_psn, orig, &qp->rwc))
+				break;
+			progress = true;
+			ternm_sr_req_read_done(m, qp);	/* an ACK beyond it, held back */
+			continue;
+		}
+		if (!s->read || psn_diff(qp->una_psn, s->first_psn) < 0 ||
 		    !ternm_sr_rd_placed(qp, qp->una_psn))
 			break;
 		qp->una_psn = psn_add(qp->una_psn, 1);
@@ -1434,6 +1604,36 @@ void ternm_req_sr_advance(struct tern_model *m, struct ternm_qp *qp)
 		qp->rnr_left = qp->rnr_retry;
 		retx_arm(m, qp);
 	}
+	return progress;
+}
+
+/*
+ * The response of atomic @s came ahead of una_psn: a READ or atomic before it is still
+ * missing responses. The responder ran everything before the atomic and answered it in
+ * order, so its original value is kept (ternm_sr_atomic_keep) and the atomic completes in
+ * SQ order without being asked again, and what precedes it is acknowledged: a READ or
+ * atomic at una_psn is re-requested (implied NAK). Returns false when it is not kept (a
+ * response of the wrong kind, or no slot): the caller treats it as a gap.
+ */
+static bool req_sr_atomic_ahead(struct tern_model *m, struct ternm_qp *qp,
+				const struct ternm_swqe *s, const struct ternm_pkt *p)
+{
+	struct ternm_rdma *r = m->rdma;
+	int k;
+
+	if (p->opcode != IBOP_ATOMIC_ACK || (p->syndrome & 0x60) || p->psn != s->first_psn)
+		return false;
+	k = ternm_sr_atomic_keep(qp, p->psn, p->orig);
+	if (k < 0)
+		return false;
+	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
+	if (k > 0) {
+		r->stats.duplicate_response++;
+		return true;
+	}
+	r->stats.out_of_order_accepted++;
+	req_ack_upto(m, qp, psn_add(p->psn, TERNM_PSN_MASK));
+	return true;
 }
 
 /*
@@ -1464,7 +1664,9 @@ bool ternm_req_sr_read_ahead(struct tern_model *m, struct ternm_qp *qp,
 			break;
 		}
 	}
-	if (!s || !s->read || s->atomic)
+	if (s && s->atomic)
+		return req_sr_atomic_ahead(m, qp, s, p);
+	if (!s || !s->read)
 		return false;
 	retx_arm(m, qp);	/* the responder is answering: see req_read_resp */
 	if (psn_diff(p->psn, qp->una_psn) >= TERNM_SR_RD_WIN) {

@@ -32,7 +32,10 @@
  * back. READ responses are placed out of order (a bitmap of TERNM_SR_RD_WIN PSNs from
  * una_psn; the payload goes straight to the READ's scatter list, rdma_req.c), and each hole
  * below the highest placed is re-asked by a READ request of its own, which the responder
- * serves alone (rdma_resp.c, resp_sr_hole). A tail-loss probe resends
+ * serves alone (rdma_resp.c, resp_sr_hole). An atomic's response that comes ahead of a
+ * READ or atomic still missing is kept (sr->at, ternm_sr_atomic_keep) and the atomic
+ * completes from it in SQ order (ternm_req_sr_advance) without being asked again. A
+ * tail-loss probe resends
  * the last packet sent when nothing acknowledged progress for the probe time; the full
  * retransmit timeout stays behind it and still goes back N (the responder drops the
  * duplicates). At most max_unacked PSNs are in flight (the BDP cap; what a SACK lists as
@@ -74,15 +77,7 @@ struct ternm_sr {
 	bool no_thresh;		/* a probe went out: every hole is lost, no reorder wait */
 	uint64_t last_tx_ns;	/* when the last request packet went out */
 	unsigned int probes;	/* probes since the timer was last armed by progress */
-	/*
-	 * Round-trip time (sr_rtt_*), one sample at a time: rtt_psn was sent new at rtt_t0;
-	 * the sample ends when una_psn passes it or a SACK lists it, and is void once any PSN
-	 * up to it is resent (Karn). srtt_ns 0: no sample yet.
-	 */
-	bool rtt_on;
-	uint32_t rtt_psn;
-	uint64_t rtt_t0;
-	uint64_t srtt_ns, rttvar_ns;
+	/* the round trip: qp->rtt (struct ternm_rtt, shared with go-back-N) */
 	uint32_t sack_base;	/* the last SACK: bit i of sack_map is PSN sack_base + 1 + i */
 	uint64_t sack_map[TERNM_SR_MAX_WIN / 64];
 	bool sack_hi_valid;
@@ -107,6 +102,16 @@ struct ternm_sr {
 	uint32_t rd_base, rd_hi, rd_done;
 	uint32_t rd_lim;
 	bool rd_redo;		/* after a probe: re-ask the holes in the cap from una_psn */
+	/*
+	 * Atomic responses that came ahead of a READ or atomic still missing (their original
+	 * values), kept until the atomic's turn comes in SQ order: at most one per atomic
+	 * outstanding, so max_rd_atomic (TERNM_MAX_RD_ATOMIC) slots are enough.
+	 */
+	struct {
+		bool valid;
+		uint32_t psn;
+		uint64_t orig;
+	} at[TERNM_MAX_RD_ATOMIC];
 };
 
 #define SR_RS_VALID	(1u << 31)	/* rs_mark holds a mark */
@@ -151,7 +156,8 @@ int ternm_sr_config(struct tern_model *m, struct ternm_qp *qp, uint32_t xport)
 
 	if (!(xport & TERN_QP_XPORT_SR)) {
 		ternm_sr_free(m, qp);
-		qp->xport = 0;
+		/* go-back-N: its adaptive retransmit timer is all that may be on (rdma_req.c) */
+		qp->xport = (uint8_t)(xport & TERN_QP_XPORT_ADAPTIVE_RTO);
 		qp->max_unacked = TERNM_MAX_UNACKED;
 		return 0;
 	}
@@ -205,7 +211,8 @@ void ternm_sr_sq_start(struct ternm_qp *qp)
 	memset(sr->rs_mark, 0, sizeof(sr->rs_mark));
 	sr->sack_base = qp->una_psn;
 	sr->ack_hi_valid = sr->rd_rtx_valid = sr->sack_hi_valid = false;
-	sr->rtt_on = false;
+	qp->rtt.on = false;
+	memset(sr->at, 0, sizeof(sr->at));
 }
 
 void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
@@ -659,6 +666,60 @@ void ternm_sr_rd_mark(struct ternm_qp *qp, uint32_t psn)
 		sr->rd_hi = psn_add(psn, 1);
 }
 
+/**
+ * ternm_sr_atomic_keep() - keep an atomic's response that came ahead of its turn
+ * @qp: a selective-repeat QP (requester)
+ * @psn: the atomic's PSN, after una_psn
+ * @orig: the original value the response carries
+ *
+ * Slots of atomics una_psn has passed are free again. Return: 0 kept, 1 kept already (a
+ * duplicate), -1 no slot free (more atomics outstanding than max_rd_atomic allows: the
+ * response is then a gap, as in go-back-N).
+ */
+int ternm_sr_atomic_keep(struct ternm_qp *qp, uint32_t psn, uint64_t orig)
+{
+	struct ternm_sr *sr = qp->sr;
+	int i, free_slot = -1;
+	unsigned int used = 0;
+
+	for (i = 0; i < TERNM_MAX_RD_ATOMIC; i++) {
+		if (sr->at[i].valid && psn_diff(sr->at[i].psn, qp->una_psn) < 0)
+			sr->at[i].valid = false;	/* completed since */
+		if (sr->at[i].valid && sr->at[i].psn == psn)
+			return 1;
+		if (sr->at[i].valid)
+			used++;
+		else if (free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0 || used >= qp->max_rd_atomic)
+		return -1;
+	sr->at[free_slot].valid = true;
+	sr->at[free_slot].psn = psn;
+	sr->at[free_slot].orig = orig;
+	return 0;
+}
+
+/**
+ * ternm_sr_atomic_kept() - whether the response of the atomic at @psn was kept
+ * @qp: the QP (requester), selective repeat or not
+ * @psn: the atomic's PSN
+ * @orig: out, if not NULL: its original value
+ */
+bool ternm_sr_atomic_kept(const struct ternm_qp *qp, uint32_t psn, uint64_t *orig)
+{
+	unsigned int i;
+
+	for (i = 0; qp->sr && i < TERNM_MAX_RD_ATOMIC; i++) {
+		if (qp->sr->at[i].valid && qp->sr->at[i].psn == psn) {
+			if (orig)
+				*orig = qp->sr->at[i].orig;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The READ request being resent asks for at most this many packets (0: its whole rest). */
 uint32_t ternm_sr_rd_lim(const struct ternm_qp *qp)
 {
@@ -896,6 +957,10 @@ unsigned int ternm_sr_req_retx(struct tern_model *m, struct ternm_qp *qp, unsign
 			sr->rtx_next = sr->rtx_end;
 			break;
 		}
+		if (s->atomic && ternm_sr_atomic_kept(qp, p, NULL)) {
+			sr->rtx_next = psn_add(p, 1);	/* its response is kept */
+			continue;
+		}
 		if (!s->read && psn_diff(p, sr->rd_hi) < 0) {
 			/*
 			 * A READ response from beyond it: the responder, which runs requests in
@@ -1002,48 +1067,14 @@ void ternm_sr_req_read_done(struct tern_model *m, struct ternm_qp *qp)
 }
 
 #define TERNM_SR_PROBES	3	/* probes before the timeout's rest */
-#define TERNM_SR_MIN_PTO_NS	8000	/* the probe time's floor */
-
-/*
- * The round-trip time (Documentation/hw/rdma.rst, "Tail-loss probe"): one PSN at a time is
- * timed from when it first went out until una_psn passes it or a SACK lists it; a resend
- * of it or of a PSN before it voids the sample (Karn: its answer may be the resend's, or
- * wait for a hole). srtt and rttvar are smoothed as TCP's (RFC 6298): 1/8 and 1/4.
- */
-static void sr_rtt_sample(struct ternm_sr *sr, uint64_t ns)
-{
-	uint64_t d;
-
-	sr->rtt_on = false;
-	if (!sr->srtt_ns) {
-		sr->srtt_ns = ns ? ns : 1;
-		sr->rttvar_ns = ns / 2;
-		return;
-	}
-	d = sr->srtt_ns > ns ? sr->srtt_ns - ns : ns - sr->srtt_ns;
-	sr->rttvar_ns = sr->rttvar_ns - sr->rttvar_ns / 4 + d / 4;
-	sr->srtt_ns = sr->srtt_ns - sr->srtt_ns / 8 + ns / 8;
-	if (!sr->srtt_ns)
-		sr->srtt_ns = 1;
-}
-
-/* una_psn moved: the timed PSN acknowledged ends its sample. */
-static void sr_rtt_acked(struct tern_model *m, struct ternm_qp *qp)
-{
-	struct ternm_sr *sr = qp->sr;
-
-	if (sr->rtt_on && psn_diff(qp->una_psn, sr->rtt_psn) > 0)
-		sr_rtt_sample(sr, ternm_now(m) - sr->rtt_t0);
-}
+#define TERNM_SR_MIN_PTO_NS	TERNM_MIN_RTO_NS	/* the probe time's floor */
 
 /* A SACK was taken (sack_base, sack_map): the timed PSN held by the responder ends it too. */
 static void sr_rtt_sacked(struct tern_model *m, struct ternm_qp *qp)
 {
-	struct ternm_sr *sr = qp->sr;
-
-	sr_rtt_acked(m, qp);
-	if (sr->rtt_on && sr_sacked(sr, sr->rtt_psn))
-		sr_rtt_sample(sr, ternm_now(m) - sr->rtt_t0);
+	ternm_rtt_acked(qp, ternm_now(m));
+	if (qp->rtt.on && sr_sacked(qp->sr, qp->rtt.psn))
+		ternm_rtt_sample(&qp->rtt, ternm_now(m) - qp->rtt.t0);
 }
 
 /*
@@ -1052,12 +1083,13 @@ static void sr_rtt_sacked(struct tern_model *m, struct ternm_qp *qp)
  * TERNM_SR_MIN_PTO_NS, at most an eighth of the timeout (three probes, the second and
  * third after twice and four times the probe time, then fit in it).
  */
-static uint64_t sr_tlp_ns(const struct ternm_sr *sr, uint64_t rto_ns)
+static uint64_t sr_tlp_ns(const struct ternm_qp *qp, uint64_t rto_ns)
 {
+	const struct ternm_rtt *r = &qp->rtt;
 	uint64_t t = rto_ns / 8;
 
-	if (sr && sr->srtt_ns) {
-		uint64_t a = 2 * sr->srtt_ns, b = sr->srtt_ns + 4 * sr->rttvar_ns;
+	if (r->srtt_ns) {
+		uint64_t a = 2 * r->srtt_ns, b = r->srtt_ns + 4 * r->rttvar_ns;
 		uint64_t pto = a > b ? a : b;
 
 		if (pto < t)
@@ -1067,9 +1099,9 @@ static uint64_t sr_tlp_ns(const struct ternm_sr *sr, uint64_t rto_ns)
 }
 
 /* The wait before probe @k (0 first): the probe time, doubled for each probe before it. */
-static uint64_t sr_probe_wait(const struct ternm_sr *sr, uint64_t rto_ns, unsigned int k)
+static uint64_t sr_probe_wait(const struct ternm_qp *qp, uint64_t rto_ns, unsigned int k)
 {
-	return sr_tlp_ns(sr, rto_ns) << k;
+	return sr_tlp_ns(qp, rto_ns) << k;
 }
 
 /*
@@ -1083,9 +1115,9 @@ uint64_t ternm_sr_arm_ns(struct tern_model *m, struct ternm_qp *qp, uint64_t rto
 
 	if (!qp->sr)
 		return rto_ns;
-	sr_rtt_acked(m, qp);
+	ternm_rtt_acked(qp, ternm_now(m));
 	qp->sr->no_thresh = false;
-	t = sr_tlp_ns(qp->sr, rto_ns);
+	t = sr_tlp_ns(qp, rto_ns);
 	if (((1ull << TERNM_SR_PROBES) - 1) * t >= rto_ns) {
 		qp->sr->tlp_armed = false;
 		return rto_ns;
@@ -1109,7 +1141,7 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 
 	if (!sr || !sr->tlp_armed)
 		return false;
-	wait = sr_probe_wait(sr, rto_ns, sr->probes);
+	wait = sr_probe_wait(qp, rto_ns, sr->probes);
 	if (sr->last_tx_ns + wait > ternm_now(m) && sr_outstanding(qp)) {
 		/* still sending (paced, ACKs far apart): not a tail; the probe time restarts */
 		qp->retx_deadline = sr->last_tx_ns + wait;
@@ -1160,9 +1192,9 @@ bool ternm_sr_req_probe(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_
 		sr->probing = true;
 		ternm_qp_work(m, qp);
 	}
-	wait = ((1ull << TERNM_SR_PROBES) - 1) * sr_tlp_ns(sr, rto_ns);
-	rest = wait < rto_ns ? rto_ns - wait : sr_tlp_ns(sr, rto_ns);
-	qp->retx_deadline = ternm_now(m) + (sr->tlp_armed ? sr_probe_wait(sr, rto_ns, sr->probes) :
+	wait = ((1ull << TERNM_SR_PROBES) - 1) * sr_tlp_ns(qp, rto_ns);
+	rest = wait < rto_ns ? rto_ns - wait : sr_tlp_ns(qp, rto_ns);
+	qp->retx_deadline = ternm_now(m) + (sr->tlp_armed ? sr_probe_wait(qp, rto_ns, sr->probes) :
 					    rest);
 	ternm_qp_timer_sync(m, qp);
 	return true;
@@ -1178,19 +1210,12 @@ void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint
 	uint32_t k;
 
 	sr->last_tx_ns = ternm_now(m);
-	if (psn_diff(psn, qp->sent_psn) < 0) {
-		if (sr->rtt_on && psn_diff(psn, sr->rtt_psn) <= 0)
-			sr->rtt_on = false;
+	ternm_rtt_sent(qp, psn, n, sr->last_tx_ns);
+	if (psn_diff(psn, qp->sent_psn) < 0)
 		return;
-	}
 	/* new PSNs: no resend mark of theirs (one left from 2^24 PSNs ago) */
 	for (k = 0; k < n && k < TERNM_SR_MAX_WIN; k++)
 		sr->rs_mark[psn_add(psn, k) % TERNM_SR_MAX_WIN] = 0;
-	if (!sr->rtt_on && n) {
-		sr->rtt_on = true;
-		sr->rtt_psn = psn_add(psn, n - 1);
-		sr->rtt_t0 = sr->last_tx_ns;
-	}
 }
 
 /* The full retransmit timeout: the requester goes back N; forget the selective state. */
@@ -1207,7 +1232,7 @@ void ternm_sr_req_timeout(struct ternm_qp *qp)
 	memset(sr->sack_map, 0, sizeof(sr->sack_map));
 	sr_resend_forget(sr);
 	sr->tlp_armed = false;
-	sr->rtt_on = false;
+	qp->rtt.on = false;
 }
 
 /* ---- the recovery operations rdma_req.c calls for a selective-repeat QP ------------------ */
@@ -1225,8 +1250,11 @@ static bool sr_timeout(struct tern_model *m, struct ternm_qp *qp, uint64_t rto_n
 static bool sr_rd_acked_ahead(struct tern_model *m, struct ternm_qp *qp,
 			      const struct ternm_swqe *s)
 {
-	if (s->atomic || psn_diff(qp->una_psn, s->first_psn) < 0 ||
-	    !ternm_sr_rd_placed(qp, qp->una_psn))
+	if (s->atomic)
+		/* its response came ahead and was kept: it completes now */
+		return qp->una_psn == s->first_psn && ternm_sr_atomic_kept(qp, s->first_psn, NULL) &&
+		       ternm_req_sr_advance(m, qp);
+	if (psn_diff(qp->una_psn, s->first_psn) < 0 || !ternm_sr_rd_placed(qp, qp->una_psn))
 		return false;
 	ternm_req_sr_advance(m, qp);
 	return true;

@@ -10,7 +10,7 @@ static const struct test *const suites[] = {
 	device_tests, cmd_tests, eq_tests, eth_tests, eth_offload_tests, eth_lro_tests, eth_rss_tests,
 	rdma_cmd_tests, rdma_data_tests, rdma_wire_tests, rdma_rel_tests, rdma_err_tests,
 	rdma_hostile_tests,
-	rdma_qp_tests, wire_tests, rdma_loss_tests, rdma_sr_tests, rdma_interop_tests,
+	rdma_qp_tests, wire_tests, rdma_loss_tests, rdma_sr_tests, rdma_rto_tests, rdma_interop_tests,
 	rdma_ud_tests,
 	rdma_mcast_tests, rdma_ctr_tests,
 	rdma_uc_tests, rdma_atomic_tests, rdma_frwr_tests,

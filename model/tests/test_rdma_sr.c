@@ -80,8 +80,12 @@ static void t_sr_modify(void)
 		{ TERN_QP_XPORT_SR | 3u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
 		{ TERN_QP_XPORT_SR | 9u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
 		{ 6u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
-		{ TERN_QP_XPORT_SR | 1u << 1, 0 }, { 1u << 3, 0 }, { TERN_QP_XPORT_SR | 1u << 8, 0 },
+		{ TERN_QP_XPORT_SR | 1u << 2, 0 }, { 1u << 3, 0 }, { TERN_QP_XPORT_SR | 1u << 8, 0 },
 		{ 1u << 31, 0 },
+		/* the adaptive retransmit timer: alone or with SR, never with a cap without SR */
+		{ TERN_QP_XPORT_ADAPTIVE_RTO, 1 }, { TERN_QP_XPORT_ADAPTIVE_RTO | TERN_QP_XPORT_SR, 1 },
+		{ TERN_QP_XPORT_ADAPTIVE_RTO | 6u << TERN_QP_XPORT_LOG_CAP_SHIFT, 0 },
+		{ TERN_QP_XPORT_ADAPTIVE_RTO | 1u << 2, 0 },
 	};
 	struct rdev *d[2] = { rdev_new(0), rdev_new(1) };
 	uint8_t caps[sizeof(struct tern_cmd_query_rdma_out)];
@@ -281,8 +285,13 @@ static void t_sr_xport_layout(void)
 	CHECK_EQ(rd32(out + OFF(Q, rsvd1)), 0);
 	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
 	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, sizeof(out) - 1, &c), TERN_CMD_OK);
-	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V2_LEN);
+	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V3_LEN);
+	CHECK_EQ(rd32(out + QQO_XPORT), TERN_QP_XPORT_SR | 5u << TERN_QP_XPORT_LOG_CAP_SHIFT);
 	/* the device wrote no byte past that (the mailbox is filled with 0xaa before) */
+	CHECK_EQ(fk_ptr(&d[0]->f, d[0]->f.out_mb, sizeof(Q))[TERN_QUERY_QP_OUT_V3_LEN], 0xaa);
+	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V3_LEN - 1, &c),
+		 TERN_CMD_OK);
+	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V2_LEN);
 	CHECK_EQ(fk_ptr(&d[0]->f, d[0]->f.out_mb, sizeof(Q))[QQO_XPORT], 0xaa);
 	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
 	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V2_LEN, &c),
@@ -1821,6 +1830,122 @@ out:
 	}
 }
 
+/* ---- atomic responses ahead of a missing READ or atomic -------------------------------- */
+
+struct at_ahead {
+	uint8_t drop_op;	/* the first response 1 -> 0 with this opcode is lost */
+	bool dropped;
+	unsigned int atomic_reqs;	/* FETCH_ADD and CMP_SWAP requests 0 -> 1 */
+};
+
+static enum wire_action at_ahead_filter(struct wire *w, unsigned int dir, unsigned int idx,
+					uint8_t *frame, size_t *len)
+{
+	struct at_ahead *a = w->ctx;
+	const size_t bth = 14 + 20 + 8;	/* Ethernet, IPv4, UDP */
+
+	(void)idx;
+	if (*len < bth + 12)
+		return W_DELIVER;
+	if (dir == 0 && (frame[bth] == OP_FETCH_ADD || frame[bth] == OP_CMP_SWAP))
+		a->atomic_reqs++;
+	if (dir == 1 && !a->dropped && frame[bth] == a->drop_op) {
+		a->dropped = true;
+		return W_DROP;
+	}
+	return W_DELIVER;
+}
+
+/*
+ * With @lose_read, a READ's only response is lost while the FETCH_ADD and CMP_SWAP posted
+ * after it are answered: their responses are kept, the READ alone is asked again, and the
+ * atomics complete after it, in SQ order, with their original values, never asked again.
+ * Without, the FETCH_ADD's response is lost and the CMP_SWAP's is kept: the FETCH_ADD
+ * alone is asked again (answered from the responder's saved result).
+ */
+static void at_ahead_run(bool lose_read)
+{
+	struct connopt o;
+	struct conn c;
+	struct rmr m[2];
+	bool mrs = false;
+	struct at_ahead a = { lose_read ? OP_READ_RESP_ONLY : OP_ATOMIC_ACK, false, 0 };
+	const uint64_t cnt = 64 * 1024, res = 32 * 1024;
+	uint8_t b[8];
+	struct sge sg;
+	struct wc w[3];
+	unsigned int i;
+
+	connopt_default(&o);
+	o.timeout = 14;			/* 67 ms: recovery must not wait for it */
+	o.retry_cnt = 7;
+	o.xport = TERN_QP_XPORT_SR;
+	o.access = TERN_ACCESS_REMOTE_WRITE | TERN_ACCESS_REMOTE_READ | TERN_ACCESS_REMOTE_ATOMIC;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &m[0], c.d[0]->pdn, 128 * 1024, acc_all, 0) == 0);
+	if (mr_create(c.d[1], &m[1], c.d[1]->pdn, 128 * 1024, acc_all, 0) != 0) {
+		mr_release(&m[0]);
+		RQ(0);
+	}
+	mrs = true;
+	mr_fill(c.d[1], &m[1], 21);
+	wr64(b, 100);
+	mr_write(c.d[1], &m[1], cnt, b, 8);
+	c.w.filter = at_ahead_filter;
+	c.w.ctx = &a;
+
+	sg = mr_sge(&m[0], 0, 700);
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, 1, &sg, 1,
+		  m[1].iova + 5, m[1].key, 0);
+	sg = mr_sge(&m[0], res, 8);
+	post_atomic(c.d[0], &c.qp[0], TERN_WQE_ATOMIC_FETCH_ADD, 2, &sg, m[1].iova + cnt,
+		    m[1].key, 5, 0);
+	sg = mr_sge(&m[0], res + 8, 8);
+	post_atomic(c.d[0], &c.qp[0], TERN_WQE_ATOMIC_CMP_SWP, 3, &sg, m[1].iova + cnt,
+		    m[1].key, 7, 105);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(conn_poll(&c, 0, w, 3, 20000000ull) == 3);
+	CHECK(a.dropped);
+	/* in SQ order, all OK */
+	CHECK_WC(&w[0], TERN_WQE_RDMA_READ, TERN_CQE_OK, 1);
+	CHECK_WC(&w[1], TERN_WQE_ATOMIC_FETCH_ADD, TERN_CQE_OK, 2);
+	CHECK_WC(&w[2], TERN_WQE_ATOMIC_CMP_SWP, TERN_CQE_OK, 3);
+	for (i = 1; i < 3; i++)
+		CHECK_EQ(w[i].byte_len, 8);
+	CHECK_EQ(mr_diff_pattern(c.d[0], &m[0], 0, 700, 21, 5), -1);
+	/* the original values: 100 before the add, 105 before the swap; 7 in the end */
+	mr_read(c.d[0], &m[0], res, b, 8);
+	CHECK_EQ(rd64(b), 100);
+	mr_read(c.d[0], &m[0], res + 8, b, 8);
+	CHECK_EQ(rd64(b), 105);
+	mr_read(c.d[1], &m[1], cnt, b, 8);
+	CHECK_EQ(rd64(b), 7);
+	/* each atomic executed once; only a lost atomic response is asked again */
+	CHECK_EQ(RDEV_STAT(c.d[1], rx_atomic_requests), 2);
+	CHECK_EQ(a.atomic_reqs, lose_read ? 2 : 3);
+	CHECK_EQ(RDEV_STAT(c.d[1], atomic_replays), lose_read ? 0 : 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], retrans_pkts), 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], out_of_order_accepted), lose_read ? 2 : 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], local_ack_timeout_err), 0);
+	CHECK(!cq_peek(c.d[0], &c.cq[0]));
+	CHECK_EQ(qp_state(c.d[0], c.qp[0].qpn), TERN_QPS_RTS);
+	printf("#   %s response lost: %u atomic requests for 2 atomics, %llu resent\n",
+	       lose_read ? "READ" : "FETCH_ADD", a.atomic_reqs,
+	       (unsigned long long)RDEV_STAT(c.d[0], retrans_pkts));
+out:
+	if (mrs) {
+		mr_release(&m[0]);
+		mr_release(&m[1]);
+	}
+	conn_free(&c);
+}
+
+static void t_sr_atomic_ahead(void)
+{
+	at_ahead_run(true);
+	at_ahead_run(false);
+}
+
 const struct test rdma_sr_tests[] = {
 	{ "rdma sr: MODIFY_QP xport field: SR and its cap taken, bad ones refused", t_sr_modify },
 	{ "rdma sr: xport layout: rq_psn 31:24 reserved, rsvd, UC/UD, RTR->RTS, V1 in/V2 out",
@@ -1855,5 +1980,7 @@ const struct test rdma_sr_tests[] = {
 	  t_sr_place_loss },
 	{ "rdma sr: hostile placement headers (key, address, length, receive ordinal, offset) "
 	  "dropped and counted, nothing written; in order an invalid request", t_sr_place_hostile },
+	{ "rdma sr: atomic responses ahead of a lost READ or atomic response kept: not asked "
+	  "again, original values right, completions in SQ order", t_sr_atomic_ahead },
 	{ NULL, NULL },
 };

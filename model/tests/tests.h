@@ -28,6 +28,7 @@ extern const struct test rdma_qp_tests[];
 extern const struct test wire_tests[];
 extern const struct test rdma_loss_tests[];
 extern const struct test rdma_sr_tests[];
+extern const struct test rdma_rto_tests[];
 extern const struct test rdma_uc_tests[];
 extern const struct test rdma_interop_tests[];
 extern const struct test rdma_ud_tests[];

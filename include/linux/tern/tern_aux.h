@@ -61,6 +61,7 @@ int tern_core_cmd(struct tern_dev *tdev, u16 opcode, const void *in, size_t in_l
 bool tern_core_alive(struct tern_dev *tdev);
 bool tern_core_roce_sr(struct tern_dev *tdev);
 u8 tern_core_roce_sr_log_cap(struct tern_dev *tdev);
+bool tern_core_roce_adaptive_rto(struct tern_dev *tdev);
 struct device *tern_core_dma_dev(struct tern_dev *tdev);
 struct net_device *tern_core_netdev(struct tern_dev *tdev);
 const struct tern_cmd_query_device_out *tern_core_caps(struct tern_dev *tdev);

@@ -542,6 +542,7 @@ struct tern_cmd_query_rdma_out {
 #define TERN_RDMA_CAP_MCAST		(1u << 10)	/* UD multicast: ATTACH/DETACH_MCAST */
 #define TERN_RDMA_CAP_QP_COUNTERS	(1u << 11)	/* QP counter sets: *_COUNTER commands */
 #define TERN_RDMA_CAP_CQE_TS		(1u << 12)	/* TERN_CQ_F_TIMESTAMP: 64-byte CQEs */
+#define TERN_RDMA_CAP_ADAPTIVE_RTO	(1u << 13)	/* TERN_QP_XPORT_ADAPTIVE_RTO */
 
 /*
  * QP counter sets (TERN_RDMA_CAP_QP_COUNTERS; Documentation/hw/rdma.rst, "QP counter sets").
@@ -913,13 +914,18 @@ struct tern_qp_attrs {
  * (Documentation/hw/rdma.rst, "Selective repeat"): both ends of the connection must have
  * it, and software agrees on it per connection (tern_ib: ECE, <rdma/tern-abi.h>). The
  * in-flight cap is 2^n PSNs for n in TERN_QP_XPORT_LOG_CAP (4..8); 0 takes
- * TERN_QP_XPORT_DEF_LOG_CAP. Other bits, a cap outside 4..8, a cap without SR, or the
- * field on a UC/UD/GSI QP are BAD_PARAM.
+ * TERN_QP_XPORT_DEF_LOG_CAP. TERN_QP_XPORT_ADAPTIVE_RTO (TERN_RDMA_CAP_ADAPTIVE_RTO), with
+ * or without SR, gives a go-back-N requester a retransmit timer from the measured round
+ * trip (Documentation/hw/rdma.rst, "Adaptive retransmit timer"): it changes nothing on the
+ * wire, so it needs no agreement with the peer. Other bits, a cap outside 4..8, a cap
+ * without SR, or the field on a UC/UD/GSI QP are BAD_PARAM.
  */
 #define TERN_QP_XPORT_SR		(1u << 0)
+#define TERN_QP_XPORT_ADAPTIVE_RTO	(1u << 1)
 #define TERN_QP_XPORT_LOG_CAP_SHIFT	4
 #define TERN_QP_XPORT_LOG_CAP_MASK	(0xfu << TERN_QP_XPORT_LOG_CAP_SHIFT)
-#define TERN_QP_XPORT_MASK		(TERN_QP_XPORT_SR | TERN_QP_XPORT_LOG_CAP_MASK)
+#define TERN_QP_XPORT_MASK		(TERN_QP_XPORT_SR | TERN_QP_XPORT_ADAPTIVE_RTO | \
+					 TERN_QP_XPORT_LOG_CAP_MASK)
 #define TERN_QP_XPORT_MIN_LOG_CAP	4
 #define TERN_QP_XPORT_MAX_LOG_CAP	8
 #define TERN_QP_XPORT_DEF_LOG_CAP	8	/* 256 PSNs: as many as go-back-N keeps in flight */
@@ -994,14 +1000,24 @@ struct tern_cmd_query_qp_out {
 	__u8	rsvd;
 	__le32	xport;			/* TERN_QP_XPORT_*, as MODIFY_QP set it */
 	__le32	rsvd1;
+	__le32	rsvd2;
+	/*
+	 * The requester's round trip (RFC 6298 smoothing; 0 before the first sample) and the
+	 * retransmit timeout it arms now: with TERN_QP_XPORT_ADAPTIVE_RTO from the round trip
+	 * (backed off, at most the configured one), else the configured one (0: none). ns.
+	 */
+	__le64	srtt_ns;
+	__le64	rttvar_ns;
+	__le64	rto_ns;
 };
 
 /*
- * The reply's length before the HPCC fields, and before xport: the device still answers a
- * buffer of either length with that much.
+ * The reply's length before the HPCC fields, before xport, and before the round trip: the
+ * device still answers a buffer of any of these lengths with that much.
  */
 #define TERN_QUERY_QP_OUT_V1_LEN	offsetof(struct tern_cmd_query_qp_out, hpcc_window)
 #define TERN_QUERY_QP_OUT_V2_LEN	offsetof(struct tern_cmd_query_qp_out, xport)
+#define TERN_QUERY_QP_OUT_V3_LEN	offsetof(struct tern_cmd_query_qp_out, rsvd2)
 
 struct tern_cmd_destroy_qp_in {
 	__le32	qpn;
@@ -1112,10 +1128,16 @@ struct tern_cmd_rdma_stats_out {
 	__le64	rx_int_discards;	/* dropped: malformed INT shim */
 	/* doorbell records (TERN_RDMA_CAP_DB_REC) */
 	__le64	db_rec_errors;		/* RQ/SRQ records unreadable, backwards, beyond depth */
+	/* adaptive retransmit timer (TERN_QP_XPORT_ADAPTIVE_RTO) */
+	__le64	adaptive_retrans;	/* requester: went back N at the measured-RTT timeout */
 };
 
-/* The reply's length before db_rec_errors: the device still answers a buffer this long. */
+/*
+ * The reply's length before db_rec_errors, and before adaptive_retrans: the device still
+ * answers a buffer of either length with that much.
+ */
 #define TERN_RDMA_STATS_OUT_V1_LEN	offsetof(struct tern_cmd_rdma_stats_out, db_rec_errors)
+#define TERN_RDMA_STATS_OUT_V2_LEN	offsetof(struct tern_cmd_rdma_stats_out, adaptive_retrans)
 
 TERN_HW_ASSERT_SIZE(struct tern_sge, 16);
 TERN_HW_ASSERT_SIZE(struct tern_sq_wqe, 32);
@@ -1136,8 +1158,8 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_create_qp_in, 56);
 TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 108);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 124);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 424);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 152);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 432);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 32);
 TERN_HW_ASSERT_SIZE(struct tern_wq_db_rec, 8);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_mcast_in, 24);

@@ -77,6 +77,8 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(rx_int_discards),
 	/* doorbell records (Documentation/hw/rdma.rst) */
 	TERN_IB_STAT(db_rec_errors),
+	/* adaptive retransmit timer (Documentation/hw/rdma.rst) */
+	TERN_IB_STAT(adaptive_retrans),
 };
 
 /* Every counter is named, in the order of the structure. */

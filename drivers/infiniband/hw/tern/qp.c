@@ -773,7 +773,14 @@ int tern_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int attr_mask
 		err = tern_ib_qp_attrs_address(dev, qp, attr, attr_mask, &in.attrs, &mask);
 	if (err)
 		goto out;
-	/* the transport agreed for the connection, from INIT->RTR on (RESET: go-back-N) */
+	/*
+	 * the transport agreed for the connection, from INIT->RTR on (RESET: go-back-N), and
+	 * the port's adaptive retransmit timer for every RC QP (no agreement needed)
+	 */
+	if (qp->type == TERN_QPT_RC && cur == IB_QPS_INIT && next == IB_QPS_RTR &&
+	    tern_ib_has_cap(dev, TERN_RDMA_CAP_ADAPTIVE_RTO) &&
+	    tern_core_roce_adaptive_rto(dev->tdev))
+		xport |= TERN_QP_XPORT_ADAPTIVE_RTO;
 	if (xport && cur == IB_QPS_INIT && next == IB_QPS_RTR) {
 		mask |= TERN_QP_ATTR_XPORT;
 		in.xport = cpu_to_le32(xport);
@@ -898,18 +905,30 @@ static int tern_ib_fill_res_qp_cc(struct sk_buff *msg, const struct tern_cmd_que
 }
 
 /*
- * The transport of an RC QP as the device runs it: "transport" go-back-n (standard RoCEv2)
- * or selective-repeat with its in-flight cap. Returns 0 or -EMSGSIZE.
+ * The transport of an RC QP as the device runs it (@out): "transport" go-back-n (standard
+ * RoCEv2) or selective-repeat with its in-flight cap, whether the adaptive retransmit timer
+ * runs, the measured round trip and the retransmit timeout armed now (ns; 0 from a device
+ * whose reply ends before them). Returns 0 or -EMSGSIZE.
  */
-static int tern_ib_fill_res_qp_xport(struct sk_buff *msg, u32 xport)
+static int tern_ib_fill_res_qp_xport(struct sk_buff *msg,
+				     const struct tern_cmd_query_qp_out *out)
 {
+	u32 xport = le32_to_cpu(out->xport);
 	u32 cap = (xport & TERN_QP_XPORT_LOG_CAP_MASK) >> TERN_QP_XPORT_LOG_CAP_SHIFT;
 
-	if (!(xport & TERN_QP_XPORT_SR))
-		return rdma_nl_put_driver_string(msg, "transport", "go-back-n") ? -EMSGSIZE : 0;
-	return rdma_nl_put_driver_string(msg, "transport", "selective-repeat") ||
-	       rdma_nl_put_driver_u32(msg, "sr_inflight_cap",
-				      1u << (cap ?: TERN_QP_XPORT_DEF_LOG_CAP)) ? -EMSGSIZE : 0;
+	if (!(xport & TERN_QP_XPORT_SR)) {
+		if (rdma_nl_put_driver_string(msg, "transport", "go-back-n"))
+			return -EMSGSIZE;
+	} else if (rdma_nl_put_driver_string(msg, "transport", "selective-repeat") ||
+		   rdma_nl_put_driver_u32(msg, "sr_inflight_cap",
+					  1u << (cap ?: TERN_QP_XPORT_DEF_LOG_CAP))) {
+		return -EMSGSIZE;
+	}
+	return rdma_nl_put_driver_u32(msg, "adaptive_rto",
+				      !!(xport & TERN_QP_XPORT_ADAPTIVE_RTO)) ||
+	       rdma_nl_put_driver_u64(msg, "srtt_ns", le64_to_cpu(out->srtt_ns)) ||
+	       rdma_nl_put_driver_u64(msg, "rttvar_ns", le64_to_cpu(out->rttvar_ns)) ||
+	       rdma_nl_put_driver_u64(msg, "rto_ns", le64_to_cpu(out->rto_ns)) ? -EMSGSIZE : 0;
 }
 
 /**
@@ -948,7 +967,7 @@ int tern_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "sq_draining",
 				   !!(le32_to_cpu(out.status) & TERN_QP_STATUS_SQ_DRAINING)))
 		goto err;
-	if (qp->type == TERN_QPT_RC && tern_ib_fill_res_qp_xport(msg, le32_to_cpu(out.xport)))
+	if (qp->type == TERN_QPT_RC && tern_ib_fill_res_qp_xport(msg, &out))
 		goto err;
 	if (qp->type == TERN_QPT_RC &&
 	    (rdma_nl_put_driver_u32(msg, "timeout", out.attrs.timeout) ||

@@ -229,6 +229,20 @@ u8 tern_core_roce_sr_log_cap(struct tern_dev *tdev)
 EXPORT_SYMBOL_NS_GPL(tern_core_roce_sr_log_cap, TERN);
 
 /**
+ * tern_core_roce_adaptive_rto() - whether the port's RC QPs run the adaptive retransmit timer
+ * @tdev: the device
+ *
+ * Return: true when devlink's roce_adaptive_rto is on: every RC QP (kernel and user) that
+ * goes to RTR from now on gets TERN_QP_XPORT_ADAPTIVE_RTO, if the device has
+ * TERN_RDMA_CAP_ADAPTIVE_RTO. It changes nothing on the wire, so no peer has to agree.
+ */
+bool tern_core_roce_adaptive_rto(struct tern_dev *tdev)
+{
+	return READ_ONCE(tdev->roce_adaptive_rto);
+}
+EXPORT_SYMBOL_NS_GPL(tern_core_roce_adaptive_rto, TERN);
+
+/**
  * tern_core_dma_dev() - the device to map DMA memory for
  * @tdev: the device
  *

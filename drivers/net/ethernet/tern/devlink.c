@@ -106,6 +106,7 @@ enum tern_devlink_param_id {
 	TERN_DL_PARAM_CC_END,
 	TERN_DL_PARAM_ROCE_SR = TERN_DL_PARAM_CC_END,
 	TERN_DL_PARAM_ROCE_SR_LOG_CAP,
+	TERN_DL_PARAM_ROCE_ADAPTIVE_RTO,
 };
 
 #define TERN_CC_IDX(id)	((id) - TERN_DL_PARAM_BASE - 1)
@@ -203,6 +204,8 @@ static int tern_sr_param_get(struct devlink *devlink, u32 id, struct devlink_par
 
 	if (id == TERN_DL_PARAM_ROCE_SR_LOG_CAP)
 		ctx->val.vu8 = READ_ONCE(tdev->roce_sr_log_cap);
+	else if (id == TERN_DL_PARAM_ROCE_ADAPTIVE_RTO)
+		ctx->val.vbool = READ_ONCE(tdev->roce_adaptive_rto);
 	else
 		ctx->val.vbool = READ_ONCE(tdev->roce_sr);
 	return 0;
@@ -214,6 +217,8 @@ static int tern_sr_param_set(struct devlink *devlink, u32 id, struct devlink_par
 
 	if (id == TERN_DL_PARAM_ROCE_SR_LOG_CAP)
 		WRITE_ONCE(tdev->roce_sr_log_cap, ctx->val.vu8);
+	else if (id == TERN_DL_PARAM_ROCE_ADAPTIVE_RTO)
+		WRITE_ONCE(tdev->roce_adaptive_rto, ctx->val.vbool);
 	else
 		WRITE_ONCE(tdev->roce_sr, ctx->val.vbool);
 	return 0;
@@ -238,6 +243,10 @@ static const struct devlink_param tern_xport_params[] = {
 	DEVLINK_PARAM_DRIVER(TERN_DL_PARAM_ROCE_SR_LOG_CAP, "roce_sr_log_cap",
 			     DEVLINK_PARAM_TYPE_U8, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
 			     tern_sr_param_get, tern_sr_param_set, tern_sr_cap_validate),
+	/* no wire change: every RC QP connected from now on, whoever the peer */
+	DEVLINK_PARAM_DRIVER(TERN_DL_PARAM_ROCE_ADAPTIVE_RTO, "roce_adaptive_rto",
+			     DEVLINK_PARAM_TYPE_BOOL, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     tern_sr_param_get, tern_sr_param_set, NULL),
 };
 
 static int tern_fw_reporter_diagnose(struct devlink_health_reporter *reporter,

@@ -432,6 +432,7 @@ struct tern_dev {
 	struct tern_dcb dcb;
 	bool roce_sr;			/* devlink roce_selective_repeat (READ_ONCE) */
 	u8 roce_sr_log_cap;		/* devlink roce_sr_log_cap, 0 or 4..8 (READ_ONCE) */
+	bool roce_adaptive_rto;		/* devlink roce_adaptive_rto (READ_ONCE) */
 	struct ptp_clock *ptp;
 	struct ptp_clock_info ptp_info;
 	int ptp_index;
