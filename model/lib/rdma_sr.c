@@ -75,13 +75,10 @@ struct ternm_sr {
 	uint64_t last_tx_ns;	/* when the last request packet went out */
 	unsigned int probes;	/* probes since the timer was last armed by progress */
 	/*
-	 * Round-trip time (sr_rtt_*), one sample at a time: rtt_psn was sent new at rtt_t0;
-	 * the sample ends when una_psn passes it or a SACK lists it, and is void once any PSN
-	 * up to it is resent (Karn). srtt_ns 0: no sample yet.
+	 * Round-trip time (sr_rtt_*), one sample at a time (struct ternm_rtt_probe): it ends
+	 * when una_psn passes its PSN or a SACK lists it. srtt_ns 0: no sample yet.
 	 */
-	bool rtt_on;
-	uint32_t rtt_psn;
-	uint64_t rtt_t0;
+	struct ternm_rtt_probe rtt;
 	uint64_t srtt_ns, rttvar_ns;
 	uint32_t sack_base;	/* the last SACK: bit i of sack_map is PSN sack_base + 1 + i */
 	uint64_t sack_map[TERNM_SR_MAX_WIN / 64];
@@ -205,7 +202,7 @@ void ternm_sr_sq_start(struct ternm_qp *qp)
 	memset(sr->rs_mark, 0, sizeof(sr->rs_mark));
 	sr->sack_base = qp->una_psn;
 	sr->ack_hi_valid = sr->rd_rtx_valid = sr->sack_hi_valid = false;
-	sr->rtt_on = false;
+	sr->rtt.on = false;
 }
 
 void ternm_sr_free(struct tern_model *m, struct ternm_qp *qp)
@@ -1014,7 +1011,7 @@ static void sr_rtt_sample(struct ternm_sr *sr, uint64_t ns)
 {
 	uint64_t d;
 
-	sr->rtt_on = false;
+	sr->rtt.on = false;
 	if (!sr->srtt_ns) {
 		sr->srtt_ns = ns ? ns : 1;
 		sr->rttvar_ns = ns / 2;
@@ -1031,9 +1028,10 @@ static void sr_rtt_sample(struct ternm_sr *sr, uint64_t ns)
 static void sr_rtt_acked(struct tern_model *m, struct ternm_qp *qp)
 {
 	struct ternm_sr *sr = qp->sr;
+	uint64_t ns;
 
-	if (sr->rtt_on && psn_diff(qp->una_psn, sr->rtt_psn) > 0)
-		sr_rtt_sample(sr, ternm_now(m) - sr->rtt_t0);
+	if (ternm_rtt_acked(&sr->rtt, qp->una_psn, ternm_now(m), &ns))
+		sr_rtt_sample(sr, ns);
 }
 
 /* A SACK was taken (sack_base, sack_map): the timed PSN held by the responder ends it too. */
@@ -1042,8 +1040,8 @@ static void sr_rtt_sacked(struct tern_model *m, struct ternm_qp *qp)
 	struct ternm_sr *sr = qp->sr;
 
 	sr_rtt_acked(m, qp);
-	if (sr->rtt_on && sr_sacked(sr, sr->rtt_psn))
-		sr_rtt_sample(sr, ternm_now(m) - sr->rtt_t0);
+	if (sr->rtt.on && sr_sacked(sr, sr->rtt.psn))
+		sr_rtt_sample(sr, ternm_now(m) - sr->rtt.t0);
 }
 
 /*
@@ -1179,18 +1177,14 @@ void ternm_sr_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint
 
 	sr->last_tx_ns = ternm_now(m);
 	if (psn_diff(psn, qp->sent_psn) < 0) {
-		if (sr->rtt_on && psn_diff(psn, sr->rtt_psn) <= 0)
-			sr->rtt_on = false;
+		ternm_rtt_resent(&sr->rtt, psn);
 		return;
 	}
 	/* new PSNs: no resend mark of theirs (one left from 2^24 PSNs ago) */
 	for (k = 0; k < n && k < TERNM_SR_MAX_WIN; k++)
 		sr->rs_mark[psn_add(psn, k) % TERNM_SR_MAX_WIN] = 0;
-	if (!sr->rtt_on && n) {
-		sr->rtt_on = true;
-		sr->rtt_psn = psn_add(psn, n - 1);
-		sr->rtt_t0 = sr->last_tx_ns;
-	}
+	if (!sr->rtt.on && n)
+		ternm_rtt_start(&sr->rtt, psn_add(psn, n - 1), sr->last_tx_ns);
 }
 
 /* The full retransmit timeout: the requester goes back N; forget the selective state. */
@@ -1207,7 +1201,7 @@ void ternm_sr_req_timeout(struct ternm_qp *qp)
 	memset(sr->sack_map, 0, sizeof(sr->sack_map));
 	sr_resend_forget(sr);
 	sr->tlp_armed = false;
-	sr->rtt_on = false;
+	sr->rtt.on = false;
 }
 
 /* ---- the recovery operations rdma_req.c calls for a selective-repeat QP ------------------ */
