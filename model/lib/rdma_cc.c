@@ -157,9 +157,9 @@ void ternm_cc_pace(struct tern_model *m, struct ternm_qp *qp, uint64_t kbps)
 	if (!c->limited) {
 		c->limited = true;
 		c->next_send = ternm_now(m);
-		c->inc_deadline = TERNM_NO_DEADLINE;
 		m->rdma->stats.rp_limited_qps++;
 	}
+	c->inc_deadline = TERNM_NO_DEADLINE;	/* no DCQCN increase timer (left from RP) */
 	c->rc = c->rt = kbps;
 }
 
@@ -585,6 +585,8 @@ static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 			cc_unlimit(m, qp);
 		else if (ternm_cc_rp(m, qp))
 			cc_cap(m, qp);
+		else
+			qp->cc.inc_deadline = TERNM_NO_DEADLINE;	/* now HPCC's or TIMELY's */
 		ternm_qp_timer_sync(m, qp);
 	}
 	return TERN_CMD_OK;

@@ -2435,6 +2435,53 @@ out:
 	conn_free(&c);
 }
 
+
+/*
+ * A QP DCQCN holds below the line rate when its priority moves to TIMELY: it keeps that
+ * rate, but DCQCN's increase timer no longer runs (no rp_rate_increase_events while time
+ * passes), until TIMELY's first sample sets the rate (here an empty wire: the line rate,
+ * not limited).
+ */
+static void t_timely_from_dcqcn(void)
+{
+	struct conn c;
+	struct connopt o;
+	struct rmr a, b;
+	bool mr_ok = false;
+	uint8_t p[CC_LEN];
+	uint32_t rate;
+	uint64_t inc;
+
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
+	mr_ok = true;
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0x01;
+	RQ(cc_apply(c.d[0], p));
+	inject_cnp(&c, 0, c.qp[0].qpn);
+	rate = qp_rate(c.d[0], c.qp[0].qpn);
+	CHECK(rate > 0 && rate < LINE_MBPS);
+	RQ(timely_apply(c.d[0], 0x01));
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), rate);
+	inc = RDEV_STAT(c.d[0], rp_rate_increase_events);
+	wire_advance(&c.w, 10000 * US);		/* 33 of DCQCN's 300 us timer periods */
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_increase_events), inc);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), rate);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 1);
+	CHECK(write_check(&c, &a, &b, 4096, 1));
+	CHECK_EQ(RDEV_STAT(c.d[0], timely_rtt_samples), 1);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_cc_tests[] = {
 	{ "cc: SET/QUERY_CC_PARAMS round trip, every range error, reset", t_params },
 	{ "cc: ECT(0) on data only with RP on its priority (IPv4)", t_ect_v4 },
@@ -2469,5 +2516,7 @@ const struct test rdma_cc_tests[] = {
 	  "gradient decrease, Karn, off", t_timely_rate },
 	{ "cc: TIMELY segments: one sample at a time, AckReq on a segment's last, other priority",
 	  t_timely_segments },
+	{ "cc: a DCQCN-limited QP moved to TIMELY: DCQCN's timer stops, TIMELY sets the rate",
+	  t_timely_from_dcqcn },
 	{ NULL, NULL },
 };
