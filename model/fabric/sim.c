@@ -37,6 +37,7 @@ struct params {
 	unsigned int n;			/* senders */
 	bool dcqcn;
 	bool hpcc;			/* HPCC + INT on rp_en's priorities instead of DCQCN */
+	bool timely;			/* TIMELY on rp_en's priorities instead of DCQCN */
 	uint8_t rp_en, np_en;		/* CC priority masks when dcqcn (default: 1 << 3) */
 	uint32_t link_mbps;
 	uint64_t delay_ns;		/* propagation delay of every link */
@@ -358,9 +359,10 @@ static bool cc_setup(struct sim *s, struct rdev *d)
 	struct tern_cc_params c = s->p.cc;
 	int st;
 
-	c.rp_en = s->p.dcqcn && !s->p.hpcc ? s->p.rp_en : 0;
-	c.np_en = s->p.dcqcn && !s->p.hpcc ? s->p.np_en : 0;
+	c.rp_en = s->p.dcqcn && !s->p.hpcc && !s->p.timely ? s->p.rp_en : 0;
+	c.np_en = s->p.dcqcn && !s->p.hpcc && !s->p.timely ? s->p.np_en : 0;
 	c.hpcc_en = s->p.hpcc ? s->p.rp_en : 0;
+	c.timely_en = s->p.timely && !s->p.hpcc ? s->p.rp_en : 0;
 	st = cc_params_set(d, &c);
 	if (st != TERN_CMD_OK) {
 		if (!s->p.quiet)
@@ -688,6 +690,9 @@ static void report_nics(struct sim *s, struct sim_incast_figures *fig, uint64_t 
 		fig->cnp_sent += RSTAT(rs, np_cnp_sent);
 		fig->int_echo_acks += RSTAT(rs, hpcc_int_echo_acks);
 		fig->hpcc_updates += RSTAT(rs, hpcc_window_updates);
+		fig->timely_samples += RSTAT(rs, timely_rtt_samples);
+		fig->timely_decreases += RSTAT(rs, timely_rate_decreases);
+		fig->timely_increases += RSTAT(rs, timely_rate_increases);
 		fig->ecn_rx += RSTAT(rs, np_ecn_marked_roce_packets);
 		fig->cnp_handled += RSTAT(rs, rp_cnp_handled);
 		fig->cnp_ignored += RSTAT(rs, rp_cnp_ignored);
@@ -745,7 +750,7 @@ static void report(struct sim *s, double wall)
 	report_flows(s, &fig, fct_us, flow_data);
 	qsort(s->qsamples, s->nq, sizeof(uint64_t), cmp_u64);
 	fig.n = n;
-	fig.dcqcn = p->dcqcn && !p->hpcc;
+	fig.dcqcn = p->dcqcn && !p->hpcc && !p->timely;
 	fig.rp_en = p->rp_en;
 	fig.np_en = p->np_en;
 	fig.link_mbps = p->link_mbps;
@@ -768,6 +773,7 @@ static void report(struct sim *s, double wall)
 	fig.loss_ppm = p->loss_ppm;
 	fig.lost = s->lost;
 	fig.hpcc = p->hpcc;
+	fig.timely = p->timely && !p->hpcc;
 	fig.dcb_ok = s->dcb_ok;
 	fig.cc_ok = s->cc_ok;
 	fig.events = s->events;
@@ -856,6 +862,9 @@ static void usage(FILE *f)
 		SIM_INCAST_USAGE_TOP
 		"  --cc NAME=V           a tern_cc_params field (e.g. rpg_ai_rate=40)\n"
 		"  --hpcc on|off         HPCC with INT on the --rp-en priorities instead of DCQCN\n"
+		"  --timely on|off       TIMELY on the --rp-en priorities instead of DCQCN\n"
+		"  --cc dcqcn|hpcc|timely|none  the algorithm (--cc NAME=V sets a parameter,\n"
+		"                        timely_* and hpcc_* included)\n"
 		"  --loss-ppm P          every line loses frames at random, P per million (0)\n"
 		"  --sr on|off           RC selective repeat instead of go-back-N (off)\n"
 		"  --sr-log-cap N        its in-flight cap 2^N PSNs, 4..8 (0: the device's default)\n"
@@ -897,6 +906,7 @@ static void cc_set(struct tern_cc_params *c, const char *arg)
 	} f[] = {
 #define F(x) { #x, offsetof(struct tern_cc_params, x) },
 		TERN_CC_U32_FIELDS(F)
+		TERN_CC_TIMELY_U32_FIELDS(F)
 #undef F
 	};
 	const char *eq = strchr(arg, '=');
@@ -929,6 +939,18 @@ static void cc_set(struct tern_cc_params *c, const char *arg)
 			c->hpcc_base_rtt = (uint32_t)num(eq + 1, arg);
 			return;
 		}
+		if (len == 17 && !strncmp(arg, "timely_hai_thresh", 17)) {
+			c->timely_hai_thresh = (uint8_t)num(eq + 1, arg);
+			return;
+		}
+		if (len == 12 && !strncmp(arg, "timely_alpha", 12)) {
+			c->timely_alpha = (uint16_t)num(eq + 1, arg);
+			return;
+		}
+		if (len == 11 && !strncmp(arg, "timely_beta", 11)) {
+			c->timely_beta = (uint16_t)num(eq + 1, arg);
+			return;
+		}
 		for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 			if (strlen(f[i].name) == len && !strncmp(arg, f[i].name, len)) {
 				uint32_t v = (uint32_t)num(eq + 1, arg);
@@ -940,6 +962,23 @@ static void cc_set(struct tern_cc_params *c, const char *arg)
 	}
 	fprintf(stderr, "tern-sim: unknown --cc %s\n", arg);
 	exit(2);
+}
+
+/* --cc NAME without '=': the algorithm on the --rp-en priorities; false if @arg is none. */
+static bool cc_select(struct params *p, const char *arg)
+{
+	static const char *const names[] = { "none", "dcqcn", "hpcc", "timely" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(arg, names[i]))
+			break;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return false;
+	p->dcqcn = i == 1;
+	p->hpcc = i == 2;
+	p->timely = i == 3;
+	return true;
 }
 
 /* How an option sets struct params. */
@@ -999,6 +1038,7 @@ static const struct sim_opt {
 	{ "pfc-mask", K_NUM, PF(sw.pfc_mask), 1 },
 	{ "flow-bytes", K_NUM, PF(flow_bytes), 1 },
 	{ "hpcc", K_ONOFF, PF(hpcc), 0 },
+	{ "timely", K_ONOFF, PF(timely), 0 },
 	{ "switch-json", K_STR, PF(switch_json), 0 },
 	{ "quiet", K_TRUE, PF(quiet), 0 },
 	{ "help", K_HELP, 0, 0, 0 },
@@ -1053,7 +1093,8 @@ static void sim_opt_apply(struct params *p, const struct sim_opt *o, const char 
 		*(const char **)field = arg;
 		break;
 	case K_CC:
-		cc_set(field, arg);
+		if (!cc_select(p, arg))
+			cc_set(field, arg);
 		break;
 	case K_HELP:
 		break;

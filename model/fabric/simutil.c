@@ -72,6 +72,9 @@ void sim_print_incast(FILE *o, const char *engine, const struct sim_incast_figur
 	fprintf(o, "\"hpcc\":%s,\"int_hops\":%" PRIu64 ",\"int_echo_acks\":%" PRIu64
 		",\"hpcc_window_updates\":%" PRIu64 ",",
 		tf(f->hpcc), f->int_hops, f->int_echo_acks, f->hpcc_updates);
+	fprintf(o, "\"timely\":%s,\"timely_rtt_samples\":%" PRIu64
+		",\"timely_rate_decreases\":%" PRIu64 ",\"timely_rate_increases\":%" PRIu64 ",",
+		tf(f->timely), f->timely_samples, f->timely_decreases, f->timely_increases);
 	if (f->flow_bytes) {
 		fprintf(o, "\"flow_bytes\":%" PRIu64 ",\"run_us\":%.1f,\"fct_us\":[",
 			f->flow_bytes, f->run_us);

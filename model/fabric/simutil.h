@@ -212,6 +212,8 @@ struct sim_incast_figures {
 	uint64_t marked, ecn_rx, cnp_sent, cnp_handled, cnp_ignored, cuts, incs;
 	bool hpcc;				/* HPCC with INT instead of DCQCN (--hpcc) */
 	uint64_t int_hops, int_echo_acks, hpcc_updates;	/* records added, echoes, Wc updates */
+	bool timely;				/* TIMELY instead of DCQCN (--timely) */
+	uint64_t timely_samples, timely_decreases, timely_increases;	/* the senders' counters */
 	uint64_t completed, errors;		/* WRITEs */
 	bool data_ok, dcb_ok, cc_ok;
 	uint64_t events;

@@ -25,7 +25,8 @@
  *   'D' dev                             the MR deregistered and registered again
  *   'C' dev mode                        SET_CC_PARAMS: DCQCN (reaction and notification
  *                                       point) or HPCC (INT shims on the data frames) on
- *                                       every priority, or neither
+ *                                       every priority, TIMELY (mode % 3 == 0, not 0) on
+ *                                       priorities mode >> 2 | 1, or none (0)
  *   'N' dev k                           frame k of the wire log made a CNP (BTH opcode 0x81,
  *                                       its lengths and ICRC fixed), delivered to @dev
  *   'U' dev len16 fl                    a UD SEND from @dev's UD QP to the peer's UD QP (fl
@@ -245,7 +246,7 @@ static void srq_fill(struct fz *f, unsigned int s)
 	srq_ring(f->c.d[s], &f->srq[s]);
 }
 
-/* 'C': congestion control on every priority of side @s: DCQCN, HPCC or none. */
+/* 'C': congestion control of side @s: DCQCN, HPCC, TIMELY or none. */
 static void cc_mode(struct fz *f, unsigned int s, unsigned int mode)
 {
 	uint8_t p[sizeof(struct tern_cc_params)];
@@ -256,6 +257,8 @@ static void cc_mode(struct fz *f, unsigned int s, unsigned int mode)
 		p[OFF(struct tern_cc_params, np_en)] = 0xff;
 	} else if (mode % 3 == 2) {
 		p[OFF(struct tern_cc_params, hpcc_en)] = 0xff;
+	} else if (mode) {
+		p[OFF(struct tern_cc_params, timely_en)] = (uint8_t)(mode >> 2 | 1);
 	}
 	cc_set(&f->c.d[s]->f, p, NULL);
 }

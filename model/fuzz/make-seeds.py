@@ -220,6 +220,12 @@ def wire_seeds():
         # HPCC: the data frames carry INT shims, the peer echoes them
         seeds["seed-%s-hpcc" % name] = (struct.pack(">H", cfg) + wcmd("C", 0, u8(2)) +
                                         wcmd("C", 1, u8(2)) + every_op + every_op)
+        # TIMELY on the QPs' priority: WRITEs (op 2) and READs (op 4) both ways, time
+        # passing between them: segments opened, extended and closed, voided by resends
+        rw = b"".join(wcmd("P", k & 1, u8(2 if k < 4 else 4), u16(700 + 3000 * k)) +
+                      wcmd("T", 0, u16(20000)) for k in range(8))
+        seeds["seed-%s-timely" % name] = (struct.pack(">H", cfg) + wcmd("C", 0, u8(3)) +
+                                          wcmd("C", 1, u8(3)) + rw + every_op + rw)
     # UD SENDs both ways, to the UD QPs and to those on the SRQs, one with a wrong Q_Key;
     # logged frames made UD datagrams for either
     ud = b"".join(wcmd("U", k & 1, u16(64 + 900 * k), u8(k % 4)) for k in range(8))

@@ -41,8 +41,13 @@ int cc_params_set(struct rdev *d, const struct tern_cc_params *c)
 	wr16(in + OFF(T, hpcc_eta), c->hpcc_eta);
 	wr32(in + OFF(T, hpcc_ai_rate), c->hpcc_ai_rate);
 	wr32(in + OFF(T, hpcc_base_rtt), c->hpcc_base_rtt);
+	in[OFF(T, timely_en)] = c->timely_en;
+	in[OFF(T, timely_hai_thresh)] = c->timely_hai_thresh;
+	wr16(in + OFF(T, timely_alpha), c->timely_alpha);
+	wr16(in + OFF(T, timely_beta), c->timely_beta);
 #define W(f) wr32(in + OFF(T, f), c->f);
 	TERN_CC_U32_FIELDS(W)
+	TERN_CC_TIMELY_U32_FIELDS(W)
 #undef W
 	return rdev_cmd(d, TERN_CMD_SET_CC_PARAMS, in, sizeof(in), NULL, 0, NULL);
 }

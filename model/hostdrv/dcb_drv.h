@@ -17,6 +17,11 @@
 	X(rpg_min_rate) X(rate_to_set_on_first_cnp) X(dce_tcp_g) X(dce_tcp_rtt)		\
 	X(rate_reduce_monitor_period) X(initial_alpha_value)
 
+/* TIMELY's 32-bit fields of struct tern_cc_params, in order, for X-macros. */
+#define TERN_CC_TIMELY_U32_FIELDS(X)						\
+	X(timely_delta) X(timely_t_low) X(timely_t_high) X(timely_min_rtt) X(timely_seg)	\
+	X(timely_min_rate)
+
 /* The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015) in host order, RP and NP off. */
 void cc_params_paper(struct tern_cc_params *c);
 

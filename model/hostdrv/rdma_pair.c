@@ -325,6 +325,15 @@ void cc_defaults(uint8_t p[sizeof(struct tern_cc_params)])
 	p[CCP(hpcc_eta) + 1] = 950 >> 8;
 	wr32(p + CCP(hpcc_ai_rate), 100);
 	wr32(p + CCP(hpcc_base_rtt), 12000);
+	p[CCP(timely_hai_thresh)] = 5;
+	wr16(p + CCP(timely_alpha), 896);
+	wr16(p + CCP(timely_beta), 819);
+	wr32(p + CCP(timely_delta), 40);
+	wr32(p + CCP(timely_t_low), 25000);
+	wr32(p + CCP(timely_t_high), 100000);
+	wr32(p + CCP(timely_min_rtt), 12000);
+	wr32(p + CCP(timely_seg), 16384);
+	wr32(p + CCP(timely_min_rate), 100);
 }
 
 int cc_set(struct fake *f, const uint8_t p[sizeof(struct tern_cc_params)], uint32_t *syndrome)

@@ -443,6 +443,8 @@ static int cmd_in_old_len(uint16_t opcode)
 		return TERN_CREATE_SRQ_IN_V1_LEN;
 	case TERN_CMD_MODIFY_QP:
 		return TERN_MODIFY_QP_IN_V1_LEN;
+	case TERN_CMD_SET_CC_PARAMS:
+		return TERN_CC_PARAMS_V1_LEN;
 	default:
 		return -1;
 	}

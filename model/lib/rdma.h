@@ -96,6 +96,43 @@ static inline uint32_t psn_add(uint32_t a, uint32_t n)
 	return (a + n) & TERNM_PSN_MASK;
 }
 
+/*
+ * One round-trip sample at a time, on the device's clock (TIMELY's segments in
+ * rdma_timely.c; the requester's smoothed round trip is struct ternm_rtt): @psn went out new
+ * at @t0; the sample ends when the oldest unacknowledged PSN passes it, and is void once a
+ * PSN up to it is resent (Karn: its answer may be the resend's).
+ */
+struct ternm_rtt_probe {
+	bool on;
+	uint32_t psn;
+	uint64_t t0;
+};
+
+static inline void ternm_probe_start(struct ternm_rtt_probe *p, uint32_t psn, uint64_t t0)
+{
+	p->on = true;
+	p->psn = psn;
+	p->t0 = t0;
+}
+
+/* PSN @psn is being resent: a sample up to it is void. */
+static inline void ternm_probe_resent(struct ternm_rtt_probe *p, uint32_t psn)
+{
+	if (p->on && psn_diff(psn, p->psn) <= 0)
+		p->on = false;
+}
+
+/* Every PSN before @una is acknowledged at @now: the sample's round trip in *@ns, if it ended. */
+static inline bool ternm_probe_acked(struct ternm_rtt_probe *p, uint32_t una, uint64_t now,
+				     uint64_t *ns)
+{
+	if (!p->on || psn_diff(una, p->psn) <= 0)
+		return false;
+	p->on = false;
+	*ns = now - p->t0;
+	return true;
+}
+
 /* ---- RoCEv2 ---------------------------------------------------------------------------------- */
 enum {
 	IBOP_SEND_FIRST = 0x00, IBOP_SEND_MIDDLE = 0x01, IBOP_SEND_LAST = 0x02,
@@ -367,6 +404,22 @@ struct ternm_qp_hpcc {
 	uint8_t echo[TERN_INT_MAX_HOPS * sizeof(struct tern_int_hop)];
 };
 
+/*
+ * TIMELY state of one RC QP (rdma_timely.c). Rates in kb/s; rtt_diff in 1/1024 ns. The
+ * segment being timed: @probe's PSN is its last packet so far, sent at probe.t0; it takes
+ * more new packets while @seg_open (seg_bytes below timely_seg).
+ */
+struct ternm_qp_timely {
+	bool init;		/* rate, prev_rtt are set (the first sample) */
+	bool seg_open;
+	uint32_t seg_bytes;
+	uint32_t hai_count;	/* completion events in a row with gradient <= 0 */
+	struct ternm_rtt_probe probe;
+	uint64_t rate;
+	uint64_t rtt, prev_rtt;	/* ns: the last sample, the one before it */
+	int64_t rtt_diff;
+};
+
 /* A shared receive queue (rdma_srq.c). */
 struct ternm_srq {
 	bool used;
@@ -484,6 +537,7 @@ struct ternm_qp {
 	/* congestion control */
 	struct ternm_qp_cc cc;
 	struct ternm_qp_hpcc hpcc;
+	struct ternm_qp_timely timely;
 	uint8_t tx_block;	/* TX_*: why the current turn stopped */
 
 	/* the QP counter set its packets and events also count in (rdma_ctr.c); 0: none */
@@ -518,7 +572,8 @@ static inline bool ternm_qp_connected(const struct ternm_qp *qp)
 	X(rp_limited_qps) \
 	X(out_of_order_accepted) X(selective_retrans_pkts) X(tail_loss_probes) \
 	X(hpcc_int_echo_acks) X(hpcc_window_updates) X(hpcc_int_echoes_sent) X(rx_int_discards) \
-	X(db_rec_errors) X(adaptive_retrans)
+	X(db_rec_errors) X(adaptive_retrans) \
+	X(timely_rtt_samples) X(timely_rate_decreases) X(timely_rate_increases)
 
 struct ternm_rdma_stats {
 #define X(n) uint64_t n;
@@ -629,6 +684,10 @@ struct ternm_cc {
 	uint8_t hpcc_en, hpcc_max_stage;
 	uint16_t hpcc_eta;
 	uint32_t hpcc_ai_rate, hpcc_base_rtt;
+	uint8_t timely_en, timely_hai_thresh;
+	uint16_t timely_alpha, timely_beta;
+	uint32_t timely_delta, timely_t_low, timely_t_high, timely_min_rtt, timely_seg;
+	uint32_t timely_min_rate;
 };
 
 /* rdma_sched.c */
@@ -706,6 +765,24 @@ void ternm_int_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3,
 		  size_t udp);
 void ternm_cc_query_qp(struct tern_model *m, struct ternm_qp *qp, uint32_t *rate_mbps,
 		       uint32_t *alpha);
+
+/* rdma_timely.c */
+struct ternm_timely_view {	/* QUERY_QP's TIMELY fields */
+	uint32_t rate_mbps, rtt_ns;
+	int32_t rtt_diff_ns;
+	uint8_t hai_count;
+};
+
+bool ternm_timely_qp(const struct tern_model *m, const struct ternm_qp *qp);
+bool ternm_timely_query(const struct tern_model *m, const struct ternm_qp *qp,
+			struct ternm_timely_view *v);
+bool ternm_timely_ackreq(const struct tern_model *m, const struct ternm_qp *qp);
+void ternm_timely_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, uint32_t n,
+		       size_t len);
+void ternm_timely_acked(struct tern_model *m, struct ternm_qp *qp);
+int ternm_timely_parse(struct ternm_cc *c, const uint8_t *in, uint32_t line,
+		       struct ternm_cmd_result *r);
+void ternm_timely_put(const struct ternm_cc *c, uint8_t *o);
 
 /* rdma_req.c */
 int ternm_wqe_read_sges(struct tern_model *m, struct ternm_qp *qp, struct ternm_wqe_cache *wc,

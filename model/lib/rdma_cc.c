@@ -48,6 +48,15 @@ static void cc_defaults(struct ternm_cc *c)
 	c->hpcc_eta = TERN_CC_DEF_HPCC_ETA;
 	c->hpcc_ai_rate = TERN_CC_DEF_HPCC_AI_RATE;
 	c->hpcc_base_rtt = TERN_CC_DEF_HPCC_BASE_RTT;
+	c->timely_hai_thresh = TERN_CC_DEF_TIMELY_HAI_THRESH;
+	c->timely_alpha = TERN_CC_DEF_TIMELY_ALPHA;
+	c->timely_beta = TERN_CC_DEF_TIMELY_BETA;
+	c->timely_delta = TERN_CC_DEF_TIMELY_DELTA;
+	c->timely_t_low = TERN_CC_DEF_TIMELY_T_LOW;
+	c->timely_t_high = TERN_CC_DEF_TIMELY_T_HIGH;
+	c->timely_min_rtt = TERN_CC_DEF_TIMELY_MIN_RTT;
+	c->timely_seg = TERN_CC_DEF_TIMELY_SEG;
+	c->timely_min_rate = TERN_CC_DEF_TIMELY_MIN_RATE;
 }
 
 int ternm_cc_init(struct tern_model *m)
@@ -131,8 +140,9 @@ static void cc_unlimit(struct tern_model *m, struct ternm_qp *qp)
 }
 
 /*
- * HPCC (rdma_hpcc.c): pace @qp at @kbps, or not at all from the line rate up. The limiter
- * is DCQCN's (the two never share a priority) without its increase timer.
+ * HPCC (rdma_hpcc.c) and TIMELY (rdma_timely.c): pace @qp at @kbps, or not at all from the
+ * line rate up. The limiter is DCQCN's (they never share a priority) without its increase
+ * timer.
  */
 void ternm_cc_pace(struct tern_model *m, struct ternm_qp *qp, uint64_t kbps)
 {
@@ -147,9 +157,9 @@ void ternm_cc_pace(struct tern_model *m, struct ternm_qp *qp, uint64_t kbps)
 	if (!c->limited) {
 		c->limited = true;
 		c->next_send = ternm_now(m);
-		c->inc_deadline = TERNM_NO_DEADLINE;
 		m->rdma->stats.rp_limited_qps++;
 	}
+	c->inc_deadline = TERNM_NO_DEADLINE;	/* no DCQCN increase timer (left from RP) */
 	c->rc = c->rt = kbps;
 }
 
@@ -285,6 +295,7 @@ void ternm_cc_qp_reset(struct tern_model *m, struct ternm_qp *qp)
 		m->rdma->stats.rp_limited_qps--;
 	memset(&qp->cc, 0, sizeof(qp->cc));
 	ternm_hpcc_qp_reset(qp);
+	memset(&qp->timely, 0, sizeof(qp->timely));
 	qp->cc.inc_deadline = qp->cc.pace_deadline = TERNM_NO_DEADLINE;
 }
 
@@ -348,7 +359,7 @@ bool ternm_tx_gate(struct tern_model *m, struct ternm_qp *qp, const uint8_t *pat
 	if (c->limited) {
 		uint64_t now = ternm_now(m);
 
-		if (!ternm_cc_rp(m, qp) && !ternm_hpcc_qp(m, qp)) {
+		if (!ternm_cc_rp(m, qp) && !ternm_hpcc_qp(m, qp) && !ternm_timely_qp(m, qp)) {
 			cc_unlimit(m, qp);	/* RP turned off, or the path changed priority */
 		} else {
 			cc_advance(m, qp, now);
@@ -557,6 +568,8 @@ static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 	st = cc_parse_dcqcn(&c, in, line, r);
 	if (st == TERN_CMD_OK)
 		st = cc_parse_hpcc(&c, in, line, r);
+	if (st == TERN_CMD_OK)
+		st = ternm_timely_parse(&c, in, line, r);
 	if (st != TERN_CMD_OK)
 		return st;
 	if (get_le32(CFLD(in, struct tern_cc_params, rsvd)))
@@ -568,10 +581,12 @@ static int set_params(struct tern_model *m, const uint8_t *in, struct ternm_cmd_
 
 		if (!qp || !qp->cc.limited)
 			continue;
-		if (!ternm_cc_rp(m, qp) && !ternm_hpcc_qp(m, qp))
+		if (!ternm_cc_rp(m, qp) && !ternm_hpcc_qp(m, qp) && !ternm_timely_qp(m, qp))
 			cc_unlimit(m, qp);
 		else if (ternm_cc_rp(m, qp))
 			cc_cap(m, qp);
+		else
+			qp->cc.inc_deadline = TERNM_NO_DEADLINE;	/* now HPCC's or TIMELY's */
 		ternm_qp_timer_sync(m, qp);
 	}
 	return TERN_CMD_OK;
@@ -583,7 +598,7 @@ static void query_params(struct tern_model *m, uint16_t out_len, struct ternm_cm
 	const struct ternm_cc *c = m->cc;
 	uint8_t *o = m->cmd_out;
 
-	if (out_len < sizeof(T)) {
+	if (out_len < TERN_CC_PARAMS_V1_LEN) {
 		r->status = TERN_CMD_BAD_LEN;
 		r->syndrome = sizeof(T);
 		return;
@@ -615,7 +630,9 @@ static void query_params(struct tern_model *m, uint16_t out_len, struct ternm_cm
 	P(hpcc_ai_rate);
 	P(hpcc_base_rtt);
 #undef P
-	r->out_size = sizeof(T);
+	ternm_timely_put(c, o);
+	/* a driver from before TIMELY gets the fields it knows */
+	r->out_size = out_len < sizeof(T) ? TERN_CC_PARAMS_V1_LEN : sizeof(T);
 	r->status = TERN_CMD_OK;
 }
 

@@ -918,6 +918,7 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	struct ternm_qp *qp = ternm_qp_get(m, get_le32(CFLD(in, struct tern_cmd_query_qp_in, qpn)));
 	uint8_t *o = m->cmd_out, *a = m->cmd_out + offsetof(T, attrs);
 	struct ternm_hpcc_view hv;
+	struct ternm_timely_view tv;
 	uint32_t rate, alpha;
 
 	if (!qp)
@@ -934,6 +935,13 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 		put_le32(FLD(o, T, hpcc_window), hv.window);
 		put_le16(FLD(o, T, hpcc_util), hv.util);
 		o[offsetof(T, hpcc_inc_stage)] = hv.inc_stage;
+	}
+	if (ternm_timely_query(m, qp, &tv)) {
+		put_le32(FLD(o, T, status), TERN_QP_STATUS_TIMELY);
+		put_le32(FLD(o, T, timely_rate_mbps), tv.rate_mbps);
+		put_le32(FLD(o, T, timely_rtt_ns), tv.rtt_ns);
+		put_le32(FLD(o, T, timely_rtt_diff_ns), (uint32_t)tv.rtt_diff_ns);
+		o[offsetof(T, timely_hai_count)] = tv.hai_count;
 	}
 	a[offsetof(A, state)] = qp->state;
 	a[offsetof(A, path_mtu)] = qp->path_mtu;
@@ -961,6 +969,8 @@ static int query_qp(struct tern_model *m, const uint8_t *in, uint16_t out_len,
 	/* a buffer of one of the older, shorter versions gets that version's bytes */
 	if (out_len >= sizeof(T))
 		r->out_size = sizeof(T);
+	else if (out_len >= TERN_QUERY_QP_OUT_V4_LEN)
+		r->out_size = TERN_QUERY_QP_OUT_V4_LEN;
 	else if (out_len >= TERN_QUERY_QP_OUT_V3_LEN)
 		r->out_size = TERN_QUERY_QP_OUT_V3_LEN;
 	else if (out_len >= TERN_QUERY_QP_OUT_V2_LEN)
@@ -1053,11 +1063,13 @@ void ternm_rdma_cmd(struct tern_model *m, uint16_t opcode, const uint8_t *in, ui
 			break;
 		}
 		put_stats(m, m->cmd_out);
-		/* a driver from before the doorbell records (or the adaptive timer) gets the
-		 * counters it knows
+		/* a driver from before the doorbell records, the adaptive timer or TIMELY gets
+		 * the counters it knows
 		 */
 		if (out_len >= sizeof(struct tern_cmd_rdma_stats_out))
 			r->out_size = sizeof(struct tern_cmd_rdma_stats_out);
+		else if (out_len >= TERN_RDMA_STATS_OUT_V3_LEN)
+			r->out_size = TERN_RDMA_STATS_OUT_V3_LEN;
 		else if (out_len >= TERN_RDMA_STATS_OUT_V2_LEN)
 			r->out_size = TERN_RDMA_STATS_OUT_V2_LEN;
 		else

@@ -508,6 +508,7 @@ static bool outstanding(const struct ternm_qp *qp)
 
 static void retx_arm(struct tern_model *m, struct ternm_qp *qp)
 {
+	ternm_timely_acked(m, qp);	/* a segment acknowledged: TIMELY's sample */
 	qp->retx_deadline = outstanding(qp) && qp->timeout && !qp->rnr_wait ?
 			    ternm_now(m) + ternm_recovery(qp)->arm_ns(m, qp, retx_ns(qp)) : TERNM_NO_DEADLINE;
 	ternm_qp_timer_sync(m, qp);
@@ -872,8 +873,10 @@ static void req_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn, ui
 		     size_t len)
 {
 	ternm_cc_sent(m, qp, len);
-	if (len)
+	if (len) {
 		ternm_recovery(qp)->sent(m, qp, psn, n);	/* a probe counts from the last one */
+		ternm_timely_sent(m, qp, psn, n, len);
+	}
 	if (len && psn_diff(psn, qp->sent_psn) < 0) {
 		TERNM_QSTAT(m, qp, retrans_pkts, 1);
 		TERNM_QSTAT(m, qp, retrans_bytes, len);
@@ -1148,6 +1151,7 @@ static bool req_data_ackreq(struct tern_model *m, struct ternm_qp *qp, bool last
 	qp->pkts_since_ack++;
 	ackreq = last || qp->pkts_since_ack >= TERNM_ACK_EVERY ||
 		 ternm_hpcc_qp(m, qp) ||		/* an echo per packet */
+		 ternm_timely_ackreq(m, qp) ||		/* a TIMELY segment's last */
 		 ternm_recovery(qp)->cap_full(qp, psn_add(qp->req_psn, 1));
 	if (ackreq)
 		qp->pkts_since_ack = 0;

@@ -170,6 +170,9 @@ NicTotals::Add(const Ptr<TernNetDevice>& d, unsigned int prio)
     int_echo_acks += ns.int_echo_acks;
     hpcc_updates += ns.hpcc_updates;
     int_echoes_sent += ns.int_echoes_sent;
+    timely_samples += ns.timely_samples;
+    timely_decreases += ns.timely_decreases;
+    timely_increases += ns.timely_increases;
     refused += d->RefusedFrames();
 }
 

@@ -71,6 +71,7 @@ struct NicTotals
     uint64_t rx_pause = 0, tx_pause = 0, discards = 0, retrans = 0, timeouts = 0;
     uint64_t cnp_sent = 0, ecn_rx = 0, cnp_handled = 0, cnp_ignored = 0, cuts = 0, incs = 0;
     uint64_t int_echo_acks = 0, hpcc_updates = 0, int_echoes_sent = 0;
+    uint64_t timely_samples = 0, timely_decreases = 0, timely_increases = 0;
     uint64_t refused = 0;
     bool pfc_ok = true;
 

@@ -565,13 +565,15 @@ ReportSetup(size_t nflows)
 
     printf("{\"engine\":\"ns-3\",\"leaves\":%u,\"hosts_per_leaf\":%u,\"spines\":%u,"
            "\"hosts\":%u,\"link_mbps\":%u,\"uplink_mbps\":%u,\"delay_ns\":%" PRIu64
-           ",\"mode\":\"%s\",\"dcqcn\":%s,\"hpcc\":%s,\"flows\":%zu,\"flows_skipped\":%" PRIu64
+           ",\"mode\":\"%s\",\"dcqcn\":%s,\"hpcc\":%s,\"timely\":%s,\"flows\":%zu,"
+           "\"flows_skipped\":%" PRIu64
            ",\"workload\":\"%s\",\"load\":%.3f,"
            "\"incast\":%u,\"flow_bytes\":%" PRIu64 ",",
            p.leaves, p.hosts, p.spines, p.leaves * p.hosts, p.nic.link_mbps,
            p.uplink_mbps ? p.uplink_mbps : p.nic.link_mbps, p.delay_ns,
-           p.nic.hpcc ? "hpcc" : p.nic.dcqcn ? "dcqcn" : "pfc",
-           p.nic.dcqcn && !p.nic.hpcc ? "true" : "false", p.nic.hpcc ? "true" : "false",
+           p.nic.hpcc ? "hpcc" : p.nic.timely ? "timely" : p.nic.dcqcn ? "dcqcn" : "pfc",
+           p.nic.dcqcn && !p.nic.hpcc && !p.nic.timely ? "true" : "false",
+           p.nic.hpcc ? "true" : "false", p.nic.timely && !p.nic.hpcc ? "true" : "false",
            nflows, g.skipped,
            p.workload ? "cdf" : "permutation+incast", p.workload ? p.load : 0.0,
            p.workload ? 0 : p.incast, p.workload ? 0 : p.flow_bytes);
@@ -616,11 +618,13 @@ ReportInt(const SwitchTotals& sw, const NicTotals& nic)
            ",\"int_echo_short\":%" PRIu64 ",\"int_echo_bad\":%" PRIu64
            ",\"int_overflow_flagged\":%" PRIu64 ",\"int_ip_max\":%" PRIu64
            ",\"int_echoes_sent\":%" PRIu64 ",\"int_echo_acks\":%" PRIu64
-           ",\"hpcc_window_updates\":%" PRIu64 ",",
+           ",\"hpcc_window_updates\":%" PRIu64 ",\"timely_rtt_samples\":%" PRIu64
+           ",\"timely_rate_decreases\":%" PRIu64 ",\"timely_rate_increases\":%" PRIu64 ",",
            g.p.sw.int_mtu, sw.int_hops, sw.int_overflows, g.tel.req, g.tel.req_full,
            g.tel.req_short, g.tel.req_bad, g.tel.echo, g.tel.echo_full, g.tel.echo_short,
            g.tel.echo_bad, g.tel.overflow_flag, g.tel.ip_max, nic.int_echoes_sent,
-           nic.int_echo_acks, nic.hpcc_updates);
+           nic.int_echo_acks, nic.hpcc_updates, nic.timely_samples, nic.timely_decreases,
+           nic.timely_increases);
 }
 
 /* The queues, PFC, drops, retransmissions, ECN/CNPs and the run's own figures. */
@@ -761,6 +765,7 @@ Usage(FILE* f)
             "  --leaves L --hosts H --spines S   topology (4, 8, 4; L x H <= %u)\n"
             "  --dcqcn on|off        RP+NP on priority 3 (on), or PFC only\n"
             "  --hpcc on|off         HPCC with INT on priority 3 instead of DCQCN (off)\n"
+            "  --timely on|off       TIMELY on priority 3 instead of DCQCN (off)\n"
             "  --int-mtu B           largest IP packet INT records may grow to (9000)\n"
             "  --incast K            hosts of other leaves that also send to host 0 (8)\n"
             "  --flow-bytes B        every flow (1048576)\n"
@@ -788,7 +793,7 @@ ParseArgs(int argc, char** argv)
     enum
     {
         O_L = 256, O_H, O_S, O_DCQCN, O_INC, O_FB, O_SPREAD, O_MAX, O_SEED, O_SAMPLE, O_HELP,
-        O_WL, O_LOAD, O_DUR, O_SERIES, O_SERIES_US, O_UP, O_HPCC, O_INTMTU, O_FLOWLOG
+        O_WL, O_LOAD, O_DUR, O_SERIES, O_SERIES_US, O_UP, O_HPCC, O_INTMTU, O_FLOWLOG, O_TIMELY
     };
     static const std::vector<struct option> opts = Options({
         {"leaves", 1, nullptr, O_L}, {"hosts", 1, nullptr, O_H}, {"spines", 1, nullptr, O_S},
@@ -800,6 +805,7 @@ ParseArgs(int argc, char** argv)
         {"duration-us", 1, nullptr, O_DUR}, {"series", 1, nullptr, O_SERIES},
         {"series-us", 1, nullptr, O_SERIES_US}, {"uplink-mbps", 1, nullptr, O_UP},
         {"hpcc", 1, nullptr, O_HPCC}, {"int-mtu", 1, nullptr, O_INTMTU},
+        {"timely", 1, nullptr, O_TIMELY},
         {"flow-log", 1, nullptr, O_FLOWLOG},
     });
     Params& p = g.p;
@@ -816,12 +822,14 @@ ParseArgs(int argc, char** argv)
         case O_S: p.spines = static_cast<unsigned int>(Num(optarg, "--spines")); break;
         case O_DCQCN:
         case O_HPCC:
+        case O_TIMELY:
             if (strcmp(optarg, "on") && strcmp(optarg, "off"))
             {
                 Usage(stderr);
                 return 2;
             }
-            (c == O_HPCC ? p.nic.hpcc : p.nic.dcqcn) = !strcmp(optarg, "on");
+            (c == O_HPCC ? p.nic.hpcc : c == O_TIMELY ? p.nic.timely : p.nic.dcqcn) =
+                !strcmp(optarg, "on");
             break;
         case O_INTMTU: p.sw.int_mtu = static_cast<uint32_t>(Num(optarg, "--int-mtu")); break;
         case O_INC: p.incast = static_cast<unsigned int>(Num(optarg, "--incast")); break;

@@ -225,7 +225,7 @@ ReportSetup(struct sim_incast_figures& f)
     const Params& p = g.p;
 
     f.n = p.n;
-    f.dcqcn = p.nic.dcqcn && !p.nic.hpcc;
+    f.dcqcn = p.nic.dcqcn && !p.nic.hpcc && !p.nic.timely;
     f.rp_en = p.nic.rp_en;
     f.np_en = p.nic.np_en;
     f.link_mbps = p.nic.link_mbps;
@@ -261,6 +261,9 @@ ReportCounters(struct sim_incast_figures& f, const SwitchTotals& sw, const NicTo
     f.int_hops = sw.int_hops;
     f.int_echo_acks = nic.int_echo_acks;
     f.hpcc_updates = nic.hpcc_updates;
+    f.timely_samples = nic.timely_samples;
+    f.timely_decreases = nic.timely_decreases;
+    f.timely_increases = nic.timely_increases;
 }
 
 void
@@ -316,6 +319,7 @@ Report(double wall)
     f.jain_convergence_us = sim_jain_convergence_us(&sb, 0.99, true, jr);
     ReportCounters(f, sw, nic);
     f.hpcc = p.nic.hpcc;
+    f.timely = p.nic.timely && !p.nic.hpcc;
     f.completed = completed;
     f.errors = errors;
     f.data_ok = data_ok;
@@ -376,6 +380,7 @@ Usage(FILE* f)
             "  --pfc-mask M          lossless priorities, switch and NICs (8)\n"
             "  --cc NAME=V           a DCQCN parameter (e.g. rpg_ai_rate=40)\n"
             "  --hpcc on|off         HPCC with INT on the --rp-en priorities instead of DCQCN\n"
+            "  --timely on|off       TIMELY on the --rp-en priorities instead of DCQCN\n"
             SIM_INCAST_USAGE_BOTTOM,
             kMaxSenders);
 }
@@ -399,7 +404,7 @@ ParseArgs(int argc, char** argv)
     {
         O_N = 256, O_DCQCN, O_RP, O_NP, O_DUR, O_STEADY, O_MTU, O_MSG, O_OUT, O_SEED,
         O_SAMPLE, O_BIN, O_CW, O_CH, O_CT, O_SERIES, O_SWJSON, O_QUIET, O_HELP, O_ECNDEQ,
-        O_PFC, O_JIT, O_ECNENQ, O_HPCC
+        O_PFC, O_JIT, O_ECNENQ, O_HPCC, O_TIMELY
     };
     static const std::vector<struct option> opts = Options({
         {"n", 1, nullptr, O_N}, {"dcqcn", 1, nullptr, O_DCQCN}, {"rp-en", 1, nullptr, O_RP},
@@ -412,6 +417,7 @@ ParseArgs(int argc, char** argv)
         {"ecn-dequeue", 0, nullptr, O_ECNDEQ}, {"ecn-enqueue", 0, nullptr, O_ECNENQ},
         {"pfc-mask", 1, nullptr, O_PFC},
         {"jitter-ns", 1, nullptr, O_JIT}, {"hpcc", 1, nullptr, O_HPCC},
+        {"timely", 1, nullptr, O_TIMELY},
         {"series", 1, nullptr, O_SERIES}, {"switch-json", 1, nullptr, O_SWJSON},
         {"quiet", 0, nullptr, O_QUIET}, {"help", 0, nullptr, O_HELP},
     });
@@ -428,6 +434,7 @@ ParseArgs(int argc, char** argv)
         case O_N: p.n = static_cast<unsigned int>(Num(optarg, "--n")); break;
         case O_DCQCN: p.nic.dcqcn = OnOff(optarg); break;
         case O_HPCC: p.nic.hpcc = OnOff(optarg); break;
+        case O_TIMELY: p.nic.timely = OnOff(optarg); break;
         case O_RP: p.nic.rp_en = static_cast<uint8_t>(Num(optarg, "--rp-en")); break;
         case O_NP: p.nic.np_en = static_cast<uint8_t>(Num(optarg, "--np-en")); break;
         case O_DUR: p.duration_ns = Num(optarg, "--duration-us") * 1000; break;

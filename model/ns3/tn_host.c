@@ -210,9 +210,10 @@ static bool cc_setup(struct tn_host *h, const struct tn_nic_params *p)
 	struct tern_cc_params in;
 
 	memset(&in, 0, sizeof(in));
-	in.rp_en = p->dcqcn && !p->hpcc ? p->rp_en : 0;
-	in.np_en = p->dcqcn && !p->hpcc ? p->np_en : 0;
+	in.rp_en = p->dcqcn && !p->hpcc && !p->timely ? p->rp_en : 0;
+	in.np_en = p->dcqcn && !p->hpcc && !p->timely ? p->np_en : 0;
 	in.hpcc_en = p->hpcc ? p->rp_en : 0;
+	in.timely_en = p->timely && !p->hpcc ? p->rp_en : 0;
 	in.cnp_dscp = c->cnp_dscp;
 	in.cnp_prio = c->cnp_prio;
 #define CP(f) in.f = c->f;
@@ -343,6 +344,9 @@ void tn_host_stats(struct tn_host *h, unsigned int prio, struct tn_nic_stats *st
 		st->int_echo_acks = RSTAT(rs, hpcc_int_echo_acks);
 		st->hpcc_updates = RSTAT(rs, hpcc_window_updates);
 		st->int_echoes_sent = RSTAT(rs, hpcc_int_echoes_sent);
+		st->timely_samples = RSTAT(rs, timely_rtt_samples);
+		st->timely_decreases = RSTAT(rs, timely_rate_decreases);
+		st->timely_increases = RSTAT(rs, timely_rate_increases);
 	}
 	settle(h);
 }

@@ -62,6 +62,7 @@ struct tn_nic_params {
 	uint8_t pfc_mask;	/* lossless priorities (SET_DCB pfc_en) */
 	bool dcqcn;
 	bool hpcc;		/* HPCC + INT on rp_en's priorities instead of DCQCN */
+	bool timely;		/* TIMELY on rp_en's priorities instead of DCQCN (not with hpcc) */
 	uint8_t rp_en, np_en;	/* CC priority masks when dcqcn */
 	struct tn_cc cc;
 };
@@ -92,6 +93,7 @@ struct tn_nic_stats {
 	uint64_t rate_cuts, rate_increases;
 	uint64_t int_echo_acks, hpcc_updates;	/* HPCC: ACKs with an INT echo, Wc updates */
 	uint64_t int_echoes_sent;	/* HPCC responder: ACKs that carried an echo */
+	uint64_t timely_samples, timely_decreases, timely_increases;	/* TIMELY requester */
 	bool pfc_ok, rdma_ok;		/* QUERY_PFC_STATS, QUERY_RDMA_STATS accepted */
 };
 void tn_host_stats(struct tn_host *h, unsigned int prio, struct tn_nic_stats *st);

@@ -6,6 +6,7 @@
  * QUERY_QP, and the pacer measured in virtual time. Two models on the test wire; the test
  * marks CE in flight and injects CNPs of its own making.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include <linux/tern/tern_dcb.h>
@@ -305,6 +306,23 @@ static void t_params(void)
 		{ CCP(hpcc_ai_rate), 4, LINE_MBPS + 1, LINE_MBPS },
 		{ CCP(hpcc_base_rtt), 4, 999, 1000 },
 		{ CCP(hpcc_base_rtt), 4, 100000001, 100000000 },
+		/* TIMELY: never on a priority with DCQCN (0x08) or HPCC (0x10 here) */
+		{ CCP(timely_en), 1, 0x48, 0x40 },
+		{ CCP(timely_en), 1, 0x50, 0x40 },
+		{ CCP(timely_hai_thresh), 1, 32, 31 },
+		{ CCP(timely_alpha), 2, 1025, 1024 },
+		{ CCP(timely_beta), 2, 1025, 1024 },
+		{ CCP(rsvd0), 2, 1, 0 },
+		{ CCP(timely_delta), 4, LINE_MBPS + 1, LINE_MBPS },
+		{ CCP(timely_t_low), 4, 999, 1000 },
+		{ CCP(timely_t_low), 4, 100000001, 30000 },
+		{ CCP(timely_t_high), 4, 30000, 30001 },	/* not above t_low */
+		{ CCP(timely_t_high), 4, 100000001, 100000000 },
+		{ CCP(timely_min_rtt), 4, 999, 1000 },
+		{ CCP(timely_min_rtt), 4, 100000001, 100000000 },
+		{ CCP(timely_seg), 4, 1023, 1024 },
+		{ CCP(timely_seg), 4, (1u << 20) + 1, 1u << 20 },
+		{ CCP(timely_min_rate), 4, LINE_MBPS + 1, LINE_MBPS },
 		{ CCP(rsvd), 4, 1, 0 },
 		{ CCP(rsvd), 4, 0x80000000, 0 },
 	};
@@ -345,6 +363,16 @@ static void t_params(void)
 	wr16(p + CCP(hpcc_eta), 900);
 	wr32(p + CCP(hpcc_ai_rate), 80);
 	wr32(p + CCP(hpcc_base_rtt), 9000);
+	p[CCP(timely_en)] = 0x41;
+	p[CCP(timely_hai_thresh)] = 7;
+	wr16(p + CCP(timely_alpha), 300);
+	wr16(p + CCP(timely_beta), 500);
+	wr32(p + CCP(timely_delta), 20);
+	wr32(p + CCP(timely_t_low), 30000);
+	wr32(p + CCP(timely_t_high), 300000);
+	wr32(p + CCP(timely_min_rtt), 15000);
+	wr32(p + CCP(timely_seg), 65536);
+	wr32(p + CCP(timely_min_rate), 50);
 	CHECK_EQ(cc_set(&f, p, NULL), TERN_CMD_OK);
 	REQUIRE(cc_query(&f, q));
 	CHECK(!memcmp(p, q, CC_LEN));
@@ -389,11 +417,32 @@ static void t_params(void)
 	CHECK_EQ(rd16(q + CCP(hpcc_eta)), TERN_CC_DEF_HPCC_ETA);
 	CHECK_EQ(rd32(q + CCP(hpcc_ai_rate)), TERN_CC_DEF_HPCC_AI_RATE);
 	CHECK_EQ(rd32(q + CCP(hpcc_base_rtt)), TERN_CC_DEF_HPCC_BASE_RTT);
+	memcpy(p, q, CC_LEN);		/* the values in force */
 	/* lengths */
 	CHECK_EQ(drv_cmd(&f, TERN_CMD_SET_CC_PARAMS, p, CC_LEN - 1, NULL, 0, &c), TERN_CMD_BAD_LEN);
-	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, q, CC_LEN - 1, &c),
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, q, TERN_CC_PARAMS_V1_LEN - 1, &c),
 		 TERN_CMD_BAD_LEN);
 	CHECK_EQ(c.syndrome, CC_LEN);
+	/* a driver from before TIMELY: its 80 bytes leave TIMELY off at its defaults, and
+	 * its reply buffer gets those 80 bytes */
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_SET_CC_PARAMS, p, TERN_CC_PARAMS_V1_LEN, NULL, 0, &c),
+		 TERN_CMD_OK);
+	REQUIRE(cc_query(&f, q));
+	CHECK_EQ(q[CCP(timely_en)], 0);
+	CHECK_EQ(q[CCP(timely_hai_thresh)], TERN_CC_DEF_TIMELY_HAI_THRESH);
+	CHECK_EQ(rd16(q + CCP(timely_alpha)), TERN_CC_DEF_TIMELY_ALPHA);
+	CHECK_EQ(rd16(q + CCP(timely_beta)), TERN_CC_DEF_TIMELY_BETA);
+	CHECK_EQ(rd32(q + CCP(timely_delta)), TERN_CC_DEF_TIMELY_DELTA);
+	CHECK_EQ(rd32(q + CCP(timely_t_low)), TERN_CC_DEF_TIMELY_T_LOW);
+	CHECK_EQ(rd32(q + CCP(timely_t_high)), TERN_CC_DEF_TIMELY_T_HIGH);
+	CHECK_EQ(rd32(q + CCP(timely_min_rtt)), TERN_CC_DEF_TIMELY_MIN_RTT);
+	CHECK_EQ(rd32(q + CCP(timely_seg)), TERN_CC_DEF_TIMELY_SEG);
+	CHECK_EQ(rd32(q + CCP(timely_min_rate)), TERN_CC_DEF_TIMELY_MIN_RATE);
+	CHECK(!memcmp(q, p, TERN_CC_PARAMS_V1_LEN));
+	memset(q, 0xee, CC_LEN);
+	CHECK_EQ(drv_cmd(&f, TERN_CMD_QUERY_CC_PARAMS, NULL, 0, q, CC_LEN - 1, &c), TERN_CMD_OK);
+	CHECK_EQ(c.out_len, TERN_CC_PARAMS_V1_LEN);
+	CHECK(!memcmp(q, p, TERN_CC_PARAMS_V1_LEN));
 	/* a device reset goes back to the reset state */
 	tern_model_reset(f.m);
 	REQUIRE(drv_cmdq_enable(&f, 5));
@@ -2009,6 +2058,430 @@ static void t_sched_share_line_paced(void)
 	sched_share(3, 2);
 }
 
+/* ---- TIMELY ---------------------------------------------------------------------------------- */
+
+/*
+ * A delay line on the test wire: what side 1 sends (ACKs) reaches side 0 @delay ns after it
+ * left, in order; side 0's frames pass at once. With @drop_psn_once set, the first request
+ * packet side 0 sends with that PSN is lost.
+ */
+#define DL_MAX	64
+
+struct dline {
+	uint64_t delay;
+	unsigned int n;
+	bool drop_once;
+	uint32_t drop_psn;
+	struct {
+		uint64_t due;
+		size_t len;
+		uint8_t f[TERN_ETH_MAX_FRAME];
+	} q[DL_MAX];
+};
+
+static enum wire_action dline_filter(struct wire *w, unsigned int dir, unsigned int idx,
+				     uint8_t *f, size_t *len)
+{
+	struct dline *dl = w->ctx;
+	struct pkt p;
+
+	(void)idx;
+	if (!dir) {
+		if (dl->drop_once && pkt_parse(f, *len, &p) && p.psn == dl->drop_psn &&
+		    p.opcode != 0x81) {
+			dl->drop_once = false;
+			return W_DROP;
+		}
+		return W_DELIVER;
+	}
+	if (dl->n == DL_MAX || *len > TERN_ETH_MAX_FRAME)
+		return W_DELIVER;	/* not expected: the test checks dl->n stays small */
+	dl->q[dl->n].due = wire_now(w) + dl->delay;
+	dl->q[dl->n].len = *len;
+	memcpy(dl->q[dl->n].f, f, *len);
+	dl->n++;
+	return W_DROP;
+}
+
+/* Run the wire until side 0 has a CQE: the delayed frames arrive when due. */
+static bool dline_poll(struct conn *c, struct dline *dl, struct wc *wc, uint64_t max_ns)
+{
+	uint64_t end = wire_now(&c->w) + max_ns;
+
+	wire_pump(&c->w);
+	while (wire_now(&c->w) < end) {
+		uint64_t now = wire_now(&c->w);
+
+		if (cq_poll(c->d[0], &c->cq[0], wc))
+			return true;
+		if (dl->n && dl->q[0].due <= now) {
+			tern_model_rx_frame(c->d[0]->f.m, dl->q[0].f, dl->q[0].len);
+			memmove(&dl->q[0], &dl->q[1], (dl->n - 1) * sizeof(dl->q[0]));
+			dl->n--;
+			wire_pump(&c->w);
+			continue;
+		}
+		wire_advance(&c->w, dl->n ? dl->q[0].due - now : 10000);
+	}
+	return cq_poll(c->d[0], &c->cq[0], wc);
+}
+
+/* QUERY_QP's TIMELY view of a QP: false if the query failed or the QP does not run TIMELY. */
+struct timely_q {
+	uint32_t rate, rtt, cc_rate;
+	int32_t diff;
+	uint8_t hai;
+};
+
+static bool qp_timely(struct rdev *d, uint32_t qpn, struct timely_q *t)
+{
+	uint8_t o[sizeof(struct tern_cmd_query_qp_out)];
+
+	memset(t, 0, sizeof(*t));
+	if (qp_query(d, qpn, o) != TERN_CMD_OK)
+		return false;
+	t->rate = rd32(o + QQO(timely_rate_mbps));
+	t->rtt = rd32(o + QQO(timely_rtt_ns));
+	t->diff = (int32_t)rd32(o + QQO(timely_rtt_diff_ns));
+	t->hai = o[QQO(timely_hai_count)];
+	t->cc_rate = rd32(o + QQO(cc_rate_mbps));
+	return rd32(o + QQO(status)) & TERN_QP_STATUS_TIMELY;
+}
+
+/* The test's parameters: t_low 30 us, t_high 300 us, min_rtt 100 us, delta 100 Mb/s,
+ * beta 0.8, alpha 0.5, N 5, the rest defaults; TIMELY on @prios. */
+#define TL_T_LOW	30000u
+#define TL_T_HIGH	300000u
+#define TL_MIN_RTT	100000u
+#define TL_DELTA	100u
+#define TL_BETA		819u
+#define TL_ALPHA	512u
+#define TL_N		5u
+
+static bool timely_apply(struct rdev *d, uint8_t prios)
+{
+	uint8_t p[CC_LEN];
+
+	cc_defaults(p);
+	p[CCP(timely_en)] = prios;
+	p[CCP(timely_hai_thresh)] = TL_N;
+	wr16(p + CCP(timely_alpha), TL_ALPHA);
+	wr16(p + CCP(timely_beta), TL_BETA);
+	wr32(p + CCP(timely_delta), TL_DELTA);
+	wr32(p + CCP(timely_t_low), TL_T_LOW);
+	wr32(p + CCP(timely_t_high), TL_T_HIGH);
+	wr32(p + CCP(timely_min_rtt), TL_MIN_RTT);
+	return cc_apply(d, p);
+}
+
+/* The paper's algorithm in floating point: the reference the device's fixed point follows. */
+struct timely_ref {
+	bool init;
+	double rate, prev, diff;	/* Mb/s, ns, ns */
+	unsigned int hai;
+};
+
+/* One completion event of @rtt ns; returns -1, 0 or 1: a decrease, no change, an increase. */
+static int timely_ref_event(struct timely_ref *r, double rtt)
+{
+	double a = TL_ALPHA / 1024.0, b = TL_BETA / 1024.0, g, old;
+
+	if (!r->init) {
+		r->init = true;
+		r->rate = LINE_MBPS;
+		r->prev = rtt;
+		r->diff = 0;
+		r->hai = 0;
+	}
+	r->diff = (1 - a) * r->diff + a * (rtt - r->prev);
+	r->prev = rtt;
+	g = r->diff / TL_MIN_RTT;
+	r->hai = g <= 0 ? r->hai + 1 : 0;
+	old = r->rate;
+	if (rtt < TL_T_LOW)
+		r->rate += TL_DELTA;
+	else if (rtt > TL_T_HIGH)
+		r->rate *= 1 - b * (1 - TL_T_HIGH / rtt);
+	else if (g <= 0)
+		r->rate += (r->hai >= TL_N ? TL_N : 1) * TL_DELTA;
+	else
+		r->rate *= 1 - b * g;
+	if (r->rate > LINE_MBPS)
+		r->rate = LINE_MBPS;
+	if (r->rate < TERN_CC_DEF_TIMELY_MIN_RATE)
+		r->rate = TERN_CC_DEF_TIMELY_MIN_RATE;
+	return r->rate < old ? -1 : r->rate > old;
+}
+
+/*
+ * TIMELY's rate from the RTTs the requester measures: one 4 KiB WRITE (one segment) per
+ * round, its ACK held back by a delay line. Each round must be one RTT sample, the RTT the
+ * delay, and the rate, the smoothed difference and the hyperactive count those of the
+ * paper's algorithm (a floating-point reference) for the RTTs measured: an RTT above t_high
+ * cuts the rate, below t_low adds delta, a rising RTT between them (positive gradient) cuts
+ * it, a falling one adds delta and, from the N-th such event in a row, N x delta. A segment
+ * with a resent packet gives no sample (Karn). Data intact throughout.
+ */
+static void t_timely_rate(void)
+{
+	static const uint32_t delay_us[] = {
+		400,			/* above t_high: the cut of T_high */
+		10, 10, 10,		/* below t_low: + delta each */
+		40, 40, 40, 40,		/* between, the difference still negative: hyperactive */
+		80, 120, 160, 150, 140,	/* rising: positive gradient, multiplicative decrease */
+		130, 120, 110, 100, 90,	/* falling: + delta, the N-th in a row N x delta */
+	};
+	/* events seen: T_high cut, T_low, gradient cut, + delta, + N delta */
+	unsigned int seen[5] = { 0 };
+	struct conn c;
+	struct connopt o;
+	struct rmr a, b;
+	struct dline *dl = calloc(1, sizeof(*dl));
+	struct timely_ref ref = { 0 };
+	struct timely_q t, t0;
+	bool mr_ok = false;
+	unsigned int i, ups = 0, downs = 0;
+	uint64_t samples;
+	struct sge sg;
+	struct wc w;
+	uint8_t x[4096], y[4096];
+
+	connopt_default(&o);
+	RQ(dl);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
+	mr_ok = true;
+	CHECK(!qp_timely(c.d[0], c.qp[0].qpn, &t) && !t.rate);
+	RQ(timely_apply(c.d[0], 0x01) && timely_apply(c.d[1], 0x01));
+	/* before any sample: the line rate, not limited */
+	CHECK(qp_timely(c.d[0], c.qp[0].qpn, &t));
+	CHECK_EQ(t.rate, LINE_MBPS);
+	CHECK_EQ(t.rtt, 0);
+	CHECK_EQ(t.cc_rate, 0);
+	c.w.filter = dline_filter;
+	c.w.ctx = dl;
+	for (i = 0; i < sizeof(delay_us) / sizeof(delay_us[0]); i++) {
+		int dir;
+
+		mr_fill(c.d[0], &a, 20 + i);
+		samples = RDEV_STAT(c.d[0], timely_rtt_samples);
+		REQUIRE(qp_timely(c.d[0], c.qp[0].qpn, &t0));
+		dl->delay = (uint64_t)delay_us[i] * US;
+		sg = mr_sge(&a, 0, sizeof(x));
+		post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, i, &sg, 1,
+			  b.iova, b.key, 0);
+		ring_sq(c.d[0], &c.qp[0]);
+		RQ(dline_poll(&c, dl, &w, 100000000));
+		CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, i);
+		mr_read(c.d[0], &a, 0, x, sizeof(x));
+		mr_read(c.d[1], &b, 0, y, sizeof(y));
+		CHECK(!memcmp(x, y, sizeof(x)));
+		CHECK_EQ(RDEV_STAT(c.d[0], timely_rtt_samples), samples + 1);
+		REQUIRE(qp_timely(c.d[0], c.qp[0].qpn, &t));
+		/* the RTT is the delay, and a little: the ACK's own time on the line */
+		CHECK(t.rtt >= delay_us[i] * US && t.rtt < delay_us[i] * US + 2000);
+		dir = timely_ref_event(&ref, t.rtt);
+		printf("#   delay %3u us: rtt %u ns, diff %d ns, hai %u, rate %u Mb/s (reference %.1f)\n",
+		       delay_us[i], t.rtt, t.diff, t.hai, t.rate, ref.rate);
+		CHECK(fabs(t.rate - ref.rate) <= 1 + ref.rate / 1000);
+		CHECK(fabs(t.diff - ref.diff) <= 2);
+		CHECK_EQ(t.hai, ref.hai);
+		CHECK_EQ(t.cc_rate, t.rate < LINE_MBPS ? t.rate : 0);
+		if (dir < 0)
+			CHECK(t.rate < t0.rate);
+		if (dir > 0)
+			CHECK(t.rate > t0.rate);
+		ups += dir > 0;
+		downs += dir < 0;
+		/* which of the paper's cases this event was, and its effect */
+		if (t.rtt > TL_T_HIGH) {
+			CHECK(dir < 0);
+			seen[0]++;
+		} else if (t.rtt < TL_T_LOW) {
+			CHECK_EQ(t.rate, t0.rate + TL_DELTA);
+			seen[1]++;
+		} else if (ref.diff > 0) {
+			CHECK(dir < 0 && t.diff > 0 && !t.hai);
+			seen[2]++;
+		} else if (t.hai < TL_N) {
+			CHECK_EQ(t.rate, t0.rate + TL_DELTA);
+			seen[3]++;
+		} else {
+			CHECK_EQ(t.rate, t0.rate + TL_N * TL_DELTA);
+			seen[4]++;
+		}
+	}
+	printf("#   events: %u T_high, %u T_low, %u gradient cuts, %u + delta, %u + N delta\n",
+	       seen[0], seen[1], seen[2], seen[3], seen[4]);
+	for (i = 0; i < 5; i++)
+		CHECK(seen[i] >= 1);
+	CHECK(dl->n == 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], timely_rate_increases), ups);
+	CHECK_EQ(RDEV_STAT(c.d[0], timely_rate_decreases), downs);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 1);
+	/* Karn: the segment's first packet is lost and resent after the timeout: no sample */
+	samples = RDEV_STAT(c.d[0], timely_rtt_samples);
+	REQUIRE(qp_timely(c.d[0], c.qp[0].qpn, &t0));
+	{
+		uint8_t qo[sizeof(struct tern_cmd_query_qp_out)];
+
+		REQUIRE(qp_query(c.d[0], c.qp[0].qpn, qo) == TERN_CMD_OK);
+		dl->drop_psn = rd32(qo + QQO(attrs) + OFF(struct tern_qp_attrs, sq_psn));
+	}
+	dl->drop_once = true;
+	dl->delay = 1000 * US;		/* a sample of it would be above t_high: a cut */
+	sg = mr_sge(&a, 0, sizeof(x));
+	post_send(c.d[0], &c.qp[0], TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, 99, &sg, 1,
+		  b.iova, b.key, 0);
+	ring_sq(c.d[0], &c.qp[0]);
+	RQ(dline_poll(&c, dl, &w, 1000000000));
+	CHECK_WC(&w, TERN_WQE_RDMA_WRITE, TERN_CQE_OK, 99);
+	CHECK(!dl->drop_once);
+	CHECK(RDEV_STAT(c.d[0], retrans_pkts) >= 1);
+	CHECK_EQ(RDEV_STAT(c.d[0], timely_rtt_samples), samples);
+	REQUIRE(qp_timely(c.d[0], c.qp[0].qpn, &t));
+	CHECK_EQ(t.rate, t0.rate);
+	/* a reply buffer of the version before TIMELY: the status bit, but none of its fields */
+	{
+		uint8_t in[4], qo[sizeof(struct tern_cmd_query_qp_out)];
+		struct cqe cq;
+
+		memset(qo, 0, sizeof(qo));
+		wr32(in, c.qp[0].qpn);
+		CHECK_EQ(rdev_cmd(c.d[0], TERN_CMD_QUERY_QP, in, 4, qo, TERN_QUERY_QP_OUT_V4_LEN,
+				  &cq), TERN_CMD_OK);
+		CHECK_EQ(cq.out_len, TERN_QUERY_QP_OUT_V4_LEN);
+		CHECK(rd32(qo + QQO(status)) & TERN_QP_STATUS_TIMELY);
+		CHECK_EQ(rd32(qo + QQO(cc_rate_mbps)), t.rate);
+	}
+	/* turning TIMELY off releases the limited QP */
+	RQ(timely_apply(c.d[0], 0));
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+	CHECK(!qp_timely(c.d[0], c.qp[0].qpn, &t) && !t.rate && !t.rtt);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+out:
+	c.w.filter = NULL;
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+	free(dl);
+}
+
+/*
+ * The segment: a WRITE of 64 KiB at MTU 1024 with timely_seg 16 KiB is timed one segment
+ * at a time (the next segment opens only once the last is acknowledged), each segment's
+ * last packet asks for an ACK, and TIMELY on a priority other than the QP's leaves it alone.
+ */
+static void t_timely_segments(void)
+{
+	struct conn c;
+	struct connopt o;
+	struct rmr a, b;
+	bool mr_ok = false, ack16 = false;
+	unsigned int i, ackreq = 0, pkts = 0;
+	struct timely_q t;
+
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 1 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	mr_fill(c.d[0], &a, 3);
+	/* TIMELY on another priority: no sample, no state, AckReq as without it */
+	RQ(timely_apply(c.d[0], 0x80));
+	wire_clear_log(&c.w);
+	CHECK(write_check(&c, &a, &b, 64 << 10, 1));
+	CHECK_EQ(RDEV_STAT(c.d[0], timely_rtt_samples), 0);
+	CHECK(!qp_timely(c.d[0], c.qp[0].qpn, &t));
+	for (i = 0; i < c.w.nlog; i++) {
+		struct pkt p;
+
+		if (!c.w.log[i].dir && pkt_parse(c.w.log[i].data, c.w.log[i].len, &p) && p.ok)
+			ackreq += p.ackreq;
+	}
+	CHECK_EQ(ackreq, 2);		/* the 32nd packet and the last */
+	RQ(timely_apply(c.d[0], 0x01));
+	wire_clear_log(&c.w);
+	CHECK(write_check(&c, &a, &b, 64 << 10, 2));
+	ackreq = 0;
+	for (i = 0; i < c.w.nlog; i++) {
+		struct pkt p;
+
+		if (c.w.log[i].dir || !pkt_parse(c.w.log[i].data, c.w.log[i].len, &p) || !p.ok)
+			continue;
+		pkts++;
+		ackreq += p.ackreq;
+		if (pkts == 16)
+			ack16 = p.ackreq;
+	}
+	printf("#   64 KiB in %u packets: %u ask for an ACK; %llu RTT samples\n", pkts, ackreq,
+	       (unsigned long long)RDEV_STAT(c.d[0], timely_rtt_samples));
+	CHECK_EQ(pkts, 64);
+	/* the wire moves a burst in no time: the first segment (16 packets of 1 KiB) is
+	 * timed and its last asks for an ACK, which comes after the whole burst went out
+	 * (the 48th, 32 after it, and the last ask too); that ACK ends the only sample */
+	CHECK_EQ(ackreq, 3);
+	CHECK(ack16);
+	CHECK_EQ(RDEV_STAT(c.d[0], timely_rtt_samples), 1);
+	CHECK(qp_timely(c.d[0], c.qp[0].qpn, &t));
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+
+/*
+ * A QP DCQCN holds below the line rate when its priority moves to TIMELY: it keeps that
+ * rate, but DCQCN's increase timer no longer runs (no rp_rate_increase_events while time
+ * passes), until TIMELY's first sample sets the rate (here an empty wire: the line rate,
+ * not limited).
+ */
+static void t_timely_from_dcqcn(void)
+{
+	struct conn c;
+	struct connopt o;
+	struct rmr a, b;
+	bool mr_ok = false;
+	uint8_t p[CC_LEN];
+	uint32_t rate;
+	uint64_t inc;
+
+	connopt_default(&o);
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 65536, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 65536, MR_RW, 0) == 0);
+	mr_ok = true;
+	cc_defaults(p);
+	p[CCP(rp_en)] = 0x01;
+	RQ(cc_apply(c.d[0], p));
+	inject_cnp(&c, 0, c.qp[0].qpn);
+	rate = qp_rate(c.d[0], c.qp[0].qpn);
+	CHECK(rate > 0 && rate < LINE_MBPS);
+	RQ(timely_apply(c.d[0], 0x01));
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), rate);
+	inc = RDEV_STAT(c.d[0], rp_rate_increase_events);
+	wire_advance(&c.w, 10000 * US);		/* 33 of DCQCN's 300 us timer periods */
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_rate_increase_events), inc);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), rate);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 1);
+	CHECK(write_check(&c, &a, &b, 4096, 1));
+	CHECK_EQ(RDEV_STAT(c.d[0], timely_rtt_samples), 1);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], rp_limited_qps), 0);
+out:
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
 const struct test rdma_cc_tests[] = {
 	{ "cc: SET/QUERY_CC_PARAMS round trip, every range error, reset", t_params },
 	{ "cc: ECT(0) on data only with RP on its priority (IPv4)", t_ect_v4 },
@@ -2039,5 +2512,11 @@ const struct test rdma_cc_tests[] = {
 	{ "cc: HPCC window from echoed telemetry: cut when congested, back to line rate",
 	  t_hpcc_window },
 	{ "cc: malformed INT shims dropped and counted", t_hpcc_bad_shim },
+	{ "cc: TIMELY rate from measured RTTs: T_high cut, T_low and hyperactive increase, "
+	  "gradient decrease, Karn, off", t_timely_rate },
+	{ "cc: TIMELY segments: one sample at a time, AckReq on a segment's last, other priority",
+	  t_timely_segments },
+	{ "cc: a DCQCN-limited QP moved to TIMELY: DCQCN's timer stops, TIMELY sets the rate",
+	  t_timely_from_dcqcn },
 	{ NULL, NULL },
 };

@@ -462,10 +462,13 @@ static void t_qp_create_cmds(void)
 		CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V3_LEN - 1,
 				  &c), TERN_CMD_OK);
 		CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V2_LEN);
-		/* (V3 before the round trip) */
+		/* V3 before the round trip, V4 before TIMELY's fields */
+		CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V4_LEN - 1,
+				  &c), TERN_CMD_OK);
+		CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V3_LEN);
 		CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_QP, k4, 4, out, sizeof(QQO) - 1, &c),
 			 TERN_CMD_OK);
-		CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V3_LEN);
+		CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V4_LEN);
 		CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_QP, k4, 2, out, sizeof(QQO), &c),
 			 TERN_CMD_BAD_LEN);
 	}

@@ -286,7 +286,7 @@ out:
 	dfix_free(&x);
 }
 
-/* A driver from before db_rec_errors asks for the old length and gets it. */
+/* A driver from before db_rec_errors (or TIMELY's counters) asks for its length and gets it. */
 static void t_stats_v1_len(void)
 {
 	typedef struct tern_cmd_rdma_stats_out T;
@@ -301,6 +301,13 @@ static void t_stats_v1_len(void)
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, out, sizeof(out), &c),
 		 TERN_CMD_OK);
 	CHECK_EQ(c.out_len, sizeof(T));
+	/* a driver from before TIMELY's counters: V3, up to adaptive_retrans */
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, out, sizeof(out) - 1, &c),
+		 TERN_CMD_OK);
+	CHECK_EQ(c.out_len, TERN_RDMA_STATS_OUT_V3_LEN);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, out,
+			  TERN_RDMA_STATS_OUT_V2_LEN - 1, &c), TERN_CMD_OK);
+	CHECK_EQ(c.out_len, TERN_RDMA_STATS_OUT_V1_LEN);
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, out,
 			  TERN_RDMA_STATS_OUT_V1_LEN - 8, &c), TERN_CMD_BAD_LEN);
 out:
@@ -317,7 +324,8 @@ const struct test rdma_dbrec_tests[] = {
 	{ "rdma dbrec: record beyond the depth: counted, QP to ERR, NAK, no overrun",
 	  t_rec_bad },
 	{ "rdma dbrec: ERR flushes WQEs known only from the record", t_rec_err_flush },
-	{ "rdma dbrec: QUERY_RDMA_STATS answers a pre-record driver's length", t_stats_v1_len },
+	{ "rdma dbrec: QUERY_RDMA_STATS answers a pre-record or pre-TIMELY driver's length",
+	  t_stats_v1_len },
 	{ "rdma dbrec: an SQ doorbell or an RQ record moving PI backwards is refused", t_pi_back },
 	{ NULL, NULL },
 };

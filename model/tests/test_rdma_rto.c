@@ -220,8 +220,8 @@ static void t_rto_layout(void)
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, out, sizeof(out), &c),
 		 TERN_CMD_OK);
 	CHECK_EQ(c.out_len, sizeof(out));
-	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, out, sizeof(out) - 1, &c),
-		 TERN_CMD_OK);
+	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, out,
+			  TERN_RDMA_STATS_OUT_V3_LEN - 1, &c), TERN_CMD_OK);
 	CHECK_EQ(c.out_len, TERN_RDMA_STATS_OUT_V2_LEN);
 	CHECK_EQ(rdev_cmd(d, TERN_CMD_QUERY_RDMA_STATS, NULL, 0, out,
 			  TERN_RDMA_STATS_OUT_V2_LEN - 1, &c), TERN_CMD_OK);

@@ -285,10 +285,10 @@ static void t_sr_xport_layout(void)
 	CHECK_EQ(rd32(out + OFF(Q, rsvd1)), 0);
 	CHECK_EQ(rd32(out + QQO_RQ_PSN), 0x123);
 	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, sizeof(out) - 1, &c), TERN_CMD_OK);
-	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V3_LEN);
+	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V4_LEN);
 	CHECK_EQ(rd32(out + QQO_XPORT), TERN_QP_XPORT_SR | 5u << TERN_QP_XPORT_LOG_CAP_SHIFT);
 	/* the device wrote no byte past that (the mailbox is filled with 0xaa before) */
-	CHECK_EQ(fk_ptr(&d[0]->f, d[0]->f.out_mb, sizeof(Q))[TERN_QUERY_QP_OUT_V3_LEN], 0xaa);
+	CHECK_EQ(fk_ptr(&d[0]->f, d[0]->f.out_mb, sizeof(Q))[TERN_QUERY_QP_OUT_V4_LEN], 0xaa);
 	CHECK_EQ(rdev_cmd(d[0], TERN_CMD_QUERY_QP, k4, 4, out, TERN_QUERY_QP_OUT_V3_LEN - 1, &c),
 		 TERN_CMD_OK);
 	CHECK_EQ(c.out_len, TERN_QUERY_QP_OUT_V2_LEN);

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """tern's admin interface for lossless RoCE, between two guests: ``dcb pfc``, ``dcb ets`` and
 ``dcb app`` (DSCP) show exactly what was set and the firmware runs it (debugfs ``dcb`` reads it
-back from the device); invalid settings are refused with a clear message; the 24 congestion-control parameters
-(DCQCN, HPCC) have their defaults: ``devlink dev param`` lists exactly the five that must match
-the fabric (which priorities run DCQCN's reaction and notification points or HPCC, the CNPs'
-DSCP and PCP) and debugfs ``cc_params/`` has the 19 tuning constants, a file each; both take
-valid values (into the firmware, read back from it), keep HPCC and DCQCN's reaction point off
-each other's priorities, and refuse out-of-range ones (devlink: ERANGE with an extack message,
+back from the device); invalid settings are refused with a clear message; the 34 congestion-control parameters
+(DCQCN, HPCC, TIMELY) have their defaults: ``devlink dev param`` lists exactly the six that
+must match the fabric (which priorities run DCQCN's reaction and notification points, HPCC or
+TIMELY, the CNPs' DSCP and PCP) and debugfs ``cc_params/`` has the 28 tuning constants, a file
+each; both take valid values (into the firmware, read back from it), keep DCQCN's reaction
+point, HPCC and TIMELY off each other's priorities, and refuse out-of-range ones (devlink: ERANGE with an extack message,
 debugfs: EINVAL), leaving the value as it was; everything survives ``devlink dev reload``
 and a device recovery (``devlink health test``), which keep the netdev as it was (name,
 ifindex, MTU, address, route, qdisc; the counters go on); ``ethtool -S`` has the PFC counters and
@@ -30,10 +30,10 @@ from ternlib import (carrier, check_kernel_clean, dcb_write, ethtool_stats,  # n
                      wait_for)
 
 # The driver's congestion-control defaults (Documentation/admin/tern_core.rst): DCQCN on
-# every priority, HPCC on none, the rest as include/linux/tern/tern_dcb.h's TERN_CC_DEF_*.
-# devlink params: what must match the fabric.
+# every priority, HPCC and TIMELY on none, the rest as include/linux/tern/tern_dcb.h's
+# TERN_CC_DEF_*. devlink params: what must match the fabric.
 DL_DEFAULTS = {"roce_rp_enable": 255, "roce_np_enable": 255, "roce_hpcc_enable": 0,
-               "cnp_dscp": 48, "cnp_802p_prio": 6}
+               "roce_timely_enable": 0, "cnp_dscp": 48, "cnp_802p_prio": 6}
 # debugfs cc_params/ files (mlx5_ib's names where the meaning is the same): the tuning.
 CCP_DEFAULTS = {
     "rp_time_reset": 300, "rp_byte_reset": 32767, "rp_threshold": 1, "rp_max_rate": 0,
@@ -43,6 +43,10 @@ CCP_DEFAULTS = {
     "np_min_time_between_cnps": 4,
     # HPCC (Documentation/hw/congestion.rst): TERN_CC_DEF_HPCC_*
     "hpcc_max_stage": 5, "hpcc_eta": 950, "hpcc_ai_rate": 100, "hpcc_base_rtt": 12000,
+    # TIMELY (Documentation/hw/congestion.rst): TERN_CC_DEF_TIMELY_*
+    "timely_hai_thresh": 5, "timely_alpha": 896, "timely_beta": 819, "timely_delta": 40,
+    "timely_t_low": 25000, "timely_t_high": 100000, "timely_min_rtt": 12000,
+    "timely_seg": 16384, "timely_min_rate": 100,
 }
 CC_DEFAULTS = dict(DL_DEFAULTS, **CCP_DEFAULTS)
 CC_SET = {"rp_ai_rate": 10, "roce_np_enable": 8, "cnp_dscp": 46, "rp_time_reset": 1000}
@@ -171,11 +175,11 @@ def check_all(node, dev, bdf, dl, when, cc):
     got = params(node, dl)
     t.eq({k: v for k, v in got.items() if k in DL_DEFAULTS},
          {k: v for k, v in cc.items() if k in DL_DEFAULTS},
-         "%s: devlink dev param show: the 5 congestion-control params with their values" % when)
+         "%s: devlink dev param show: the 6 congestion-control params with their values" % when)
     t.eq(cc_params(node, bdf), {k: v for k, v in cc.items() if k in CCP_DEFAULTS},
-         "%s: debugfs cc_params/: the 19 tuning parameters with their values" % when)
+         "%s: debugfs cc_params/: the 28 tuning parameters with their values" % when)
     t.ok(all(f.get(k) == str(v) for k, v in cc.items()),
-         "%s: the firmware runs the same DCQCN and HPCC parameters" % when,
+         "%s: the firmware runs the same DCQCN, HPCC and TIMELY parameters" % when,
          {k: f.get(k) for k in cc})
 
 
@@ -198,10 +202,11 @@ try:
          "dcb dcbx show: host-managed IEEE", r.stdout, r.stderr)
     got = params(n0, dl)
     t.eq({k: v for k, v in got.items() if k in DL_DEFAULTS}, DL_DEFAULTS,
-         "devlink dev param show: the 5 congestion-control params that must match the "
-         "fabric (RP, NP and HPCC priorities, the CNPs' DSCP and PCP), defaults")
+         "devlink dev param show: the 6 congestion-control params that must match the "
+         "fabric (RP, NP, HPCC and TIMELY priorities, the CNPs' DSCP and PCP), defaults")
     t.eq(cc_params(n0, bdf), CCP_DEFAULTS,
-         "debugfs cc_params/: the 19 DCQCN and HPCC tuning parameters, a file each, defaults")
+         "debugfs cc_params/: the 28 DCQCN, HPCC and TIMELY tuning parameters, a file each, "
+         "defaults")
     # the only other runtime params: RC loss recovery (Documentation/hw/rdma.rst, "Selective
     # repeat"), go-back-N by default; no tuning constant is a devlink param any more
     t.eq({k: v for k, v in got.items() if k not in DL_DEFAULTS},
@@ -302,7 +307,11 @@ try:
             ("cnp_802p_prio", 8, "cnp_802p_prio must be a priority, 0..7"),
             # DCQCN's reaction point is on every priority by default: HPCC needs room
             ("roce_hpcc_enable", 8,
-             "roce_hpcc_enable and roce_rp_enable must not share a priority")):
+             "roce_rp_enable, roce_hpcc_enable and roce_timely_enable must not share a "
+             "priority"),
+            ("roce_timely_enable", 8,
+             "roce_rp_enable, roce_hpcc_enable and roce_timely_enable must not share a "
+             "priority")):
         r = set_cc(n0, dl, bdf, name, value)
         t.ok(r.rc != 0 and msg in r.stderr,
              "devlink dev param set %s %d refused: %s" % (name, value, r.stderr.strip()),
@@ -318,7 +327,13 @@ try:
                         ("rp_initial_alpha_value", 1024), ("np_min_time_between_cnps", 4096),
                         ("hpcc_max_stage", 0), ("hpcc_eta", 1001), ("hpcc_eta", 499),
                         ("hpcc_ai_rate", line + 1), ("hpcc_base_rtt", 999),
-                        ("hpcc_base_rtt", 100000001), ("rp_ai_rate", 1 << 32),
+                        ("hpcc_base_rtt", 100000001), ("timely_hai_thresh", 0),
+                        ("timely_hai_thresh", 32), ("timely_alpha", 1025), ("timely_beta", 0),
+                        ("timely_delta", line + 1), ("timely_t_low", 999),
+                        ("timely_t_high", 100000001),
+                        ("timely_min_rtt", 999), ("timely_seg", 1023),
+                        ("timely_seg", (1 << 20) + 1), ("timely_min_rate", 0),
+                        ("rp_ai_rate", 1 << 32),
                         ("rp_ai_rate", "-1"), ("rp_ai_rate", "fast")):
         r = set_cc(n0, dl, bdf, name, value)
         t.ok(r.rc != 0 and "Invalid argument" in r.stderr,
@@ -337,6 +352,17 @@ try:
     r = n0.run("devlink dev param set %s name roce_rp_enable value 255 cmode runtime" % dl)
     t.ok(r.rc != 0 and "must not share a priority" in r.stderr,
          "roce_rp_enable 255 refused while HPCC runs on priority 3: %s" % r.stderr.strip())
+    # TIMELY on priority 4 once the reaction point leaves it; not on HPCC's priority 3
+    for name, value in (("roce_rp_enable", 0xe7), ("roce_timely_enable", 0x10),
+                        ("timely_delta", 100)):
+        r = set_cc(n0, dl, bdf, name, value)
+        t.ok(r.rc == 0, "%s set to %d" % (name, value), r.stderr)
+        cc[name] = value
+    for name, value in (("roce_timely_enable", 0x18), ("roce_hpcc_enable", 0x18),
+                        ("roce_rp_enable", 0xf7)):
+        r = set_cc(n0, dl, bdf, name, value)
+        t.ok(r.rc != 0 and "must not share a priority" in r.stderr,
+             "%s 0x%02x refused (TIMELY on 4, HPCC on 3): %s" % (name, value, r.stderr.strip()))
     check_all(n0, dev, bdf, dl, "after the params", cc)
 
     # --- ethtool: PFC counters and the storm guard ---------------------------------------------

@@ -171,8 +171,27 @@ struct tern_cc_params {
 	__le16	hpcc_eta;		/* target utilisation, 1/1000, 500..1000, default 950 */
 	__le32	hpcc_ai_rate;		/* Mb/s, 1..line rate, default 100: W_AI = rate * T */
 	__le32	hpcc_base_rtt;		/* ns, TERN_CC_HPCC_BASE_RTT_MIN..MAX, default 12000: T */
+	/*
+	 * TIMELY (see below), from offset 76 where rsvd was: an input of
+	 * TERN_CC_PARAMS_V1_LEN bytes (before TIMELY) reads as zeros here. 0 in any
+	 * timely_* parameter but timely_en selects its default.
+	 */
+	__u8	timely_en;		/* priorities with TIMELY (none in rp_en or hpcc_en) */
+	__u8	timely_hai_thresh;	/* N, 1..31, default 5: hyperactive increase */
+	__le16	timely_alpha;		/* EWMA weight of a new RTT difference, 1/1024, 1..1024 */
+	__le16	timely_beta;		/* multiplicative decrease, 1/1024, 1..1024 */
+	__le16	rsvd0;
+	__le32	timely_delta;		/* Mb/s, 1..line rate: additive increase step */
+	__le32	timely_t_low;		/* ns, TERN_CC_TIMELY_RTT_MIN..MAX: below, rate += delta */
+	__le32	timely_t_high;		/* ns, above t_low, ..MAX: above, the cut of T_high */
+	__le32	timely_min_rtt;		/* ns, TERN_CC_TIMELY_RTT_MIN..MAX: the gradient's unit */
+	__le32	timely_seg;		/* bytes, TERN_CC_TIMELY_SEG_MIN..MAX: one sample each */
+	__le32	timely_min_rate;	/* Mb/s, 1..line rate: the rate is never cut below this */
 	__le32	rsvd;
 };
+
+/* The input's length before TIMELY (offset 76 on were rsvd): still taken, read as zeros. */
+#define TERN_CC_PARAMS_V1_LEN		offsetof(struct tern_cc_params, timely_en)
 
 /* Defaults (the reset state): RP and NP off on every priority, ConnectX-like values. */
 #define TERN_CC_DEF_CNP_DSCP		48
@@ -194,6 +213,15 @@ struct tern_cc_params {
 #define TERN_CC_DEF_HPCC_ETA		950
 #define TERN_CC_DEF_HPCC_AI_RATE	100
 #define TERN_CC_DEF_HPCC_BASE_RTT	12000
+#define TERN_CC_DEF_TIMELY_HAI_THRESH	5
+#define TERN_CC_DEF_TIMELY_ALPHA	896	/* 0.875 */
+#define TERN_CC_DEF_TIMELY_BETA		819	/* 0.8 */
+#define TERN_CC_DEF_TIMELY_DELTA	40
+#define TERN_CC_DEF_TIMELY_T_LOW	25000
+#define TERN_CC_DEF_TIMELY_T_HIGH	100000
+#define TERN_CC_DEF_TIMELY_MIN_RTT	12000
+#define TERN_CC_DEF_TIMELY_SEG		16384
+#define TERN_CC_DEF_TIMELY_MIN_RATE	100
 
 /*
  * hpcc_base_rtt's range: 1 us (a rack) to 100 ms (any path an emulated or wide-area
@@ -201,6 +229,13 @@ struct tern_cc_params {
  */
 #define TERN_CC_HPCC_BASE_RTT_MIN	1000
 #define TERN_CC_HPCC_BASE_RTT_MAX	100000000
+
+/* TIMELY's times (t_low, t_high, min_rtt): 1 us to 100 ms, as hpcc_base_rtt; its segment. */
+#define TERN_CC_TIMELY_RTT_MIN		1000
+#define TERN_CC_TIMELY_RTT_MAX		100000000
+#define TERN_CC_TIMELY_SEG_MIN		1024
+#define TERN_CC_TIMELY_SEG_MAX		(1u << 20)
+#define TERN_CC_TIMELY_HAI_MAX		31
 
 /*
  * HPCC (Li et al., SIGCOMM 2019), for QPs whose priority has its bit in @hpcc_en (never also
@@ -212,6 +247,20 @@ struct tern_cc_params {
  * eta) + W_AI when U >= eta or after hpcc_max_stage additive steps, else Wc + W_AI; W is at
  * most the line-rate BDP B * T. The QP keeps at most W bytes of request PSNs in flight and
  * is paced at W / T. Documentation/hw/congestion.rst ("HPCC").
+ */
+
+/*
+ * TIMELY (Mittal et al., SIGCOMM 2015), for RC QPs whose priority has its bit in @timely_en
+ * (never also in @rp_en or @hpcc_en: BAD_PARAM). The requester times one segment at a time
+ * (the new request packets sent since the sample opened, up to timely_seg bytes; the last of
+ * them asks for an ACK) from its last packet's departure to the ACK or response that covers
+ * it, on the device's clock; a resend of a PSN up to it voids the sample (Karn). Each sample
+ * is a completion event: rtt_diff = (1 - alpha) rtt_diff + alpha (rtt - prev_rtt); gradient =
+ * rtt_diff / min_rtt; rtt < t_low: rate += delta; rtt > t_high: rate *= 1 - beta (1 - t_high /
+ * rtt); gradient <= 0: rate += N delta (N = timely_hai_thresh once that many events in a row
+ * had a non-positive gradient, else 1); else rate *= 1 - beta gradient. The rate stays
+ * within timely_min_rate..the line rate and drives the QP's pacer (below the line rate).
+ * Documentation/hw/congestion.rst ("TIMELY").
  */
 
 /*
@@ -270,7 +319,7 @@ enum tern_pfc_storm {
 TERN_HW_ASSERT_SIZE(struct tern_dcb_cfg, 124);
 TERN_HW_ASSERT_SIZE(struct tern_pfc_prio_stats, 96);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_pfc_stats_out, 832);
-TERN_HW_ASSERT_SIZE(struct tern_cc_params, 80);
+TERN_HW_ASSERT_SIZE(struct tern_cc_params, 112);
 TERN_HW_ASSERT_SIZE(struct tern_int_shim, 8);
 TERN_HW_ASSERT_SIZE(struct tern_int_hop, 16);
 

@@ -985,6 +985,7 @@ struct tern_cmd_query_qp_in {
 
 #define TERN_QP_STATUS_SQ_DRAINING	(1u << 0)	/* SQD: WQEs still outstanding */
 #define TERN_QP_STATUS_HPCC		(1u << 1)	/* the QP's priority runs HPCC */
+#define TERN_QP_STATUS_TIMELY		(1u << 2)	/* the QP's priority runs TIMELY */
 
 struct tern_cmd_query_qp_out {
 	struct tern_qp_attrs attrs;	/* state: the current one (the device may have moved it) */
@@ -1009,15 +1010,23 @@ struct tern_cmd_query_qp_out {
 	__le64	srtt_ns;
 	__le64	rttvar_ns;
 	__le64	rto_ns;
+	/* TIMELY (status TIMELY; else 0). Not in a reply of TERN_QUERY_QP_OUT_V4_LEN. */
+	__le32	timely_rate_mbps;	/* its rate (the line rate until it is cut) */
+	__le32	timely_rtt_ns;		/* the last RTT sample; 0: none yet */
+	__le32	timely_rtt_diff_ns;	/* the smoothed RTT difference, signed (two's complement) */
+	__u8	timely_hai_count;	/* events in a row with gradient <= 0 (saturates) */
+	__u8	rsvd3[3];
 };
 
 /*
- * The reply's length before the HPCC fields, before xport, and before the round trip: the
- * device still answers a buffer of any of these lengths with that much.
+ * The reply's length before the HPCC fields, before xport, before the round trip, and
+ * before TIMELY's fields: the device still answers a buffer of any of these lengths with
+ * that much.
  */
 #define TERN_QUERY_QP_OUT_V1_LEN	offsetof(struct tern_cmd_query_qp_out, hpcc_window)
 #define TERN_QUERY_QP_OUT_V2_LEN	offsetof(struct tern_cmd_query_qp_out, xport)
 #define TERN_QUERY_QP_OUT_V3_LEN	offsetof(struct tern_cmd_query_qp_out, rsvd2)
+#define TERN_QUERY_QP_OUT_V4_LEN	offsetof(struct tern_cmd_query_qp_out, timely_rate_mbps)
 
 struct tern_cmd_destroy_qp_in {
 	__le32	qpn;
@@ -1130,14 +1139,19 @@ struct tern_cmd_rdma_stats_out {
 	__le64	db_rec_errors;		/* RQ/SRQ records unreadable, backwards, beyond depth */
 	/* adaptive retransmit timer (TERN_QP_XPORT_ADAPTIVE_RTO) */
 	__le64	adaptive_retrans;	/* requester: went back N at the measured-RTT timeout */
+	/* TIMELY (tern_dcb.h) */
+	__le64	timely_rtt_samples;	/* requester: segment RTTs measured (completion events) */
+	__le64	timely_rate_decreases;	/* requester: events that cut the rate (gradient, T_high) */
+	__le64	timely_rate_increases;	/* requester: events that raised it */
 };
 
 /*
- * The reply's length before db_rec_errors, and before adaptive_retrans: the device still
- * answers a buffer of either length with that much.
+ * The reply's length before db_rec_errors, before adaptive_retrans, and before TIMELY's
+ * counters: the device still answers a buffer of any of these lengths with that much.
  */
 #define TERN_RDMA_STATS_OUT_V1_LEN	offsetof(struct tern_cmd_rdma_stats_out, db_rec_errors)
 #define TERN_RDMA_STATS_OUT_V2_LEN	offsetof(struct tern_cmd_rdma_stats_out, adaptive_retrans)
+#define TERN_RDMA_STATS_OUT_V3_LEN	offsetof(struct tern_cmd_rdma_stats_out, timely_rtt_samples)
 
 TERN_HW_ASSERT_SIZE(struct tern_sge, 16);
 TERN_HW_ASSERT_SIZE(struct tern_sq_wqe, 32);
@@ -1158,8 +1172,8 @@ TERN_HW_ASSERT_SIZE(struct tern_cmd_create_qp_in, 56);
 TERN_HW_ASSERT_SIZE(struct tern_qp_path, 64);
 TERN_HW_ASSERT_SIZE(struct tern_qp_attrs, 92);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_modify_qp_in, 108);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 152);
-TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 432);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_query_qp_out, 168);
+TERN_HW_ASSERT_SIZE(struct tern_cmd_rdma_stats_out, 456);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_create_srq_in, 32);
 TERN_HW_ASSERT_SIZE(struct tern_wq_db_rec, 8);
 TERN_HW_ASSERT_SIZE(struct tern_cmd_mcast_in, 24);

@@ -79,6 +79,10 @@ static const struct rdma_stat_desc tern_ib_port_stats[] = {
 	TERN_IB_STAT(db_rec_errors),
 	/* adaptive retransmit timer (Documentation/hw/rdma.rst) */
 	TERN_IB_STAT(adaptive_retrans),
+	/* TIMELY (Documentation/hw/congestion.rst) */
+	TERN_IB_STAT(timely_rtt_samples),
+	TERN_IB_STAT(timely_rate_decreases),
+	TERN_IB_STAT(timely_rate_increases),
 };
 
 /* Every counter is named, in the order of the structure. */

@@ -887,11 +887,27 @@ out:
 
 /*
  * The congestion control of a connected QP as QUERY_QP reports it: HPCC's window, rate,
- * utilisation (1/1000 of the bottleneck) and stage when its priority runs HPCC, else
- * DCQCN's rate and alpha. Returns 0 or -EMSGSIZE.
+ * utilisation (1/1000 of the bottleneck) and stage when its priority runs HPCC; TIMELY's
+ * rate, last RTT sample, smoothed RTT difference and run of non-positive gradients when it
+ * runs TIMELY; else DCQCN's rate and alpha. Returns 0 or -EMSGSIZE.
  */
 static int tern_ib_fill_res_qp_cc(struct sk_buff *msg, const struct tern_cmd_query_qp_out *out)
 {
+	char diff[12];
+
+	if (le32_to_cpu(out->status) & TERN_QP_STATUS_TIMELY) {
+		/* signed: a string, as this kernel has no driver attribute for an s32 */
+		snprintf(diff, sizeof(diff), "%d", (s32)le32_to_cpu(out->timely_rtt_diff_ns));
+		return rdma_nl_put_driver_u32(msg, "timely_rate_mbps",
+					      le32_to_cpu(out->timely_rate_mbps)) ||
+		       rdma_nl_put_driver_u32(msg, "timely_rtt_ns",
+					      le32_to_cpu(out->timely_rtt_ns)) ||
+		       rdma_nl_put_driver_string(msg, "timely_rtt_diff_ns", diff) ||
+		       rdma_nl_put_driver_u32(msg, "timely_hai_count", out->timely_hai_count) ||
+		       rdma_nl_put_driver_u32(msg, "timely_pacer_mbps",
+					      le32_to_cpu(out->cc_rate_mbps)) ?
+		       -EMSGSIZE : 0;
+	}
 	if (le32_to_cpu(out->status) & TERN_QP_STATUS_HPCC)
 		return rdma_nl_put_driver_u32(msg, "hpcc_window", le32_to_cpu(out->hpcc_window)) ||
 		       rdma_nl_put_driver_u32(msg, "hpcc_rate_mbps",

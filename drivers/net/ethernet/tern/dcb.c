@@ -72,6 +72,16 @@ static void tern_dcb_default_cc(struct tern_cc_params *cc)
 	cc->hpcc_eta = cpu_to_le16(TERN_CC_DEF_HPCC_ETA);
 	cc->hpcc_ai_rate = cpu_to_le32(TERN_CC_DEF_HPCC_AI_RATE);
 	cc->hpcc_base_rtt = cpu_to_le32(TERN_CC_DEF_HPCC_BASE_RTT);
+	cc->timely_en = 0;
+	cc->timely_hai_thresh = TERN_CC_DEF_TIMELY_HAI_THRESH;
+	cc->timely_alpha = cpu_to_le16(TERN_CC_DEF_TIMELY_ALPHA);
+	cc->timely_beta = cpu_to_le16(TERN_CC_DEF_TIMELY_BETA);
+	cc->timely_delta = cpu_to_le32(TERN_CC_DEF_TIMELY_DELTA);
+	cc->timely_t_low = cpu_to_le32(TERN_CC_DEF_TIMELY_T_LOW);
+	cc->timely_t_high = cpu_to_le32(TERN_CC_DEF_TIMELY_T_HIGH);
+	cc->timely_min_rtt = cpu_to_le32(TERN_CC_DEF_TIMELY_MIN_RTT);
+	cc->timely_seg = cpu_to_le32(TERN_CC_DEF_TIMELY_SEG);
+	cc->timely_min_rate = cpu_to_le32(TERN_CC_DEF_TIMELY_MIN_RATE);
 }
 
 /**
@@ -166,7 +176,7 @@ int tern_dcb_apply(struct tern_dev *tdev)
 }
 
 /**
- * tern_dcb_get_cc() - copy the kept DCQCN and HPCC parameters
+ * tern_dcb_get_cc() - copy the kept DCQCN, HPCC and TIMELY parameters
  * @tdev: the device
  * @cc: filled in
  */
@@ -241,7 +251,7 @@ bool tern_cc_field_valid(struct tern_dev *tdev, const struct tern_cc_field *f, u
 }
 
 /**
- * tern_dcb_set_cc_field() - change one DCQCN or HPCC parameter
+ * tern_dcb_set_cc_field() - change one DCQCN, HPCC or TIMELY parameter
  * @tdev: the device
  * @f: the parameter
  * @v: its new value, already checked by tern_cc_field_valid()

@@ -32,7 +32,7 @@
  *   dcb           read: what the firmware runs, read back from it (QUERY_DCB, QUERY_CC_PARAMS),
  *                 not the driver's copy: "key: value" lines, the CC parameters under their
  *                 devlink param or cc_params/ file names (devices with TERN_DEV_CAP_DCB)
- *   cc_params/    DCQCN's and HPCC's tuning constants (devices with TERN_DEV_CAP_DCB), a
+ *   cc_params/    DCQCN's, HPCC's and TIMELY's tuning constants (devices with TERN_DEV_CAP_DCB), a
  *                 file each, named as mlx5_ib's cc_params/ files where the meaning is the
  *                 same (rp_*, np_*; hpcc_* are tern's): a read queries the firmware
  *                 (QUERY_CC_PARAMS), a write sends the driver's parameter set with that
@@ -396,6 +396,17 @@ static const struct tern_cc_field tern_dbg_cc_fields[] = {
 	TERN_CC_RATE("hpcc_ai_rate", hpcc_ai_rate, 1),
 	TERN_CC_U32("hpcc_base_rtt", hpcc_base_rtt,
 		    TERN_CC_HPCC_BASE_RTT_MIN, TERN_CC_HPCC_BASE_RTT_MAX),
+	TERN_CC_U8("timely_hai_thresh", timely_hai_thresh, 1, TERN_CC_TIMELY_HAI_MAX),
+	TERN_CC_U16("timely_alpha", timely_alpha, 1, 1024),
+	TERN_CC_U16("timely_beta", timely_beta, 1, 1024),
+	TERN_CC_RATE("timely_delta", timely_delta, 1),
+	TERN_CC_U32("timely_t_low", timely_t_low, TERN_CC_TIMELY_RTT_MIN, TERN_CC_TIMELY_RTT_MAX),
+	TERN_CC_U32("timely_t_high", timely_t_high, TERN_CC_TIMELY_RTT_MIN,
+		    TERN_CC_TIMELY_RTT_MAX),
+	TERN_CC_U32("timely_min_rtt", timely_min_rtt, TERN_CC_TIMELY_RTT_MIN,
+		    TERN_CC_TIMELY_RTT_MAX),
+	TERN_CC_U32("timely_seg", timely_seg, TERN_CC_TIMELY_SEG_MIN, TERN_CC_TIMELY_SEG_MAX),
+	TERN_CC_RATE("timely_min_rate", timely_min_rate, 1),
 };
 
 static_assert(ARRAY_SIZE(tern_dbg_cc_fields) == TERN_DBG_CC_NUM);
@@ -495,6 +506,7 @@ static void tern_dbg_show_cc(struct seq_file *s, const struct tern_cc_params *cc
 	seq_printf(s, "roce_rp_enable: %u\n", cc->rp_en);
 	seq_printf(s, "roce_np_enable: %u\n", cc->np_en);
 	seq_printf(s, "roce_hpcc_enable: %u\n", cc->hpcc_en);
+	seq_printf(s, "roce_timely_enable: %u\n", cc->timely_en);
 	seq_printf(s, "cnp_dscp: %u\n", cc->cnp_dscp);
 	seq_printf(s, "cnp_802p_prio: %u\n", cc->cnp_prio);
 	for (i = 0; i < TERN_DBG_CC_NUM; i++)

@@ -5,8 +5,8 @@
  * reporters "fw" (firmware errors, command timeouts; recovery resets the device) and "pfc"
  * (PFC storms the firmware's storm guard detected; in error while one lasts).
  *
- * Congestion-control params: which priorities run DCQCN's reaction and notification points
- * or HPCC, and the CNPs' DSCP and PCP, registered when the device has TERN_DEV_CAP_DCB:
+ * Congestion-control params: which priorities run DCQCN's reaction and notification points,
+ * HPCC or TIMELY, and the CNPs' DSCP and PCP, registered when the device has TERN_DEV_CAP_DCB:
  * what must match the switches' configuration. Their values live in struct tern_dcb
  * (dcb.c); a set sends the whole struct tern_cc_params (SET_CC_PARAMS) and keeps the new
  * value only if the firmware took it. Out-of-range values are refused by the validate
@@ -101,6 +101,7 @@ enum tern_devlink_param_id {
 	TERN_DL_PARAM_RP_ENABLE,
 	TERN_DL_PARAM_NP_ENABLE,
 	TERN_DL_PARAM_HPCC_ENABLE,
+	TERN_DL_PARAM_TIMELY_ENABLE,
 	TERN_DL_PARAM_CNP_DSCP,
 	TERN_DL_PARAM_CNP_PRIO,
 	TERN_DL_PARAM_CC_END,
@@ -116,6 +117,8 @@ static const struct tern_cc_field tern_cc_fabric[] = {
 	[TERN_CC_IDX(TERN_DL_PARAM_NP_ENABLE)] = TERN_CC_U8("roce_np_enable", np_en, 0, 0xff),
 	[TERN_CC_IDX(TERN_DL_PARAM_HPCC_ENABLE)] =
 		TERN_CC_U8("roce_hpcc_enable", hpcc_en, 0, 0xff),
+	[TERN_CC_IDX(TERN_DL_PARAM_TIMELY_ENABLE)] =
+		TERN_CC_U8("roce_timely_enable", timely_en, 0, 0xff),
 	[TERN_CC_IDX(TERN_DL_PARAM_CNP_DSCP)] = TERN_CC_U8("cnp_dscp", cnp_dscp, 0, 63),
 	[TERN_CC_IDX(TERN_DL_PARAM_CNP_PRIO)] = TERN_CC_U8("cnp_802p_prio", cnp_prio, 0, 7),
 };
@@ -157,6 +160,7 @@ static int tern_cc_param_validate(struct devlink *devlink, u32 id, union devlink
 	const struct tern_cc_field *f = tern_cc_fabric_field(id);
 	struct tern_dev *tdev = devlink_priv(devlink);
 	struct tern_cc_params cc;
+	u8 others;
 
 	if (!f)
 		return -EOPNOTSUPP;
@@ -167,13 +171,21 @@ static int tern_cc_param_validate(struct devlink *devlink, u32 id, union devlink
 			NL_SET_ERR_MSG_MOD(extack, "cnp_802p_prio must be a priority, 0..7");
 		return -ERANGE;
 	}
-	/* a priority runs DCQCN's reaction point or HPCC, never both (the firmware's rule) */
-	if (id != TERN_DL_PARAM_HPCC_ENABLE && id != TERN_DL_PARAM_RP_ENABLE)
-		return 0;
+	/* a priority runs one of DCQCN's reaction point, HPCC and TIMELY (the firmware's
+	 * rule): a new bitmap must not share a priority with the other two
+	 */
 	tern_dcb_get_cc(tdev, &cc);
-	if (val.vu8 & (id == TERN_DL_PARAM_HPCC_ENABLE ? cc.rp_en : cc.hpcc_en)) {
+	if (id == TERN_DL_PARAM_RP_ENABLE)
+		others = cc.hpcc_en | cc.timely_en;
+	else if (id == TERN_DL_PARAM_HPCC_ENABLE)
+		others = cc.rp_en | cc.timely_en;
+	else if (id == TERN_DL_PARAM_TIMELY_ENABLE)
+		others = cc.rp_en | cc.hpcc_en;
+	else
+		return 0;
+	if (val.vu8 & others) {
 		NL_SET_ERR_MSG_MOD(extack,
-				   "roce_hpcc_enable and roce_rp_enable must not share a priority");
+				   "roce_rp_enable, roce_hpcc_enable and roce_timely_enable must not share a priority");
 		return -EINVAL;
 	}
 	return 0;
@@ -188,6 +200,7 @@ static const struct devlink_param tern_cc_params[] = {
 	TERN_CC_PARAM(TERN_DL_PARAM_RP_ENABLE, "roce_rp_enable"),
 	TERN_CC_PARAM(TERN_DL_PARAM_NP_ENABLE, "roce_np_enable"),
 	TERN_CC_PARAM(TERN_DL_PARAM_HPCC_ENABLE, "roce_hpcc_enable"),
+	TERN_CC_PARAM(TERN_DL_PARAM_TIMELY_ENABLE, "roce_timely_enable"),
 	TERN_CC_PARAM(TERN_DL_PARAM_CNP_DSCP, "cnp_dscp"),
 	TERN_CC_PARAM(TERN_DL_PARAM_CNP_PRIO, "cnp_802p_prio"),
 };

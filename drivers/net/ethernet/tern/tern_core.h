@@ -220,7 +220,8 @@ struct tern_eq {
  *	run inside it
  * @cfg: the DCB configuration (PFC, ETS, DSCP map, storm guard) last accepted by the
  *	firmware, or the reset state; sent whole by every SET_DCB
- * @cc: the DCQCN and HPCC parameters (devlink params, debugfs cc_params/) last accepted,
+ * @cc: the DCQCN, HPCC and TIMELY parameters (devlink params, debugfs cc_params/) last
+ *	accepted,
  *	or the driver's defaults
  * @supported: the device has TERN_DEV_CAP_DCB (immutable after probe)
  * @cc_ok: the firmware executes SET_CC_PARAMS (cleared when it answers BAD_OPCODE)
@@ -273,8 +274,8 @@ struct tern_cc_field {
 #define TERN_CC_U32(n, f, lo, hi)	TERN_CC_FIELD_SZ(n, f, 4, lo, hi, false)
 #define TERN_CC_RATE(n, f, lo)		TERN_CC_FIELD_SZ(n, f, 4, lo, 0, true)
 
-/* The tuning parameters of DCQCN and HPCC, a debugfs file each under cc_params/. */
-#define TERN_DBG_CC_NUM		19
+/* The tuning parameters of DCQCN, HPCC and TIMELY, a debugfs file each under cc_params/. */
+#define TERN_DBG_CC_NUM		28
 
 /**
  * struct tern_dbg_cc_file - what a cc_params/ debugfs file stands for (its i_private)
