@@ -333,6 +333,8 @@ struct ternm_qp_cc {
 	uint64_t next_send;	/* pacer: earliest time of the next data packet */
 	uint64_t pace_deadline;	/* waiting for next_send on the timer list */
 	uint64_t np_last_ns;	/* NP: when this QP last sent a CNP */
+	uint64_t last_gap;	/* pacer: the gap next_send added after the last packet (ns) */
+	uint32_t last_len;	/* pacer: that packet's frame bytes */
 };
 
 /*

@@ -13,7 +13,9 @@ nothing, complete every WRITE with the data intact. The HPCC run must also show:
     baseline DCQCN run's;
   - Jain >= 0.95 over the steady state;
   - the bottleneck used: at MTU 1024 at least 95 % of what one sender gets alone (frame
-    bytes), at MTU 4096 at least 90 % (measured 92-95 %: Documentation/fabric.rst).
+    bytes), at MTU 4096 at least 93 % (measured 93.9-95.5 %, 93.8-94.2 % with jitter over
+    seeds 1 to 5, 92.2 % at N = 16 before the pacer kept the new rate's gap:
+    Documentation/fabric.rst).
 
 A negative control (N = 4, MTU 4096, hpcc_ai_rate at the line rate: the additive step is a
 whole BDP per RTT) must fail the queue assertions. A short run of the ASan/UBSan build of the
@@ -44,7 +46,7 @@ DURATION_US = 40000
 JAIN_MIN = 0.95
 QUEUE_RATIO = 5                 # p99(DCQCN, the issue's RED) >= QUEUE_RATIO * p99(HPCC)
 BASELINE = ["--ecn-enqueue", "--pmax-ppm", "10000"]     # the issue's DCQCN: 240-270 KB p99
-UTIL_MIN = {5: 0.90, 3: 0.95}   # of the one-sender baseline
+UTIL_MIN = {5: 0.93, 3: 0.95}   # of the one-sender baseline
 
 
 def run(n, mtu, cc, *extra):
