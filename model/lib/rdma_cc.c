@@ -373,10 +373,6 @@ bool ternm_tx_gate(struct tern_model *m, struct ternm_qp *qp, const uint8_t *pat
 			}
 		}
 	}
-	if (!ternm_hpcc_gate(m, qp)) {
-		qp->tx_block = TX_PACE;		/* HPCC window full: an ACK wakes it */
-		return false;
-	}
 	if (!ternm_mac_may_send(m, ternm_path_prio(m, path), NULL)) {
 		qp->tx_block = TX_MAC;
 		return false;
