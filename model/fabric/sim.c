@@ -63,6 +63,8 @@ struct params {
 	uint8_t sr_log_cap;		/* its in-flight cap 2^n PSNs (0: the default) */
 	uint64_t flow_bytes;		/* each flow's size (0: no end); the run ends with them */
 	uint8_t ack_timeout;		/* QP timeout code: 4.096 us * 2^n (14) */
+	bool read;			/* --op read: the receiver READs from the senders */
+	const char *op;
 };
 
 static void params_default(struct params *p)
@@ -109,7 +111,9 @@ struct node {
 	struct rcq cq;
 	struct rqp qp;
 	struct rmr mr;
-	struct wstream w;		/* the WRITEs to the receiver */
+	struct wstream w;		/* the WRITEs to the receiver (--op read: its READs) */
+	struct rcq rd_cq;		/* --op read: at the receiver, this flow's CQ ... */
+	struct rmr rd_mr;		/* ... and the slots its READs fill */
 	uint64_t done_bytes_steady;
 	bool ended;			/* --flow-bytes: every WRITE completed (or failed) */
 	uint64_t fct_ns;		/* ... when, from the start (0: some WRITE failed) */
@@ -260,10 +264,12 @@ static void nic_flush(struct sim *s, unsigned int k)
 static void sender_poll(struct sim *s, unsigned int k)
 {
 	struct node *nd = &s->nodes[k];
+	struct rdev *d = s->p.read ? s->nodes[0].d : nd->d;	/* where the stream posts */
+	unsigned int at = s->p.read ? 0 : k;
 	struct wc wc;
 	bool any = false;
 
-	while (wstream_poll(nd->d, &nd->w, &wc)) {
+	while (wstream_poll(d, &nd->w, &wc)) {
 		any = true;
 		if (wc.status != TERN_CQE_OK) {
 			if (nd->w.errors == 1 && !s->p.quiet)
@@ -275,9 +281,9 @@ static void sender_poll(struct sim *s, unsigned int k)
 			nd->done_bytes_steady += s->p.msg_bytes;
 	}
 	if (any && !nd->w.errors && s->now < s->end)
-		wstream_post(nd->d, &nd->w);
+		wstream_post(d, &nd->w);
 	if (any)
-		nic_flush(s, k);
+		nic_flush(s, at);
 	/* a finite flow ends when its last WRITE completes, or every posted one after an error */
 	if (any && s->p.flow_bytes && !nd->ended && nd->w.completed == nd->w.posted &&
 	    (nd->w.errors || nd->w.done_bytes >= s->p.flow_bytes)) {
@@ -289,9 +295,14 @@ static void sender_poll(struct sim *s, unsigned int k)
 
 static void after_nic(struct sim *s, unsigned int k)
 {
+	unsigned int j;
+
 	nic_flush(s, k);
-	if (k)
+	if (k && !s->p.read)
 		sender_poll(s, k);
+	else if (!k && s->p.read)
+		for (j = 1; j < s->nnodes; j++)
+			sender_poll(s, j);	/* every flow's READs complete at the receiver */
 }
 
 /* ---- switch host ------------------------------------------------------------------------- */
@@ -390,37 +401,57 @@ static bool sim_build_receiver(struct sim *s, const struct connopt *o)
 	return true;
 }
 
-/* Sender @k: its CQ, QP, MR and WRITE stream, the receiver's QP for it, both connected. */
+/*
+ * Sender @k: its CQ, QP, MR and WRITE stream, the receiver's QP for it, both connected; with
+ * --op read the stream is the receiver's READs, with a CQ and slots of its own there.
+ */
 static bool sim_build_flow(struct sim *s, unsigned int k, const struct connopt *o)
 {
 	const struct params *p = &s->p;
 	struct node *nd = &s->nodes[k];
 	struct rdev *rx = s->nodes[0].d;
+	uint64_t len = (uint64_t)p->slots * p->msg_bytes;
+	struct rcq *rcq = &s->rx_cq;
 	int st;
 
 	st = cq_create(nd->d, &nd->cq, o->cq_log, false);
+	if (!st && p->read) {
+		/* the READs' CQ and slots at the receiver, the flow's own */
+		st = cq_create(rx, &nd->rd_cq, o->cq_log, false);
+		if (!st)
+			st = mr_create(rx, &nd->rd_mr, rx->pdn, len, TERN_ACCESS_LOCAL_WRITE, 0);
+		rcq = &nd->rd_cq;
+	}
 	if (!st)
 		st = qp_create(nd->d, &nd->qp, nd->d->pdn, &nd->cq, &nd->cq, o->sq_log,
 			       o->sq_stride, o->rq_log, o->rq_stride, 0, false);
 	if (!st)
-		st = qp_create(rx, &s->rx_qp[k], rx->pdn, &s->rx_cq, &s->rx_cq, o->sq_log,
+		st = qp_create(rx, &s->rx_qp[k], rx->pdn, rcq, rcq, o->sq_log,
 			       o->sq_stride, o->rq_log, o->rq_stride, 0, false);
 	if (!st)
-		st = mr_create(nd->d, &nd->mr, nd->d->pdn,
-			       (uint64_t)p->slots * p->msg_bytes,
-			       TERN_ACCESS_LOCAL_WRITE, 0);
+		st = mr_create(nd->d, &nd->mr, nd->d->pdn, len,
+			       TERN_ACCESS_LOCAL_WRITE | (p->read ? TERN_ACCESS_REMOTE_READ : 0),
+			       0);
 	if (st) {
 		fprintf(stderr, "tern-sim: sender %u setup status %d\n", k, st);
 		return false;
 	}
 	mr_fill(nd->d, &nd->mr, 1000 + k);
-	nd->w = (struct wstream){
-		.qp = &nd->qp, .cq = &nd->cq, .mr = &nd->mr,
-		.raddr = s->rx_mr.iova + (uint64_t)(k - 1) * p->slots * p->msg_bytes,
-		.rkey = s->rx_mr.key, .msg_bytes = p->msg_bytes,
-		.outstanding = p->outstanding, .slots = p->slots,
-		.total_bytes = p->flow_bytes,
-	};
+	if (p->read)		/* the receiver READs the sender's slots into its own */
+		nd->w = (struct wstream){
+			.qp = &s->rx_qp[k], .cq = &nd->rd_cq, .mr = &nd->rd_mr,
+			.raddr = nd->mr.iova, .rkey = nd->mr.key, .msg_bytes = p->msg_bytes,
+			.outstanding = p->outstanding, .slots = p->slots,
+			.total_bytes = p->flow_bytes, .read = true,
+		};
+	else
+		nd->w = (struct wstream){
+			.qp = &nd->qp, .cq = &nd->cq, .mr = &nd->mr,
+			.raddr = s->rx_mr.iova + (uint64_t)(k - 1) * len,
+			.rkey = s->rx_mr.key, .msg_bytes = p->msg_bytes,
+			.outstanding = p->outstanding, .slots = p->slots,
+			.total_bytes = p->flow_bytes,
+		};
 	if (!qp_connect(nd->d, &nd->qp, rx, s->rx_qp[k].qpn, o, 0) ||
 	    !qp_connect(rx, &s->rx_qp[k], nd->d, nd->qp.qpn, o, 1)) {
 		fprintf(stderr, "tern-sim: connecting flow %u failed\n", k);
@@ -455,6 +486,10 @@ static bool sim_build(struct sim *s)
 		s->cc_ok &= cc_setup(s, s->nodes[k].d);
 	}
 	connopt_write_flow(&o, s->p.mtu, 26);
+	if (s->p.read) {
+		o.access |= TERN_ACCESS_REMOTE_READ;
+		o.rd_atomic = 16;	/* the READs a flow keeps posted (--outstanding <= 16) */
+	}
 	o.timeout = s->p.ack_timeout;
 	o.xport = s->p.sr ? TERN_QP_XPORT_SR |
 		  (uint32_t)s->p.sr_log_cap << TERN_QP_XPORT_LOG_CAP_SHIFT : 0;
@@ -546,8 +581,8 @@ static void sim_run(struct sim *s)
 	s->next_sample = s->t0;
 	announce(s);
 	for (k = 1; k < s->nnodes; k++) {
-		wstream_post(s->nodes[k].d, &s->nodes[k].w);
-		nic_flush(s, k);
+		wstream_post(s->nodes[s->p.read ? 0 : k].d, &s->nodes[k].w);
+		nic_flush(s, s->p.read ? 0 : k);
 	}
 	for (;;) {
 		uint64_t t = s->next_sample;
@@ -716,7 +751,8 @@ static void report_flows(struct sim *s, struct sim_incast_figures *fig, double *
 		/* -1: the flow failed or did not end within --duration-us */
 		fct_us[k - 1] = nd->ended && nd->fct_ns ? (double)nd->fct_ns / 1000 : -1;
 		flow_data[k - 1] = -1;		/* no WRITE completed: nothing to check */
-		if (wstream_data_ok(s->nodes[0].d, &s->rx_mr,
+		if (p->read ? wstream_data_ok(s->nodes[0].d, &nd->rd_mr, 0, &nd->w, 1000 + k) :
+		    wstream_data_ok(s->nodes[0].d, &s->rx_mr,
 				    (uint64_t)(k - 1) * p->slots * p->msg_bytes, &nd->w, 1000 + k))
 			flow_data[k - 1] = 1;
 		else if (nd->w.slot_done)
@@ -844,6 +880,10 @@ static void sim_free(struct sim *s)
 		qmem_free(&s->rx_qp[k].sq);
 		qmem_free(&s->rx_qp[k].rq);
 		mr_release(&nd->mr);
+		if (s->p.read) {
+			qmem_free(&nd->rd_cq.mem);
+			mr_release(&nd->rd_mr);
+		}
 		free(nd->bins);
 		free(nd->cc_mbps);
 	}
@@ -871,6 +911,7 @@ static void usage(FILE *f)
 		"  --ack-timeout CODE    QP timeout 4.096 us * 2^CODE (14)\n"
 		"  --pfc-mask M          lossless priorities, switch and NICs (8; 0: the switch drops)\n"
 		"  --flow-bytes B        each flow ends after B bytes, the run when all have (0: never)\n"
+		"  --op write|read       the flows WRITE to the receiver, or it READs from them (write)\n"
 		SIM_INCAST_USAGE_BOTTOM, MAX_SENDERS);
 }
 
@@ -1039,6 +1080,7 @@ static const struct sim_opt {
 	{ "flow-bytes", K_NUM, PF(flow_bytes), 1 },
 	{ "hpcc", K_ONOFF, PF(hpcc), 0 },
 	{ "timely", K_ONOFF, PF(timely), 0 },
+	{ "op", K_STR, PF(op), 0 },
 	{ "switch-json", K_STR, PF(switch_json), 0 },
 	{ "quiet", K_TRUE, PF(quiet), 0 },
 	{ "help", K_HELP, 0, 0, 0 },
@@ -1166,7 +1208,12 @@ int main(int argc, char **argv)
 	ret = parse_args(p, argc, argv);
 	if (ret >= 0)
 		return ret;
-	if (optind != argc || params_bad(p)) {
+	if (p->op && strcmp(p->op, "write") && strcmp(p->op, "read")) {
+		fprintf(stderr, "tern-sim: --op write or read: %s\n", p->op);
+		return 2;
+	}
+	p->read = p->op && !strcmp(p->op, "read");
+	if (optind != argc || params_bad(p) || (p->read && p->outstanding > 16)) {
 		usage(stderr);
 		return 2;
 	}

@@ -912,7 +912,8 @@ void wstream_post(struct rdev *d, struct wstream *w)
 		if (w->total_bytes && w->total_bytes - w->posted * w->msg_bytes < len)
 			len = (uint32_t)(w->total_bytes - w->posted * w->msg_bytes);
 		sg = mr_sge(w->mr, (uint64_t)slot * w->msg_bytes, len);
-		post_send(d, w->qp, TERN_WQE_RDMA_WRITE, TERN_WQE_F_SIGNALED, w->posted, &sg, 1,
+		post_send(d, w->qp, w->read ? TERN_WQE_RDMA_READ : TERN_WQE_RDMA_WRITE,
+			  TERN_WQE_F_SIGNALED, w->posted, &sg, 1,
 			  w->raddr + (uint64_t)slot * w->msg_bytes, w->rkey, 0);
 		w->posted++;
 		rang = true;

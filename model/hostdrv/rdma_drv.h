@@ -253,7 +253,8 @@ void rq_rec_write(struct rdev *d, struct rqp *qp, uint16_t pi);
  * The fabric simulators' flows (tern-sim, model/ns3/tn_host.c): signaled RDMA WRITEs of
  * @msg_bytes from slot i of @mr (i * msg_bytes) to slot i at @raddr, the slots used in turn,
  * up to @outstanding in flight, until @total_bytes (0: no end; the last WRITE may be
- * shorter). The counters are the host side's.
+ * shorter). With @read, RDMA READs instead: slot i at @raddr into slot i of @mr. The
+ * counters are the host side's.
  */
 struct wstream {
 	struct rqp *qp;
@@ -267,6 +268,7 @@ struct wstream {
 	uint64_t posted, completed, errors;	/* WRITEs */
 	uint64_t done_bytes;			/* completed successfully */
 	uint32_t slot_done;			/* slots completed at least once */
+	bool read;				/* READs (of the remote slots) instead */
 };
 /* Post WRITEs until @outstanding are in flight (or all of total_bytes is posted). */
 void wstream_post(struct rdev *d, struct wstream *w);

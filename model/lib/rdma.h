@@ -80,6 +80,7 @@
 #define TERNM_MAX_UNACKED	256	/* PSNs in flight per QP */
 #define TERNM_ACK_EVERY		32	/* AckReq on every 32nd packet (and each message's last) */
 #define TERNM_RESP_FIFO		64	/* queued responder outputs (ACK/NAK/READ) per QP */
+#define TERNM_HPCC_RSP_RING	256	/* HPCC: READ responses a window counts in flight */
 
 #define TERNM_PSN_MASK		0xffffffu
 #define TERNM_MAX_MSG_PKTS	(1u << 22)	/* packets in one message (2^31 B at MTU 512) */
@@ -384,6 +385,8 @@ struct ternm_qp_cc {
 	uint64_t next_send;	/* pacer: earliest time of the next data packet */
 	uint64_t pace_deadline;	/* waiting for next_send on the timer list */
 	uint64_t np_last_ns;	/* NP: when this QP last sent a CNP */
+	uint64_t last_gap;	/* pacer: the gap next_send added after the last packet (ns) */
+	uint32_t last_len;	/* pacer: that packet's frame bytes */
 };
 
 /*
@@ -402,6 +405,13 @@ struct ternm_qp_hpcc {
 	uint32_t prev_ts[TERN_INT_MAX_HOPS], prev_tx[TERN_INT_MAX_HOPS];
 	uint32_t prev_q[TERN_INT_MAX_HOPS];
 	uint8_t echo[TERN_INT_MAX_HOPS * sizeof(struct tern_int_hop)];
+	/* the READ responses this QP sends as their data sender (the requester echoes them) */
+	bool rsp_init;		/* a response went out with INT: the rsp_* below are set */
+	uint16_t rsp_n, rsp_head;	/* rsp_psn[]: entries, the oldest one */
+	uint32_t rsp_hi;	/* one past the highest response PSN sent */
+	uint32_t rsp_echo_psn;	/* the highest response PSN echoed */
+	uint32_t rsp_update_psn;	/* an echo at or past it updates the reference window */
+	uint32_t rsp_psn[TERNM_HPCC_RSP_RING];	/* PSNs of the last new responses sent */
 };
 
 /*
@@ -650,6 +660,7 @@ struct ternm_rdma {
 	uint8_t cnp_tx[TERNM_MAX_L2L4 + BTH_LEN + CNP_RSVD_LEN + ICRC_LEN];
 	/* a received INT frame without its shim (rdma_hpcc.c), and the telemetry it carried */
 	bool int_busy;
+	bool int_rsp_echo;	/* rdma_hpcc.c is sending a RESP_ECHO of int_hops */
 	uint8_t int_type, int_n;
 	uint8_t int_hops[TERN_INT_MAX_HOPS * sizeof(struct tern_int_hop)];
 	uint8_t int_rx[TERN_ETH_MAX_FRAME];
@@ -757,7 +768,9 @@ bool ternm_hpcc_qp(const struct tern_model *m, const struct ternm_qp *qp);
 bool ternm_hpcc_query(const struct tern_model *m, const struct ternm_qp *qp,
 		      struct ternm_hpcc_view *v);
 bool ternm_hpcc_gate(struct tern_model *m, struct ternm_qp *qp);
-void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
+bool ternm_hpcc_rsp_gate(struct tern_model *m, struct ternm_qp *qp, uint32_t psn);
+void ternm_hpcc_rsp_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn);
+bool ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p);
 void ternm_hpcc_qp_reset(struct ternm_qp *qp);
 size_t ternm_int_tx(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, uint8_t *bth,
 		    size_t len, size_t room);

@@ -140,6 +140,15 @@ static void cc_unlimit(struct tern_model *m, struct ternm_qp *qp)
 }
 
 /*
+ * How far a limited QP may run ahead of its schedule: the embedding's transmit burst
+ * allowance (tern_model_config.tx_burst_bytes; 0 in a virtual-time simulation) at its rate.
+ */
+static uint64_t pace_burst_ns(const struct tern_model *m, const struct ternm_qp_cc *c)
+{
+	return (uint64_t)m->cfg.tx_burst_bytes * 8000000ull / c->rc;
+}
+
+/*
  * HPCC (rdma_hpcc.c) and TIMELY (rdma_timely.c): pace @qp at @kbps, or not at all from the
  * line rate up. The limiter is DCQCN's (they never share a priority) without its increase
  * timer.
@@ -157,7 +166,19 @@ void ternm_cc_pace(struct tern_model *m, struct ternm_qp *qp, uint64_t kbps)
 	if (!c->limited) {
 		c->limited = true;
 		c->next_send = ternm_now(m);
+		c->last_gap = 0;
 		m->rdma->stats.rp_limited_qps++;
+	} else if (c->last_gap && kbps != c->rc) {
+		/* the gap after the last packet at the new rate, not the old one */
+		uint64_t gap = (uint64_t)c->last_len * 8000000ull / kbps;
+
+		c->next_send = c->next_send - c->last_gap + gap;
+		c->last_gap = gap;
+		c->rc = kbps;
+		if (c->pace_deadline != TERNM_NO_DEADLINE) {
+			c->pace_deadline = c->next_send - pace_burst_ns(m, c) / 2;
+			ternm_qp_timer_sync(m, qp);
+		}
 	}
 	c->inc_deadline = TERNM_NO_DEADLINE;	/* no DCQCN increase timer (left from RP) */
 	c->rc = c->rt = kbps;
@@ -338,15 +359,6 @@ void ternm_cc_query_qp(struct tern_model *m, struct ternm_qp *qp, uint32_t *rate
 }
 
 /*
- * How far a limited QP may run ahead of its schedule: the embedding's transmit burst
- * allowance (tern_model_config.tx_burst_bytes; 0 in a virtual-time simulation) at its rate.
- */
-static uint64_t pace_burst_ns(const struct tern_model *m, const struct ternm_qp_cc *c)
-{
-	return (uint64_t)m->cfg.tx_burst_bytes * 8000000ull / c->rc;
-}
-
-/*
  * May @qp send a data packet (request, READ response) with headers from @path now? False
  * when its rate limiter's next allowed time is further in the future than the burst
  * allowance (the QP then waits on the timer list) or the MAC cannot send its priority now;
@@ -372,10 +384,6 @@ bool ternm_tx_gate(struct tern_model *m, struct ternm_qp *qp, const uint8_t *pat
 			}
 		}
 	}
-	if (!ternm_hpcc_gate(m, qp)) {
-		qp->tx_block = TX_PACE;		/* HPCC window full: an ACK wakes it */
-		return false;
-	}
 	if (!ternm_mac_may_send(m, ternm_path_prio(m, path), NULL)) {
 		qp->tx_block = TX_MAC;
 		return false;
@@ -396,7 +404,9 @@ void ternm_cc_sent(struct tern_model *m, struct ternm_qp *qp, size_t len)
 	now = ternm_now(m);
 	if (c->next_send < now)
 		c->next_send = now;
-	c->next_send += (uint64_t)len * 8000000ull / c->rc;
+	c->last_len = (uint32_t)len;
+	c->last_gap = (uint64_t)len * 8000000ull / c->rc;
+	c->next_send += c->last_gap;
 	if (!p->rpg_byte_reset || !ternm_cc_rp(m, qp))
 		return;			/* no byte stage (or HPCC's pacing only) */
 	c->bytes += len;

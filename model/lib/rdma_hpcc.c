@@ -16,6 +16,15 @@
  * updated once per RTT (the first ACK at or past the PSN sent when Wc last changed) and a
  * tentative window W on every other ACK. W bounds the request bytes in flight
  * (ternm_hpcc_gate()) and sets the pacer to W / T (ternm_cc_pace(), rdma_cc.c).
+ *
+ * READ responses: the responder's QP is their data sender. Its response packets carry a
+ * REQUEST shim; the requester sends the records of each back at once in a RESP_ECHO (an
+ * ACK-opcode packet with the response's PSN, telemetry only: ternm_hpcc_rx() takes it before
+ * the ACK path could see it). The echoes feed the same U, W and pacer; the update once per
+ * RTT counts in response PSNs (rsp_update_psn), and W bounds the new responses in flight
+ * (those sent after the highest PSN echoed, ternm_hpcc_rsp_gate()). Resent responses
+ * (a READ asked for again, a hole) are paced but not windowed: recovery never waits for an
+ * echo.
  */
 #include "frame.h"
 #include "rdma.h"
@@ -32,6 +41,11 @@ static bool is_req_op(uint8_t op)
 	op &= 0x1f;			/* UC: the RC opcode */
 	return op <= IBOP_READ_REQ || op == IBOP_CMP_SWAP || op == IBOP_FETCH_ADD ||
 	       op == IBOP_SEND_LAST_INV || op == IBOP_SEND_ONLY_INV;
+}
+
+static bool is_read_resp(uint8_t op)
+{
+	return op >= IBOP_READ_RESP_FIRST && op <= IBOP_READ_RESP_ONLY;
 }
 
 /* Does @qp (RC or UC) run HPCC: its priority has the bit in hpcc_en? */
@@ -110,6 +124,72 @@ bool ternm_hpcc_gate(struct tern_model *m, struct ternm_qp *qp)
 	return n <= 0 || (uint64_t)n * qp->mtu < qp->hpcc.w;
 }
 
+/* Do @qp's frames carry INT: HPCC on its priority, and not to this port (loopback)? */
+static bool int_path(const struct tern_model *m, const struct ternm_qp *qp)
+{
+	return ternm_hpcc_qp(m, qp) && memcmp(qp->hdr, m->mac, 6);
+}
+
+/* New READ responses of @qp in flight: sent after the highest PSN echoed (at most the ring). */
+static unsigned int rsp_in_flight(const struct ternm_qp_hpcc *h)
+{
+	unsigned int i, n = 0;
+
+	for (i = h->rsp_n; i > 0; i--) {
+		uint32_t psn = h->rsp_psn[(h->rsp_head + i - 1) % TERNM_HPCC_RSP_RING];
+
+		if (psn_diff(psn, h->rsp_echo_psn) <= 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * May @qp send its READ response packet @psn now? A new one only while its new responses in
+ * flight are below W (and below the TERNM_HPCC_RSP_RING it counts them in; with none in
+ * flight it always may); a resent one always (recovery). A RESP_ECHO wakes a QP this holds.
+ */
+bool ternm_hpcc_rsp_gate(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
+{
+	struct ternm_qp_hpcc *h = &qp->hpcc;
+	unsigned int n;
+
+	if (!int_path(m, qp))
+		return true;
+	if (!h->init)
+		hpcc_init(m, qp);
+	if (!h->rsp_init || psn_diff(psn, h->rsp_hi) < 0)
+		return true;
+	n = rsp_in_flight(h);
+	return !n || (n < TERNM_HPCC_RSP_RING && (uint64_t)n * qp->mtu < h->w);
+}
+
+/* @qp sent READ response packet @psn (with INT when int_path()): count it in flight. */
+void ternm_hpcc_rsp_sent(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
+{
+	struct ternm_qp_hpcc *h = &qp->hpcc;
+
+	if (!int_path(m, qp))
+		return;
+	if (!h->rsp_init) {
+		h->rsp_init = true;
+		h->rsp_n = h->rsp_head = 0;
+		h->rsp_hi = psn;
+		h->rsp_echo_psn = psn_add(psn, TERNM_PSN_MASK);	/* psn - 1 */
+		h->rsp_update_psn = psn;
+	}
+	if (psn_diff(psn, h->rsp_hi) < 0)
+		return;			/* resent: not new in flight */
+	if (h->rsp_n == TERNM_HPCC_RSP_RING) {
+		h->rsp_head = (uint16_t)((h->rsp_head + 1) % TERNM_HPCC_RSP_RING);
+		h->rsp_n--;
+	}
+	h->rsp_psn[(h->rsp_head + h->rsp_n) % TERNM_HPCC_RSP_RING] = psn;
+	h->rsp_n++;
+	h->rsp_hi = psn_add(psn, 1);
+}
+
 /* ---- the requester's window ------------------------------------------------------------- */
 
 /* Utilisation of the path from this echo's @n records and the previous ones (paper: U). */
@@ -176,9 +256,12 @@ static void compute_wind(struct tern_model *m, struct ternm_qp_hpcc *h, bool upd
 	h->w = w;
 }
 
-/* An ACK for HPCC requester @qp with @n echoed records at @rec (n may be 0: no switch). */
-static void hpcc_ack(struct tern_model *m, struct ternm_qp *qp, uint32_t psn,
-		     const uint8_t *rec, unsigned int n)
+/*
+ * An echo for HPCC data sender @qp with @n records at @rec (n may be 0: no switch): an ACK of
+ * its requests up to @psn, or (@rsp) a RESP_ECHO of its READ response @psn.
+ */
+static void hpcc_echo(struct tern_model *m, struct ternm_qp *qp, uint32_t psn,
+		      const uint8_t *rec, unsigned int n, bool rsp)
 {
 	struct ternm_qp_hpcc *h = &qp->hpcc;
 	uint64_t t = m->cc->hpcc_base_rtt;
@@ -188,12 +271,22 @@ static void hpcc_ack(struct tern_model *m, struct ternm_qp *qp, uint32_t psn,
 	m->rdma->stats.hpcc_int_echo_acks++;
 	if (!h->init)
 		hpcc_init(m, qp);
+	if (rsp) {
+		/* only an echo of a response sent: anything else teaches nothing */
+		if (!h->rsp_init || psn_diff(psn, h->rsp_hi) >= 0)
+			return;
+		if (psn_diff(psn, h->rsp_echo_psn) > 0)
+			h->rsp_echo_psn = psn;
+	}
 	if (n && h->nprev == n) {
 		measure(m, h, rec, n);
-		update = psn_diff(psn, h->last_update_psn) >= 0;
+		update = psn_diff(psn, rsp ? h->rsp_update_psn : h->last_update_psn) >= 0;
 		compute_wind(m, h, update);
 		if (update) {
-			h->last_update_psn = qp->sent_psn;
+			if (rsp)
+				h->rsp_update_psn = h->rsp_hi;
+			else
+				h->last_update_psn = qp->sent_psn;
 			m->rdma->stats.hpcc_window_updates++;
 		}
 		/* the pacer: W / T bytes per ns, in kb/s */
@@ -205,31 +298,67 @@ static void hpcc_ack(struct tern_model *m, struct ternm_qp *qp, uint32_t psn,
 		h->prev_q[i] = get_be32(rec + i * HOP_LEN + 8);
 	}
 	h->nprev = (uint8_t)n;
-	if (ternm_req_has_work(qp))
+	if (rsp ? qp->fifo_count != 0 : ternm_req_has_work(qp))
 		ternm_qp_work(m, qp);
+}
+
+/*
+ * The requester of @qp took READ response @psn with INT records (r->int_hops): send them
+ * back to the responder at once in a RESP_ECHO, an ACK-opcode packet (AETH ACK, MSN 0) with
+ * the response's PSN, whether or not HPCC runs on the QP's priority here (the responder's
+ * window counts on the echoes; INT is on, or the response would not have been taken). Never
+ * without its shim: ternm_int_tx() always inserts it into this one (not to this port, room
+ * in the transmit buffer), and a RESP_ECHO is never an ACK.
+ */
+static void rsp_echo_send(struct tern_model *m, struct ternm_qp *qp, uint32_t psn)
+{
+	struct ternm_rdma *r = m->rdma;
+	uint8_t *x;
+
+	if (qp->type != TERN_QPT_RC || !ternm_qp_connected(qp) || !m->cc->hpcc_en ||
+	    !memcmp(qp->hdr, m->mac, 6))
+		return;
+	x = ternm_pkt_start(m, qp, IBOP_ACK, false, false, psn);
+	x[0] = AETH_ACK;
+	x[1] = x[2] = x[3] = 0;
+	r->int_rsp_echo = true;
+	ternm_pkt_send(m, qp, x + AETH_LEN);
+	r->int_rsp_echo = false;
 }
 
 /*
  * A packet @p for @qp that arrived with an INT shim (m->rdma->int_type, int_hops): a request
  * keeps its records for the next ACK when the QP runs HPCC here; an ACK's echo feeds the
- * requester's window.
+ * requester's window; a READ response's records go back at once in a RESP_ECHO, and a
+ * RESP_ECHO feeds the responder's. True when the packet was a RESP_ECHO: it is taken here
+ * (or dropped), never handled as an ACK.
  */
-void ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
+bool ternm_hpcc_rx(struct tern_model *m, struct ternm_qp *qp, const struct ternm_pkt *p)
 {
 	struct ternm_rdma *r = m->rdma;
 	uint8_t type = r->int_type;
 
 	r->int_type = 0;	/* for this packet only (not a loopback it causes) */
+	if (type == TERN_INT_TYPE_RESP_ECHO) {
+		if (p->opcode == IBOP_ACK && ternm_hpcc_qp(m, qp))
+			hpcc_echo(m, qp, p->psn, r->int_hops, r->int_n, true);
+		return true;
+	}
+	if (type == TERN_INT_TYPE_REQUEST && is_read_resp(p->opcode)) {
+		rsp_echo_send(m, qp, p->psn);
+		return false;
+	}
 	if (!type || !ternm_hpcc_qp(m, qp))
-		return;
+		return false;
 	if (type == TERN_INT_TYPE_REQUEST && is_req_op(p->opcode)) {
 		memcpy(qp->hpcc.echo, r->int_hops, (size_t)r->int_n * HOP_LEN);
 		qp->hpcc.echo_n = r->int_n;
 		qp->hpcc.echo_valid = true;
 	} else if (type == TERN_INT_TYPE_ECHO &&
 		   (p->opcode == IBOP_ACK || p->opcode == IBOP_ATOMIC_ACK)) {
-		hpcc_ack(m, qp, p->psn, r->int_hops, r->int_n);
+		hpcc_echo(m, qp, p->psn, r->int_hops, r->int_n, false);
 	}
+	return false;
 }
 
 /* ---- the shim on the wire ------------------------------------------------------------------ */
@@ -257,12 +386,20 @@ size_t ternm_int_tx(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, uint8
 		    size_t len, size_t room)
 {
 	struct ternm_qp_hpcc *h = &qp->hpcc;
+	struct ternm_rdma *r = m->rdma;
 	uint8_t *udp = bth - FRAME_UDP_HLEN, type, n = 0;
+	const uint8_t *rec = h->echo;
 	size_t g;
 
-	if (!ternm_hpcc_qp(m, qp) || !memcmp(f, m->mac, 6))
+	if (!memcmp(f, m->mac, 6))
 		return 0;
-	if (is_req_op(bth[0])) {
+	if (r->int_rsp_echo) {
+		type = TERN_INT_TYPE_RESP_ECHO;	/* rsp_echo_send(): the response's records */
+		n = r->int_n;
+		rec = r->int_hops;
+	} else if (!ternm_hpcc_qp(m, qp)) {
+		return 0;
+	} else if (is_req_op(bth[0]) || is_read_resp(bth[0])) {
 		type = TERN_INT_TYPE_REQUEST;
 	} else if ((bth[0] == IBOP_ACK || bth[0] == IBOP_ATOMIC_ACK) && h->echo_valid) {
 		type = TERN_INT_TYPE_ECHO;
@@ -280,9 +417,10 @@ size_t ternm_int_tx(struct tern_model *m, struct ternm_qp *qp, uint8_t *f, uint8
 	bth[3] = 0;
 	put_be16(bth + 4, TERN_ROCE_UDP_DPORT);
 	put_be16(bth + 6, 0);
-	if (type == TERN_INT_TYPE_ECHO) {
-		memcpy(bth + SHIM_LEN, h->echo, (size_t)n * HOP_LEN);
-		h->echo_valid = false;
+	if (type != TERN_INT_TYPE_REQUEST) {
+		memcpy(bth + SHIM_LEN, rec, (size_t)n * HOP_LEN);
+		if (type == TERN_INT_TYPE_ECHO)
+			h->echo_valid = false;
 		m->rdma->stats.hpcc_int_echoes_sent++;
 	}
 	put_be16(udp + 2, TERN_INT_UDP_DPORT);
@@ -307,7 +445,8 @@ void ternm_int_rx(struct tern_model *m, const uint8_t *f, size_t len, size_t l3,
 	if (r->int_busy || len > sizeof(r->int_rx) || ulen < FRAME_UDP_HLEN + SHIM_LEN ||
 	    udp + ulen > len)
 		goto bad;
-	if ((s[0] != TERN_INT_TYPE_REQUEST && s[0] != TERN_INT_TYPE_ECHO) ||
+	if ((s[0] != TERN_INT_TYPE_REQUEST && s[0] != TERN_INT_TYPE_ECHO &&
+	     s[0] != TERN_INT_TYPE_RESP_ECHO) ||
 	    !s[2] || s[2] > TERN_INT_MAX_HOPS || s[1] > s[2] || (s[3] & ~TERN_INT_F_OVERFLOW) ||
 	    get_be16(s + 4) != TERN_ROCE_UDP_DPORT || get_be16(s + 6))
 		goto bad;

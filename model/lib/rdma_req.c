@@ -1266,6 +1266,11 @@ static enum req_step req_send_one(struct tern_model *m, struct ternm_qp *qp)
 		return REQ_STOP;	/* paced (timer list) or the MAC is busy: retried later */
 	if (!req_fetch(m, qp))
 		return REQ_STOP;
+	/* a READ request is not windowed: its data comes back, windowed by the responder */
+	if (wc->opcode != TERN_WQE_RDMA_READ && !ternm_hpcc_gate(m, qp)) {
+		qp->tx_block = TX_PACE;	/* HPCC window full: an ACK wakes it */
+		return REQ_STOP;
+	}
 	if (first_time && is_local(wc->opcode))
 		return req_local(m, qp, wc, s) ? REQ_STOP : REQ_NEXT;
 	if (first_time && !req_start(m, qp, wc, s))

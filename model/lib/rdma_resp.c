@@ -1210,8 +1210,9 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 	while (sent < budget && qp->fifo_count) {
 		struct ternm_resp_item *it = &qp->fifo[qp->fifo_head];
 		struct ternm_rd_res *res;
-		uint32_t off, n;
+		uint32_t off, n, psn;
 		uint8_t op, *x;
+		size_t len;
 
 		if (qp->state == TERN_QPS_RESET) {
 			qp->fifo_count = 0;
@@ -1255,6 +1256,10 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			sent++;
 			continue;
 		}
+		if (!ternm_hpcc_rsp_gate(m, qp, psn_add(res->first_psn, res->next))) {
+			qp->tx_block = TX_PACE;	/* HPCC window full: a RESP_ECHO wakes it */
+			break;
+		}
 		if (!ternm_tx_gate(m, qp, qp->path))
 			break;		/* paced (timer list) or the MAC is busy: retried later */
 		if (res->npkts == 1)
@@ -1268,7 +1273,8 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 		/* res->mtu, not the QP's: npkts was counted with it (SQD->SQD may change it) */
 		off = res->next * res->mtu;
 		n = res->next == res->npkts - 1 ? res->len - off : res->mtu;
-		x = ternm_pkt_start(m, qp, op, false, false, psn_add(res->first_psn, res->next));
+		psn = psn_add(res->first_psn, res->next);
+		x = ternm_pkt_start(m, qp, op, false, false, psn);
 		if (op != IBOP_READ_RESP_MIDDLE) {
 			x[0] = AETH_ACK;
 			x[1] = (uint8_t)(res->msn >> 16);
@@ -1297,7 +1303,10 @@ unsigned int ternm_resp_send(struct tern_model *m, struct ternm_qp *qp, unsigned
 			res->busy = false;
 			fifo_pop(qp);
 		}
-		ternm_cc_sent(m, qp, ternm_pkt_send(m, qp, x + n));
+		len = ternm_pkt_send(m, qp, x + n);
+		ternm_cc_sent(m, qp, len);
+		if (len)
+			ternm_hpcc_rsp_sent(m, qp, psn);
 		sent++;
 	}
 	return sent;

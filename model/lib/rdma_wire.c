@@ -607,7 +607,8 @@ void ternm_rdma_rx(struct tern_model *m, const uint8_t *f, size_t len)
 		goto discard;
 	TERNM_QSTAT(m, qp, rx_roce_packets, 1);
 	TERNM_QSTAT(m, qp, rx_roce_bytes, len);
-	ternm_hpcc_rx(m, qp, &p);		/* INT telemetry (rdma_hpcc.c) */
+	if (ternm_hpcc_rx(m, qp, &p))		/* INT telemetry (rdma_hpcc.c) */
+		return;				/* a RESP_ECHO: telemetry only */
 	ternm_cc_np_rx(m, qp, f, len, l3, v6);	/* CE: a CNP back (rdma_cc.c) */
 	if (is_request(p.opcode))
 		ternm_resp_rx(m, qp, &p);

@@ -1718,6 +1718,9 @@ struct int_sw {
 	uint32_t qlen;
 	uint64_t tx, ts;
 	unsigned int inserted;
+	unsigned int dir;	/* the direction it is on: 0, side 0 to 1 (requests); 1 back */
+	unsigned int drop_at;	/* lose the frame that would be record number drop_at (0: none) */
+	unsigned int dropped;
 };
 
 static enum wire_action int_switch(struct wire *w, unsigned int dir, unsigned int idx,
@@ -1729,9 +1732,14 @@ static enum wire_action int_switch(struct wire *w, unsigned int dir, unsigned in
 	uint8_t *g;
 
 	(void)idx;
-	if (dir || !pkt_parse(f, *len, &p) || !p.has_int || p.int_type != TERN_INT_TYPE_REQUEST ||
-	    p.vlan || p.ipver != 4 || p.int_nhops)
+	if (dir != s->dir || !pkt_parse(f, *len, &p) || !p.has_int ||
+	    p.int_type != TERN_INT_TYPE_REQUEST || p.vlan || p.ipver != 4 || p.int_nhops)
 		return W_DELIVER;
+	if (s->drop_at && s->inserted + 1 == s->drop_at) {
+		s->drop_at = 0;
+		s->dropped++;
+		return W_DROP;
+	}
 	if (s->busy) {
 		s->tx += n + 24;
 		s->ts += (n + 24) * 8000 / LINE_MBPS;
@@ -1751,7 +1759,7 @@ static enum wire_action int_switch(struct wire *w, unsigned int dir, unsigned in
 	put_b16(g + 14 + 2, (uint32_t)(n - 14));
 	put_b16(g + 14 + 20 + 4, (uint32_t)(n - 34));
 	pkt_fix_ipv4_csum(g, n);	/* the ICRC stays: it does not cover the shim */
-	tern_model_rx_frame(w->end[1]->m, g, n);
+	tern_model_rx_frame(w->end[!dir]->m, g, n);
 	free(g);
 	s->inserted++;
 	return W_DROP;
@@ -1863,6 +1871,156 @@ out:
 	conn_free(&c);
 }
 
+/* Side 0 READs @len bytes of b into a: completed OK with b's bytes. */
+static bool read_check(struct conn *c, struct rmr *a, struct rmr *b, uint32_t len, uint64_t id)
+{
+	uint8_t *x = malloc(len), *y = malloc(len);
+	struct sge sg = mr_sge(a, 0, len);
+	struct wc w;
+	bool ok = x && y;
+
+	if (ok) {
+		post_send(c->d[0], &c->qp[0], TERN_WQE_RDMA_READ, TERN_WQE_F_SIGNALED, id, &sg, 1,
+			  b->iova, b->key, 0);
+		ring_sq(c->d[0], &c->qp[0]);
+		ok = conn_poll(c, 0, &w, 1, 200000000) == 1 && w.status == TERN_CQE_OK &&
+		     w.wr_id == id;
+	}
+	if (ok) {
+		mr_read(c->d[0], a, 0, x, len);
+		mr_read(c->d[1], b, 0, y, len);
+		ok = !memcmp(x, y, len);
+	}
+	free(x);
+	free(y);
+	return ok;
+}
+
+/*
+ * Every RESP_ECHO (from side 0) carries one record with @qlen at the line rate and the PSN of
+ * a READ response; none goes to port 4791 (an ACK there would be the requester's).
+ */
+static bool resp_echoes_are(const struct wire *w, uint32_t qlen, unsigned int *nechoes,
+			    unsigned int *nacks)
+{
+	unsigned int i;
+	struct pkt p;
+	bool ok = true;
+
+	*nechoes = *nacks = 0;
+	for (i = 0; i < w->nlog; i++) {
+		if (w->log[i].dir != 0 || !pkt_parse(w->log[i].data, w->log[i].len, &p) ||
+		    p.opcode != OP_ACK)
+			continue;
+		if (!p.has_int) {
+			(*nacks)++;
+			continue;
+		}
+		(*nechoes)++;
+		ok &= p.int_type == TERN_INT_TYPE_RESP_ECHO && p.int_nhops == 1 &&
+		      p.int_hop[0].qlen == qlen && p.int_hop[0].rate_mbps == LINE_MBPS &&
+		      p.icrc_wire == p.icrc_calc;
+	}
+	return ok;
+}
+
+/*
+ * READ responses under HPCC: the responder's QP is their data sender. They cross a congested
+ * hop (side 1 to 0) that appends its record; the requester sends each record back in a
+ * RESP_ECHO, and the responder's window and pacer follow: U far above eta, W below half the
+ * BDP, paced below half the line, while the requester's own window stays at the BDP. A
+ * RESP_ECHO is telemetry only: no ACK from side 0, side 1's own WRITE afterwards completes and
+ * nothing is resent. An idle hop brings the responder back to the line rate. A response lost
+ * on the way is recovered (go-back-N or selective repeat: @sr) with the data intact.
+ */
+static void hpcc_read(bool sr)
+{
+	struct conn c;
+	struct connopt o;
+	struct rmr a, b;
+	struct int_sw sw = { .busy = true, .qlen = 100000, .dir = 1 };
+	uint32_t rate, bdp = LINE_MBPS * TERN_CC_DEF_HPCC_BASE_RTT / 8000;
+	bool mr_ok = false;
+	struct hpcc_q h;
+	unsigned int ne, nacks, ins;
+
+	connopt_default(&o);		/* MTU 1024: 1024 responses per MiB */
+	if (sr)
+		o.xport = TERN_QP_XPORT_SR;
+	RQ(conn_setup(&c, &o));
+	RQ(mr_create(c.d[0], &a, c.d[0]->pdn, 1 << 20, MR_RW, 0) == 0);
+	RQ(mr_create(c.d[1], &b, c.d[1]->pdn, 1 << 20, MR_RW, 0) == 0);
+	mr_ok = true;
+	mr_fill(c.d[1], &b, 7);
+	RQ(hpcc_apply(c.d[0], 0x01) && hpcc_apply(c.d[1], 0x01));
+	c.w.filter = int_switch;
+	c.w.ctx = &sw;
+	wire_clear_log(&c.w);
+	CHECK(read_check(&c, &a, &b, 1 << 20, 1));
+	CHECK_EQ(sw.inserted, 1024);
+	CHECK(resp_echoes_are(&c.w, 100000, &ne, &nacks));
+	printf("#   %u READ responses with a record, %u RESP_ECHOs, %u plain ACKs from the "
+	       "requester\n", sw.inserted, ne, nacks);
+	CHECK_EQ(ne, sw.inserted);
+	CHECK_EQ(nacks, 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], hpcc_int_echoes_sent), ne);
+	CHECK_EQ(RDEV_STAT(c.d[1], hpcc_int_echo_acks), ne);
+	CHECK(RDEV_STAT(c.d[1], hpcc_window_updates) >= 2);
+	rate = qp_rate(c.d[1], c.qp[1].qpn);
+	CHECK(qp_hpcc(c.d[1], c.qp[1].qpn, &h));
+	printf("#   responder: paced at %u Mb/s, window %u bytes, U %u/1000\n", rate, h.window,
+	       h.util);
+	CHECK(rate > 0 && rate < LINE_MBPS / 2);
+	CHECK(h.util > 2000);
+	CHECK(h.window > 0 && h.window < bdp / 2);
+	/* the requester's window: no echo of its own (its READ requests met no switch) */
+	CHECK(qp_hpcc(c.d[0], c.qp[0].qpn, &h));
+	CHECK_EQ(h.window, bdp);
+	CHECK_EQ(qp_rate(c.d[0], c.qp[0].qpn), 0);
+	/* RESP_ECHOs never reached side 1's ACK path: its own WRITE is fine */
+	CHECK(do_write(&c, 1, &b, &a, 65536, 2));
+	CHECK_EQ(RDEV_STAT(c.d[0], retrans_pkts) + RDEV_STAT(c.d[1], retrans_pkts), 0);
+	CHECK_EQ(RDEV_STAT(c.d[0], rx_int_discards) + RDEV_STAT(c.d[1], rx_int_discards), 0);
+	/* the hop goes idle: back to the line rate */
+	sw.busy = false;
+	sw.qlen = 0;
+	CHECK(read_check(&c, &a, &b, 1 << 20, 3));
+	CHECK_EQ(qp_rate(c.d[1], c.qp[1].qpn), 0);
+	CHECK(qp_hpcc(c.d[1], c.qp[1].qpn, &h));
+	CHECK(h.util < 950 && h.window == bdp);
+	/* a full line with no queue (U about 1), and one response lost: recovered, intact */
+	sw.busy = true;
+	sw.qlen = 0;
+	mr_fill(c.d[1], &b, 8);
+	ins = sw.inserted;
+	sw.drop_at = ins + 300;
+	CHECK(read_check(&c, &a, &b, 1 << 20, 4));
+	printf("#   one response lost: %u records after it, requester resent %lu (selective %lu)\n",
+	       sw.inserted - ins, (unsigned long)RDEV_STAT(c.d[0], retrans_pkts),
+	       (unsigned long)RDEV_STAT(c.d[0], selective_retrans_pkts));
+	CHECK_EQ(sw.dropped, 1);
+	CHECK(sw.inserted - ins >= 1024);
+	CHECK(RDEV_STAT(c.d[0], retrans_pkts) + RDEV_STAT(c.d[0], selective_retrans_pkts) > 0);
+	CHECK(qp_rate(c.d[1], c.qp[1].qpn) > 0);
+out:
+	c.w.filter = NULL;
+	if (mr_ok) {
+		mr_release(&a);
+		mr_release(&b);
+	}
+	conn_free(&c);
+}
+
+static void t_hpcc_read(void)
+{
+	hpcc_read(false);
+}
+
+static void t_hpcc_read_sr(void)
+{
+	hpcc_read(true);
+}
+
 /* Malformed INT shims are dropped and counted, nothing else happens. */
 static void t_hpcc_bad_shim(void)
 {
@@ -1870,7 +2028,7 @@ static void t_hpcc_bad_shim(void)
 		size_t off;
 		uint8_t val;
 	} cases[] = {
-		{ 0, 0 }, { 0, 3 },		/* type */
+		{ 0, 0 }, { 0, 4 },		/* type (3 is RESP_ECHO) */
 		{ 2, 0 }, { 2, 6 },		/* max_hops */
 		{ 1, 6 },			/* nhops > max_hops */
 		{ 3, 2 },			/* unknown flag */
@@ -2511,6 +2669,10 @@ const struct test rdma_cc_tests[] = {
 	  t_hpcc_wire },
 	{ "cc: HPCC window from echoed telemetry: cut when congested, back to line rate",
 	  t_hpcc_window },
+	{ "cc: HPCC READ responses: RESP_ECHOs, the responder windowed and paced, loss recovered",
+	  t_hpcc_read },
+	{ "cc: HPCC READ responses under selective repeat: a lost response recovered",
+	  t_hpcc_read_sr },
 	{ "cc: malformed INT shims dropped and counted", t_hpcc_bad_shim },
 	{ "cc: TIMELY rate from measured RTTs: T_high cut, T_low and hyperactive increase, "
 	  "gradient decrease, Karn, off", t_timely_rate },

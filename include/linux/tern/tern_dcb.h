@@ -246,7 +246,9 @@ struct tern_cc_params {
  * window Wc updated once per RTT and tentative updates on every other ACK; W = Wc / (U /
  * eta) + W_AI when U >= eta or after hpcc_max_stage additive steps, else Wc + W_AI; W is at
  * most the line-rate BDP B * T. The QP keeps at most W bytes of request PSNs in flight and
- * is paced at W / T. Documentation/hw/congestion.rst ("HPCC").
+ * is paced at W / T. A READ responder's QP is the data sender of its responses: they carry
+ * the INT shim too, the requester sends their telemetry back in a RESP_ECHO, and the same
+ * W and pacer apply to them. Documentation/hw/congestion.rst ("HPCC").
  */
 
 /*
@@ -267,7 +269,10 @@ struct tern_cc_params {
  * In-band network telemetry (INT) on the wire. A request packet of an HPCC QP goes to UDP
  * port TERN_INT_UDP_DPORT instead of 4791, with an INT shim and 0..max_hops hop records
  * between the UDP header and the BTH; an ACK that echoes telemetry the same way with type
- * ECHO. Switches append a record to a REQUEST shim (type ECHO is never touched). The ICRC
+ * ECHO. READ response packets of an HPCC QP carry a REQUEST shim as well; the requester
+ * returns their records in an ACK-opcode packet with type RESP_ECHO (its PSN the response's),
+ * which is telemetry only: never an ACK of anything, and never sent to 4791. Switches append
+ * a record to a REQUEST shim (types ECHO and RESP_ECHO are never touched). The ICRC
  * is that of the packet without the shim: computed as if the UDP destination port were
  * 4791 and the IP and UDP lengths did not count the shim and its records. A RoCE NIC that
  * does not know INT sees UDP to another port, never a malformed BTH. All fields big-endian.
@@ -275,6 +280,7 @@ struct tern_cc_params {
 #define TERN_INT_UDP_DPORT		4792	/* a tern convention, not an IANA assignment */
 #define TERN_INT_TYPE_REQUEST		1
 #define TERN_INT_TYPE_ECHO		2
+#define TERN_INT_TYPE_RESP_ECHO		3	/* requester -> READ responder: its responses' */
 #define TERN_INT_F_OVERFLOW		0x01	/* a hop could not append (hop limit, MTU) */
 #define TERN_INT_MAX_HOPS		5	/* max_hops the NIC asks for, and accepts */
 

@@ -1131,9 +1131,9 @@ struct tern_cmd_rdma_stats_out {
 	__le64	selective_retrans_pkts;	/* requester: missing PSNs resent after a SACK */
 	__le64	tail_loss_probes;	/* requester: last packet resent before the timeout */
 	/* HPCC (tern_dcb.h) */
-	__le64	hpcc_int_echo_acks;	/* requester: ACKs with an INT echo for an HPCC QP */
-	__le64	hpcc_window_updates;	/* requester: reference-window updates (once per RTT) */
-	__le64	hpcc_int_echoes_sent;	/* responder: ACKs that carried an INT echo */
+	__le64	hpcc_int_echo_acks;	/* data sender: echoes taken (ACK, RESP_ECHO) */
+	__le64	hpcc_window_updates;	/* data sender: reference-window updates (once per RTT) */
+	__le64	hpcc_int_echoes_sent;	/* data receiver: echoes sent (ACK, RESP_ECHO) */
 	__le64	rx_int_discards;	/* dropped: malformed INT shim */
 	/* doorbell records (TERN_RDMA_CAP_DB_REC) */
 	__le64	db_rec_errors;		/* RQ/SRQ records unreadable, backwards, beyond depth */
