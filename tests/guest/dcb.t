@@ -208,11 +208,12 @@ try:
          "debugfs cc_params/: the 28 DCQCN, HPCC and TIMELY tuning parameters, a file each, "
          "defaults")
     # the only other runtime params: RC loss recovery (Documentation/hw/rdma.rst, "Selective
-    # repeat"), go-back-N by default; no tuning constant is a devlink param any more
+    # repeat" and "Adaptive retransmit timer"), go-back-N on the configured timeout by
+    # default; no tuning constant is a devlink param any more
     t.eq({k: v for k, v in got.items() if k not in DL_DEFAULTS},
-         {"roce_selective_repeat": False, "roce_sr_log_cap": 0},
-         "devlink dev param show: roce_selective_repeat, off by default (go-back-N), and its "
-         "in-flight cap roce_sr_log_cap 0 (the device's default)")
+         {"roce_selective_repeat": False, "roce_sr_log_cap": 0, "roce_adaptive_rto": False},
+         "devlink dev param show: roce_selective_repeat, off by default (go-back-N), its "
+         "in-flight cap roce_sr_log_cap 0 (the device's default), and roce_adaptive_rto off")
     # the cap: 0 or 4..8 (2^n PSNs); others refused, the value kept
     bad = [n0.run("devlink dev param set %s name roce_sr_log_cap value %d cmode runtime"
                   % (dl, v)).rc for v in (3, 9, 255)]
