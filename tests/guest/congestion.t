@@ -33,6 +33,12 @@ tests/rdma/congestiontest.py for the measurements behind that choice).
    each sender's QP with HPCC's window, rate and utilisation (and no DCQCN fields), nothing
    is lost, no ECN and no CNP. HPCC's base RTT here is 10 ms (tests/rdma/congestiontest.py
    HPCC_PARAMS: a TCG guest's round trip is milliseconds).
+4. PFC on, TIMELY on instead (roce_timely_enable 8 on every guest; its times scaled to the
+   TCG fabric, tests/rdma/congestiontest.py TIMELY_PARAMS): both senders measure round trips
+   (timely_rtt_samples) and change their rates, `rdma -dd res show qp` shows each sender's
+   QP with TIMELY's rate and last RTT (and no DCQCN or HPCC fields), nothing is lost, no ECN,
+   no CNP, no INT. Its figures (throughput, queue) are reported, not judged: TIMELY's
+   parameters here are scaled, not tuned.
 
 bench/congestion.py runs the same and prints the figures side by side. Stock kernel only (the
 fabric's behaviour does not depend on the kernel flavour, and the debug kernel is too slow to
@@ -88,19 +94,22 @@ try:
              "%s: dcb app shows dscp-prio 26:3 48:6" % n.name, r.stdout, r.stderr)
 
     runs = []
-    for label, dcqcn, hpcc in (("DCQCN off", False, False), ("DCQCN on", True, False),
-                               ("HPCC on", False, True)):
+    for label, dcqcn, hpcc, timely in (("DCQCN off", False, False, False),
+                                       ("DCQCN on", True, False, False),
+                                       ("HPCC on", False, True, False),
+                                       ("TIMELY on", False, False, True)):
         try:
-            shown = fab.configure(pfc=True, dcqcn=dcqcn, hpcc=hpcc)
+            shown = fab.configure(pfc=True, dcqcn=dcqcn, hpcc=hpcc, timely=timely)
         except ct.Setup as e:
             t.abort("configuring %s failed: %s" % (label, e))
         want = {"roce_rp_enable": 8 if dcqcn else 0, "roce_np_enable": 8 if dcqcn else 0,
-                "roce_hpcc_enable": 8 if hpcc else 0}
+                "roce_hpcc_enable": 8 if hpcc else 0, "roce_timely_enable": 8 if timely else 0}
         good = all("3:on" in pfc and params == want for pfc, params in shown.values())
         t.ok(good, "%s: every guest shows prio-pfc 3:on and %s" % (
             label, ", ".join("%s %d" % kv for kv in want.items())), repr(shown))
         run = ct.incast(fab, label, SECONDS)
-        if not dcqcn and not hpcc and run.ok and run.xoff_sent() < XOFF_BASELINE:
+        if not dcqcn and not hpcc and not timely and run.ok and \
+                run.xoff_sent() < XOFF_BASELINE:
             # Without congestion control two senders overload the port only when both are
             # sending at once at their NICs' rate; on a loaded host (the suite's debug half
             # beside it) the emulated senders can fall short for a whole run. Not the
@@ -116,7 +125,7 @@ try:
              "(%s MB/s)" % (label, SECONDS, " + ".join(
                  "%.2f" % v if v is not None else "-" for v in run.flows.values())),
              ct.diag(run))
-    off, on, hp = runs
+    off, on, hp, tl = runs
     if fab.stale_acks:
         t.diag("iproute2 6.1's stale-ACK race hit %d 'dcb pfc set' (checked by show; "
                "tests/lib/ternlib.py DCB_STALE_ACK)" % fab.stale_acks)
@@ -128,7 +137,7 @@ try:
     t.ok(off.xoff_sent() > 0 and off.nic_pauses() > 0,
          "DCQCN off: the switch paused the senders on priority 3 (%d XOFF sent, %d received "
          "by the senders' NICs)" % (off.xoff_sent(), off.nic_pauses()))
-    for run in (off, on, hp):
+    for run in (off, on, hp, tl):
         lost = run.lost()
         t.ok(run.lossless_drops() == 0 and run.switch_drops() == 0 and run.sock_drops == 0,
              "%s: no frame dropped at the switch (%d lossless, %d in all, %d at its sockets)" % (
@@ -205,6 +214,32 @@ try:
          "rx_int_discards %d, ECN %d, CNP %d" % (hp.sum_rdma("rx_int_discards"),
                                                  hp.ecn_marked(),
                                                  hp.rdma(ct.RECEIVER, "np_cnp_sent")))
+
+    # --- TIMELY on: round trips measured, rates set from them, shown per QP ------------------
+    samples = {s: tl.rdma(s, "timely_rtt_samples") for s in ct.SENDERS}
+    moves = {s: tl.rdma(s, "timely_rate_decreases") + tl.rdma(s, "timely_rate_increases")
+             for s in ct.SENDERS}
+    t.ok(all(v > 0 for v in samples.values()) and all(v > 0 for v in moves.values()) and
+         all(r.rdma(s, "timely_rtt_samples") == 0 for r in (off, on, hp) for s in ct.SENDERS),
+         "TIMELY on: both senders measured round trips (timely_rtt_samples %s) and moved their "
+         "rates (%s cuts + increases); none in the other runs" % (
+             " / ".join(str(v) for v in samples.values()),
+             " / ".join(str(v) for v in moves.values())))
+    tview = {s: tl.qp_timely.get(s, []) for s in ct.SENDERS}
+    t.ok(all(tview.values()) and all(any(rtt > 0 for _, rtt, _ in v) for v in tview.values())
+         and all(0 < rate <= LINK_MBPS for v in tview.values() for rate, _, _ in v) and
+         not any(tl.qp_cc.get(s) or tl.qp_hpcc.get(s) for s in ct.SENDERS) and
+         not any(r.qp_timely.get(s) for r in (off, on, hp) for s in ct.SENDERS),
+         "TIMELY on: rdma -dd res show qp shows each sender's QP under TIMELY "
+         "(drv_timely_rate_mbps, drv_timely_rtt_ns measured; no DCQCN or HPCC fields), and no "
+         "other run's (rate Mb/s / RTT us: %s)" % "; ".join(
+             "%s %s" % (s, ", ".join("%d/%d" % (x[0], x[1] // 1000) for x in v[:4]) or "never")
+             for s, v in tview.items()), repr(tview))
+    t.ok(tl.ecn_marked() == 0 and tl.rdma(ct.RECEIVER, "np_cnp_sent") == 0 and
+         tl.int_hops() == 0,
+         "TIMELY on: no ECN mark, CNP or INT record (DCQCN and HPCC are off)",
+         "ECN %d, CNP %d, INT %d" % (tl.ecn_marked(), tl.rdma(ct.RECEIVER, "np_cnp_sent"),
+                                     tl.int_hops()))
 
     check_kernel_clean(t, c)
 finally:

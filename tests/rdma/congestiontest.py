@@ -72,6 +72,14 @@ DCQCN_PARAMS = {
 HPCC_PARAMS = {"hpcc_base_rtt": int(os.environ.get("TERN_CONGESTION_HPCC_RTT_NS", "10000000")),
                "hpcc_ai_rate": 2}
 
+# TIMELY on this fabric (Documentation/hw/congestion.rst, "TIMELY"), its times scaled as
+# HPCC's T to a TCG guest's millisecond round trips: minRTT 5 ms, T_low 10 ms, T_high 100 ms;
+# delta 2 Mb/s as HPCC's additive step, the rate never below 5 Mb/s. Not tuned for a goal:
+# the test checks that TIMELY runs and shows itself, not its figures. (cc_params/ files;
+# t_high is written before t_low, in name order, so each write keeps t_low < t_high.)
+TIMELY_PARAMS = {"timely_min_rtt": 5000000, "timely_t_high": 100000000,
+                 "timely_t_low": 10000000, "timely_delta": 2, "timely_min_rate": 5}
+
 
 def switch_config(link_mbps=LINK_MBPS, pfc=True):
     """The switch as the tests run it; INT records for priority 3's HPCC requests (only
@@ -145,14 +153,15 @@ class Fabric:
             _run(n, "dcb app add dev %s dscp-prio %d:%d %d:%d" % (dev, DSCP, PRIO, CNP_DSCP,
                                                                     CNP_PRIO))
 
-    def configure(self, pfc, dcqcn, params=None, hpcc=False):
+    def configure(self, pfc, dcqcn, params=None, hpcc=False, timely=False):
         """PFC on priority 3 (or no PFC) and DCQCN on priority 3 (RP and NP) or off, on
         every guest, as ``dcb`` / ``devlink`` show it back; ``params``: debugfs cc_params/
         values (name -> value) to set first and read back from the firmware (default
-        :data:`DCQCN_PARAMS` and :data:`HPCC_PARAMS`). ``hpcc``: HPCC on priority 3 instead (roce_hpcc_enable,
-        once DCQCN is off there: the driver refuses both on one priority)."""
+        :data:`DCQCN_PARAMS`, :data:`HPCC_PARAMS` and :data:`TIMELY_PARAMS`). ``hpcc``: HPCC on
+        priority 3 instead (roce_hpcc_enable, once DCQCN is off there: the driver refuses both
+        on one priority); ``timely``: TIMELY instead (roce_timely_enable), the same way."""
         mask = (1 << PRIO) if dcqcn else 0
-        params = dict(DCQCN_PARAMS, **HPCC_PARAMS) if params is None else params
+        params = dict(DCQCN_PARAMS, **HPCC_PARAMS, **TIMELY_PARAMS) if params is None else params
         self.hpcc = hpcc
         for n in self.c:
             dev = self.target.netdev[n.index]
@@ -171,12 +180,13 @@ class Fabric:
             if not r.sent or shown[1:] != want.split():
                 raise Setup("%s: dcb pfc set dev %s prio-pfc %s: rc %d, %s; shown: %s" % (
                     n.name, dev, want, r.rc, r.stderr.strip(), " ".join(shown)))
-            for name, value in (("roce_hpcc_enable", 0), ("roce_rp_enable", mask),
-                                ("roce_np_enable", mask),
-                                ("roce_hpcc_enable", (1 << PRIO) if hpcc else 0)):
+            for name, value in (("roce_hpcc_enable", 0), ("roce_timely_enable", 0),
+                                ("roce_rp_enable", mask), ("roce_np_enable", mask),
+                                ("roce_hpcc_enable", (1 << PRIO) if hpcc else 0),
+                                ("roce_timely_enable", (1 << PRIO) if timely else 0)):
                 _run(n, "devlink dev param set %s name %s value %d cmode runtime" % (
                     self.devlink[n.index], name, value))
-        self.config = {"pfc": pfc, "dcqcn": dcqcn, "hpcc": hpcc,
+        self.config = {"pfc": pfc, "dcqcn": dcqcn, "hpcc": hpcc, "timely": timely,
                        "params": self.params(self.c[SENDERS[0]])}
         return self.show()
 
@@ -206,7 +216,8 @@ class Fabric:
             dev = self.target.netdev[n.index]
             pfc = n.run("dcb pfc show dev %s prio-pfc" % dev, timeout=30).stdout.strip()
             params = {}
-            for name in ("roce_rp_enable", "roce_np_enable", "roce_hpcc_enable"):
+            for name in ("roce_rp_enable", "roce_np_enable", "roce_hpcc_enable",
+                         "roce_timely_enable"):
                 r = n.run("devlink -j dev param show %s name %s" % (self.devlink[n.index], name),
                           timeout=30)
                 params[name] = _param_value(r.stdout)
@@ -307,6 +318,8 @@ class Run:
         self.qp_cc = {}
         # per sender, the same for an HPCC priority: (window bytes, rate Mb/s, U in 1/1000)
         self.qp_hpcc = {}
+        # ... and for a TIMELY priority: (rate Mb/s, last RTT ns, RTT difference ns)
+        self.qp_timely = {}
 
     # the figures the test and the benchmark use
     def rdma(self, node, name):
@@ -384,7 +397,7 @@ class Run:
         return {"label": self.label, "ok": self.ok, "why": self.why, "flows": self.flows,
                 "wire_flows": self.wire_flows, "jain": self.jain, "summary": dict(summary(self)), "nodes": self.nodes,
                 "switch": self.switch, "window": self.window, "config": self.config,
-                "qp_cc": self.qp_cc, "qp_hpcc": self.qp_hpcc}
+                "qp_cc": self.qp_cc, "qp_hpcc": self.qp_hpcc, "qp_timely": self.qp_timely}
 
 
 def _switch_delta(after, before):
@@ -444,11 +457,13 @@ def incast(fab, label, duration, timeout=None, retries=2):
             for s in SENDERS}
         run.qp_cc = {s: [] for s in SENDERS}
         run.qp_hpcc = {s: [] for s in SENDERS}
+        run.qp_timely = {s: [] for s in SENDERS}
         while not all(clients[s].done() for s in SENDERS):
             for s in SENDERS:
-                cc, hp = qp_cc_views(c[s])
+                cc, hp, tl = qp_cc_views(c[s])
                 run.qp_cc[s] += cc
                 run.qp_hpcc[s] += hp
+                run.qp_timely[s] += tl
             time.sleep(2)
         cres = {s: clients[s].wait(timeout=timeout + 60, raise_timeout=False) for s in SENDERS}
         sres = {}
@@ -493,16 +508,21 @@ def qp_cc_views(node):
     """The congestion control of each RC QP of ib_write_bw on ``node`` as the admin sees it
     (``rdma -dd res show qp``): [(drv_dcqcn_rate_mbps, drv_dcqcn_alpha)] of QPs on a DCQCN
     (or no) priority, [(drv_hpcc_window, drv_hpcc_rate_mbps, drv_hpcc_util)] of QPs on an
-    HPCC priority; ([], []) if it cannot tell (the QP not created yet or already gone)."""
+    HPCC priority, [(drv_timely_rate_mbps, drv_timely_rtt_ns, drv_timely_rtt_diff_ns)] of
+    QPs on a TIMELY priority; ([], [], []) if it cannot tell (the QP not created yet or
+    already gone)."""
     try:
         qps = rt.rdma_res(node, "qp", driver=True)
     except (rt.RdmaError, HarnessError):
-        return [], []
+        return [], [], []
     qps = [q for q in qps if q.get("comm") == "ib_write_bw" and q.get("type") == "RC"]
     return ([(q["drv_dcqcn_rate_mbps"], q.get("drv_dcqcn_alpha", 0)) for q in qps
              if "drv_dcqcn_rate_mbps" in q],
             [(q["drv_hpcc_window"], q.get("drv_hpcc_rate_mbps", 0), q.get("drv_hpcc_util", 0))
-             for q in qps if "drv_hpcc_window" in q])
+             for q in qps if "drv_hpcc_window" in q],
+            [(q["drv_timely_rate_mbps"], q.get("drv_timely_rtt_ns", 0),
+              q.get("drv_timely_rtt_diff_ns", 0))
+             for q in qps if "drv_timely_rate_mbps" in q])
 
 
 def save(runs, path):
@@ -545,6 +565,10 @@ def summary(run):
         ("switch INT records", str(run.int_hops())),
         ("INT echoes sent (node0)", str(run.rdma(RECEIVER, "hpcc_int_echoes_sent"))),
         ("HPCC window updates (node1+2)", str(run.sum_rdma("hpcc_window_updates", SENDERS))),
+        ("TIMELY RTT samples (node1+2)", str(run.sum_rdma("timely_rtt_samples", SENDERS))),
+        ("TIMELY rate cuts / increases (node1+2)", "%d / %d" % (
+            run.sum_rdma("timely_rate_decreases", SENDERS),
+            run.sum_rdma("timely_rate_increases", SENDERS))),
         ("switch XOFF to senders", str(run.xoff_sent())),
         ("sender NIC rx_prio3_pause", str(run.nic_pauses())),
         ("bottleneck queue p50/p99/max (KiB)", "%d/%d/%d" % (
