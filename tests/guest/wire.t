@@ -21,8 +21,11 @@ wire whose frames QEMU dumps to a pcap file.
    (selective_retrans_pkts), the responder keeping what arrived after a gap
    (out_of_order_accepted); before that, a short clean run with selective repeat captured
    on its own: the MIDDLE/LAST packets of WRITEs and SENDs go as tern's SR opcodes with
-   their RETH or SEND placement header, which roce_pcap decodes and checks; with every RoCE frame of one side dropped, an operation ends with
-   IBV_WC_RETRY_EXC_ERR.
+   their RETH or SEND placement header, which roce_pcap decodes and checks; then devlink
+   roce_adaptive_rto on both sides: a go-back-N QP shows the adaptive timer and its measured
+   round trip in rdma -dd res show qp, and with 3 % of the frames dropped ibv_rc_pingpong
+   (buffers validated) and rdma-check data complete while adaptive_retrans moves; with every
+   RoCE frame of one side dropped, an operation ends with IBV_WC_RETRY_EXC_ERR.
 
 Stock kernel only: what it checks is the device's wire; the driver's part of it (debugfs
 wire_faults, recovery with the QPs intact) runs on the debug kernel in verbs.t, whose atomics
@@ -285,6 +288,81 @@ def no_failures(outputs, label, after):
         errq = [q for q in qps if q.get("state") == "ERR"]
         t.ok(not errq, "%s: rdma res show qp: no QP in ERR after %s" % (n.name, after),
              repr(errq))
+
+
+def devlink_param(node, name, value):
+    return node.run("devlink dev param set pci/$(basename $(readlink -f "
+                    "/sys/class/net/%s/device)) name %s value %s cmode runtime" % (
+                        target.netdev[node.index], name, value), timeout=30)
+
+
+def adaptive_rto_check():
+    """devlink roce_adaptive_rto on both guests: a go-back-N QP connected then runs the
+    adaptive retransmit timer (rdma -dd res show qp: drv_adaptive_rto 1, a measured round trip,
+    a timeout below the configured 67 ms), and under dropped frames the requesters go back at
+    the measured timeout (adaptive_retrans) while every byte arrives."""
+    on = []
+    for n in c:
+        r = devlink_param(n, "roce_adaptive_rto", "true")
+        on.append(r.rc == 0)
+        t.ok(r.rc == 0, "%s: devlink roce_adaptive_rto on" % n.name, r.stderr)
+    if all(on):
+        server, client = rt.spawn_write_bw(target, n1, n0, seconds=20, timeout=120)
+
+        def view():
+            return [q for q in rt.rdma_res(n0, "qp", driver=True)
+                    if q.get("comm") == "ib_write_bw" and q.get("type") == "RC" and
+                    q.get("state") == "RTS" and q.get("drv_srtt_ns")]
+        wait_for(view, timeout=40, interval=1)
+        v = view()
+        full = 4096 << 14       # perftest's timeout 14, ns
+        t.ok(len(v) == 1 and v[0].get("drv_transport") == "go-back-n" and
+             v[0].get("drv_adaptive_rto") == 1 and v[0].get("drv_srtt_ns", 0) > 0 and
+             isinstance(v[0].get("drv_rttvar_ns"), int) and
+             8000 <= v[0].get("drv_rto_ns", 0) < full,
+             "node0: rdma -dd res show qp: ib_write_bw's go-back-N QP runs the adaptive timer "
+             "(drv_srtt_ns %s, drv_rttvar_ns %s, drv_rto_ns %s < the configured %d)" % (
+                 v[0].get("drv_srtt_ns") if v else "-", v[0].get("drv_rttvar_ns") if v else "-",
+                 v[0].get("drv_rto_ns") if v else "-", full), repr(v))
+        for job in (client, server):
+            job.kill(9)
+            try:
+                job.wait(timeout=60, raise_timeout=False)
+            except HarnessError:
+                pass
+        before = {n.index: hw_counters(n) for n in c}
+        inj0 = {n.index: read_faults(n) for n in c}
+        for n in c:
+            set_faults(n, seed=n.index + 31, drop_ppm=30000)
+        port = rt.next_port()
+        opts = "-s 4097 -n 300 -c"
+        start = time.monotonic()
+        res = rt.run_pair(
+            n1, n0, "ibv_rc_pingpong -d %s -g %d -p %d %s" % (dev, target.gid(n1), port, opts),
+            "ibv_rc_pingpong -d %s -g %d -p %d %s %s" % (dev, target.gid(n0), port, opts,
+                                                         target.ip(n1)),
+            port, PAIR_TIMEOUT, retries=1)
+        took = time.monotonic() - start
+        outputs = [res, lossy_check("adaptive timer, 3 % dropped")]
+        after = {n.index: hw_counters(n) for n in c}
+        inj = {n.index: read_faults(n) for n in c}
+        for n in c:
+            set_faults(n)
+        t.ok(res.ok, "adaptive timer, 3 %% dropped: ibv_rc_pingpong %s (buffers validated) "
+             "completes (%.0f s)" % (opts, took), res.diag())
+        d = {i: delta(after[i], before[i]) for i in after}
+        lost = {i: inj[i].get("dropped", 0) - inj0[i].get("dropped", 0) for i in inj}
+        moved = sum(d[i].get("adaptive_retrans", 0) for i in d)
+        t.ok(moved > 0 and all(lost[i] > 0 for i in lost),
+             "adaptive timer: adaptive_retrans +%d (node0 +%d, node1 +%d), "
+             "local_ack_timeout_err +%d, the injectors dropped %s frames meanwhile" % (
+                 moved, d[0].get("adaptive_retrans", 0), d[1].get("adaptive_retrans", 0),
+                 sum(d[i].get("local_ack_timeout_err", 0) for i in d),
+                 " and ".join("%d" % lost[i] for i in sorted(lost))),
+             repr(d))
+        no_failures(outputs, "adaptive timer", "the adaptive-timer runs")
+    for n in c:
+        devlink_param(n, "roce_adaptive_rto", "false")
 
 
 try:
@@ -561,6 +639,7 @@ try:
                       "/sys/class/net/%s/device)) name roce_selective_repeat value false "
                       "cmode runtime" % target.netdev[n.index], timeout=30)
             t.diag("selective-repeat runs: %.0f s" % (time.monotonic() - sr_start))
+            adaptive_rto_check()
 
             # retry exhaustion: every RoCE frame node0 sends is dropped
             before = {n.index: hw_counters(n) for n in c}
