@@ -334,22 +334,14 @@ def adaptive_rto_check():
         inj0 = {n.index: read_faults(n) for n in c}
         for n in c:
             set_faults(n, seed=n.index + 31, drop_ppm=30000)
-        port = rt.next_port()
-        opts = "-s 4097 -n 300 -c"
-        start = time.monotonic()
-        res = rt.run_pair(
-            n1, n0, "ibv_rc_pingpong -d %s -g %d -p %d %s" % (dev, target.gid(n1), port, opts),
-            "ibv_rc_pingpong -d %s -g %d -p %d %s %s" % (dev, target.gid(n0), port, opts,
-                                                         target.ip(n1)),
-            port, PAIR_TIMEOUT, retries=1)
-        took = time.monotonic() - start
-        outputs = [res, lossy_check("adaptive timer, 3 % dropped")]
+        # rdma-check, not ibv_rc_pingpong: pingpong has no final handshake, so under loss
+        # its last ACK can be lost after the peer closed its QP, and the client's last SEND
+        # then ends in RETRY_EXC_ERR whatever the timer (seen once in 2 runs here)
+        outputs = [lossy_check("adaptive timer, 3 % dropped")]
         after = {n.index: hw_counters(n) for n in c}
         inj = {n.index: read_faults(n) for n in c}
         for n in c:
             set_faults(n)
-        t.ok(res.ok, "adaptive timer, 3 %% dropped: ibv_rc_pingpong %s (buffers validated) "
-             "completes (%.0f s)" % (opts, took), res.diag())
         d = {i: delta(after[i], before[i]) for i in after}
         lost = {i: inj[i].get("dropped", 0) - inj0[i].get("dropped", 0) for i in inj}
         moved = sum(d[i].get("adaptive_retrans", 0) for i in d)
