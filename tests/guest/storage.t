@@ -35,8 +35,8 @@ SEND_WITH_INV).
   tx/rx_roce_bytes; Soft-RoCE: packets); fio with crc32c verification; a logout while a
   reader of the disk runs (the reader ends, nothing hangs, no QP or rdma_cm ID is left but
   the listeners), a login again, the 64 MiB read back intact, fio again, a final logout.
-  On the debug kernel (scripts/kernel/debug.config builds LIO, ib_isert and ib_iser) the
-  LUN is 16 MiB.
+  The debug kernel (scripts/kernel/debug.config) has no LIO target (TARGET_CORE): the part
+  skips there with that reason.
 - SMB Direct: Debian's kernel builds cifs.ko and ksmbd.ko without it; the storage image has
   them rebuilt with it (scripts/build-smbdirect.sh, under /lib/modules/$KVER/updates).
   ksmbd on node1 shares a tmpfs with a user (ksmbd.addshare, ksmbd.adduser, ksmbd.mountd)
