@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
-from simtest import negative_control, run_json, san_run  # noqa: E402
+from simtest import negative_control, ns3_triples, run_json, san_run  # noqa: E402
 from tap import Tap  # noqa: E402
 
 SIM = os.path.join(TOP, "model", "build", "fabric", "tern-sim")
@@ -96,27 +96,11 @@ def ns3_part(t):
     if not os.path.exists("/usr/include/ns3/core-module.h"):
         t.diag("libns3-dev is not installed: no ns-3 runs")
         return
-    build = subprocess.run(["nice", "make", "-s", "-j2", "-C", os.path.join(TOP, "model", "ns3"),
-                            "incast"], stdout=sys.stderr, stderr=sys.stderr)
-    if build.returncode:
-        t.ok(False, "tern-ns3-incast builds (see stderr)")
-        return
-    jobs = [(prog, n, cc) for n in NS3_SIZES for prog, cc in
-            ((NS3, "timely"), (NS3, "none"), (SIM, "timely"))]
-    res = {}
-    with ThreadPoolExecutor(max_workers=2) as ex:
-        futs = {job: ex.submit(run20, *job) for job in jobs}
-        for job, f in futs.items():
-            try:
-                res[job] = f.result()
-            except Exception as e:  # noqa: BLE001
-                t.ok(False, "run %s N=%d %s" % (os.path.basename(job[0]), job[1], job[2]),
-                     str(e))
-    for n in NS3_SIZES:
-        h, d, s = (res.get((NS3, n, "timely")), res.get((NS3, n, "none")),
-                   res.get((SIM, n, "timely")))
-        if not h or not d or not s:
-            continue
+    got = ns3_triples(t, os.path.join(TOP, "model", "ns3"), lambda n: (
+        ("tern-ns3-incast timely", lambda: run20(NS3, n, "timely")),
+        ("tern-ns3-incast none", lambda: run20(NS3, n, "none")),
+        ("tern-sim timely", lambda: run20(SIM, n, "timely"))), NS3_SIZES)
+    for n, (h, d, s) in sorted(got.items()):
         tag = "ns-3 N=%d" % n
         t.diag("%s TIMELY: total %.2f Gb/s, Jain %.4f, queue p99 %.1f KB; tern-sim %.2f, "
                "%.4f, %.1f" % (tag, h["total_gbps"], h["jain"], h["queue_p99_kb"],

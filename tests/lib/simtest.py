@@ -4,6 +4,8 @@ running one for its JSON figures, sanitized runs, negative controls."""
 import json
 import os
 import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 
 SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:halt_on_error=1",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
@@ -31,3 +33,31 @@ def negative_control(t, caught, desc, failed, why="the checks cannot fail"):
     t.ok(caught, desc, why)
     for d in failed:
         t.diag("  as expected: " + d)
+
+
+def ns3_triples(t, ns3_dir, runs, sizes):
+    """Build tern-ns3-incast in ``ns3_dir`` and run, two at a time, ``runs(n)`` for each N
+    in ``sizes``: a dict of three (label, thunk) pairs, each thunk giving a run's JSON (e.g.
+    the algorithm on ns-3, ns-3's baseline, the algorithm on tern-sim). Returns
+    {N: (the three results in ``runs``'s order)} for the N whose three runs all worked; a run
+    that failed, or the build, is a failed TAP line."""
+    build = subprocess.run(["nice", "make", "-s", "-j2", "-C", ns3_dir, "incast"],
+                           stdout=sys.stderr, stderr=sys.stderr)
+    if build.returncode:
+        t.ok(False, "tern-ns3-incast builds (see stderr)")
+        return {}
+    jobs = {(n, label): thunk for n in sizes for label, thunk in runs(n)}
+    res = {}
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        futs = {job: ex.submit(thunk) for job, thunk in jobs.items()}
+        for (n, label), f in futs.items():
+            try:
+                res[(n, label)] = f.result()
+            except Exception as e:  # noqa: BLE001 - reported as a failed run
+                t.ok(False, "run %s N=%d" % (label, n), str(e))
+    out = {}
+    for n in sizes:
+        got = [res.get((n, label)) for label, _ in runs(n)]
+        if all(got):
+            out[n] = tuple(got)
+    return out
