@@ -495,7 +495,11 @@ static bool tso_layout(const struct tern_model *m, const uint8_t *b, const struc
 	return *hdr - p->l3 + f->mss <= m->mtu;
 }
 
-/* The frame (its first segment) goes to the MAC now: its time, if it asked for one. */
+/*
+ * The frame (its first segment) goes to the MAC now: its time, if it asked for one. Once:
+ * a TSO frame held back by the MAC and gathered again goes on from a later segment, which
+ * then gives the time.
+ */
 static void tx_stamp(struct tern_model *m, struct ternm_tx_frame *f)
 {
 	if (f->ts_req && !f->ts_valid) {
@@ -573,8 +577,7 @@ static enum tx_result tx_send(struct tern_model *m, struct ternm_ethq *q, struct
 			q->tso_sent = (uint16_t)i;
 			return TX_WAIT;
 		}
-		if (!i)
-			tx_stamp(m, f);
+		tx_stamp(m, f);		/* the first segment sent (once) */
 		ternm_mac_tx(m, seg, len);
 		m->stats.tx_frames++;
 		m->stats.tx_bytes += len;
